@@ -1,0 +1,56 @@
+import type { CommandSpec } from "../../shared/cli/command_spec.ts";
+import { logFlagsFrom, loggingFlagsFor } from "../../shared/cli/logging_flags.ts";
+import { requestCommand } from "../../shared/cli/request_command.ts";
+import { versionCommand } from "../../shared/cli/version_command.ts";
+import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
+import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { LogManager } from "../../shared/log/log_manager.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+import { buildInfo } from "../../shared/version/build_info.ts";
+import { startDiscovery } from "../server.ts";
+import { discoveryOptions } from "./discovery_options.ts";
+import { DISCOVERY_COMMON_FLAGS, DISCOVERY_FLAGS, DISCOVERY_SCOPES } from "./flags.ts";
+
+/** Flags every `mesh-discovery` command accepts: logging plus introspection and keepalive. */
+export const DISCOVERY_INHERITED_FLAGS: readonly FlagSpec[] = [
+  ...loggingFlagsFor(DISCOVERY_SCOPES),
+  ...DISCOVERY_COMMON_FLAGS,
+];
+
+/** How the `discovery` command waits for the end of its life (a signal in main, a promise in tests). */
+export type StopSignal = () => Promise<string>;
+
+/** The `mesh-discovery` command tree, reading `environment` through the env registry. */
+export function discoveryCli(environment: Readonly<Record<string, string>>, stop: StopSignal): CommandSpec {
+  return {
+    name: "mesh-discovery",
+    summary: "Mesh Discovery",
+    description: "Mesh Discovery provides fleet-wide traffic management capabilities in the service mesh.",
+    subcommands: [
+      {
+        name: "discovery",
+        summary: "Start mesh proxy discovery service",
+        flags: DISCOVERY_FLAGS,
+        async run(ctx) {
+          const startedAt = performance.now();
+          const env = new EnvSettings("discovery", environment);
+          const options = discoveryOptions(ctx.flags, ctx.explicit, env);
+          const logs = new LogManager(DISCOVERY_SCOPES, logFlagsFrom(ctx.flags));
+          const info = buildInfo();
+          const metrics = new Metrics("discovery", { version: info.version, tag: info.tag });
+          const server = await startDiscovery(options, { logs, metrics, info, startedAt });
+          const reason = await stop();
+          logs.scope("default").info("shutting down", { reason });
+          await server.close();
+          logs.close();
+          return 0;
+        },
+      },
+      requestCommand(
+        "http://127.0.0.1:15014",
+        "Makes an HTTP request to the discovery metrics/debug endpoint",
+      ),
+      versionCommand,
+    ],
+  };
+}

@@ -1,0 +1,41 @@
+import { Router } from "../shared/http/router.ts";
+import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
+import type { LogManager } from "../shared/log/log_manager.ts";
+import type { Metrics } from "../shared/metrics/metrics.ts";
+import type { BuildInfo } from "../shared/version/build_info.ts";
+import type { DiscoveryOptions } from "./cli/discovery_options.ts";
+import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
+
+/** What the composition root needs from outside: parsed options and the process-wide services. */
+export interface DiscoveryDeps {
+  readonly logs: LogManager;
+  readonly metrics: Metrics;
+  readonly info: BuildInfo;
+  /** Monotonic process start, for `startup_duration_seconds`. */
+  readonly startedAt: number;
+}
+
+/** A running discovery server. */
+export interface DiscoveryServer {
+  readonly servers: readonly RunningServer[];
+  close(): Promise<void>;
+}
+
+/** Wires and starts every module of `mesh-discovery discovery`. The only file that knows them all. */
+export async function startDiscovery(
+  options: DiscoveryOptions,
+  deps: DiscoveryDeps,
+): Promise<DiscoveryServer> {
+  const log = deps.logs.scope("default");
+  const servers: RunningServer[] = [];
+  const monitoring = addMonitoringRoutes(new Router(), deps.metrics, deps.info);
+  servers.push(await serveHttp("monitoring", options.monitoringAddr, monitoring.handle, log));
+  deps.metrics.gauge("startup_duration_seconds").set((performance.now() - deps.startedAt) / 1000);
+  log.info("discovery server ready", { registries: options.registries, configDir: options.configDir });
+  return {
+    servers,
+    async close() {
+      await Promise.all(servers.map((s) => s.shutdown()));
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { formatDuration, parseDuration } from "../flags/duration.ts";
+import { parseGoBool, parseGoFloat, parseGoInt } from "../flags/scalars.ts";
+import { ENV_PREFIXES, ENV_VARS, type EnvType, type EnvVarSpec, type Program } from "./env_vars.ts";
+
+/** A typed value of an environment variable; durations are nanoseconds. */
+export type EnvValue = boolean | string | number | bigint;
+
+/** A variable that is set to a value its declared type cannot hold; startup stops with this error. */
+export class InvalidEnvError extends Error {
+  constructor(readonly variable: string, readonly value: string, readonly expected: EnvType, cause: unknown) {
+    super(`Environment variable ${variable}="${value}" is invalid: expected ${describeType(expected)}`, {
+      cause,
+    });
+    this.name = "InvalidEnvError";
+  }
+}
+
+/** One resolved variable for display (`/debug/env`): typed value, where it came from. */
+export interface ResolvedEnvVar {
+  readonly name: string;
+  readonly type: EnvType;
+  readonly value: string;
+  readonly source: "environment" | "default";
+  readonly description: string;
+}
+
+/**
+ * The environment variables of one program, parsed once at startup and frozen. Accessors check the declared type,
+ * so asking for an undeclared variable or the wrong type is a programming error caught by tests.
+ */
+export class EnvSettings {
+  readonly #values = new Map<string, EnvValue>();
+  readonly #resolved: ResolvedEnvVar[] = [];
+  readonly #prefixed: Readonly<Record<string, string>>;
+
+  /** Parses every variable `program` reads from `environment`; throws InvalidEnvError on the first bad value. */
+  constructor(readonly program: Program, environment: Readonly<Record<string, string>>) {
+    for (const spec of ENV_VARS) {
+      if (!spec.programs.includes(program)) continue;
+      const raw = environment[spec.name];
+      const text = raw ?? spec.defaultByProgram?.[program] ?? spec.default;
+      const value = parseEnvValue(spec, text);
+      this.#values.set(spec.name, value);
+      this.#resolved.push({
+        name: spec.name,
+        type: spec.type,
+        value: typeof value === "bigint" ? formatDuration(value) : String(value),
+        source: raw === undefined ? "default" : "environment",
+        description: spec.description,
+      });
+    }
+    const prefixed: Record<string, string> = {};
+    for (const [name, value] of Object.entries(environment)) {
+      if (ENV_PREFIXES.some((p) => name.startsWith(p))) prefixed[name] = value;
+    }
+    this.#prefixed = Object.freeze(prefixed);
+    Object.freeze(this.#resolved);
+  }
+
+  /** A boolean variable. */
+  bool(name: string): boolean {
+    return this.#typed(name, "bool") as boolean;
+  }
+
+  /** A string variable. */
+  string(name: string): string {
+    return this.#typed(name, "string") as string;
+  }
+
+  /** An integer variable. */
+  int(name: string): number {
+    return this.#typed(name, "int") as number;
+  }
+
+  /** A floating-point variable. */
+  float(name: string): number {
+    return this.#typed(name, "float") as number;
+  }
+
+  /** A duration variable, in nanoseconds. */
+  duration(name: string): bigint {
+    return this.#typed(name, "duration") as bigint;
+  }
+
+  /** A duration variable, in milliseconds. */
+  durationMs(name: string): number {
+    return Number(this.duration(name) / 1_000_000n);
+  }
+
+  /** Variables of the prefixed families (`MESH_META_*`, `MESH_METAJSON_*`) as set in the environment. */
+  prefixed(prefix: string): Readonly<Record<string, string>> {
+    if (!ENV_PREFIXES.includes(prefix)) throw new TypeError(`Environment prefix "${prefix}" is not declared`);
+    return Object.fromEntries(Object.entries(this.#prefixed).filter(([k]) => k.startsWith(prefix)));
+  }
+
+  /** Every variable this program reads, resolved, sorted by name. */
+  resolved(): readonly ResolvedEnvVar[] {
+    return [...this.#resolved].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  #typed(name: string, type: EnvType): EnvValue {
+    const spec = ENV_VARS.find((s) => s.name === name);
+    if (!spec) throw new TypeError(`Environment variable ${name} is not declared in the registry`);
+    if (spec.type !== type) {
+      throw new TypeError(`Environment variable ${name} is a ${spec.type}, not a ${type}`);
+    }
+    const value = this.#values.get(name);
+    if (value === undefined) {
+      throw new TypeError(`Environment variable ${name} is not read by ${this.program}`);
+    }
+    return value;
+  }
+}
+
+/** Parses one variable's text as its declared type. */
+function parseEnvValue(spec: EnvVarSpec, text: string): EnvValue {
+  try {
+    switch (spec.type) {
+      case "bool":
+        return parseGoBool(text);
+      case "int":
+        return parseGoInt(text);
+      case "float":
+        return parseGoFloat(text);
+      case "duration":
+        return parseDuration(text);
+      case "string":
+        return text;
+    }
+  } catch (cause) {
+    throw new InvalidEnvError(spec.name, text, spec.type, cause);
+  }
+}
+
+function describeType(type: EnvType): string {
+  switch (type) {
+    case "bool":
+      return "a boolean (true, false, 1, 0, t, f)";
+    case "int":
+      return "an integer";
+    case "float":
+      return "a number";
+    case "duration":
+      return 'a duration such as "100ms" or "1m0s"';
+    case "string":
+      return "a string";
+  }
+}
+
+/** Reads the process environment; the only place in the programs that touches `Deno.env`. */
+export function readProcessEnvironment(): Record<string, string> {
+  return Deno.env.toObject();
+}

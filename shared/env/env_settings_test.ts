@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { EnvSettings, InvalidEnvError } from "./env_settings.ts";
+import { ENV_VARS } from "./env_vars.ts";
+
+const surface = JSON.parse(
+  await Deno.readTextFile(new URL("../../../shared/spec/surface.json", import.meta.url)),
+);
+
+Deno.test("The env registry declares every variable of both references exactly once", () => {
+  const names = ENV_VARS.map((v) => v.name);
+  assert.equal(new Set(names).size, names.length, "a variable is declared twice");
+  for (const name of [...surface.discovery.env, ...surface.discovery.env_shared]) {
+    const spec = ENV_VARS.find((v) => v.name === name);
+    assert.ok(spec, `${name} is missing`);
+    assert.ok(spec.programs.includes("discovery"), `${name} should be read by discovery`);
+  }
+  for (const name of [...surface.agent.env, ...surface.discovery.env_shared]) {
+    const spec = ENV_VARS.find((v) => v.name === name);
+    assert.ok(spec?.programs.includes("agent"), `${name} should be read by the agent`);
+  }
+});
+
+Deno.test("EnvSettings parses typed defaults from the reference", () => {
+  const env = new EnvSettings("discovery", {});
+  assert.equal(env.durationMs("DISCOVERY_DEBOUNCE_AFTER"), 100);
+  assert.equal(env.duration("DISCOVERY_DEBOUNCE_MAX"), 10_000_000_000n);
+  assert.equal(env.int("DISCOVERY_PUSH_THROTTLE"), 100);
+  assert.equal(env.bool("ENABLE_DEBUG_ON_HTTP"), true);
+  assert.equal(env.float("DISCOVERY_TRACE_SAMPLING"), 100);
+  assert.equal(env.string("POD_NAMESPACE"), "mesh-system");
+  assert.equal(new EnvSettings("agent", {}).string("POD_NAMESPACE"), "");
+});
+
+Deno.test("EnvSettings takes values from the environment", () => {
+  const env = new EnvSettings("discovery", {
+    DISCOVERY_DEBOUNCE_AFTER: "250ms",
+    ENABLE_ADMIN_ENDPOINTS: "T",
+    DISCOVERY_XDS_CACHE_SIZE: "-1",
+  });
+  assert.equal(env.durationMs("DISCOVERY_DEBOUNCE_AFTER"), 250);
+  assert.equal(env.bool("ENABLE_ADMIN_ENDPOINTS"), true);
+  assert.equal(env.int("DISCOVERY_XDS_CACHE_SIZE"), -1);
+  const row = env.resolved().find((r) => r.name === "DISCOVERY_DEBOUNCE_AFTER");
+  assert.deepEqual(row && [row.value, row.source], ["250ms", "environment"]);
+});
+
+Deno.test("EnvSettings stops on an invalid value naming the variable, value and expected type", async (t) => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["DISCOVERY_DEBOUNCE_AFTER", "soon", /DISCOVERY_DEBOUNCE_AFTER="soon".*duration/],
+    ["ENABLE_DEBUG_ON_HTTP", "yes", /ENABLE_DEBUG_ON_HTTP="yes".*boolean/],
+    ["DISCOVERY_PUSH_THROTTLE", "1.5", /DISCOVERY_PUSH_THROTTLE="1.5".*integer/],
+    ["DISCOVERY_TRACE_SAMPLING", "all", /DISCOVERY_TRACE_SAMPLING="all".*number/],
+  ];
+  for (const [name, value, pattern] of cases) {
+    await t.step(`${name}=${value}`, () => {
+      assert.throws(
+        () => new EnvSettings("discovery", { [name]: value }),
+        (e: unknown) => e instanceof InvalidEnvError && pattern.test(e.message),
+      );
+    });
+  }
+});
+
+Deno.test("EnvSettings refuses undeclared names, wrong types and the other program's variables", () => {
+  const env = new EnvSettings("discovery", {});
+  assert.throws(() => env.string("NOT_A_VARIABLE"), /not declared/);
+  assert.throws(() => env.string("DISCOVERY_PUSH_THROTTLE"), /is a int/);
+  assert.throws(() => env.string("PROXY_CONFIG"), /not read by discovery/);
+});
+
+Deno.test("EnvSettings collects the MESH_META_ family", () => {
+  const env = new EnvSettings("agent", { MESH_META_CLUSTER_ID: "c1", MESH_META_FOO: "bar", OTHER: "x" });
+  assert.deepEqual(env.prefixed("MESH_META_"), { MESH_META_CLUSTER_ID: "c1", MESH_META_FOO: "bar" });
+});

@@ -1,0 +1,26 @@
+/** Structured fields attached to a log line. */
+export type LogFields = Record<string, unknown>;
+
+/** A scoped logger. Collaborators receive one through their constructor. */
+export interface Logger {
+  readonly scope: string;
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** Logs at fatal level; the caller decides how to exit. */
+  fatal(msg: string, fields?: LogFields): void;
+  /** True when `debug` lines of this scope are written, to skip building costly fields. */
+  readonly debugEnabled: boolean;
+}
+
+/** A logger that drops everything, for tests and library defaults. */
+export const silentLogger: Logger = Object.freeze({
+  scope: "silent",
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  fatal() {},
+  debugEnabled: false,
+});

@@ -1,0 +1,514 @@
+/**
+ * Every metric of both references, declared once with its reference type (Sum, Count, LastValue, Distribution),
+ * the programs that export it, and its labels. Names are exported exactly as the references spell them.
+ */
+
+/** The metric types of the references. */
+export type ReferenceKind = "Sum" | "Count" | "LastValue" | "Distribution";
+
+/** Which programs export a metric. */
+export type MetricProgram = "discovery" | "agent";
+
+/** One declared metric. */
+export interface MetricSpec {
+  readonly name: string;
+  readonly kind: ReferenceKind;
+  readonly programs: readonly MetricProgram[];
+  readonly help: string;
+}
+
+const DISCOVERY: readonly MetricProgram[] = ["discovery"];
+const AGENT: readonly MetricProgram[] = ["agent"];
+const BOTH: readonly MetricProgram[] = ["discovery", "agent"];
+
+/** The registry of metric names, generated from the reference tables. */
+export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
+  {
+    name: "ca_server_authentication_failure_count",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Authentication failures.",
+  },
+  {
+    name: "ca_server_cert_chain_expiry_timestamp",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Unix time in seconds when the CA cert chain expires; negative means expired.",
+  },
+  { name: "ca_server_csr_count", kind: "Sum", programs: DISCOVERY, help: "CSRs received." },
+  {
+    name: "ca_server_csr_parsing_err_count",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Errors parsing a CSR.",
+  },
+  { name: "ca_server_csr_sign_err_count", kind: "Sum", programs: DISCOVERY, help: "Errors signing a CSR." },
+  {
+    name: "ca_server_id_extraction_err_count",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Errors extracting the ID from a CSR.",
+  },
+  {
+    name: "ca_server_root_cert_expiry_timestamp",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Unix time in seconds when the root cert expires; negative means expired.",
+  },
+  {
+    name: "ca_server_success_cert_issuance_count",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Successful certificate issuances.",
+  },
+  {
+    name: "config_runtime_processor_event_span_duration_milliseconds",
+    kind: "Distribution",
+    programs: DISCOVERY,
+    help: "Duration between incoming events.",
+  },
+  {
+    name: "config_runtime_processor_events_processed_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Events processed.",
+  },
+  {
+    name: "config_runtime_processor_snapshot_events_total",
+    kind: "Distribution",
+    programs: DISCOVERY,
+    help: "Events per snapshot.",
+  },
+  {
+    name: "config_runtime_processor_snapshot_lifetime_duration_milliseconds",
+    kind: "Distribution",
+    programs: DISCOVERY,
+    help: "Duration of each snapshot.",
+  },
+  {
+    name: "config_runtime_processor_snapshots_published_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Snapshots published.",
+  },
+  {
+    name: "config_runtime_state_type_instances_total",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Type instances per type URL.",
+  },
+  {
+    name: "config_runtime_strategy_on_change_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Calls of the strategy's onChange.",
+  },
+  {
+    name: "config_runtime_strategy_timer_max_time_reached_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Times the max time was reached.",
+  },
+  {
+    name: "config_runtime_strategy_timer_quiesce_reached_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Times a quiesce was reached.",
+  },
+  {
+    name: "config_runtime_strategy_timer_resets_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Timer resets.",
+  },
+  {
+    name: "config_source_orch_dynamic_converter_failure_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Failed conversions by a dynamic orchestrator source.",
+  },
+  {
+    name: "config_source_orch_dynamic_converter_success_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Successful conversions by a dynamic orchestrator source.",
+  },
+  {
+    name: "config_source_orch_event_error_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Errors of an orchestrator source handling an event.",
+  },
+  {
+    name: "config_source_orch_event_success_total",
+    kind: "Count",
+    programs: DISCOVERY,
+    help: "Events handled successfully by an orchestrator source.",
+  },
+  { name: "config_validation_failed", kind: "Sum", programs: DISCOVERY, help: "Resource validation failed." },
+  {
+    name: "config_validation_http_error",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Resource validation HTTP serve errors.",
+  },
+  { name: "config_validation_passed", kind: "Sum", programs: DISCOVERY, help: "Resources found valid." },
+  {
+    name: "mesh_mcp_clients_total",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Streams currently connected.",
+  },
+  {
+    name: "mesh_mcp_message_sizes_bytes",
+    kind: "Distribution",
+    programs: DISCOVERY,
+    help: "Size of messages received from clients.",
+  },
+  { name: "mesh_mcp_reconnections", kind: "Sum", programs: DISCOVERY, help: "Times the sink reconnected." },
+  {
+    name: "mesh_mcp_recv_failures_total",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Receive failures in the source.",
+  },
+  {
+    name: "mesh_mcp_request_acks_total",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Request acks received by the source.",
+  },
+  {
+    name: "mesh_mcp_request_nacks_total",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Request nacks received by the source.",
+  },
+  {
+    name: "mesh_mcp_send_failures_total",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Send failures in the source.",
+  },
+  {
+    name: "discovery_orch_cfg_events",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Events from orchestrator config.",
+  },
+  {
+    name: "discovery_orch_object_errors",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Errors converting orchestrator custom resources.",
+  },
+  {
+    name: "discovery_total_orch_object_errors",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "Total errors converting orchestrator custom resources.",
+  },
+  {
+    name: "endpoint_no_pod",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Endpoints without an associated pod.",
+  },
+  {
+    name: "config_validation_config_delete_error",
+    kind: "Count",
+    programs: BOTH,
+    help: "Webhook configuration delete errors.",
+  },
+  {
+    name: "config_validation_config_load",
+    kind: "Count",
+    programs: BOTH,
+    help: "Webhook configuration (re)loads.",
+  },
+  {
+    name: "config_validation_config_load_error",
+    kind: "Count",
+    programs: BOTH,
+    help: "Webhook configuration (re)load errors.",
+  },
+  {
+    name: "config_validation_config_update_error",
+    kind: "Count",
+    programs: BOTH,
+    help: "Webhook configuration update errors.",
+  },
+  {
+    name: "config_validation_config_updates",
+    kind: "Count",
+    programs: BOTH,
+    help: "Webhook configuration updates.",
+  },
+  { name: "mesh_build", kind: "LastValue", programs: BOTH, help: "Component build info." },
+  {
+    name: "num_failed_outgoing_requests",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Failed outgoing requests (token exchange server, CA, etc.).",
+  },
+  { name: "num_outgoing_requests", kind: "Sum", programs: BOTH, help: "Total outgoing requests." },
+  { name: "num_outgoing_retries", kind: "Sum", programs: BOTH, help: "Outgoing retry requests." },
+  {
+    name: "outgoing_latency",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Latency of outgoing requests, milliseconds.",
+  },
+  {
+    name: "discovery_conflict_inbound_listener",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Conflicting inbound listeners.",
+  },
+  {
+    name: "discovery_conflict_outbound_listener_http_over_current_tcp",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Wildcard HTTP listeners conflicting with the current wildcard TCP listener.",
+  },
+  {
+    name: "discovery_conflict_outbound_listener_tcp_over_current_http",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Wildcard TCP listeners conflicting with the current wildcard HTTP listener.",
+  },
+  {
+    name: "discovery_conflict_outbound_listener_tcp_over_current_tcp",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "TCP listeners conflicting with the current TCP listener.",
+  },
+  {
+    name: "discovery_destrule_subsets",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Duplicate subsets across destination rules for the same host.",
+  },
+  {
+    name: "discovery_duplicate_proxy_clusters",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Duplicate proxy clusters from service entries with the same hostname.",
+  },
+  {
+    name: "discovery_eds_no_instances",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Clusters without instances.",
+  },
+  {
+    name: "discovery_endpoint_not_ready",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Endpoints found unready.",
+  },
+  { name: "discovery_inbound_updates", kind: "Sum", programs: BOTH, help: "Updates received." },
+  {
+    name: "discovery_invalid_out_listeners",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Invalid outbound listeners.",
+  },
+  {
+    name: "discovery_jwks_resolver_network_fetch_fail_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Failed network fetches by the JWKS resolver.",
+  },
+  {
+    name: "discovery_jwks_resolver_network_fetch_success_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Successful network fetches by the JWKS resolver.",
+  },
+  {
+    name: "discovery_orch_endpoints_pending_pod",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Endpoints currently without a corresponding pod.",
+  },
+  {
+    name: "discovery_orch_endpoints_with_no_pods",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Endpoints without a corresponding pod.",
+  },
+  {
+    name: "discovery_orch_reg_events",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Events from the orchestrator registry.",
+  },
+  {
+    name: "discovery_no_ip",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Pods not found in the endpoint table, possibly invalid.",
+  },
+  {
+    name: "discovery_proxy_convergence_time",
+    kind: "Distribution",
+    programs: BOTH,
+    help: "Seconds between a config change and a proxy receiving all required config.",
+  },
+  {
+    name: "discovery_proxy_queue_time",
+    kind: "Distribution",
+    programs: BOTH,
+    help: "Seconds a proxy waits in the push queue.",
+  },
+  {
+    name: "discovery_push_triggers",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Times a push was triggered, labeled by reason.",
+  },
+  { name: "discovery_services", kind: "LastValue", programs: BOTH, help: "Services known." },
+  {
+    name: "discovery_total_rejected_configs",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Configs rejected or ignored.",
+  },
+  { name: "discovery_total_xds_internal_errors", kind: "Sum", programs: BOTH, help: "Internal xDS errors." },
+  {
+    name: "discovery_total_xds_rejects",
+    kind: "Sum",
+    programs: BOTH,
+    help: "xDS responses rejected by a proxy.",
+  },
+  { name: "discovery_virt_services", kind: "LastValue", programs: BOTH, help: "Virtual services known." },
+  {
+    name: "discovery_vservice_dup_domain",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Virtual services with duplicate domains.",
+  },
+  { name: "discovery_xds", kind: "LastValue", programs: BOTH, help: "Endpoints connected using xDS." },
+  { name: "discovery_xds_cds_reject", kind: "LastValue", programs: BOTH, help: "Rejected CDS configs." },
+  { name: "discovery_xds_eds_reject", kind: "LastValue", programs: BOTH, help: "Rejected EDS." },
+  {
+    name: "discovery_xds_expired_nonce",
+    kind: "Sum",
+    programs: BOTH,
+    help: "xDS requests with an expired nonce.",
+  },
+  { name: "discovery_xds_lds_reject", kind: "LastValue", programs: BOTH, help: "Rejected LDS." },
+  {
+    name: "discovery_xds_push_context_errors",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Errors (timeouts) initiating the push context.",
+  },
+  {
+    name: "discovery_xds_push_time",
+    kind: "Distribution",
+    programs: BOTH,
+    help: "Total seconds to push LDS, RDS, CDS and EDS.",
+  },
+  {
+    name: "discovery_xds_pushes",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Build and send errors for LDS, RDS, CDS and EDS.",
+  },
+  { name: "discovery_xds_rds_reject", kind: "LastValue", programs: BOTH, help: "Rejected RDS." },
+  {
+    name: "discovery_xds_send_time",
+    kind: "Distribution",
+    programs: BOTH,
+    help: "Total seconds to send generated configuration.",
+  },
+  { name: "discovery_xds_write_timeout", kind: "Sum", programs: BOTH, help: "xDS response write timeouts." },
+  { name: "scrape_failures_total", kind: "Sum", programs: BOTH, help: "Failed scrapes." },
+  { name: "scrapes_total", kind: "Sum", programs: BOTH, help: "Scrapes." },
+  {
+    name: "sidecar_injection_failure_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Failed sidecar injection requests.",
+  },
+  {
+    name: "sidecar_injection_requests_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Sidecar injection requests.",
+  },
+  {
+    name: "sidecar_injection_skip_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Skipped sidecar injection requests.",
+  },
+  {
+    name: "sidecar_injection_success_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Successful sidecar injection requests.",
+  },
+  {
+    name: "startup_duration_seconds",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Time from process start to being marked ready.",
+  },
+  { name: "xds_cache_evictions", kind: "Sum", programs: BOTH, help: "xDS cache evictions." },
+  { name: "xds_cache_reads", kind: "Sum", programs: BOTH, help: "xDS cache reads." },
+  { name: "xds_cache_size", kind: "LastValue", programs: BOTH, help: "Current xDS cache size." },
+  { name: "total_active_connections", kind: "Sum", programs: AGENT, help: "Active SDS connections." },
+  { name: "total_push_errors", kind: "Sum", programs: AGENT, help: "Failed SDS pushes." },
+  { name: "total_pushes", kind: "Sum", programs: AGENT, help: "SDS pushes." },
+  {
+    name: "total_secret_update_failures",
+    kind: "Sum",
+    programs: AGENT,
+    help: "Dynamic secret update failures reported by the proxy.",
+  },
+  { name: "total_stale_connections", kind: "Sum", programs: AGENT, help: "Stale SDS connections." },
+]);
+
+/** Label names per metric, as Istio 1.9 labels the same metrics; metrics not listed have none. */
+export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  mesh_build: ["component", "tag"],
+  discovery_push_triggers: ["type"],
+  discovery_xds_pushes: ["type"],
+  discovery_total_xds_rejects: ["type"],
+  discovery_total_rejected_configs: ["type"],
+  discovery_xds_push_time: ["type"],
+  discovery_xds_send_time: ["type"],
+  discovery_duplicate_proxy_clusters: ["cluster"],
+  discovery_eds_no_instances: ["cluster"],
+  discovery_xds_cds_reject: ["node", "err"],
+  discovery_xds_eds_reject: ["node", "err"],
+  discovery_xds_lds_reject: ["node", "err"],
+  discovery_xds_rds_reject: ["node", "err"],
+  discovery_xds_expired_nonce: ["type"],
+  discovery_total_xds_internal_errors: ["type"],
+  discovery_inbound_updates: ["type"],
+  config_validation_passed: ["group", "version", "resource"],
+  config_validation_failed: ["group", "version", "resource", "reason"],
+  config_validation_http_error: ["status"],
+  xds_cache_reads: ["type"],
+  config_runtime_state_type_instances_total: ["collection"],
+  num_outgoing_requests: ["request_type"],
+  num_failed_outgoing_requests: ["request_type"],
+  num_outgoing_retries: ["request_type"],
+  outgoing_latency: ["request_type"],
+  total_push_errors: ["resource_name"],
+  total_secret_update_failures: ["resource_name"],
+  sidecar_injection_skip_total: ["reason"],
+  sidecar_injection_failure_total: ["type"],
+});
+
+/** Histogram buckets chosen by the unit in a metric's name or help text. */
+export function bucketsFor(spec: MetricSpec): number[] {
+  if (/milliseconds/.test(spec.name)) return [1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 60000];
+  if (/bytes|sizes/.test(spec.name)) return [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304];
+  if (/_total$|events_total/.test(spec.name)) return [1, 2, 5, 10, 20, 50, 100, 500, 1000];
+  return [0.001, 0.01, 0.1, 0.5, 1, 3, 5, 10, 20, 30];
+}

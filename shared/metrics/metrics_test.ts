@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { Metrics } from "./metrics.ts";
+import { METRIC_SPECS } from "./metric_specs.ts";
+
+const surface = JSON.parse(
+  await Deno.readTextFile(new URL("../../../shared/spec/surface.json", import.meta.url)),
+);
+
+/** Names in a Prometheus text exposition, with their TYPE lines. */
+function declaredTypes(text: string): Map<string, string> {
+  const types = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const m = /^# TYPE (\S+) (counter|gauge|histogram)$/.exec(line);
+    if (m) types.set(m[1], m[2]);
+  }
+  return types;
+}
+
+Deno.test("Metrics registers every metric of the discovery reference under its exact name and mapped type", async () => {
+  const metrics = new Metrics("discovery", { version: "1.0.0", tag: "1.0.0" });
+  const types = declaredTypes(await metrics.render());
+  const expected = [...surface.discovery.metrics, ...surface.discovery.metrics_shared];
+  for (const name of expected) assert.ok(types.has(name), `${name} is missing`);
+  for (const spec of METRIC_SPECS.filter((s) => s.programs.includes("discovery"))) {
+    const want =
+      { Sum: "counter", Count: "counter", LastValue: "gauge", Distribution: "histogram" }[spec.kind];
+    assert.equal(types.get(spec.name), want, spec.name);
+  }
+  assert.ok(!types.has("total_pushes"), "agent-only metrics stay out of discovery");
+});
+
+Deno.test("Metrics registers every metric of the agent reference", async () => {
+  const metrics = new Metrics("agent", { version: "1.0.0", tag: "1.0.0" });
+  const types = declaredTypes(await metrics.render());
+  for (const name of [...surface.agent.metrics, ...surface.discovery.metrics_shared]) {
+    assert.ok(types.has(name), `${name} is missing`);
+  }
+  assert.ok(!types.has("ca_server_csr_count"));
+});
+
+Deno.test("mesh_build carries the build version labels", async () => {
+  const metrics = new Metrics("discovery", { version: "1.2.3", tag: "1.2.3" });
+  assert.match(await metrics.render(), /^mesh_build\{component="discovery",tag="1\.2\.3"\} 1$/m);
+});
+
+Deno.test("Metrics accessors fail loudly on unknown names and mismatched types", () => {
+  const metrics = new Metrics("discovery", { version: "1", tag: "1" });
+  assert.throws(() => metrics.counter("no_such_metric"), /not declared for discovery/);
+  assert.throws(() => metrics.counter("discovery_xds"), /not a counter/);
+  metrics.counter("discovery_push_triggers").inc({ type: "config" });
+});
+
+Deno.test("The rendered registry passes promtool check metrics", async () => {
+  const metrics = new Metrics("discovery", { version: "1", tag: "1" });
+  metrics.histogram("discovery_proxy_convergence_time").observe(0.2);
+  metrics.counter("discovery_push_triggers").inc({ type: "endpoint" });
+  const child = new Deno.Command("promtool", {
+    args: ["check", "metrics"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(await metrics.render()));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  const report = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  // promtool lints naming conventions (counters ending in _total, units); those are the reference's names and
+  // stay as they are. Any parse error is a failure.
+  assert.doesNotMatch(report, /error while linting|parse error|text format parsing error/i, report);
+  // Exit code 1 is a parse failure; 3 means only lint findings, each of which must be a naming finding.
+  assert.notEqual(code, 1, report);
+  for (const line of report.split("\n").filter((l) => l.trim() !== "")) {
+    assert.match(
+      line,
+      /should have "_total" suffix|should not have "_(total|count)" suffix|use base unit/,
+      line,
+    );
+  }
+});

@@ -1,0 +1,141 @@
+/**
+ * Starts the real programs as subprocesses, with exactly the permissions their `deno task` entries grant, so the
+ * tests also prove the permission lists are sufficient.
+ */
+
+const ROOT = new URL("../../", import.meta.url);
+const decoder = new TextDecoder();
+
+/** The program entry points. */
+export type ProgramName = "mesh-discovery" | "mesh-agent";
+
+/** `deno run` arguments (permissions and script) of a program, read from its task in deno.json. */
+export function programArgs(program: ProgramName): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
+  const task = config.tasks[program];
+  const command: string = typeof task === "string" ? task : task.command;
+  const words = command.split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run") {
+    throw new Error(`Task ${program} does not start with "deno run"`);
+  }
+  return words.slice(1);
+}
+
+/** Output of a finished program run. */
+export interface ProgramResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a program to completion with `args` and an environment (inheriting nothing but PATH and HOME). */
+export async function runProgram(
+  program: ProgramName,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ProgramResult> {
+  const output = await new Deno.Command("deno", {
+    args: [...programArgs(program), ...args],
+    cwd: ROOT,
+    env: baseEnv(env),
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+/** A program running in the background, with its output collected as it arrives. */
+export class RunningProgram {
+  #stdout = "";
+  #stderr = "";
+  readonly #done: Promise<Deno.CommandStatus>;
+  readonly #readers: Promise<void>[];
+
+  constructor(readonly child: Deno.ChildProcess) {
+    this.#readers = [
+      collect(child.stdout, (t) => this.#stdout += t),
+      collect(child.stderr, (t) => this.#stderr += t),
+    ];
+    this.#done = child.status;
+  }
+
+  get stdout(): string {
+    return this.#stdout;
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Waits until stdout+stderr match `pattern`, failing with the output so far after `timeoutMs`. */
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    let exited = false;
+    this.#done.then(() => exited = true);
+    while (Date.now() < deadline) {
+      const match = (this.#stdout + this.#stderr).match(pattern);
+      if (match) return match;
+      if (exited) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await Promise.race([Promise.all(this.#readers), new Promise((r) => setTimeout(r, 200))]);
+    const match = (this.#stdout + this.#stderr).match(pattern);
+    if (match) return match;
+    throw new Error(
+      `Output never matched ${pattern}${
+        exited ? " (the program exited)" : ""
+      }:\n${this.#stdout}\n${this.#stderr}`,
+    );
+  }
+
+  /** Sends SIGTERM (or `signal`) and waits for exit. */
+  async stop(signal: Deno.Signal = "SIGTERM"): Promise<Deno.CommandStatus> {
+    try {
+      this.child.kill(signal);
+    } catch {
+      // Already exited.
+    }
+    const status = await this.#done;
+    await Promise.all(this.#readers);
+    return status;
+  }
+}
+
+/** Starts a program in the background. Callers must `stop()` it. */
+export function startProgram(
+  program: ProgramName,
+  args: string[],
+  env: Record<string, string> = {},
+): RunningProgram {
+  const child = new Deno.Command("deno", {
+    args: [...programArgs(program), ...args],
+    cwd: ROOT,
+    env: baseEnv(env),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return new RunningProgram(child);
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+function baseEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+async function collect(stream: ReadableStream<Uint8Array>, sink: (text: string) => void): Promise<void> {
+  for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+}

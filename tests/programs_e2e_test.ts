@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import YAML from "yaml";
+import { freePort, runProgram, startProgram } from "./helpers/programs.ts";
+
+Deno.test("version prints the short version, full build info, JSON and YAML", async (t) => {
+  for (const program of ["mesh-discovery", "mesh-agent"] as const) {
+    await t.step(`${program} version`, async () => {
+      const short = await runProgram(program, ["version"]);
+      assert.equal(short.code, 0, short.stderr);
+      assert.match(short.stdout, /^\d+\.\d+\.\d+\n$/);
+      const full = await runProgram(program, ["version", "--short=false"]);
+      assert.match(
+        full.stdout,
+        /^version\.BuildInfo\{Version:"\d+\.\d+\.\d+", GitRevision:"[^"]+", DenoVersion:"2\.9\.6"/,
+      );
+      const json = JSON.parse((await runProgram(program, ["version", "-o", "json", "--short=false"])).stdout);
+      assert.equal(json.clientVersion.deno_version, "2.9.6");
+      assert.ok(
+        json.clientVersion.v8_version && json.clientVersion.typescript_version && json.clientVersion.tag,
+      );
+      const yaml = YAML.parse((await runProgram(program, ["version", "-o", "yaml"])).stdout);
+      assert.match(yaml.clientVersion.version, /^\d+\.\d+\.\d+$/);
+      const bad = await runProgram(program, ["version", "-o", "xml"]);
+      assert.equal(bad.code, 1);
+      assert.match(
+        bad.stderr,
+        /^Error: invalid --output "xml": expected 'yaml' or 'json'\nRun '.* version --help' for usage\.\n$/,
+      );
+    });
+  }
+});
+
+Deno.test("Bad command lines print Error: with a usage hint and exit 1", async (t) => {
+  const cases: Array<[Parameters<typeof runProgram>[0], string[], RegExp]> = [
+    ["mesh-discovery", ["discovery", "--nope"], /^Error: unknown flag: --nope/],
+    ["mesh-discovery", ["discovery", "--ctrlz_port", "70000"], /invalid argument "70000" for "--ctrlz_port"/],
+    [
+      "mesh-discovery",
+      ["discovery", "--resync", "1x"],
+      /invalid argument "1x" for "--resync" flag: Invalid duration/,
+    ],
+    ["mesh-discovery", ["nothing"], /^Error: unknown command "nothing"/],
+    ["mesh-discovery", ["request", "GET"], /^Error: missing required argument 'path'/],
+    ["mesh-agent", ["wait", "--timeoutSeconds", "soon"], /invalid argument "soon" for "--timeoutSeconds"/],
+    ["mesh-agent", ["version", "--log_output_level"], /argument missing/],
+  ];
+  for (const [program, args, pattern] of cases) {
+    await t.step(`${program} ${args.join(" ")}`, async () => {
+      const result = await runProgram(program, args);
+      assert.equal(result.code, 1, result.stdout);
+      assert.match(result.stderr, pattern);
+      assert.match(result.stderr, /Run 'mesh-(discovery|agent)[a-z -]*--help' for usage\.\n$/);
+    });
+  }
+});
+
+Deno.test("An invalid environment variable stops startup naming the variable, value and type", async () => {
+  const result = await runProgram("mesh-discovery", ["discovery", "--registries", "Mock"], {
+    DISCOVERY_DEBOUNCE_AFTER: "soon",
+  });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /DISCOVERY_DEBOUNCE_AFTER="soon" is invalid: expected a duration/);
+});
+
+Deno.test("An unknown log scope stops startup with a clear error", async () => {
+  const result = await runProgram("mesh-discovery", ["discovery", "--log_output_level", "nosuch:debug"]);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /--log_output_level "nosuch:debug": unknown scope "nosuch"/);
+});
+
+Deno.test("mesh-discovery request reaches the monitoring address of a running server", async (t) => {
+  const server = startProgram("mesh-discovery", [
+    "discovery",
+    "--registries",
+    "Mock",
+    "--monitoringAddr",
+    "127.0.0.1:15014",
+    "--httpAddr",
+    `127.0.0.1:${freePort()}`,
+    "--grpcAddr",
+    `127.0.0.1:${freePort()}`,
+    "--secureGRPCAddr",
+    `127.0.0.1:${freePort()}`,
+    "--httpsAddr",
+    `127.0.0.1:${freePort()}`,
+    "--ctrlz_port",
+    String(freePort()),
+    "--log_as_json",
+  ]);
+  try {
+    await server.waitFor(/"msg":"monitoring listening"/);
+    await t.step("GET /metrics prints the Prometheus text", async () => {
+      const result = await runProgram("mesh-discovery", ["request", "GET", "/metrics"]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^mesh_build\{component="discovery",tag="[^"]+"\} 1$/m);
+      assert.match(result.stdout, /^# TYPE discovery_xds_push_time histogram$/m);
+    });
+    await t.step("an error status exits non-zero showing status and body", async () => {
+      const result = await runProgram("mesh-discovery", ["request", "GET", "/no/such/path"]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /GET \/no\/such\/path returned status 404/);
+      assert.match(result.stderr, /No handler for path/);
+    });
+  } finally {
+    const status = await server.stop();
+    assert.equal(status.code, 0, server.stderr);
+  }
+  assert.match(server.stdout, /"msg":"shutting down","reason":"SIGTERM"/);
+});
+
+Deno.test("mesh-agent request reports clearly when nothing listens on the admin port", async () => {
+  let probe: Deno.Listener | undefined;
+  try {
+    probe = Deno.listen({ hostname: "127.0.0.1", port: 15000 });
+  } catch {
+    throw new Error("Port 15000 is taken on this machine; the test needs it free to prove nothing listens");
+  }
+  probe.close();
+  const result = await runProgram("mesh-agent", ["request", "GET", "/stats"]);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    /^Error: Nothing is listening at http:\/\/127\.0\.0\.1:15000\/stats: .*Connection refused/,
+  );
+});
+
+Deno.test("mesh-agent wait succeeds once the URL answers 200 and times out otherwise", async (t) => {
+  let ready = false;
+  const port = freePort();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port, onListen: () => {} },
+    () => new Response(ready ? "ok" : "not yet", { status: ready ? 200 : 503 }),
+  );
+  try {
+    await t.step("times out with the last error", async () => {
+      const result = await runProgram("mesh-agent", [
+        "wait",
+        "--url",
+        `http://127.0.0.1:${port}/healthz/ready`,
+        "--timeoutSeconds",
+        "1",
+        "--periodMillis",
+        "100",
+      ]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /timeout waiting for the proxy to become ready.*last error: status 503/);
+    });
+    await t.step("returns 0 once ready", async () => {
+      ready = true;
+      const result = await runProgram("mesh-agent", [
+        "wait",
+        "--url",
+        `http://127.0.0.1:${port}/healthz/ready`,
+      ]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /The proxy is ready after 1 attempt/);
+    });
+  } finally {
+    await server.shutdown();
+  }
+});
