@@ -4,6 +4,7 @@ import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
+import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
@@ -13,6 +14,8 @@ export interface DiscoveryDeps {
   readonly info: BuildInfo;
   /** Monotonic process start, for `startup_duration_seconds`. */
   readonly startedAt: number;
+  /** The command line, shown by ControlZ. */
+  readonly argv: readonly string[];
 }
 
 /** A running discovery server. */
@@ -30,6 +33,14 @@ export async function startDiscovery(
   const servers: RunningServer[] = [];
   const monitoring = addMonitoringRoutes(new Router(), deps.metrics, deps.info);
   servers.push(await serveHttp("monitoring", options.monitoringAddr, monitoring.handle, log));
+  const ctrlz = addCtrlzRoutes(new Router(), {
+    logs: deps.logs,
+    env: options.env,
+    info: deps.info,
+    args: deps.argv,
+    startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
+  });
+  servers.push(await serveHttp("ControlZ", options.ctrlzAddr, ctrlz.handle, log));
   deps.metrics.gauge("startup_duration_seconds").set((performance.now() - deps.startedAt) / 1000);
   log.info("discovery server ready", { registries: options.registries, configDir: options.configDir });
   return {

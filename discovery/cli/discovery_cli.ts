@@ -38,7 +38,7 @@ export function discoveryCli(environment: Readonly<Record<string, string>>, stop
           const logs = new LogManager(DISCOVERY_SCOPES, logFlagsFrom(ctx.flags));
           const info = buildInfo();
           const metrics = new Metrics("discovery", { version: info.version, tag: info.tag });
-          const server = await startDiscovery(options, { logs, metrics, info, startedAt });
+          const server = await startDiscovery(options, { logs, metrics, info, startedAt, argv: ctx.argv });
           const reason = await stop();
           logs.scope("default").info("shutting down", { reason });
           await server.close();

@@ -12,6 +12,8 @@ export interface CommandContext {
   /** Flags the user set explicitly (for fallbacks such as `--envoy-port` → `$PROXY_PORT`). */
   readonly explicit: ReadonlySet<string>;
   readonly args: readonly string[];
+  /** The raw command line, for introspection. */
+  readonly argv: readonly string[];
   readonly io: CommandIo;
   /** The full command path, e.g. `mesh-discovery discovery`. */
   readonly path: string;

@@ -70,6 +70,7 @@ export async function runCli(
     flags: Object.freeze(flags),
     explicit,
     args: selected.args,
+    argv,
     io,
     path: entry.path,
   };

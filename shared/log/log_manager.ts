@@ -106,6 +106,12 @@ export class LogManager {
     this.#apply(this.#stacktrace, parseScopeLevels(`${scope}:${level}`, this.#scopes, "stack trace level"));
   }
 
+  /** Turns caller information on or off for one scope (or `all`) at runtime. */
+  setCallers(scope: string, enabled: boolean): void {
+    const targets = scope === ALL_SCOPES ? this.#scopes : [this.scope(scope).scope];
+    for (const s of targets) enabled ? this.#caller.add(s) : this.#caller.delete(s);
+  }
+
   /** Every scope with its output and stack-trace level, for introspection. */
   levels(): Array<{ scope: string; outputLevel: Level; stackTraceLevel: Level; logCallers: boolean }> {
     return this.#scopes.filter((s) => s !== ALL_SCOPES).map((scope) => ({

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { Router } from "../../shared/http/router.ts";
+import { LogManager } from "../../shared/log/log_manager.ts";
+import type { LogSink } from "../../shared/log/sinks.ts";
+import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { buildInfo } from "../../shared/version/build_info.ts";
+import { addCtrlzRoutes } from "./ctrlz_routes.ts";
+
+const lines: string[] = [];
+const sink: LogSink = { write: (l) => void lines.push(l), close() {} };
+
+function setup() {
+  const logs = new LogManager(["ads", "all", "default"], {
+    log_as_json: true,
+    log_caller: "",
+    log_output_level: "default:info",
+    log_rotate: "",
+    log_rotate_max_age: 0,
+    log_rotate_max_backups: 0,
+    log_rotate_max_size: 0,
+    log_stacktrace_level: "default:none",
+    log_target: [],
+  }, { sinks: [sink] });
+  const router = addCtrlzRoutes(new Router(), {
+    logs,
+    env: new EnvSettings("discovery", { DISCOVERY_PUSH_THROTTLE: "7" }),
+    info: buildInfo("abc"),
+    args: ["discovery", "--registries", "Mock"],
+    startedAt: new Date(),
+  });
+  const call = (path: string, init?: RequestInit) => router.handle(new Request(`http://ctrlz${path}`, init));
+  return { logs, call };
+}
+
+Deno.test("ControlZ lists scopes and changes a scope's levels while running", async (t) => {
+  const { logs, call } = setup();
+  await t.step("GET /scopej/ lists every scope", async () => {
+    const scopes = await (await call("/scopej/")).json();
+    assert.deepEqual(scopes.map((s: { name: string }) => s.name), ["ads", "default"]);
+    assert.equal(scopes[0].output_level, "info");
+  });
+  await t.step("PUT /scopej/ads sets debug, and debug lines appear", async () => {
+    lines.length = 0;
+    logs.scope("ads").debug("hidden");
+    const res = await call("/scopej/ads", {
+      method: "PUT",
+      body: JSON.stringify({ output_level: "debug", log_callers: true }),
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), {
+      name: "ads",
+      output_level: "debug",
+      stack_trace_level: "none",
+      log_callers: true,
+    });
+    logs.scope("ads").debug("shown");
+    assert.equal(lines.length, 1);
+    assert.equal(JSON.parse(lines[0]).msg, "shown");
+    assert.ok(JSON.parse(lines[0]).caller);
+  });
+  await t.step("bad levels and unknown scopes are refused", async () => {
+    const bad = await call("/scopej/ads", { method: "PUT", body: JSON.stringify({ output_level: "loud" }) });
+    assert.equal(bad.status, 400);
+    assert.match((await bad.json()).error, /Invalid output_level "loud"/);
+    assert.equal((await call("/scopej/nope")).status, 404);
+    assert.equal((await call("/scopej/ads", { method: "PUT", body: "{" })).status, 400);
+  });
+});
+
+Deno.test("ControlZ describes the process, environment, arguments and version", async () => {
+  const { call } = setup();
+  assert.equal((await (await call("/procj/")).json()).pid, Deno.pid);
+  assert.ok((await (await call("/memj/")).json()).rss > 0);
+  const env = await (await call("/envj/")).json();
+  assert.deepEqual(env.find((e: { name: string }) => e.name === "DISCOVERY_PUSH_THROTTLE").value, "7");
+  assert.deepEqual(await (await call("/argsj/")).json(), ["discovery", "--registries", "Mock"]);
+  assert.equal((await (await call("/versionj/")).json()).revision, "abc");
+  assert.match(await (await call("/")).text(), /<a href="\/scopej\/">/);
+});
