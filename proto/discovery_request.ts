@@ -1,0 +1,132 @@
+/**
+ * Decodes `DiscoveryRequest` and `DeltaDiscoveryRequest` bytes from a proxy into plain objects, with the node's
+ * metadata (a `google.protobuf.Struct`) turned into plain JSON.
+ *
+ * @module
+ */
+import type protobuf from "protobufjs";
+import { loadEnvoySchema } from "./envoy_schema.ts";
+import { messageToPlain } from "./plain_message.ts";
+import type { JsonObject } from "./struct_json.ts";
+
+/** `envoy.config.core.v3.Locality`. */
+export interface XdsLocality {
+  /** The region. */
+  readonly region: string;
+  /** The zone within the region. */
+  readonly zone: string;
+  /** The sub-zone within the zone. */
+  readonly sub_zone: string;
+}
+
+/** `envoy.config.core.v3.Node` as a plain object; rarely used fields are reachable through the index. */
+export interface XdsNode {
+  /** The proxy id, e.g. `sidecar~10.1.2.3~pod.ns~ns.svc.cluster.local`. */
+  readonly id: string;
+  /** The proxy's service cluster. */
+  readonly cluster: string;
+  /** The node metadata as plain JSON (`{}` when the proxy sent none). */
+  readonly metadata: JsonObject;
+  /** Where the proxy runs. */
+  readonly locality?: XdsLocality;
+  /** The client kind, e.g. `envoy` or `grpc-node-js`. */
+  readonly user_agent_name: string;
+  /** Set when the proxy sent a version string. */
+  readonly user_agent_version?: string;
+  /** Features the client announces. */
+  readonly client_features: readonly string[];
+  /** Any other field of the message, in the same plain form. */
+  readonly [field: string]: unknown;
+}
+
+/** `google.rpc.Status` as a plain object; details stay encoded Any objects. */
+export interface RpcStatus {
+  /** The gRPC status code. */
+  readonly code: number;
+  /** The proxy's error text. */
+  readonly message: string;
+  /** Encoded details. */
+  readonly details: readonly { readonly type_url: string; readonly value: Uint8Array }[];
+}
+
+/** A decoded state-of-the-world `DiscoveryRequest`. */
+export interface DiscoveryRequest {
+  /** The version last accepted; empty on the first request. */
+  readonly version_info: string;
+  /** Proxies send the node on the first request of a stream only. */
+  readonly node?: XdsNode;
+  /** The resources subscribed to; empty means all (wildcard). */
+  readonly resource_names: readonly string[];
+  /** The resource type requested. */
+  readonly type_url: string;
+  /** The nonce of the response this request ACKs or NACKs. */
+  readonly response_nonce: string;
+  /** Set on a NACK. */
+  readonly error_detail?: RpcStatus;
+  /** Any other field of the message, in the same plain form. */
+  readonly [field: string]: unknown;
+}
+
+/** A decoded incremental `DeltaDiscoveryRequest`. */
+export interface DeltaDiscoveryRequest {
+  /** The proxy; sent on the first request of a stream. */
+  readonly node?: XdsNode;
+  /** The resource type requested. */
+  readonly type_url: string;
+  /** Names to add to the subscription. */
+  readonly resource_names_subscribe: readonly string[];
+  /** Names to drop from the subscription. */
+  readonly resource_names_unsubscribe: readonly string[];
+  /** Versions the proxy already has, on reconnect. */
+  readonly initial_resource_versions: Readonly<Record<string, string>>;
+  /** The nonce of the response this request ACKs or NACKs. */
+  readonly response_nonce: string;
+  /** Set on a NACK. */
+  readonly error_detail?: RpcStatus;
+  /** Any other field of the message, in the same plain form. */
+  readonly [field: string]: unknown;
+}
+
+function decodeAs(typeName: string, bytes: Uint8Array, root: protobuf.Root): Record<string, unknown> {
+  const type = root.lookupType(typeName);
+  let message: protobuf.Message;
+  try {
+    message = type.decode(bytes);
+  } catch (cause) {
+    throw new TypeError(
+      `Malformed ${typeName.slice(typeName.lastIndexOf(".") + 1)} (${bytes.length} bytes): ${
+        (cause as Error).message
+      }`,
+      { cause },
+    );
+  }
+  const plain = messageToPlain(type, message);
+  const node = plain.node as Record<string, unknown> | undefined;
+  // A node without metadata has no Struct to convert; callers still get an object to read keys from.
+  if (node !== undefined && node.metadata === undefined) node.metadata = {};
+  return plain;
+}
+
+/**
+ * Decodes a DiscoveryRequest.
+ *
+ * @throws {TypeError} when the bytes are not a valid DiscoveryRequest
+ */
+export function decodeDiscoveryRequest(
+  bytes: Uint8Array,
+  root: protobuf.Root = loadEnvoySchema(),
+): DiscoveryRequest {
+  return decodeAs("envoy.service.discovery.v3.DiscoveryRequest", bytes, root) as DiscoveryRequest;
+}
+
+/**
+ * Decodes a DeltaDiscoveryRequest.
+ *
+ * @throws {TypeError} when the bytes are not a valid DeltaDiscoveryRequest
+ */
+export function decodeDeltaDiscoveryRequest(
+  bytes: Uint8Array,
+  root: protobuf.Root = loadEnvoySchema(),
+): DeltaDiscoveryRequest {
+  return decodeAs("envoy.service.discovery.v3.DeltaDiscoveryRequest", bytes, root) as DeltaDiscoveryRequest;
+}

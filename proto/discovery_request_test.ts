@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { cat, dbl, len, str, vint } from "./_test_bytes.ts";
+import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from "./discovery_request.ts";
+import { TYPE_URL } from "./type_urls.ts";
+
+// Field numbers from envoy/config/core/v3/base.proto (Node, Locality), google/protobuf/struct.proto and
+// envoy/service/discovery/v3/discovery.proto. The bytes are what Envoy or a gRPC xDS client puts on the wire.
+function structEntry(key: string, value: Uint8Array): Uint8Array {
+  return len(1, str(1, key), len(2, value));
+}
+
+const NODE = cat(
+  str(1, "sidecar~10.1.2.3~reviews-v2-5d8f.default~default.svc.cluster.local"),
+  str(2, "reviews.default"),
+  len(
+    3,
+    structEntry("NAMESPACE", str(3, "default")),
+    structEntry("LABELS", len(5, structEntry("app", str(3, "reviews")))),
+    structEntry("CONCURRENCY", dbl(2, 2)),
+    structEntry("SDS", vint(4, 1)),
+    structEntry("EXCHANGE_KEYS", len(6, len(1, str(3, "NAME")))),
+  ),
+  len(4, str(1, "us-east1"), str(2, "us-east1-b")),
+  str(6, "envoy"),
+  str(7, "1.17.0"),
+  str(10, "envoy.lb.does_not_support_overprovisioning"),
+  str(10, "envoy.lrs.supports_send_all_clusters"),
+);
+
+const EXPECTED_NODE = {
+  id: "sidecar~10.1.2.3~reviews-v2-5d8f.default~default.svc.cluster.local",
+  cluster: "reviews.default",
+  metadata: {
+    NAMESPACE: "default",
+    LABELS: { app: "reviews" },
+    CONCURRENCY: 2,
+    SDS: true,
+    EXCHANGE_KEYS: ["NAME"],
+  },
+  locality: { region: "us-east1", zone: "us-east1-b", sub_zone: "" },
+  user_agent_name: "envoy",
+  user_agent_version: "1.17.0",
+  client_features: ["envoy.lb.does_not_support_overprovisioning", "envoy.lrs.supports_send_all_clusters"],
+  extensions: [],
+  listening_addresses: [],
+  dynamic_parameters: {},
+};
+
+Deno.test("decodeDiscoveryRequest turns the first request of a stream into a plain object", () => {
+  const bytes = cat(
+    len(2, NODE),
+    str(3, "outbound|80||a.default"),
+    str(3, "outbound|80||b.default"),
+    str(4, TYPE_URL.endpoint),
+  );
+  assert.deepEqual(decodeDiscoveryRequest(bytes), {
+    version_info: "",
+    node: EXPECTED_NODE,
+    resource_names: ["outbound|80||a.default", "outbound|80||b.default"],
+    resource_locators: [],
+    type_url: TYPE_URL.endpoint,
+    response_nonce: "",
+  });
+});
+
+Deno.test("decodeDiscoveryRequest reads a NACK's error detail and leaves out the node when not sent", () => {
+  const bytes = cat(
+    str(1, "v1"),
+    str(4, TYPE_URL.cluster),
+    str(5, "nonce-1"),
+    len(
+      6,
+      vint(1, 3),
+      str(2, "Proto constraint validation failed (ClusterValidationError.Name: length < 1)"),
+    ),
+  );
+  const request = decodeDiscoveryRequest(bytes);
+  assert.equal(request.node, undefined);
+  assert.equal(request.version_info, "v1");
+  assert.equal(request.response_nonce, "nonce-1");
+  assert.deepEqual(request.error_detail, {
+    code: 3,
+    message: "Proto constraint validation failed (ClusterValidationError.Name: length < 1)",
+    details: [],
+  });
+});
+
+Deno.test("decodeDiscoveryRequest gives a node without metadata an empty metadata object", () => {
+  const request = decodeDiscoveryRequest(
+    len(2, str(1, "router~10.0.0.1~gw.mesh-system~mesh-system.svc.cluster.local")),
+  );
+  assert.deepEqual(request.node?.metadata, {});
+  assert.equal(request.node?.locality, undefined);
+  assert.equal(request.node?.user_agent_version, undefined);
+});
+
+Deno.test("decodeDeltaDiscoveryRequest turns a delta request into a plain object", () => {
+  const bytes = cat(
+    len(1, NODE),
+    str(2, TYPE_URL.cluster),
+    str(3, "a"),
+    str(3, "b"),
+    str(4, "c"),
+    len(5, str(1, "a"), str(2, "v7")),
+    len(5, str(1, "b"), str(2, "v8")),
+    str(6, "nonce-9"),
+  );
+  assert.deepEqual(decodeDeltaDiscoveryRequest(bytes), {
+    node: EXPECTED_NODE,
+    type_url: TYPE_URL.cluster,
+    resource_names_subscribe: ["a", "b"],
+    resource_names_unsubscribe: ["c"],
+    resource_locators_subscribe: [],
+    resource_locators_unsubscribe: [],
+    initial_resource_versions: { a: "v7", b: "v8" },
+    response_nonce: "nonce-9",
+  });
+});
+
+Deno.test("decodeDiscoveryRequest rejects malformed bytes with a TypeError", () => {
+  assert.throws(() => decodeDiscoveryRequest(Uint8Array.of(0x0a, 0x10, 0x61)), {
+    name: "TypeError",
+    message: /^Malformed DiscoveryRequest \(3 bytes\): /,
+  });
+  assert.throws(
+    () => decodeDeltaDiscoveryRequest(Uint8Array.of(0x0a, 0xff)),
+    /^TypeError: Malformed DeltaDiscoveryRequest/,
+  );
+});
