@@ -1,0 +1,84 @@
+import { childPath, type ValidationReport } from "../validation/report.ts";
+import { arrayAt, booleanAt, isObject, objectAt, stringAt } from "../validation/fields.ts";
+import { mapKeyPath } from "../validation/paths.ts";
+import { optionalObjectAt } from "../validation/values.ts";
+
+/** Locality-weighted load balancing: either explicit distribution or failover, not both. */
+export interface LocalityLoadBalancerSetting {
+  /** Traffic share per destination locality, by source locality; weights add up to 100. */
+  readonly distribute?: readonly { readonly from?: string; readonly to?: Readonly<Record<string, number>> }[];
+  /** Region to fail over to when a region's endpoints are unhealthy. */
+  readonly failover?: readonly { readonly from?: string; readonly to?: string }[];
+  readonly enabled?: boolean;
+}
+
+/**
+ * Checks `region/zone/subzone` localities: a single trailing `*` wildcard, no empty parts, and no locality
+ * covered by an earlier one. Returns the first problem.
+ */
+function checkLocalities(localities: readonly string[]): string | undefined {
+  const seen: string[][] = [];
+  for (const locality of localities) {
+    const stars = locality.split("*").length - 1;
+    if (stars > 1 || (stars === 1 && !locality.endsWith("*"))) {
+      return `locality "${locality}": at most one "*" wildcard, and only at the end`;
+    }
+    const parts = locality.split("/", 3);
+    if (locality.split("/").length > 3 || parts.some((p) => p === "")) {
+      return `locality "${locality}" must be region[/zone[/subzone]] without empty parts`;
+    }
+    const covers = (a: string[], b: string[]) =>
+      a.every((p, i) => p === "*" || p === b[i]) && a.length <= b.length;
+    if (seen.some((s) => covers(s, parts) || covers(parts, s))) {
+      return `locality "${locality}" overlaps with a locality listed before it`;
+    }
+    seen.push(parts);
+  }
+  return undefined;
+}
+
+/** Validates a locality load balancer setting. */
+export function localityLbAt(report: ValidationReport, path: string, value: unknown): void {
+  const obj = optionalObjectAt(report, path, value, ["distribute", "failover", "enabled"]);
+  if (obj === undefined) return;
+  booleanAt(report, childPath(path, "enabled"), obj.enabled);
+  const distribute = arrayAt(report, childPath(path, "distribute"), obj.distribute);
+  const failover = arrayAt(report, childPath(path, "failover"), obj.failover);
+  if (distribute.length > 0 && failover.length > 0) {
+    report.error(path, "cannot set both distribute and failover");
+  }
+  const sources: string[] = [];
+  for (const [i, raw] of distribute.entries()) {
+    const at = childPath(childPath(path, "distribute"), i);
+    const item = objectAt(report, at, raw, ["from", "to"]);
+    if (item === undefined) continue;
+    sources.push(stringAt(report, childPath(at, "from"), item.from) ?? "");
+    const to = isObject(item.to) ? item.to : {};
+    if (!isObject(item.to)) report.error(childPath(at, "to"), "must be a map of locality to weight");
+    let total = 0;
+    for (const [locality, weight] of Object.entries(to)) {
+      if (typeof weight !== "number" || !Number.isInteger(weight) || weight < 1 || weight > 100) {
+        report.error(
+          mapKeyPath(childPath(at, "to"), locality),
+          `locality weight must be an integer in 1..100, got ${JSON.stringify(weight)}`,
+        );
+      } else total += weight;
+    }
+    if (total !== 100) report.error(childPath(at, "to"), `total locality weight must be 100, got ${total}`);
+    const problem = checkLocalities(Object.keys(to));
+    if (problem) report.error(childPath(at, "to"), problem);
+  }
+  const problem = checkLocalities(sources);
+  if (problem) report.error(childPath(path, "distribute"), problem);
+  for (const [i, raw] of failover.entries()) {
+    const at = childPath(childPath(path, "failover"), i);
+    const item = objectAt(report, at, raw, ["from", "to"]);
+    if (item === undefined) continue;
+    const from = stringAt(report, childPath(at, "from"), item.from) ?? "";
+    const to = stringAt(report, childPath(at, "to"), item.to) ?? "";
+    if (from === to) report.error(at, "failover from and to must be different regions");
+    if (to.includes("*")) {
+      report.error(childPath(at, "to"), 'a failover region cannot contain the "*" wildcard');
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { parseResource } from "./validate_resource.ts";
+
+const vs = {
+  apiVersion: "networking.istio.io/v1alpha3",
+  kind: "VirtualService",
+  metadata: {
+    name: "reviews",
+    namespace: "bookinfo",
+    labels: { app: "reviews" },
+    annotations: { "mesh.io/owner": "team-a" },
+  },
+  spec: { hosts: ["reviews"], http: [{ route: [{ destination: { host: "reviews" } }] }] },
+};
+
+const paths = (doc: unknown) => parseResource(doc).report.errors.map((e) => e.path);
+
+Deno.test("parseResource returns typed resources in the canonical group", async (t) => {
+  await t.step("Istio's group is an alias of networking.mesh.io", () => {
+    const { resource, report } = parseResource(vs);
+    assert.deepEqual(report.errors, []);
+    assert.deepEqual(resource?.gvk, {
+      group: "networking.mesh.io",
+      version: "v1alpha3",
+      kind: "VirtualService",
+    });
+    assert.deepEqual(resource?.meta, {
+      name: "reviews",
+      namespace: "bookinfo",
+      labels: { app: "reviews" },
+      annotations: { "mesh.io/owner": "team-a" },
+    });
+    assert.equal(resource?.spec, vs.spec);
+  });
+
+  await t.step("the mesh groups themselves, and security kinds", () => {
+    const { resource } = parseResource({ ...vs, apiVersion: "networking.mesh.io/v1beta1" });
+    assert.equal(resource?.gvk.version, "v1beta1");
+    const pa = parseResource({
+      apiVersion: "security.istio.io/v1beta1",
+      kind: "PeerAuthentication",
+      metadata: { name: "default" },
+    });
+    assert.deepEqual(pa.report.errors, []);
+    assert.equal(pa.resource?.gvk.group, "security.mesh.io");
+  });
+
+  await t.step("a missing namespace takes the default, or the caller's", () => {
+    const doc = { ...vs, metadata: { name: "reviews" } };
+    assert.equal(parseResource(doc).resource?.meta.namespace, "default");
+    assert.equal(
+      parseResource(doc, undefined, { defaultNamespace: "istio-config" }).resource?.meta.namespace,
+      "istio-config",
+    );
+  });
+
+  await t.step("server-set metadata and status are accepted", () => {
+    const doc = {
+      ...vs,
+      metadata: {
+        ...vs.metadata,
+        uid: "1234",
+        resourceVersion: "42",
+        generation: 3,
+        managedFields: [],
+        creationTimestamp: "2021-02-09T00:00:00Z",
+      },
+      status: { conditions: [] },
+    };
+    const { resource, report } = parseResource(doc);
+    assert.deepEqual(report.errors, []);
+    assert.equal(resource?.meta.resourceVersion, "42");
+    assert.equal(resource?.meta.generation, 3);
+  });
+});
+
+Deno.test("parseResource rejects bad envelopes with the field path", async (t) => {
+  await t.step("unknown top-level fields", () => {
+    assert.deepEqual(paths({ ...vs, extra: 1 }), ["extra"]);
+  });
+
+  await t.step("apiVersion missing, malformed or in an unknown group", () => {
+    assert.deepEqual(paths({ ...vs, apiVersion: undefined }), ["apiVersion"]);
+    assert.deepEqual(paths({ ...vs, apiVersion: "v1alpha3" }), ["apiVersion"]);
+    assert.deepEqual(paths({ ...vs, apiVersion: "apps/v1" }), ["apiVersion"]);
+  });
+
+  await t.step("kind unknown, or not in the group or version", () => {
+    assert.deepEqual(paths({ ...vs, kind: "Deployment" }), ["kind"]);
+    assert.deepEqual(paths({ ...vs, apiVersion: "security.istio.io/v1beta1" }), ["kind"]);
+    assert.deepEqual(paths({ ...vs, apiVersion: "networking.istio.io/v1" }), ["apiVersion"]);
+    const envoyFilter = {
+      apiVersion: "networking.istio.io/v1beta1",
+      kind: "EnvoyFilter",
+      metadata: { name: "f" },
+      spec: {},
+    };
+    assert.deepEqual(paths(envoyFilter), ["apiVersion"]);
+    const group = {
+      apiVersion: "networking.istio.io/v1beta1",
+      kind: "WorkloadGroup",
+      metadata: { name: "g" },
+      spec: { template: {} },
+    };
+    assert.deepEqual(paths(group), ["apiVersion"]);
+  });
+
+  await t.step("metadata missing, names and namespaces that are not DNS names, bad labels", () => {
+    assert.deepEqual(paths({ ...vs, metadata: undefined }), ["metadata"]);
+    assert.deepEqual(paths({ ...vs, metadata: { name: "Reviews" } }), ["metadata.name"]);
+    assert.deepEqual(paths({ ...vs, metadata: { name: "reviews", namespace: "Book_Info" } }), [
+      "metadata.namespace",
+    ]);
+    assert.deepEqual(paths({ ...vs, metadata: { name: "reviews", labels: { app: "a b" } } }), [
+      "metadata.labels.app",
+    ]);
+    assert.deepEqual(paths({ ...vs, metadata: { name: "reviews", nmespace: "x" } }), ["metadata.nmespace"]);
+  });
+
+  await t.step("spec errors come with spec paths; the kind's name rules apply", () => {
+    assert.deepEqual(paths({ ...vs, spec: { hosts: ["reviews"] } }), ["spec"]);
+    const gateway = {
+      apiVersion: "networking.istio.io/v1beta1",
+      kind: "Gateway",
+      metadata: { name: "my.gateway" },
+      spec: { servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+    };
+    assert.deepEqual(paths(gateway), ["metadata.name"]);
+  });
+
+  await t.step("a document that is not an object", () => {
+    assert.deepEqual(paths("just text"), [""]);
+    assert.deepEqual(paths(null), [""]);
+  });
+});
+
+Deno.test("parseResource puts source lines on issues", async (t) => {
+  await t.step("the document's line when nothing finer is known", () => {
+    const { report } = parseResource({ ...vs, kind: "Nope" }, { file: "a.yaml", line: 12 });
+    assert.deepEqual(report.errors.map((e) => e.line), [12]);
+  });
+
+  await t.step("the field's line from a resolver", () => {
+    const lineOf = (path: string) => (path === "spec.http[0].route[0].weight" ? 20 : undefined);
+    const doc = {
+      ...vs,
+      spec: { hosts: ["a"], http: [{ route: [{ destination: { host: "a" }, weight: 120 }] }] },
+    };
+    const { report } = parseResource(doc, { file: "a.yaml", line: 12 }, { lineOf });
+    assert.deepEqual(report.errors.map((e) => [e.path, e.line]), [["spec.http[0].route[0].weight", 20]]);
+  });
+});
