@@ -4,7 +4,8 @@ import { loggingFlagsFor } from "../../shared/cli/logging_flags.ts";
 import { requestCommand } from "../../shared/cli/request_command.ts";
 import { versionCommand } from "../../shared/cli/version_command.ts";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { AGENT_SCOPES, CLEAN_IPTABLES_FLAGS, IPTABLES_FLAGS, PROXY_FLAGS } from "./flags.ts";
+import { AGENT_SCOPES, PROXY_FLAGS } from "./flags.ts";
+import { iptablesCommands } from "./iptables_commands.ts";
 import { waitCommand } from "./wait_command.ts";
 
 /** Flags every `mesh-agent` command accepts: the logging flags. */
@@ -31,24 +32,7 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
         },
       },
       waitCommand,
-      {
-        name: "mesh-iptables",
-        summary: "Set up iptables rules for the sidecar's traffic capture",
-        flags: IPTABLES_FLAGS,
-        run(ctx) {
-          ctx.io.stderr("Error: mesh-iptables is not built yet in this version; no rule was changed\n");
-          return 1;
-        },
-      },
-      {
-        name: "mesh-clean-iptables",
-        summary: "Clean up iptables rules for the sidecar's traffic capture",
-        flags: CLEAN_IPTABLES_FLAGS,
-        run(ctx) {
-          ctx.io.stderr("Error: mesh-clean-iptables is not built yet in this version; no rule was changed\n");
-          return 1;
-        },
-      },
+      ...iptablesCommands(environment),
       requestCommand("http://127.0.0.1:15000", "Makes an HTTP request to the proxy admin API"),
       versionCommand,
     ],
