@@ -1,0 +1,107 @@
+import type { Logger } from "../../shared/log/logger.ts";
+import { certifiesKey, parseCertificatesPem } from "../../shared/pki/certificate_pem.ts";
+import { importPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
+import { selfSignedServingCert } from "../../shared/pki/serving_certificate.ts";
+import { subjectAltNamesOf } from "../../shared/pki/subject_alt_names.ts";
+
+/** The webhook's TLS material as PEM, and where it came from. */
+export interface ServingTls {
+  readonly cert: string;
+  readonly key: string;
+  /** The CA certificate clients must trust; set only for the in-memory self-signed certificate. */
+  readonly caPem?: string;
+  readonly source: "files" | "self-signed";
+}
+
+/** The serving certificate could not be loaded; the message names the flag and the file. */
+export class ServingTlsError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ServingTlsError";
+  }
+}
+
+/** Names on the self-signed webhook certificate: the service the orchestrator calls, and loopback. */
+export function webhookServingNames(namespace = "mesh-system"): string[] {
+  return [`meshd.${namespace}.svc`, "localhost", "127.0.0.1"];
+}
+
+/** Options of `loadServingTls`: the two flags (empty means unset) and the names for a self-signed certificate. */
+export interface ServingTlsOptions {
+  readonly tlsCertFile?: string;
+  readonly tlsKeyFile?: string;
+  readonly servingNames?: readonly string[];
+  readonly log: Logger;
+}
+
+/**
+ * Loads `--tlsCertFile`/`--tlsKeyFile` when given (both or neither), checking that the files parse and that the
+ * key belongs to the certificate; otherwise makes a self-signed certificate in memory (until the built-in CA
+ * issues one). Throws ServingTlsError naming the flag and file.
+ */
+export async function loadServingTls(options: ServingTlsOptions): Promise<ServingTls> {
+  const certFile = options.tlsCertFile || undefined;
+  const keyFile = options.tlsKeyFile || undefined;
+  if (certFile === undefined && keyFile === undefined) {
+    const names = options.servingNames ?? webhookServingNames();
+    const serving = await selfSignedServingCert(names);
+    options.log.info(
+      "No --tlsCertFile/--tlsKeyFile given: serving a self-signed certificate kept in memory",
+      {
+        names: names.join(","),
+        notAfter: serving.notAfter.toISOString(),
+      },
+    );
+    return { cert: serving.certPem, key: serving.keyPem, caPem: serving.caPem, source: "self-signed" };
+  }
+  if (certFile === undefined || keyFile === undefined) {
+    const [set, unset] = certFile === undefined
+      ? ["--tlsKeyFile", "--tlsCertFile"]
+      : ["--tlsCertFile", "--tlsKeyFile"];
+    throw new ServingTlsError(`${set} is set but ${unset} is not: give both or neither`);
+  }
+  const cert = await readPem("--tlsCertFile", certFile);
+  const key = await readPem("--tlsKeyFile", keyFile);
+  const certSource = `--tlsCertFile "${certFile}"`;
+  const keySource = `--tlsKeyFile "${keyFile}"`;
+  let leaf;
+  try {
+    [leaf] = parseCertificatesPem(cert, certSource);
+  } catch (error) {
+    throw new ServingTlsError((error as Error).message, { cause: error });
+  }
+  let keys: CryptoKeyPair | undefined;
+  try {
+    keys = await importPrivateKeyPem(key, keySource);
+  } catch (error) {
+    // A key type we cannot parse (e.g. Ed25519) may still be one the TLS stack serves: let it decide.
+    if (!(error instanceof TypeError)) throw new ServingTlsError((error as Error).message, { cause: error });
+    options.log.warn("Cannot check that --tlsKeyFile matches --tlsCertFile", { error: error.message });
+  }
+  if (keys && !await certifiesKey(leaf, keys.publicKey)) {
+    throw new ServingTlsError(
+      `${keySource} does not hold the private key of the certificate in ${certSource}`,
+    );
+  }
+  if (leaf.notAfter < new Date()) {
+    options.log.warn("Serving certificate has expired", {
+      file: certFile,
+      notAfter: leaf.notAfter.toISOString(),
+    });
+  }
+  const sans = subjectAltNamesOf(leaf);
+  options.log.info("Serving the certificate from --tlsCertFile", {
+    file: certFile,
+    names: [...sans.dnsNames, ...sans.ipAddresses].join(","),
+    notAfter: leaf.notAfter.toISOString(),
+  });
+  return { cert, key, source: "files" };
+}
+
+async function readPem(flag: string, file: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(file);
+  } catch (error) {
+    throw new ServingTlsError(`Cannot read ${flag} "${file}": ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,162 @@
+import { canonicalGroup, findKind, KINDS } from "../../shared/config/kinds.ts";
+import { parseResource } from "../../shared/config/validate_resource.ts";
+import { formatIssue, type Issue } from "../../shared/config/validation/report.ts";
+import type { AdmissionRequest, AdmissionResponse } from "./admission_review.ts";
+
+/** Why a request was counted in `config_validation_failed` (the reference's reason label values). */
+export const FAILURE_REASON = {
+  unsupportedOperation: "unsupported_operation",
+  decodeError: "yaml_decode_error",
+  unknownType: "unknown_type",
+  invalidConfig: "invalid_config",
+} as const;
+
+/** The metric labels that identify what was validated. */
+export interface ValidationTarget {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+/**
+ * How a request counts: `passed`, `failed` with a reason (note that an unchecked DELETE counts as failed with
+ * `unsupported_operation`, as in the reference, yet is allowed), or `ignored` for objects of other API groups.
+ */
+export type ValidationOutcome =
+  | { readonly result: "passed" }
+  | { readonly result: "failed"; readonly reason: string }
+  | { readonly result: "ignored" };
+
+/** The answer to one admission request and how to count it. */
+export interface AdmissionDecision {
+  readonly response: Omit<AdmissionResponse, "uid">;
+  readonly outcome: ValidationOutcome;
+  readonly target: ValidationTarget;
+  /** `Kind namespace/name` of the object, for logs. */
+  readonly subject: string;
+}
+
+const CHECKED_OPERATIONS = ["CREATE", "UPDATE"];
+
+/**
+ * Decides one admission request: CREATE and UPDATE of mesh kinds are validated like a config file document
+ * (envelope, unknown top-level fields, the kind's spec); other operations are allowed unchecked; objects of API
+ * groups that are not the mesh's are allowed, since they are not ours to judge. Pure: no I/O, no metrics.
+ */
+export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDecision {
+  const object = request.object;
+  const fields = isRecord(object) ? object : {};
+  const apiVersion = typeof fields.apiVersion === "string" ? fields.apiVersion : undefined;
+  const kind = typeof fields.kind === "string" ? fields.kind : request.kind?.kind ?? "";
+  const group = apiVersion === undefined
+    ? request.kind?.group
+    : apiVersion.includes("/")
+    ? apiVersion.slice(0, apiVersion.indexOf("/"))
+    : ""; // "v1" and the like: the orchestrator's core group
+  const target = targetOf(request, group ?? "", apiVersion, kind);
+  const subject = `${kind || "object"} ${namespaceOf(fields, request)}/${nameOf(fields, request)}`;
+
+  if (!CHECKED_OPERATIONS.includes(request.operation)) {
+    return allow(target, subject, { result: "failed", reason: FAILURE_REASON.unsupportedOperation });
+  }
+  if (!isRecord(object)) {
+    return deny(
+      target,
+      subject,
+      FAILURE_REASON.decodeError,
+      "Cannot decode configuration: request.object is missing or not a JSON object",
+    );
+  }
+  const meshGroup = group === undefined ? undefined : canonicalGroup(group);
+  if (group !== undefined && meshGroup === undefined) return allow(target, subject, { result: "ignored" });
+  if (meshGroup !== undefined && kind !== "" && !findKind(meshGroup, kind)) {
+    const known = KINDS.filter((k) => k.group === meshGroup).map((k) => k.kind).join(", ");
+    return deny(
+      target,
+      subject,
+      FAILURE_REASON.unknownType,
+      `${subject}: unrecognized kind "${kind}" in API group "${group}"; the mesh serves ${known}`,
+    );
+  }
+  const { report } = parseResource(object, undefined, { defaultNamespace: request.namespace || "default" });
+  const warnings = report.warnings.map(describeIssue);
+  if (!report.ok) {
+    const count = report.errors.length === 1 ? "1 error" : `${report.errors.length} errors`;
+    return deny(
+      target,
+      subject,
+      FAILURE_REASON.invalidConfig,
+      `${subject} is invalid (${count}): ${report.errors.map(describeIssue).join("; ")}`,
+      warnings,
+    );
+  }
+  return {
+    response: { allowed: true, ...(warnings.length > 0 && { warnings }) },
+    outcome: { result: "passed" },
+    target,
+    subject,
+  };
+}
+
+function allow(target: ValidationTarget, subject: string, outcome: ValidationOutcome): AdmissionDecision {
+  return { response: { allowed: true }, outcome, target, subject };
+}
+
+function deny(
+  target: ValidationTarget,
+  subject: string,
+  reason: string,
+  message: string,
+  warnings: string[] = [],
+): AdmissionDecision {
+  return {
+    response: { allowed: false, status: { message }, ...(warnings.length > 0 && { warnings }) },
+    outcome: { result: "failed", reason },
+    target,
+    subject,
+  };
+}
+
+function describeIssue(issue: Issue): string {
+  return issue.path === "" ? issue.message : formatIssue(issue);
+}
+
+// The orchestrator names the resource in request.resource; a bare review (no orchestrator) may not.
+function targetOf(
+  request: AdmissionRequest,
+  group: string,
+  apiVersion: string | undefined,
+  kind: string,
+): ValidationTarget {
+  if (request.resource?.resource) {
+    return {
+      group: request.resource.group,
+      version: request.resource.version,
+      resource: request.resource.resource,
+    };
+  }
+  const version = apiVersion?.includes("/")
+    ? apiVersion.slice(apiVersion.indexOf("/") + 1)
+    : apiVersion ?? "";
+  const meshGroup = canonicalGroup(group);
+  const plural = (meshGroup && findKind(meshGroup, kind)?.plural) || (kind ? `${kind.toLowerCase()}s` : "");
+  return { group, version, resource: plural };
+}
+
+function nameOf(fields: Record<string, unknown>, request: AdmissionRequest): string {
+  const metadata = isRecord(fields.metadata) ? fields.metadata : {};
+  return typeof metadata.name === "string" && metadata.name !== ""
+    ? metadata.name
+    : request.name || "<unnamed>";
+}
+
+function namespaceOf(fields: Record<string, unknown>, request: AdmissionRequest): string {
+  const metadata = isRecord(fields.metadata) ? fields.metadata : {};
+  return typeof metadata.namespace === "string" && metadata.namespace !== ""
+    ? metadata.namespace
+    : request.namespace || "default";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

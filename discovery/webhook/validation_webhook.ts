@@ -1,0 +1,86 @@
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { jsonError, jsonResponse, type Router } from "../../shared/http/router.ts";
+import { admissionReviewResponse, parseAdmissionReview } from "./admission_review.ts";
+import { type AdmissionDecision, validateAdmissionRequest } from "./validate_admission.ts";
+
+/** What the validation webhook needs: where to count and where to log. */
+export interface ValidationWebhookDeps {
+  readonly metrics: Metrics;
+  readonly log: Logger;
+}
+
+/** The paths the validation webhook answers on; `/admitpilot` is the reference's legacy name for `/validate`. */
+export const VALIDATION_WEBHOOK_PATHS = ["/validate", "/admitpilot"] as const;
+
+/**
+ * The validation webhook's HTTP handler: an AdmissionReview (`admission.k8s.io/v1` or `v1beta1`) in, the answer
+ * in the same version out. An empty body is 400, a content type other than JSON 415, a body that is not JSON
+ * or not an AdmissionReview 400; each such failure is counted in `config_validation_http_error{status}`.
+ */
+export function validationWebhookHandler(
+  deps: ValidationWebhookDeps,
+): (request: Request) => Promise<Response> {
+  const httpErrors = deps.metrics.counter("config_validation_http_error");
+  const fail = (status: number, message: string): Response => {
+    httpErrors.inc({ status: String(status) });
+    deps.log.warn("Rejected validation webhook request", { status, error: message });
+    return jsonError(status, message);
+  };
+  return async (request) => {
+    const body = await request.text();
+    if (body.trim() === "") return fail(400, "No body found: expected an AdmissionReview JSON document");
+    const contentType = request.headers.get("content-type") ?? "";
+    if (contentType.split(";")[0].trim().toLowerCase() !== "application/json") {
+      return fail(415, `Invalid Content-Type "${contentType}": expected "application/json"`);
+    }
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(body);
+    } catch (error) {
+      return fail(400, `Cannot decode body as JSON: ${(error as Error).message}`);
+    }
+    let review;
+    try {
+      review = parseAdmissionReview(decoded);
+    } catch (error) {
+      return fail(400, (error as Error).message);
+    }
+    const decision = validateAdmissionRequest(review.request);
+    record(decision, review.request.uid, deps);
+    return jsonResponse(admissionReviewResponse(review, decision.response));
+  };
+}
+
+/** Registers the validation webhook on `/validate` and `/admitpilot` (POST). */
+export function validationWebhookRoutes(router: Router, deps: ValidationWebhookDeps): Router {
+  const handler = validationWebhookHandler(deps);
+  for (const path of VALIDATION_WEBHOOK_PATHS) {
+    router.add(path, "Validates mesh resources in AdmissionReview requests", handler, ["POST"]);
+  }
+  return router;
+}
+
+function record(decision: AdmissionDecision, uid: string, deps: ValidationWebhookDeps): void {
+  const { outcome, target, subject, response } = decision;
+  const fields = { uid, subject, ...target };
+  switch (outcome.result) {
+    case "passed":
+      deps.metrics.counter("config_validation_passed").inc({ ...target });
+      deps.log.debug("Admitted configuration", { ...fields, warnings: response.warnings?.length ?? 0 });
+      break;
+    case "failed":
+      deps.metrics.counter("config_validation_failed").inc({ ...target, reason: outcome.reason });
+      if (response.allowed) {
+        deps.log.debug("Admitted without checking", { ...fields, reason: outcome.reason });
+      } else {deps.log.info("Denied configuration", {
+          ...fields,
+          reason: outcome.reason,
+          error: response.status?.message,
+        });}
+      break;
+    case "ignored":
+      deps.log.debug("Admitted an object of another API group", fields);
+      break;
+  }
+}

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { Router } from "../../shared/http/router.ts";
+import { validationWebhookRoutes } from "./validation_webhook.ts";
+import {
+  admissionReview,
+  counterValue,
+  INVALID_SPEC,
+  recordingLogger,
+  testMetrics,
+  VALID_SPEC,
+  virtualService,
+} from "./_test_support.ts";
+
+function setup() {
+  const metrics = testMetrics();
+  const log = recordingLogger();
+  const router = validationWebhookRoutes(new Router(), { metrics, log });
+  // A byte body, because a string body makes Request add "text/plain" when no content type is given.
+  const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    router.handle(
+      new Request("https://meshd/validate", {
+        method: "POST",
+        body: new TextEncoder().encode(body),
+        headers,
+      }),
+    );
+  return { metrics, log, router, post };
+}
+
+Deno.test("validationWebhookRoutes registers /validate and /admitpilot for POST", () => {
+  const { router } = setup();
+  assert.deepEqual(router.routes().map((r) => [r.path, r.methods]), [
+    ["/admitpilot", ["POST"]],
+    ["/validate", ["POST"]],
+  ]);
+});
+
+Deno.test("Validation webhook handler checks the HTTP envelope before the review", async (t) => {
+  await t.step("a JSON content type with parameters is accepted", async () => {
+    const { post } = setup();
+    const response = await post(JSON.stringify(admissionReview(virtualService(VALID_SPEC))), {
+      "content-type": "application/json; charset=utf-8",
+    });
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).response.allowed, true);
+  });
+  await t.step("no content type is 415, counted and logged", async () => {
+    const { post, metrics, log } = setup();
+    const response = await post(JSON.stringify(admissionReview({})), {});
+    assert.equal(response.status, 415);
+    assert.equal((await response.json()).error, 'Invalid Content-Type "": expected "application/json"');
+    assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 1);
+    assert.deepEqual(log.lines.map((l) => [l.level, l.msg]), [[
+      "warn",
+      "Rejected validation webhook request",
+    ]]);
+  });
+  await t.step("an empty body is 400 even with a wrong content type, as in the reference", async () => {
+    const { post, metrics } = setup();
+    const response = await post("  \n", { "content-type": "text/plain" });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+    assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "400" }), 1);
+    assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 0);
+  });
+});
+
+Deno.test("Validation webhook handler counts and logs each decision", async (t) => {
+  const { post, metrics, log } = setup();
+  const send = async (object: unknown, operation = "CREATE") =>
+    (await (await post(JSON.stringify(admissionReview(object, { operation })))).json()).response;
+  const vs = { group: "networking.istio.io", version: "v1beta1", resource: "virtualservices" };
+
+  await t.step("a denial is logged at info with the message", async () => {
+    assert.equal((await send(virtualService(INVALID_SPEC))).allowed, false);
+    const line = log.lines.find((l) => l.msg === "Denied configuration");
+    assert.equal(line?.level, "info");
+    assert.equal(line?.fields?.reason, "invalid_config");
+    assert.match(String(line?.fields?.error), /spec\.http\[0\]\.route\[1\]\.weight/);
+  });
+  await t.step("objects of other groups are counted neither passed nor failed", async () => {
+    assert.equal(
+      (await send({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } })).allowed,
+      true,
+    );
+    const { values: passed } = await metrics.counter("config_validation_passed").get();
+    assert.deepEqual(passed, []);
+  });
+  await t.step("passes and failures carry group, version, resource (and reason)", async () => {
+    await send(virtualService(VALID_SPEC));
+    await send(virtualService(VALID_SPEC), "UPDATE");
+    await send(virtualService(VALID_SPEC), "DELETE");
+    assert.equal(await counterValue(metrics, "config_validation_passed", vs), 2);
+    assert.equal(
+      await counterValue(metrics, "config_validation_failed", { ...vs, reason: "invalid_config" }),
+      1,
+    );
+    assert.equal(
+      await counterValue(metrics, "config_validation_failed", { ...vs, reason: "unsupported_operation" }),
+      1,
+    );
+  });
+});

@@ -1,0 +1,65 @@
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
+import { Router } from "../../shared/http/router.ts";
+import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
+import { loadServingTls, type ServingTls } from "./serving_tls.ts";
+import { validationWebhookRoutes } from "./validation_webhook.ts";
+
+/** The readiness path of the HTTPS server; answers 200 once the server listens. */
+export const HTTPS_READY_PATH = "/httpsReady";
+
+/** Options of `startWebhookServer`. */
+export interface WebhookServerOptions {
+  /** `--httpsAddr`, e.g. `:15017`, or an already parsed address. */
+  readonly addr: string | ListenAddress;
+  /** `--tlsCertFile`; empty or absent means a self-signed certificate. */
+  readonly tlsCertFile?: string;
+  /** `--tlsKeyFile`; must be given together with `tlsCertFile`. */
+  readonly tlsKeyFile?: string;
+  /** Names on the self-signed certificate (default `webhookServingNames()`). */
+  readonly servingNames?: readonly string[];
+  /** `VALIDATION_ENABLED`: when false, `/validate` and `/admitpilot` are not registered (404). */
+  readonly validationEnabled: boolean;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /**
+   * A router with more webhooks already registered (the injection webhook's `/inject`); the server adds its own
+   * routes to it. Routes may also be added to the returned `router` later.
+   */
+  readonly router?: Router;
+}
+
+/** The running webhook server. */
+export interface WebhookServer {
+  readonly server: RunningServer;
+  readonly router: Router;
+  readonly tls: ServingTls;
+  /** `https://host:port` of the bound address. */
+  readonly url: string;
+  shutdown(): Promise<void>;
+}
+
+/** Starts the HTTPS webhook server: `/httpsReady`, and the validation webhook when enabled. */
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const addr = typeof options.addr === "string"
+    ? parseListenAddress(options.addr, "--httpsAddr")
+    : options.addr;
+  const tls = await loadServingTls(options);
+  const router = options.router ?? new Router();
+  router.add(
+    HTTPS_READY_PATH,
+    "Readiness of the HTTPS webhook server",
+    () => new Response(null, { status: 200 }),
+  );
+  if (options.validationEnabled) {
+    validationWebhookRoutes(router, { metrics: options.metrics, log: options.log });
+  } else {
+    options.log.info("Validation webhook disabled by VALIDATION_ENABLED=false");
+  }
+  const server = await serveHttp("webhook server", addr, router.handle, options.log, {
+    cert: tls.cert,
+    key: tls.key,
+  });
+  return { server, router, tls, url: server.url, shutdown: () => server.shutdown() };
+}
