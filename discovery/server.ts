@@ -6,6 +6,7 @@ import type { BuildInfo } from "../shared/version/build_info.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
+import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
 export interface DiscoveryDeps {
@@ -41,6 +42,16 @@ export async function startDiscovery(
     startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
   });
   servers.push(await serveHttp("ControlZ", options.ctrlzAddr, ctrlz.handle, log));
+  const webhook = await startWebhookServer({
+    addr: options.httpsAddr,
+    tlsCertFile: options.tlsCertFile,
+    tlsKeyFile: options.tlsKeyFile,
+    servingNames: webhookServingNames(options.namespace),
+    validationEnabled: options.env.bool("VALIDATION_ENABLED"),
+    metrics: deps.metrics,
+    log: deps.logs.scope("validationServer"),
+  });
+  servers.push(webhook.server);
   deps.metrics.gauge("startup_duration_seconds").set((performance.now() - deps.startedAt) / 1000);
   log.info("discovery server ready", { registries: options.registries, configDir: options.configDir });
   return {
