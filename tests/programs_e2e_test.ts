@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import YAML from "yaml";
-import { freePort, runProgram, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, freePort, runProgram, startProgram } from "./helpers/programs.ts";
 
 Deno.test("version prints the short version, full build info, JSON and YAML", async (t) => {
   for (const program of ["mesh-discovery", "mesh-agent"] as const) {
@@ -69,24 +69,14 @@ Deno.test("An unknown log scope stops startup with a clear error", async () => {
 });
 
 Deno.test("mesh-discovery request reaches the monitoring address of a running server", async (t) => {
-  const server = startProgram("mesh-discovery", [
-    "discovery",
-    "--registries",
-    "Mock",
-    "--monitoringAddr",
-    "127.0.0.1:15014",
-    "--httpAddr",
-    `127.0.0.1:${freePort()}`,
-    "--grpcAddr",
-    `127.0.0.1:${freePort()}`,
-    "--secureGRPCAddr",
-    `127.0.0.1:${freePort()}`,
-    "--httpsAddr",
-    `127.0.0.1:${freePort()}`,
-    "--ctrlz_port",
-    String(freePort()),
-    "--log_as_json",
-  ]);
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(discoveryAddresses({ monitoringAddr: "127.0.0.1:15014" }), [
+      "--registries",
+      "Mock",
+      "--log_as_json",
+    ]),
+  );
   try {
     await server.waitFor(/"msg":"monitoring listening"/);
     await t.step("GET /metrics prints the Prometheus text", async () => {

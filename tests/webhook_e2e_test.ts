@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { freePort, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
 
 /** Makes a CA and a serving certificate for 127.0.0.1 with the real openssl. */
 async function opensslServingCert(dir: string): Promise<void> {
@@ -87,28 +87,18 @@ Deno.test("mesh-discovery serves the validation webhook over TLS with the given 
     return Deno.createHttpClient({ caCerts: [await Deno.readTextFile(`${dir}/ca.crt`)] });
   })();
   try {
-    server = startProgram("mesh-discovery", [
-      "discovery",
-      "--registries",
-      "Mock",
-      "--log_as_json",
-      "--httpsAddr",
-      `127.0.0.1:${port}`,
-      "--tlsCertFile",
-      `${dir}/tls.crt`,
-      "--tlsKeyFile",
-      `${dir}/tls.key`,
-      "--monitoringAddr",
-      `127.0.0.1:${freePort()}`,
-      "--httpAddr",
-      `127.0.0.1:${freePort()}`,
-      "--grpcAddr",
-      `127.0.0.1:${freePort()}`,
-      "--secureGRPCAddr",
-      `127.0.0.1:${freePort()}`,
-      "--ctrlz_port",
-      String(freePort()),
-    ]);
+    server = startProgram(
+      "mesh-discovery",
+      discoveryArgs(discoveryAddresses({ httpsAddr: `127.0.0.1:${port}` }), [
+        "--registries",
+        "Mock",
+        "--log_as_json",
+        "--tlsCertFile",
+        `${dir}/tls.crt`,
+        "--tlsKeyFile",
+        `${dir}/tls.key`,
+      ]),
+    );
     await server.waitFor(/"msg":"webhook server listening"/);
     const base = `https://127.0.0.1:${port}`;
     await t.step("/httpsReady answers 200", async () => {

@@ -139,3 +139,47 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
 async function collect(stream: ReadableStream<Uint8Array>, sink: (text: string) => void): Promise<void> {
   for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
 }
+
+/** Listen addresses for every server of `mesh-discovery discovery`, each on a free loopback port. */
+export interface DiscoveryAddresses {
+  readonly grpcAddr: string;
+  readonly secureGRPCAddr: string;
+  readonly httpAddr: string;
+  readonly httpsAddr: string;
+  readonly monitoringAddr: string;
+  readonly ctrlzPort: string;
+}
+
+/** Free loopback addresses for every discovery server, with `overrides` taking precedence. */
+export function discoveryAddresses(overrides: Partial<DiscoveryAddresses> = {}): DiscoveryAddresses {
+  const addr = () => `127.0.0.1:${freePort()}`;
+  return {
+    grpcAddr: addr(),
+    secureGRPCAddr: addr(),
+    httpAddr: addr(),
+    httpsAddr: addr(),
+    monitoringAddr: addr(),
+    ctrlzPort: String(freePort()),
+    ...overrides,
+  };
+}
+
+/** `mesh-discovery discovery` arguments binding every server to the given addresses. */
+export function discoveryArgs(addresses: DiscoveryAddresses, extra: string[] = []): string[] {
+  return [
+    "discovery",
+    "--grpcAddr",
+    addresses.grpcAddr,
+    "--secureGRPCAddr",
+    addresses.secureGRPCAddr,
+    "--httpAddr",
+    addresses.httpAddr,
+    "--httpsAddr",
+    addresses.httpsAddr,
+    "--monitoringAddr",
+    addresses.monitoringAddr,
+    "--ctrlz_port",
+    addresses.ctrlzPort,
+    ...extra,
+  ];
+}
