@@ -1,0 +1,68 @@
+/** The clock and timer functions a debouncer uses; the globals by default, a fake clock in tests. */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+  /** Milliseconds on a monotonic scale. */
+  now(): number;
+}
+
+/** Options of {@link Debouncer}. */
+export interface DebouncerOptions {
+  /** Quiet period: the action runs this long after the last trigger. */
+  readonly delayMs: number;
+  /** Upper bound from the first trigger of a burst, so a file written continuously still gets loaded. */
+  readonly maxDelayMs?: number;
+  readonly timers?: Timers;
+}
+
+/** The real timers. */
+export const systemTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (id) => clearTimeout(id as number),
+  now: () => performance.now(),
+};
+
+/** Runs an action once after a burst of triggers has been quiet for `delayMs` (or `maxDelayMs` passed). */
+export class Debouncer {
+  readonly #action: () => void;
+  readonly #delayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #timers: Timers;
+  #timer: unknown;
+  #burstStart: number | undefined;
+
+  constructor(action: () => void, options: DebouncerOptions) {
+    if (!(options.delayMs >= 0)) {
+      throw new RangeError(`Debounce delay must be at least 0 ms, got ${options.delayMs}`);
+    }
+    this.#action = action;
+    this.#delayMs = options.delayMs;
+    this.#maxDelayMs = Math.max(options.maxDelayMs ?? options.delayMs * 10, options.delayMs);
+    this.#timers = options.timers ?? systemTimers;
+  }
+
+  /** True while a run is scheduled. */
+  get pending(): boolean {
+    return this.#burstStart !== undefined;
+  }
+
+  /** Schedules the action, postponing an already scheduled run (never beyond the burst's maximum delay). */
+  trigger(): void {
+    const now = this.#timers.now();
+    this.#burstStart ??= now;
+    const wait = Math.max(0, Math.min(this.#delayMs, this.#burstStart + this.#maxDelayMs - now));
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = this.#timers.setTimeout(() => {
+      this.#timer = undefined;
+      this.#burstStart = undefined;
+      this.#action();
+    }, wait);
+  }
+
+  /** Cancels a scheduled run. */
+  cancel(): void {
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#burstStart = undefined;
+  }
+}

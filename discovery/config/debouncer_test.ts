@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { Debouncer, type Timers } from "./debouncer.ts";
+
+function fakeTimers(clock: FakeTimers.Clock): Timers {
+  return {
+    setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
+    clearTimeout: (id) => clock.clearTimeout(id as FakeTimers.TimerId),
+    now: () => clock.now,
+  };
+}
+
+Deno.test("Debouncer runs once after a burst has been quiet for the delay", async (t) => {
+  const clock = FakeTimers.createClock();
+  let runs = 0;
+  const debouncer = new Debouncer(() => runs++, {
+    delayMs: 100,
+    maxDelayMs: 1000,
+    timers: fakeTimers(clock),
+  });
+
+  await t.step("three triggers within 100 ms cause one run, 100 ms after the last", () => {
+    debouncer.trigger();
+    clock.tick(50);
+    debouncer.trigger();
+    clock.tick(50);
+    debouncer.trigger();
+    clock.tick(99);
+    assert.equal(runs, 0);
+    assert.equal(debouncer.pending, true);
+    clock.tick(1);
+    assert.equal(runs, 1);
+    assert.equal(debouncer.pending, false);
+  });
+
+  await t.step("nothing runs without a trigger", () => {
+    clock.tick(10_000);
+    assert.equal(runs, 1);
+  });
+
+  await t.step("cancel drops a scheduled run", () => {
+    debouncer.trigger();
+    debouncer.cancel();
+    clock.tick(1000);
+    assert.equal(runs, 1);
+  });
+});
+
+Deno.test("Debouncer runs at the latest after the maximum delay while triggers keep coming", () => {
+  const clock = FakeTimers.createClock();
+  const runsAt: number[] = [];
+  const debouncer = new Debouncer(() => runsAt.push(clock.now), {
+    delayMs: 100,
+    maxDelayMs: 300,
+    timers: fakeTimers(clock),
+  });
+  for (let i = 0; i < 10; i++) {
+    debouncer.trigger();
+    clock.tick(50);
+  }
+  clock.tick(1000);
+  // The first burst is cut at 300 ms; the second (triggers at 300..450 ms) ends quietly 100 ms after its last.
+  assert.deepEqual(runsAt, [300, 550]);
+});
+
+Deno.test("Debouncer rejects a negative delay", () => {
+  assert.throws(() => new Debouncer(() => {}, { delayMs: -1 }), RangeError);
+});

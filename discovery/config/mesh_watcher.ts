@@ -1,0 +1,144 @@
+import { type Logger, silentLogger } from "../../shared/log/logger.ts";
+import { defaultMeshConfig, type MeshConfig } from "../../shared/config/mesh/mesh_config.ts";
+import {
+  defaultMeshNetworks,
+  type MeshNetworks,
+  parseMeshNetworks,
+} from "../../shared/config/mesh/mesh_networks.ts";
+import { parseMeshConfig } from "../../shared/config/mesh/parse_mesh_config.ts";
+import type { Timers } from "./debouncer.ts";
+import { WatchedFile } from "./watched_file.ts";
+
+/** Options of {@link MeshWatcher}. */
+export interface MeshWatcherOptions {
+  /** `--meshConfig`; empty or absent: the default mesh config, nothing watched. */
+  readonly meshConfigFile?: string;
+  /** `--networksConfig`; empty or absent: no networks, nothing watched. */
+  readonly networksFile?: string;
+  readonly logger?: Logger;
+  /** Quiet period after a change before the file is read again (default 100 ms). */
+  readonly debounceMs?: number;
+  /** How often to look for a parent directory that does not exist yet (default 5 s). */
+  readonly dirPollMs?: number;
+  readonly timers?: Timers;
+}
+
+/** Which file changed, and the effective configuration after the change. */
+export interface MeshChangeEvent {
+  readonly which: "meshConfig" | "meshNetworks";
+  readonly mesh: MeshConfig;
+  readonly networks: MeshNetworks;
+}
+
+/** Receives mesh config changes; the caller turns each into a full push. */
+export type MeshChangeHandler = (event: MeshChangeEvent) => void;
+
+/** State of one watched file, for the debug interface. */
+export interface MeshFileStatus {
+  readonly file: string;
+  /** True once the file was loaded; false while it is missing or has never been valid. */
+  readonly loaded: boolean;
+  /** Problems with its current content, each as `file:line: field.path: message`. */
+  readonly errors: readonly string[];
+}
+
+/**
+ * Watches the mesh config and mesh networks files. A missing file means the defaults (logged at info once);
+ * a bad file keeps the last good config (its errors logged once, with file and line); each effective change
+ * is announced to subscribers. Files may appear later and may be replaced by rename or volume link swaps.
+ */
+export class MeshWatcher {
+  readonly #logger: Logger;
+  readonly #handlers = new Set<MeshChangeHandler>();
+  readonly #mesh: WatchedFile<MeshConfig> | undefined;
+  readonly #networks: WatchedFile<MeshNetworks> | undefined;
+  readonly #defaultMesh = defaultMeshConfig();
+  readonly #defaultNetworks = defaultMeshNetworks();
+
+  constructor(options: MeshWatcherOptions = {}) {
+    this.#logger = options.logger ?? silentLogger;
+    const common = {
+      logger: this.#logger,
+      debounceMs: options.debounceMs ?? 100,
+      dirPollMs: options.dirPollMs ?? 5000,
+      ...(options.timers && { timers: options.timers }),
+    };
+    if (options.meshConfigFile) {
+      this.#mesh = new WatchedFile<MeshConfig>({
+        ...common,
+        label: "mesh config",
+        path: options.meshConfigFile,
+        parse: (text, file) => {
+          const { config, warnings } = parseMeshConfig(text, file);
+          return { value: config, warnings };
+        },
+        initial: this.#defaultMesh,
+        onChange: () => this.#notify("meshConfig"),
+      });
+    }
+    if (options.networksFile) {
+      this.#networks = new WatchedFile<MeshNetworks>({
+        ...common,
+        label: "mesh networks",
+        path: options.networksFile,
+        parse: (text, file) => {
+          const { networks, warnings } = parseMeshNetworks(text, file);
+          return { value: networks, warnings };
+        },
+        initial: this.#defaultNetworks,
+        onChange: () => this.#notify("meshNetworks"),
+      });
+    }
+  }
+
+  /** Loads both files once and starts watching them. Never fails for a missing or bad file. */
+  async start(): Promise<void> {
+    await this.reload();
+    this.#mesh?.start();
+    this.#networks?.start();
+  }
+
+  /** Reads both files now. */
+  async reload(): Promise<void> {
+    await Promise.all([this.#mesh?.load(), this.#networks?.load()]);
+  }
+
+  /** Stops watching. */
+  async stop(): Promise<void> {
+    await Promise.all([this.#mesh?.stop(), this.#networks?.stop()]);
+  }
+
+  /** The effective mesh config (for the generators and `/debug/mesh`). */
+  current(): MeshConfig {
+    return this.#mesh?.value ?? this.#defaultMesh;
+  }
+
+  /** The effective mesh networks. */
+  networks(): MeshNetworks {
+    return this.#networks?.value ?? this.#defaultNetworks;
+  }
+
+  /** Status of each watched file. */
+  status(): MeshFileStatus[] {
+    return [this.#mesh, this.#networks]
+      .filter((f) => f !== undefined)
+      .map((f) => ({ file: f.path, loaded: f.loaded, errors: f.errors }));
+  }
+
+  /** Subscribes to effective changes; returns a function that unsubscribes. */
+  onChange(handler: MeshChangeHandler): () => void {
+    this.#handlers.add(handler);
+    return () => this.#handlers.delete(handler);
+  }
+
+  #notify(which: MeshChangeEvent["which"]): void {
+    const event: MeshChangeEvent = { which, mesh: this.current(), networks: this.networks() };
+    for (const handler of [...this.#handlers]) {
+      try {
+        handler(event);
+      } catch (error) {
+        this.#logger.error(`mesh config change handler failed: ${(error as Error).message}`, { which });
+      }
+    }
+  }
+}

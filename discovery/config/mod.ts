@@ -1,0 +1,10 @@
+/**
+ * How configuration enters mesh-discovery: the in-memory config store, the `--configDir` file source, and
+ * the watcher of the `--meshConfig` and `--networksConfig` files.
+ * @module
+ */
+export * from "./memory_config_store.ts";
+export * from "./file_config_source.ts";
+export * from "./mesh_watcher.ts";
+export type { ConfigWarning, DocumentRejection, RejectionReason } from "./config_file_load.ts";
+export type { Timers } from "./debouncer.ts";
