@@ -4,6 +4,7 @@ import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
+import { FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
@@ -32,6 +33,21 @@ export async function startDiscovery(
 ): Promise<DiscoveryServer> {
   const log = deps.logs.scope("default");
   const servers: RunningServer[] = [];
+  const store = new MemoryConfigStore({ logger: deps.logs.scope("model") });
+  const files = new FileConfigSource({
+    dir: options.configDir,
+    store,
+    defaultNamespace: "default",
+    logger: deps.logs.scope("source"),
+    metrics: deps.metrics,
+  });
+  await files.start();
+  const mesh = new MeshWatcher({
+    meshConfigFile: options.meshConfigFile,
+    networksFile: options.networksConfigFile,
+    logger: deps.logs.scope("default"),
+  });
+  await mesh.start();
   const monitoring = addMonitoringRoutes(new Router(), deps.metrics, deps.info);
   servers.push(await serveHttp("monitoring", options.monitoringAddr, monitoring.handle, log));
   const ctrlz = addCtrlzRoutes(new Router(), {
@@ -53,11 +69,18 @@ export async function startDiscovery(
   });
   servers.push(webhook.server);
   deps.metrics.gauge("startup_duration_seconds").set((performance.now() - deps.startedAt) / 1000);
-  log.info("discovery server ready", { registries: options.registries, configDir: options.configDir });
+  log.info("discovery server ready", {
+    registries: options.registries,
+    configDir: options.configDir,
+    resources: store.size,
+    rejected: files.rejected().length,
+  });
   return {
     servers,
     async close() {
       await Promise.all(servers.map((s) => s.shutdown()));
+      await files.stop();
+      await mesh.stop();
     },
   };
 }

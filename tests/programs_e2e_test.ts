@@ -63,7 +63,13 @@ Deno.test("An invalid environment variable stops startup naming the variable, va
 });
 
 Deno.test("An unknown log scope stops startup with a clear error", async () => {
-  const result = await runProgram("mesh-discovery", ["discovery", "--log_output_level", "nosuch:debug"]);
+  const result = await runProgram("mesh-discovery", [
+    "discovery",
+    "--configDir",
+    "examples/config",
+    "--log_output_level",
+    "nosuch:debug",
+  ]);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /--log_output_level "nosuch:debug": unknown scope "nosuch"/);
 });
@@ -74,6 +80,8 @@ Deno.test("mesh-discovery request reaches the monitoring address of a running se
     discoveryArgs(discoveryAddresses({ monitoringAddr: "127.0.0.1:15014" }), [
       "--registries",
       "Mock",
+      "--configDir",
+      "examples/config",
       "--log_as_json",
     ]),
   );
@@ -148,4 +156,17 @@ Deno.test("mesh-agent wait succeeds once the URL answers 200 and times out other
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("mesh-discovery discovery refuses to start without a config source it can serve", async (t) => {
+  await t.step("no --configDir", async () => {
+    const result = await runProgram("mesh-discovery", ["discovery", "--registries", "Mock"]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^Error: --configDir is required/);
+  });
+  await t.step("the Orchestrator registry", async () => {
+    const result = await runProgram("mesh-discovery", ["discovery", "--configDir", "examples/config"]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^Error: the Orchestrator registry is not built yet/);
+  });
 });

@@ -92,6 +92,8 @@ Deno.test("mesh-discovery serves the validation webhook over TLS with the given 
       discoveryArgs(discoveryAddresses({ httpsAddr: `127.0.0.1:${port}` }), [
         "--registries",
         "Mock",
+        "--configDir",
+        "examples/config",
         "--log_as_json",
         "--tlsCertFile",
         `${dir}/tls.crt`,

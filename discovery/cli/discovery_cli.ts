@@ -1,4 +1,4 @@
-import type { CommandSpec } from "../../shared/cli/command_spec.ts";
+import { type CommandSpec, UsageError } from "../../shared/cli/command_spec.ts";
 import { logFlagsFrom, loggingFlagsFor } from "../../shared/cli/logging_flags.ts";
 import { requestCommand } from "../../shared/cli/request_command.ts";
 import { versionCommand } from "../../shared/cli/version_command.ts";
@@ -36,6 +36,19 @@ export function discoveryCli(environment: Readonly<Record<string, string>>, stop
           const env = new EnvSettings("discovery", environment);
           const options = discoveryOptions(ctx.flags, ctx.explicit, env);
           const logs = new LogManager(DISCOVERY_SCOPES, logFlagsFrom(ctx.flags));
+          if (options.configDir === "") {
+            throw new UsageError(
+              "--configDir is required: the orchestrator config source is not built yet, so files are the only source",
+              ctx.path,
+            );
+          }
+          if (options.registries.includes("Orchestrator")) {
+            throw new UsageError(
+              "the Orchestrator registry is not built yet; use --registries Mock (ServiceEntry and WorkloadEntry " +
+                "resources from --configDir are always read)",
+              ctx.path,
+            );
+          }
           const info = buildInfo();
           const metrics = new Metrics("discovery", { version: info.version, tag: info.tag });
           const server = await startDiscovery(options, { logs, metrics, info, startedAt, argv: ctx.argv });
