@@ -1,0 +1,49 @@
+import { type Handler, jsonResponse, type Route, Router } from "../../shared/http/router.ts";
+
+/** Methods the mounted `/debug/` prefix forwards; the debug router answers 405 for those a path does not take. */
+const FORWARDED_METHODS = ["GET", "POST", "PUT", "DELETE"];
+
+/**
+ * The debug interface: one router holding every `/debug/...` path, mounted on as many servers as serve it
+ * (the HTTP port when ENABLE_DEBUG_ON_HTTP, and the monitoring port). A path added at any time, before or
+ * after mounting, is served everywhere and listed by the `/debug` index, so a module adds a path with one call:
+ * `debug.add("/debug/adsz", "Connected proxies", handler)` or `addXdsDebugRoutes(debug.router, ...)`.
+ */
+export class DebugInterface {
+  /** The router of the debug paths; every path starts with `/debug/`. */
+  readonly router: Router = new Router();
+
+  /** Registers a debug path with its one-line help. */
+  add(path: string, help: string, handler: Handler, methods?: string[]): this {
+    if (!path.startsWith("/debug/")) {
+      throw new TypeError(`Debug path "${path}" must start with "/debug/"`);
+    }
+    this.router.add(path, help, handler, methods);
+    return this;
+  }
+
+  /** The debug paths, sorted. */
+  routes(): Route[] {
+    return this.router.routes();
+  }
+
+  /**
+   * Serves the debug paths on `outer`: `/debug` answers the index (the debug paths and `outer`'s own paths, one
+   * line of help each) and every `/debug/...` request goes to the debug router.
+   */
+  mount(outer: Router): Router {
+    outer.add("/debug", "This index: every path with one line of help", () => {
+      const paths = [...this.routes(), ...outer.routes().filter((r) => r.path !== "/debug/")]
+        .sort((a, b) => a.path.localeCompare(b.path))
+        .map((r) => ({ path: r.path, methods: r.methods, help: r.help }));
+      return jsonResponse({ paths });
+    });
+    outer.add(
+      "/debug/",
+      "Debug paths (listed by /debug)",
+      (request) => this.router.handle(request),
+      FORWARDED_METHODS,
+    );
+    return outer;
+  }
+}

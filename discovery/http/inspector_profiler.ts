@@ -1,0 +1,100 @@
+import { Session } from "node:inspector";
+
+/** Profiling is unavailable in this process (e.g. the inspector needs `--allow-sys`). */
+export class ProfilerUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ProfilerUnavailableError";
+  }
+}
+
+/** Takes profiles of this process. */
+export interface Profiler {
+  /** Samples the CPU for `seconds` and returns the profile in V8's `.cpuprofile` JSON form. */
+  cpuProfile(seconds: number, signal?: AbortSignal): Promise<unknown>;
+  /** Takes a heap snapshot and returns it in V8's `.heapsnapshot` JSON form, as text chunks. */
+  heapSnapshot(): Promise<string[]>;
+}
+
+/**
+ * A profiler over V8's inspector (`node:inspector`). In Deno 2.9.6 connecting needs the unscoped `--allow-sys`
+ * permission (`--allow-sys=inspector` is rejected as an unknown descriptor); without it every call fails with
+ * ProfilerUnavailableError saying so.
+ */
+export class InspectorProfiler implements Profiler {
+  #cpuBusy = false;
+
+  async cpuProfile(seconds: number, signal?: AbortSignal): Promise<unknown> {
+    if (this.#cpuBusy) {
+      throw new ProfilerUnavailableError("A CPU profile is already being taken; try again later");
+    }
+    this.#cpuBusy = true;
+    const session = connect();
+    try {
+      await post(session, "Profiler.enable");
+      await post(session, "Profiler.start");
+      await sleep(seconds * 1000, signal);
+      const result = await post(session, "Profiler.stop") as { profile: unknown };
+      return result.profile;
+    } finally {
+      this.#cpuBusy = false;
+      session.disconnect();
+    }
+  }
+
+  async heapSnapshot(): Promise<string[]> {
+    const session = connect();
+    const chunks: string[] = [];
+    session.on("HeapProfiler.addHeapSnapshotChunk", (message: { params: { chunk: string } }) => {
+      chunks.push(message.params.chunk);
+    });
+    // The inspector answers on the event loop; without a pending timer Deno may consider the loop idle.
+    const keepAlive = setInterval(() => {}, 1000);
+    try {
+      await post(session, "HeapProfiler.enable");
+      await post(session, "HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+      return chunks;
+    } finally {
+      clearInterval(keepAlive);
+      session.disconnect();
+    }
+  }
+}
+
+function connect(): Session {
+  const session = new Session();
+  try {
+    session.connect();
+  } catch (cause) {
+    throw new ProfilerUnavailableError(
+      `Cannot connect to the V8 inspector: ${(cause as Error)?.message ?? cause}; ` +
+        `profiling needs the unscoped --allow-sys permission (Deno rejects --allow-sys=inspector)`,
+      { cause },
+    );
+  }
+  return session;
+}
+
+function post(session: Session, method: string, params: object = {}): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    // deno-lint-ignore no-explicit-any
+    (session.post as any)(method, params, (error: Error | null, result: unknown) => {
+      if (error) reject(error);
+      else resolve(result);
+    });
+  });
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

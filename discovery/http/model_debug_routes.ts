@@ -1,0 +1,111 @@
+import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { jsonResponse } from "../../shared/http/router.ts";
+import { KINDS } from "../../shared/config/kinds.ts";
+import type { ConfigStore, RejectedConfig } from "../model/config_store.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { ServiceInstance } from "../model/endpoint.ts";
+import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
+import type { EndpointIndex } from "../push/endpoint_index.ts";
+import type { PushContext } from "../push/push_context.ts";
+import type { DebugInterface } from "./debug_interface.ts";
+
+/** What the model's debug paths read. Functions are called per request, so answers are always current. */
+export interface ModelDebugSources {
+  readonly store: ConfigStore;
+  readonly registry: AggregateRegistry;
+  readonly endpoints: EndpointIndex;
+  /** The latest push snapshot (`snapshotStage.current()`). */
+  readonly push: () => PushContext;
+  /** Documents the config sources refused, and why. */
+  readonly rejected: () => readonly RejectedConfig[];
+  /** The mesh config in effect. */
+  readonly mesh: () => unknown;
+  readonly env: EnvSettings;
+  /** Connected proxies, for `/debug/instancesz`; none until the xDS server provides them. */
+  readonly proxies?: () => readonly Proxy[];
+}
+
+/**
+ * Registers the debug paths of the model: registryz, configz, endpointz, endpointShardz, push_status,
+ * resourcesz, instancesz, mesh, env.
+ */
+export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSources): DebugInterface {
+  debug.add("/debug/registryz", "Services of every registry, merged; ?namespace= filters", (_req, url) => {
+    const namespace = url.searchParams.get("namespace");
+    return jsonResponse(sources.registry.services().filter((s) => !namespace || s.namespace === namespace));
+  });
+  debug.add(
+    "/debug/configz",
+    "Every config resource, and the documents refused with the reasons",
+    () =>
+      jsonResponse({
+        resources: KINDS.flatMap((k) => sources.store.list(k.kind)),
+        rejected: sources.rejected(),
+      }),
+  );
+  debug.add(
+    "/debug/endpointz",
+    "Endpoints of every service, from the registries",
+    () =>
+      jsonResponse(
+        sources.registry.services().map((s) => ({
+          hostname: s.hostname,
+          namespace: s.namespace,
+          instances: sources.registry.instances(s.hostname, undefined, s.namespace).map(instanceView),
+        })),
+      ),
+  );
+  debug.add(
+    "/debug/endpointShardz",
+    "Versioned endpoint shards EDS pushes from: hostname → namespace → cluster → endpoints",
+    () => {
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const shards of sources.endpoints.all()) {
+        (out[shards.hostname] ??= {})[shards.namespace] = {
+          version: shards.version,
+          shards: Object.fromEntries([...shards.byCluster].map(([c, list]) => [c, list.map(instanceView)])),
+        };
+      }
+      return jsonResponse(out);
+    },
+  );
+  debug.add(
+    "/debug/push_status",
+    "The latest push snapshot: version, counts and the problems it found",
+    () => jsonResponse(sources.push().pushStatus()),
+  );
+  debug.add(
+    "/debug/resourcesz",
+    "Config kinds this server reads, with their versions and counts",
+    () =>
+      jsonResponse(KINDS.map((k) => ({
+        group: k.group,
+        versions: k.versions,
+        kind: k.kind,
+        plural: k.plural,
+        count: sources.store.list(k.kind).length,
+      }))),
+  );
+  debug.add("/debug/instancesz", "Service instances of each connected proxy, by proxy id", () => {
+    const out: Record<string, unknown[]> = {};
+    for (const proxy of sources.proxies?.() ?? []) {
+      out[proxy.id] = sources.registry.proxyInstances(proxy).map((i) => ({
+        hostname: i.service.hostname,
+        namespace: i.service.namespace,
+        ...instanceView(i),
+      }));
+    }
+    return jsonResponse(out);
+  });
+  debug.add("/debug/mesh", "The mesh config in effect", () => jsonResponse(sources.mesh()));
+  debug.add(
+    "/debug/env",
+    "Every environment variable this program reads, resolved, with its source",
+    () => jsonResponse(sources.env.resolved()),
+  );
+  return debug;
+}
+
+function instanceView(instance: ServiceInstance): Record<string, unknown> {
+  return { servicePort: instance.servicePort, ...instance.endpoint };
+}

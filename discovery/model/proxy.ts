@@ -1,0 +1,225 @@
+import { isIp } from "../../shared/config/validation/ip.ts";
+import { deepFreeze } from "./deep_freeze.ts";
+
+/** The two kinds of proxy a node id can name: a workload's sidecar or a gateway ("router"). */
+export type ProxyType = "sidecar" | "router";
+
+/** Traffic capture modes a sidecar can report in `INTERCEPTION_MODE`. */
+export type InterceptionMode = "REDIRECT" | "TPROXY" | "NONE";
+
+/** Node metadata, read from the keys the agent writes (Istio's NodeMetadata JSON names). */
+export interface ProxyMetadata {
+  readonly namespace?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly clusterId?: string;
+  readonly interceptionMode?: InterceptionMode;
+  readonly generator?: string;
+  readonly serviceAccount?: string;
+  readonly network?: string;
+  readonly meshVersion?: string;
+  readonly podName?: string;
+  readonly instanceIps: readonly string[];
+  readonly workloadName?: string;
+  /** WorkloadGroup (in the proxy's namespace) to register this workload in: `AUTO_REGISTER_GROUP`. */
+  readonly autoRegisterGroup?: string;
+  /** Every metadata key as sent, for generators that need a key this type does not name. */
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+/** Where a proxy runs, from the xDS node's locality. */
+export interface ProxyLocality {
+  readonly region?: string;
+  readonly zone?: string;
+  readonly subZone?: string;
+}
+
+/** A connected proxy as its xDS node describes it. Immutable. */
+export interface Proxy {
+  /** The pod id from the node id (`name.namespace`), the key the debug interface and logs use. */
+  readonly id: string;
+  /** The complete node id as sent. */
+  readonly nodeId: string;
+  readonly type: ProxyType;
+  /** The workload's addresses: `INSTANCE_IPS` when sent, else the address in the node id. */
+  readonly ipAddresses: readonly string[];
+  readonly podName: string;
+  /** Config namespace: metadata `NAMESPACE`, else the namespace part of the pod id. */
+  readonly namespace: string;
+  /** DNS domain of the workload, e.g. `ns.svc.cluster.local`. */
+  readonly dnsDomain: string;
+  /** The node's `cluster` field (Envoy's service cluster), when sent. */
+  readonly serviceCluster?: string;
+  readonly metadata: ProxyMetadata;
+  readonly locality?: ProxyLocality;
+}
+
+/** An xDS node whose id or metadata cannot describe a proxy; the stream is refused with this message. */
+export class InvalidNodeError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidNodeError";
+  }
+}
+
+/** The xDS node fields parseProxy reads; metadata is the node's Struct decoded to plain JS values. */
+export interface XdsNode {
+  readonly id?: string;
+  readonly cluster?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly locality?: {
+    readonly region?: string;
+    readonly zone?: string;
+    readonly subZone?: string;
+    readonly sub_zone?: string;
+  };
+}
+
+const NODE_ID_FORMAT = "sidecar|router~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>";
+const INTERCEPTION_MODES: readonly string[] = ["REDIRECT", "TPROXY", "NONE"];
+
+/**
+ * Parses and validates an xDS node into a Proxy.
+ *
+ * @throws {InvalidNodeError} when the id does not have the form
+ *   `sidecar|router~IP~pod.namespace~namespace.svc.<domain>` or a metadata value has the wrong shape.
+ */
+export function parseProxy(node: XdsNode): Proxy {
+  const nodeId = node.id ?? "";
+  if (nodeId === "") throw new InvalidNodeError(`Node id is empty: expected "${NODE_ID_FORMAT}"`);
+  const parts = nodeId.split("~");
+  if (parts.length !== 4) {
+    throw new InvalidNodeError(
+      `Node id "${nodeId}" has ${parts.length} "~"-separated parts: expected 4, "${NODE_ID_FORMAT}"`,
+    );
+  }
+  const [typeText, idIp, podId, dnsDomain] = parts;
+  if (typeText !== "sidecar" && typeText !== "router") {
+    throw new InvalidNodeError(
+      `Node id "${nodeId}" has type "${typeText}": expected "sidecar" or "router"`,
+    );
+  }
+  if (!isIp(idIp)) {
+    throw new InvalidNodeError(`Node id "${nodeId}" has address "${idIp}": expected an IPv4 or IPv6 address`);
+  }
+  if (podId === "") {
+    throw new InvalidNodeError(`Node id "${nodeId}" has an empty pod id: expected "<pod>.<namespace>"`);
+  }
+  if (dnsDomain === "") {
+    throw new InvalidNodeError(
+      `Node id "${nodeId}" has an empty DNS domain: expected "<namespace>.svc.<domain>"`,
+    );
+  }
+  const metadata = parseMetadata(nodeId, node.metadata ?? {});
+  const dot = podId.indexOf(".");
+  const podName = dot < 0 ? podId : podId.slice(0, dot);
+  const idNamespace = dot < 0 ? "" : podId.slice(dot + 1);
+  if (podName === "") {
+    throw new InvalidNodeError(`Node id "${nodeId}" has pod id "${podId}" with an empty pod name`);
+  }
+  const namespace = metadata.namespace ?? idNamespace;
+  if (namespace === "") {
+    throw new InvalidNodeError(
+      `Node id "${nodeId}" has pod id "${podId}" without a namespace and the metadata has no NAMESPACE: ` +
+        `expected "<pod>.<namespace>"`,
+    );
+  }
+  const locality = parseLocality(node.locality);
+  return deepFreeze({
+    id: podId,
+    nodeId,
+    type: typeText,
+    ipAddresses: metadata.instanceIps.length > 0 ? [...metadata.instanceIps] : [idIp],
+    podName,
+    namespace,
+    dnsDomain,
+    ...(node.cluster ? { serviceCluster: node.cluster } : {}),
+    metadata,
+    ...(locality ? { locality } : {}),
+  });
+}
+
+function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): ProxyMetadata {
+  const text = (key: string, ...aliases: string[]): string | undefined => {
+    for (const k of [key, ...aliases]) {
+      const value = raw[k];
+      if (value === undefined || value === null || value === "") continue;
+      if (typeof value !== "string") {
+        throw new InvalidNodeError(
+          `Node "${nodeId}" metadata ${k} is ${describe(value)}: expected a string`,
+        );
+      }
+      return value;
+    }
+    return undefined;
+  };
+  const interceptionMode = text("INTERCEPTION_MODE");
+  if (interceptionMode !== undefined && !INTERCEPTION_MODES.includes(interceptionMode)) {
+    throw new InvalidNodeError(
+      `Node "${nodeId}" metadata INTERCEPTION_MODE is "${interceptionMode}": expected one of ` +
+        INTERCEPTION_MODES.map((m) => `"${m}"`).join(", "),
+    );
+  }
+  const instanceIps = (text("INSTANCE_IPS") ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const ip of instanceIps) {
+    if (!isIp(ip)) {
+      throw new InvalidNodeError(
+        `Node "${nodeId}" metadata INSTANCE_IPS has "${ip}": expected comma-separated IP addresses`,
+      );
+    }
+  }
+  const optional = <K extends string>(key: K, value: string | undefined) =>
+    value === undefined ? {} : { [key]: value } as Record<K, string>;
+  return {
+    ...optional("namespace", text("NAMESPACE")),
+    labels: parseLabels(nodeId, raw["LABELS"]),
+    ...optional("clusterId", text("CLUSTER_ID")),
+    ...(interceptionMode ? { interceptionMode: interceptionMode as InterceptionMode } : {}),
+    ...optional("generator", text("GENERATOR")),
+    ...optional("serviceAccount", text("SERVICE_ACCOUNT")),
+    ...optional("network", text("NETWORK")),
+    ...optional("meshVersion", text("MESH_VERSION", "ISTIO_VERSION")),
+    ...optional("podName", text("POD_NAME")),
+    instanceIps,
+    ...optional("workloadName", text("WORKLOAD_NAME")),
+    ...optional("autoRegisterGroup", text("AUTO_REGISTER_GROUP")),
+    raw: structuredClone(raw) as Record<string, unknown>,
+  };
+}
+
+function parseLabels(nodeId: string, value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new InvalidNodeError(
+      `Node "${nodeId}" metadata LABELS is ${describe(value)}: expected a map of strings`,
+    );
+  }
+  const labels: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    // Struct decoding can turn label values such as "1" into numbers or booleans; they are strings in the API.
+    if (typeof v === "string") labels[key] = v;
+    else if (typeof v === "number" || typeof v === "boolean") labels[key] = String(v);
+    else {
+      throw new InvalidNodeError(
+        `Node "${nodeId}" metadata LABELS.${key} is ${describe(v)}: expected a string`,
+      );
+    }
+  }
+  return labels;
+}
+
+function parseLocality(locality: XdsNode["locality"]): ProxyLocality | undefined {
+  if (!locality) return undefined;
+  const subZone = locality.subZone || locality.sub_zone;
+  const out: { region?: string; zone?: string; subZone?: string } = {};
+  if (locality.region) out.region = locality.region;
+  if (locality.zone) out.zone = locality.zone;
+  if (subZone) out.subZone = subZone;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (value === null) return "null";
+  if (typeof value === "object") return "a map";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

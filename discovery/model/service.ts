@@ -1,0 +1,79 @@
+import type { Protocol } from "../../shared/config/validation/ports.ts";
+import { exportedTo } from "./visibility.ts";
+
+/** A port protocol, or "Unsupported" when the port declares none (the proxy sniffs it). */
+export type ServiceProtocol = Protocol | "Unsupported";
+
+/**
+ * How a proxy reaches the endpoints of a service: load balancing over known endpoints (`ClientSideLB`,
+ * ServiceEntry STATIC and orchestrator services), DNS (`DNSLB`, ServiceEntry DNS), or the original
+ * destination address (`Passthrough`, ServiceEntry NONE).
+ */
+export type ServiceResolution = "ClientSideLB" | "DNSLB" | "Passthrough";
+
+/** Which registry implementation a service or registry comes from. */
+export type ProviderId = "Orchestrator" | "Mock" | "External";
+
+/** One port of a service. */
+export interface ServicePort {
+  /** Port name, unique within the service; may be empty for single-port orchestrator services. */
+  readonly name: string;
+  readonly port: number;
+  readonly protocol: ServiceProtocol;
+}
+
+/** Where a service came from and what selects its workloads. */
+export interface ServiceAttributes {
+  readonly serviceRegistry: ProviderId;
+  /** Cluster id of the registry that reported the service. */
+  readonly clusterId: string;
+  /** Short name: the ServiceEntry's or orchestrator service's name. */
+  readonly name: string;
+  readonly namespace: string;
+  /** Labels a workload must carry to be an endpoint of the service (ServiceEntry workloadSelector). */
+  readonly labelSelectors?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A service as the mesh sees it: a hostname with ports, addresses and visibility. Immutable; a change
+ * produces a new Service value.
+ */
+export interface Service {
+  /** Fully qualified hostname, or a wildcard host such as `*.example.com` (ServiceEntry). */
+  readonly hostname: string;
+  readonly namespace: string;
+  readonly ports: readonly ServicePort[];
+  /** Virtual IPs or CIDR blocks; empty when the service has none (wildcard listeners apply). */
+  readonly addresses: readonly string[];
+  readonly resolution: ServiceResolution;
+  /** Namespaces the service is visible in: namespace names, `*` (all) or `~` (none); never `.`. */
+  readonly exportTo: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
+  /** True for services outside the mesh: no sidecars at the endpoints, so no mesh mTLS. */
+  readonly meshExternal: boolean;
+  /** Identities the endpoints may present (ServiceEntry subjectAltNames). */
+  readonly serviceAccounts: readonly string[];
+  readonly attributes: ServiceAttributes;
+  /**
+   * Addresses of the service in each cluster that has it, by cluster id; set by the aggregate registry when
+   * it merges one hostname from several registries.
+   */
+  readonly clusterAddresses?: Readonly<Record<string, readonly string[]>>;
+  /** When the defining resource was created, for precedence of duplicate hostnames (oldest wins). */
+  readonly creationTime?: string;
+}
+
+/** The port of `service` with this number, if any. */
+export function servicePortByNumber(service: Service, port: number): ServicePort | undefined {
+  return service.ports.find((p) => p.port === port);
+}
+
+/** The port of `service` with this name, if any. */
+export function servicePortByName(service: Service, name: string): ServicePort | undefined {
+  return service.ports.find((p) => p.name === name);
+}
+
+/** True when the service can be seen from `namespace` according to its exportTo list. */
+export function serviceVisibleFrom(service: Service, namespace: string): boolean {
+  return exportedTo(service.exportTo, namespace);
+}

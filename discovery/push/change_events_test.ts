@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+import { connectChangeEvents } from "./change_events.ts";
+import { EndpointIndex } from "./endpoint_index.ts";
+import type { PushRequest } from "./push_request.ts";
+import { networking, serviceEntry, world } from "./_test_fixtures.ts";
+
+function connected() {
+  const w = world();
+  const requests: PushRequest[] = [];
+  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
+  const endpoints = new EndpointIndex(w.registry);
+  const events = connectChangeEvents({
+    store: w.store,
+    registry: w.registry,
+    endpoints,
+    enqueue: (r) => void requests.push(r),
+    metrics,
+  });
+  const summary = () =>
+    requests.splice(0).map((r) =>
+      `${r.full ? "full" : "eds"} ${Object.keys(r.reasons).join(",")} ${
+        [...r.configsUpdated ?? ["*"]].join(",")
+      }`
+    );
+  return { w, events, endpoints, metrics, summary };
+}
+
+Deno.test("Config and registry events become push requests", async (t) => {
+  const { w, events, endpoints, metrics, summary } = connected();
+
+  await t.step("a routing config change is a full push of that config", () => {
+    w.apply(networking("VirtualService", "ns", "vs", { hosts: ["a"], http: [] }));
+    assert.deepEqual(summary(), ["full config VirtualService/ns/vs"]);
+  });
+
+  await t.step("a ServiceEntry becomes a service push, not a config push", () => {
+    w.apply(serviceEntry("ns", "api", "api.example"));
+    assert.deepEqual(summary(), ["full service ServiceEntry/ns/api.example"]);
+    assert.equal(endpoints.shards("api.example", "ns").version, 1);
+  });
+
+  await t.step("a WorkloadEntry change is endpoint-only for the services selecting it", () => {
+    w.apply(networking("ServiceEntry", "ns", "sel", {
+      hosts: ["sel.example"],
+      ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+      resolution: "STATIC",
+      workloadSelector: { labels: { app: "sel" } },
+    }));
+    summary();
+    w.apply(networking("WorkloadEntry", "ns", "w1", { address: "10.2.0.1", labels: { app: "sel" } }));
+    assert.deepEqual(summary(), ["eds endpoint ServiceEntry/ns/sel.example"]);
+    assert.deepEqual(
+      [...endpoints.shards("sel.example", "ns").byCluster.get("c1")!].map((i) => i.endpoint.address),
+      ["10.2.0.1"],
+    );
+  });
+
+  await t.step("endpoint changes of a DNS service need a full push", () => {
+    w.apply(networking("ServiceEntry", "ns", "dns", {
+      hosts: ["dns.example"],
+      ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+      resolution: "DNS",
+      workloadSelector: { labels: { app: "dns" } },
+    }));
+    summary();
+    w.apply(networking("WorkloadEntry", "ns", "w2", { address: "vm.example.net", labels: { app: "dns" } }));
+    assert.deepEqual(summary(), ["full endpoint ServiceEntry/ns/dns.example"]);
+  });
+
+  await t.step("a WorkloadEntry nobody selects pushes nothing", () => {
+    w.apply(networking("WorkloadEntry", "ns", "w3", { address: "10.2.0.3", labels: { app: "none" } }));
+    w.apply(networking("WorkloadGroup", "ns", "g", { template: {} }));
+    assert.deepEqual(summary(), []);
+  });
+
+  await t.step("a mesh config change is a global push of everything", () => {
+    events.meshChanged();
+    assert.deepEqual(summary(), ["full global *"]);
+  });
+
+  await t.step("every event is counted in discovery_inbound_updates", async () => {
+    w.store.delete("ServiceEntry", "ns", "api");
+    assert.deepEqual(summary(), ["full service ServiceEntry/ns/api.example"]);
+    const values = (await metrics.counter("discovery_inbound_updates").get()).values;
+    const byType = Object.fromEntries(values.map((v) => [v.labels.type, v.value]));
+    assert.deepEqual(byType, { config: 10, svc: 3, eds: 4, svcdelete: 1 });
+  });
+
+  await t.step("after close nothing is pushed", () => {
+    events.close();
+    w.apply(networking("VirtualService", "ns", "vs2", { hosts: ["b"], http: [] }));
+    assert.deepEqual(summary(), []);
+  });
+});
+
+Deno.test("EndpointIndex versions each service's endpoints", () => {
+  const w = world();
+  const index = new EndpointIndex(w.registry);
+  assert.equal(index.shards("api.example", "ns").version, 0);
+  w.apply(serviceEntry("ns", "api", "api.example"));
+  assert.equal(index.update({ hostname: "api.example", namespace: "ns" }), true);
+  assert.equal(
+    index.update({ hostname: "api.example", namespace: "ns" }),
+    false,
+    "unchanged endpoints keep their version",
+  );
+  const v1 = index.shards("api.example", "ns");
+  w.apply(serviceEntry("ns", "api", "api.example", undefined, "10.0.0.2"));
+  assert.equal(index.update({ hostname: "api.example", namespace: "ns" }), true);
+  const v2 = index.shards("api.example", "ns");
+  assert.deepEqual([v1.version, v2.version], [1, 2]);
+  assert.equal(v1.byCluster.get("c1")![0].endpoint.address, "10.0.0.1", "old shards stay as they were");
+  assert.deepEqual(index.all().map((s) => s.hostname), ["api.example"]);
+  w.store.delete("ServiceEntry", "ns", "api");
+  index.update({ hostname: "api.example", namespace: "ns" });
+  assert.deepEqual(index.all(), []);
+  assert.equal(index.shards("api.example", "ns").version, 3);
+});

@@ -1,0 +1,112 @@
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { mergePushRequests, type PushRequest, type TriggerReason } from "./push_request.ts";
+
+/** Debounce settings, from DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_DEBOUNCE_MAX, DISCOVERY_ENABLE_EDS_DEBOUNCE. */
+export interface DebounceOptions {
+  /** Quiet period: a push waits until no request arrived for this long. */
+  readonly afterMs: number;
+  /** A push is forced this long after the first request merged into it, even if requests keep coming. */
+  readonly maxMs: number;
+  /** When false, endpoint-only requests skip debouncing and are pushed at once. */
+  readonly enableEdsDebounce: boolean;
+}
+
+/** Receives merged requests; while a returned promise is pending, further pushes wait. */
+export type PushHandler = (request: PushRequest) => void | Promise<void>;
+
+/**
+ * Merges push requests: a push goes out once requests have been quiet for `afterMs`, or `maxMs` after the first
+ * one, and never while the previous push is still running (requests keep merging meanwhile). Each push counts
+ * its reasons in `discovery_push_triggers`.
+ */
+export class Debouncer {
+  readonly #push: PushHandler;
+  readonly #options: DebounceOptions;
+  readonly #metrics?: Metrics;
+  readonly #log?: Logger;
+  #pending?: PushRequest;
+  #events = 0;
+  #firstAt = 0;
+  #lastAt = 0;
+  #timer?: ReturnType<typeof setTimeout>;
+  #busy = false;
+  #closed = false;
+
+  constructor(push: PushHandler, options: DebounceOptions, deps: { metrics?: Metrics; log?: Logger } = {}) {
+    this.#push = push;
+    this.#options = options;
+    this.#metrics = deps.metrics;
+    this.#log = deps.log;
+  }
+
+  /** Adds a request; endpoint-only requests bypass the delay when EDS debouncing is off. */
+  enqueue(request: PushRequest): void {
+    if (this.#closed) return;
+    if (!request.full && !this.#options.enableEdsDebounce) {
+      void this.#run(request, false);
+      return;
+    }
+    const now = Date.now();
+    this.#lastAt = now;
+    if (this.#events === 0) {
+      this.#firstAt = now;
+      this.#schedule(this.#options.afterMs);
+    }
+    this.#events++;
+    this.#pending = mergePushRequests(this.#pending, request);
+  }
+
+  /** Requests merged and not yet pushed. */
+  get pendingEvents(): number {
+    return this.#events;
+  }
+
+  /** Drops pending requests and stops the timer; later requests are ignored. */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending = undefined;
+    this.#events = 0;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (!this.#busy) this.#check();
+    }, Math.max(0, delayMs));
+  }
+
+  #check(): void {
+    if (this.#closed || !this.#pending) return;
+    const now = Date.now();
+    const quiet = now - this.#lastAt;
+    if (now - this.#firstAt >= this.#options.maxMs || quiet >= this.#options.afterMs) {
+      const request = this.#pending;
+      this.#pending = undefined;
+      this.#events = 0;
+      void this.#run(request, true);
+    } else {
+      this.#schedule(this.#options.afterMs - quiet);
+    }
+  }
+
+  async #run(request: PushRequest, serialized: boolean): Promise<void> {
+    for (const [reason, count] of Object.entries(request.reasons) as [TriggerReason, number][]) {
+      this.#metrics?.counter("discovery_push_triggers").inc({ type: reason }, count);
+    }
+    if (serialized) this.#busy = true;
+    try {
+      await this.#push(request);
+    } catch (error) {
+      this.#log?.error("push failed", { error: (error as Error)?.message ?? String(error) });
+    } finally {
+      if (serialized) {
+        this.#busy = false;
+        this.#check();
+      }
+    }
+  }
+}

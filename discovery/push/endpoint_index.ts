@@ -1,0 +1,100 @@
+import { isDeepStrictEqual } from "node:util";
+import type { ServiceInstance } from "../model/endpoint.ts";
+import type { EndpointEvent, ServiceDiscovery } from "../registry/service_registry.ts";
+
+/**
+ * The endpoints of one service (hostname in a namespace) at one version, grouped by the cluster that reported
+ * them. Immutable: a change makes a new EndpointShards with a higher version, so `version` is a cache key.
+ */
+export interface EndpointShards {
+  readonly hostname: string;
+  readonly namespace: string;
+  /** Increases with every change of the endpoints; starts at 1. */
+  readonly version: number;
+  /** Instances by cluster id, clusters sorted. */
+  readonly byCluster: ReadonlyMap<string, readonly ServiceInstance[]>;
+}
+
+/**
+ * Versioned endpoints of every service, kept current by registry endpoint events. EDS reads it directly, so
+ * an endpoint-only change needs no new PushContext.
+ */
+export class EndpointIndex {
+  readonly #discovery: ServiceDiscovery;
+  readonly #shards = new Map<string, EndpointShards>();
+
+  constructor(discovery: ServiceDiscovery) {
+    this.#discovery = discovery;
+  }
+
+  /** Re-reads the endpoints an event names; returns true when they changed. */
+  update(event: Pick<EndpointEvent, "hostname" | "namespace">): boolean {
+    const key = `${event.namespace}/${event.hostname}`;
+    const previous = this.#shards.get(key);
+    const byCluster = this.#read(event.hostname, event.namespace);
+    if (previous && sameShards(previous.byCluster, byCluster)) return false;
+    if (!previous && byCluster.size === 0) return false;
+    this.#shards.set(
+      key,
+      Object.freeze({
+        hostname: event.hostname,
+        namespace: event.namespace,
+        version: (previous?.version ?? 0) + 1,
+        byCluster,
+      }),
+    );
+    return true;
+  }
+
+  /** The current endpoints of a service; read from the registries on first use. */
+  shards(hostname: string, namespace: string): EndpointShards {
+    const key = `${namespace}/${hostname}`;
+    if (!this.#shards.has(key)) this.update({ hostname, namespace });
+    return this.#shards.get(key) ??
+      Object.freeze({
+        hostname,
+        namespace,
+        version: 0,
+        byCluster: new Map<string, readonly ServiceInstance[]>(),
+      });
+  }
+
+  /** Every service with endpoints known to the index, sorted by namespace then hostname. */
+  all(): readonly EndpointShards[] {
+    return [...this.#shards.values()].filter((s) => s.byCluster.size > 0)
+      .sort((a, b) =>
+        a.namespace === b.namespace
+          ? a.hostname.localeCompare(b.hostname)
+          : a.namespace.localeCompare(b.namespace)
+      );
+  }
+
+  #read(hostname: string, namespace: string): ReadonlyMap<string, readonly ServiceInstance[]> {
+    const grouped = new Map<string, ServiceInstance[]>();
+    for (const instance of this.#discovery.instances(hostname, undefined, namespace)) {
+      const cluster = instance.endpoint.locality.clusterId;
+      const list = grouped.get(cluster);
+      if (list) list.push(instance);
+      else grouped.set(cluster, [instance]);
+    }
+    return new Map(
+      [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, Object.freeze(l)]),
+    );
+  }
+}
+
+function sameShards(
+  a: ReadonlyMap<string, readonly ServiceInstance[]>,
+  b: ReadonlyMap<string, readonly ServiceInstance[]>,
+): boolean {
+  if (a.size !== b.size) return false;
+  for (const [cluster, list] of a) {
+    const other = b.get(cluster);
+    if (!other || other.length !== list.length) return false;
+    for (let i = 0; i < list.length; i++) {
+      if (list[i].servicePort.port !== other[i].servicePort.port) return false;
+      if (!isDeepStrictEqual(list[i].endpoint, other[i].endpoint)) return false;
+    }
+  }
+  return true;
+}

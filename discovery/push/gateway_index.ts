@@ -1,0 +1,40 @@
+import type { Resource } from "../../shared/config/resource.ts";
+import type { GatewaySpec } from "../../shared/config/networking/gateway.ts";
+import { compareByCreation, resourceName } from "../model/config_order.ts";
+import { selectorMatches } from "../model/labels.ts";
+import type { Proxy } from "../model/proxy.ts";
+
+/** A Gateway with its `namespace/name`, the name VirtualServices bind to. */
+export interface IndexedGateway {
+  readonly name: string;
+  readonly resource: Resource<GatewaySpec>;
+}
+
+/** Gateways, oldest first, found by the workload labels their selector matches. */
+export class GatewayIndex {
+  readonly all: readonly IndexedGateway[];
+  readonly #byName: ReadonlyMap<string, IndexedGateway>;
+
+  /** @param scopeToNamespace DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE: a workload sees only its namespace's gateways. */
+  constructor(resources: readonly Resource[], private readonly scopeToNamespace: boolean) {
+    this.all = Object.freeze(
+      [...resources].sort(compareByCreation).map((r) =>
+        Object.freeze({ name: resourceName(r), resource: r as Resource<GatewaySpec> })
+      ),
+    );
+    this.#byName = new Map(this.all.map((g) => [g.name, g]));
+  }
+
+  /** Gateways whose selector matches the proxy's labels (an empty selector matches every workload). */
+  forProxy(proxy: Proxy): readonly IndexedGateway[] {
+    return this.all.filter((g) =>
+      (!this.scopeToNamespace || g.resource.meta.namespace === proxy.namespace) &&
+      selectorMatches(g.resource.spec.selector, proxy.metadata.labels)
+    );
+  }
+
+  /** A gateway by `namespace/name`. */
+  get(name: string): IndexedGateway | undefined {
+    return this.#byName.get(name);
+  }
+}

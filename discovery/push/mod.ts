@@ -1,0 +1,17 @@
+/**
+ * The push pipeline: change events → push requests → debouncer → frozen PushContext snapshots, with the
+ * indexes generators query and the versioned endpoint index EDS reads.
+ * @module
+ */
+export * from "./push_request.ts";
+export * from "./debouncer.ts";
+export * from "./change_events.ts";
+export * from "./endpoint_index.ts";
+export * from "./push_context.ts";
+export * from "./snapshot_stage.ts";
+export * from "./push_pipeline.ts";
+export type { EgressHost, EgressScope, ScopeTrafficPolicy, SidecarScope } from "./sidecar_scope.ts";
+export type { IndexedVirtualService } from "./virtual_service_index.ts";
+export type { MergedDestinationRule } from "./destination_rule_index.ts";
+export type { IndexedGateway } from "./gateway_index.ts";
+export { outboundClusterName } from "./service_index.ts";

@@ -1,0 +1,215 @@
+import type { Resource } from "../../shared/config/resource.ts";
+import type { MeshConfig } from "../../shared/config/mesh/mesh_config.ts";
+import type { SidecarSpec } from "../../shared/config/networking/sidecar.ts";
+import { KINDS } from "../../shared/config/kinds.ts";
+import type { ConfigStore } from "../model/config_store.ts";
+import { compareByCreation, resourceName } from "../model/config_order.ts";
+import { selectorIsEmpty, selectorMatches } from "../model/labels.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { Service } from "../model/service.ts";
+import type { ServiceDiscovery } from "../registry/service_registry.ts";
+import { DestinationRuleIndex, type MergedDestinationRule } from "./destination_rule_index.ts";
+import { EndpointIndex } from "./endpoint_index.ts";
+import { GatewayIndex, type IndexedGateway } from "./gateway_index.ts";
+import { PushProblems } from "./push_problems.ts";
+import { outboundClusterName, ServiceIndex } from "./service_index.ts";
+import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeOf } from "./sidecar_scope.ts";
+import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
+
+/** The mesh settings a snapshot reads. */
+export type PushMeshConfig = Pick<
+  MeshConfig,
+  | "rootNamespace"
+  | "defaultServiceExportTo"
+  | "defaultVirtualServiceExportTo"
+  | "defaultDestinationRuleExportTo"
+  | "outboundTrafficPolicy"
+>;
+
+/** Everything a snapshot is built from. */
+export interface PushContextInputs {
+  readonly store: ConfigStore;
+  readonly services: ServiceDiscovery;
+  readonly mesh: PushMeshConfig;
+  /** `--domain`, for short host names in VirtualServices and DestinationRules. */
+  readonly domain: string;
+  /** DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE (default false). */
+  readonly scopeGatewayToNamespace?: boolean;
+  /** DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE (default true). */
+  readonly enableVirtualServiceDelegate?: boolean;
+  /** Versioned endpoints kept current by registry events; a private one is made when absent. */
+  readonly endpoints?: EndpointIndex;
+  readonly version?: string;
+  readonly now?: () => Date;
+}
+
+/**
+ * One immutable snapshot of the mesh for generators: services, VirtualServices, DestinationRules, Sidecars,
+ * Gateways and every other config kind as they were when it was built, indexed for per-proxy questions.
+ * Per-namespace answers are computed on first use and cached; they never change afterwards.
+ */
+export class PushContext {
+  readonly version: string;
+  /** When the snapshot was built (ISO 8601). */
+  readonly createdAt: string;
+  readonly mesh: PushMeshConfig;
+  readonly serviceIndex: ServiceIndex;
+  readonly virtualServiceIndex: VirtualServiceIndex;
+  readonly destinationRuleIndex: DestinationRuleIndex;
+  readonly gatewayIndex: GatewayIndex;
+  /** Versioned endpoints, read live by EDS (endpoint-only changes do not rebuild the snapshot). */
+  readonly endpointIndex: EndpointIndex;
+  readonly problems: PushProblems;
+  readonly #configs: ReadonlyMap<string, readonly Resource[]>;
+  /** Sidecars by namespace, oldest first. */
+  readonly #sidecars = new Map<string, Resource<SidecarSpec>[]>();
+  readonly #scopes = new Map<string, SidecarScope>();
+  readonly #buildMs: number;
+
+  /** Use {@link buildPushContext}. */
+  constructor(inputs: PushContextInputs) {
+    const started = performance.now();
+    const now = inputs.now ?? (() => new Date());
+    this.createdAt = now().toISOString();
+    this.version = inputs.version ?? this.createdAt;
+    this.mesh = inputs.mesh;
+    this.problems = new PushProblems();
+    this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
+    this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);
+    this.virtualServiceIndex = new VirtualServiceIndex(this.configs("VirtualService"), {
+      domain: inputs.domain,
+      defaultExportTo: inputs.mesh.defaultVirtualServiceExportTo,
+      enableDelegates: inputs.enableVirtualServiceDelegate ?? true,
+    }, this.problems);
+    this.destinationRuleIndex = new DestinationRuleIndex(this.configs("DestinationRule"), {
+      domain: inputs.domain,
+      rootNamespace: inputs.mesh.rootNamespace,
+      defaultExportTo: inputs.mesh.defaultDestinationRuleExportTo,
+    }, this.problems);
+    this.gatewayIndex = new GatewayIndex(this.configs("Gateway"), inputs.scopeGatewayToNamespace ?? false);
+    for (const sidecar of [...this.configs("Sidecar")].sort(compareByCreation)) {
+      const list = this.#sidecars.get(sidecar.meta.namespace) ?? [];
+      list.push(sidecar as Resource<SidecarSpec>);
+      this.#sidecars.set(sidecar.meta.namespace, list);
+    }
+    this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    this.#recordServicesWithoutEndpoints();
+    this.problems.freeze();
+    this.#buildMs = performance.now() - started;
+    Object.freeze(this);
+  }
+
+  /** Resources of a config kind as of this snapshot, sorted by namespace then name. */
+  configs(kind: string): readonly Resource[] {
+    return this.#configs.get(kind) ?? [];
+  }
+
+  /** Every service, one per hostname and namespace. */
+  services(): readonly Service[] {
+    return this.serviceIndex.all;
+  }
+
+  /** The services a proxy can reach: exportTo visibility narrowed by its Sidecar's egress hosts. */
+  servicesVisibleTo(proxy: Proxy): readonly Service[] {
+    return this.sidecarScope(proxy).services;
+  }
+
+  /** The definition of `hostname` a proxy uses: from its scope, else any visible one. */
+  serviceForHostname(proxy: Proxy, hostname: string): Service | undefined {
+    return this.sidecarScope(proxy).services.find((s) => s.hostname === hostname) ??
+      this.serviceIndex.lookup(hostname, proxy.namespace);
+  }
+
+  /**
+   * The Sidecar scope of a workload: the oldest Sidecar of its namespace whose selector matches its labels,
+   * else its namespace's Sidecar without selector, else the root namespace's, else everything visible.
+   * Gateways (routers) always get the namespace default.
+   */
+  sidecarScope(proxy: Proxy): SidecarScope {
+    const sidecar = proxy.type === "sidecar" ? this.#sidecarFor(proxy) : undefined;
+    const key = `${sidecar ? resourceName(sidecar) : ""}@${proxy.namespace}`;
+    let scope = this.#scopes.get(key);
+    if (!scope) {
+      const inputs: ScopeInputs = {
+        services: this.serviceIndex.visibleFrom(proxy.namespace),
+        virtualServices: this.virtualServiceIndex.forGateway("mesh", proxy.namespace),
+        meshOutboundMode: this.mesh.outboundTrafficPolicy.mode ?? "ALLOW_ANY",
+      };
+      scope = sidecar
+        ? sidecarScopeOf(sidecar, proxy.namespace, inputs)
+        : defaultSidecarScope(proxy.namespace, inputs);
+      this.#scopes.set(key, scope);
+    }
+    return scope;
+  }
+
+  /**
+   * VirtualServices for a gateway name as a proxy sees them: for `mesh`, those its Sidecar scope imports; for
+   * a gateway `namespace/name`, those bound to it and visible from the proxy's namespace. Oldest first.
+   */
+  virtualServicesFor(proxy: Proxy, gateway: string): readonly IndexedVirtualService[] {
+    if (gateway === "mesh") return this.sidecarScope(proxy).virtualServices;
+    return this.virtualServiceIndex.forGateway(gateway, proxy.namespace);
+  }
+
+  /** The DestinationRule a proxy applies to traffic for a service (namespace precedence as in Istio). */
+  destinationRule(proxy: Proxy, service: Service | string): MergedDestinationRule | undefined {
+    return typeof service === "string"
+      ? this.destinationRuleIndex.lookup(proxy.namespace, service)
+      : this.destinationRuleIndex.lookup(proxy.namespace, service.hostname, service.namespace);
+  }
+
+  /** Gateways whose selector matches the proxy's labels, oldest first. */
+  gatewaysFor(proxy: Proxy): readonly IndexedGateway[] {
+    return this.gatewayIndex.forProxy(proxy);
+  }
+
+  /** The `/debug/push_status` document: counts, problems by metric, timing. */
+  pushStatus(): Record<string, unknown> {
+    return {
+      version: this.version,
+      start: this.createdAt,
+      buildMillis: Math.round(this.#buildMs * 1000) / 1000,
+      discovery_services: this.serviceIndex.all.length,
+      discovery_virt_services: this.virtualServiceIndex.all.length,
+      ...this.problems.toJSON(),
+    };
+  }
+
+  #sidecarFor(proxy: Proxy): Resource<SidecarSpec> | undefined {
+    const own = this.#sidecars.get(proxy.namespace) ?? [];
+    return own.find((s) =>
+      !selectorIsEmpty(s.spec.workloadSelector?.labels) &&
+      selectorMatches(s.spec.workloadSelector?.labels, proxy.metadata.labels)
+    ) ??
+      own.find((s) => selectorIsEmpty(s.spec.workloadSelector?.labels)) ??
+      (this.#sidecars.get(this.mesh.rootNamespace) ?? []).find((s) =>
+        selectorIsEmpty(s.spec.workloadSelector?.labels)
+      );
+  }
+
+  #recordServicesWithoutEndpoints(): void {
+    for (const service of this.serviceIndex.all) {
+      // Only load-balanced services get their endpoints over EDS; DNS and passthrough ones need none.
+      if (service.resolution !== "ClientSideLB") continue;
+      const shards = this.endpointIndex.shards(service.hostname, service.namespace);
+      for (const port of service.ports) {
+        const has = [...shards.byCluster.values()].some((list) =>
+          list.some((i) => i.servicePort.port === port.port)
+        );
+        if (!has) {
+          this.problems.add(
+            "discovery_eds_no_instances",
+            outboundClusterName(service.hostname, port.port),
+            `Service "${service.hostname}" in namespace "${service.namespace}" has no endpoints for port ${port.port}`,
+          );
+        }
+      }
+    }
+  }
+}
+
+/** Builds a frozen snapshot from the current config store, registries and mesh config. */
+export function buildPushContext(inputs: PushContextInputs): PushContext {
+  return new PushContext(inputs);
+}

@@ -1,0 +1,84 @@
+import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { ConfigStore } from "../model/config_store.ts";
+import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
+import { type ChangeEvents, connectChangeEvents } from "./change_events.ts";
+import { Debouncer } from "./debouncer.ts";
+import { EndpointIndex } from "./endpoint_index.ts";
+import { buildPushContext, type PushMeshConfig } from "./push_context.ts";
+import { SnapshotStage } from "./snapshot_stage.ts";
+
+/** What the push pipeline is assembled from. */
+export interface PushPipelineOptions {
+  readonly store: ConfigStore;
+  readonly registry: AggregateRegistry;
+  /** The mesh config in effect, read at every snapshot build. */
+  readonly mesh: () => PushMeshConfig;
+  /** `--domain`. */
+  readonly domain: string;
+  /** Read once: the DISCOVERY_DEBOUNCE_*, EDS debounce, gateway scoping and delegate settings. */
+  readonly env: EnvSettings;
+  readonly metrics?: Metrics;
+  readonly log: Logger;
+}
+
+/** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
+export interface PushPipeline {
+  readonly endpoints: EndpointIndex;
+  readonly debouncer: Debouncer;
+  readonly stage: SnapshotStage;
+  readonly changes: ChangeEvents;
+  /** Stops taking events and drops pending requests. */
+  close(): void;
+}
+
+/**
+ * Assembles the push pipeline: config and registry events become push requests, the debouncer merges them,
+ * the snapshot stage builds a PushContext for full pushes and hands each request to its listeners (the xDS
+ * server subscribes with `stage.onPush`). The first snapshot is built at once.
+ */
+export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
+  const { env, registry, store } = options;
+  const endpoints = new EndpointIndex(registry);
+  const scopeGatewayToNamespace = env.bool("DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE");
+  const enableVirtualServiceDelegate = env.bool("DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE");
+  let builds = 0;
+  const stage = new SnapshotStage({
+    build: () =>
+      buildPushContext({
+        store,
+        services: registry,
+        mesh: options.mesh(),
+        domain: options.domain,
+        scopeGatewayToNamespace,
+        enableVirtualServiceDelegate,
+        endpoints,
+        version: `${new Date().toISOString()}/${++builds}`,
+      }),
+    log: options.log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  const debouncer = new Debouncer(stage.handle, {
+    afterMs: env.durationMs("DISCOVERY_DEBOUNCE_AFTER"),
+    maxMs: env.durationMs("DISCOVERY_DEBOUNCE_MAX"),
+    enableEdsDebounce: env.bool("DISCOVERY_ENABLE_EDS_DEBOUNCE"),
+  }, { ...(options.metrics ? { metrics: options.metrics } : {}), log: options.log });
+  const changes = connectChangeEvents({
+    store,
+    registry,
+    endpoints,
+    enqueue: (request) => debouncer.enqueue(request),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  return {
+    endpoints,
+    debouncer,
+    stage,
+    changes,
+    close() {
+      changes.close();
+      debouncer.close();
+    },
+  };
+}

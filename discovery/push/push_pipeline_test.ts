@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { silentLogger } from "../../shared/log/logger.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+import { createPushPipeline } from "./push_pipeline.ts";
+import { MESH, networking, serviceEntry, world } from "./_test_fixtures.ts";
+
+Deno.test("The push pipeline turns changes into debounced snapshots for its listeners", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const w = world();
+    const pipeline = createPushPipeline({
+      store: w.store,
+      registry: w.registry,
+      mesh: () => MESH,
+      domain: "cluster.local",
+      env: new EnvSettings("discovery", {
+        DISCOVERY_DEBOUNCE_AFTER: "100ms",
+        DISCOVERY_ENABLE_EDS_DEBOUNCE: "false",
+      }),
+      metrics: new Metrics("discovery", { version: "t", tag: "t" }),
+      log: silentLogger,
+    });
+    const pushes: string[] = [];
+    pipeline.stage.onPush((request, push) =>
+      void pushes.push(`${request.full ? "full" : "eds"} services=${push.services().length}`)
+    );
+    assert.match(pipeline.stage.current().version, /\/1$/);
+
+    w.apply(
+      serviceEntry("ns", "a", "a.example"),
+      networking("VirtualService", "ns", "vs", { hosts: ["a.example"] }),
+    );
+    await clock.tickAsync(99);
+    assert.deepEqual(pushes, []);
+    await clock.tickAsync(1);
+    assert.deepEqual(pushes, ["full services=1"]);
+
+    w.apply(networking("ServiceEntry", "ns", "sel", {
+      hosts: ["sel.example"],
+      ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+      resolution: "STATIC",
+      workloadSelector: { labels: { app: "sel" } },
+    }));
+    await clock.tickAsync(100);
+    w.apply(networking("WorkloadEntry", "ns", "w", { address: "10.3.0.1", labels: { app: "sel" } }));
+    await clock.tickAsync(0);
+    assert.deepEqual(
+      pushes.slice(1),
+      ["full services=2", "eds services=2"],
+      "EDS bypasses the debounce when disabled",
+    );
+    assert.equal(pipeline.endpoints.shards("sel.example", "ns").version, 1);
+
+    pipeline.close();
+    w.apply(networking("VirtualService", "ns", "vs2", { hosts: ["b.example"] }));
+    await clock.tickAsync(1_000);
+    assert.equal(pushes.length, 3);
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -1,0 +1,77 @@
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { PushContext } from "./push_context.ts";
+import type { PushRequest } from "./push_request.ts";
+
+/** Receives each debounced request with the snapshot to push from (the xDS server's push queue). */
+export type PushListener = (request: PushRequest, push: PushContext) => void | Promise<void>;
+
+/** Options of the snapshot stage. */
+export interface SnapshotStageOptions {
+  /** Builds a snapshot of the current state (a closure over `buildPushContext` and its inputs). */
+  readonly build: () => PushContext;
+  readonly log: Logger;
+  readonly metrics?: Metrics;
+}
+
+/**
+ * The pipeline stage between the debouncer and the push queue: a full request builds a new PushContext (a
+ * failed build keeps the previous one and counts `discovery_xds_push_context_errors`); every request then goes
+ * to the listeners with the current snapshot. Endpoint-only requests reuse the current snapshot.
+ */
+export class SnapshotStage {
+  readonly #options: SnapshotStageOptions;
+  readonly #handlers = new Set<PushListener>();
+  #current: PushContext;
+
+  /** Builds the first snapshot at once. */
+  constructor(options: SnapshotStageOptions) {
+    this.#options = options;
+    this.#current = options.build();
+    this.#record(this.#current);
+  }
+
+  /** The latest snapshot. */
+  current(): PushContext {
+    return this.#current;
+  }
+
+  /** Subscribes to pushes; returns a function that unsubscribes. */
+  onPush(listener: PushListener): () => void {
+    this.#handlers.add(listener);
+    return () => this.#handlers.delete(listener);
+  }
+
+  /** Handles one debounced request; give this to the Debouncer. Resolves when every listener has. */
+  handle = async (request: PushRequest): Promise<void> => {
+    if (request.full) {
+      try {
+        this.#current = this.#options.build();
+        this.#record(this.#current);
+      } catch (error) {
+        this.#options.metrics?.counter("discovery_xds_push_context_errors").inc();
+        this.#options.log.error("building the push context failed; the previous snapshot stays", {
+          error: (error as Error)?.message ?? String(error),
+        });
+      }
+    }
+    const push = this.#current;
+    await Promise.all([...this.#handlers].map(async (handler) => {
+      try {
+        await handler(request, push);
+      } catch (error) {
+        this.#options.log.error("push listener failed", {
+          error: (error as Error)?.message ?? String(error),
+        });
+      }
+    }));
+  };
+
+  #record(push: PushContext): void {
+    const metrics = this.#options.metrics;
+    if (!metrics) return;
+    metrics.gauge("discovery_services").set(push.services().length);
+    metrics.gauge("discovery_virt_services").set(push.virtualServiceIndex.all.length);
+    push.problems.record(metrics);
+  }
+}

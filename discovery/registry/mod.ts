@@ -1,0 +1,12 @@
+/**
+ * Service registries behind one interface: the aggregate, the Mock (in-memory) registry, the ServiceEntry
+ * registry with WorkloadEntry selection and WorkloadGroup auto-registration, and the `--registries` builder
+ * (where the orchestrator registry plugs in as a factory).
+ * @module
+ */
+export * from "./service_registry.ts";
+export * from "./aggregate_registry.ts";
+export * from "./memory_registry.ts";
+export * from "./build_registries.ts";
+export * from "./serviceentry/service_entry_registry.ts";
+export * from "./serviceentry/workload_auto_registration.ts";
