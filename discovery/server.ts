@@ -3,10 +3,18 @@ import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
+import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
+import { DebugInterface } from "./http/debug_interface.ts";
+import { InspectorProfiler } from "./http/inspector_profiler.ts";
+import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
+import { addPprofRoutes } from "./http/pprof_routes.ts";
+import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
+import { createPushPipeline } from "./push/push_pipeline.ts";
+import { buildRegistries } from "./registry/build_registries.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
@@ -31,9 +39,14 @@ export async function startDiscovery(
   options: DiscoveryOptions,
   deps: DiscoveryDeps,
 ): Promise<DiscoveryServer> {
+  const { env } = options;
   const log = deps.logs.scope("default");
+  const modelLog = deps.logs.scope("model");
   const servers: RunningServer[] = [];
-  const store = new MemoryConfigStore({ logger: deps.logs.scope("model") });
+  const closers: Array<() => void | Promise<void>> = [];
+
+  // Config sources feed one store; the mesh config comes from its own files.
+  const store = new MemoryConfigStore({ logger: modelLog });
   const files = new FileConfigSource({
     dir: options.configDir,
     store,
@@ -42,17 +55,73 @@ export async function startDiscovery(
     metrics: deps.metrics,
   });
   await files.start();
+  closers.push(() => files.stop());
   const mesh = new MeshWatcher({
     meshConfigFile: options.meshConfigFile,
     networksFile: options.networksConfigFile,
-    logger: deps.logs.scope("default"),
+    logger: log,
   });
   await mesh.start();
-  const monitoring = addMonitoringRoutes(new Router(), deps.metrics, deps.info);
+  closers.push(() => mesh.stop());
+
+  // Registries and the push pipeline: events → debounce → frozen PushContext.
+  const registries = buildRegistries({
+    registries: options.registries,
+    clusterId: options.clusterId,
+    appNamespaces: options.appNamespaces,
+    defaultServiceExportTo: () => mesh.current().defaultServiceExportTo,
+    store,
+    log: modelLog,
+  });
+  registries.serviceEntries.start();
+  closers.push(() => registries.serviceEntries.stop());
+  const pipeline = createPushPipeline({
+    store,
+    registry: registries.aggregate,
+    mesh: () => mesh.current(),
+    domain: options.domain,
+    env,
+    metrics: deps.metrics,
+    log: modelLog,
+  });
+  closers.push(() => pipeline.close());
+  closers.push(mesh.onChange(() => {
+    registries.serviceEntries.refresh();
+    pipeline.changes.meshChanged();
+  }));
+
+  // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
+  const debug = new DebugInterface();
+  addModelDebugRoutes(debug, {
+    store,
+    registry: registries.aggregate,
+    endpoints: pipeline.endpoints,
+    push: () => pipeline.stage.current(),
+    rejected: () => files.rejected(),
+    // Durations print in Go's form (`10s`) rather than as nanosecond integers.
+    mesh: () =>
+      JSON.parse(
+        meshConfigToJson({ meshConfig: mesh.current(), meshNetworks: mesh.networks(), files: mesh.status() }),
+      ),
+    env,
+  });
+  if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
+  const readiness = new Readiness([
+    syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
+    syncedCheck(
+      "registries",
+      () => registries.aggregate.hasSynced(),
+      () => `registries not synced: ${registries.aggregate.unsyncedRegistries().join(", ")}`,
+    ),
+  ], { metrics: deps.metrics, startedAt: deps.startedAt });
+  const http = addReadyRoute(new Router(), readiness);
+  if (env.bool("ENABLE_DEBUG_ON_HTTP")) debug.mount(http);
+  servers.push(await serveHttp("http", options.httpAddr, http.handle, log));
+  const monitoring = debug.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info));
   servers.push(await serveHttp("monitoring", options.monitoringAddr, monitoring.handle, log));
   const ctrlz = addCtrlzRoutes(new Router(), {
     logs: deps.logs,
-    env: options.env,
+    env,
     info: deps.info,
     args: deps.argv,
     startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
@@ -63,24 +132,25 @@ export async function startDiscovery(
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,
     servingNames: webhookServingNames(options.namespace),
-    validationEnabled: options.env.bool("VALIDATION_ENABLED"),
+    validationEnabled: env.bool("VALIDATION_ENABLED"),
     metrics: deps.metrics,
     log: deps.logs.scope("validationServer"),
   });
   servers.push(webhook.server);
-  deps.metrics.gauge("startup_duration_seconds").set((performance.now() - deps.startedAt) / 1000);
-  log.info("discovery server ready", {
+
+  const ready = readiness.status();
+  log.info("discovery server started", {
     registries: options.registries,
     configDir: options.configDir,
     resources: store.size,
     rejected: files.rejected().length,
+    ready: ready.ready,
   });
   return {
     servers,
     async close() {
       await Promise.all(servers.map((s) => s.shutdown()));
-      await files.stop();
-      await mesh.stop();
+      for (const close of closers.reverse()) await close();
     },
   };
 }

@@ -74,10 +74,11 @@ Deno.test("An unknown log scope stops startup with a clear error", async () => {
   assert.match(result.stderr, /--log_output_level "nosuch:debug": unknown scope "nosuch"/);
 });
 
-Deno.test("mesh-discovery request reaches the monitoring address of a running server", async (t) => {
+Deno.test("mesh-discovery serves readiness, debug paths and metrics on the example mesh", async (t) => {
+  const addresses = discoveryAddresses({ monitoringAddr: "127.0.0.1:15014" });
   const server = startProgram(
     "mesh-discovery",
-    discoveryArgs(discoveryAddresses({ monitoringAddr: "127.0.0.1:15014" }), [
+    discoveryArgs(addresses, [
       "--registries",
       "Mock",
       "--configDir",
@@ -86,12 +87,52 @@ Deno.test("mesh-discovery request reaches the monitoring address of a running se
     ]),
   );
   try {
-    await server.waitFor(/"msg":"monitoring listening"/);
+    await server.waitFor(/"msg":"discovery server started"/);
+    await t.step("/ready answers 200 on --httpAddr once sources are synced", async () => {
+      const res = await fetch(`http://${addresses.httpAddr}/ready`);
+      assert.equal(res.status, 200, await res.text());
+    });
+    await t.step("request GET /debug/registryz lists the example services", async () => {
+      const result = await runProgram("mesh-discovery", ["request", "GET", "/debug/registryz"]);
+      assert.equal(result.code, 0, result.stderr);
+      const hosts = JSON.parse(result.stdout).map((s: { hostname: string }) => s.hostname);
+      assert.ok(hosts.includes("reviews.example.svc.cluster.local"), hosts.join(", "));
+    });
+    await t.step("every debug path of the index answers JSON on both ports", async () => {
+      const index = await (await fetch(`http://${addresses.httpAddr}/debug`)).json();
+      const paths: string[] = index.paths.map((p: { path: string }) => p.path);
+      for (
+        const path of [
+          "/debug/configz",
+          "/debug/endpointz",
+          "/debug/endpointShardz",
+          "/debug/push_status",
+          "/debug/resourcesz",
+          "/debug/instancesz",
+          "/debug/mesh",
+          "/debug/env",
+          "/debug/registryz",
+        ]
+      ) {
+        assert.ok(paths.includes(path), `${path} is missing from /debug`);
+        for (const base of [addresses.httpAddr, addresses.monitoringAddr]) {
+          const res = await fetch(`http://${base}${path}`);
+          assert.equal(res.status, 200, `${base}${path}`);
+          await res.json();
+        }
+      }
+    });
+    await t.step("/debug/mesh prints durations in Go form", async () => {
+      const mesh = await (await fetch(`http://${addresses.httpAddr}/debug/mesh`)).json();
+      assert.match(mesh.meshConfig.connectTimeout, /^\d+(ms|s|m)/);
+    });
     await t.step("GET /metrics prints the Prometheus text", async () => {
       const result = await runProgram("mesh-discovery", ["request", "GET", "/metrics"]);
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /^mesh_build\{component="discovery",tag="[^"]+"\} 1$/m);
       assert.match(result.stdout, /^# TYPE discovery_xds_push_time histogram$/m);
+      assert.match(result.stdout, /^discovery_services 5$/m);
+      assert.match(result.stdout, /^startup_duration_seconds \d/m);
     });
     await t.step("an error status exits non-zero showing status and body", async () => {
       const result = await runProgram("mesh-discovery", ["request", "GET", "/no/such/path"]);
