@@ -1,0 +1,137 @@
+/**
+ * Test helper: a minimal HTTP/2 gRPC client over a raw TCP socket that opens one stream, sends one message
+ * and then never grants flow-control credit (no WINDOW_UPDATE), like a proxy that stopped reading. The
+ * server can send it at most the initial 65,535-byte window; after that its writes wait. (grpc-js clients in
+ * Deno keep granting credit even when paused, so they cannot play this part.)
+ *
+ * @module
+ */
+
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+const DATA = 0x0, HEADERS = 0x1, RST_STREAM = 0x3, SETTINGS = 0x4, PING = 0x6, WINDOW_UPDATE = 0x8;
+const END_STREAM = 0x1, ACK = 0x1, END_HEADERS = 0x4;
+const STREAM = 1;
+
+function frame(
+  type: number,
+  flags: number,
+  stream: number,
+  payload: Uint8Array = new Uint8Array(),
+): Uint8Array {
+  const out = new Uint8Array(9 + payload.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, payload.length << 8);
+  out[3] = type;
+  out[4] = flags;
+  view.setUint32(5, stream & 0x7fffffff);
+  out.set(payload, 9);
+  return out;
+}
+
+/** HPACK "literal header field without indexing, new name", no Huffman coding; names and values < 127 bytes. */
+function literalHeader(name: string, value: string): number[] {
+  const n = new TextEncoder().encode(name);
+  const v = new TextEncoder().encode(value);
+  return [0x00, n.length, ...n, v.length, ...v];
+}
+
+/** A gRPC client stream that stops granting flow-control credit after its request. */
+export class StalledH2Client {
+  /** DATA payload bytes received on the stream. */
+  dataBytes = 0;
+  /** True once the server ended the stream (trailers with END_STREAM, or RST_STREAM). */
+  streamEnded = false;
+  /** True once the connection is gone. */
+  connectionClosed = false;
+  readonly #conn: Deno.TcpConn;
+  #reading: Promise<void> | undefined;
+
+  private constructor(conn: Deno.TcpConn) {
+    this.#conn = conn;
+  }
+
+  /** Connects to 127.0.0.1:`port`, opens `path` and sends one gRPC message. */
+  static async open(port: number, path: string, message: Uint8Array): Promise<StalledH2Client> {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    const client = new StalledH2Client(conn);
+    const headers = Uint8Array.from([
+      ...literalHeader(":method", "POST"),
+      ...literalHeader(":scheme", "http"),
+      ...literalHeader(":path", path),
+      ...literalHeader(":authority", `127.0.0.1:${port}`),
+      ...literalHeader("content-type", "application/grpc"),
+      ...literalHeader("te", "trailers"),
+    ]);
+    const grpcMessage = new Uint8Array(5 + message.length);
+    new DataView(grpcMessage.buffer).setUint32(1, message.length);
+    grpcMessage.set(message, 5);
+    await client.#write(PREFACE, frame(SETTINGS, 0, 0), frame(HEADERS, END_HEADERS, STREAM, headers));
+    await client.#write(frame(DATA, 0, STREAM, grpcMessage));
+    client.#reading = client.#readLoop();
+    return client;
+  }
+
+  /** Grants a large amount of credit, as a proxy that starts reading again would. */
+  async resume(): Promise<void> {
+    const increment = new Uint8Array(4);
+    new DataView(increment.buffer).setUint32(0, 0x7fff0000);
+    await this.#write(frame(WINDOW_UPDATE, 0, 0, increment), frame(WINDOW_UPDATE, 0, STREAM, increment));
+  }
+
+  /** Closes the socket and waits for the read loop to stop. */
+  async close(): Promise<void> {
+    if (!this.connectionClosed) {
+      this.connectionClosed = true;
+      try {
+        this.#conn.close();
+      } catch {
+        // Already closed by the server.
+      }
+    }
+    await this.#reading;
+  }
+
+  async #write(...frames: Uint8Array[]): Promise<void> {
+    for (const f of frames) {
+      let written = 0;
+      while (written < f.length) written += await this.#conn.write(f.subarray(written));
+    }
+  }
+
+  async #readLoop(): Promise<void> {
+    let pending = new Uint8Array(0);
+    const chunk = new Uint8Array(64 * 1024);
+    for (;;) {
+      let n: number | null;
+      try {
+        n = await this.#conn.read(chunk);
+      } catch {
+        n = null;
+      }
+      if (n === null) break;
+      const joined = new Uint8Array(pending.length + n);
+      joined.set(pending);
+      joined.set(chunk.subarray(0, n), pending.length);
+      pending = joined;
+      while (pending.length >= 9) {
+        const length = (pending[0] << 16) | (pending[1] << 8) | pending[2];
+        if (pending.length < 9 + length) break;
+        const type = pending[3], flags = pending[4];
+        const payload = pending.slice(9, 9 + length);
+        pending = pending.subarray(9 + length);
+        await this.#onFrame(type, flags, payload).catch(() => {});
+      }
+    }
+    this.connectionClosed = true;
+  }
+
+  async #onFrame(type: number, flags: number, payload: Uint8Array): Promise<void> {
+    if (type === SETTINGS && !(flags & ACK)) await this.#write(frame(SETTINGS, ACK, 0));
+    else if (type === PING && !(flags & ACK)) await this.#write(frame(PING, ACK, 0, payload));
+    else if (type === DATA) {
+      this.dataBytes += payload.length;
+      if (flags & END_STREAM) this.streamEnded = true;
+    } else if (type === HEADERS && flags & END_STREAM) this.streamEnded = true;
+    else if (type === RST_STREAM) this.streamEnded = true;
+  }
+}

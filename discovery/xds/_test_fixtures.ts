@@ -1,0 +1,244 @@
+/**
+ * Test helper: a small push snapshot, generators for it that use the cache contract, a recording logger, and
+ * a discovery server on 127.0.0.1:0.
+ *
+ * @module
+ */
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { LogFields, Logger } from "../../shared/log/logger.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+import { DiscoveryService } from "./discovery_service.ts";
+import { configKey, pushRequest } from "../push/push_request.ts";
+import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } from "./generator.ts";
+import { type RunningXdsServer, startXdsServer } from "./xds_grpc_server.ts";
+import { DEFAULT_XDS_SETTINGS, type XdsSettings } from "./xds_settings.ts";
+
+/** The snapshot the test generators read. */
+export interface TestPush extends PushSnapshot {
+  /** Cluster name → size of filler text in the cluster (to make big responses); negative builds an invalid cluster. */
+  readonly clusters: Readonly<Record<string, number>>;
+  /** Cluster name → endpoint IPs. */
+  readonly endpoints: Readonly<Record<string, readonly string[]>>;
+  readonly listeners: readonly string[];
+  /** Route configuration name → virtual host domain. */
+  readonly routes: Readonly<Record<string, string>>;
+}
+
+/** A snapshot with defaults for what is not given. */
+export function testPush(version: string, parts: Partial<Omit<TestPush, "version">> = {}): TestPush {
+  return {
+    version,
+    clusters: parts.clusters ?? { a: 0, b: 0 },
+    endpoints: parts.endpoints ?? { a: ["10.0.0.1"], b: ["10.0.0.2"] },
+    listeners: parts.listeners ?? ["l1"],
+    routes: parts.routes ?? { r1: "r1.example.com", r2: "r2.example.com" },
+  };
+}
+
+/** The dependency key of a cluster's endpoints in the test generators. */
+export function endpointsKey(cluster: string): string {
+  return configKey("Endpoints", "test", cluster);
+}
+
+/** How many times each type's `build()` ran, i.e. how many resources were encoded. */
+export type BuildCounts = Record<"cds" | "eds" | "lds" | "rds", number>;
+
+/** Test generators for CDS, EDS, LDS and RDS. EDS keys omit the endpoints, so only invalidation refreshes them. */
+export function testGenerators(
+  counts: BuildCounts = { cds: 0, eds: 0, lds: 0, rds: 0 },
+): GeneratorRegistry<TestPush> {
+  const cds: XdsGenerator<TestPush> = {
+    // The output depends on the snapshot and the request only, so every proxy has the same shape.
+    shapeOf: () => "",
+    typeUrl: TYPE_URL.cluster,
+    generate: (_proxy, push, request) =>
+      Object.entries(push.clusters)
+        .filter(([name]) => request.names.length === 0 || request.names.includes(name))
+        .map(([name, padding]) => ({
+          name,
+          key: cacheKey(TYPE_URL.cluster, [name, padding], [configKey("Cluster", "test", name)]),
+          build: () => {
+            counts.cds++;
+            if (padding < 0) return { name, connect_timeout: "not a duration" };
+            return {
+              name,
+              type: "EDS",
+              connect_timeout: { seconds: 1 },
+              eds_cluster_config: { eds_config: { ads: {}, resource_api_version: "V3" } },
+              ...(padding > 0 ? { alt_stat_name: "p".repeat(padding) } : {}),
+            };
+          },
+        })),
+  };
+  const eds: XdsGenerator<TestPush> = {
+    // The output depends on the snapshot and the request only, so every proxy has the same shape.
+    shapeOf: () => "",
+    typeUrl: TYPE_URL.endpoint,
+    generate: (_proxy, push, request) =>
+      request.names
+        .filter((name) => push.endpoints[name] !== undefined)
+        .filter((name) => request.full || request.configsUpdated?.has(endpointsKey(name)) !== false)
+        .map((name) => ({
+          name,
+          key: cacheKey(TYPE_URL.endpoint, [name], [endpointsKey(name)]),
+          build: () => {
+            counts.eds++;
+            return {
+              cluster_name: name,
+              endpoints: [{
+                lb_endpoints: push.endpoints[name].map((ip) => ({
+                  endpoint: { address: { socket_address: { address: ip, port_value: 8080 } } },
+                })),
+              }],
+            };
+          },
+        })),
+  };
+  const lds: XdsGenerator<TestPush> = {
+    // The output depends on the snapshot and the request only, so every proxy has the same shape.
+    shapeOf: () => "",
+    typeUrl: TYPE_URL.listener,
+    generate: (_proxy, push) =>
+      push.listeners.map((name) => ({
+        name,
+        key: cacheKey(TYPE_URL.listener, [name], [configKey("Listener", "test", name)]),
+        build: () => {
+          counts.lds++;
+          return { name, address: { socket_address: { address: "0.0.0.0", port_value: 15001 } } };
+        },
+      })),
+  };
+  const rds: XdsGenerator<TestPush> = {
+    // The output depends on the snapshot and the request only, so every proxy has the same shape.
+    shapeOf: () => "",
+    typeUrl: TYPE_URL.route,
+    generate: (_proxy, push, request) =>
+      request.names
+        .filter((name) => push.routes[name] !== undefined)
+        .map((name) => ({
+          name,
+          key: cacheKey(TYPE_URL.route, [name, push.routes[name]], [configKey("Route", "test", name)]),
+          build: () => {
+            counts.rds++;
+            return { name, virtual_hosts: [{ name: "vh", domains: [push.routes[name]] }] };
+          },
+        })),
+  };
+  return new GeneratorRegistry<TestPush>().register(cds).register(eds).register(lds).register(rds);
+}
+
+/** One logged line. */
+export interface LogEntry {
+  readonly level: "debug" | "info" | "warn" | "error" | "fatal";
+  readonly msg: string;
+  readonly fields?: LogFields;
+}
+
+/** A logger that keeps every line. */
+export class RecordingLogger implements Logger {
+  readonly scope = "test";
+  readonly debugEnabled = true;
+  readonly entries: LogEntry[] = [];
+  debug(msg: string, fields?: LogFields): void {
+    this.entries.push({ level: "debug", msg, fields });
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.entries.push({ level: "info", msg, fields });
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.entries.push({ level: "warn", msg, fields });
+  }
+  error(msg: string, fields?: LogFields): void {
+    this.entries.push({ level: "error", msg, fields });
+  }
+  fatal(msg: string, fields?: LogFields): void {
+    this.entries.push({ level: "fatal", msg, fields });
+  }
+}
+
+/** A discovery server on 127.0.0.1:0 with test generators. */
+export interface TestServer {
+  readonly service: DiscoveryService<TestPush>;
+  readonly server: RunningXdsServer;
+  readonly port: number;
+  readonly metrics: Metrics;
+  readonly logger: RecordingLogger;
+  readonly counts: BuildCounts;
+  /** Installs a new snapshot as a full push (or endpoint-only when `full` is false). */
+  push(push: TestPush, changes?: { full?: boolean; configsUpdated?: readonly string[] }): void;
+  close(): Promise<void>;
+}
+
+/** Starts a discovery server for tests. */
+export async function startTestServer(
+  options: { settings?: Partial<XdsSettings>; push?: TestPush | null } = {},
+): Promise<TestServer> {
+  const metrics = new Metrics("discovery", { version: "test", tag: "test" });
+  const logger = new RecordingLogger();
+  const counts: BuildCounts = { cds: 0, eds: 0, lds: 0, rds: 0 };
+  const initial = options.push === null ? undefined : options.push ?? testPush("v1");
+  const service = new DiscoveryService<TestPush>({
+    generators: testGenerators(counts),
+    settings: { ...DEFAULT_XDS_SETTINGS, ...options.settings },
+    logger,
+    metrics,
+    ...(initial === undefined ? {} : { initialPush: initial }),
+  });
+  const server = await startXdsServer({
+    addr: { hostname: "127.0.0.1", port: 0 },
+    service,
+    keepalive: { intervalMs: 30_000, timeoutMs: 10_000, maxConnectionAgeNs: 9_223_372_036_854_775_807n },
+    logger,
+  });
+  return {
+    service,
+    server,
+    port: server.port,
+    metrics,
+    logger,
+    counts,
+    push(push, changes = {}) {
+      const full = changes.full ?? true;
+      service.push(
+        pushRequest(full, full ? "config" : "endpoint", changes.configsUpdated, performance.now()),
+        push,
+      );
+    },
+    close: () => server.close(),
+  };
+}
+
+/** The value of a metric series (0 when the series does not exist). */
+export async function metricValue(
+  metrics: Metrics,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(name);
+  if (metric === undefined) throw new TypeError(`Metric "${name}" is not registered`);
+  const { values } = await metric.get();
+  const match = values.find((v) =>
+    !String((v as { metricName?: string }).metricName ?? "").endsWith("_bucket") &&
+    Object.entries(labels).every(([k, want]) => v.labels[k] === want) &&
+    Object.keys(v.labels).length === Object.keys(labels).length
+  );
+  return match?.value ?? 0;
+}
+
+/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A sidecar node id for pod `name` in namespace `test`. */
+export function sidecarId(name: string, ip = "10.1.0.1"): string {
+  return `sidecar~${ip}~${name}.test~test.svc.cluster.local`;
+}

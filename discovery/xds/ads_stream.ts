@@ -1,0 +1,130 @@
+/**
+ * Serves one ADS stream: decodes requests, admits the proxy on its first request (which must carry a valid
+ * node), hands every request to the connection in order, and tears the connection down however the stream
+ * ends.
+ *
+ * @module
+ */
+import type protobuf from "protobufjs";
+import {
+  decodeDeltaDiscoveryRequest,
+  decodeDiscoveryRequest,
+  type XdsNode,
+} from "../../proto/discovery_request.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+import { InvalidNodeError, parseProxy, type Proxy } from "../model/proxy.ts";
+import type { PushSnapshot } from "./generator.ts";
+import {
+  type AdsCall,
+  ConnectionClosedError,
+  GRPC_STATUS,
+  SendTimeoutError,
+  type XdsConnection,
+  type XdsProtocol,
+} from "./xds_connection.ts";
+
+/** What a stream needs from the server that accepted it. */
+export interface StreamHost<P extends PushSnapshot> {
+  readonly schema: protobuf.Root;
+  readonly logger: Logger;
+  /** False until the first push snapshot exists; streams are refused meanwhile. */
+  ready(): boolean;
+  /** Creates the protocol's connection for an admitted proxy and registers it. */
+  admit(protocol: XdsProtocol, proxy: Proxy, call: AdsCall): XdsConnection<P>;
+  /** Counts an unexpected failure while handling a request. */
+  internalError(typeUrl: string, error: unknown): void;
+}
+
+/** Serves `call` as a state-of-the-world (`sotw`) or incremental (`delta`) ADS stream until it ends. */
+export function serveAdsStream<P extends PushSnapshot>(
+  host: StreamHost<P>,
+  protocol: XdsProtocol,
+  call: AdsCall,
+): void {
+  let connection: XdsConnection<P> | undefined;
+  let ended = false;
+  const refuse = (code: number, details: string) => {
+    if (ended) return;
+    ended = true;
+    host.logger.info("refused ADS stream", { peer: call.getPeer(), code, details });
+    if (connection !== undefined) connection.close(code, details);
+    else call.emit("error", { code, details });
+  };
+  const peerGone = () => {
+    ended = true;
+    connection?.closedByPeer();
+  };
+
+  call.on("data", (bytes: Uint8Array) => {
+    if (ended || connection?.closed) return;
+    let request: { readonly node?: XdsNode; readonly type_url: string };
+    try {
+      request = protocol === "sotw"
+        ? decodeDiscoveryRequest(bytes, host.schema)
+        : decodeDeltaDiscoveryRequest(bytes, host.schema);
+    } catch (error) {
+      refuse(GRPC_STATUS.INVALID_ARGUMENT, (error as Error).message);
+      return;
+    }
+    if (connection === undefined) {
+      const admitted = admit(host, protocol, call, request.node);
+      if ("refused" in admitted) {
+        refuse(admitted.refused.code, admitted.refused.details);
+        return;
+      }
+      connection = admitted.connection;
+    }
+    const con = connection;
+    con.serialize(() => con.handleRequest(request)).catch((error) => {
+      if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) return;
+      host.internalError(request.type_url, error);
+      host.logger.error("handling ADS request failed", {
+        connection: con.id,
+        type: request.type_url,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  });
+  // The proxy half-closed its side: finish ours normally.
+  call.on("end", () => {
+    if (ended) return;
+    ended = true;
+    if (connection !== undefined) connection.close();
+    else call.end();
+  });
+  call.on("cancelled", peerGone);
+  call.on("close", peerGone);
+  call.on("error", peerGone);
+}
+
+/** The connection for a first request, or the status the stream is refused with. */
+function admit<P extends PushSnapshot>(
+  host: StreamHost<P>,
+  protocol: XdsProtocol,
+  call: AdsCall,
+  node: XdsNode | undefined,
+): { connection: XdsConnection<P> } | { refused: { code: number; details: string } } {
+  const invalid = (details: string) => ({ refused: { code: GRPC_STATUS.INVALID_ARGUMENT, details } });
+  if (node === undefined || node === null) {
+    return invalid(
+      "The first request on an ADS stream must carry a node: expected node.id " +
+        `"sidecar|router~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>"`,
+    );
+  }
+  let proxy: Proxy;
+  try {
+    proxy = parseProxy(node);
+  } catch (error) {
+    if (error instanceof InvalidNodeError) return invalid(error.message);
+    throw error;
+  }
+  if (!host.ready()) {
+    return {
+      refused: {
+        code: GRPC_STATUS.UNAVAILABLE,
+        details: "Discovery is not ready: no configuration snapshot has been built yet; retry shortly",
+      },
+    };
+  }
+  return { connection: host.admit(protocol, proxy, call) };
+}

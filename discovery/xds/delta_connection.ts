@@ -1,0 +1,267 @@
+/**
+ * Incremental ADS (`DeltaAggregatedResources`) for one proxy.
+ *
+ * Per type the server keeps the subscription (explicit names, and whether the proxy is a wildcard
+ * subscriber) and the version of every resource the proxy holds. A response carries only resources whose
+ * version (a digest of their bytes) differs from what the proxy holds, plus `removed_resources` for what it
+ * holds that no longer exists and for subscribed names that do not exist. `initial_resource_versions` on a
+ * reconnect seed what the proxy holds, so unchanged resources are not sent again.
+ *
+ * Wildcard: a first request for CDS or LDS without names (legacy), or a subscription to "*". Subscription
+ * changes are applied from every request, even one with a stale nonce, since they are deltas that would
+ * otherwise be lost; only the ACK/NACK part of a stale request is ignored.
+ *
+ * @module
+ */
+import { frameDeltaDiscoveryResponse } from "../../proto/discovery_frame.ts";
+import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
+import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
+import type { PushRequest } from "../push/push_request.ts";
+import type { PushSnapshot } from "./generator.ts";
+import { makeNonce } from "./nonce.ts";
+import { buildResources, GenerateError } from "./response_builder.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
+import { XdsConnection, type XdsProtocol } from "./xds_connection.ts";
+import { isWildcardType, pushOrder } from "./xds_types.ts";
+
+const WILDCARD = "*";
+
+interface DeltaWatch {
+  wildcard: boolean;
+  readonly subscribed: Set<string>;
+  /** Resource name → version the proxy holds. */
+  readonly known: Map<string, string>;
+  /** Subscribed names already reported as not existing. */
+  readonly reportedAbsent: Set<string>;
+}
+
+interface Prepared {
+  readonly typeUrl: string;
+  readonly bytes: Uint8Array;
+  readonly version: string;
+  readonly nonce: string;
+  readonly changed: readonly VersionedResource[];
+  readonly removed: readonly string[];
+  readonly absent: readonly string[];
+  readonly builtMs: number;
+}
+
+/** One proxy on an incremental ADS stream. */
+export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsConnection<P> {
+  readonly protocol: XdsProtocol = "delta";
+  readonly #watches = new Map<string, DeltaWatch>();
+
+  /** Subscribed names per type URL; a wildcard subscription shows as "*". */
+  watches(): Record<string, readonly string[]> {
+    return Object.fromEntries(
+      pushOrder(this.#watches.keys()).map((t) => {
+        const w = this.#watches.get(t)!;
+        return [t, [...(w.wildcard ? [WILDCARD] : []), ...[...w.subscribed].sort()]];
+      }),
+    );
+  }
+
+  /** Applies one DeltaDiscoveryRequest and answers it when it subscribed to something new. */
+  async handleRequest(raw: unknown): Promise<void> {
+    const request = raw as DeltaDiscoveryRequest;
+    const typeUrl = request.type_url;
+    if (typeUrl === "") {
+      this.ctx.logger.warn("ignoring delta ADS request without type_url", { connection: this.id });
+      return;
+    }
+    let watch = this.#watches.get(typeUrl);
+    const first = watch === undefined;
+    if (watch === undefined) {
+      watch = {
+        wildcard: isWildcardType(typeUrl) && request.resource_names_subscribe.length === 0,
+        subscribed: new Set(),
+        known: new Map(Object.entries(request.initial_resource_versions ?? {})),
+        reportedAbsent: new Set(),
+      };
+      this.#watches.set(typeUrl, watch);
+    }
+    const subscribedMore = this.#applySubscription(typeUrl, watch, request, first);
+
+    const nonce = request.response_nonce;
+    const nack = request.error_detail ?? undefined;
+    if (nonce !== "" && !this.isLatestNonce(typeUrl, nonce)) {
+      this.ctx.metrics.expiredNonce(typeUrl);
+      this.ctx.logger.debug("expired nonce on a delta ADS request; subscription changes applied", {
+        connection: this.id,
+        type: shortTypeName(typeUrl),
+        nonce,
+      });
+    } else if (nack !== undefined) {
+      this.recordNack(typeUrl, nonce, nack);
+    } else if (nonce !== "") {
+      this.recordAck(typeUrl, nonce, this.sync(typeUrl).versionSent ?? "");
+    }
+    if (!first && !subscribedMore) return;
+    const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, true);
+    if (response !== undefined) await this.#sendPrepared(response);
+  }
+
+  /** Sends what changed of every watched type (only EDS for an endpoint-only push), in push order. */
+  async push(request: PushRequest): Promise<void> {
+    const types = request.full
+      ? pushOrder(this.#watches.keys())
+      : this.#watches.has(TYPE_URL.endpoint)
+      ? [TYPE_URL.endpoint]
+      : [];
+    // Every response is built before the first send and from the newest snapshot (which may be newer than
+    // the request's if the push waited): a cache entry is never built from a snapshot older than the
+    // invalidation that preceded it.
+    const snapshot = this.ctx.currentPush();
+    const prepared: Prepared[] = [];
+    for (const typeUrl of types) {
+      const response = this.#prepare(typeUrl, snapshot, request.full, request.configsUpdated, false);
+      if (response !== undefined) prepared.push(response);
+    }
+    for (const response of prepared) await this.#sendPrepared(response);
+    if (prepared.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  }
+
+  /** Applies subscribe/unsubscribe; true when something new was subscribed (which needs an answer). */
+  #applySubscription(
+    typeUrl: string,
+    watch: DeltaWatch,
+    request: DeltaDiscoveryRequest,
+    first: boolean,
+  ): boolean {
+    let more = false;
+    for (const name of request.resource_names_subscribe) {
+      if (name === WILDCARD) {
+        more ||= !watch.wildcard;
+        watch.wildcard = true;
+        continue;
+      }
+      if (!watch.subscribed.has(name)) more = true;
+      watch.subscribed.add(name);
+      // A repeated subscription asks for the resource again; on the first request the proxy's
+      // initial_resource_versions say what it already holds.
+      if (!first) {
+        const held = watch.known.delete(name);
+        const reported = watch.reportedAbsent.delete(name);
+        if (held || reported) more = true;
+      }
+    }
+    const dropped: string[] = [];
+    for (const name of request.resource_names_unsubscribe) {
+      if (name === WILDCARD) {
+        watch.wildcard = false;
+        continue;
+      }
+      watch.subscribed.delete(name);
+      watch.reportedAbsent.delete(name);
+    }
+    if (!watch.wildcard) {
+      for (const name of [...watch.known.keys()]) {
+        if (!watch.subscribed.has(name)) {
+          watch.known.delete(name);
+          dropped.push(name);
+        }
+      }
+    }
+    this.dropSent(typeUrl, dropped);
+    return more;
+  }
+
+  #prepare(
+    typeUrl: string,
+    push: P,
+    full: boolean,
+    configsUpdated: ReadonlySet<string> | undefined,
+    force: boolean,
+  ): Prepared | undefined {
+    const watch = this.#watches.get(typeUrl);
+    if (watch === undefined || (!watch.wildcard && watch.subscribed.size === 0)) return undefined;
+    const started = performance.now();
+    let resources: readonly VersionedResource[] | undefined;
+    try {
+      resources = buildResources(this.ctx, this.proxy, typeUrl, push, {
+        names: watch.wildcard ? [] : [...watch.subscribed],
+        full,
+        ...(configsUpdated === undefined ? {} : { configsUpdated }),
+      });
+    } catch (error) {
+      if (!(error instanceof GenerateError)) throw error;
+      this.ctx.metrics.pushFailed(typeUrl, "builderr");
+      this.ctx.metrics.internalError(typeUrl);
+      this.ctx.logger.error("generating config failed; the proxy keeps its last config", {
+        connection: this.id,
+        type: shortTypeName(typeUrl),
+        error: error.message,
+      });
+      return undefined;
+    }
+    if (resources === undefined) {
+      this.ctx.logger.warn("no generator for the requested type; the request is not answered", {
+        connection: this.id,
+        type: typeUrl,
+        generator: this.ctx.generators.flavorOf(this.proxy),
+      });
+      return undefined;
+    }
+    const changed = resources.filter((r) => watch.known.get(r.name) !== r.version);
+    const removed: string[] = [];
+    const absent: string[] = [];
+    // A partial (endpoint-only) generation says nothing about resources it did not return.
+    if (full) {
+      const present = new Set(resources.map((r) => r.name));
+      for (const name of watch.known.keys()) if (!present.has(name)) removed.push(name);
+      for (const name of watch.subscribed) {
+        if (!present.has(name) && !watch.known.has(name) && !watch.reportedAbsent.has(name)) {
+          absent.push(name);
+        }
+      }
+    }
+    if (changed.length === 0 && removed.length === 0 && absent.length === 0 && !force) return undefined;
+    const version = push.version;
+    const nonce = makeNonce(this.nonceVersionFor(version));
+    const bytes = frameDeltaDiscoveryResponse({
+      system_version_info: version,
+      resources: changed.map((r) => ({ name: r.name, version: r.version, resource: r.encoded })),
+      type_url: typeUrl,
+      removed_resources: [...removed, ...absent],
+      nonce,
+      ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
+    });
+    return { typeUrl, bytes, version, nonce, changed, removed, absent, builtMs: performance.now() - started };
+  }
+
+  async #sendPrepared(response: Prepared): Promise<void> {
+    const { typeUrl } = response;
+    const watch = this.#watches.get(typeUrl);
+    if (watch !== undefined) {
+      for (const r of response.changed) {
+        watch.known.set(r.name, r.version);
+        watch.reportedAbsent.delete(r.name);
+      }
+      for (const name of response.removed) watch.known.delete(name);
+      for (const name of response.absent) watch.reportedAbsent.add(name);
+    }
+    this.recordSent(typeUrl, response.version, response.nonce, response.changed, {
+      replace: false,
+      removed: response.removed,
+    });
+    const started = performance.now();
+    try {
+      await this.send(typeUrl, response.bytes);
+    } catch (error) {
+      this.ctx.metrics.pushFailed(typeUrl, "senderr");
+      throw error;
+    }
+    this.ctx.metrics.pushed(typeUrl);
+    this.ctx.metrics.pushTime(typeUrl, (response.builtMs + performance.now() - started) / 1000);
+    if (this.ctx.logger.debugEnabled) {
+      this.ctx.logger.debug("sent delta ADS response", {
+        connection: this.id,
+        type: shortTypeName(typeUrl),
+        changed: response.changed.length,
+        removed: response.removed.length + response.absent.length,
+        bytes: response.bytes.length,
+        nonce: response.nonce,
+      });
+    }
+  }
+}

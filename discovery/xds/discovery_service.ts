@@ -1,0 +1,267 @@
+/**
+ * The xDS discovery service: the connected proxies, the newest push snapshot, the encoded-resource cache and
+ * the push queue. The debouncer's output calls `push`; the gRPC transport calls `handleStream` and
+ * `handleDeltaStream`; the debug interface reads `connections()` and friends.
+ *
+ * @module
+ */
+import type protobuf from "protobufjs";
+import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Proxy } from "../model/proxy.ts";
+import {
+  mergePushRequests,
+  type PushRequest,
+  pushRequest,
+  type TriggerReason,
+} from "../push/push_request.ts";
+import { serveAdsStream, type StreamHost } from "./ads_stream.ts";
+import { DeltaConnection } from "./delta_connection.ts";
+import { DistributionTracker } from "./distribution_tracker.ts";
+import type { GeneratorRegistry, PushSnapshot } from "./generator.ts";
+import { PushQueue, type PushQueueStats } from "./push_queue.ts";
+import { ShapeMemo } from "./shape_memo.ts";
+import { SotwConnection } from "./sotw_connection.ts";
+import { XdsCache } from "./xds_cache.ts";
+import {
+  type AdsCall,
+  ConnectionClosedError,
+  type ConnectionContext,
+  GRPC_STATUS,
+  SendTimeoutError,
+  type XdsConnection,
+  type XdsProtocol,
+} from "./xds_connection.ts";
+import { XdsMetrics } from "./xds_metrics.ts";
+import type { XdsSettings } from "./xds_settings.ts";
+
+/** Collaborators and settings of a DiscoveryService. */
+export interface DiscoveryServiceOptions<P extends PushSnapshot> {
+  readonly generators: GeneratorRegistry<P>;
+  readonly settings: XdsSettings;
+  readonly logger: Logger;
+  /** The program's metrics; omitted, nothing is recorded. */
+  readonly metrics?: Metrics;
+  /** Envoy's schema; loaded once when omitted. */
+  readonly schema?: protobuf.Root;
+  /** Sent as `control_plane` in every response when given. */
+  readonly controlPlane?: ControlPlaneInfo;
+  /** The first snapshot; until one exists, streams are refused with UNAVAILABLE. */
+  readonly initialPush?: P;
+}
+
+/** Called when a proxy connects or disconnects. */
+export type ConnectionListener<P extends PushSnapshot> = (connection: XdsConnection<P>) => void;
+
+/** Serves ADS streams and pushes configuration to every connected proxy. */
+export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
+  readonly cache: XdsCache;
+  /** Present when `DISCOVERY_ENABLE_CONFIG_DISTRIBUTION_TRACKING` is on. */
+  readonly tracker?: DistributionTracker;
+  readonly generators: GeneratorRegistry<P>;
+  readonly settings: XdsSettings;
+  readonly #connections = new Map<string, XdsConnection<P>>();
+  readonly #queue: PushQueue<XdsConnection<P>, PushRequest>;
+  readonly #metrics: XdsMetrics;
+  readonly #logger: Logger;
+  readonly #schema: protobuf.Root;
+  readonly #context: ConnectionContext<P>;
+  readonly #host: StreamHost<P>;
+  readonly #shapes = new ShapeMemo();
+  readonly #onConnect = new Set<ConnectionListener<P>>();
+  readonly #onDisconnect = new Set<ConnectionListener<P>>();
+  #push: P | undefined;
+  #closed = false;
+
+  constructor(options: DiscoveryServiceOptions<P>) {
+    this.generators = options.generators;
+    this.settings = options.settings;
+    this.#logger = options.logger;
+    this.#metrics = new XdsMetrics(options.metrics);
+    this.#schema = options.schema ?? loadEnvoySchema();
+    this.#push = options.initialPush;
+    this.cache = new XdsCache({
+      enabled: options.settings.cacheEnabled,
+      maxEntries: options.settings.cacheSize,
+      stats: options.settings.cacheStats,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    });
+    if (options.settings.distributionTracking) {
+      this.tracker = new DistributionTracker(options.settings.distributionRetentionMs);
+      if (this.#push !== undefined) this.tracker.recordPush(this.#push.version, undefined);
+    }
+    this.#queue = new PushQueue({
+      throttle: options.settings.pushThrottle,
+      merge: (older, newer) => mergePushRequests(older, newer),
+      run: (connection, request, queuedMs) => this.#runPush(connection, request, queuedMs),
+      onError: (connection, error) => this.#pushFailed(connection, error),
+    });
+    this.#context = {
+      generators: this.generators,
+      cache: this.cache,
+      schema: this.#schema,
+      shapes: this.#shapes,
+      metrics: this.#metrics,
+      logger: this.#logger,
+      sendTimeoutMs: options.settings.sendTimeoutMs,
+      ...(this.tracker === undefined ? {} : { tracker: this.tracker }),
+      ...(options.controlPlane === undefined ? {} : { controlPlane: options.controlPlane }),
+      currentPush: () => {
+        if (this.#push === undefined) {
+          throw new Error("No push snapshot exists yet; connections are refused until one does");
+        }
+        return this.#push;
+      },
+      onClosed: (connection) => this.#unregister(connection),
+    };
+    this.#host = {
+      schema: this.#schema,
+      logger: this.#logger,
+      ready: () => this.#push !== undefined && !this.#closed,
+      admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
+      internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
+    };
+  }
+
+  /** The newest push snapshot, or undefined before the first one. */
+  get pushContext(): P | undefined {
+    return this.#push;
+  }
+
+  /**
+   * Pushes to every connected proxy (the snapshot stage's listener). `push` becomes the newest snapshot; the
+   * cache drops the dependents of `configsUpdated`, or everything when a new snapshot arrives with unknown
+   * changes.
+   */
+  push(request: PushRequest, push: P): void {
+    if (this.#closed) return;
+    const newSnapshot = push !== this.#push;
+    this.#shapes.clear();
+    if (request.configsUpdated !== undefined) this.cache.invalidate(request.configsUpdated);
+    else if (request.full && newSnapshot) this.cache.clear();
+    // The debouncer emits in order, so a request's snapshot is never older than the current one; an
+    // endpoint-only request usually carries the current one.
+    if (newSnapshot) {
+      this.#push = push;
+      this.tracker?.recordPush(push.version, request.configsUpdated);
+    }
+    for (const connection of this.#connections.values()) this.#queue.enqueue(connection, request);
+  }
+
+  /** A full push of the newest snapshot to every proxy (as `/debug/adsz?push=true` asks); false before one exists. */
+  pushAll(reason: TriggerReason = "debug"): boolean {
+    if (this.#push === undefined) return false;
+    this.push(pushRequest(true, reason, undefined, performance.now()), this.#push);
+    return true;
+  }
+
+  /** Every open connection, oldest first. */
+  connections(): XdsConnection<P>[] {
+    return [...this.#connections.values()];
+  }
+
+  /** Connections whose proxy id (`pod.namespace`), node id or connection id is `id`. */
+  findConnections(id: string): XdsConnection<P>[] {
+    return this.connections().filter((c) => c.proxy.id === id || c.proxy.nodeId === id || c.id === id);
+  }
+
+  /** Ends the streams of a proxy (the proxy reconnects); returns how many were ended. */
+  disconnect(id: string, reason: string): number {
+    const matched = this.findConnections(id);
+    for (const connection of matched) connection.close(GRPC_STATUS.UNAVAILABLE, reason);
+    return matched.length;
+  }
+
+  /** Calls `listener` for every new connection; returns a function that stops it. */
+  onConnect(listener: ConnectionListener<P>): () => void {
+    this.#onConnect.add(listener);
+    return () => this.#onConnect.delete(listener);
+  }
+
+  /** Calls `listener` for every closed connection; returns a function that stops it. */
+  onDisconnect(listener: ConnectionListener<P>): () => void {
+    this.#onDisconnect.add(listener);
+    return () => this.#onDisconnect.delete(listener);
+  }
+
+  /** Waiting and running pushes. */
+  queueStats(): PushQueueStats {
+    return this.#queue.stats();
+  }
+
+  /** The grpc-js handler of `StreamAggregatedResources`. */
+  readonly handleStream = (call: AdsCall): void => serveAdsStream(this.#host, "sotw", call);
+
+  /** The grpc-js handler of `DeltaAggregatedResources`. */
+  readonly handleDeltaStream = (call: AdsCall): void => serveAdsStream(this.#host, "delta", call);
+
+  /** Ends every stream with UNAVAILABLE and stops pushing. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue.close();
+    for (const connection of this.connections()) {
+      connection.close(
+        GRPC_STATUS.UNAVAILABLE,
+        "Discovery server is shutting down; reconnect to another one",
+      );
+    }
+  }
+
+  #admit(protocol: XdsProtocol, proxy: Proxy, call: AdsCall): XdsConnection<P> {
+    const connection = protocol === "sotw"
+      ? new SotwConnection(proxy, call, this.#context)
+      : new DeltaConnection(proxy, call, this.#context);
+    this.#connections.set(connection.id, connection);
+    this.#metrics.connected(1);
+    this.#logger.info("proxy connected", {
+      connection: connection.id,
+      protocol,
+      peer: connection.peer,
+      node: proxy.nodeId,
+    });
+    for (const listener of this.#onConnect) this.#callListener(listener, connection);
+    return connection;
+  }
+
+  #unregister(connection: XdsConnection<P>): void {
+    if (!this.#connections.delete(connection.id)) return;
+    this.#queue.remove(connection);
+    this.#metrics.connected(-1);
+    this.tracker?.forget(connection.id);
+    if (!this.connections().some((c) => c.proxy.id === connection.proxy.id)) {
+      this.#metrics.forgetProxy(connection.proxy.id);
+    }
+    this.#logger.info("proxy disconnected", { connection: connection.id });
+    for (const listener of this.#onDisconnect) this.#callListener(listener, connection);
+  }
+
+  async #runPush(connection: XdsConnection<P>, request: PushRequest, queuedMs: number): Promise<void> {
+    this.#metrics.queueTime(queuedMs / 1000);
+    if (connection.closed || this.#push === undefined) return;
+    await connection.serialize(() => connection.push(request));
+  }
+
+  #pushFailed(connection: XdsConnection<P>, error: unknown): void {
+    // A timed-out or closed stream has already been counted and ended.
+    if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) {
+      this.#logger.info("push abandoned", { connection: connection.id, error: (error as Error).message });
+      return;
+    }
+    this.#metrics.internalError("push");
+    this.#logger.error("push failed", {
+      connection: connection.id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+
+  #callListener(listener: ConnectionListener<P>, connection: XdsConnection<P>): void {
+    try {
+      listener(connection);
+    } catch (error) {
+      this.#logger.error("connection listener failed", { connection: connection.id, error: String(error) });
+    }
+  }
+}

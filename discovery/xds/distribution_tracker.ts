@@ -1,0 +1,124 @@
+/**
+ * Config distribution tracking: which push versions exist (with what changed in each), and which version
+ * each connected proxy acknowledged per type. Answers "has every proxy applied my change to X?".
+ *
+ * @module
+ */
+import { shortTypeName } from "../../proto/type_urls.ts";
+
+/** One push version kept in the history. */
+export interface PushedVersion {
+  readonly version: string;
+  /** Wall-clock milliseconds. */
+  readonly pushedAt: number;
+  /** Config keys changed by this version; undefined when unknown (everything may have changed). */
+  readonly configsUpdated?: readonly string[];
+}
+
+/** The version one proxy connection acknowledged for one type. */
+export interface AckedVersion {
+  readonly version: string;
+  readonly ackedAt: number;
+}
+
+interface ProxyAcks {
+  readonly proxyId: string;
+  readonly byType: Map<string, AckedVersion>;
+}
+
+/** The answer of `/debug/config_distribution`. */
+export interface DistributionReport {
+  readonly history: readonly PushedVersion[];
+  readonly proxies: readonly {
+    readonly proxyId: string;
+    readonly connectionId: string;
+    readonly acked: Readonly<Record<string, AckedVersion>>;
+  }[];
+  /** Present when a resource was asked about. */
+  readonly resource?: {
+    readonly key: string;
+    /** The newest retained version that changed it; null when no retained version did. */
+    readonly version: string | null;
+    /** Proxies whose every acknowledged type is at that version or newer. */
+    readonly inSync: readonly string[];
+    readonly notInSync: readonly string[];
+  };
+}
+
+/** Keeps push history for `retentionMs` (the newest version is always kept) and the latest ACK per type. */
+export class DistributionTracker {
+  readonly #history: PushedVersion[] = [];
+  readonly #acks = new Map<string, ProxyAcks>();
+  readonly #now: () => number;
+
+  constructor(readonly retentionMs: number, now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** Records a new push version; pushing the same version again is ignored. */
+  recordPush(version: string, configsUpdated: ReadonlySet<string> | undefined): void {
+    if (this.#history.at(-1)?.version === version) return;
+    this.#history.push({
+      version,
+      pushedAt: this.#now(),
+      ...(configsUpdated === undefined ? {} : { configsUpdated: [...configsUpdated].sort() }),
+    });
+    this.#prune();
+  }
+
+  /** Records that a connection acknowledged `version` of `typeUrl`. */
+  recordAck(connectionId: string, proxyId: string, typeUrl: string, version: string): void {
+    let acks = this.#acks.get(connectionId);
+    if (acks === undefined) {
+      acks = { proxyId, byType: new Map() };
+      this.#acks.set(connectionId, acks);
+    }
+    acks.byType.set(typeUrl, { version, ackedAt: this.#now() });
+  }
+
+  /** Forgets a closed connection. */
+  forget(connectionId: string): void {
+    this.#acks.delete(connectionId);
+  }
+
+  /** Every retained version and every connection's ACKs; with `resource`, which proxies have its last change. */
+  report(resource?: string): DistributionReport {
+    this.#prune();
+    const proxies = [...this.#acks].map(([connectionId, acks]) => ({
+      proxyId: acks.proxyId,
+      connectionId,
+      acked: Object.fromEntries(
+        [...acks.byType].map(([type, acked]) => [shortTypeName(type), acked]),
+      ),
+    }));
+    const report: DistributionReport = { history: [...this.#history], proxies };
+    if (resource === undefined) return report;
+    const index = this.#history.findLastIndex((v) =>
+      v.configsUpdated === undefined || v.configsUpdated.includes(resource)
+    );
+    const inSync: string[] = [];
+    const notInSync: string[] = [];
+    if (index >= 0) {
+      for (const acks of this.#acks.values()) {
+        const atOrAfter = [...acks.byType.values()].every((a) =>
+          this.#history.findIndex((v) => v.version === a.version) >= index
+        );
+        (atOrAfter && acks.byType.size > 0 ? inSync : notInSync).push(acks.proxyId);
+      }
+    }
+    return {
+      ...report,
+      resource: {
+        key: resource,
+        version: index >= 0 ? this.#history[index].version : null,
+        inSync: inSync.sort(),
+        notInSync: notInSync.sort(),
+      },
+    };
+  }
+
+  #prune(): void {
+    const cutoff = this.#now() - this.retentionMs;
+    while (this.#history.length > 1 && this.#history[0].pushedAt < cutoff) this.#history.shift();
+  }
+}

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import { DistributionTracker } from "./distribution_tracker.ts";
+import { makeNonce, nonceVersion } from "./nonce.ts";
+
+Deno.test("Nonces carry the push version only when tracking asks for it", () => {
+  const tracked = makeNonce("2024-01-01T00:00:00Z/3");
+  assert.equal(nonceVersion(tracked), "2024-01-01T00:00:00Z/3");
+  assert.equal(nonceVersion(makeNonce()), undefined);
+  assert.notEqual(makeNonce(), makeNonce());
+});
+
+Deno.test("DistributionTracker tells which proxies applied the last change to a resource", async (t) => {
+  let now = 0;
+  const tracker = new DistributionTracker(60_000, () => now);
+  tracker.recordPush("v1", undefined);
+  now = 1_000;
+  tracker.recordPush("v2", new Set(["VirtualService/ns/reviews"]));
+  now = 2_000;
+  tracker.recordPush("v3", new Set(["DestinationRule/ns/other"]));
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.cluster, "v3");
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.route, "v2");
+  tracker.recordAck("b-2", "b.ns", TYPE_URL.route, "v1");
+
+  await t.step("a resource changed in v2 is in sync on proxies at v2 or later", () => {
+    const report = tracker.report("VirtualService/ns/reviews");
+    assert.deepEqual(report.resource, {
+      key: "VirtualService/ns/reviews",
+      version: "v2",
+      inSync: ["a.ns"],
+      notInSync: ["b.ns"],
+    });
+    assert.deepEqual(report.proxies.find((p) => p.proxyId === "a.ns")?.acked.RDS?.version, "v2");
+  });
+  await t.step("a push with unknown changes counts as changing everything", () => {
+    assert.equal(tracker.report("Gateway/ns/unrelated").resource?.version, "v1");
+  });
+  await t.step("history older than the retention is dropped, but the newest version stays", () => {
+    now = 1_000_000;
+    assert.deepEqual(tracker.report().history.map((v) => v.version), ["v3"]);
+    assert.equal(tracker.report("VirtualService/ns/reviews").resource?.version, null);
+  });
+  await t.step("a closed connection is forgotten", () => {
+    tracker.forget("a-1");
+    assert.deepEqual(tracker.report().proxies.map((p) => p.proxyId), ["b.ns"]);
+  });
+});

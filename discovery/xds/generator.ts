@@ -1,0 +1,142 @@
+/**
+ * The contract between the xDS server and the code that makes resources. The server knows nothing about how
+ * resources are made; a generator knows nothing about streams, nonces or caching policy.
+ *
+ * A generator is a pure function of (proxy, push snapshot, request). It returns either encoded resources or
+ * cacheable descriptions: a cache key naming exactly what `build()` reads, plus `build()` itself. The server
+ * looks the key up in the encoded-resource cache and calls `build()` only on a miss, so each resource is
+ * encoded once per version of its inputs and the bytes are shared by every proxy that asks for the same key.
+ *
+ * @module
+ */
+import type { Proxy } from "../model/proxy.ts";
+
+/** What the xDS server needs from a push snapshot (the model's PushContext satisfies it). */
+export interface PushSnapshot {
+  /** Changes with every new snapshot; sent as `version_info` and encoded in nonces. */
+  readonly version: string;
+}
+
+/** What a proxy asked for, and why the server is generating now. */
+export interface GenerateRequest {
+  /** Resource names the proxy watches; empty means every resource of the type (a wildcard watch). */
+  readonly names: readonly string[];
+  /**
+   * False for an endpoint-only push: the generator may return only the resources affected by
+   * `configsUpdated`; the server then sends no removals.
+   */
+  readonly full: boolean;
+  /** Keys of the configs and services that changed; absent when unknown (everything may have changed). */
+  readonly configsUpdated?: ReadonlySet<string>;
+}
+
+/** A resource the generator encoded itself (with `encodeAny`); never cached. */
+export interface EncodedResource {
+  readonly name: string;
+  /** The bytes of a `google.protobuf.Any` holding the resource. */
+  readonly encoded: Uint8Array;
+}
+
+/**
+ * The cache key of a resource: `id` must name everything `build()` reads, so equal ids always build equal
+ * bytes. `dependsOn` lists the keys whose change makes the entry stale, in the form of `PushRequest`'s
+ * `configsUpdated` (`configKey`/`serviceKey` of `discovery/push/push_request.ts`: `kind/namespace/name`, and
+ * `ServiceEntry/<namespace>/<hostname>` for services and their endpoints); a push naming any of them drops it.
+ */
+export interface XdsCacheKey {
+  readonly id: string;
+  readonly dependsOn: readonly string[];
+}
+
+/** A resource described by its inputs; the server encodes `build()`'s result once per key. */
+export interface CacheableResource {
+  readonly name: string;
+  readonly key: XdsCacheKey;
+  /** The resource as a plain object for `encodeAny` (`.proto` field names). Called only on a cache miss. */
+  build(): Record<string, unknown>;
+}
+
+/** One resource a generator returns. */
+export type GeneratedResource = EncodedResource | CacheableResource;
+
+/** Makes the resources of one type URL. Must not throw for valid input; a throw is counted as an internal error. */
+export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
+  readonly typeUrl: string;
+  generate(proxy: Proxy, push: P, request: GenerateRequest): readonly GeneratedResource[];
+  /**
+   * Optional: a string equal for two proxies exactly when `generate` returns the same resources for both
+   * (same snapshot, same request), built from everything of the proxy that `generate` reads (e.g. its
+   * namespace, Sidecar scope, labels it matches on, metadata it reads). The server then generates once per
+   * shape and push and shares the list. A shape that omits something `generate` reads leaks one proxy's
+   * configuration to another: when in doubt, leave this out.
+   */
+  shapeOf?(proxy: Proxy, push: P): string;
+}
+
+/** The node `GENERATOR` metadata value that selects the Envoy sidecar generators (also used when unset). */
+export const DEFAULT_GENERATOR = "default";
+
+/** The node `GENERATOR` metadata value of proxyless gRPC clients. */
+export const GRPC_GENERATOR = "grpc";
+
+/**
+ * Builds a cache key from the type URL and every input a generator reads. Parts are JSON-encoded, so
+ * `["a,b"]` and `["a", "b"]` never collide.
+ */
+export function cacheKey(
+  typeUrl: string,
+  parts: readonly (string | number | boolean | null)[],
+  dependsOn: readonly string[],
+): XdsCacheKey {
+  return { id: `${typeUrl} ${JSON.stringify(parts)}`, dependsOn };
+}
+
+/** True when a generated resource carries a cache key rather than bytes. */
+export function isCacheable(resource: GeneratedResource): resource is CacheableResource {
+  return "key" in resource;
+}
+
+/**
+ * Generators keyed by type URL and by the node's `GENERATOR` metadata. A proxy whose `GENERATOR` names a
+ * registered flavour is served by that flavour alone (proxyless gRPC must never get sidecar resources); any
+ * other proxy is served by the default flavour.
+ */
+export class GeneratorRegistry<P extends PushSnapshot = PushSnapshot> {
+  readonly #flavors = new Map<string, Map<string, XdsGenerator<P>>>();
+
+  /**
+   * Registers `generator` for its type URL in `flavor`.
+   *
+   * @throws {TypeError} when the flavour already has a generator for that type URL
+   */
+  register(generator: XdsGenerator<P>, flavor: string = DEFAULT_GENERATOR): this {
+    let byType = this.#flavors.get(flavor);
+    if (byType === undefined) {
+      byType = new Map();
+      this.#flavors.set(flavor, byType);
+    }
+    if (byType.has(generator.typeUrl)) {
+      throw new TypeError(`Generator flavour "${flavor}" already has a generator for "${generator.typeUrl}"`);
+    }
+    byType.set(generator.typeUrl, generator);
+    return this;
+  }
+
+  /** The flavour serving `proxy`: its `GENERATOR` metadata when registered, else the default. */
+  flavorOf(proxy: Proxy): string {
+    const wanted = proxy.metadata.generator;
+    return wanted !== undefined && this.#flavors.has(wanted) ? wanted : DEFAULT_GENERATOR;
+  }
+
+  /** The generator of `typeUrl` for `proxy`, or undefined when its flavour has none. */
+  find(proxy: Proxy, typeUrl: string): XdsGenerator<P> | undefined {
+    return this.#flavors.get(this.flavorOf(proxy))?.get(typeUrl);
+  }
+
+  /** Registered flavours and their type URLs, for the debug interface. */
+  describe(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [flavor, byType] of this.#flavors) out[flavor] = [...byType.keys()].sort();
+    return out;
+  }
+}

@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import { StalledH2Client } from "./_stalled_h2_client.ts";
+import { TestAdsClient, testNode } from "./_test_ads_client.ts";
+import {
+  metricValue,
+  sidecarId,
+  startTestServer,
+  testPush,
+  type TestServer,
+  waitFor,
+} from "./_test_fixtures.ts";
+import { ADS_SERVICE_DEFINITION } from "./xds_grpc_server.ts";
+
+const CDS = TYPE_URL.cluster;
+/** Far beyond the 65,535-byte window a stalled client grants, so its write cannot finish. */
+const BIG = 1_000_000;
+
+const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
+
+/** Opens a CDS watch from a client that then stops reading, and waits for its (small) first response. */
+async function stalledProxy(server: TestServer, pod: string): Promise<StalledH2Client> {
+  const request = requestType.encode(
+    requestType.fromObject({ node: testNode(sidecarId(pod)), type_url: CDS }),
+  ).finish();
+  const client = await StalledH2Client.open(
+    server.port,
+    ADS_SERVICE_DEFINITION.StreamAggregatedResources.path,
+    request,
+  );
+  await waitFor(() => client.dataBytes > 0, `the first response to ${pod}`);
+  return client;
+}
+
+function pushedTo(server: TestServer, pod: string): boolean {
+  return server.service.connections().some((c) => c.proxy.id === `${pod}.test`);
+}
+
+const idle = (server: TestServer) => {
+  const { pending, inFlight } = server.service.queueStats();
+  return pending === 0 && inFlight === 0;
+};
+
+Deno.test("A proxy that stops reading does not hold up pushes to the others", async () => {
+  const server = await startTestServer({ settings: { sendTimeoutMs: 60_000 } });
+  const stalled = await stalledProxy(server, "stalled");
+  const healthy = TestAdsClient.sotw(server.port);
+  try {
+    healthy.send({ node: testNode(sidecarId("healthy")), type_url: CDS });
+    await healthy.next();
+    server.push(testPush("v2", { clusters: { a: BIG, b: 0 } }));
+    const update = await healthy.next();
+    assert.equal(update.version, "v2");
+    assert.ok(update.bytes > BIG);
+    assert.ok(pushedTo(server, "stalled"), "the stalled proxy is still connected");
+    assert.equal(server.service.queueStats().inFlight, 1, "its send is still waiting");
+    assert.equal(await metricValue(server.metrics, "discovery_xds_write_timeout"), 0);
+    await stalled.close();
+    await waitFor(() => !pushedTo(server, "stalled") && idle(server), "the stalled push to be released");
+  } finally {
+    healthy.close();
+    await stalled.close();
+    await server.close();
+  }
+});
+
+Deno.test("A send not done within DISCOVERY_XDS_SEND_TIMEOUT is abandoned, counted and its stream ended", async () => {
+  const server = await startTestServer({ settings: { sendTimeoutMs: 200 } });
+  const stalled = await stalledProxy(server, "stalled");
+  try {
+    server.push(testPush("v2", { clusters: { a: BIG, b: 0 } }));
+    await waitFor(() => !pushedTo(server, "stalled"), "the stalled stream to be dropped");
+    assert.equal(await metricValue(server.metrics, "discovery_xds_write_timeout"), 1);
+    assert.equal(await metricValue(server.metrics, "discovery_xds_pushes", { type: "cds_senderr" }), 1);
+    assert.equal(await metricValue(server.metrics, "discovery_xds"), 0);
+    await waitFor(() => idle(server), "the push slot to be released");
+    assert.ok(stalled.dataBytes < BIG, "the client never got the whole response");
+    assert.equal(stalled.streamEnded, false, "the end of the stream waits behind the unsent data");
+    await stalled.resume();
+    await waitFor(() => stalled.streamEnded, "the stream to end once the client reads again");
+  } finally {
+    await stalled.close();
+    await server.close();
+  }
+});
+
+Deno.test("At most DISCOVERY_PUSH_THROTTLE pushes are in flight", async (t) => {
+  for (const throttle of [1, 2]) {
+    await t.step(`with a throttle of ${throttle}`, async () => {
+      const server = await startTestServer({ settings: { sendTimeoutMs: 60_000, pushThrottle: throttle } });
+      const first = await stalledProxy(server, "first");
+      const second = await stalledProxy(server, "second");
+      try {
+        server.push(testPush("v2", { clusters: { a: BIG, b: 0 } }));
+        await waitFor(
+          () => server.service.queueStats().inFlight === throttle,
+          `${throttle} pushes in flight`,
+        );
+        assert.deepEqual(server.service.queueStats(), { inFlight: throttle, pending: 2 - throttle });
+        // Releasing one stuck push lets the waiting one (if any) start.
+        await first.close();
+        await waitFor(() => !pushedTo(server, "first"), "the first proxy to go");
+        await waitFor(
+          () => {
+            const { inFlight, pending } = server.service.queueStats();
+            return inFlight === 1 && pending === 0;
+          },
+          "the second proxy's push to run",
+        );
+        await second.close();
+        await waitFor(() => idle(server), "every push to finish");
+      } finally {
+        await first.close();
+        await second.close();
+        await server.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,139 @@
+/**
+ * The push queue: at most one pending request per proxy connection (later requests merge into it, keeping
+ * its place), and at most `throttle` pushes running at once. A request for a connection whose push is
+ * running is held and queued again when that push ends, so one connection never has two pushes at once.
+ *
+ * @module
+ */
+
+/** Runs one push; `queuedMs` is how long the request waited in the queue. */
+export type PushRunner<K, R> = (key: K, request: R, queuedMs: number) => Promise<void>;
+
+/** Settings and collaborators of a PushQueue. */
+export interface PushQueueOptions<K, R> {
+  /** Pushes in flight at once; at least 1. */
+  readonly throttle: number;
+  /** Combines an older pending request with a newer one. */
+  readonly merge: (older: R, newer: R) => R;
+  readonly run: PushRunner<K, R>;
+  /** Called when a runner rejects; the queue carries on. */
+  readonly onError?: (key: K, error: unknown) => void;
+  /** Monotonic milliseconds; `performance.now` unless a test supplies a clock. */
+  readonly now?: () => number;
+}
+
+/** Queue lengths for the debug interface and tests. */
+export interface PushQueueStats {
+  readonly pending: number;
+  readonly inFlight: number;
+}
+
+interface Pending<R> {
+  request: R;
+  readonly enqueuedAt: number;
+}
+
+/** A FIFO of connections to push, merged per connection and throttled. */
+export class PushQueue<K, R> {
+  /** Insertion order is queue order; merging into an existing entry keeps its place. */
+  readonly #pending = new Map<K, Pending<R>>();
+  /** Connections being pushed, each with the request that arrived meanwhile (if any). */
+  readonly #inFlight = new Map<K, Pending<R> | undefined>();
+  readonly #now: () => number;
+  #pumpScheduled = false;
+  #closed = false;
+
+  constructor(readonly options: PushQueueOptions<K, R>) {
+    if (!(options.throttle >= 1)) {
+      throw new RangeError(
+        `Invalid push throttle "${options.throttle}": expected at least 1 concurrent push`,
+      );
+    }
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Queues `request` for `key`, merging it with any request already waiting for that key. */
+  enqueue(key: K, request: R): void {
+    if (this.#closed) return;
+    if (this.#inFlight.has(key)) {
+      const held = this.#inFlight.get(key);
+      this.#inFlight.set(
+        key,
+        held === undefined
+          ? { request, enqueuedAt: this.#now() }
+          : { request: this.options.merge(held.request, request), enqueuedAt: held.enqueuedAt },
+      );
+      return;
+    }
+    const pending = this.#pending.get(key);
+    if (pending !== undefined) {
+      pending.request = this.options.merge(pending.request, request);
+      return;
+    }
+    this.#pending.set(key, { request, enqueuedAt: this.#now() });
+    this.#schedulePump();
+  }
+
+  /** Forgets a connection's waiting and held requests (its running push, if any, finishes on its own). */
+  remove(key: K): void {
+    this.#pending.delete(key);
+    if (this.#inFlight.has(key)) this.#inFlight.set(key, undefined);
+  }
+
+  /** Counts of waiting and running pushes. */
+  stats(): PushQueueStats {
+    return { pending: this.#pending.size, inFlight: this.#inFlight.size };
+  }
+
+  /** Drops every waiting request and accepts no more; running pushes finish on their own. */
+  close(): void {
+    this.#closed = true;
+    this.#pending.clear();
+    for (const key of this.#inFlight.keys()) this.#inFlight.set(key, undefined);
+  }
+
+  /** Starting pushes in a later task lets a caller enqueue every connection before any generation runs. */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    queueMicrotask(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (!this.#closed && this.#inFlight.size < this.options.throttle && this.#pending.size > 0) {
+      const [key, pending] = this.#pending.entries().next().value as [K, Pending<R>];
+      this.#pending.delete(key);
+      this.#inFlight.set(key, undefined);
+      this.#start(key, pending);
+    }
+  }
+
+  #start(key: K, pending: Pending<R>): void {
+    let running: Promise<void>;
+    try {
+      running = this.options.run(key, pending.request, this.#now() - pending.enqueuedAt);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.catch((error) => this.options.onError?.(key, error)).finally(() => this.#done(key));
+  }
+
+  #done(key: K): void {
+    const held = this.#inFlight.get(key);
+    this.#inFlight.delete(key);
+    if (held !== undefined && !this.#closed) {
+      const waiting = this.#pending.get(key);
+      this.#pending.set(
+        key,
+        waiting === undefined ? held : {
+          request: this.options.merge(held.request, waiting.request),
+          enqueuedAt: held.enqueuedAt,
+        },
+      );
+    }
+    this.#pump();
+  }
+}

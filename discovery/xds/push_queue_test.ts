@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { PushQueue } from "./push_queue.ts";
+
+/** A queue whose pushes finish only when the test says so. */
+function controlledQueue(throttle: number) {
+  const started: { key: string; request: string[] }[] = [];
+  const finish = new Map<string, () => void>();
+  const queue = new PushQueue<string, string[]>({
+    throttle,
+    merge: (older, newer) => [...older, ...newer],
+    run: (key, request) => {
+      started.push({ key, request });
+      return new Promise<void>((resolve) => finish.set(key, resolve));
+    },
+  });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const done = async (key: string) => {
+    const resolve = finish.get(key);
+    assert.ok(resolve, `${key} is running`);
+    finish.delete(key);
+    resolve();
+    await settle();
+  };
+  return { queue, started, done, settle };
+}
+
+Deno.test("PushQueue runs at most `throttle` pushes at once, in arrival order", async () => {
+  const { queue, started, done, settle } = controlledQueue(2);
+  for (const key of ["a", "b", "c", "d"]) queue.enqueue(key, [key]);
+  await settle();
+  assert.deepEqual(started.map((s) => s.key), ["a", "b"]);
+  assert.deepEqual(queue.stats(), { pending: 2, inFlight: 2 });
+  await done("b");
+  assert.deepEqual(started.map((s) => s.key), ["a", "b", "c"]);
+  await done("a");
+  await done("c");
+  await done("d");
+  assert.deepEqual(queue.stats(), { pending: 0, inFlight: 0 });
+});
+
+Deno.test("PushQueue merges requests for a waiting connection and keeps its place", async () => {
+  const { queue, started, done, settle } = controlledQueue(1);
+  queue.enqueue("a", ["a1"]);
+  queue.enqueue("b", ["b1"]);
+  queue.enqueue("c", ["c1"]);
+  await settle();
+  queue.enqueue("c", ["c2"]);
+  queue.enqueue("b", ["b2"]);
+  await done("a");
+  await done("b");
+  await done("c");
+  assert.deepEqual(started, [
+    { key: "a", request: ["a1"] },
+    { key: "b", request: ["b1", "b2"] },
+    { key: "c", request: ["c1", "c2"] },
+  ]);
+});
+
+Deno.test("PushQueue holds a request for a running connection and runs it after", async () => {
+  const { queue, started, done, settle } = controlledQueue(5);
+  queue.enqueue("a", ["a1"]);
+  await settle();
+  queue.enqueue("a", ["a2"]);
+  queue.enqueue("a", ["a3"]);
+  await settle();
+  assert.equal(started.length, 1, "one connection never has two pushes at once");
+  await done("a");
+  assert.deepEqual(started.map((s) => s.request), [["a1"], ["a2", "a3"]]);
+  await done("a");
+});
+
+Deno.test("PushQueue forgets a removed connection and keeps going after a failed push", async () => {
+  const errors: string[] = [];
+  const ran: string[] = [];
+  const queue = new PushQueue<string, string>({
+    throttle: 1,
+    merge: (_older, newer) => newer,
+    run: (key) => {
+      ran.push(key);
+      return key === "bad" ? Promise.reject(new Error("boom")) : Promise.resolve();
+    },
+    onError: (key, error) => errors.push(`${key}: ${(error as Error).message}`),
+  });
+  queue.enqueue("bad", "x");
+  queue.enqueue("gone", "x");
+  queue.enqueue("good", "x");
+  queue.remove("gone");
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(ran, ["bad", "good"]);
+  assert.deepEqual(errors, ["bad: boom"]);
+});
+
+Deno.test("PushQueue refuses a throttle below 1", () => {
+  assert.throws(
+    () => new PushQueue({ throttle: 0, merge: (a) => a, run: () => Promise.resolve() }),
+    /Invalid push throttle "0": expected at least 1/,
+  );
+});

@@ -1,0 +1,103 @@
+/**
+ * Turns a generator's output into encoded resources, through the encoded-resource cache: a cacheable
+ * resource is looked up by its key and built and encoded only on a miss.
+ *
+ * @module
+ */
+import type protobuf from "protobufjs";
+import { encodeAny } from "../../proto/any_codec.ts";
+import type { Proxy } from "../model/proxy.ts";
+import {
+  type GenerateRequest,
+  type GeneratorRegistry,
+  isCacheable,
+  type PushSnapshot,
+  type XdsGenerator,
+} from "./generator.ts";
+import { type ShapeMemo, shapeMemoKey } from "./shape_memo.ts";
+import { VersionedResource } from "./versioned_resource.ts";
+import type { XdsCache } from "./xds_cache.ts";
+
+/** A generator failed or produced a resource that does not fit Envoy's schema. */
+export class GenerateError extends Error {
+  constructor(readonly typeUrl: string, proxyId: string, cause: unknown) {
+    super(
+      `Generating "${typeUrl}" for proxy "${proxyId}" failed: ${
+        cause instanceof Error ? cause.message : cause
+      }`,
+      { cause },
+    );
+    this.name = "GenerateError";
+  }
+}
+
+/** What resolving needs: where generators and cached bytes live, and the schema to encode with. */
+export interface BuildDeps<P extends PushSnapshot> {
+  readonly generators: GeneratorRegistry<P>;
+  readonly cache: XdsCache;
+  readonly schema: protobuf.Root;
+  /** Shares results between proxies of the same shape; used only while the cache is enabled. */
+  readonly shapes?: ShapeMemo;
+}
+
+/**
+ * Generates and encodes the resources of `typeUrl` for `proxy`; when `request.names` is not empty only
+ * those names are kept. Returns undefined when the proxy's generator flavour has no generator for the type.
+ * The list may be shared with other proxies of the same shape: never modify it.
+ *
+ * @throws {GenerateError} when the generator throws or a built resource cannot be encoded
+ */
+export function buildResources<P extends PushSnapshot>(
+  deps: BuildDeps<P>,
+  proxy: Proxy,
+  typeUrl: string,
+  push: P,
+  request: GenerateRequest,
+): readonly VersionedResource[] | undefined {
+  const generator = deps.generators.find(proxy, typeUrl);
+  if (generator === undefined) return undefined;
+  if (generator.shapeOf === undefined || deps.shapes === undefined || !deps.cache.enabled) {
+    return resolve(deps, generator, proxy, typeUrl, push, request);
+  }
+  let key: string;
+  try {
+    key = shapeMemoKey(deps.generators.flavorOf(proxy), typeUrl, generator.shapeOf(proxy, push), request);
+  } catch (cause) {
+    throw new GenerateError(typeUrl, proxy.id, cause);
+  }
+  const shared = deps.shapes.get(key, push);
+  if (shared !== undefined) return shared;
+  const resources = resolve(deps, generator, proxy, typeUrl, push, request);
+  deps.shapes.set(key, push, resources);
+  return resources;
+}
+
+function resolve<P extends PushSnapshot>(
+  deps: BuildDeps<P>,
+  generator: XdsGenerator<P>,
+  proxy: Proxy,
+  typeUrl: string,
+  push: P,
+  request: GenerateRequest,
+): VersionedResource[] {
+  const wanted = request.names.length === 0 ? undefined : new Set(request.names);
+  const out: VersionedResource[] = [];
+  try {
+    for (const generated of generator.generate(proxy, push, request)) {
+      if (wanted !== undefined && !wanted.has(generated.name)) continue;
+      if (!isCacheable(generated)) {
+        out.push(new VersionedResource(generated.name, generated.encoded));
+        continue;
+      }
+      let resource = deps.cache.get(generated.key.id);
+      if (resource === undefined) {
+        resource = new VersionedResource(generated.name, encodeAny(typeUrl, generated.build(), deps.schema));
+        deps.cache.add(generated.key, typeUrl, resource);
+      }
+      out.push(resource);
+    }
+  } catch (cause) {
+    throw new GenerateError(typeUrl, proxy.id, cause);
+  }
+  return out;
+}

@@ -1,0 +1,223 @@
+/**
+ * State-of-the-world ADS (`StreamAggregatedResources`) for one proxy.
+ *
+ * Per type: a request with `error_detail` is a NACK (counted, logged, nothing resent); a nonce that is not
+ * the latest sent is stale (counted, ignored); an ACK records the version and is answered only when the
+ * watched names changed; empty names unsubscribe from EDS, RDS and SDS but mean "everything" for CDS and LDS.
+ *
+ * @module
+ */
+import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
+import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
+import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
+import type { PushRequest } from "../push/push_request.ts";
+import type { PushSnapshot } from "./generator.ts";
+import { makeNonce } from "./nonce.ts";
+import { buildResources, GenerateError } from "./response_builder.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
+import { XdsConnection, type XdsProtocol } from "./xds_connection.ts";
+import { isWildcardType, pushOrder } from "./xds_types.ts";
+
+/** The names a proxy watches for one type. */
+interface Watch {
+  names: readonly string[];
+}
+
+/** A built response waiting to be sent. */
+interface Prepared {
+  readonly typeUrl: string;
+  readonly bytes: Uint8Array;
+  readonly version: string;
+  readonly nonce: string;
+  readonly resources: readonly VersionedResource[];
+  readonly full: boolean;
+  readonly names: readonly string[];
+  readonly builtMs: number;
+}
+
+/** One proxy on a state-of-the-world ADS stream. */
+export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsConnection<P> {
+  readonly protocol: XdsProtocol = "sotw";
+  readonly #watches = new Map<string, Watch>();
+  readonly #warnedNoGenerator = new Set<string>();
+
+  /** Watched names per type URL; `["*"]` for a wildcard watch. */
+  watches(): Record<string, readonly string[]> {
+    return Object.fromEntries(
+      pushOrder(this.#watches.keys()).map((t) => {
+        const names = this.#watches.get(t)!.names;
+        return [t, names.length === 0 ? ["*"] : [...names]];
+      }),
+    );
+  }
+
+  /** Applies one DiscoveryRequest and answers it when the protocol calls for an answer. */
+  async handleRequest(raw: unknown): Promise<void> {
+    const request = raw as DiscoveryRequest;
+    const typeUrl = request.type_url;
+    if (typeUrl === "") {
+      this.ctx.logger.warn("ignoring ADS request without type_url", { connection: this.id });
+      return;
+    }
+    const nonce = request.response_nonce;
+    const names = request.resource_names;
+    const watch = this.#watches.get(typeUrl);
+    if (request.error_detail !== undefined && request.error_detail !== null) {
+      this.recordNack(typeUrl, nonce, request.error_detail);
+      return;
+    }
+    if (watch === undefined || nonce === "") {
+      // A new watch, or the proxy re-requesting after a reconnect: always answered.
+      if (!this.#subscribe(typeUrl, names)) return;
+      await this.#respond(typeUrl);
+      return;
+    }
+    if (!this.isLatestNonce(typeUrl, nonce)) {
+      this.ctx.metrics.expiredNonce(typeUrl);
+      this.ctx.logger.debug("ignoring ADS request with an expired nonce", {
+        connection: this.id,
+        type: shortTypeName(typeUrl),
+        nonce,
+      });
+      return;
+    }
+    this.recordAck(typeUrl, nonce, request.version_info);
+    if (sameNames(watch.names, names)) return;
+    if (!this.#subscribe(typeUrl, names)) return;
+    await this.#respond(typeUrl);
+  }
+
+  /** Sends every watched type a full push calls for (only EDS for an endpoint-only push), in push order. */
+  async push(request: PushRequest): Promise<void> {
+    const types = request.full
+      ? pushOrder(this.#watches.keys())
+      : this.#watches.has(TYPE_URL.endpoint)
+      ? [TYPE_URL.endpoint]
+      : [];
+    // Every response is built before the first send and from the newest snapshot (which may be newer than
+    // the request's if the push waited): a cache entry is never built from a snapshot older than the
+    // invalidation that preceded it.
+    const snapshot = this.ctx.currentPush();
+    const prepared: Prepared[] = [];
+    for (const typeUrl of types) {
+      const response = this.#prepare(typeUrl, snapshot, request.full, request.configsUpdated);
+      if (response !== undefined) prepared.push(response);
+    }
+    for (const response of prepared) await this.#sendPrepared(response);
+    if (prepared.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  }
+
+  /** Records the watch; false when empty names unsubscribe from a non-wildcard type. */
+  #subscribe(typeUrl: string, names: readonly string[]): boolean {
+    if (names.length === 0 && !isWildcardType(typeUrl)) {
+      this.#watches.delete(typeUrl);
+      this.forgetType(typeUrl);
+      return false;
+    }
+    this.#watches.set(typeUrl, { names: [...names] });
+    return true;
+  }
+
+  async #respond(typeUrl: string): Promise<void> {
+    const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined);
+    if (response !== undefined) await this.#sendPrepared(response);
+  }
+
+  #prepare(
+    typeUrl: string,
+    push: P,
+    full: boolean,
+    configsUpdated: ReadonlySet<string> | undefined,
+  ): Prepared | undefined {
+    const watch = this.#watches.get(typeUrl);
+    if (watch === undefined) return undefined;
+    const started = performance.now();
+    let resources: readonly VersionedResource[] | undefined;
+    try {
+      resources = buildResources(this.ctx, this.proxy, typeUrl, push, {
+        names: watch.names,
+        full,
+        ...(configsUpdated === undefined ? {} : { configsUpdated }),
+      });
+    } catch (error) {
+      if (!(error instanceof GenerateError)) throw error;
+      this.ctx.metrics.pushFailed(typeUrl, "builderr");
+      this.ctx.metrics.internalError(typeUrl);
+      this.ctx.logger.error("generating config failed; the proxy keeps its last config", {
+        connection: this.id,
+        type: shortTypeName(typeUrl),
+        error: error.message,
+      });
+      return undefined;
+    }
+    if (resources === undefined) {
+      this.#warnNoGenerator(typeUrl);
+      return undefined;
+    }
+    // An endpoint-only push that touches none of this proxy's clusters has nothing to say.
+    if (!full && resources.length === 0) return undefined;
+    const version = push.version;
+    const nonce = makeNonce(this.nonceVersionFor(version));
+    const bytes = frameDiscoveryResponse({
+      version_info: version,
+      resources: resources.map((r) => r.encoded),
+      type_url: typeUrl,
+      nonce,
+      ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
+    });
+    return {
+      typeUrl,
+      bytes,
+      version,
+      nonce,
+      resources,
+      full,
+      names: watch.names,
+      builtMs: performance.now() - started,
+    };
+  }
+
+  async #sendPrepared(response: Prepared): Promise<void> {
+    const { typeUrl } = response;
+    // Recorded before the write so an ACK racing the write callback matches the latest nonce.
+    this.recordSent(typeUrl, response.version, response.nonce, response.resources, {
+      replace: response.full && isWildcardType(typeUrl),
+      ...(response.names.length > 0 ? { keep: new Set(response.names) } : {}),
+    });
+    const started = performance.now();
+    try {
+      await this.send(typeUrl, response.bytes);
+    } catch (error) {
+      this.ctx.metrics.pushFailed(typeUrl, "senderr");
+      throw error;
+    }
+    this.ctx.metrics.pushed(typeUrl);
+    this.ctx.metrics.pushTime(typeUrl, (response.builtMs + performance.now() - started) / 1000);
+    if (this.ctx.logger.debugEnabled) {
+      this.ctx.logger.debug("sent ADS response", {
+        connection: this.id,
+        type: shortTypeName(typeUrl),
+        resources: response.resources.length,
+        bytes: response.bytes.length,
+        nonce: response.nonce,
+      });
+    }
+  }
+
+  #warnNoGenerator(typeUrl: string): void {
+    if (this.#warnedNoGenerator.has(typeUrl)) return;
+    this.#warnedNoGenerator.add(typeUrl);
+    this.ctx.logger.warn("no generator for the requested type; the request is not answered", {
+      connection: this.id,
+      type: typeUrl,
+      generator: this.ctx.generators.flavorOf(this.proxy),
+    });
+  }
+}
+
+/** Equal as sets: order and repeats of names carry no meaning. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...right].every((n) => left.has(n));
+}

@@ -1,0 +1,338 @@
+import assert from "node:assert/strict";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TestAdsClient, testNode, type TestResponse } from "./_test_ads_client.ts";
+import {
+  endpointsKey,
+  metricValue,
+  sidecarId,
+  startTestServer,
+  testPush,
+  waitFor,
+} from "./_test_fixtures.ts";
+
+const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint, LDS = TYPE_URL.listener, RDS = TYPE_URL.route;
+
+/** Opens a stream and sends the first request (with the node) for `typeUrl`. */
+function connect(port: number, typeUrl: string, names: string[] = [], pod = "app"): TestAdsClient {
+  const client = TestAdsClient.sotw(port);
+  client.send({ node: testNode(sidecarId(pod)), type_url: typeUrl, resource_names: names });
+  return client;
+}
+
+/** ACKs `response`, keeping `names` watched. */
+function ack(client: TestAdsClient, response: TestResponse, names: string[] = []): void {
+  client.send({
+    type_url: response.typeUrl,
+    version_info: response.version,
+    response_nonce: response.nonce,
+    resource_names: names,
+  });
+}
+
+/**
+ * Asks for a listener and expects the LDS answer as the very next response: proves that nothing else (a
+ * resend) was sent in between, without waiting for silence.
+ */
+async function probe(client: TestAdsClient): Promise<TestResponse> {
+  client.send({ type_url: LDS, resource_names: [] });
+  const next = await client.next();
+  assert.equal(next.typeUrl, LDS, "the next response answers the probe; nothing else was sent");
+  return next;
+}
+
+Deno.test("SotW ADS refuses a stream whose first request has no valid node", async (t) => {
+  const server = await startTestServer();
+  try {
+    await t.step("no node ends the stream with INVALID_ARGUMENT", async () => {
+      const client = TestAdsClient.sotw(server.port);
+      client.send({ type_url: CDS });
+      const status = await client.ended();
+      client.close();
+      assert.equal(status.code, 3);
+      assert.match(status.details, /first request on an ADS stream must carry a node/);
+    });
+    await t.step("a malformed node id ends the stream with the parser's message", async () => {
+      const client = TestAdsClient.sotw(server.port);
+      client.send({ node: testNode("sidecar~not-an-ip~app.test~test.svc.cluster.local"), type_url: CDS });
+      const status = await client.ended();
+      client.close();
+      assert.equal(status.code, 3);
+      assert.match(status.details, /address "not-an-ip": expected an IPv4 or IPv6 address/);
+    });
+    assert.equal(server.service.connections().length, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS refuses streams with UNAVAILABLE until the first snapshot exists", async () => {
+  const server = await startTestServer({ push: null });
+  try {
+    const client = connect(server.port, CDS);
+    const status = await client.ended();
+    client.close();
+    assert.equal(status.code, 14);
+    assert.match(status.details, /not ready/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS answers a new watch, records an ACK and does not answer it", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, CDS);
+  try {
+    const first = await client.next();
+    assert.equal(first.typeUrl, CDS);
+    assert.equal(first.version, "v1");
+    assert.deepEqual(first.resources.map((r) => r.name), ["a", "b"]);
+    assert.equal(await metricValue(server.metrics, "discovery_xds"), 1);
+    ack(client, first);
+    await probe(client);
+    const [connection] = server.service.connections();
+    const sync = connection.syncStatus()[CDS];
+    assert.equal(sync.nonceAcked, first.nonce);
+    assert.equal(sync.versionAcked, "v1");
+    assert.equal(await metricValue(server.metrics, "discovery_xds_pushes", { type: "cds" }), 1);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS answers an ACK whose resource names changed with every watched name", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, EDS, ["a"]);
+  try {
+    const first = await client.next();
+    assert.deepEqual(first.resources.map((r) => r.name), ["a"]);
+    ack(client, first, ["a", "b"]);
+    const second = await client.next();
+    assert.equal(second.typeUrl, EDS);
+    assert.deepEqual(second.resources.map((r) => r.name).sort(), ["a", "b"]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS counts a NACK, logs the proxy's error text, and does not resend", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, CDS);
+  try {
+    const first = await client.next();
+    client.send({
+      type_url: CDS,
+      version_info: "",
+      response_nonce: first.nonce,
+      error_detail: { code: 3, message: "cluster a: bad connect_timeout" },
+    });
+    await probe(client);
+    assert.equal(await metricValue(server.metrics, "discovery_total_xds_rejects", { type: "cds" }), 1);
+    assert.equal(
+      await metricValue(server.metrics, "discovery_xds_cds_reject", {
+        node: "app.test",
+        err: "InvalidArgument",
+      }),
+      1,
+    );
+    const warned = server.logger.entries.filter((e) =>
+      e.level === "warn" && e.msg === "proxy rejected config"
+    );
+    assert.equal(warned.length, 1);
+    assert.equal(warned[0].fields?.error, "cluster a: bad connect_timeout");
+    const sync = server.service.connections()[0].syncStatus()[CDS];
+    assert.equal(sync.lastNack?.message, "cluster a: bad connect_timeout");
+    assert.equal(sync.nonceAcked, undefined, "a NACK is not an ACK");
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS ignores and counts a request with an expired nonce", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, CDS);
+  try {
+    const first = await client.next();
+    ack(client, first);
+    await probe(client);
+    server.push(testPush("v2", { clusters: { a: 0, b: 0, c: 0 } }));
+    const second = await client.next();
+    assert.equal(second.typeUrl, CDS);
+    assert.equal(second.version, "v2");
+    assert.equal((await client.next()).typeUrl, LDS, "the probe's listener watch is pushed too");
+    // The proxy re-sends the first nonce with other names: stale, so neither ACKed nor answered.
+    client.send({ type_url: CDS, version_info: "v1", response_nonce: first.nonce, resource_names: ["a"] });
+    await probe(client);
+    assert.equal(await metricValue(server.metrics, "discovery_xds_expired_nonce", { type: "cds" }), 1);
+    assert.equal(server.service.connections()[0].syncStatus()[CDS].nonceAcked, first.nonce);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS unsubscribes a non-wildcard type on empty names", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, EDS, ["a"]);
+  try {
+    const first = await client.next();
+    ack(client, first, []);
+    await probe(client);
+    const connection = server.service.connections()[0];
+    assert.equal(connection.watches()[EDS], undefined);
+    server.push(testPush("v2", { endpoints: { a: ["10.9.9.9"], b: ["10.0.0.2"] } }), {
+      full: false,
+      configsUpdated: [endpointsKey("a")],
+    });
+    await waitFor(
+      () => server.service.queueStats().pending === 0 && server.service.queueStats().inFlight === 0,
+      "push",
+    );
+    await probe(client);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS pushes types in the order CDS, EDS, LDS, RDS whatever the subscription order", async () => {
+  const server = await startTestServer();
+  const watched: Record<string, string[]> = { [RDS]: ["r1"], [LDS]: [], [EDS]: ["a"], [CDS]: [] };
+  const client = connect(server.port, RDS, ["r1"]);
+  try {
+    for (const typeUrl of [LDS, EDS, CDS]) {
+      const response = await client.next();
+      ack(client, response, watched[response.typeUrl]);
+      client.send({ type_url: typeUrl, resource_names: watched[typeUrl] });
+    }
+    const last = await client.next();
+    ack(client, last, watched[last.typeUrl]);
+    await probe(client);
+    server.push(testPush("v2"));
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await client.next();
+      assert.equal(response.version, "v2");
+      order.push(response.typeUrl);
+    }
+    assert.deepEqual(order, [CDS, EDS, LDS, RDS]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS serves a reconnecting proxy its full state again", async () => {
+  const server = await startTestServer();
+  try {
+    const before = connect(server.port, CDS);
+    const first = await before.next();
+    ack(before, first);
+    await probe(before);
+    before.close();
+    await waitFor(() => server.service.connections().length === 0, "the old stream to close");
+    assert.equal(await metricValue(server.metrics, "discovery_xds"), 0);
+    // Envoy reconnects with its last applied version and no nonce.
+    const after = TestAdsClient.sotw(server.port);
+    after.send({ node: testNode(sidecarId("app")), type_url: CDS, version_info: first.version });
+    const again = await after.next();
+    assert.deepEqual(again.resources.map((r) => r.name), ["a", "b"]);
+    assert.notEqual(again.nonce, first.nonce);
+    after.close();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS sends only the affected endpoints on an endpoint-only push", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, CDS);
+  try {
+    ack(client, await client.next());
+    client.send({ type_url: EDS, resource_names: ["a", "b"] });
+    const eds = await client.next();
+    ack(client, eds, ["a", "b"]);
+    await probe(client);
+    const edsBuilds = server.counts.eds;
+    server.push(testPush("v1", { endpoints: { a: ["10.9.9.9"], b: ["10.0.0.2"] } }), {
+      full: false,
+      configsUpdated: [endpointsKey("a")],
+    });
+    const update = await client.next();
+    assert.equal(update.typeUrl, EDS, "no CDS on an endpoint-only push");
+    assert.deepEqual(update.resources.map((r) => r.name), ["a"]);
+    const lb = (update.resources[0].fields.endpoints as { lb_endpoints: unknown[] }[])[0].lb_endpoints;
+    assert.match(
+      JSON.stringify(lb),
+      /10\.9\.9\.9/,
+      "the invalidated entry was rebuilt with the new endpoints",
+    );
+    assert.equal(server.counts.eds, edsBuilds + 1);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS encodes a resource once for every proxy of the same shape", async () => {
+  const server = await startTestServer();
+  const clients = ["one", "two", "three"].map((pod) => connect(server.port, CDS, [], pod));
+  try {
+    for (const client of clients) {
+      assert.deepEqual((await client.next()).resources.map((r) => r.name), ["a", "b"]);
+    }
+    assert.equal(server.counts.cds, 2, "two clusters, built once each");
+    server.push(testPush("v2", { clusters: { a: 0, b: 0 } }), { configsUpdated: ["Cluster/test/b"] });
+    for (const client of clients) assert.equal((await client.next()).version, "v2");
+    assert.equal(server.counts.cds, 3, "only b was rebuilt, once for all three proxies");
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS does not answer a type no generator serves, and warns once", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, TYPE_URL.secret, ["default"]);
+  try {
+    await probe(client);
+    client.send({ type_url: TYPE_URL.secret, resource_names: ["default", "ROOTCA"] });
+    await probe(client);
+    const warned = server.logger.entries.filter((e) =>
+      e.msg.startsWith("no generator for the requested type")
+    );
+    assert.equal(warned.length, 1);
+    assert.equal(warned[0].fields?.type, TYPE_URL.secret);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS counts a resource that cannot be encoded and keeps the stream and the proxy's config", async () => {
+  const server = await startTestServer();
+  const client = connect(server.port, CDS);
+  try {
+    ack(client, await client.next());
+    await probe(client);
+    server.push(testPush("v2", { clusters: { a: -1, b: 0 } }));
+    const next = await client.next();
+    assert.equal(next.typeUrl, LDS, "the push skipped CDS and sent the rest");
+    assert.equal(await metricValue(server.metrics, "discovery_xds_pushes", { type: "cds_builderr" }), 1);
+    assert.equal(
+      await metricValue(server.metrics, "discovery_total_xds_internal_errors", { type: "cds" }),
+      1,
+    );
+    const logged = server.logger.entries.find((e) => e.level === "error");
+    assert.match(
+      String(logged?.fields?.error),
+      /Generating ".*Cluster" for proxy "app.test" failed: .*connect_timeout/,
+    );
+    await probe(client);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});

@@ -1,0 +1,24 @@
+/**
+ * An encoded resource with its incremental-xDS version: a digest of the bytes, so equal bytes always have the
+ * same version across pushes, restarts and control-plane replicas.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+
+/** The version of an encoded resource: 96 bits of its SHA-256, base64url (16 characters). */
+export function resourceVersion(encoded: Uint8Array): string {
+  return createHash("sha256").update(encoded).digest("base64url").slice(0, 16);
+}
+
+/** A named resource as `google.protobuf.Any` bytes; the version is computed on first use and kept. */
+export class VersionedResource {
+  #version: string | undefined;
+
+  constructor(readonly name: string, readonly encoded: Uint8Array) {}
+
+  /** `resourceVersion(encoded)`, computed once. */
+  get version(): string {
+    return this.#version ??= resourceVersion(this.encoded);
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The encoded-resource cache: `google.protobuf.Any` bytes keyed by exactly what their generator read, so a
+ * resource is encoded once per version of its inputs and shared by every proxy of the same shape.
+ *
+ * Entries know the config and service keys they depend on; `invalidate` drops exactly the dependents of the
+ * keys a push names. When the cache is bounded, entries are evicted in least-recently-used order as the
+ * second-chance ("clock") algorithm approximates it: a hit only sets a flag (reordering a Map on every hit
+ * costs more than the rest of a lookup, and a full push makes a hit per resource per proxy), and eviction
+ * moves flagged entries to the back once instead of evicting them.
+ *
+ * Generation of one response is synchronous and always reads the newest push snapshot, and the server
+ * invalidates before any generation for a new snapshot starts, so an entry built from an older snapshot can
+ * never be added after the invalidation that should have removed it.
+ *
+ * @module
+ */
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { XdsCacheKey } from "./generator.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
+
+/** How the cache behaves, from `DISCOVERY_ENABLE_XDS_CACHE`, `DISCOVERY_XDS_CACHE_SIZE`, `DISCOVERY_XDS_CACHE_STATS`. */
+export interface XdsCacheOptions {
+  readonly enabled: boolean;
+  /** Maximum entries; <= 0 means unbounded. */
+  readonly maxEntries: number;
+  /** Count hits and misses in `xds_cache_reads`. */
+  readonly stats: boolean;
+  /** Where `xds_cache_*` metrics go; omitted in unit tests that only check behaviour. */
+  readonly metrics?: Metrics;
+}
+
+interface Entry {
+  readonly key: XdsCacheKey;
+  readonly typeUrl: string;
+  readonly resource: VersionedResource;
+  /** Read since it was added or last given a second chance. */
+  referenced: boolean;
+}
+
+/** One entry as `/debug/cachez` shows it. */
+export interface CacheEntryInfo {
+  readonly key: string;
+  readonly typeUrl: string;
+  readonly name: string;
+  readonly bytes: number;
+  readonly dependsOn: readonly string[];
+}
+
+/** Counters and contents for `/debug/cachez`. */
+export interface CacheStats {
+  readonly enabled: boolean;
+  readonly size: number;
+  readonly maxEntries: number;
+  readonly bytes: number;
+  readonly hits: number;
+  readonly misses: number;
+  readonly evictions: number;
+  readonly invalidations: number;
+}
+
+/** Bounded (clock-LRU) cache of encoded resources with a reverse index from dependency keys to entries. */
+export class XdsCache {
+  /** Map order is the clock: eviction looks at the first entry. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #dependents = new Map<string, Set<string>>();
+  #hits = 0;
+  #misses = 0;
+  #evictions = 0;
+  #invalidations = 0;
+  #bytes = 0;
+
+  constructor(readonly options: XdsCacheOptions) {}
+
+  /** True when `DISCOVERY_ENABLE_XDS_CACHE` is on. */
+  get enabled(): boolean {
+    return this.options.enabled;
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The entry for a key id, marked as recently used; undefined on a miss or when disabled. */
+  get(id: string): VersionedResource | undefined {
+    if (!this.options.enabled) return undefined;
+    const entry = this.#entries.get(id);
+    if (entry === undefined) {
+      this.#misses++;
+      if (this.options.stats) this.options.metrics?.counter("xds_cache_reads").inc({ type: "miss" });
+      return undefined;
+    }
+    entry.referenced = true;
+    this.#hits++;
+    if (this.options.stats) this.options.metrics?.counter("xds_cache_reads").inc({ type: "hit" });
+    return entry.resource;
+  }
+
+  /** Stores an encoded resource under `key`, evicting the least recently used entries beyond the bound. */
+  add(key: XdsCacheKey, typeUrl: string, resource: VersionedResource): void {
+    if (!this.options.enabled) return;
+    this.#remove(key.id);
+    this.#entries.set(key.id, { key, typeUrl, resource, referenced: false });
+    this.#bytes += resource.encoded.length;
+    for (const dep of key.dependsOn) {
+      let ids = this.#dependents.get(dep);
+      if (ids === undefined) {
+        ids = new Set();
+        this.#dependents.set(dep, ids);
+      }
+      ids.add(key.id);
+    }
+    this.#evictBeyond(this.options.maxEntries);
+    this.#reportSize();
+  }
+
+  /** Drops every entry that depends on one of `keys`; returns how many were dropped. */
+  invalidate(keys: Iterable<string>): number {
+    let dropped = 0;
+    for (const dep of keys) {
+      const ids = this.#dependents.get(dep);
+      if (ids === undefined) continue;
+      for (const id of [...ids]) if (this.#remove(id)) dropped++;
+    }
+    this.#invalidations += dropped;
+    this.#reportSize();
+    return dropped;
+  }
+
+  /** Drops every entry; for pushes whose changes are unknown. Returns how many were dropped. */
+  clear(): number {
+    const dropped = this.#entries.size;
+    this.#entries.clear();
+    this.#dependents.clear();
+    this.#bytes = 0;
+    this.#invalidations += dropped;
+    this.#reportSize();
+    return dropped;
+  }
+
+  /** Counters for the debug interface. */
+  stats(): CacheStats {
+    return {
+      enabled: this.options.enabled,
+      size: this.#entries.size,
+      maxEntries: this.options.maxEntries,
+      bytes: this.#bytes,
+      hits: this.#hits,
+      misses: this.#misses,
+      evictions: this.#evictions,
+      invalidations: this.#invalidations,
+    };
+  }
+
+  /** Every entry, in clock order (roughly least recently used first). */
+  entries(): CacheEntryInfo[] {
+    return [...this.#entries.values()].map((e) => ({
+      key: e.key.id,
+      typeUrl: e.typeUrl,
+      name: e.resource.name,
+      bytes: e.resource.encoded.length,
+      dependsOn: e.key.dependsOn,
+    }));
+  }
+
+  /** Each pass clears a flag, so this ends within two rounds of the clock. */
+  #evictBeyond(max: number): void {
+    if (max <= 0) return;
+    while (this.#entries.size > max) {
+      const [id, entry] = this.#entries.entries().next().value as [string, Entry];
+      if (entry.referenced) {
+        entry.referenced = false;
+        this.#entries.delete(id);
+        this.#entries.set(id, entry);
+        continue;
+      }
+      this.#remove(id);
+      this.#evictions++;
+      this.options.metrics?.counter("xds_cache_evictions").inc();
+    }
+  }
+
+  #remove(id: string): boolean {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return false;
+    this.#entries.delete(id);
+    this.#bytes -= entry.resource.encoded.length;
+    for (const dep of entry.key.dependsOn) {
+      const ids = this.#dependents.get(dep);
+      ids?.delete(id);
+      if (ids?.size === 0) this.#dependents.delete(dep);
+    }
+    return true;
+  }
+
+  #reportSize(): void {
+    this.options.metrics?.gauge("xds_cache_size").set(this.#entries.size);
+  }
+}

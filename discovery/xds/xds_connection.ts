@@ -1,0 +1,303 @@
+/**
+ * What both ADS protocols share: one proxy on one stream, its work serialised, sends bounded by the send
+ * timeout, per-type nonce/version/ACK/NACK bookkeeping, and a record of what was sent for the debug interface.
+ *
+ * @module
+ */
+import type { ServerDuplexStream } from "@grpc/grpc-js";
+import type protobuf from "protobufjs";
+import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
+import type { RpcStatus } from "../../proto/discovery_request.ts";
+import { shortTypeName } from "../../proto/type_urls.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { DistributionTracker } from "./distribution_tracker.ts";
+import type { PushRequest } from "../push/push_request.ts";
+import type { GeneratorRegistry, PushSnapshot } from "./generator.ts";
+import { nonceVersion } from "./nonce.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
+import type { ShapeMemo } from "./shape_memo.ts";
+import type { XdsCache } from "./xds_cache.ts";
+import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
+
+/** gRPC status codes the server ends streams with. */
+export const GRPC_STATUS = {
+  OK: 0,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const;
+
+/** The raw ADS stream: encoded requests in, encoded responses out. */
+export type AdsCall = ServerDuplexStream<Uint8Array, Uint8Array>;
+
+/** State-of-the-world or incremental ADS. */
+export type XdsProtocol = "sotw" | "delta";
+
+/** What a connection needs from the server that owns it. */
+export interface ConnectionContext<P extends PushSnapshot> {
+  readonly generators: GeneratorRegistry<P>;
+  readonly cache: XdsCache;
+  readonly schema: protobuf.Root;
+  readonly shapes: ShapeMemo;
+  readonly metrics: XdsMetrics;
+  readonly logger: Logger;
+  readonly sendTimeoutMs: number;
+  /** Present when config distribution tracking is on; nonces then carry the push version. */
+  readonly tracker?: DistributionTracker;
+  readonly controlPlane?: ControlPlaneInfo;
+  /** The newest push snapshot; request-driven responses always read it. */
+  currentPush(): P;
+  /** Called once when the connection closes for any reason. */
+  onClosed(connection: XdsConnection<P>): void;
+}
+
+/** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`; the stream has been ended. */
+export class SendTimeoutError extends Error {
+  constructor(readonly connectionId: string, readonly typeUrl: string, timeoutMs: number) {
+    super(
+      `Sending "${typeUrl}" to connection "${connectionId}" did not finish within ${timeoutMs}ms ` +
+        `(DISCOVERY_XDS_SEND_TIMEOUT): the proxy is not reading; the stream was ended`,
+    );
+    this.name = "SendTimeoutError";
+  }
+}
+
+/** The connection closed while a send was waiting. */
+export class ConnectionClosedError extends Error {
+  constructor(readonly connectionId: string) {
+    super(`Connection "${connectionId}" is closed`);
+    this.name = "ConnectionClosedError";
+  }
+}
+
+/** The last rejection of one type. */
+export interface NackInfo {
+  readonly nonce: string;
+  readonly code: string;
+  readonly message: string;
+  readonly at: string;
+}
+
+/** Nonce and version bookkeeping of one type, as `/debug/syncz` shows it. */
+export interface TypeSync {
+  nonceSent?: string;
+  versionSent?: string;
+  sentAt?: string;
+  nonceAcked?: string;
+  versionAcked?: string;
+  ackedAt?: string;
+  lastNack?: NackInfo;
+}
+
+/** What was last sent of one type, for `/debug/config_dump`. */
+export interface SentResources {
+  readonly version: string;
+  readonly nonce: string;
+  readonly resources: ReadonlyMap<string, VersionedResource>;
+}
+
+let connectionCounter = 0;
+
+/** One proxy's ADS stream. Subclasses implement the protocol; all work on one connection runs one at a time. */
+export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
+  /** `<proxy id>-<n>`, unique in the process. */
+  readonly id: string;
+  readonly connectedAt: Date = new Date();
+  abstract readonly protocol: XdsProtocol;
+  readonly #sync = new Map<string, TypeSync>();
+  readonly #sent = new Map<string, Map<string, VersionedResource>>();
+  readonly #pendingSends = new Set<(error: Error) => void>();
+  readonly #loggedNacks = new Set<string>();
+  #chain: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(
+    readonly proxy: Proxy,
+    readonly call: AdsCall,
+    protected readonly ctx: ConnectionContext<P>,
+  ) {
+    this.id = `${proxy.id}-${++connectionCounter}`;
+  }
+
+  /** The peer address as grpc-js reports it. */
+  get peer(): string {
+    return this.call.getPeer();
+  }
+
+  /** True once the stream has ended. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Handles one decoded request of this protocol. Called through `serialize`. */
+  abstract handleRequest(request: unknown): Promise<void>;
+
+  /** Pushes what `request` calls for to this proxy, from the newest snapshot. Called through `serialize`. */
+  abstract push(request: PushRequest): Promise<void>;
+
+  /** Watched names per type URL; `["*"]` for a wildcard watch. */
+  abstract watches(): Record<string, readonly string[]>;
+
+  /** Runs `work` after every earlier piece of work on this connection has finished. */
+  serialize<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#chain.then(() => this.#closed ? undefined as T : work());
+    this.#chain = next.catch(() => {});
+    return next;
+  }
+
+  /** Nonce/version state per type URL. */
+  syncStatus(): Record<string, Readonly<TypeSync>> {
+    return Object.fromEntries([...this.#sync].map(([type, sync]) => [type, { ...sync }]));
+  }
+
+  /** What was last sent per type URL. */
+  sentResources(): Map<string, SentResources> {
+    const out = new Map<string, SentResources>();
+    for (const [type, resources] of this.#sent) {
+      const sync = this.#sync.get(type);
+      out.set(type, { version: sync?.versionSent ?? "", nonce: sync?.nonceSent ?? "", resources });
+    }
+    return out;
+  }
+
+  /** Ends the stream with a status (OK ends it normally); idempotent. */
+  close(code: number = GRPC_STATUS.OK, details = "OK"): void {
+    if (this.#closed) return;
+    this.#markClosed();
+    try {
+      if (code === GRPC_STATUS.OK) this.call.end();
+      else this.call.emit("error", { code, details });
+    } catch (error) {
+      this.ctx.logger.debug("ending ADS stream failed", { connection: this.id, error: String(error) });
+    }
+  }
+
+  /** Marks the connection closed after the peer went away; nothing is written. */
+  closedByPeer(): void {
+    if (!this.#closed) this.#markClosed();
+  }
+
+  /**
+   * Writes one framed response. Resolves when grpc-js has handed it to the transport; on timeout the
+   * stream is ended with DEADLINE_EXCEEDED and `discovery_xds_write_timeout` counted.
+   *
+   * @throws {SendTimeoutError} after `DISCOVERY_XDS_SEND_TIMEOUT`
+   * @throws {ConnectionClosedError} when the connection closes first
+   */
+  protected send(typeUrl: string, bytes: Uint8Array): Promise<void> {
+    if (this.#closed) return Promise.reject(new ConnectionClosedError(this.id));
+    const started = performance.now();
+    return new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        this.#pendingSends.delete(settle);
+        if (error === undefined) {
+          this.ctx.metrics.sendTime(typeUrl, (performance.now() - started) / 1000);
+          resolve();
+        } else reject(error);
+      };
+      const timer = setTimeout(() => {
+        settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
+        this.ctx.metrics.writeTimeout();
+        this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
+      }, this.ctx.sendTimeoutMs);
+      this.#pendingSends.add(settle);
+      this.call.write(bytes, (error?: Error | null) => {
+        if (this.#pendingSends.has(settle)) settle(error ?? undefined);
+      });
+    });
+  }
+
+  /** A fresh nonce source's version prefix: the push version when tracking, else none. */
+  protected nonceVersionFor(pushVersion: string): string | undefined {
+    return this.ctx.tracker === undefined ? undefined : pushVersion;
+  }
+
+  /** The bookkeeping of one type, created on first use. */
+  protected sync(typeUrl: string): TypeSync {
+    let sync = this.#sync.get(typeUrl);
+    if (sync === undefined) {
+      sync = {};
+      this.#sync.set(typeUrl, sync);
+    }
+    return sync;
+  }
+
+  /** Forgets a type the proxy unsubscribed from. */
+  protected forgetType(typeUrl: string): void {
+    this.#sync.delete(typeUrl);
+    this.#sent.delete(typeUrl);
+  }
+
+  /** Records a sent response and the resources it carried (`replace`: the response was the full set). */
+  protected recordSent(
+    typeUrl: string,
+    version: string,
+    nonce: string,
+    resources: readonly VersionedResource[],
+    options: { replace: boolean; removed?: readonly string[]; keep?: ReadonlySet<string> },
+  ): void {
+    Object.assign(this.sync(typeUrl), {
+      nonceSent: nonce,
+      versionSent: version,
+      sentAt: new Date().toISOString(),
+    });
+    let record = this.#sent.get(typeUrl);
+    if (record === undefined || options.replace) {
+      record = new Map();
+      this.#sent.set(typeUrl, record);
+    }
+    for (const r of resources) record.set(r.name, r);
+    for (const name of options.removed ?? []) record.delete(name);
+    if (options.keep !== undefined) {
+      for (const name of [...record.keys()]) if (!options.keep.has(name)) record.delete(name);
+    }
+  }
+
+  /** Drops resources the proxy no longer holds from the record of what was sent. */
+  protected dropSent(typeUrl: string, names: Iterable<string>): void {
+    const record = this.#sent.get(typeUrl);
+    if (record !== undefined) { for (const name of names) record.delete(name); }
+  }
+
+  /** Records an ACK of the latest response of a type, and the version it applied when tracking. */
+  protected recordAck(typeUrl: string, nonce: string, version: string): void {
+    Object.assign(this.sync(typeUrl), {
+      nonceAcked: nonce,
+      versionAcked: version,
+      ackedAt: new Date().toISOString(),
+    });
+    const pushVersion = nonceVersion(nonce);
+    if (this.ctx.tracker !== undefined && pushVersion !== undefined) {
+      this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
+    }
+  }
+
+  /** Records a NACK: counted, logged with the proxy's text (repeats of the same text at debug), never resent. */
+  protected recordNack(typeUrl: string, nonce: string, status: RpcStatus): void {
+    const code = grpcCodeName(status.code);
+    this.sync(typeUrl).lastNack = { nonce, code, message: status.message, at: new Date().toISOString() };
+    this.ctx.metrics.rejected(typeUrl, this.proxy.id, status.code);
+    const fields = { connection: this.id, type: shortTypeName(typeUrl), nonce, code, error: status.message };
+    const seen = `${typeUrl}\n${status.message}`;
+    if (this.#loggedNacks.has(seen)) {
+      this.ctx.logger.debug("proxy rejected config again", fields);
+    } else {
+      this.#loggedNacks.add(seen);
+      this.ctx.logger.warn("proxy rejected config", fields);
+    }
+  }
+
+  /** True when `nonce` is the latest one sent for `typeUrl`. */
+  protected isLatestNonce(typeUrl: string, nonce: string): boolean {
+    return this.#sync.get(typeUrl)?.nonceSent === nonce;
+  }
+
+  #markClosed(): void {
+    this.#closed = true;
+    for (const settle of [...this.#pendingSends]) settle(new ConnectionClosedError(this.id));
+    this.ctx.onClosed(this);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The xDS server's metrics, named as the reference names them, behind methods that say what happened.
+ *
+ * @module
+ */
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+
+/** The `type` label of a type URL: "cds", "eds", "lds", "rds", "sds", else the URL itself (as the reference). */
+export function metricType(typeUrl: string): string {
+  switch (typeUrl) {
+    case TYPE_URL.cluster:
+      return "cds";
+    case TYPE_URL.endpoint:
+      return "eds";
+    case TYPE_URL.listener:
+      return "lds";
+    case TYPE_URL.route:
+      return "rds";
+    case TYPE_URL.secret:
+      return "sds";
+    default:
+      return typeUrl;
+  }
+}
+
+const REJECT_GAUGES: ReadonlyMap<string, string> = new Map([
+  [TYPE_URL.cluster, "discovery_xds_cds_reject"],
+  [TYPE_URL.endpoint, "discovery_xds_eds_reject"],
+  [TYPE_URL.listener, "discovery_xds_lds_reject"],
+  [TYPE_URL.route, "discovery_xds_rds_reject"],
+]);
+
+/** gRPC status code names as Go spells them, for the `err` label of the reject gauges. */
+const CODE_NAMES = [
+  "OK",
+  "Canceled",
+  "Unknown",
+  "InvalidArgument",
+  "DeadlineExceeded",
+  "NotFound",
+  "AlreadyExists",
+  "PermissionDenied",
+  "ResourceExhausted",
+  "FailedPrecondition",
+  "Aborted",
+  "OutOfRange",
+  "Unimplemented",
+  "Internal",
+  "Unavailable",
+  "DataLoss",
+  "Unauthenticated",
+];
+
+/** Go's name of a gRPC status code, e.g. 3 → "InvalidArgument"; unknown codes as `Code(n)`. */
+export function grpcCodeName(code: number): string {
+  return CODE_NAMES[code] ?? `Code(${code})`;
+}
+
+/** Records what the xDS server does in the program's metrics. A missing registry records nothing. */
+export class XdsMetrics {
+  /** Reject gauge series per proxy, so a disconnect can remove exactly them. */
+  readonly #rejectSeries = new Map<string, Set<string>>();
+
+  constructor(readonly metrics?: Metrics) {}
+
+  /** A proxy connected (+1) or disconnected (-1). */
+  connected(delta: 1 | -1): void {
+    this.metrics?.gauge("discovery_xds").inc(delta);
+  }
+
+  /** A response of `typeUrl` was sent. */
+  pushed(typeUrl: string): void {
+    this.metrics?.counter("discovery_xds_pushes").inc({ type: metricType(typeUrl) });
+  }
+
+  /** Building (`builderr`) or sending (`senderr`) a response failed. */
+  pushFailed(typeUrl: string, stage: "builderr" | "senderr"): void {
+    this.metrics?.counter("discovery_xds_pushes").inc({ type: `${metricType(typeUrl)}_${stage}` });
+  }
+
+  /** A proxy rejected a response: `discovery_total_xds_rejects` and the per-type reject gauge. */
+  rejected(typeUrl: string, proxyId: string, code: number): void {
+    this.metrics?.counter("discovery_total_xds_rejects").inc({ type: metricType(typeUrl) });
+    const gauge = REJECT_GAUGES.get(typeUrl);
+    if (gauge === undefined || this.metrics === undefined) return;
+    const err = grpcCodeName(code);
+    this.metrics.gauge(gauge).inc({ node: proxyId, err });
+    let series = this.#rejectSeries.get(proxyId);
+    if (series === undefined) {
+      series = new Set();
+      this.#rejectSeries.set(proxyId, series);
+    }
+    series.add(`${gauge} ${err}`);
+  }
+
+  /** Drops a disconnected proxy's reject gauge series so their number stays bounded. */
+  forgetProxy(proxyId: string): void {
+    for (const series of this.#rejectSeries.get(proxyId) ?? []) {
+      const [gauge, err] = series.split(" ");
+      this.metrics?.gauge(gauge).remove({ node: proxyId, err });
+    }
+    this.#rejectSeries.delete(proxyId);
+  }
+
+  /** A request carried a nonce that is not the latest sent for its type. */
+  expiredNonce(typeUrl: string): void {
+    this.metrics?.counter("discovery_xds_expired_nonce").inc({ type: metricType(typeUrl) });
+  }
+
+  /** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`. */
+  writeTimeout(): void {
+    this.metrics?.counter("discovery_xds_write_timeout").inc();
+  }
+
+  /** A generator threw or produced something that could not be encoded. */
+  internalError(typeUrl: string): void {
+    this.metrics?.counter("discovery_total_xds_internal_errors").inc({ type: metricType(typeUrl) });
+  }
+
+  /** Seconds to generate, frame and send one response. */
+  pushTime(typeUrl: string, seconds: number): void {
+    this.metrics?.histogram("discovery_xds_push_time").observe({ type: metricType(typeUrl) }, seconds);
+  }
+
+  /** Seconds the transport took to accept one response. */
+  sendTime(typeUrl: string, seconds: number): void {
+    this.metrics?.histogram("discovery_xds_send_time").observe({ type: metricType(typeUrl) }, seconds);
+  }
+
+  /** Seconds from the first change behind a push to the proxy having been sent everything. */
+  convergence(seconds: number): void {
+    this.metrics?.histogram("discovery_proxy_convergence_time").observe(seconds);
+  }
+
+  /** Seconds a proxy waited in the push queue. */
+  queueTime(seconds: number): void {
+    this.metrics?.histogram("discovery_proxy_queue_time").observe(seconds);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The settings of the xDS server, read once from the env registry and the keepalive flags, and turned into
+ * grpc-js channel options.
+ *
+ * @module
+ */
+import type { EnvSettings } from "../../shared/env/env_settings.ts";
+
+/** Everything the xDS server reads from the environment. Durations are milliseconds. */
+export interface XdsSettings {
+  /** `DISCOVERY_PUSH_THROTTLE`: pushes in flight at once; at least 1. */
+  readonly pushThrottle: number;
+  /** `DISCOVERY_XDS_SEND_TIMEOUT`: a send not done within this is abandoned and its stream ended. */
+  readonly sendTimeoutMs: number;
+  /** `DISCOVERY_ENABLE_XDS_CACHE`. */
+  readonly cacheEnabled: boolean;
+  /** `DISCOVERY_XDS_CACHE_SIZE`: entries; <= 0 means no bound. */
+  readonly cacheSize: number;
+  /** `DISCOVERY_XDS_CACHE_STATS`: count `xds_cache_reads` hits and misses. */
+  readonly cacheStats: boolean;
+  /** `DISCOVERY_ENABLE_CONFIG_DISTRIBUTION_TRACKING`: nonces carry the push version; acks are recorded. */
+  readonly distributionTracking: boolean;
+  /** `DISCOVERY_DISTRIBUTION_HISTORY_RETENTION`. */
+  readonly distributionRetentionMs: number;
+  /** `MESH_GPRC_MAXSTREAMS`. */
+  readonly maxConcurrentStreams: number;
+  /** `MESH_GPRC_MAXRECVMSGSIZE`, bytes. */
+  readonly maxReceiveMessageBytes: number;
+  /** `ENABLE_ADMIN_ENDPOINTS`: registers `/debug/force_disconnect`. */
+  readonly adminEndpoints: boolean;
+}
+
+/** The settings with the registry's defaults, for tests and embedding. */
+export const DEFAULT_XDS_SETTINGS: XdsSettings = Object.freeze({
+  pushThrottle: 100,
+  sendTimeoutMs: 5_000,
+  cacheEnabled: true,
+  cacheSize: 20_000,
+  cacheStats: false,
+  distributionTracking: true,
+  distributionRetentionMs: 60_000,
+  maxConcurrentStreams: 100_000,
+  maxReceiveMessageBytes: 4 * 1024 * 1024,
+  adminEndpoints: false,
+});
+
+/**
+ * Reads the xDS settings from the env registry.
+ *
+ * @throws {RangeError} when `DISCOVERY_PUSH_THROTTLE` is below 1 or `DISCOVERY_XDS_SEND_TIMEOUT` is not positive
+ */
+export function xdsSettingsFromEnv(env: EnvSettings): XdsSettings {
+  const pushThrottle = env.int("DISCOVERY_PUSH_THROTTLE");
+  if (pushThrottle < 1) {
+    throw new RangeError(
+      `Invalid DISCOVERY_PUSH_THROTTLE "${pushThrottle}": expected at least 1 concurrent push`,
+    );
+  }
+  const sendTimeoutMs = env.durationMs("DISCOVERY_XDS_SEND_TIMEOUT");
+  if (sendTimeoutMs <= 0) {
+    throw new RangeError(
+      `Invalid DISCOVERY_XDS_SEND_TIMEOUT "${sendTimeoutMs}ms": expected a positive duration such as "5s"`,
+    );
+  }
+  return Object.freeze({
+    pushThrottle,
+    sendTimeoutMs,
+    cacheEnabled: env.bool("DISCOVERY_ENABLE_XDS_CACHE"),
+    cacheSize: env.int("DISCOVERY_XDS_CACHE_SIZE"),
+    cacheStats: env.bool("DISCOVERY_XDS_CACHE_STATS"),
+    distributionTracking: env.bool("DISCOVERY_ENABLE_CONFIG_DISTRIBUTION_TRACKING"),
+    distributionRetentionMs: env.durationMs("DISCOVERY_DISTRIBUTION_HISTORY_RETENTION"),
+    maxConcurrentStreams: env.int("MESH_GPRC_MAXSTREAMS"),
+    maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
+    adminEndpoints: env.bool("ENABLE_ADMIN_ENDPOINTS"),
+  });
+}
+
+/** The `--keepalive*` flags. */
+export interface KeepaliveOptions {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  /** `--keepaliveMaxServerConnectionAge` in nanoseconds; the int64 maximum (the default) means forever. */
+  readonly maxConnectionAgeNs: bigint;
+}
+
+/** Grace period for in-flight streams after a connection reaches its maximum age, as in the reference. */
+export const MAX_CONNECTION_AGE_GRACE_MS = 10_000;
+
+/** Node's timers overflow above this many milliseconds and fire at once, so longer ages mean forever. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The grpc-js server options of the xDS port. */
+export function grpcServerOptions(
+  keepalive: KeepaliveOptions,
+  settings: Pick<XdsSettings, "maxConcurrentStreams" | "maxReceiveMessageBytes">,
+): Record<string, number> {
+  const options: Record<string, number> = {
+    "grpc.keepalive_time_ms": keepalive.intervalMs,
+    "grpc.keepalive_timeout_ms": keepalive.timeoutMs,
+    "grpc.keepalive_permit_without_calls": 1,
+    "grpc.max_concurrent_streams": settings.maxConcurrentStreams,
+    "grpc.max_receive_message_length": settings.maxReceiveMessageBytes,
+  };
+  const ageMs = Number(keepalive.maxConnectionAgeNs / 1_000_000n);
+  if (ageMs > 0 && ageMs <= MAX_TIMER_MS) {
+    options["grpc.max_connection_age_ms"] = ageMs;
+    options["grpc.max_connection_age_grace_ms"] = MAX_CONNECTION_AGE_GRACE_MS;
+  }
+  return options;
+}

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { MAX_DURATION_NS } from "../../shared/flags/duration.ts";
+import { grpcServerOptions, MAX_CONNECTION_AGE_GRACE_MS, xdsSettingsFromEnv } from "./xds_settings.ts";
+
+Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
+  await t.step("defaults", () => {
+    const settings = xdsSettingsFromEnv(new EnvSettings("discovery", {}));
+    assert.equal(settings.pushThrottle, 100);
+    assert.equal(settings.sendTimeoutMs, 5_000);
+    assert.equal(settings.cacheEnabled, true);
+    assert.equal(settings.cacheSize, 20_000);
+    assert.equal(settings.distributionTracking, true);
+    assert.equal(settings.distributionRetentionMs, 60_000);
+    assert.equal(settings.maxConcurrentStreams, 100_000);
+    assert.equal(settings.maxReceiveMessageBytes, 4_194_304);
+    assert.equal(settings.adminEndpoints, false);
+  });
+  await t.step("set values", () => {
+    const settings = xdsSettingsFromEnv(
+      new EnvSettings("discovery", {
+        DISCOVERY_PUSH_THROTTLE: "7",
+        DISCOVERY_XDS_SEND_TIMEOUT: "250ms",
+        DISCOVERY_XDS_CACHE_SIZE: "-1",
+        ENABLE_ADMIN_ENDPOINTS: "true",
+      }),
+    );
+    assert.deepEqual([settings.pushThrottle, settings.sendTimeoutMs, settings.cacheSize], [7, 250, -1]);
+    assert.equal(settings.adminEndpoints, true);
+  });
+  await t.step("a throttle below 1 is refused with the variable's name", () => {
+    assert.throws(
+      () => xdsSettingsFromEnv(new EnvSettings("discovery", { DISCOVERY_PUSH_THROTTLE: "0" })),
+      /Invalid DISCOVERY_PUSH_THROTTLE "0": expected at least 1/,
+    );
+  });
+});
+
+Deno.test("grpcServerOptions maps the keepalive flags and stream limits", async (t) => {
+  const limits = { maxConcurrentStreams: 10, maxReceiveMessageBytes: 1024 };
+  await t.step("the default (forever) connection age sets no age", () => {
+    const options = grpcServerOptions({
+      intervalMs: 30_000,
+      timeoutMs: 10_000,
+      maxConnectionAgeNs: MAX_DURATION_NS,
+    }, limits);
+    assert.deepEqual(options, {
+      "grpc.keepalive_time_ms": 30_000,
+      "grpc.keepalive_timeout_ms": 10_000,
+      "grpc.keepalive_permit_without_calls": 1,
+      "grpc.max_concurrent_streams": 10,
+      "grpc.max_receive_message_length": 1024,
+    });
+  });
+  await t.step("a finite age closes connections gracefully", () => {
+    const options = grpcServerOptions({
+      intervalMs: 1,
+      timeoutMs: 1,
+      maxConnectionAgeNs: 30n * 60n * 1_000_000_000n,
+    }, limits);
+    assert.equal(options["grpc.max_connection_age_ms"], 1_800_000);
+    assert.equal(options["grpc.max_connection_age_grace_ms"], MAX_CONNECTION_AGE_GRACE_MS);
+  });
+});
