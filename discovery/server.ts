@@ -16,6 +16,14 @@ import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import type { PushContext } from "./push/push_context.ts";
+import {
+  addXdsDebugRoutes,
+  DiscoveryService,
+  GeneratorRegistry,
+  startXdsServer,
+  xdsSettingsFromEnv,
+} from "./xds/mod.ts";
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
 export interface DiscoveryDeps {
@@ -90,6 +98,27 @@ export async function startDiscovery(
     pipeline.changes.meshChanged();
   }));
 
+  // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
+  const xdsSettings = xdsSettingsFromEnv(env);
+  const adsLog = deps.logs.scope("ads");
+  const generators = new GeneratorRegistry<PushContext>();
+  const discovery = new DiscoveryService<PushContext>({
+    generators,
+    settings: xdsSettings,
+    logger: adsLog,
+    metrics: deps.metrics,
+    initialPush: pipeline.stage.current(),
+  });
+  closers.push(() => discovery.close());
+  closers.push(pipeline.stage.onPush((request, push) => discovery.push(request, push)));
+  const ads = await startXdsServer({
+    addr: options.grpcAddr,
+    service: discovery,
+    keepalive: options.keepalive,
+    logger: adsLog,
+  });
+  closers.push(() => ads.close());
+
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
   const debug = new DebugInterface();
   addModelDebugRoutes(debug, {
@@ -98,6 +127,7 @@ export async function startDiscovery(
     endpoints: pipeline.endpoints,
     push: () => pipeline.stage.current(),
     rejected: () => files.rejected(),
+    proxies: () => discovery.connections().map((c) => c.proxy),
     // Durations print in Go's form (`10s`) rather than as nanosecond integers.
     mesh: () =>
       JSON.parse(
@@ -105,6 +135,7 @@ export async function startDiscovery(
       ),
     env,
   });
+  addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: xdsSettings.adminEndpoints });
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
   const readiness = new Readiness([
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
