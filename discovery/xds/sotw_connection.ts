@@ -13,9 +13,8 @@ import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "./generator.ts";
 import { makeNonce } from "./nonce.ts";
-import { buildResources, GenerateError } from "./response_builder.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
-import { XdsConnection, type XdsProtocol } from "./xds_connection.ts";
+import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
 
 /** The names a proxy watches for one type. */
@@ -132,24 +131,12 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const watch = this.#watches.get(typeUrl);
     if (watch === undefined) return undefined;
     const started = performance.now();
-    let resources: readonly VersionedResource[] | undefined;
-    try {
-      resources = buildResources(this.ctx, this.proxy, typeUrl, push, {
-        names: watch.names,
-        full,
-        ...(configsUpdated === undefined ? {} : { configsUpdated }),
-      });
-    } catch (error) {
-      if (!(error instanceof GenerateError)) throw error;
-      this.ctx.metrics.pushFailed(typeUrl, "builderr");
-      this.ctx.metrics.internalError(typeUrl);
-      this.ctx.logger.error("generating config failed; the proxy keeps its last config", {
-        connection: this.id,
-        type: shortTypeName(typeUrl),
-        error: error.message,
-      });
-      return undefined;
-    }
+    const resources = generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
+      names: watch.names,
+      full,
+      ...(configsUpdated === undefined ? {} : { configsUpdated }),
+    });
+    if (resources === "failed") return undefined;
     if (resources === undefined) {
       this.#warnNoGenerator(typeUrl);
       return undefined;

@@ -13,7 +13,8 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import type { PushRequest } from "../push/push_request.ts";
-import type { GeneratorRegistry, PushSnapshot } from "./generator.ts";
+import type { GenerateRequest, GeneratorRegistry, PushSnapshot } from "./generator.ts";
+import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
@@ -299,5 +300,32 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     this.#closed = true;
     for (const settle of [...this.#pendingSends]) settle(new ConnectionClosedError(this.id));
     this.ctx.onClosed(this);
+  }
+}
+
+/**
+ * Generates one type for one connection. A generator failure is counted and logged with the connection and type,
+ * and yields "failed": the proxy keeps its last config. Undefined means no generator serves the type.
+ */
+export function generateForConnection<P extends PushSnapshot>(
+  ctx: ConnectionContext<P>,
+  connectionId: string,
+  proxy: Proxy,
+  typeUrl: string,
+  push: P,
+  request: GenerateRequest,
+): readonly VersionedResource[] | undefined | "failed" {
+  try {
+    return buildResources(ctx, proxy, typeUrl, push, request);
+  } catch (error) {
+    if (!(error instanceof GenerateError)) throw error;
+    ctx.metrics.pushFailed(typeUrl, "builderr");
+    ctx.metrics.internalError(typeUrl);
+    ctx.logger.error("generating config failed; the proxy keeps its last config", {
+      connection: connectionId,
+      type: shortTypeName(typeUrl),
+      error: error.message,
+    });
+    return "failed";
   }
 }
