@@ -13,17 +13,12 @@ import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
+import { GeneratorRegistry, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
-import {
-  addXdsDebugRoutes,
-  DiscoveryService,
-  GeneratorRegistry,
-  startXdsServer,
-  xdsSettingsFromEnv,
-} from "./xds/mod.ts";
+import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
 export interface DiscoveryDeps {
@@ -101,7 +96,7 @@ export async function startDiscovery(
   // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
   const xdsSettings = xdsSettingsFromEnv(env);
   const adsLog = deps.logs.scope("ads");
-  const generators = new GeneratorRegistry<PushContext>();
+  const generators = registerGrpcGenerators(new GeneratorRegistry<PushContext>());
   const discovery = new DiscoveryService<PushContext>({
     generators,
     settings: xdsSettings,

@@ -9,7 +9,7 @@ import type { LogFields, Logger } from "../../shared/log/logger.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { DiscoveryService } from "./discovery_service.ts";
 import { configKey, pushRequest } from "../push/push_request.ts";
-import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } from "./generator.ts";
+import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } from "../generate/generator.ts";
 import { type RunningXdsServer, startXdsServer } from "./xds_grpc_server.ts";
 import { DEFAULT_XDS_SETTINGS, type XdsSettings } from "./xds_settings.ts";
 

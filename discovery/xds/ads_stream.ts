@@ -13,7 +13,7 @@ import {
 } from "../../proto/discovery_request.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import { InvalidNodeError, parseProxy, type Proxy } from "../model/proxy.ts";
-import type { PushSnapshot } from "./generator.ts";
+import type { PushSnapshot } from "../generate/generator.ts";
 import {
   type AdsCall,
   ConnectionClosedError,

@@ -11,7 +11,7 @@ import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import { HttpError, jsonResponse, type Router } from "../../shared/http/router.ts";
 import type { DiscoveryService } from "./discovery_service.ts";
-import type { PushSnapshot } from "./generator.ts";
+import type { PushSnapshot } from "../generate/generator.ts";
 import type { SentResources, XdsConnection } from "./xds_connection.ts";
 
 /** Options of the xDS debug paths. */

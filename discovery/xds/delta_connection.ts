@@ -17,7 +17,7 @@ import { frameDeltaDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
-import type { PushSnapshot } from "./generator.ts";
+import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";

@@ -20,7 +20,7 @@ import {
 import { serveAdsStream, type StreamHost } from "./ads_stream.ts";
 import { DeltaConnection } from "./delta_connection.ts";
 import { DistributionTracker } from "./distribution_tracker.ts";
-import type { GeneratorRegistry, PushSnapshot } from "./generator.ts";
+import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { SotwConnection } from "./sotw_connection.ts";

@@ -1,10 +1,10 @@
 /**
  * The xDS server: state-of-the-world and incremental ADS over grpc-js, the push queue, the encoded-resource
- * cache, the generator contract, config distribution tracking and the xDS debug paths.
+ * cache, config distribution tracking and the xDS debug paths; the generator contract is in `../generate/`.
  *
  * @module
  */
-export * from "./generator.ts";
+export * from "../generate/generator.ts";
 export * from "./push_queue.ts";
 export * from "./xds_cache.ts";
 export * from "./versioned_resource.ts";

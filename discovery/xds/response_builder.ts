@@ -13,7 +13,7 @@ import {
   isCacheable,
   type PushSnapshot,
   type XdsGenerator,
-} from "./generator.ts";
+} from "../generate/generator.ts";
 import { type ShapeMemo, shapeMemoKey } from "./shape_memo.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 import type { XdsCache } from "./xds_cache.ts";

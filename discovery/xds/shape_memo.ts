@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { GenerateRequest } from "./generator.ts";
+import type { GenerateRequest } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 
 interface Memoized {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { parseProxy } from "../model/proxy.ts";
-import { cacheKey, GeneratorRegistry, type XdsGenerator } from "./generator.ts";
+import { cacheKey, GeneratorRegistry, type XdsGenerator } from "../generate/generator.ts";
 import { buildResources } from "./response_builder.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { XdsCache } from "./xds_cache.ts";

@@ -15,7 +15,7 @@
  * @module
  */
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { XdsCacheKey } from "./generator.ts";
+import type { XdsCacheKey } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 
 /** How the cache behaves, from `DISCOVERY_ENABLE_XDS_CACHE`, `DISCOVERY_XDS_CACHE_SIZE`, `DISCOVERY_XDS_CACHE_STATS`. */

@@ -13,7 +13,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import type { PushRequest } from "../push/push_request.ts";
-import type { GenerateRequest, GeneratorRegistry, PushSnapshot } from "./generator.ts";
+import type { GenerateRequest, GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";

@@ -11,7 +11,7 @@ import type { ListenAddress } from "../../shared/http/listen_address.ts";
 import { formatAddress } from "../../shared/http/listen_address.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { DiscoveryService } from "./discovery_service.ts";
-import type { PushSnapshot } from "./generator.ts";
+import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
 import { grpcServerOptions, type KeepaliveOptions } from "./xds_settings.ts";
 

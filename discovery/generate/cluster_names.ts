@@ -1,0 +1,33 @@
+/**
+ * Istio's cluster names, `direction|port|subset|host` (`outbound|7070|v1|greeter.example.svc.cluster.local`;
+ * the subset is empty for the whole service). Built with `outboundClusterName` from the push snapshot's
+ * service index; parsed here, because proxyless gRPC clients ask for clusters and endpoints by these names.
+ *
+ * @module
+ */
+/** Which way the traffic of a cluster flows, as seen from the proxy. */
+export type TrafficDirection = "outbound" | "inbound";
+
+/** The parts of a cluster name. */
+export interface ClusterNameParts {
+  readonly direction: TrafficDirection;
+  readonly port: number;
+  /** Empty for the cluster of the whole service. */
+  readonly subset: string;
+  readonly hostname: string;
+}
+
+/**
+ * Splits a cluster name into its parts; undefined when it is not `outbound|port|subset|host` or
+ * `inbound|port|subset|host` with a port in 1..65535 and a non-empty host. The host may itself contain no `|`.
+ */
+export function parseClusterName(name: string): ClusterNameParts | undefined {
+  const parts = name.split("|");
+  if (parts.length !== 4) return undefined;
+  const [direction, portText, subset, hostname] = parts;
+  if (direction !== "outbound" && direction !== "inbound") return undefined;
+  if (!/^[1-9][0-9]{0,4}$/.test(portText)) return undefined;
+  const port = Number(portText);
+  if (port > 65535 || hostname === "") return undefined;
+  return { direction, port, subset, hostname };
+}

@@ -1,0 +1,119 @@
+/**
+ * EDS for proxyless gRPC: the ClusterLoadAssignment of each endpoint cluster the client watches, from the
+ * push snapshot's versioned endpoint index. An endpoint-only push rebuilds only the clusters of the services
+ * it names.
+ *
+ * @module
+ */
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { PushContext } from "../push/push_context.ts";
+import { configKey, serviceKey } from "../push/push_request.ts";
+import { outboundClusterName } from "../push/service_index.ts";
+import type { Service } from "../model/service.ts";
+import type { EndpointShards } from "../push/endpoint_index.ts";
+import { grpcProxyShape } from "./grpc_shape.ts";
+import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
+import { parseClusterName } from "./cluster_names.ts";
+import { endpointsFingerprint, stableJson } from "./fingerprint.ts";
+import { grpcServices, serviceByHostname } from "./grpc_target.ts";
+import { localityLbEndpoints, selectInstances } from "./locality_endpoints.ts";
+import type { EnvoyObject } from "./route_match.ts";
+
+/** The resolved inputs of one ClusterLoadAssignment. */
+export interface EndpointsPlan {
+  readonly name: string;
+  readonly hostname: string;
+  readonly namespace: string;
+  readonly port: number;
+  /** The subset's labels; absent for the whole service. */
+  readonly subsetLabels?: Readonly<Record<string, string>>;
+  /** `endpointsFingerprint` of the shards read. */
+  readonly endpoints: string;
+}
+
+/** The ClusterLoadAssignment of a plan from the shards it was planned with. */
+export function clusterLoadAssignment(plan: EndpointsPlan, shards: EndpointShards): EnvoyObject {
+  const instances = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
+  return { cluster_name: plan.name, endpoints: localityLbEndpoints(instances) };
+}
+
+interface Wanted {
+  readonly name: string;
+  readonly service: Service;
+  readonly port: number;
+  readonly subset: string;
+}
+
+/** The endpoint clusters a request names (every one of the reachable services for a wildcard request). */
+function wantedClusters(names: readonly string[], proxy: Proxy, push: PushContext): Wanted[] {
+  const services = grpcServices(push.servicesVisibleTo(proxy)).filter((s) => s.resolution === "ClientSideLB");
+  if (names.length === 0) {
+    return services.flatMap((service) =>
+      service.ports.flatMap((port) => [
+        { name: outboundClusterName(service.hostname, port.port), service, port: port.port, subset: "" },
+        ...(push.destinationRule(proxy, service)?.spec.subsets ?? []).map((s) => ({
+          name: outboundClusterName(service.hostname, port.port, s.name),
+          service,
+          port: port.port,
+          subset: s.name,
+        })),
+      ])
+    );
+  }
+  const out: Wanted[] = [];
+  for (const name of new Set(names)) {
+    const parts = parseClusterName(name);
+    if (parts === undefined || parts.direction !== "outbound") continue;
+    const service = serviceByHostname(services, parts.hostname);
+    if (service === undefined || !service.ports.some((p) => p.port === parts.port)) continue;
+    out.push({ name, service, port: parts.port, subset: parts.subset });
+  }
+  return out;
+}
+
+/**
+ * Builds the endpoints of the clusters a proxyless gRPC client watches. Reads the proxy's service scope, the
+ * DestinationRule of each service (subset labels) and the service's current endpoint shards.
+ */
+export const grpcEdsGenerator: XdsGenerator<PushContext> = {
+  typeUrl: TYPE_URL.endpoint,
+  shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, false),
+  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const out: GeneratedResource[] = [];
+    for (const wanted of wantedClusters(request.names, proxy, push)) {
+      const { service } = wanted;
+      const svcKey = serviceKey(service.namespace, service.hostname);
+      if (!request.full && request.configsUpdated !== undefined && !request.configsUpdated.has(svcKey)) {
+        continue;
+      }
+      const dependsOn = [svcKey];
+      let subsetLabels: Readonly<Record<string, string>> | undefined;
+      if (wanted.subset !== "") {
+        const rule = push.destinationRule(proxy, service);
+        const subset = rule?.spec.subsets?.find((s) => s.name === wanted.subset);
+        // A subset no rule defines is a cluster that does not exist: the client is told nothing of it.
+        if (rule === undefined || subset === undefined) continue;
+        for (const source of rule.sources) {
+          dependsOn.push(configKey("DestinationRule", source.meta.namespace, source.meta.name));
+        }
+        subsetLabels = subset.labels ?? {};
+      }
+      const shards = push.endpointIndex.shards(service.hostname, service.namespace);
+      const plan: EndpointsPlan = {
+        name: wanted.name,
+        hostname: service.hostname,
+        namespace: service.namespace,
+        port: wanted.port,
+        ...(subsetLabels !== undefined ? { subsetLabels } : {}),
+        endpoints: endpointsFingerprint(shards),
+      };
+      out.push({
+        name: wanted.name,
+        key: cacheKey(TYPE_URL.endpoint, [stableJson(plan)], dependsOn),
+        build: () => clusterLoadAssignment(plan, shards),
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,14 @@
+/**
+ * Resource generators: pure functions of (proxy, push snapshot, request) behind the xDS server's generator
+ * contract. This issue brings the proxyless gRPC family (`GENERATOR=grpc`).
+ *
+ * @module
+ */
+export * from "./generator.ts";
+export * from "./grpc_generators.ts";
+export * from "./grpc_lds.ts";
+export * from "./grpc_rds.ts";
+export * from "./grpc_cds.ts";
+export * from "./grpc_eds.ts";
+export * from "./grpc_target.ts";
+export * from "./cluster_names.ts";

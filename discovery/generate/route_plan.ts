@@ -1,0 +1,171 @@
+/**
+ * Everything the RouteConfiguration of one gRPC target depends on, resolved against a push snapshot for one
+ * proxy: which VirtualService routes the service, which of its routes and match conditions apply to the proxy,
+ * the clusters each route sends to (ports and subsets resolved) and its hash policy. The plan is plain data;
+ * with the VirtualService's fingerprint it is the route's cache key, and building from it reads nothing else.
+ *
+ * @module
+ */
+import type { Destination } from "../../shared/config/networking/destination.ts";
+import type { HTTPRoute } from "../../shared/config/networking/virtual_service_http.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { PushContext } from "../push/push_context.ts";
+import { configKey, serviceKey } from "../push/push_request.ts";
+import { outboundClusterName } from "../push/service_index.ts";
+import type { IndexedVirtualService } from "../push/virtual_service_index.ts";
+import { type GrpcTarget, splitHostPort } from "./grpc_target.ts";
+import { hashPolicy, type WeightedCluster } from "./route_action.ts";
+import { type EnvoyObject, matchApplies } from "./route_match.ts";
+import { mergeTrafficPolicy } from "./traffic_policy_merge.ts";
+import { virtualServiceFingerprint, virtualServiceFor } from "./virtual_service_lookup.ts";
+
+/** One Envoy route to build: an HTTP route of the VirtualService with one of its match conditions. */
+export interface PlannedRoute {
+  /** Index in the VirtualService's `http` list; -1 for the default route of a service without one. */
+  readonly http: number;
+  /** Index in that route's `match` list; -1 for a route without conditions. */
+  readonly match: number;
+  readonly clusters: readonly WeightedCluster[];
+  readonly hashPolicy?: readonly EnvoyObject[];
+}
+
+/** The resolved inputs of one RouteConfiguration. */
+export interface RoutePlan {
+  /** The route configuration's name: the listener name the client asked for. */
+  readonly name: string;
+  /** `hostname:port` of the service. */
+  readonly virtualHost: string;
+  readonly domains: readonly string[];
+  /** Fingerprint of the VirtualService (and delegates) the routes come from; absent for the default route. */
+  readonly virtualService?: string;
+  readonly routes: readonly PlannedRoute[];
+}
+
+/** A plan, the VirtualService it refers to, and the config and service keys whose change makes it stale. */
+export interface PlannedRouteConfiguration {
+  readonly plan: RoutePlan;
+  readonly virtualService?: IndexedVirtualService;
+  readonly dependsOn: readonly string[];
+}
+
+/** Domains a client may use as the authority of this target: the service's FQDN and the name it dialled. */
+export function targetDomains(target: GrpcTarget): string[] {
+  const { hostname } = target.service;
+  const port = target.port.port;
+  const dialled = splitHostPort(target.name)?.host ?? hostname;
+  return [...new Set([`${hostname}:${port}`, hostname, target.name, dialled])];
+}
+
+/** Resolves routes for one proxy and one snapshot; collects what they depend on. */
+class RoutePlanner {
+  readonly dependsOn = new Set<string>();
+
+  constructor(readonly proxy: Proxy, readonly push: PushContext, readonly listenerPort: number) {}
+
+  /**
+   * The cluster of a destination, as Istio names it: the destination's port, else the only port of its
+   * service, else the port the client dialled.
+   */
+  cluster(destination: Destination): { name: string; port: number } {
+    const service = this.push.serviceForHostname(this.proxy, destination.host);
+    if (service !== undefined) this.dependsOn.add(serviceKey(service.namespace, service.hostname));
+    const port = destination.port?.number ??
+      (service !== undefined && service.ports.length === 1 ? service.ports[0].port : this.listenerPort);
+    return { name: outboundClusterName(destination.host, port, destination.subset ?? ""), port };
+  }
+
+  /** The hash policy of the DestinationRule for a destination, when it asks for consistent hashing. */
+  hash(destination: Destination, port: number): EnvoyObject[] | undefined {
+    const rule = this.push.destinationRule(this.proxy, destination.host);
+    if (rule === undefined) return undefined;
+    for (const source of rule.sources) {
+      this.dependsOn.add(configKey("DestinationRule", source.meta.namespace, source.meta.name));
+    }
+    const subset = destination.subset
+      ? rule.spec.subsets?.find((s) => s.name === destination.subset)
+      : undefined;
+    return hashPolicy(mergeTrafficPolicy(rule.spec.trafficPolicy, subset?.trafficPolicy, port)?.loadBalancer);
+  }
+
+  /**
+   * The clusters of an HTTP route, as Istio: a single destination takes all traffic whatever its weight; among
+   * several, zero weights are dropped. Consistent hashing applies to single-destination routes only.
+   */
+  destinations(route: HTTPRoute): Omit<PlannedRoute, "http" | "match"> | undefined {
+    const all = route.route ?? [];
+    const kept = all.length === 1 ? all : all.filter((d) => (d.weight ?? 0) > 0);
+    if (kept.length === 0) return undefined;
+    const resolved = kept.map((d) => ({ destination: d.destination, ...this.cluster(d.destination) }));
+    if (resolved.length === 1) {
+      const hash = this.hash(resolved[0].destination, resolved[0].port);
+      return { clusters: [{ name: resolved[0].name, weight: 100 }], ...(hash ? { hashPolicy: hash } : {}) };
+    }
+    return { clusters: resolved.map((r, i) => ({ name: r.name, weight: kept[i].weight ?? 0 })) };
+  }
+
+  /** Planned routes of a VirtualService: HTTP routes that forward, once per match condition that applies. */
+  routes(vs: IndexedVirtualService): PlannedRoute[] {
+    const out: PlannedRoute[] = [];
+    for (const [i, route] of (vs.resource.spec.http ?? []).entries()) {
+      // gRPC clients reject redirects; delegating routes were merged into their root by the index.
+      if (route.redirect !== undefined || route.delegate !== undefined) continue;
+      const matches = route.match ?? [];
+      const applicable = matches.length === 0
+        ? [-1]
+        : [...matches.keys()].filter((j) => matchApplies(matches[j], this.proxy, this.listenerPort));
+      if (applicable.length === 0) continue;
+      const destinations = this.destinations(route);
+      if (destinations === undefined) continue;
+      for (const j of applicable) out.push({ http: i, match: j, ...destinations });
+    }
+    return out;
+  }
+
+  /** The route of a service without VirtualService routes: every path to the service's own cluster. */
+  defaultRoute(target: GrpcTarget): PlannedRoute {
+    const destination = { host: target.service.hostname, port: { number: target.port.port } };
+    const hash = this.hash(destination, target.port.port);
+    return {
+      http: -1,
+      match: -1,
+      clusters: [{ name: outboundClusterName(target.service.hostname, target.port.port), weight: 100 }],
+      ...(hash ? { hashPolicy: hash } : {}),
+    };
+  }
+}
+
+/**
+ * Plans the RouteConfiguration of a target for a proxy: the routes of the VirtualService that claims the
+ * service's hostname among those the proxy imports for the mesh gateway, or, when there is none or none of its
+ * routes applies to the proxy and port, one default route to the service's cluster (as Istio does).
+ */
+export function planRouteConfiguration(
+  target: GrpcTarget,
+  proxy: Proxy,
+  push: PushContext,
+): PlannedRouteConfiguration {
+  const planner = new RoutePlanner(proxy, push, target.port.port);
+  planner.dependsOn.add(serviceKey(target.service.namespace, target.service.hostname));
+  const base = {
+    name: target.name,
+    virtualHost: `${target.service.hostname}:${target.port.port}`,
+    domains: targetDomains(target),
+  };
+  const vs = virtualServiceFor(push.virtualServicesFor(proxy, "mesh"), target.service.hostname);
+  if (vs !== undefined) {
+    planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
+    for (const delegate of vs.delegates) {
+      const slash = delegate.indexOf("/");
+      planner.dependsOn.add(configKey("VirtualService", delegate.slice(0, slash), delegate.slice(slash + 1)));
+    }
+    const routes = planner.routes(vs);
+    if (routes.length > 0) {
+      return {
+        plan: { ...base, virtualService: virtualServiceFingerprint(vs, push), routes },
+        virtualService: vs,
+        dependsOn: [...planner.dependsOn],
+      };
+    }
+  }
+  return { plan: { ...base, routes: [planner.defaultRoute(target)] }, dependsOn: [...planner.dependsOn] };
+}
