@@ -1,0 +1,112 @@
+/**
+ * The benchmark's baseline: an ADS server that only replays captured responses as raw bytes over grpc-js
+ * with identity serializers. It answers each new or changed watch with the captured response of its type,
+ * ignores ACKs, and on the `push` command writes every captured response to every stream, at most
+ * `--throttle` streams at a time. What it costs is the floor of any push of the same bytes.
+ *
+ *   deno run --allow-net=127.0.0.1 --allow-read --allow-env bench/baseline_server.ts \
+ *     --captured DIR [--throttle 100]
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { parseArgs } from "node:util";
+import * as grpc from "@grpc/grpc-js";
+import { decodeDiscoveryRequest } from "../proto/discovery_request.ts";
+import { TYPE_URL } from "../proto/type_urls.ts";
+import { ADS_SERVICE_DEFINITION } from "../discovery/xds/xds_grpc_server.ts";
+import { jsonLines } from "./agent_protocol.ts";
+import { epochMs } from "./mesh_fixture.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: { captured: { type: "string" }, throttle: { type: "string", default: "100" } },
+});
+if (flags.captured === undefined) {
+  throw new TypeError("Missing --captured: expected the dir of *.bin responses");
+}
+
+/** Captured responses in push order. */
+const ORDER: [string, string][] = [
+  ["CDS", TYPE_URL.cluster],
+  ["EDS", TYPE_URL.endpoint],
+  ["LDS", TYPE_URL.listener],
+  ["RDS", TYPE_URL.route],
+];
+const captured = new Map<string, Buffer>();
+for (const [short, typeUrl] of ORDER) {
+  captured.set(typeUrl, Buffer.from(await Deno.readFile(`${flags.captured}/${short}.bin`)));
+}
+
+type Call = grpc.ServerDuplexStream<Buffer, Buffer>;
+const streams = new Set<Call>();
+
+function write(call: Call, bytes: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    if (call.destroyed || call.writableEnded) return resolve();
+    call.write(bytes, () => resolve());
+  });
+}
+
+function serve(call: Call): void {
+  streams.add(call);
+  const watched = new Map<string, string>();
+  call.on("data", (bytes: Buffer) => {
+    const request = decodeDiscoveryRequest(bytes);
+    const names = [...request.resource_names].sort().join("\n");
+    if (watched.get(request.type_url) === names) return;
+    watched.set(request.type_url, names);
+    const response = captured.get(request.type_url);
+    if (response !== undefined) void write(call, response);
+  });
+  const drop = () => streams.delete(call);
+  call.on("end", () => {
+    drop();
+    call.end();
+  });
+  call.on("error", drop);
+  call.on("close", drop);
+}
+
+/** Writes every captured response to every stream, `throttle` streams at a time. */
+async function pushAll(throttle: number): Promise<number> {
+  const queue = [...streams];
+  const worker = async () => {
+    for (let call = queue.shift(); call !== undefined; call = queue.shift()) {
+      for (const [, typeUrl] of ORDER) await write(call, captured.get(typeUrl)!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, throttle) }, worker));
+  return streams.size;
+}
+
+if (import.meta.main) {
+  const server = new grpc.Server({ "grpc.max_concurrent_streams": 100_000 });
+  server.addService(ADS_SERVICE_DEFINITION, {
+    StreamAggregatedResources: serve,
+    DeltaAggregatedResources: (call: Call) => call.destroy(new Error("Delta is not replayed")),
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      "127.0.0.1:0",
+      grpc.ServerCredentials.createInsecure(),
+      (e, p) => e ? reject(e) : resolve(p),
+    )
+  );
+  const encoder = new TextEncoder();
+  const reply = (value: unknown) => Deno.stdout.writeSync(encoder.encode(JSON.stringify(value) + "\n"));
+  reply({ port });
+  for await (const command of jsonLines(Deno.stdin.readable)) {
+    if (command.cmd === "push") {
+      const started = epochMs();
+      const count = await pushAll(Number(flags.throttle));
+      reply({ pushed: count, started, ms: epochMs() - started });
+    } else if (command.cmd === "close") {
+      break;
+    } else {
+      reply({ error: `Unknown command "${String(command.cmd)}": expected push or close` });
+    }
+  }
+  server.forceShutdown();
+  Deno.exit(0);
+}

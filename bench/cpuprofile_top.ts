@@ -1,0 +1,80 @@
+/**
+ * Prints where a V8 `.cpuprofile` (from `/debug/pprof/profile`) spent its time: the functions with the most
+ * self time and the most inclusive time.
+ *
+ *   deno run --allow-read bench/cpuprofile_top.ts FILE.cpuprofile [--top 25] [--filter TEXT]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** A V8 CPU profile as the inspector returns it. */
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Milliseconds per function (`name url:line`): self time and inclusive time, and the profile's total. */
+export function profileTotals(
+  profile: CpuProfile,
+): { self: Map<string, number>; inclusive: Map<string, number>; totalMs: number } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfById = new Map<number, number>();
+  profile.samples.forEach((id, i) =>
+    selfById.set(id, (selfById.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000)
+  );
+  const keyOf = (n: ProfileNode) => {
+    const file = n.callFrame.url.replace(/^.*\/(work\/main|node_modules)\//, "$1/");
+    return `${n.callFrame.functionName || "(anonymous)"} ${file}:${n.callFrame.lineNumber + 1}`;
+  };
+  const self = new Map<string, number>();
+  for (const [id, ms] of selfById) {
+    const key = keyOf(byId.get(id)!);
+    self.set(key, (self.get(key) ?? 0) + ms);
+  }
+  // Inclusive time: each node's subtree, counted once per function along a path (recursion not doubled).
+  const inclusive = new Map<string, number>();
+  const walk = (id: number, onPath: Set<string>): number => {
+    const node = byId.get(id)!;
+    let total = selfById.get(id) ?? 0;
+    const key = keyOf(node);
+    const fresh = !onPath.has(key);
+    if (fresh) onPath.add(key);
+    for (const child of node.children ?? []) total += walk(child, onPath);
+    if (fresh) {
+      onPath.delete(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + total);
+    }
+    return total;
+  };
+  const root = profile.nodes[0];
+  const totalMs = walk(root.id, new Set());
+  return { self, inclusive, totalMs };
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: { top: { type: "string", default: "25" }, filter: { type: "string", default: "" } },
+  });
+  if (positionals.length !== 1) throw new TypeError("Expected one argument: the .cpuprofile file");
+  const { self, inclusive, totalMs } = profileTotals(JSON.parse(await Deno.readTextFile(positionals[0])));
+  const top = Number(values.top);
+  const show = (title: string, map: Map<string, number>) => {
+    console.log(`\n${title} (of ${totalMs.toFixed(0)} ms sampled)`);
+    [...map].filter(([k]) => k.includes(values.filter)).sort((a, b) => b[1] - a[1]).slice(0, top)
+      .forEach(([k, ms]) =>
+        console.log(`${ms.toFixed(0).padStart(8)} ms ${(100 * ms / totalMs).toFixed(1).padStart(5)}%  ${k}`)
+      );
+  };
+  show("self time", self);
+  show("inclusive time", inclusive);
+}

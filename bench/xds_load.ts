@@ -1,0 +1,447 @@
+/**
+ * The xDS load benchmark. Writes a mesh (services in namespaces of ten, three WorkloadEntries each, a
+ * VirtualService and a DestinationRule with subsets) to a temp config dir, starts the real
+ * `mesh-discovery discovery` on free loopback ports, and a separate load process with N simulated
+ * proxyless gRPC proxies. Measures time to first full config, full-push and endpoint-only convergence after
+ * edits on disk, a full push from `/debug/adsz?push=true`, peak server RSS, an optional reconnect storm, and
+ * the same bytes replayed by a baseline server. Prints a Markdown report; `--json FILE` writes the figures.
+ *
+ *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
+ *     bench/xds_load.ts --proxies 1000 [--services 1000] [--rounds 3] [--delta] [--listeners all|K]
+ *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags "--flag value"]
+ *     [--profile DIR [--profile-seconds 8]] [--timeout-s 180] [--settle-ms 1000]
+ *
+ * DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_PUSH_THROTTLE and DISCOVERY_XDS_SEND_TIMEOUT pass through to the server.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { TYPE_URL } from "../proto/type_urls.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  RunningProgram,
+  startProgram,
+} from "../tests/helpers/programs.ts";
+import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
+import { loadAverage, machineInfo, processCpuMs, processMemory, startChild } from "./bench_processes.ts";
+import { summarize } from "./latency_stats.ts";
+import { type CpuUse, type LoadReport, renderReport, type RoundResult } from "./load_report.ts";
+import {
+  clusterNames,
+  epochMs,
+  INITIAL_KNOBS,
+  listenerName,
+  meshService,
+  rewriteService,
+  type ServiceKnobs,
+  writeMesh,
+} from "./mesh_fixture.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: {
+    proxies: { type: "string", default: "1000" },
+    services: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "3" },
+    delta: { type: "boolean", default: false },
+    listeners: { type: "string", default: "all" },
+    reconnect: { type: "boolean", default: false },
+    "no-baseline": { type: "boolean", default: false },
+    server: { type: "string", default: "real" },
+    json: { type: "string" },
+    "timeout-s": { type: "string", default: "180" },
+    "settle-ms": { type: "string", default: "1000" },
+    profile: { type: "string" },
+    "server-flags": { type: "string", default: "" },
+    "profile-seconds": { type: "string", default: "8" },
+  },
+});
+
+const proxies = Number(flags.proxies);
+const services = Number(flags.services);
+const rounds = Number(flags.rounds);
+const timeoutMs = Number(flags["timeout-s"]) * 1000;
+const settleMs = Number(flags["settle-ms"]);
+const delta = flags.delta;
+const ALL_TYPES = [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route];
+const progress = (msg: string) =>
+  console.error(`[xds_load ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Server environment: everything default except what the benchmark must set. */
+const SERVER_ENV: Record<string, string> = {};
+for (const name of ["DISCOVERY_DEBOUNCE_AFTER", "DISCOVERY_PUSH_THROTTLE", "DISCOVERY_XDS_SEND_TIMEOUT"]) {
+  const value = Deno.env.get(name);
+  if (value !== undefined) SERVER_ENV[name] = value;
+}
+
+/** Polls `url` until it answers 200 or the deadline passes. */
+async function waitReady(url: string, server: RunningProgram, deadlineMs: number): Promise<void> {
+  while (epochMs() < deadlineMs) {
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (server.child.pid === undefined) break;
+    await sleep(100);
+  }
+  throw new Error(`Server not ready at ${url} before the deadline:\n${server.stdout}\n${server.stderr}`);
+}
+
+function startServer(configDir: string) {
+  const addresses = discoveryAddresses();
+  const extra = ["--registries", "Mock", "--configDir", configDir, "--log_output_level", "all:warn"];
+  if (flags.profile !== undefined) extra.push("--profile");
+  extra.push(...flags["server-flags"]!.split(/\s+/).filter((f) => f !== ""));
+  return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), SERVER_ENV) };
+}
+
+/** CPU ms used by the server and the load process during `run`. */
+async function withCpu<T>(server: number, agent: number, run: () => Promise<T>): Promise<[T, CpuUse]> {
+  const before = [processCpuMs(server), processCpuMs(agent)];
+  const result = await run();
+  return [result, { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] }];
+}
+
+/**
+ * With `--profile DIR`, starts a CPU profile of the server for `--profile-seconds` and returns a promise that
+ * saves it as `DIR/<name>.cpuprofile`; otherwise a resolved promise.
+ */
+function profileServer(monitoringAddr: string, name: string): Promise<void> {
+  if (flags.profile === undefined) return Promise.resolve();
+  const seconds = flags["profile-seconds"];
+  return (async () => {
+    const response = await fetch(`http://${monitoringAddr}/debug/pprof/profile?seconds=${seconds}`);
+    await Deno.writeTextFile(`${flags.profile}/${name}.cpuprofile`, await response.text());
+    progress(`saved ${flags.profile}/${name}.cpuprofile`);
+  })();
+}
+
+/** What one kind of edit changes, which types it must reach, and how to check proxy 0 got it. */
+interface EditKind {
+  readonly label: string;
+  readonly next: (k: ServiceKnobs, round: number) => ServiceKnobs;
+  readonly types: readonly string[];
+  readonly inspect: { typeUrl: string; name: string; expect: (k: ServiceKnobs) => RegExp };
+}
+
+const target = meshService(0);
+const EDITS: readonly EditKind[] = [
+  {
+    label: "VirtualService weights (full push)",
+    next: (k, r) => ({ ...k, v1Weight: r % 2 === 0 ? 50 : 90 }),
+    types: delta ? [TYPE_URL.route] : ALL_TYPES,
+    inspect: {
+      typeUrl: TYPE_URL.route,
+      name: listenerName(target),
+      expect: (k) => new RegExp(`"value":${k.v1Weight}\\b`),
+    },
+  },
+  {
+    label: "DestinationRule lb policy (full push)",
+    next: (k) => ({ ...k, lb: k.lb === "ROUND_ROBIN" ? "LEAST_CONN" : "ROUND_ROBIN" }),
+    types: delta ? [TYPE_URL.cluster] : ALL_TYPES,
+    inspect: {
+      typeUrl: TYPE_URL.cluster,
+      name: clusterNames(target)[0],
+      expect: (k) =>
+        k.lb === "LEAST_CONN" ? /"lb_policy":"LEAST_REQUEST"/ : /^(?!.*"lb_policy":"LEAST_REQUEST")/,
+    },
+  },
+  {
+    label: "WorkloadEntry weight (endpoint-only)",
+    next: (k) => ({ ...k, firstEndpointWeight: k.firstEndpointWeight === 1 ? 2 : 1 }),
+    types: [TYPE_URL.endpoint],
+    inspect: {
+      typeUrl: TYPE_URL.endpoint,
+      name: clusterNames(target)[0],
+      expect: (k) => new RegExp(`"load_balancing_weight":\\{"value":${k.firstEndpointWeight}\\}`),
+    },
+  },
+];
+
+async function main(): Promise<LoadReport> {
+  const machine = machineInfo();
+  const root = await Deno.makeTempDir({ prefix: "xds_load_" });
+  const configDir = `${root}/config`;
+  const scratch = `${root}/scratch`;
+  const captured = `${root}/captured`;
+  await Promise.all([Deno.mkdir(configDir), Deno.mkdir(scratch), Deno.mkdir(captured)]);
+  cleanups.push(() => Deno.remove(root, { recursive: true }));
+  const agentArgs = [
+    "--proxies",
+    String(proxies),
+    "--services",
+    String(services),
+    "--listeners",
+    flags.listeners!,
+  ];
+  if (delta) agentArgs.push("--delta");
+  const agentV8 = proxies > 2000 ? ["--max-old-space-size=16384"] : [];
+  try {
+    progress(`writing ${services} services to ${configDir}`);
+    await writeMesh(configDir, services);
+    const { addresses, server } = startServer(configDir);
+    let diedAlone = false;
+    server.child.status.then(() => diedAlone = true);
+    const stopServer = async () => {
+      const died = diedAlone;
+      const status = await server.stop();
+      // A server that exited before we stopped it died during the run: show why.
+      if (died) {
+        const tail = (server.stdout + server.stderr).split("\n").slice(-40).join("\n");
+        progress(
+          `server exited by itself (code ${status.code}, signal ${status.signal}); last output:\n${tail}`,
+        );
+      }
+    };
+    cleanups.unshift(stopServer);
+    const spawned = epochMs();
+    // The real server answers /ready on --httpAddr; the in-process stand-in serves everything on one port.
+    const readyAddr = addresses.httpAddr;
+    await waitReady(`http://${readyAddr}/ready`, server, spawned + timeoutMs);
+    const startupMs = epochMs() - spawned;
+    const pid = server.child.pid;
+    progress(`server ready in ${startupMs.toFixed(0)} ms (pid ${pid}, ${processMemory(pid).rssKiB} KiB)`);
+
+    const agent = startChild("load_agent.ts", ["--addr", addresses.grpcAddr, ...agentArgs], {
+      v8Flags: agentV8,
+      permissions: [`--allow-write=${captured}`],
+    });
+    cleanups.unshift(() => agent.kill());
+    await agent.next();
+    progress(`connecting ${proxies} proxies`);
+    const agentPid = agent.child.pid;
+    const cpu: Record<string, CpuUse> = {};
+    let initial: ConnectReply;
+    [initial, cpu.initial] = await withCpu(pid, agentPid, () => agent.request({ cmd: "connect", timeoutMs }));
+    progress(
+      `initial: ${JSON.stringify(summarize(initial.latencies))}, incomplete ${initial.incomplete}, ` +
+        `ended ${JSON.stringify(initial.ended)}`,
+    );
+    const afterConnect = processMemory(pid);
+    await sleep(settleMs);
+
+    // A delta stream is sent only what changed, so a push of an unchanged snapshot sends nothing: skipped.
+    let debugPush: AwaitReply | undefined;
+    if (!delta) {
+      await agent.request({ cmd: "record" });
+      const debugProfile = profileServer(addresses.monitoringAddr, "debug_push");
+      await sleep(flags.profile === undefined ? 0 : 100);
+      // The push runs partly before the HTTP answer comes back, so CPU is counted from before the request.
+      const [reply, debugCpu] = await withCpu(pid, agentPid, async () => {
+        const pushStarted = epochMs();
+        const pushResponse = await fetch(`http://${addresses.monitoringAddr}/debug/adsz?push=true`);
+        await pushResponse.body?.cancel();
+        return await agent.request<AwaitReply>({
+          cmd: "await",
+          since: pushStarted,
+          types: ALL_TYPES,
+          timeoutMs,
+          settleMs,
+        });
+      });
+      debugPush = reply;
+      cpu.debugPush = debugCpu;
+      progress(
+        `debug push: ${JSON.stringify(summarize(reply.latencies))} ended ${JSON.stringify(reply.ended)}`,
+      );
+      await debugProfile;
+    }
+    const capturedSizes = delta ? {} : (await agent.request<{ captured: Record<string, number> }>({
+      cmd: "capture",
+      dir: captured,
+    })).captured;
+
+    const changes: Record<string, RoundResult[]> = {};
+    let knobs = INITIAL_KNOBS;
+    for (const edit of EDITS) {
+      changes[edit.label] = [];
+      for (let r = 0; r < rounds; r++) {
+        knobs = edit.next(knobs, r);
+        await agent.request({ cmd: "record" });
+        const editProfile = r === 0
+          ? profileServer(addresses.monitoringAddr, `edit_${EDITS.indexOf(edit)}`)
+          : undefined;
+        if (editProfile) await sleep(100);
+        const before = [processCpuMs(pid), processCpuMs(agentPid)];
+        const since = await rewriteService(configDir, scratch, target, knobs);
+        const result = await agent.request<AwaitReply>({
+          cmd: "await",
+          since,
+          types: edit.types,
+          timeoutMs,
+          settleMs,
+        });
+        const roundCpu = {
+          serverMs: processCpuMs(pid) - before[0],
+          loadMs: processCpuMs(agentPid) - before[1],
+        };
+        let verified: boolean | undefined;
+        if (!delta) {
+          const { resource } = await agent.request<{ resource: unknown }>({
+            cmd: "inspect",
+            typeUrl: edit.inspect.typeUrl,
+            name: edit.inspect.name,
+          });
+          verified = resource !== null && edit.inspect.expect(knobs).test(JSON.stringify(resource));
+        }
+        await editProfile;
+        changes[edit.label].push({ ...result, verified, cpu: roundCpu });
+        progress(
+          `${edit.label} #${r + 1}: ${JSON.stringify(summarize(result.latencies))} ` +
+            `missing ${result.missing} arrivals ${JSON.stringify(result.arrivals)} verified ${verified} ` +
+            `ended ${JSON.stringify(result.ended)}`,
+        );
+      }
+    }
+
+    let reconnect: ConnectReply | undefined;
+    if (flags.reconnect) {
+      progress(`reconnecting ${proxies} proxies at once`);
+      const [storm, stormCpu] = await withCpu(
+        pid,
+        agentPid,
+        () => agent.request<ConnectReply>({ cmd: "reconnect", timeoutMs }),
+      );
+      reconnect = storm;
+      cpu.reconnect = stormCpu;
+      progress(`reconnect: ${JSON.stringify(summarize(storm.latencies))}, incomplete ${storm.incomplete}`);
+    }
+    const serverMemory = processMemory(pid);
+    const complaints = (server.stdout + server.stderr).split("\n").filter((l) => /\b(warn|error)\b/i.test(l));
+    if (complaints.length > 0) {
+      progress(
+        `server logged ${complaints.length} warnings/errors; first ones:\n${
+          complaints.slice(0, 10).join("\n")
+        }`,
+      );
+    }
+    await agent.request({ cmd: "close" });
+    await agent.close();
+    cleanups.splice(0, 2);
+    await stopServer();
+
+    let baseline: LoadReport["baseline"];
+    if (!delta && !flags["no-baseline"]) baseline = await runBaseline(captured, agentArgs, agentV8);
+    return {
+      date: new Date().toISOString(),
+      machine: { ...machine, loadAverageAfter: loadAverage() },
+      config: {
+        proxies,
+        services,
+        rounds,
+        protocol: delta ? "delta" : "sotw",
+        listeners: flags.listeners!,
+        server: flags.server! + (flags["server-flags"] ? ` ${flags["server-flags"]}` : ""),
+        env: SERVER_ENV,
+      },
+      startupMs,
+      initial,
+      cpu,
+      afterConnect,
+      debugPush,
+      capturedSizes,
+      changes,
+      serverMemory,
+      reconnect,
+      baseline,
+    };
+  } finally {
+    await runCleanups();
+  }
+}
+
+/** Stops what the run started, newest first; each step runs once. */
+const cleanups: (() => Promise<unknown>)[] = [];
+
+let cleaning: Promise<void> | undefined;
+
+/** Runs the cleanups once; a signal and main's `finally` both wait for the same run. */
+function runCleanups(): Promise<void> {
+  cleaning ??= (async () => {
+    for (let cleanup = cleanups.shift(); cleanup !== undefined; cleanup = cleanups.shift()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        progress(`cleanup failed: ${(error as Error).message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+/** Replays the captured responses to the same number of fresh proxies and times the same push. */
+async function runBaseline(
+  captured: string,
+  agentArgs: string[],
+  agentV8: string[],
+): Promise<LoadReport["baseline"]> {
+  progress("baseline: replaying captured bytes");
+  const replay = startChild("baseline_server.ts", ["--captured", captured]);
+  const killReplay = () => replay.kill();
+  cleanups.unshift(killReplay);
+  try {
+    const { port } = await replay.next<{ port: number }>();
+    const agent = startChild("load_agent.ts", ["--addr", `127.0.0.1:${port}`, ...agentArgs], {
+      v8Flags: agentV8,
+    });
+    const killAgent = () => agent.kill();
+    cleanups.unshift(killAgent);
+    try {
+      await agent.next();
+      const replayPid = replay.child.pid;
+      const [initial, initialCpu] = await withCpu(
+        replayPid,
+        agent.child.pid,
+        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs }),
+      );
+      await sleep(settleMs);
+      await agent.request({ cmd: "record" });
+      const since = epochMs();
+      const [[pushed, push], pushCpu] = await withCpu(replayPid, agent.child.pid, async () => {
+        const pushed = await replay.request<{ ms: number }>({ cmd: "push" });
+        const push = await agent.request<AwaitReply>({
+          cmd: "await",
+          since,
+          types: ALL_TYPES,
+          timeoutMs,
+          settleMs,
+        });
+        return [pushed, push] as const;
+      });
+      progress(
+        `baseline push: ${JSON.stringify(summarize(push.latencies))}, server write ${
+          pushed.ms.toFixed(0)
+        } ms`,
+      );
+      await agent.request({ cmd: "close" });
+      return { initial, push, serverWriteMs: pushed.ms, cpu: { initial: initialCpu, push: pushCpu } };
+    } finally {
+      await agent.close();
+      cleanups.splice(cleanups.indexOf(killAgent), 1);
+    }
+  } finally {
+    await replay.send({ cmd: "close" }).catch(() => {});
+    await replay.close();
+    cleanups.splice(cleanups.indexOf(killReplay), 1);
+  }
+}
+
+if (import.meta.main) {
+  // A signal ends the run through main's cleanup (servers, agents, temp dir) rather than abandoning them.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, async () => {
+      progress(`${signal}: stopping the server and load processes, removing the temp dir`);
+      await runCleanups();
+      Deno.exit(130);
+    });
+  }
+  const report = await main();
+  if (flags.json !== undefined) await Deno.writeTextFile(flags.json, JSON.stringify(report, null, 2) + "\n");
+  console.log(renderReport(report));
+}
