@@ -22,8 +22,11 @@ import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
 export interface DiscoveryDeps {
+  /** Owner of the log scopes and sinks. */
   readonly logs: LogManager;
+  /** Registry of the program's metrics. */
   readonly metrics: Metrics;
+  /** Build information, served with the monitoring routes and by ControlZ. */
   readonly info: BuildInfo;
   /** Monotonic process start, for `startup_duration_seconds`. */
   readonly startedAt: number;
@@ -33,7 +36,9 @@ export interface DiscoveryDeps {
 
 /** A running discovery server. */
 export interface DiscoveryServer {
+  /** The HTTP(S) servers it started, in start order. */
   readonly servers: readonly RunningServer[];
+  /** Shuts every server down, then stops the modules in reverse start order. */
   close(): Promise<void>;
 }
 

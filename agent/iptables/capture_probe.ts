@@ -13,6 +13,7 @@ import type { CaptureLogger } from "./capture_logger.ts";
 
 /** The probe's connection was not captured, or not in time. */
 export class CaptureValidationError extends Error {
+  /** `options.cause` holds the underlying error, when there is one. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "CaptureValidationError";
@@ -21,9 +22,11 @@ export class CaptureValidationError extends Error {
 
 /** How a successful probe went. */
 export interface ProbeResult {
+  /** Where the probe connected. */
   readonly target: ProbeTarget;
   /** The redirect-target port the probe arrived at. */
   readonly arrivedAt: number;
+  /** Connection attempts made before one was captured; at least 1. */
   readonly attempts: number;
 }
 

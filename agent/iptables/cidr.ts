@@ -6,9 +6,11 @@
 
 /** A parsed CIDR range, masked to its network address. */
 export interface Cidr {
+  /** Address family: 4 for IPv4, 6 for IPv6. */
   readonly family: 4 | 6;
   /** The network address as bytes (4 or 16). */
   readonly bytes: readonly number[];
+  /** Prefix length in bits: 0 to 32 for IPv4, 0 to 128 for IPv6. */
   readonly prefix: number;
   /** True when the address as written (before masking) is a loopback address. */
   readonly loopback: boolean;

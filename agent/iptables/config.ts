@@ -16,30 +16,49 @@ export type InterceptionMode = "REDIRECT" | "TPROXY";
 
 /** Validated capture options. Lists are deduplicated only by the caller; order is rule order. */
 export interface IptablesConfig {
+  /** Port the proxy's outbound listener takes redirected outbound TCP on (`--envoy-port`, default 15001). */
   readonly proxyPort: number;
+  /** Port all captured inbound TCP is redirected or TPROXYed to (default 15006). */
   readonly inboundCapturePort: number;
+  /** The proxy's inbound tunnel port (default 15008); traffic to it is never redirected. */
   readonly inboundTunnelPort: number;
+  /** Uids whose traffic is never captured (the proxy's own), so the proxy cannot loop; never empty. */
   readonly proxyUids: readonly number[];
+  /** Gids whose traffic is never captured, like `proxyUids`; never empty. */
   readonly proxyGids: readonly number[];
+  /** How inbound traffic reaches the proxy; TPROXY applies to IPv4 only, IPv6 is always REDIRECTed. */
   readonly interceptionMode: InterceptionMode;
   /** `"*"` captures every inbound port; an empty list captures none. */
   readonly inboundPorts: "*" | readonly number[];
   /** Inbound ports left alone; used only when `inboundPorts` is `"*"`. */
   readonly localExcludePorts: readonly number[];
+  /** Outbound ports always redirected to the proxy, whatever the destination address. */
   readonly outboundPortsInclude: readonly number[];
+  /** Outbound ports never redirected; checked before the loopback rules, so app-to-self traffic too. */
   readonly outboundPortsExclude: readonly number[];
   /** `"*"` captures all outbound traffic; an empty list disables outbound capture by address. */
   readonly serviceCidrs: "*" | readonly Cidr[];
+  /** Destination ranges never redirected; applies only when `serviceCidrs` is `"*"`. */
   readonly serviceExcludeCidrs: readonly Cidr[];
+  /** Interfaces whose inbound traffic (from a VM) is treated as outbound. */
   readonly virtualInterfaces: readonly string[];
+  /** Firewall mark set on inbound packets in TPROXY mode, as the decimal or hex text iptables takes. */
   readonly tproxyMark: string;
+  /** Routing table that TPROXY-marked packets are routed by, to reach the proxy over lo. */
   readonly tproxyRouteTable: string;
+  /** Port the validation probe's listener binds to (default 15002). */
   readonly probePort: number;
+  /** How long the validation probe waits for captured traffic, in milliseconds; positive. */
   readonly probeTimeoutMs: number;
+  /** Print the rules instead of applying them; no external command is run. */
   readonly dryRun: boolean;
+  /** Print in `iptables-restore` input format rather than as iptables commands. */
   readonly restoreFormat: boolean;
+  /** After applying, prove with a probe connection that capture works. */
   readonly runValidation: boolean;
+  /** Build the rules and log them, but do not apply them. */
   readonly skipRuleApply: boolean;
+  /** Redirect the app's DNS (port 53, IPv4) to the agent's DNS proxy on port 15053. */
   readonly dnsCapture: boolean;
   /** True when any CIDR or pod address is IPv6: IPv6 rules are then built and applied. */
   readonly enableIpv6: boolean;
@@ -47,27 +66,49 @@ export interface IptablesConfig {
 
 /** Typed input of {@linkcode iptablesConfig}; every field is optional and defaults as in the reference. */
 export interface IptablesOptions {
+  /** See {@linkcode IptablesConfig.proxyPort}; default 15001. */
   proxyPort?: number;
+  /** See {@linkcode IptablesConfig.inboundCapturePort}; default 15006. */
   inboundCapturePort?: number;
+  /** See {@linkcode IptablesConfig.inboundTunnelPort}; default 15008. */
   inboundTunnelPort?: number;
+  /** See {@linkcode IptablesConfig.proxyUids}; default `[1337]`. */
   proxyUids?: readonly number[];
+  /** See {@linkcode IptablesConfig.proxyGids}; defaults to `proxyUids`, then `[1337]`. */
   proxyGids?: readonly number[];
+  /** See {@linkcode IptablesConfig.interceptionMode}; default `"REDIRECT"`. */
   interceptionMode?: InterceptionMode;
+  /** See {@linkcode IptablesConfig.inboundPorts}; default none. */
   inboundPorts?: "*" | readonly number[];
+  /** See {@linkcode IptablesConfig.localExcludePorts}; default none. */
   localExcludePorts?: readonly number[];
+  /** See {@linkcode IptablesConfig.outboundPortsInclude}; default none. */
   outboundPortsInclude?: readonly number[];
+  /** See {@linkcode IptablesConfig.outboundPortsExclude}; default none. */
   outboundPortsExclude?: readonly number[];
+  /** `"*"` or CIDR ranges as text, parsed into {@linkcode IptablesConfig.serviceCidrs}; default none. */
   serviceCidrs?: "*" | readonly string[];
+  /** CIDR ranges as text, parsed into {@linkcode IptablesConfig.serviceExcludeCidrs}; default none. */
   serviceExcludeCidrs?: readonly string[];
+  /** See {@linkcode IptablesConfig.virtualInterfaces}; default none. */
   virtualInterfaces?: readonly string[];
+  /** See {@linkcode IptablesConfig.tproxyMark}; default `"1337"`. */
   tproxyMark?: string;
+  /** See {@linkcode IptablesConfig.tproxyRouteTable}; default `"133"`. */
   tproxyRouteTable?: string;
+  /** See {@linkcode IptablesConfig.probePort}; default 15002. */
   probePort?: number;
+  /** See {@linkcode IptablesConfig.probeTimeoutMs}, in milliseconds; default 5000. */
   probeTimeoutMs?: number;
+  /** See {@linkcode IptablesConfig.dryRun}; default false. */
   dryRun?: boolean;
+  /** See {@linkcode IptablesConfig.restoreFormat}; default false. */
   restoreFormat?: boolean;
+  /** See {@linkcode IptablesConfig.runValidation}; default false. */
   runValidation?: boolean;
+  /** See {@linkcode IptablesConfig.skipRuleApply}; default false. */
   skipRuleApply?: boolean;
+  /** See {@linkcode IptablesConfig.dnsCapture}; default false. */
   dnsCapture?: boolean;
   /** The pod's own addresses; an IPv6 one enables IPv6 rules. */
   podIps?: readonly string[];
@@ -168,24 +209,46 @@ export type IptablesFlagName =
  * after it (upper case, `-` → `_`), except `--envoy-port`, whose variable is `PROXY_PORT`.
  */
 export interface IptablesEnv {
+  /** Fallback for `--envoy-port`. */
   PROXY_PORT?: string;
+  /** Fallback for `--inbound-capture-port`. */
   INBOUND_CAPTURE_PORT?: string;
+  /** Fallback for `--inbound-tunnel-port`. */
   INBOUND_TUNNEL_PORT?: string;
+  /** Fallback for `--iptables-probe-port`. */
   IPTABLES_PROBE_PORT?: string;
+  /**
+   * User whose uid and gid in `/etc/passwd` are the default proxy ids when `--proxy-uid` is empty (default
+   * `mesh-proxy`).
+   */
   PROXY_USER?: string;
+  /** Fallback for `--proxy-uid`: a comma-separated list of numeric uids. */
   PROXY_UID?: string;
+  /** Fallback for `--proxy-gid`: a comma-separated list of numeric gids. */
   PROXY_GID?: string;
+  /** Fallback for `--mesh-inbound-interception-mode`. */
   MESH_INBOUND_INTERCEPTION_MODE?: string;
+  /** Fallback for `--mesh-inbound-ports`. */
   MESH_INBOUND_PORTS?: string;
+  /** Fallback for `--mesh-inbound-tproxy-mark`. */
   MESH_INBOUND_TPROXY_MARK?: string;
+  /** Fallback for `--mesh-inbound-tproxy-route-table`. */
   MESH_INBOUND_TPROXY_ROUTE_TABLE?: string;
+  /** Fallback for `--mesh-local-exclude-ports`. */
   MESH_LOCAL_EXCLUDE_PORTS?: string;
+  /** Fallback for `--mesh-local-outbound-ports-exclude`. */
   MESH_LOCAL_OUTBOUND_PORTS_EXCLUDE?: string;
+  /** Fallback for `--mesh-outbound-ports`. */
   MESH_OUTBOUND_PORTS?: string;
+  /** Fallback for `--mesh-service-cidr`. */
   MESH_SERVICE_CIDR?: string;
+  /** Fallback for `--mesh-service-exclude-cidr`. */
   MESH_SERVICE_EXCLUDE_CIDR?: string;
+  /** Fallback for `--orch-virt-interfaces`. */
   ORCH_VIRT_INTERFACES?: string;
+  /** Fallback for `--probe-timeout`. */
   PROBE_TIMEOUT?: string;
+  /** Capture DNS (no flag exists); already parsed to a boolean by the caller. */
   MESH_META_DNS_CAPTURE?: boolean;
 }
 

@@ -1,7 +1,14 @@
 /** Names and fixed values of the traffic-capture rules: chains, tables, ports, marks. */
 
 /** The chains the agent owns, per table. Nothing else is ever flushed or deleted. */
-export const CHAIN = Object.freeze({
+export const CHAIN: Readonly<{
+  inbound: "MESH_INBOUND";
+  redirect: "MESH_REDIRECT";
+  inRedirect: "MESH_IN_REDIRECT";
+  output: "MESH_OUTPUT";
+  divert: "MESH_DIVERT";
+  tproxy: "MESH_TPROXY";
+}> = Object.freeze({
   inbound: "MESH_INBOUND",
   redirect: "MESH_REDIRECT",
   inRedirect: "MESH_IN_REDIRECT",
@@ -22,7 +29,7 @@ export const NAT_CHAINS: readonly string[] = Object.freeze([
 export const MANGLE_CHAINS: readonly string[] = Object.freeze([CHAIN.inbound, CHAIN.divert, CHAIN.tproxy]);
 
 /** Tables the rules touch, in rendering order. */
-export const TABLES = Object.freeze(["nat", "mangle"] as const);
+export const TABLES: readonly ["nat", "mangle"] = Object.freeze(["nat", "mangle"] as const);
 
 /** A table the rules touch. */
 export type Table = typeof TABLES[number];
@@ -56,7 +63,17 @@ export const OUTBOUND_MARK = "1338";
 export const SSH_PORT = "22";
 
 /** Default values of the options, as in the reference. */
-export const DEFAULTS = Object.freeze({
+export const DEFAULTS: Readonly<{
+  proxyPort: 15001;
+  inboundCapturePort: 15006;
+  inboundTunnelPort: 15008;
+  probePort: 15002;
+  probeTimeout: "5s";
+  proxyUser: "mesh-proxy";
+  proxyId: 1337;
+  tproxyMark: "1337";
+  tproxyRouteTable: "133";
+}> = Object.freeze({
   proxyPort: 15001,
   inboundCapturePort: 15006,
   inboundTunnelPort: 15008,

@@ -2,8 +2,11 @@
 
 /** What a finished command returned. */
 export interface CommandResult {
+  /** Exit code; 0 means success. */
   readonly code: number;
+  /** Everything the command wrote to standard output. */
   readonly stdout: string;
+  /** Everything the command wrote to standard error. */
   readonly stderr: string;
 }
 
@@ -31,6 +34,7 @@ export class CommandNotFoundError extends Error {
   /** The Debian package that provides the command, when known. */
   readonly debianPackage?: string;
 
+  /** `command` is the program name that was not found; the message says which package provides it. */
   constructor(readonly command: string, options?: ErrorOptions) {
     const pkg = PACKAGE_OF[command];
     const hint = pkg === undefined
@@ -44,6 +48,7 @@ export class CommandNotFoundError extends Error {
 
 /** A command ran and exited non-zero; the message carries its exit code and stderr. */
 export class CommandFailedError extends Error {
+  /** `detail` is appended to the message after the command's output. */
   constructor(
     readonly command: string,
     readonly args: readonly string[],

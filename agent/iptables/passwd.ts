@@ -2,7 +2,9 @@
 
 /** The ids of one user account. */
 export interface UserIds {
+  /** Numeric user id. */
   readonly uid: number;
+  /** Numeric primary group id. */
   readonly gid: number;
 }
 

@@ -13,15 +13,21 @@ import type { IptablesConfig } from "./config.ts";
 
 /** The uid and primary gid of the process that will run the probe (what `-m owner` sees). */
 export interface ProcessIdentity {
+  /** Numeric user id. */
   readonly uid: number;
+  /** Numeric primary group id. */
   readonly gid: number;
 }
 
 /** Where the probe connects, and the listener port it should arrive at once redirected. */
 export interface ProbeTarget {
+  /** IP address the probe connects to, as text. */
   readonly hostname: string;
+  /** Port the probe connects to. */
   readonly port: number;
+  /** Address family of `hostname`. */
   readonly family: 4 | 6;
+  /** The proxy listener port the redirected connection must arrive at (outbound or inbound capture port). */
   readonly expectedPort: number;
   /** Which rule path the probe exercises, for messages. */
   readonly path: string;

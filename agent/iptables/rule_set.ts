@@ -7,21 +7,29 @@ export type Family = 4 | 6;
 
 /** One iptables rule: appended to `chain`, or inserted at `position` (1-based) when given. */
 export interface Rule {
+  /** Table the rule goes in. */
   readonly table: Table;
+  /** Chain the rule goes in, built-in or ours. */
   readonly chain: string;
+  /** 1-based position for an insert (`-I`); absent appends (`-A`). */
   readonly position?: number;
+  /** The rule's match and target arguments, as iptables takes them after the chain. */
   readonly args: readonly string[];
 }
 
 /** One external command with its arguments. */
 export interface Command {
+  /** Program name, looked up on `PATH`. */
   readonly cmd: string;
+  /** Arguments, one per element (no shell quoting). */
   readonly args: readonly string[];
 }
 
 /** Everything `mesh-iptables` would do: v4 rules, v6 rules (when IPv6 is enabled) and `ip` commands. */
 export interface IptablesPlan {
+  /** IPv4 rules, in order. */
   readonly v4: readonly Rule[];
+  /** IPv6 rules, in order; absent unless IPv6 is enabled. */
   readonly v6?: readonly Rule[];
   /** `ip` commands for the IPv6 passthrough address and the TPROXY mark routing, in run order. */
   readonly ipCommands: readonly Command[];

@@ -21,7 +21,9 @@ import type { Command, Family, IptablesPlan, Rule } from "./rule_set.ts";
 
 /** What the runner needs from its caller. */
 export interface RunnerDeps {
+  /** Runs `iptables-restore`, `ip` and the other commands. */
   readonly exec: CommandExecutor;
+  /** Where progress and saved rules are logged. */
   readonly logger: CaptureLogger;
   /** Receives dry-run output (the CLI passes stdout). */
   readonly print: (text: string) => void;
@@ -31,9 +33,11 @@ export interface RunnerDeps {
 
 /** What {@linkcode applyIptables} did. */
 export interface ApplyOutcome {
+  /** The plan that was built from the config. */
   readonly plan: IptablesPlan;
   /** False for dry runs and `skipRuleApply`. */
   readonly applied: boolean;
+  /** The validation probe's result; present only with `runValidation`. */
   readonly probe?: ProbeResult;
 }
 

@@ -4,36 +4,70 @@ import { type ListenAddress, parseListenAddress } from "../../shared/http/listen
 
 /** Every setting of `mesh-discovery discovery`, parsed once at startup and frozen. */
 export interface DiscoveryOptions {
+  /** `--appNamespace` split on commas: namespaces the controller manages; empty means all. */
   readonly appNamespaces: readonly string[];
+  /** `--caCertFile`: file with the x509 server CA certificate; empty means none. */
   readonly caCertFile: string;
+  /** `--clusterID` when given, else `CLUSTER_ID`: the cluster this instance runs in. */
   readonly clusterId: string;
+  /** `--clusterRegistriesNamespace`: namespace of the config map with cluster configurations. */
   readonly clusterRegistriesNamespace: string;
+  /**
+   * `--configDir`: directory of YAML config files; when set it replaces the orchestrator's resource client.
+   */
   readonly configDir: string;
+  /** `--domain`: DNS domain suffix (default `cluster.local`). */
   readonly domain: string;
+  /** `--grpcAddr`: the plaintext discovery gRPC (xDS) listener. */
   readonly grpcAddr: ListenAddress;
+  /** `--secureGRPCAddr`: the TLS discovery gRPC listener. */
   readonly secureGrpcAddr: ListenAddress;
+  /** `--httpAddr`: the discovery HTTP listener (readiness, debug). */
   readonly httpAddr: ListenAddress;
+  /** `--httpsAddr`: the HTTPS listener for the injection and validation webhooks. */
   readonly httpsAddr: ListenAddress;
+  /** `--monitoringAddr`: the self-monitoring (metrics) HTTP listener. */
   readonly monitoringAddr: ListenAddress;
+  /** `--ctrlz_address` and `--ctrlz_port`: the introspection listener; `*` becomes `0.0.0.0`. */
   readonly ctrlzAddr: ListenAddress;
+  /** `--orchconfig`: orchestrator configuration file used instead of in-cluster configuration. */
   readonly orchConfig: string;
+  /** `--orchApiBurst`: maximum burst of calls to the orchestrator API. */
   readonly orchApiBurst: number;
+  /** `--orchApiQPS`: maximum queries per second to the orchestrator API. */
   readonly orchApiQps: number;
+  /** `--meshConfig`: path of the mesh config file. */
   readonly meshConfigFile: string;
+  /** `--networksConfig`: path of the mesh networks file. */
   readonly networksConfigFile: string;
+  /**
+   * `--namespace` when given, else `POD_NAMESPACE`, else its default `mesh-system`: where the controller
+   * runs.
+   */
   readonly namespace: string;
+  /** `--plugins`: networking plugins to enable. */
   readonly plugins: readonly string[];
+  /** `--profile`: serve profiling at `/debug/pprof`. */
   readonly profile: boolean;
+  /** `--registries`: service registries to read; each is `Orchestrator` or `Mock`. */
   readonly registries: readonly string[];
+  /** `--resync`: controller resync interval, in milliseconds. */
   readonly resyncMs: number;
+  /** `--tlsCertFile`: file with the x509 server certificate. */
   readonly tlsCertFile: string;
+  /** `--tlsKeyFile`: file with the private key matching `tlsCertFile`. */
   readonly tlsKeyFile: string;
+  /** `--trust-domain`: domain identifying the system in SPIFFE identities. */
   readonly trustDomain: string;
+  /**
+   * gRPC keepalive: ping interval and ping timeout in milliseconds, maximum connection age in nanoseconds.
+   */
   readonly keepalive: {
     readonly intervalMs: number;
     readonly timeoutMs: number;
     readonly maxConnectionAgeNs: bigint;
   };
+  /** The environment settings registry, read once at startup. */
   readonly env: EnvSettings;
 }
 

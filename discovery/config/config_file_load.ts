@@ -27,18 +27,25 @@ export type RejectionReason = "yaml_decode_error" | "unknown_type" | "invalid_co
 
 /** A document of a file that was refused, with every error found in it. */
 export interface DocumentRejection {
+  /** Path of the file, as given. */
   readonly file: string;
+  /** 1-based line where the refused document starts. */
   readonly line: number;
   /** Same meaning as {@link LoadedDocument.slot}; `*` for a problem with the whole file. */
   readonly slot: string;
   /** `kind/namespace/name` when the document names a resource well enough to find its last good version. */
   readonly key?: string;
+  /** Kind of the resource, when the document names one. */
   readonly kind?: string;
+  /** Namespace of the resource, when known. */
   readonly namespace?: string;
+  /** Name of the resource, when the document names one. */
   readonly name?: string;
   /** API group (canonical when known) and version as written, for metric labels. */
   readonly group?: string;
+  /** API version as written, for metric labels. */
   readonly version?: string;
+  /** Why the document was refused. */
   readonly reason: RejectionReason;
   /** Each error as `file:line: field.path: message`. */
   readonly errors: readonly string[];
@@ -46,11 +53,17 @@ export interface DocumentRejection {
 
 /** A suspicious but valid detail, or a duplicate resource; reported, never refused. */
 export interface ConfigWarning {
+  /** Path of the file, as given. */
   readonly file: string;
+  /** 1-based line of the document the warning is about. */
   readonly line: number;
+  /** Kind of the resource, when known. */
   readonly kind?: string;
+  /** Namespace of the resource, when known. */
   readonly namespace?: string;
+  /** Name of the resource, when known. */
   readonly name?: string;
+  /** What is suspicious, ready to log. */
   readonly message: string;
 }
 

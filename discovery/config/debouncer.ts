@@ -1,6 +1,8 @@
 /** The clock and timer functions a debouncer uses; the globals by default, a fake clock in tests. */
 export interface Timers {
+  /** Runs `callback` once after `ms` milliseconds; returns an id for `clearTimeout`. */
   setTimeout(callback: () => void, ms: number): unknown;
+  /** Cancels a timer `setTimeout` returned; unknown or fired ids are ignored. */
   clearTimeout(id: unknown): void;
   /** Milliseconds on a monotonic scale. */
   now(): number;

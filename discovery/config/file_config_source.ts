@@ -23,6 +23,7 @@ export interface FileConfigSourceOptions {
   readonly store: SyncableConfigStore;
   /** Namespace of documents without `metadata.namespace` (discovery passes "default"). */
   readonly defaultNamespace: string;
+  /** Where loads, rejections and watch problems are logged; silent when absent. */
   readonly logger?: Logger;
   /** Counts rejections in `discovery_total_rejected_configs` and `config_validation_failed`. */
   readonly metrics?: Metrics;
@@ -69,6 +70,7 @@ export class FileConfigSource {
   #stopped = false;
   #reloads = 0;
 
+  /** A source over `options.dir`; nothing is read or watched until started. */
   constructor(options: FileConfigSourceOptions) {
     this.#dir = options.dir;
     this.#store = options.store;

@@ -37,6 +37,7 @@ export class MemoryConfigStore implements SyncableConfigStore {
   #version = 0;
   #synced = false;
 
+  /** An empty store, not yet synced. */
   constructor(options: MemoryConfigStoreOptions = {}) {
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? (() => new Date());

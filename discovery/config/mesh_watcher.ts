@@ -15,18 +15,23 @@ export interface MeshWatcherOptions {
   readonly meshConfigFile?: string;
   /** `--networksConfig`; empty or absent: no networks, nothing watched. */
   readonly networksFile?: string;
+  /** Where loads, missing files and errors are logged; silent when absent. */
   readonly logger?: Logger;
   /** Quiet period after a change before the file is read again (default 100 ms). */
   readonly debounceMs?: number;
   /** How often to look for a parent directory that does not exist yet (default 5 s). */
   readonly dirPollMs?: number;
+  /** Timer functions for the debounce and directory polling; the globals when absent. */
   readonly timers?: Timers;
 }
 
 /** Which file changed, and the effective configuration after the change. */
 export interface MeshChangeEvent {
+  /** The file whose change caused the event. */
   readonly which: "meshConfig" | "meshNetworks";
+  /** The mesh config in effect after the change. */
   readonly mesh: MeshConfig;
+  /** The mesh networks in effect after the change. */
   readonly networks: MeshNetworks;
 }
 
@@ -35,6 +40,7 @@ export type MeshChangeHandler = (event: MeshChangeEvent) => void;
 
 /** State of one watched file, for the debug interface. */
 export interface MeshFileStatus {
+  /** Path of the file, as given. */
   readonly file: string;
   /** True once the file was loaded; false while it is missing or has never been valid. */
   readonly loaded: boolean;
@@ -55,6 +61,7 @@ export class MeshWatcher {
   readonly #defaultMesh = defaultMeshConfig();
   readonly #defaultNetworks = defaultMeshNetworks();
 
+  /** Sets up the watched files from `options`; nothing is read or watched until started. */
   constructor(options: MeshWatcherOptions = {}) {
     this.#logger = options.logger ?? silentLogger;
     const common = {

@@ -8,3 +8,17 @@ export * from "./file_config_source.ts";
 export * from "./mesh_watcher.ts";
 export type { ConfigWarning, DocumentRejection, RejectionReason } from "./config_file_load.ts";
 export type { Timers } from "./debouncer.ts";
+export type {
+  ConfigEvent,
+  ConfigEventHandler,
+  ConfigEventType,
+  ConfigStore,
+  RejectedConfig,
+  WritableConfigStore,
+} from "../model/config_store.ts";
+export type {
+  GroupVersionKind,
+  Resource,
+  ResourceMeta,
+  SourcePosition,
+} from "../../shared/config/resource.ts";

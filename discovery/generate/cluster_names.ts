@@ -10,10 +10,13 @@ export type TrafficDirection = "outbound" | "inbound";
 
 /** The parts of a cluster name. */
 export interface ClusterNameParts {
+  /** `outbound` for traffic the proxy sends, `inbound` for traffic it receives. */
   readonly direction: TrafficDirection;
+  /** Service port, 1 to 65535. */
   readonly port: number;
   /** Empty for the cluster of the whole service. */
   readonly subset: string;
+  /** Service hostname; never empty, never contains `|`. */
   readonly hostname: string;
 }
 

@@ -32,6 +32,7 @@ export interface GenerateRequest {
 
 /** A resource the generator encoded itself (with `encodeAny`); never cached. */
 export interface EncodedResource {
+  /** Resource name, unique within the type. */
   readonly name: string;
   /** The bytes of a `google.protobuf.Any` holding the resource. */
   readonly encoded: Uint8Array;
@@ -44,13 +45,17 @@ export interface EncodedResource {
  * `ServiceEntry/<namespace>/<hostname>` for services and their endpoints); a push naming any of them drops it.
  */
 export interface XdsCacheKey {
+  /** Names every input `build()` reads, so equal ids always build equal bytes. */
   readonly id: string;
+  /** Keys (`kind/namespace/name`) whose change makes the entry stale. */
   readonly dependsOn: readonly string[];
 }
 
 /** A resource described by its inputs; the server encodes `build()`'s result once per key. */
 export interface CacheableResource {
+  /** Resource name, unique within the type. */
   readonly name: string;
+  /** Where the encoded resource is cached and what invalidates it. */
   readonly key: XdsCacheKey;
   /** The resource as a plain object for `encodeAny` (`.proto` field names). Called only on a cache miss. */
   build(): Record<string, unknown>;
@@ -61,7 +66,9 @@ export type GeneratedResource = EncodedResource | CacheableResource;
 
 /** Makes the resources of one type URL. Must not throw for valid input; a throw is counted as an internal error. */
 export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
+  /** The one type URL the generator makes. */
   readonly typeUrl: string;
+  /** The resources `proxy` gets from snapshot `push` for `request`; pure: same inputs, same output. */
   generate(proxy: Proxy, push: P, request: GenerateRequest): readonly GeneratedResource[];
   /**
    * Optional: a string equal for two proxies exactly when `generate` returns the same resources for both

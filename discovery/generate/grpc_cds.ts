@@ -29,7 +29,9 @@ import { type ClusterPolicy, mergeTrafficPolicy } from "./traffic_policy_merge.t
 
 /** The resolved inputs of one cluster. */
 export interface ClusterPlan {
+  /** Cluster name, `outbound|<port>|<subset>|<hostname>`; also the EDS service name. */
   readonly name: string;
+  /** The merged DestinationRule policy for the cluster's port and subset; absent when no rule applies. */
   readonly policy?: ClusterPolicy;
   /** The address a LOGICAL_DNS cluster resolves; absent for EDS clusters. */
   readonly dns?: { readonly address: string; readonly port: number };

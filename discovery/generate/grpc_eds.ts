@@ -22,9 +22,15 @@ import type { EnvoyObject } from "./route_match.ts";
 
 /** The resolved inputs of one ClusterLoadAssignment. */
 export interface EndpointsPlan {
+  /**
+   * Cluster name, `outbound|<port>|<subset>|<hostname>`, used as the ClusterLoadAssignment's `cluster_name`.
+   */
   readonly name: string;
+  /** Hostname of the service. */
   readonly hostname: string;
+  /** Namespace of the service. */
   readonly namespace: string;
+  /** The service port whose endpoints are listed. */
   readonly port: number;
   /** The subset's labels; absent for the whole service. */
   readonly subsetLabels?: Readonly<Record<string, string>>;

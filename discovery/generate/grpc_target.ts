@@ -15,7 +15,9 @@ import type { Service, ServicePort } from "../model/service.ts";
 export interface GrpcTarget {
   /** The listener (and route configuration) name, exactly as the client asked for it. */
   readonly name: string;
+  /** The service the name resolves to. */
   readonly service: Service;
+  /** The port of that service the name resolves to. */
   readonly port: ServicePort;
 }
 

@@ -28,6 +28,7 @@ export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
 
 /** One destination cluster of a route with its share of traffic. */
 export interface WeightedCluster {
+  /** Cluster name. */
   readonly name: string;
   /** Percent (VirtualService weights); ignored when it is the only cluster. */
   readonly weight: number;

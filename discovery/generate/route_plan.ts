@@ -25,7 +25,9 @@ export interface PlannedRoute {
   readonly http: number;
   /** Index in that route's `match` list; -1 for a route without conditions. */
   readonly match: number;
+  /** Clusters the route sends to, with weights. */
   readonly clusters: readonly WeightedCluster[];
+  /** Envoy hash policy for consistent-hash load balancing; absent otherwise. */
   readonly hashPolicy?: readonly EnvoyObject[];
 }
 
@@ -35,9 +37,11 @@ export interface RoutePlan {
   readonly name: string;
   /** `hostname:port` of the service. */
   readonly virtualHost: string;
+  /** Domains of the virtual host: `hostname:port`, `hostname` and the target as dialled. */
   readonly domains: readonly string[];
   /** Fingerprint of the VirtualService (and delegates) the routes come from; absent for the default route. */
   readonly virtualService?: string;
+  /** Routes in order; the first that matches a request wins. */
   readonly routes: readonly PlannedRoute[];
 }
 

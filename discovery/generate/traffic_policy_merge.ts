@@ -14,9 +14,13 @@ import type { ClientTLSSettings } from "../../shared/config/networking/tls_setti
 
 /** The four parts of a traffic policy that shape a cluster, after merging. */
 export interface ClusterPolicy {
+  /** Connection pool limits of the cluster. */
   readonly connectionPool?: ConnectionPoolSettings;
+  /** Outlier detection of the cluster. */
   readonly outlierDetection?: OutlierDetection;
+  /** Load balancing of the cluster. */
   readonly loadBalancer?: LoadBalancerSettings;
+  /** TLS to the cluster's endpoints. */
   readonly tls?: ClientTLSSettings;
 }
 

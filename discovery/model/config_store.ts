@@ -5,7 +5,9 @@ export type ConfigEventType = "add" | "update" | "delete";
 
 /** One change in a config store; `resource` is the new version (or, for delete, the last one). */
 export interface ConfigEvent {
+  /** Whether the resource was added, updated or deleted. */
   readonly type: ConfigEventType;
+  /** The resource after the change; for a delete, its last version. */
   readonly resource: Resource;
   /** The version replaced by an update. */
   readonly previous?: Resource;
@@ -39,10 +41,16 @@ export interface WritableConfigStore extends ConfigStore {
 
 /** A document a source refused, kept for `/debug/configz` until the document is fixed or removed. */
 export interface RejectedConfig {
+  /** Path of the file the document is in. */
   readonly file: string;
+  /** 1-based line where the refused document starts. */
   readonly line: number;
+  /** Kind of the resource, when the document names one. */
   readonly kind?: string;
+  /** Namespace of the resource, when known. */
   readonly namespace?: string;
+  /** Name of the resource, when the document names one. */
   readonly name?: string;
+  /** Every error found, each as `file:line: field.path: message`. */
   readonly errors: readonly string[];
 }

@@ -10,6 +10,7 @@ export const TLS_MODE_LABELS: readonly string[] = ["security.mesh.io/tlsMode", "
 export interface EndpointLocality {
   /** `region/zone/subzone` (any suffix may be missing), or empty. */
   readonly label: string;
+  /** Cluster id of the registry that reported the endpoint. */
   readonly clusterId: string;
 }
 
@@ -23,25 +24,33 @@ export interface Endpoint {
   readonly endpointPort: number;
   /** Name of the service port this endpoint serves. */
   readonly servicePortName: string;
+  /** Labels of the workload behind the endpoint. */
   readonly labels: Readonly<Record<string, string>>;
+  /** Where the endpoint runs. */
   readonly locality: EndpointLocality;
   /** Network the endpoint is on, for multi-network routing; empty for the default network. */
   readonly network: string;
   /** Load-balancing weight; 0 means "not set" (proxies use 1). */
   readonly weight: number;
+  /** Whether the endpoint accepts mesh mutual TLS, from its `tlsMode` label. */
   readonly tlsMode: EndpointTlsMode;
   /** Service account name of the workload (not a SPIFFE URI); empty when unknown. */
   readonly serviceAccount: string;
+  /** Namespace of the workload behind the endpoint. */
   readonly namespace: string;
   /** Name of the workload (WorkloadEntry or pod) behind the endpoint, for debugging. */
   readonly workloadName: string;
+  /** False sends the endpoint to proxies as unhealthy, so they route around it. */
   readonly healthy: boolean;
 }
 
 /** An endpoint together with the service and port it serves (Istio's ServiceInstance). */
 export interface ServiceInstance {
+  /** The service the endpoint belongs to. */
   readonly service: Service;
+  /** The service port the endpoint serves. */
   readonly servicePort: ServicePort;
+  /** The endpoint itself. */
   readonly endpoint: Endpoint;
 }
 

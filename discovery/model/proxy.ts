@@ -9,16 +9,27 @@ export type InterceptionMode = "REDIRECT" | "TPROXY" | "NONE";
 
 /** Node metadata, read from the keys the agent writes (Istio's NodeMetadata JSON names). */
 export interface ProxyMetadata {
+  /** `NAMESPACE`: the config namespace, overriding the node id's. */
   readonly namespace?: string;
+  /** `LABELS`: the workload's labels; numbers and booleans are turned into strings. */
   readonly labels: Readonly<Record<string, string>>;
+  /** `CLUSTER_ID`: the cluster the workload runs in. */
   readonly clusterId?: string;
+  /** `INTERCEPTION_MODE`: how the sidecar captures inbound traffic. */
   readonly interceptionMode?: InterceptionMode;
+  /** `GENERATOR`: the generator family to use for this proxy, such as `grpc`. */
   readonly generator?: string;
+  /** `SERVICE_ACCOUNT`: the workload's service account. */
   readonly serviceAccount?: string;
+  /** `NETWORK`: the network the workload is on (see mesh networks). */
   readonly network?: string;
+  /** `MESH_VERSION` (or `ISTIO_VERSION`): the agent's version. */
   readonly meshVersion?: string;
+  /** `POD_NAME`: the workload's pod name. */
   readonly podName?: string;
+  /** `INSTANCE_IPS` split on commas: the workload's addresses, each a valid IP; empty when not sent. */
   readonly instanceIps: readonly string[];
+  /** `WORKLOAD_NAME`: the name of the workload (deployment) the pod belongs to. */
   readonly workloadName?: string;
   /** WorkloadGroup (in the proxy's namespace) to register this workload in: `AUTO_REGISTER_GROUP`. */
   readonly autoRegisterGroup?: string;
@@ -28,8 +39,11 @@ export interface ProxyMetadata {
 
 /** Where a proxy runs, from the xDS node's locality. */
 export interface ProxyLocality {
+  /** Region; absent when the node sent none. */
   readonly region?: string;
+  /** Zone within the region. */
   readonly zone?: string;
+  /** Sub-zone within the zone (`subZone` or `sub_zone` in the node). */
   readonly subZone?: string;
 }
 
@@ -39,9 +53,11 @@ export interface Proxy {
   readonly id: string;
   /** The complete node id as sent. */
   readonly nodeId: string;
+  /** Sidecar or gateway, from the first part of the node id. */
   readonly type: ProxyType;
   /** The workload's addresses: `INSTANCE_IPS` when sent, else the address in the node id. */
   readonly ipAddresses: readonly string[];
+  /** The pod name part of the pod id; never empty. */
   readonly podName: string;
   /** Config namespace: metadata `NAMESPACE`, else the namespace part of the pod id. */
   readonly namespace: string;
@@ -49,7 +65,9 @@ export interface Proxy {
   readonly dnsDomain: string;
   /** The node's `cluster` field (Envoy's service cluster), when sent. */
   readonly serviceCluster?: string;
+  /** Node metadata as the agent sent it. */
   readonly metadata: ProxyMetadata;
+  /** The node's locality; absent when it sent no region, zone or sub-zone. */
   readonly locality?: ProxyLocality;
 }
 

@@ -18,17 +18,21 @@ export type ProviderId = "Orchestrator" | "Mock" | "External";
 export interface ServicePort {
   /** Port name, unique within the service; may be empty for single-port orchestrator services. */
   readonly name: string;
+  /** The service port number (1 to 65535). */
   readonly port: number;
+  /** Protocol the port declares, or `Unsupported` when it declares none. */
   readonly protocol: ServiceProtocol;
 }
 
 /** Where a service came from and what selects its workloads. */
 export interface ServiceAttributes {
+  /** Which registry implementation reported the service. */
   readonly serviceRegistry: ProviderId;
   /** Cluster id of the registry that reported the service. */
   readonly clusterId: string;
   /** Short name: the ServiceEntry's or orchestrator service's name. */
   readonly name: string;
+  /** Namespace of the ServiceEntry or orchestrator service. */
   readonly namespace: string;
   /** Labels a workload must carry to be an endpoint of the service (ServiceEntry workloadSelector). */
   readonly labelSelectors?: Readonly<Record<string, string>>;
@@ -41,18 +45,23 @@ export interface ServiceAttributes {
 export interface Service {
   /** Fully qualified hostname, or a wildcard host such as `*.example.com` (ServiceEntry). */
   readonly hostname: string;
+  /** Namespace the service is defined in. */
   readonly namespace: string;
+  /** Ports of the service, each with a unique name. */
   readonly ports: readonly ServicePort[];
   /** Virtual IPs or CIDR blocks; empty when the service has none (wildcard listeners apply). */
   readonly addresses: readonly string[];
+  /** How proxies reach the endpoints. */
   readonly resolution: ServiceResolution;
   /** Namespaces the service is visible in: namespace names, `*` (all) or `~` (none); never `.`. */
   readonly exportTo: readonly string[];
+  /** Labels of the defining resource. */
   readonly labels: Readonly<Record<string, string>>;
   /** True for services outside the mesh: no sidecars at the endpoints, so no mesh mTLS. */
   readonly meshExternal: boolean;
   /** Identities the endpoints may present (ServiceEntry subjectAltNames). */
   readonly serviceAccounts: readonly string[];
+  /** Registry, cluster and selector facts of the service. */
   readonly attributes: ServiceAttributes;
   /**
    * Addresses of the service in each cluster that has it, by cluster id; set by the aggregate registry when

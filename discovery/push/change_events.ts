@@ -14,15 +14,19 @@ export const REGISTRY_KINDS: ReadonlySet<string> = new Set([
 
 /** Where change events come from and where the push requests go. */
 export interface ChangeEventSources {
+  /** Config store whose resource events become push requests. */
   readonly store: ConfigStore;
+  /** Service registry whose service and endpoint events become push requests. */
   readonly registry: {
     onServiceEvent(handler: (event: ServiceEvent) => void): () => void;
     onEndpointEvent(handler: (event: EndpointEvent) => void): () => void;
     getService(hostname: string, namespace?: string): Service | undefined;
   };
+  /** Versioned endpoints, updated before an endpoint push is requested. */
   readonly endpoints: EndpointIndex;
   /** Usually `debouncer.enqueue`. */
   readonly enqueue: (request: PushRequest) => void;
+  /** Where event counts are recorded; none when absent. */
   readonly metrics?: Metrics;
 }
 

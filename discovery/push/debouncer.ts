@@ -33,6 +33,7 @@ export class Debouncer {
   #busy = false;
   #closed = false;
 
+  /** Calls `push` with each merged request; `deps` are optional metrics and logger. */
   constructor(push: PushHandler, options: DebounceOptions, deps: { metrics?: Metrics; log?: Logger } = {}) {
     this.#push = push;
     this.#options = options;

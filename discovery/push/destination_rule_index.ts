@@ -44,6 +44,9 @@ export class DestinationRuleIndex {
   readonly #exported = new Map<string, RulesByHost>();
   readonly #rootNamespace: string;
 
+  /**
+   * Merges and indexes `resources` at once; duplicate subsets found while merging are recorded in `problems`.
+   */
   constructor(resources: readonly Resource[], options: DestinationRuleIndexOptions, problems: PushProblems) {
     this.#rootNamespace = options.rootNamespace;
     for (const r of [...resources].sort(compareByCreation)) {

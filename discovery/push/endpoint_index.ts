@@ -7,7 +7,9 @@ import type { EndpointEvent, ServiceDiscovery } from "../registry/service_regist
  * them. Immutable: a change makes a new EndpointShards with a higher version, so `version` is a cache key.
  */
 export interface EndpointShards {
+  /** Hostname of the service. */
   readonly hostname: string;
+  /** Namespace of the service. */
   readonly namespace: string;
   /** Increases with every change of the endpoints; starts at 1. */
   readonly version: number;
@@ -23,6 +25,7 @@ export class EndpointIndex {
   readonly #discovery: ServiceDiscovery;
   readonly #shards = new Map<string, EndpointShards>();
 
+  /** An empty index over `discovery`; a service's shards are read on first use or when an event names it. */
   constructor(discovery: ServiceDiscovery) {
     this.#discovery = discovery;
   }

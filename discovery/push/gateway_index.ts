@@ -6,16 +6,23 @@ import type { Proxy } from "../model/proxy.ts";
 
 /** A Gateway with its `namespace/name`, the name VirtualServices bind to. */
 export interface IndexedGateway {
+  /** `namespace/name` of the Gateway. */
   readonly name: string;
+  /** The Gateway resource. */
   readonly resource: Resource<GatewaySpec>;
 }
 
 /** Gateways, oldest first, found by the workload labels their selector matches. */
 export class GatewayIndex {
+  /** Every Gateway, oldest first. */
   readonly all: readonly IndexedGateway[];
   readonly #byName: ReadonlyMap<string, IndexedGateway>;
 
-  /** @param scopeToNamespace DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE: a workload sees only its namespace's gateways. */
+  /**
+   * Indexes `resources`, oldest first.
+   *
+   * @param scopeToNamespace DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE: a workload sees only its namespace's gateways.
+   */
   constructor(resources: readonly Resource[], private readonly scopeToNamespace: boolean) {
     this.all = Object.freeze(
       [...resources].sort(compareByCreation).map((r) =>

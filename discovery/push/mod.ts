@@ -15,3 +15,8 @@ export type { IndexedVirtualService } from "./virtual_service_index.ts";
 export type { MergedDestinationRule } from "./destination_rule_index.ts";
 export type { IndexedGateway } from "./gateway_index.ts";
 export { outboundClusterName } from "./service_index.ts";
+export type { ServiceIndex } from "./service_index.ts";
+export type { VirtualServiceIndex } from "./virtual_service_index.ts";
+export type { DestinationRuleIndex } from "./destination_rule_index.ts";
+export type { GatewayIndex } from "./gateway_index.ts";
+export type { Problem, ProblemMetric, PushProblems } from "./push_problems.ts";

@@ -28,8 +28,11 @@ export type PushMeshConfig = Pick<
 
 /** Everything a snapshot is built from. */
 export interface PushContextInputs {
+  /** Where the config resources are read from, once, at build time. */
   readonly store: ConfigStore;
+  /** The services (and, through the endpoint index, endpoints) of every registry. */
   readonly services: ServiceDiscovery;
+  /** The mesh settings the snapshot reads. */
   readonly mesh: PushMeshConfig;
   /** `--domain`, for short host names in VirtualServices and DestinationRules. */
   readonly domain: string;
@@ -39,7 +42,9 @@ export interface PushContextInputs {
   readonly enableVirtualServiceDelegate?: boolean;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
+  /** Version of the snapshot; defaults to its creation time. */
   readonly version?: string;
+  /** The clock for `createdAt`; tests pass a fixed one. */
   readonly now?: () => Date;
 }
 
@@ -49,16 +54,23 @@ export interface PushContextInputs {
  * Per-namespace answers are computed on first use and cached; they never change afterwards.
  */
 export class PushContext {
+  /** Version of the snapshot, sent as the xDS version; the creation time unless given. */
   readonly version: string;
   /** When the snapshot was built (ISO 8601). */
   readonly createdAt: string;
+  /** The mesh settings the snapshot was built with. */
   readonly mesh: PushMeshConfig;
+  /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
+  /** VirtualServices by gateway, with delegates merged. */
   readonly virtualServiceIndex: VirtualServiceIndex;
+  /** DestinationRules by namespace and host, with Istio's lookup precedence. */
   readonly destinationRuleIndex: DestinationRuleIndex;
+  /** Gateways by the workload labels their selectors match. */
   readonly gatewayIndex: GatewayIndex;
   /** Versioned endpoints, read live by EDS (endpoint-only changes do not rebuild the snapshot). */
   readonly endpointIndex: EndpointIndex;
+  /** Problems found while building the snapshot (duplicates, conflicts); frozen once built. */
   readonly problems: PushProblems;
   readonly #configs: ReadonlyMap<string, readonly Resource[]>;
   /** Sidecars by namespace, oldest first. */

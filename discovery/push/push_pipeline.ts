@@ -11,7 +11,9 @@ import { SnapshotStage } from "./snapshot_stage.ts";
 
 /** What the push pipeline is assembled from. */
 export interface PushPipelineOptions {
+  /** Config resources; its events trigger pushes and snapshots read it. */
   readonly store: ConfigStore;
+  /** Every service registry; its events trigger pushes and snapshots read it. */
   readonly registry: AggregateRegistry;
   /** The mesh config in effect, read at every snapshot build. */
   readonly mesh: () => PushMeshConfig;
@@ -19,15 +21,21 @@ export interface PushPipelineOptions {
   readonly domain: string;
   /** Read once: the DISCOVERY_DEBOUNCE_*, EDS debounce, gateway scoping and delegate settings. */
   readonly env: EnvSettings;
+  /** Where debounce, push and snapshot metrics are recorded; none when absent. */
   readonly metrics?: Metrics;
+  /** Logger of the pipeline's stages. */
   readonly log: Logger;
 }
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
 export interface PushPipeline {
+  /** Versioned endpoints, kept current by registry events, shared by every snapshot. */
   readonly endpoints: EndpointIndex;
+  /** Merges push requests within the debounce window. */
   readonly debouncer: Debouncer;
+  /** Builds snapshots and hands each push request to its listeners. */
   readonly stage: SnapshotStage;
+  /** The subscriptions that turn store and registry events into push requests. */
   readonly changes: ChangeEvents;
   /** Stops taking events and drops pending requests. */
   close(): void;

@@ -15,6 +15,7 @@ const CLUSTER_LABELLED: ReadonlySet<ProblemMetric> = new Set([
 
 /** One recorded problem. */
 export interface Problem {
+  /** What is wrong, ready to show. */
   readonly message: string;
 }
 

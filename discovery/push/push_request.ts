@@ -31,7 +31,7 @@ export interface PushRequest {
 }
 
 /** The configsUpdated key of a resource or service: `kind/namespace/name`. */
-export const configKey = resourceKey;
+export const configKey: (kind: string, namespace: string, name: string) => string = resourceKey;
 
 /** The configsUpdated key of a service's hostname in a namespace. */
 export function serviceKey(namespace: string, hostname: string): string {

@@ -17,6 +17,7 @@ export class ServiceIndex {
   readonly #byHostname = new Map<string, Service[]>();
   readonly #visible = new Map<string, readonly Service[]>();
 
+  /** Indexes `services` at once; duplicate hostnames in a namespace are recorded in `problems`. */
   constructor(services: readonly Service[], problems: PushProblems) {
     const kept: Service[] = [];
     const seen = new Map<string, Service>();

@@ -15,15 +15,21 @@ import type { IndexedVirtualService } from "./virtual_service_index.ts";
 
 /** One `namespace/host` entry of an egress listener; namespace is a name, `*` or `~` (`.` resolved). */
 export interface EgressHost {
+  /** Namespace the host is imported from: a name, or `*` for any (`.` is already resolved). */
   readonly namespace: string;
+  /** Host name pattern; `*` wildcards allowed. */
   readonly host: string;
 }
 
 /** What one egress listener of a scope reaches. */
 export interface EgressScope {
+  /** The port the listener binds; absent for the catch-all listener. */
   readonly port?: Port;
+  /** The address the listener binds; absent means the default. */
   readonly bind?: string;
+  /** How traffic reaches the listener; absent means the default. */
   readonly captureMode?: IstioEgressListener["captureMode"];
+  /** The listener's `namespace/host` entries. */
   readonly hosts: readonly EgressHost[];
   /** Services the listener imports, one per hostname (the proxy's namespace's definition preferred). */
   readonly services: readonly Service[];
@@ -33,7 +39,9 @@ export interface EgressScope {
 
 /** The outbound traffic policy in effect for a scope. */
 export interface ScopeTrafficPolicy {
+  /** The Sidecar's mode, else the mesh's: `REGISTRY_ONLY` blocks hosts outside the registry. */
   readonly mode: "ALLOW_ANY" | "REGISTRY_ONLY";
+  /** Where traffic to unknown hosts goes in `ALLOW_ANY` mode, from the Sidecar. */
   readonly egressProxy?: Destination;
 }
 
@@ -46,13 +54,17 @@ export interface SidecarScope {
   readonly name: string;
   /** The namespace the scope was computed for (the proxy's). */
   readonly namespace: string;
+  /** The Sidecar resource the scope comes from; absent for the default scope. */
   readonly sidecar?: Resource<SidecarSpec>;
+  /** One entry per egress listener, in the Sidecar's order; one catch-all for the default scope. */
   readonly egress: readonly EgressScope[];
   /** Services of all egress listeners, one per hostname. */
   readonly services: readonly Service[];
   /** VirtualServices of all egress listeners, oldest first. */
   readonly virtualServices: readonly IndexedVirtualService[];
+  /** The Sidecar's ingress listeners; empty for the default scope. */
   readonly ingress: readonly IstioIngressListener[];
+  /** The outbound traffic policy in effect. */
   readonly outboundTrafficPolicy: ScopeTrafficPolicy;
 }
 

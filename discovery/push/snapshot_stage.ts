@@ -10,7 +10,9 @@ export type PushListener = (request: PushRequest, push: PushContext) => void | P
 export interface SnapshotStageOptions {
   /** Builds a snapshot of the current state (a closure over `buildPushContext` and its inputs). */
   readonly build: () => PushContext;
+  /** Where failed builds and failing listeners are logged. */
   readonly log: Logger;
+  /** Where build errors, service counts and push problems are recorded; none when absent. */
   readonly metrics?: Metrics;
 }
 

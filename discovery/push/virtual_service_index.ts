@@ -13,9 +13,13 @@ import { mergeDelegateRoutes } from "./virtual_service_delegate.ts";
  * delegate routes merged in, visibility normalized. `resource.spec` is the resolved spec.
  */
 export interface IndexedVirtualService {
+  /** The VirtualService with its spec resolved and delegates merged. */
   readonly resource: Resource<VirtualServiceSpec>;
+  /** Hosts as fully qualified names (or wildcards); never empty. */
   readonly hosts: readonly string[];
+  /** Gateways as `namespace/name` or `mesh`; `mesh` when the spec names none. */
   readonly gateways: readonly string[];
+  /** Namespaces it is visible in, normalized: `.` resolved, sorted, deduplicated; `*` for all. */
   readonly exportTo: readonly string[];
   /** `namespace/name` of the delegates merged into this one: part of what a route built from it depends on. */
   readonly delegates: readonly string[];
@@ -36,6 +40,9 @@ export class VirtualServiceIndex {
   readonly all: readonly IndexedVirtualService[];
   readonly #byGateway = new Map<string, IndexedVirtualService[]>();
 
+  /**
+   * Resolves, merges and indexes `resources` at once; problems such as conflicting domains go to `problems`.
+   */
   constructor(resources: readonly Resource[], options: VirtualServiceIndexOptions, problems: PushProblems) {
     const resolved = [...resources].sort(compareByCreation).map((r) => {
       const vs = r as Resource<VirtualServiceSpec>;

@@ -12,6 +12,7 @@ import {
 
 /** A registry was added twice under the same provider and cluster id. */
 export class DuplicateRegistryError extends Error {
+  /** `provider` and `clusterId` identify the registry added twice. */
   constructor(readonly provider: string, readonly clusterId: string) {
     super(`A registry for provider "${provider}" and cluster "${clusterId}" is already added`);
     this.name = "DuplicateRegistryError";
@@ -28,7 +29,11 @@ export class AggregateRegistry implements ServiceDiscovery {
   readonly #serviceListeners = new Listeners<ServiceEvent>();
   readonly #endpointListeners = new Listeners<EndpointEvent>();
 
-  /** @param clusterId the cluster this discovery instance runs in (`--clusterID`). */
+  /**
+   * An aggregate with no registries yet.
+   *
+   * @param clusterId the cluster this discovery instance runs in (`--clusterID`).
+   */
   constructor(readonly clusterId: string) {}
 
   /** Adds a registry below those already added; forwards its events. */

@@ -7,6 +7,7 @@ import { ServiceEntryRegistry } from "./serviceentry/service_entry_registry.ts";
 
 /** A platform registry named by `--registries` that this build cannot create. */
 export class UnavailableRegistryError extends Error {
+  /** `registry` is the name given in `--registries`. */
   constructor(readonly registry: string) {
     super(
       `Registry "${registry}" in --registries is not available in this build: expected "Mock", or supply ` +
@@ -29,7 +30,9 @@ export interface BuildRegistriesOptions {
   readonly appNamespaces: readonly string[];
   /** Mesh `defaultServiceExportTo`, read when ServiceEntries are converted. */
   readonly defaultServiceExportTo: () => readonly string[];
+  /** The config store the ServiceEntry registry reads ServiceEntries and WorkloadEntries from. */
   readonly store: ConfigStore;
+  /** Logger of the registries. */
   readonly log: Logger;
   /**
    * Factories of platform registries beyond Mock, by `--registries` name. The orchestrator registry plugs in
@@ -40,7 +43,9 @@ export interface BuildRegistriesOptions {
 
 /** The registries of a discovery server: the aggregate, and the ServiceEntry registry to start. */
 export interface Registries {
+  /** Merges every registry; what the push pipeline reads. */
   readonly aggregate: AggregateRegistry;
+  /** Services and endpoints from ServiceEntries and WorkloadEntries; to be started by the caller. */
   readonly serviceEntries: ServiceEntryRegistry;
   /** The Mock registry when `--registries` names it, for feeding services by code. */
   readonly mock?: ServiceRegistry;

@@ -12,7 +12,9 @@ import {
 
 /** Options of a MemoryRegistry. */
 export interface MemoryRegistryOptions {
+  /** Registry implementation the services are reported as. */
   readonly provider: ProviderId;
+  /** Cluster id of the registry, put on its services and endpoints. */
   readonly clusterId: string;
   /** Initial sync state; the Mock registry is synced from the start. */
   readonly synced?: boolean;
@@ -33,6 +35,7 @@ export class MemoryRegistry implements ServiceRegistry {
   readonly #serviceListeners = new Listeners<ServiceEvent>();
   readonly #endpointListeners = new Listeners<EndpointEvent>();
 
+  /** An empty registry; services and endpoints are added by code. */
   constructor(options: MemoryRegistryOptions) {
     this.provider = options.provider;
     this.clusterId = options.clusterId;

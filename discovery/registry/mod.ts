@@ -10,3 +10,13 @@ export * from "./memory_registry.ts";
 export * from "./build_registries.ts";
 export * from "./serviceentry/service_entry_registry.ts";
 export * from "./serviceentry/workload_auto_registration.ts";
+export type { InterceptionMode, Proxy, ProxyLocality, ProxyMetadata, ProxyType } from "../model/proxy.ts";
+export type {
+  ProviderId,
+  Service,
+  ServiceAttributes,
+  ServicePort,
+  ServiceProtocol,
+  ServiceResolution,
+} from "../model/service.ts";
+export type { Endpoint, EndpointLocality, EndpointTlsMode, ServiceInstance } from "../model/endpoint.ts";

@@ -4,16 +4,21 @@ import type { ProviderId, Service } from "../model/service.ts";
 
 /** A service appeared, changed or went away in a registry. */
 export interface ServiceEvent {
+  /** Whether the service was added, updated or deleted. */
   readonly type: "add" | "update" | "delete";
   /** The new version; for delete, the last one. */
   readonly service: Service;
+  /** The version an update replaced. */
   readonly previous?: Service;
 }
 
 /** The endpoints of one service (hostname in namespace) changed in one cluster's registry. */
 export interface EndpointEvent {
+  /** Hostname of the service. */
   readonly hostname: string;
+  /** Namespace of the service. */
   readonly namespace: string;
+  /** Cluster id of the registry whose endpoints changed. */
   readonly clusterId: string;
 }
 

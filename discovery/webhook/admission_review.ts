@@ -6,37 +6,53 @@ export type AdmissionApiVersion = typeof ADMISSION_API_VERSIONS[number];
 
 /** A group/version/kind or group/version/resource as the orchestrator sends them in a request. */
 export interface AdmissionGroupVersion {
+  /** API group; empty for the core group. */
   readonly group: string;
+  /** API version, such as `v1alpha3`. */
   readonly version: string;
+  /** Kind, such as `VirtualService`; set in a group/version/kind. */
   readonly kind?: string;
+  /** Plural resource name, such as `virtualservices`; set in a group/version/resource. */
   readonly resource?: string;
 }
 
 /** The parts of an AdmissionRequest the validation webhook reads. */
 export interface AdmissionRequest {
+  /** Request id; the response must echo it. */
   readonly uid: string;
   /** CREATE, UPDATE, DELETE or CONNECT. */
   readonly operation: string;
+  /** Group, version and kind of the object. */
   readonly kind?: AdmissionGroupVersion;
+  /** Group, version and resource being changed. */
   readonly resource?: AdmissionGroupVersion;
+  /** Name of the object; may be empty on CREATE when the server generates it. */
   readonly name?: string;
+  /** Namespace of the object; empty for cluster-scoped objects. */
   readonly namespace?: string;
   /** The object as it would be stored (absent for DELETE). */
   readonly object?: unknown;
+  /** True when the change will not be persisted. */
   readonly dryRun?: boolean;
 }
 
 /** An AdmissionResponse: allowed, or denied with a message; warnings are shown to the user either way. */
 export interface AdmissionResponse {
+  /** The request's `uid`, echoed. */
   readonly uid: string;
+  /** Whether the change is admitted. */
   readonly allowed: boolean;
+  /** Why a change was denied. */
   readonly status?: { readonly message: string };
+  /** Warnings shown to the user. */
   readonly warnings?: readonly string[];
 }
 
 /** A decoded AdmissionReview request envelope. */
 export interface AdmissionReview {
+  /** The envelope's API version; the response uses the same one. */
   readonly apiVersion: AdmissionApiVersion;
+  /** The request to review. */
   readonly request: AdmissionRequest;
 }
 

@@ -6,15 +6,19 @@ import { subjectAltNamesOf } from "../../shared/pki/subject_alt_names.ts";
 
 /** The webhook's TLS material as PEM, and where it came from. */
 export interface ServingTls {
+  /** PEM certificate chain, leaf first. */
   readonly cert: string;
+  /** PEM private key of the leaf certificate. */
   readonly key: string;
   /** The CA certificate clients must trust; set only for the in-memory self-signed certificate. */
   readonly caPem?: string;
+  /** `files` when read from `--tlsCertFile`/`--tlsKeyFile`, `self-signed` when made in memory. */
   readonly source: "files" | "self-signed";
 }
 
 /** The serving certificate could not be loaded; the message names the flag and the file. */
 export class ServingTlsError extends Error {
+  /** `options.cause` holds the underlying error, when there is one. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "ServingTlsError";
@@ -28,9 +32,13 @@ export function webhookServingNames(namespace = "mesh-system"): string[] {
 
 /** Options of `loadServingTls`: the two flags (empty means unset) and the names for a self-signed certificate. */
 export interface ServingTlsOptions {
+  /** `--tlsCertFile`; set together with `tlsKeyFile` or not at all. */
   readonly tlsCertFile?: string;
+  /** `--tlsKeyFile`; set together with `tlsCertFile` or not at all. */
   readonly tlsKeyFile?: string;
+  /** Subject alternative names of a self-signed certificate; defaults to {@linkcode webhookServingNames}. */
   readonly servingNames?: readonly string[];
+  /** Where the choice of certificate is logged. */
   readonly log: Logger;
 }
 

@@ -13,8 +13,11 @@ export const FAILURE_REASON = {
 
 /** The metric labels that identify what was validated. */
 export interface ValidationTarget {
+  /** API group of the object, such as `networking.mesh.io`. */
   readonly group: string;
+  /** API version of the object. */
   readonly version: string;
+  /** Plural resource name, such as `virtualservices`. */
   readonly resource: string;
 }
 
@@ -29,8 +32,11 @@ export type ValidationOutcome =
 
 /** The answer to one admission request and how to count it. */
 export interface AdmissionDecision {
+  /** The response to send, without the request's uid. */
   readonly response: Omit<AdmissionResponse, "uid">;
+  /** Whether validation passed, failed (and why) or did not apply. */
   readonly outcome: ValidationOutcome;
+  /** What was validated, for metric labels. */
   readonly target: ValidationTarget;
   /** `Kind namespace/name` of the object, for logs. */
   readonly subject: string;

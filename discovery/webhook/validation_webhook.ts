@@ -6,7 +6,9 @@ import { type AdmissionDecision, validateAdmissionRequest } from "./validate_adm
 
 /** What the validation webhook needs: where to count and where to log. */
 export interface ValidationWebhookDeps {
+  /** Where validation counters are recorded. */
   readonly metrics: Metrics;
+  /** Where malformed requests and decisions are logged. */
   readonly log: Logger;
 }
 

@@ -21,7 +21,9 @@ export interface WebhookServerOptions {
   readonly servingNames?: readonly string[];
   /** `VALIDATION_ENABLED`: when false, `/validate` and `/admitpilot` are not registered (404). */
   readonly validationEnabled: boolean;
+  /** Where validation counters are recorded. */
   readonly metrics: Metrics;
+  /** Logger of the server and its webhooks. */
   readonly log: Logger;
   /**
    * A router with more webhooks already registered (the injection webhook's `/inject`); the server adds its own
@@ -32,11 +34,15 @@ export interface WebhookServerOptions {
 
 /** The running webhook server. */
 export interface WebhookServer {
+  /** The underlying HTTPS server. */
   readonly server: RunningServer;
+  /** The routes served; more may be added while running. */
   readonly router: Router;
+  /** The certificate and key being served, and where they came from. */
   readonly tls: ServingTls;
   /** `https://host:port` of the bound address. */
   readonly url: string;
+  /** Stops the server; resolves once it has finished. */
   shutdown(): Promise<void>;
 }
 

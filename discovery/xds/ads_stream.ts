@@ -25,7 +25,9 @@ import {
 
 /** What a stream needs from the server that accepted it. */
 export interface StreamHost<P extends PushSnapshot> {
+  /** Envoy's v3 schema, for decoding requests. */
   readonly schema: protobuf.Root;
+  /** Where refused streams and failed requests are logged. */
   readonly logger: Logger;
   /** False until the first push snapshot exists; streams are refused meanwhile. */
   ready(): boolean;

@@ -47,6 +47,7 @@ interface Prepared {
 
 /** One proxy on an incremental ADS stream. */
 export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsConnection<P> {
+  /** Always `delta`. */
   readonly protocol: XdsProtocol = "delta";
   readonly #watches = new Map<string, DeltaWatch>();
 

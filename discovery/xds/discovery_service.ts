@@ -39,8 +39,11 @@ import type { XdsSettings } from "./xds_settings.ts";
 
 /** Collaborators and settings of a DiscoveryService. */
 export interface DiscoveryServiceOptions<P extends PushSnapshot> {
+  /** Generators by type URL and flavour. */
   readonly generators: GeneratorRegistry<P>;
+  /** xDS settings, read once from the environment. */
   readonly settings: XdsSettings;
+  /** Logger of connections and pushes. */
   readonly logger: Logger;
   /** The program's metrics; omitted, nothing is recorded. */
   readonly metrics?: Metrics;
@@ -57,10 +60,13 @@ export type ConnectionListener<P extends PushSnapshot> = (connection: XdsConnect
 
 /** Serves ADS streams and pushes configuration to every connected proxy. */
 export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
+  /** Encoded resources shared by every connection. */
   readonly cache: XdsCache;
   /** Present when `DISCOVERY_ENABLE_CONFIG_DISTRIBUTION_TRACKING` is on. */
   readonly tracker?: DistributionTracker;
+  /** Generators by type URL and flavour. */
   readonly generators: GeneratorRegistry<P>;
+  /** xDS settings the service was built with. */
   readonly settings: XdsSettings;
   readonly #connections = new Map<string, XdsConnection<P>>();
   readonly #queue: PushQueue<XdsConnection<P>, PushRequest>;
@@ -75,6 +81,10 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
   #push: P | undefined;
   #closed = false;
 
+  /**
+   * Builds the cache, the push queue and, when enabled, the distribution tracker; serves nothing until
+   * streams arrive.
+   */
   constructor(options: DiscoveryServiceOptions<P>) {
     this.generators = options.generators;
     this.settings = options.settings;

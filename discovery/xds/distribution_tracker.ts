@@ -8,6 +8,7 @@ import { shortTypeName } from "../../proto/type_urls.ts";
 
 /** One push version kept in the history. */
 export interface PushedVersion {
+  /** The push version, as sent in nonces. */
   readonly version: string;
   /** Wall-clock milliseconds. */
   readonly pushedAt: number;
@@ -17,7 +18,9 @@ export interface PushedVersion {
 
 /** The version one proxy connection acknowledged for one type. */
 export interface AckedVersion {
+  /** The push version the proxy acknowledged. */
   readonly version: string;
+  /** When the ACK arrived, in wall-clock milliseconds. */
   readonly ackedAt: number;
 }
 
@@ -28,7 +31,9 @@ interface ProxyAcks {
 
 /** The answer of `/debug/config_distribution`. */
 export interface DistributionReport {
+  /** Retained push versions, oldest first. */
   readonly history: readonly PushedVersion[];
+  /** Every tracked connection with its latest acknowledged version per type. */
   readonly proxies: readonly {
     readonly proxyId: string;
     readonly connectionId: string;
@@ -51,6 +56,7 @@ export class DistributionTracker {
   readonly #acks = new Map<string, ProxyAcks>();
   readonly #now: () => number;
 
+  /** Keeps push versions for `retentionMs` milliseconds; `now` is the wall clock in milliseconds. */
   constructor(readonly retentionMs: number, now: () => number = Date.now) {
     this.#now = now;
   }

@@ -15,6 +15,7 @@ export interface PushQueueOptions<K, R> {
   readonly throttle: number;
   /** Combines an older pending request with a newer one. */
   readonly merge: (older: R, newer: R) => R;
+  /** Runs one push for a key; never two at once for the same key. */
   readonly run: PushRunner<K, R>;
   /** Called when a runner rejects; the queue carries on. */
   readonly onError?: (key: K, error: unknown) => void;
@@ -24,7 +25,9 @@ export interface PushQueueOptions<K, R> {
 
 /** Queue lengths for the debug interface and tests. */
 export interface PushQueueStats {
+  /** Keys with a request waiting to run (one request per key). */
   readonly pending: number;
+  /** Pushes running now. */
   readonly inFlight: number;
 }
 
@@ -43,6 +46,7 @@ export class PushQueue<K, R> {
   #pumpScheduled = false;
   #closed = false;
 
+  /** Throws RangeError when `options.throttle` is below 1. */
   constructor(readonly options: PushQueueOptions<K, R>) {
     if (!(options.throttle >= 1)) {
       throw new RangeError(

@@ -20,6 +20,7 @@ import type { XdsCache } from "./xds_cache.ts";
 
 /** A generator failed or produced a resource that does not fit Envoy's schema. */
 export class GenerateError extends Error {
+  /** `typeUrl` is the type being generated; the proxy id goes into the message, `cause` is the failure. */
   constructor(readonly typeUrl: string, proxyId: string, cause: unknown) {
     super(
       `Generating "${typeUrl}" for proxy "${proxyId}" failed: ${
@@ -33,8 +34,11 @@ export class GenerateError extends Error {
 
 /** What resolving needs: where generators and cached bytes live, and the schema to encode with. */
 export interface BuildDeps<P extends PushSnapshot> {
+  /** Generators by type URL and flavour. */
   readonly generators: GeneratorRegistry<P>;
+  /** Cache of encoded resources. */
   readonly cache: XdsCache;
+  /** Envoy's v3 schema, for encoding and checking resources. */
   readonly schema: protobuf.Root;
   /** Shares results between proxies of the same shape; used only while the cache is enabled. */
   readonly shapes?: ShapeMemo;

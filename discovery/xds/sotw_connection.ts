@@ -36,6 +36,7 @@ interface Prepared {
 
 /** One proxy on a state-of-the-world ADS stream. */
 export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsConnection<P> {
+  /** Always `sotw`. */
   readonly protocol: XdsProtocol = "sotw";
   readonly #watches = new Map<string, Watch>();
   readonly #warnedNoGenerator = new Set<string>();

@@ -15,6 +15,7 @@ export function resourceVersion(encoded: Uint8Array): string {
 export class VersionedResource {
   #version: string | undefined;
 
+  /** `name` is the resource's name; `encoded` the bytes of its `google.protobuf.Any`. */
   constructor(readonly name: string, readonly encoded: Uint8Array) {}
 
   /** `resourceVersion(encoded)`, computed once. */

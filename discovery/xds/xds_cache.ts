@@ -20,6 +20,7 @@ import type { VersionedResource } from "./versioned_resource.ts";
 
 /** How the cache behaves, from `DISCOVERY_ENABLE_XDS_CACHE`, `DISCOVERY_XDS_CACHE_SIZE`, `DISCOVERY_XDS_CACHE_STATS`. */
 export interface XdsCacheOptions {
+  /** False makes every read a miss and every add a no-op (`DISCOVERY_ENABLE_XDS_CACHE`). */
   readonly enabled: boolean;
   /** Maximum entries; <= 0 means unbounded. */
   readonly maxEntries: number;
@@ -39,22 +40,35 @@ interface Entry {
 
 /** One entry as `/debug/cachez` shows it. */
 export interface CacheEntryInfo {
+  /** The cache key id: everything the resource's build read. */
   readonly key: string;
+  /** Type URL of the resource. */
   readonly typeUrl: string;
+  /** Resource name. */
   readonly name: string;
+  /** Size of the encoded resource, in bytes. */
   readonly bytes: number;
+  /** Config and service keys (`kind/namespace/name`) whose change drops the entry. */
   readonly dependsOn: readonly string[];
 }
 
 /** Counters and contents for `/debug/cachez`. */
 export interface CacheStats {
+  /** Whether the cache is on. */
   readonly enabled: boolean;
+  /** Entries held. */
   readonly size: number;
+  /** The bound on entries; <= 0 means unbounded. */
   readonly maxEntries: number;
+  /** Total size of the encoded resources held, in bytes. */
   readonly bytes: number;
+  /** Reads that found an entry, since start. */
   readonly hits: number;
+  /** Reads that found none, since start. */
   readonly misses: number;
+  /** Entries evicted by the bound, since start. */
   readonly evictions: number;
+  /** Entries dropped by invalidation or clearing, since start. */
   readonly invalidations: number;
 }
 
@@ -69,6 +83,7 @@ export class XdsCache {
   #invalidations = 0;
   #bytes = 0;
 
+  /** An empty cache; `options` are fixed for its life. */
   constructor(readonly options: XdsCacheOptions) {}
 
   /** True when `DISCOVERY_ENABLE_XDS_CACHE` is on. */

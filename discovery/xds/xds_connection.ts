@@ -38,15 +38,23 @@ export type XdsProtocol = "sotw" | "delta";
 
 /** What a connection needs from the server that owns it. */
 export interface ConnectionContext<P extends PushSnapshot> {
+  /** Generators by type URL, chosen per proxy flavour. */
   readonly generators: GeneratorRegistry<P>;
+  /** Encoded resources shared across connections, keyed by generator inputs. */
   readonly cache: XdsCache;
+  /** Envoy's v3 schema, for encoding resources. */
   readonly schema: protobuf.Root;
+  /** Generation results shared by proxies of the same shape within one snapshot. */
   readonly shapes: ShapeMemo;
+  /** xDS counters and histograms. */
   readonly metrics: XdsMetrics;
+  /** Logger of the connection's events. */
   readonly logger: Logger;
+  /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
   readonly sendTimeoutMs: number;
   /** Present when config distribution tracking is on; nonces then carry the push version. */
   readonly tracker?: DistributionTracker;
+  /** Identifies this control plane in every response; absent leaves the field unset. */
   readonly controlPlane?: ControlPlaneInfo;
   /** The newest push snapshot; request-driven responses always read it. */
   currentPush(): P;
@@ -56,6 +64,7 @@ export interface ConnectionContext<P extends PushSnapshot> {
 
 /** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`; the stream has been ended. */
 export class SendTimeoutError extends Error {
+  /** Records which send timed out; `timeoutMs` only goes into the message. */
   constructor(readonly connectionId: string, readonly typeUrl: string, timeoutMs: number) {
     super(
       `Sending "${typeUrl}" to connection "${connectionId}" did not finish within ${timeoutMs}ms ` +
@@ -67,6 +76,7 @@ export class SendTimeoutError extends Error {
 
 /** The connection closed while a send was waiting. */
 export class ConnectionClosedError extends Error {
+  /** Records the closed connection. */
   constructor(readonly connectionId: string) {
     super(`Connection "${connectionId}" is closed`);
     this.name = "ConnectionClosedError";
@@ -75,27 +85,41 @@ export class ConnectionClosedError extends Error {
 
 /** The last rejection of one type. */
 export interface NackInfo {
+  /** Nonce of the rejected response. */
   readonly nonce: string;
+  /** gRPC code name the proxy gave, such as `INVALID_ARGUMENT`. */
   readonly code: string;
+  /** The proxy's error text. */
   readonly message: string;
+  /** When the rejection arrived, as an ISO 8601 timestamp. */
   readonly at: string;
 }
 
 /** Nonce and version bookkeeping of one type, as `/debug/syncz` shows it. */
 export interface TypeSync {
+  /** Nonce of the latest response sent. */
   nonceSent?: string;
+  /** Version of the latest response sent. */
   versionSent?: string;
+  /** When the latest response was sent, as an ISO 8601 timestamp. */
   sentAt?: string;
+  /** Nonce of the latest response the proxy ACKed. */
   nonceAcked?: string;
+  /** Version of the latest response the proxy ACKed. */
   versionAcked?: string;
+  /** When the latest ACK arrived, as an ISO 8601 timestamp. */
   ackedAt?: string;
+  /** The latest NACK, kept after later ACKs. */
   lastNack?: NackInfo;
 }
 
 /** What was last sent of one type, for `/debug/config_dump`. */
 export interface SentResources {
+  /** Version of the latest response of the type. */
   readonly version: string;
+  /** Nonce of the latest response of the type. */
   readonly nonce: string;
+  /** Resources the proxy holds of the type, by name. */
   readonly resources: ReadonlyMap<string, VersionedResource>;
 }
 
@@ -105,7 +129,9 @@ let connectionCounter = 0;
 export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   /** `<proxy id>-<n>`, unique in the process. */
   readonly id: string;
+  /** When the stream was accepted. */
   readonly connectedAt: Date = new Date();
+  /** Which ADS protocol the subclass speaks. */
   abstract readonly protocol: XdsProtocol;
   readonly #sync = new Map<string, TypeSync>();
   readonly #sent = new Map<string, Map<string, VersionedResource>>();
@@ -114,6 +140,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   #chain: Promise<unknown> = Promise.resolve();
   #closed = false;
 
+  /** Binds a connection to its proxy, its stream and the server that owns it; the id is assigned here. */
   constructor(
     readonly proxy: Proxy,
     readonly call: AdsCall,

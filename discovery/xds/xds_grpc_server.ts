@@ -50,8 +50,11 @@ export const ADS_SERVICE_DEFINITION = {
 export interface XdsServerOptions<P extends PushSnapshot> {
   /** `--grpcAddr`; port 0 picks a free port. */
   readonly addr: ListenAddress;
+  /** Serves the ADS streams the server accepts. */
   readonly service: DiscoveryService<P>;
+  /** gRPC keepalive and connection age limits, from the `--keepalive*` flags. */
   readonly keepalive: KeepaliveOptions;
+  /** Where the bound address is logged. */
   readonly logger: Logger;
   /** Insecure for `--grpcAddr`; the secure port passes TLS credentials. */
   readonly credentials?: grpc.ServerCredentials;

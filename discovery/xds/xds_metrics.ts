@@ -62,6 +62,7 @@ export class XdsMetrics {
   /** Reject gauge series per proxy, so a disconnect can remove exactly them. */
   readonly #rejectSeries = new Map<string, Set<string>>();
 
+  /** Records into `metrics`; without it every method does nothing. */
   constructor(readonly metrics?: Metrics) {}
 
   /** A proxy connected (+1) or disconnected (-1). */

@@ -78,7 +78,11 @@ export function xdsSettingsFromEnv(env: EnvSettings): XdsSettings {
 
 /** The `--keepalive*` flags. */
 export interface KeepaliveOptions {
+  /** `--keepaliveInterval` in milliseconds: idle time after which the peer is pinged. */
   readonly intervalMs: number;
+  /**
+   * `--keepaliveTimeout` in milliseconds: how long a ping may go unanswered before the connection is closed.
+   */
   readonly timeoutMs: number;
   /** `--keepaliveMaxServerConnectionAge` in nanoseconds; the int64 maximum (the default) means forever. */
   readonly maxConnectionAgeNs: bigint;

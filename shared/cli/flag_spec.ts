@@ -17,10 +17,15 @@ export type FlagValue = string | number | boolean | bigint | readonly string[];
 
 /** One command-line flag: long name (no dashes), optional one-letter short name, type, default and help. */
 export interface FlagSpec {
+  /** Long name, without dashes, as in `--name`. */
   readonly name: string;
+  /** One-letter short name, without the dash. */
   readonly short?: string;
+  /** How the flag's text is parsed. */
   readonly type: FlagType;
+  /** Value when the flag is not given; of the type's value kind. */
   readonly default: FlagValue;
+  /** One-line description shown in help. */
   readonly help: string;
 }
 

@@ -7,6 +7,7 @@ export type EnvValue = boolean | string | number | bigint;
 
 /** A variable that is set to a value its declared type cannot hold; startup stops with this error. */
 export class InvalidEnvError extends Error {
+  /** `variable` was set to `value`, which is not a valid `expected`; `cause` is the parse error. */
   constructor(readonly variable: string, readonly value: string, readonly expected: EnvType, cause: unknown) {
     super(`Environment variable ${variable}="${value}" is invalid: expected ${describeType(expected)}`, {
       cause,
@@ -17,10 +18,15 @@ export class InvalidEnvError extends Error {
 
 /** One resolved variable for display (`/debug/env`): typed value, where it came from. */
 export interface ResolvedEnvVar {
+  /** Name of the variable. */
   readonly name: string;
+  /** Its declared type. */
   readonly type: EnvType;
+  /** The typed value as text; durations formatted as Go durations such as `1m30s`. */
   readonly value: string;
+  /** Whether the value was set in the environment or is the default. */
   readonly source: "environment" | "default";
+  /** What the variable does. */
   readonly description: string;
 }
 

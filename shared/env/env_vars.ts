@@ -16,11 +16,15 @@ export type Program = "discovery" | "agent";
 
 /** One declared environment variable. */
 export interface EnvVarSpec {
+  /** The variable's name, as set in the environment. */
   readonly name: string;
+  /** How the variable's text is parsed. */
   readonly type: EnvType;
   /** Default in the reference's text form (`100ms`, `true`, `""`). */
   readonly default: string;
+  /** The programs that read it; other programs neither parse nor show it. */
   readonly programs: readonly Program[];
+  /** What the variable does, shown by `/debug/env`. */
   readonly description: string;
   /** Per-program default where the programs differ (only `POD_NAMESPACE`). */
   readonly defaultByProgram?: Readonly<Partial<Record<Program, string>>>;

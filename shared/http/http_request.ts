@@ -1,12 +1,16 @@
 /** The outcome of `request <method> <path> [body]`. */
 export interface RequestResult {
+  /** True for a 2xx status. */
   readonly ok: boolean;
+  /** The HTTP status. */
   readonly status: number;
+  /** The response body as text. */
   readonly body: string;
 }
 
 /** Nothing answered at the address (connection refused, unreachable). */
 export class NotListeningError extends Error {
+  /** `url` is the address tried; `cause` is the fetch failure. */
   constructor(readonly url: string, cause: unknown) {
     super(`Nothing is listening at ${url}: ${rootMessage(cause)}`, { cause });
     this.name = "NotListeningError";

@@ -1,6 +1,8 @@
 /** A host and port to listen on, parsed from Go's `host:port` form (`:8080`, `127.0.0.1:0`, `[::1]:15010`). */
 export interface ListenAddress {
+  /** Host name or IP to bind; `0.0.0.0` when the address gave no host. */
   readonly hostname: string;
+  /** Port to bind, 0 to 65535; 0 picks a free port. */
   readonly port: number;
 }
 

@@ -1,5 +1,6 @@
 /** An HTTP failure with its own status; handlers throw it and the router answers `{"error": message}`. */
 export class HttpError extends Error {
+  /** `status` is the HTTP status the router answers with. */
   constructor(readonly status: number, message: string) {
     super(message);
     this.name = "HttpError";
@@ -11,8 +12,11 @@ export type Handler = (request: Request, url: URL) => Response | Promise<Respons
 
 /** One registered path with its one-line help, for index pages. */
 export interface Route {
+  /** The exact path, or a prefix ending in `/`. */
   readonly path: string;
+  /** Methods accepted; `HEAD` is accepted too wherever `GET` is. */
   readonly methods: readonly string[];
+  /** One-line description for index pages. */
   readonly help: string;
 }
 

@@ -3,15 +3,21 @@ import { formatAddress, type ListenAddress } from "./listen_address.ts";
 
 /** A running HTTP(S) server: the address it really bound (port 0 resolved) and how to stop it. */
 export interface RunningServer {
+  /** Name of the server, as used in its log lines. */
   readonly name: string;
+  /** The address really bound, with port 0 resolved. */
   readonly address: ListenAddress;
+  /** Base URL for clients: `http(s)://host:port`, with `0.0.0.0` replaced by `127.0.0.1`. */
   readonly url: string;
+  /** Stops accepting connections and resolves once the server has finished. */
   shutdown(): Promise<void>;
 }
 
 /** TLS material for an HTTPS server, as PEM text. */
 export interface TlsPem {
+  /** PEM certificate chain, leaf first. */
   readonly cert: string;
+  /** PEM private key of the leaf certificate. */
   readonly key: string;
 }
 

@@ -12,25 +12,44 @@ import { type LogSink, sinkForTarget } from "./sinks.ts";
 
 /** The logging flags of both programs, as given on the command line. */
 export interface LogFlags {
+  /** `--log_as_json`: one JSON object per line instead of tab-separated text. */
   readonly log_as_json: boolean;
+  /** `--log_caller`: comma-separated scopes (or `all`) whose records carry the calling source location. */
   readonly log_caller: string;
+  /** `--log_output_level`: `<scope>:<level>,…`, the least severe level written per scope. */
   readonly log_output_level: string;
+  /** `--log_rotate`: path of an extra rotating log file; empty means none. */
   readonly log_rotate: string;
+  /** `--log_rotate_max_age`: age in days after which the file is rotated; 0 means no limit. */
   readonly log_rotate_max_age: number;
+  /** `--log_rotate_max_backups`: rotated files kept before the oldest are deleted; 0 means no limit. */
   readonly log_rotate_max_backups: number;
+  /** `--log_rotate_max_size`: size in megabytes after which the file is rotated. */
   readonly log_rotate_max_size: number;
+  /**
+   * `--log_stacktrace_level`: `<scope>:<level>,…`, the least severe level that carries a stack trace per
+   * scope.
+   */
   readonly log_stacktrace_level: string;
+  /** `--log_target`: paths written to, or `stdout` / `stderr`. */
   readonly log_target: readonly string[];
 }
 
 /** One emitted log record, before formatting. */
 export interface LogRecord {
+  /** When the record was emitted. */
   readonly time: Date;
+  /** Severity of the record. */
   readonly level: Level;
+  /** Scope of the logger that emitted it. */
   readonly scope: string;
+  /** The message, without its fields. */
   readonly msg: string;
+  /** Structured fields, written after the message in order. */
   readonly fields?: LogFields;
+  /** Source location of the caller (`dir/file.ts:line:col`), when the scope logs callers. */
   readonly caller?: string;
+  /** Stack frames, one per line, when the level reaches the scope's stack-trace level. */
   readonly stack?: string;
 }
 

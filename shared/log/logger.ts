@@ -3,10 +3,15 @@ export type LogFields = Record<string, unknown>;
 
 /** A scoped logger. Collaborators receive one through their constructor. */
 export interface Logger {
+  /** The scope the logger writes under. */
   readonly scope: string;
+  /** Logs at debug level. */
   debug(msg: string, fields?: LogFields): void;
+  /** Logs at info level. */
   info(msg: string, fields?: LogFields): void;
+  /** Logs at warn level. */
   warn(msg: string, fields?: LogFields): void;
+  /** Logs at error level. */
   error(msg: string, fields?: LogFields): void;
   /** Logs at fatal level; the caller decides how to exit. */
   fatal(msg: string, fields?: LogFields): void;

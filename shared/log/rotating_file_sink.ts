@@ -2,8 +2,11 @@ import type { LogSink } from "./sinks.ts";
 
 /** Limits of a rotating log file, with the references' units: size in megabytes, age in days; 0 = unlimited. */
 export interface RotationLimits {
+  /** Size in megabytes beyond which the file is rotated before the next write; 0 means no limit. */
   readonly maxSizeMb: number;
+  /** Age in days beyond which backups are deleted; 0 means no limit. */
   readonly maxAgeDays: number;
+  /** Backups kept, newest first, before older ones are deleted; 0 means no limit. */
   readonly maxBackups: number;
 }
 
@@ -18,6 +21,7 @@ export class RotatingFileSink implements LogSink {
   #file: Deno.FsFile;
   #size: number;
 
+  /** Opens `path` for appending at once (its current size counts toward the limit); `now` names backups. */
   constructor(
     readonly path: string,
     private readonly limits: RotationLimits,
@@ -27,6 +31,7 @@ export class RotatingFileSink implements LogSink {
     this.#size = this.#file.statSync().size;
   }
 
+  /** Appends `line`, rotating first when it would take a non-empty file past the size limit. */
   write(line: string): void {
     const bytes = encoder.encode(line);
     const max = this.limits.maxSizeMb * 1024 * 1024;
@@ -45,6 +50,7 @@ export class RotatingFileSink implements LogSink {
     this.#prune();
   }
 
+  /** Closes the current file; backups are left as they are. */
   close(): void {
     this.#file.close();
   }

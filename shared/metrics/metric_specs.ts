@@ -11,9 +11,13 @@ export type MetricProgram = "discovery" | "agent";
 
 /** One declared metric. */
 export interface MetricSpec {
+  /** Name exactly as the reference exports it. */
   readonly name: string;
+  /** The reference's metric type. */
   readonly kind: ReferenceKind;
+  /** The programs that export it. */
   readonly programs: readonly MetricProgram[];
+  /** Help text, exported with the metric. */
   readonly help: string;
 }
 

@@ -15,9 +15,11 @@ export type AnyMetric = client.Counter<string> | client.Gauge<string> | client.H
  * prom-client registry, with typed accessors that fail loudly on a name or type mix-up.
  */
 export class Metrics {
+  /** The prom-client registry holding this program's metrics, for exposition. */
   readonly registry: client.Registry = new client.Registry();
   readonly #metrics = new Map<string, AnyMetric>();
 
+  /** Registers every metric `program` exports and sets `mesh_build` from `build.tag`. */
   constructor(readonly program: MetricProgram, build: { version: string; tag: string }) {
     for (const spec of METRIC_SPECS) {
       if (!spec.programs.includes(program)) continue;

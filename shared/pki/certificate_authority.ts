@@ -11,7 +11,9 @@ import { importPrivateKeyPem } from "./private_key_pem.ts";
 
 /** A certificate authority: its certificate and the key pair it signs with. */
 export interface CertificateAuthority {
+  /** The CA's certificate; its subject becomes the issuer of what the CA signs. */
   readonly certificate: X509Certificate;
+  /** The key pair the CA signs with; its public key is the certificate's. */
   readonly keys: CryptoKeyPair;
   /** The CA certificate as PEM, for trust bundles (`root-cert.pem`, `caCerts` of a client). */
   readonly certificatePem: string;

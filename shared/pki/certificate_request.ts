@@ -9,7 +9,9 @@ export type CertificateRequest = x509.Pkcs10CertificateRequest;
 
 /** What a certificate signing request asks for. */
 export interface CertificateRequestOptions extends Partial<SubjectAltNames> {
+  /** Subject common name (`CN`); absent or empty leaves it out. */
   readonly commonName?: string;
+  /** Subject organization (`O`); absent or empty leaves it out. */
   readonly org?: string;
 }
 

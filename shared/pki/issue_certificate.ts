@@ -21,7 +21,9 @@ export interface IssueCertificateOptions extends Partial<SubjectAltNames> {
    * these options, which the caller derives from an authenticated identity, never from the request.
    */
   readonly csr?: string | CertificateRequest;
+  /** Subject common name (`CN`); absent or empty leaves it out. */
   readonly commonName?: string;
+  /** Subject organization (`O`); absent or empty leaves it out. */
   readonly org?: string;
   /** Extended key usages (default both, as mesh workloads are TLS servers and clients). */
   readonly usages?: readonly ("server" | "client")[];

@@ -1,6 +1,8 @@
 /** One PEM block: its label (`CERTIFICATE`, `PRIVATE KEY`, …) and its DER bytes. */
 export interface PemBlock {
+  /** The block's label, between `BEGIN ` and the dashes. */
   readonly label: string;
+  /** The base64-decoded content. */
   readonly der: Uint8Array<ArrayBuffer>;
 }
 

@@ -13,6 +13,7 @@ export interface ServingCertificate {
   readonly keyPem: string;
   /** The issuing CA certificate as PEM (the trust anchor to hand to clients). */
   readonly caPem: string;
+  /** When the leaf certificate expires. */
   readonly notAfter: Date;
 }
 
@@ -24,6 +25,7 @@ export interface ServingCertificateOptions {
   readonly org?: string;
   /** Key algorithm of both keys (default ECDSA P-256, which is quick to generate at startup). */
   readonly key?: KeySpec;
+  /** The issuing time (default: the current time). */
   readonly now?: Date;
 }
 

@@ -3,13 +3,17 @@ export const SPIFFE_PREFIX = "spiffe://";
 
 /** A workload identity in the mesh's form `spiffe://<trust-domain>/ns/<namespace>/sa/<service-account>`. */
 export interface SpiffeIdentity {
+  /** Trust domain, the host part of the id. */
   readonly trustDomain: string;
+  /** Namespace of the workload, after `/ns/`. */
   readonly namespace: string;
+  /** Service account of the workload, after `/sa/`. */
   readonly serviceAccount: string;
 }
 
 /** A SPIFFE id or trust domain was malformed; the message says which part and what is expected. */
 export class SpiffeIdError extends Error {
+  /** `options.cause` holds the underlying error, when there is one. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "SpiffeIdError";

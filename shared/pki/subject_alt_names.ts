@@ -3,8 +3,11 @@ import type { X509Certificate } from "./certificate_pem.ts";
 
 /** The subject alternative names of a certificate or request, by type. */
 export interface SubjectAltNames {
+  /** DNS host names; encoded lower-cased. */
   readonly dnsNames: readonly string[];
+  /** IPv4 or IPv6 addresses, as text. */
   readonly ipAddresses: readonly string[];
+  /** Absolute URIs, such as SPIFFE ids. */
   readonly uris: readonly string[];
 }
 

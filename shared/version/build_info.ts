@@ -5,12 +5,19 @@ export const VERSION = "0.1.0";
 
 /** Build information printed by `version` and exported by `mesh_build`. */
 export interface BuildInfo {
+  /** The product version, {@linkcode VERSION}. */
   readonly version: string;
+  /** Commit of the checkout, or `unknown` when it cannot be read. */
   readonly revision: string;
+  /** Version of the Deno runtime. */
   readonly deno_version: string;
+  /** Version of V8. */
   readonly v8_version: string;
+  /** Version of TypeScript built into Deno. */
   readonly typescript_version: string;
+  /** Whether the tree had local changes; always `unknown`, since git is not run. */
   readonly status: string;
+  /** The release tag; the product version. */
   readonly tag: string;
 }
 

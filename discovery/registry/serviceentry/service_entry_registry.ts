@@ -26,13 +26,17 @@ export interface ServiceEntryRegistryOptions {
   readonly appNamespaces: readonly string[];
   /** exportTo of entries that set none, read on every conversion (mesh `defaultServiceExportTo`). */
   readonly defaultExportTo: () => readonly string[];
+  /** Logger of conversions and selection. */
   readonly log: Logger;
 }
 
 /** A WorkloadEntry as the registry keeps it: identity and spec, for selection and debugging. */
 export interface WorkloadInstance {
+  /** Name of the WorkloadEntry. */
   readonly name: string;
+  /** Namespace of the WorkloadEntry. */
   readonly namespace: string;
+  /** The WorkloadEntry's spec as stored. */
   readonly spec: WorkloadEntrySpec;
 }
 
@@ -61,6 +65,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   #instances = new Map<string, readonly ServiceInstance[]>();
   #unsubscribe?: () => void;
 
+  /** A registry over `store`; it reads nothing until started. */
   constructor(store: ConfigStore, options: ServiceEntryRegistryOptions) {
     this.#store = store;
     this.#options = options;

@@ -70,7 +70,9 @@ export interface WorkloadAutoRegistrationOptions {
   readonly gracePeriodMs: number;
   /** Identifies this discovery instance in the controller annotation. */
   readonly instanceId: string;
+  /** Where registrations and cleanups are logged. */
   readonly log: Logger;
+  /** The clock for the connect and disconnect annotations; tests pass a fixed one. */
   readonly now?: () => Date;
 }
 
@@ -85,6 +87,7 @@ export class WorkloadAutoRegistration {
   readonly #cleanups = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #now: () => Date;
 
+  /** Writes WorkloadEntries to `store`; nothing happens until proxies connect. */
   constructor(store: WritableConfigStore, options: WorkloadAutoRegistrationOptions) {
     this.#store = store;
     this.#options = options;

@@ -7,32 +7,43 @@ import { decodeConfigFile } from "./config_file.ts";
 
 /** Which endpoints belong to a network: those in a CIDR block, or those of a service registry. */
 export interface NetworkEndpoints {
+  /** The endpoints in this IP or CIDR range; excludes `fromRegistry`. */
   readonly fromCidr?: string;
+  /** The endpoints of this service registry, by name (a DNS label); excludes `fromCidr`. */
   readonly fromRegistry?: string;
 }
 
 /** How other networks reach a network: a gateway service of the registry or an address, and a port. */
 export interface NetworkGateway {
+  /** Fully qualified name of the gateway service in the registry; excludes `address`. */
   readonly registryServiceName?: string;
+  /** IP address or DNS name of the gateway; excludes `registryServiceName`. */
   readonly address?: string;
+  /** Port of the gateway; required. */
   readonly port: number;
+  /** Locality of the gateway, `region/zone/subzone`. */
   readonly locality?: string;
 }
 
 /** One network of the mesh. */
 export interface Network {
+  /** Which endpoints are on the network. */
   readonly endpoints: readonly NetworkEndpoints[];
+  /** How other networks reach the network's endpoints. */
   readonly gateways: readonly NetworkGateway[];
 }
 
 /** The mesh's networks by name (Istio 1.9's `MeshNetworks`), from `--networksConfig`. */
 export interface MeshNetworks {
+  /** Networks by name; names are non-empty. */
   readonly networks: Readonly<Record<string, Network>>;
 }
 
 /** A parsed mesh networks file and its warnings. */
 export interface ParsedMeshNetworks {
+  /** The parsed networks. */
   readonly networks: MeshNetworks;
+  /** Warnings found while parsing, each as `file:line: field.path: message`. */
   readonly warnings: readonly string[];
 }
 

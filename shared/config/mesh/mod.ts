@@ -11,3 +11,6 @@ export * from "./mesh_config_error.ts";
 export * from "./parse_mesh_config.ts";
 export * from "./mesh_config_json.ts";
 export * from "./yaml_documents.ts";
+export type { Decoder } from "./decoders.ts";
+export type { MeshConfigFields } from "./mesh_config_schema.ts";
+export { type Issue, ValidationReport } from "../validation/report.ts";

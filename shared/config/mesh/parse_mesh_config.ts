@@ -6,13 +6,17 @@ import { checkProxyConfig, proxyConfigFields } from "./proxy_config_schema.ts";
 
 /** A parsed mesh config and its warnings (each as `file:line: path: message`). */
 export interface ParsedMeshConfig {
+  /** The mesh config, the file's fields merged over the defaults. */
   readonly config: MeshConfig;
+  /** Warnings found while parsing, each as `file:line: field.path: message`. */
   readonly warnings: readonly string[];
 }
 
 /** A parsed proxy config and its warnings. */
 export interface ParsedProxyConfig {
+  /** The proxy config, the given fields merged over the base. */
   readonly config: ProxyConfig;
+  /** Warnings found while parsing, each as `file:line: field.path: message`. */
   readonly warnings: readonly string[];
 }
 

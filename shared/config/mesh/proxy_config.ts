@@ -17,6 +17,7 @@ export type ForwardClientCertDetails =
 
 /** TCP keepalive settings of a connection. */
 export interface TcpKeepalive {
+  /** Unanswered probes before the connection is dropped. */
   readonly probes?: number;
   /** Idle time before the first probe, in nanoseconds. */
   readonly time?: bigint;
@@ -28,7 +29,9 @@ export interface TcpKeepalive {
 export interface RemoteService {
   /** `host:port`. */
   readonly address?: string;
+  /** TLS used to connect to the service. */
   readonly tlsSettings?: ClientTLSSettings;
+  /** TCP keepalive of the connection to the service. */
   readonly tcpKeepalive?: TcpKeepalive;
 }
 
@@ -37,40 +40,56 @@ export type TraceContext = "UNSPECIFIED" | "W3C_TRACE_CONTEXT" | "GRPC_BIN" | "C
 
 /** A custom tag added to trace spans: a literal, an environment variable or a request header. */
 export interface CustomTag {
+  /** A fixed tag value. */
   readonly literal?: { readonly value?: string };
+  /** The value of an environment variable of the proxy, or `defaultValue` when unset. */
   readonly environment?: { readonly name?: string; readonly defaultValue?: string };
+  /** The value of a request header, or `defaultValue` when absent. */
   readonly header?: { readonly name?: string; readonly defaultValue?: string };
 }
 
 /** The tracer the proxy reports spans to (at most one of the tracer fields). */
 export interface Tracing {
+  /** Zipkin collector, `host:port`. */
   readonly zipkin?: { readonly address?: string };
+  /** Lightstep satellite pool, `host:port`, and the access token. */
   readonly lightstep?: { readonly address?: string; readonly accessToken?: string };
+  /** Datadog agent, `host:port`. */
   readonly datadog?: { readonly address?: string };
+  /** Stackdriver, with its debug switch and per-span limits. */
   readonly stackdriver?: {
     readonly debug?: boolean;
     readonly maxNumberOfAttributes?: number;
     readonly maxNumberOfAnnotations?: number;
     readonly maxNumberOfMessageEvents?: number;
   };
+  /** OpenCensus agent, `host:port`, and the trace header formats it propagates. */
   readonly openCensusAgent?: { readonly address?: string; readonly context?: readonly TraceContext[] };
+  /** Custom tags added to every span, by tag name. */
   readonly customTags?: Readonly<Record<string, CustomTag>>;
+  /** Longest URL path kept in a span's tag, in characters. */
   readonly maxPathTagLength?: number;
   /** Percentage of requests traced, 0.0 to 100.0. */
   readonly sampling?: number;
+  /** TLS used to connect to the tracer. */
   readonly tlsSettings?: ClientTLSSettings;
 }
 
 /** Gateway network topology: trusted proxies in front of it and client certificate forwarding. */
 export interface Topology {
+  /** How many trusted proxies sit in front of the gateway (read from `x-forwarded-for`). */
   readonly numTrustedProxies?: number;
+  /** How the gateway forwards the client certificate details header. */
   readonly forwardClientCertDetails?: ForwardClientCertDetails;
 }
 
 /** Extra proxy statistics to keep, by name prefix, suffix or regular expression. */
 export interface ProxyStatsMatcher {
+  /** Stat name prefixes to keep. */
   readonly inclusionPrefixes?: readonly string[];
+  /** Stat name suffixes to keep. */
   readonly inclusionSuffixes?: readonly string[];
+  /** Regular expressions of stat names to keep. */
   readonly inclusionRegexps?: readonly string[];
 }
 
@@ -79,32 +98,57 @@ export interface ProxyStatsMatcher {
  * Durations are nanoseconds.
  */
 export interface ProxyConfig {
+  /** Directory the proxy's generated bootstrap config is written to. */
   readonly configPath: string;
+  /** Path of the proxy binary. */
   readonly binaryPath: string;
+  /** Service cluster name the proxy reports (default `mesh-proxy`). */
   readonly serviceCluster: string;
+  /** How long the proxy drains connections on a hot restart, in nanoseconds (default 45 s). */
   readonly drainDuration: bigint;
+  /** How long the old proxy process lives after a hot restart, in nanoseconds (default 60 s). */
   readonly parentShutdownDuration: bigint;
+  /** `host:port` of the discovery service the proxy connects to. */
   readonly discoveryAddress: string;
+  /** `host:port` of a statsd collector; unset means none. */
   readonly statsdUdpAddress?: string;
+  /** Port of the proxy's admin interface (default 15000). */
   readonly proxyAdminPort: number;
+  /** Whether the proxy authenticates the control plane with mutual TLS (default `MUTUAL_TLS`). */
   readonly controlPlaneAuthPolicy: AuthenticationPolicy;
+  /** Path of a custom proxy config file used instead of the generated bootstrap. */
   readonly customConfigFile?: string;
+  /** Longest stat name the proxy keeps, in characters (default 189). */
   readonly statNameLength: number;
+  /** Worker threads of the proxy (default 2); 0 means one per CPU core. */
   readonly concurrency: number;
+  /** Path of a custom bootstrap template. */
   readonly proxyBootstrapTemplatePath?: string;
+  /** How inbound traffic is captured into the proxy (default `REDIRECT`). */
   readonly interceptionMode: InterceptionMode;
+  /** The tracer the proxy reports spans to (default Zipkin at `zipkin.mesh-system:9411`). */
   readonly tracing?: Tracing;
+  /** gRPC service the proxy streams access logs to. */
   readonly envoyAccessLogService?: RemoteService;
+  /** gRPC service the proxy streams metrics to. */
   readonly envoyMetricsService?: RemoteService;
   /** Environment variables of the agent (`MESH_META_*` and others). */
   readonly proxyMetadata: Readonly<Record<string, string>>;
+  /** Port of the agent's status server: readiness and merged metrics (default 15020). */
   readonly statusPort: number;
+  /** Extra tags added to the proxy's standard metrics. */
   readonly extraStatTags: readonly string[];
+  /** Network topology of a gateway. */
   readonly gatewayTopology?: Topology;
+  /** How long the proxy drains when the workload terminates, in nanoseconds (default 5 s). */
   readonly terminationDrainDuration: bigint;
+  /** Id of the mesh the proxy belongs to, reported in its metadata. */
   readonly meshId?: string;
+  /** Extra proxy statistics to keep. */
   readonly proxyStatsMatcher?: ProxyStatsMatcher;
+  /** Whether the application container waits until the proxy is ready (default false). */
   readonly holdApplicationUntilProxyStarts: boolean;
+  /** PEM data of extra root certificates for workload-to-workload traffic. */
   readonly caCertificatesPem: readonly string[];
 }
 

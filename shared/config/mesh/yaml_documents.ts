@@ -18,13 +18,17 @@ export interface YamlDocument {
 
 /** A YAML syntax problem at a 1-based line and column. */
 export interface YamlProblem {
+  /** 1-based line of the problem. */
   readonly line: number;
+  /** 1-based column of the problem. */
   readonly column: number;
+  /** What is wrong, as the YAML parser says it. */
   readonly message: string;
 }
 
 /** A parsed stream: every non-empty document, or the syntax errors that make the stream unusable. */
 export interface YamlStream {
+  /** The non-empty documents, in stream order. */
   readonly documents: readonly YamlDocument[];
   /** Syntax errors anywhere in the stream; when present, no document of the stream should be trusted. */
   readonly errors: readonly YamlProblem[];

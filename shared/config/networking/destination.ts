@@ -6,6 +6,7 @@ import { checkPort } from "../validation/ports.ts";
 
 /** Selects a port of a destination service by number. */
 export interface PortSelector {
+  /** The port number; may be omitted when the service has only one port. */
   readonly number?: number;
 }
 
@@ -15,6 +16,7 @@ export interface Destination {
   readonly host: string;
   /** Subset name declared in a destination rule for `host`. */
   readonly subset?: string;
+  /** Port of `host` to send to; required when the service has more than one port. */
   readonly port?: PortSelector;
 }
 

@@ -11,7 +11,9 @@ import { type TrafficPolicy, trafficPolicyAt } from "./traffic_policy.ts";
 export interface Subset {
   /** DNS label, referenced by `destination.subset` in routes. */
   readonly name: string;
+  /** Labels an endpoint must carry to be in the subset. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Overrides the rule's traffic policy for the subset, part by part. */
   readonly trafficPolicy?: TrafficPolicy;
 }
 
@@ -19,8 +21,11 @@ export interface Subset {
 export interface DestinationRuleSpec {
   /** Service name (short names resolve in the rule's namespace); wildcards allowed. */
   readonly host: string;
+  /** Policy for every endpoint of the host, unless a subset overrides it. */
   readonly trafficPolicy?: TrafficPolicy;
+  /** Named groups of endpoints that routes can target. */
   readonly subsets?: readonly Subset[];
+  /** Namespaces the rule is visible in: names, `.` (its own) or `*` (all); none uses the mesh default. */
   readonly exportTo?: readonly string[];
 }
 

@@ -29,8 +29,11 @@ export type PatchOperation =
 
 /** One patch: where it applies, what it matches, and the change. */
 export interface EnvoyConfigObjectPatch {
+  /** Which kind of Envoy object the patch changes. */
   readonly applyTo: ApplyTo;
+  /** Which objects of that kind it changes; absent matches all. */
   readonly match?: EnvoyConfigObjectMatch;
+  /** How the object is changed, and the value merged, added or inserted. */
   readonly patch: {
     readonly operation: PatchOperation;
     /** The Envoy configuration (JSON form of the Envoy type for `applyTo`) to merge, add or insert. */
@@ -41,7 +44,12 @@ export interface EnvoyConfigObjectPatch {
 
 /** Patches to the Envoy configuration generated for the selected workloads. */
 export interface EnvoyFilterSpec {
+  /**
+   * Workloads the patches apply to, by labels; absent means every workload of the namespace (or mesh, in the
+   * root namespace).
+   */
   readonly workloadSelector?: { readonly labels?: Readonly<Record<string, string>> };
+  /** The patches, applied in order. */
   readonly configPatches?: readonly EnvoyConfigObjectPatch[];
 }
 

@@ -7,8 +7,11 @@ import type { ApplyTo } from "./envoy_filter.ts";
 
 /** Which proxies and generated objects a patch applies to. */
 export interface EnvoyConfigObjectMatch {
+  /** Traffic direction and proxy kind the patch applies to (default `ANY`). */
   readonly context?: "ANY" | "SIDECAR_INBOUND" | "SIDECAR_OUTBOUND" | "GATEWAY";
+  /** Proxies the patch applies to, by version regular expression and metadata. */
   readonly proxy?: { readonly proxyVersion?: string; readonly metadata?: Readonly<Record<string, string>> };
+  /** Listener to match, by port, name, filter chain and filter. */
   readonly listener?: {
     readonly portNumber?: number;
     readonly portName?: string;
@@ -22,6 +25,7 @@ export interface EnvoyConfigObjectMatch {
     };
     readonly name?: string;
   };
+  /** Route configuration to match, by port, gateway, name, virtual host and route. */
   readonly routeConfiguration?: {
     readonly portNumber?: number;
     readonly portName?: string;
@@ -35,6 +39,7 @@ export interface EnvoyConfigObjectMatch {
     };
     readonly name?: string;
   };
+  /** Cluster to match, by port, service, subset or name. */
   readonly cluster?: {
     readonly portNumber?: number;
     readonly service?: string;

@@ -14,18 +14,23 @@ import { checkUnixAddress, UNIX_ADDRESS_PREFIX } from "./workload_entry.ts";
 
 /** One listener of a gateway: a port, the hosts it serves, and TLS. */
 export interface Server {
+  /** The port the gateway listens on; its name must be unique across the gateway's servers. */
   readonly port: Port;
   /** IP or `unix://` socket to bind to; default all addresses. */
   readonly bind?: string;
   /** `namespace/host` entries (or bare hosts) of virtual services that may bind to this server. */
   readonly hosts: readonly string[];
+  /** TLS of the listener; absent means plain text. */
   readonly tls?: ServerTLSSettings;
+  /** Where traffic goes when no virtual service claims it: `127.0.0.1:PORT`, `:PORT` or `unix:///path`. */
   readonly defaultEndpoint?: string;
+  /** Name of the server, for debugging and stats. */
   readonly name?: string;
 }
 
 /** A load balancer at the edge of the mesh: the ports and hosts it serves, on the workloads it selects. */
 export interface GatewaySpec {
+  /** The listeners of the gateway; at least one. */
   readonly servers: readonly Server[];
   /** Labels of the gateway workloads (all namespaces) this configuration applies to. */
   readonly selector?: Readonly<Record<string, string>>;

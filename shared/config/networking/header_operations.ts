@@ -15,7 +15,9 @@ export interface HeaderOperations {
 
 /** Request and response header manipulation of a route or destination. */
 export interface Headers {
+  /** Changes to the request before it is forwarded. */
   readonly request?: HeaderOperations;
+  /** Changes to the response before it is returned. */
   readonly response?: HeaderOperations;
 }
 

@@ -9,6 +9,7 @@ export interface LocalityLoadBalancerSetting {
   readonly distribute?: readonly { readonly from?: string; readonly to?: Readonly<Record<string, number>> }[];
   /** Region to fail over to when a region's endpoints are unhealthy. */
   readonly failover?: readonly { readonly from?: string; readonly to?: string }[];
+  /** Turns locality load balancing on or off; absent keeps the mesh-wide setting. */
   readonly enabled?: boolean;
 }
 

@@ -27,3 +27,6 @@ export * from "./sidecar.ts";
 export * from "./sidecar_listeners.ts";
 export * from "./envoy_filter.ts";
 export * from "./envoy_filter_match.ts";
+export { type Issue, ValidationReport } from "../validation/report.ts";
+export type { ValidationContext } from "../validation/context.ts";
+export type { Protocol } from "../validation/ports.ts";

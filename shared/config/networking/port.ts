@@ -8,6 +8,7 @@ export interface Port {
   readonly number: number;
   /** HTTP, HTTPS, HTTP2, GRPC, GRPC-WEB, HTTP_PROXY, TCP, TLS, UDP, MONGO, REDIS or MYSQL (case-insensitive). */
   readonly protocol?: string;
+  /** Port name; required in service entries and gateways. */
   readonly name?: string;
   /** Port on the endpoints, when it differs from `number` (service entries). */
   readonly targetPort?: number;

@@ -6,6 +6,7 @@ import { type Headers, headersAt } from "./header_operations.ts";
 
 /** A weighted destination of a TCP or TLS route. */
 export interface RouteDestination {
+  /** Where the traffic goes. */
   readonly destination: Destination;
   /** Share of traffic in percent; with several destinations the weights must add up to 100. */
   readonly weight?: number;
@@ -13,6 +14,7 @@ export interface RouteDestination {
 
 /** A weighted destination of an HTTP route, with its own header manipulation. */
 export interface HTTPRouteDestination extends RouteDestination {
+  /** Header changes for requests sent to, and responses from, this destination. */
   readonly headers?: Headers;
 }
 

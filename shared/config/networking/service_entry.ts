@@ -20,17 +20,26 @@ export type Resolution = "NONE" | "STATIC" | "DNS";
 
 /** Adds a service (often one outside the mesh) to the mesh's service registry. */
 export interface ServiceEntrySpec {
+  /** Host names of the service (`*` wildcard prefixes allowed); at least one. */
   readonly hosts: readonly string[];
   /** Virtual IPs or CIDR blocks of the service. */
   readonly addresses?: readonly string[];
+  /** Ports of the service, each with a unique name and number. */
   readonly ports?: readonly Port[];
+  /**
+   * Whether the service is outside the mesh (no sidecars, no mesh mTLS) or part of it (default
+   * `MESH_EXTERNAL`).
+   */
   readonly location?: "MESH_EXTERNAL" | "MESH_INTERNAL";
   /** Defaults to NONE. */
   readonly resolution?: Resolution;
+  /** Endpoints listed inline; excludes `workloadSelector`. */
   readonly endpoints?: readonly WorkloadEntrySpec[];
   /** Selects WorkloadEntries (or pods) as endpoints instead of listing them. */
   readonly workloadSelector?: { readonly labels?: Readonly<Record<string, string>> };
+  /** Namespaces the service is visible in: names, `.` (its own) or `*` (all); none uses the mesh default. */
   readonly exportTo?: readonly string[];
+  /** Identities the service's workloads may present, checked by mesh mTLS clients. */
   readonly subjectAltNames?: readonly string[];
 }
 

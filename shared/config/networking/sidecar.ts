@@ -14,6 +14,10 @@ import {
 
 /** What a sidecar does with traffic to destinations outside its egress listeners' hosts. */
 export interface OutboundTrafficPolicy {
+  /**
+   * `REGISTRY_ONLY` blocks hosts outside the registry; `ALLOW_ANY` passes them through (default: the mesh's
+   * mode).
+   */
   readonly mode?: "REGISTRY_ONLY" | "ALLOW_ANY";
   /** Where unknown traffic goes in ALLOW_ANY mode instead of passing through. */
   readonly egressProxy?: Destination;
@@ -23,8 +27,11 @@ export interface OutboundTrafficPolicy {
 export interface SidecarSpec {
   /** Selects the workloads in the namespace; none: all workloads without a more specific Sidecar. */
   readonly workloadSelector?: { readonly labels?: Readonly<Record<string, string>> };
+  /** Listeners for inbound traffic; none means the proxy's default inbound capture. */
   readonly ingress?: readonly IstioIngressListener[];
+  /** Listeners for outbound traffic and the hosts each reaches; at least one. */
   readonly egress: readonly IstioEgressListener[];
+  /** What to do with traffic to hosts no egress listener imports. */
   readonly outboundTrafficPolicy?: OutboundTrafficPolicy;
 }
 

@@ -12,8 +12,11 @@ export type CaptureMode = "DEFAULT" | "IPTABLES" | "NONE";
 
 /** A listener for inbound traffic to the workload. */
 export interface IstioIngressListener {
+  /** The port the listener binds; required. */
   readonly port: Port;
+  /** The IP address the listener binds; absent means every address of the workload. */
   readonly bind?: string;
+  /** How traffic reaches the listener (default `DEFAULT`: as the proxy's capture mode says). */
   readonly captureMode?: CaptureMode;
   /** Where the traffic goes: `127.0.0.1:PORT`, `:PORT` or `unix:///path`. */
   readonly defaultEndpoint: string;
@@ -21,8 +24,11 @@ export interface IstioIngressListener {
 
 /** A listener for outbound traffic, limited to the listed hosts; without port it catches all other traffic. */
 export interface IstioEgressListener {
+  /** The port the listener binds; absent makes a catch-all listener for ports no other listener has. */
   readonly port?: Port;
+  /** The IP address or `unix://` socket the listener binds. */
   readonly bind?: string;
+  /** How traffic reaches the listener (default `DEFAULT`: as the proxy's capture mode says). */
   readonly captureMode?: CaptureMode;
   /** `namespace/dnsName` entries (`*` and `.` and `~` namespaces allowed). */
   readonly hosts: readonly string[];

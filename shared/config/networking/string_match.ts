@@ -4,8 +4,11 @@ import { checkRe2 } from "../validation/regex.ts";
 
 /** How a string is matched: exactly one of exact, prefix or an RE2 regex (none: the value must be present). */
 export interface StringMatch {
+  /** The whole value must equal this. */
   readonly exact?: string;
+  /** The value must start with this. */
   readonly prefix?: string;
+  /** The value must match this RE2 regular expression. */
   readonly regex?: string;
 }
 

@@ -7,13 +7,19 @@ export type ClientTLSMode = "DISABLE" | "SIMPLE" | "MUTUAL" | "ISTIO_MUTUAL";
 
 /** TLS settings for connections to an upstream service. */
 export interface ClientTLSSettings {
+  /** TLS mode of the connection (default `DISABLE`); `ISTIO_MUTUAL` uses the mesh's own certificates. */
   readonly mode?: ClientTLSMode;
+  /** Path of the client certificate file; required with `MUTUAL` unless `credentialName` is set. */
   readonly clientCertificate?: string;
+  /** Path of the client's private key file; required with `MUTUAL` unless `credentialName` is set. */
   readonly privateKey?: string;
+  /** Path of the CA certificates file that verifies the server's certificate. */
   readonly caCertificates?: string;
   /** Name of a secret holding the client certificate, key and CA (gateways only). */
   readonly credentialName?: string;
+  /** Names, one of which the server certificate's subject alternative names must contain. */
   readonly subjectAltNames?: readonly string[];
+  /** SNI sent in the TLS handshake. */
   readonly sni?: string;
 }
 
@@ -29,15 +35,33 @@ export interface ServerTLSSettings {
   readonly httpsRedirect?: boolean;
   /** Defaults to PASSTHROUGH. */
   readonly mode?: ServerTLSMode;
+  /**
+   * Path of the server certificate file; required with `SIMPLE` and `MUTUAL` unless `credentialName` is set.
+   */
   readonly serverCertificate?: string;
+  /**
+   * Path of the server's private key file; required with `SIMPLE` and `MUTUAL` unless `credentialName` is
+   * set.
+   */
   readonly privateKey?: string;
+  /**
+   * Path of the CA certificates file that verifies clients; required with `MUTUAL` unless `credentialName` is
+   * set.
+   */
   readonly caCertificates?: string;
+  /** Name of a secret holding the server certificate, key and CA, used instead of the file paths. */
   readonly credentialName?: string;
+  /** Names, one of which a client certificate's subject alternative names must contain. */
   readonly subjectAltNames?: readonly string[];
+  /** Base64 SHA-256 hashes of accepted client certificates' public keys (SPKI). */
   readonly verifyCertificateSpki?: readonly string[];
+  /** Hex SHA-256 hashes of accepted client certificates. */
   readonly verifyCertificateHash?: readonly string[];
+  /** Lowest TLS version accepted. */
   readonly minProtocolVersion?: TLSProtocol;
+  /** Highest TLS version accepted. */
   readonly maxProtocolVersion?: TLSProtocol;
+  /** Cipher suites offered; unset uses the proxy's defaults. */
   readonly cipherSuites?: readonly string[];
 }
 

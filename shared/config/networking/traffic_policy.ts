@@ -9,7 +9,12 @@ import { clientTlsAt, type ClientTLSSettings } from "./tls_settings.ts";
 
 /** Load balancing: a simple algorithm or consistent hashing, plus locality weighting. */
 export interface LoadBalancerSettings {
+  /** A standard algorithm; excludes `consistentHash`. */
   readonly simple?: "ROUND_ROBIN" | "LEAST_CONN" | "RANDOM" | "PASSTHROUGH";
+  /**
+   * Session affinity: hash on exactly one of a header, a cookie (created with `ttl` when absent), the source
+   * IP or a query parameter.
+   */
   readonly consistentHash?: {
     readonly httpHeaderName?: string;
     readonly httpCookie?: { readonly name: string; readonly path?: string; readonly ttl: string };
@@ -17,16 +22,19 @@ export interface LoadBalancerSettings {
     readonly httpQueryParameterName?: string;
     readonly minimumRingSize?: number;
   };
+  /** Locality-weighted load balancing; overrides the mesh-wide setting. */
   readonly localityLbSetting?: LocalityLoadBalancerSetting;
 }
 
 /** Connection pool limits for TCP and HTTP. */
 export interface ConnectionPoolSettings {
+  /** TCP limits: connections, connect timeout (duration text) and keepalive. */
   readonly tcp?: {
     readonly maxConnections?: number;
     readonly connectTimeout?: string;
     readonly tcpKeepalive?: { readonly probes?: number; readonly time?: string; readonly interval?: string };
   };
+  /** HTTP limits: pending and active requests, per-connection requests, retries, idle timeout. */
   readonly http?: {
     readonly http1MaxPendingRequests?: number;
     readonly http2MaxRequests?: number;
@@ -42,29 +50,45 @@ export interface ConnectionPoolSettings {
 export interface OutlierDetection {
   /** Deprecated: use consecutiveGatewayErrors or consecutive5xxErrors. */
   readonly consecutiveErrors?: number;
+  /** Gateway errors (502, 503, 504) in a row that eject a host; 0 disables the check. */
   readonly consecutiveGatewayErrors?: number;
+  /** 5xx responses in a row that eject a host; 0 disables the check. */
   readonly consecutive5xxErrors?: number;
+  /** Time between ejection sweeps, as duration text such as `10s`; at least 1 ms. */
   readonly interval?: string;
+  /** Minimum ejection time, as duration text, multiplied by the times the host was ejected; at least 1 ms. */
   readonly baseEjectionTime?: string;
+  /** Most hosts that may be ejected, as a percentage from 0 to 100. */
   readonly maxEjectionPercent?: number;
+  /** Outlier detection is off while fewer hosts than this percentage (0 to 100) are healthy. */
   readonly minHealthPercent?: number;
 }
 
 /** Policies applied to a port of the destination, overriding the destination-wide ones. */
 export interface PortTrafficPolicy {
+  /** The port these settings apply to. */
   readonly port: PortSelector;
+  /** Load balancing for this port. */
   readonly loadBalancer?: LoadBalancerSettings;
+  /** Connection pool limits for this port. */
   readonly connectionPool?: ConnectionPoolSettings;
+  /** Outlier detection for this port. */
   readonly outlierDetection?: OutlierDetection;
+  /** TLS to the upstream on this port. */
   readonly tls?: ClientTLSSettings;
 }
 
 /** Traffic policies for a destination or subset. */
 export interface TrafficPolicy {
+  /** How requests are spread over the destination's hosts. */
   readonly loadBalancer?: LoadBalancerSettings;
+  /** Limits on connections and requests to each host. */
   readonly connectionPool?: ConnectionPoolSettings;
+  /** When unhealthy hosts are ejected from the pool. */
   readonly outlierDetection?: OutlierDetection;
+  /** TLS to the upstream. */
   readonly tls?: ClientTLSSettings;
+  /** Per-port overrides: the settings for a port replace all four parts above for it, not merge with them. */
   readonly portLevelSettings?: readonly PortTrafficPolicy[];
 }
 

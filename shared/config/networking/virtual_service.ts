@@ -16,13 +16,17 @@ import {
 
 /** A TLS route: SNI-based matching of TLS passthrough traffic. */
 export interface TLSRoute {
+  /** Conditions, any one of which selects the route; at least one. */
   readonly match: readonly TLSMatchAttributes[];
+  /** Where matching connections go, with weights. */
   readonly route: readonly RouteDestination[];
 }
 
 /** A TCP route: opaque TCP traffic by destination subnet, port and source. */
 export interface TCPRoute {
+  /** Conditions, any one of which selects the route; none matches every connection. */
   readonly match?: readonly L4MatchAttributes[];
+  /** Where matching connections go, with weights. */
   readonly route: readonly RouteDestination[];
 }
 
@@ -31,12 +35,23 @@ export interface TCPRoute {
  * are included by root virtual services bound to gateways through `http[].delegate`.
  */
 export interface VirtualServiceSpec {
+  /**
+   * Host names the rules apply to (`*` wildcards, short names completed with the namespace); none makes a
+   * delegate.
+   */
   readonly hosts?: readonly string[];
   /** Gateways (`namespace/name`, or `mesh` for all sidecars) the rules apply to; none means `mesh`. */
   readonly gateways?: readonly string[];
+  /** HTTP routes, the first match wins. */
   readonly http?: readonly HTTPRoute[];
+  /** TLS passthrough routes by SNI, the first match wins. */
   readonly tls?: readonly TLSRoute[];
+  /** Opaque TCP routes, the first match wins. */
   readonly tcp?: readonly TCPRoute[];
+  /**
+   * Namespaces the virtual service is visible in: names, `.` (its own) or `*` (all); none uses the mesh
+   * default.
+   */
   readonly exportTo?: readonly string[];
 }
 

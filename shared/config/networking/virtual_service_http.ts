@@ -25,22 +25,33 @@ import {
 
 /** Match conditions and actions for HTTP/1.1, HTTP/2 and gRPC traffic. */
 export interface HTTPRoute {
+  /** Name of the route, for access logs and debugging. */
   readonly name?: string;
+  /** Conditions, any one of which selects the route; none matches every request. */
   readonly match?: readonly HTTPMatchRequest[];
+  /** Where requests go, with weights; excludes `redirect` and `delegate`. */
   readonly route?: readonly HTTPRouteDestination[];
+  /** Answer with a redirect instead of forwarding; excludes `route`, `fault`, `rewrite` and `delegate`. */
   readonly redirect?: HTTPRedirect;
   /** Hands the route over to a delegate virtual service (root virtual services bound to gateways only). */
   readonly delegate?: Delegate;
+  /** Path and authority rewrite before forwarding; excludes `redirect`. */
   readonly rewrite?: HTTPRewrite;
   /** Request timeout, at least 1ms. */
   readonly timeout?: string;
+  /** Retry policy. */
   readonly retries?: HTTPRetry;
+  /** Faults injected into matching requests. */
   readonly fault?: HTTPFaultInjection;
+  /** Where a copy of each request is sent, fire and forget. */
   readonly mirror?: Destination;
   /** Deprecated: integer mirror percentage; use mirrorPercentage. */
   readonly mirrorPercent?: number;
+  /** Share of requests mirrored; 100% when `mirror` is set and this is not. */
   readonly mirrorPercentage?: Percent;
+  /** Cross-origin resource sharing policy. */
   readonly corsPolicy?: CorsPolicy;
+  /** Header changes on requests and responses. */
   readonly headers?: Headers;
 }
 

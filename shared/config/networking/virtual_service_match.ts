@@ -12,34 +12,53 @@ import { type StringMatch, stringMatchAt } from "./string_match.ts";
 
 /** Conditions on an HTTP request; all set conditions must hold. */
 export interface HTTPMatchRequest {
+  /** Name of the match, prefixed to the route's name in access logs. */
   readonly name?: string;
+  /** The request path. */
   readonly uri?: StringMatch;
+  /** The URI scheme, such as `http`. */
   readonly scheme?: StringMatch;
+  /** The HTTP method. */
   readonly method?: StringMatch;
+  /** The `Host`/`:authority` header. */
   readonly authority?: StringMatch;
+  /** Request headers by lower-case name; `{}` matches presence. */
   readonly headers?: Readonly<Record<string, StringMatch>>;
+  /** The port the request arrived on; 0 or unset means any. */
   readonly port?: number;
+  /** Labels the calling workload must have; not allowed in a delegate. */
   readonly sourceLabels?: Readonly<Record<string, string>>;
+  /** Gateways the match applies to, overriding the VirtualService's; not allowed in a delegate. */
   readonly gateways?: readonly string[];
+  /** Query parameters by name; `{}` matches presence. */
   readonly queryParams?: Readonly<Record<string, StringMatch>>;
+  /** Match `uri` case-insensitively. */
   readonly ignoreUriCase?: boolean;
+  /** Headers that must not match, by lower-case name. */
   readonly withoutHeaders?: Readonly<Record<string, StringMatch>>;
+  /** Namespace the calling workload must be in. */
   readonly sourceNamespace?: string;
 }
 
 /** Conditions on a TCP connection. */
 export interface L4MatchAttributes {
+  /** Destination IPs or CIDR ranges. */
   readonly destinationSubnets?: readonly string[];
+  /** The destination port; 0 or unset means any. */
   readonly port?: number;
   /** Deprecated: source IP or CIDR. */
   readonly sourceSubnet?: string;
+  /** Labels the calling workload must have. */
   readonly sourceLabels?: Readonly<Record<string, string>>;
+  /** Gateways the match applies to, overriding the VirtualService's. */
   readonly gateways?: readonly string[];
+  /** Namespace the calling workload must be in. */
   readonly sourceNamespace?: string;
 }
 
 /** Conditions on a TLS connection, by SNI. */
 export interface TLSMatchAttributes extends L4MatchAttributes {
+  /** SNI names to match; each must be one of the VirtualService's hosts or a subset of one. */
   readonly sniHosts: readonly string[];
 }
 

@@ -8,6 +8,7 @@ import { type StringMatch, stringMatchAt, stringMatchValue } from "./string_matc
 
 /** A percentage 0.0..100.0 as a double. */
 export interface Percent {
+  /** The percentage: 0.0, or from 0.0001 to 100.0. */
   readonly value?: number;
 }
 
@@ -15,16 +16,26 @@ export interface Percent {
 export interface CorsPolicy {
   /** Deprecated: exact origins; use allowOrigins. */
   readonly allowOrigin?: readonly string[];
+  /** Origins allowed, as string matches; any one allows the request. */
   readonly allowOrigins?: readonly StringMatch[];
+  /** Methods allowed, for `Access-Control-Allow-Methods`. */
   readonly allowMethods?: readonly string[];
+  /** Headers allowed, for `Access-Control-Allow-Headers`. */
   readonly allowHeaders?: readonly string[];
+  /** Headers the browser may read, for `Access-Control-Expose-Headers`. */
   readonly exposeHeaders?: readonly string[];
+  /** How long preflight results may be cached, as duration text in whole seconds. */
   readonly maxAge?: string;
+  /** Whether credentialed requests are allowed, for `Access-Control-Allow-Credentials`. */
   readonly allowCredentials?: boolean;
 }
 
 /** Faults injected into requests: a delay, an abort, or both. */
 export interface HTTPFaultInjection {
+  /**
+   * Delay before forwarding: one of `fixedDelay` (duration text, at least 1 ms) or `exponentialDelay`, for a
+   * percentage of requests.
+   */
   readonly delay?: {
     readonly fixedDelay?: string;
     readonly exponentialDelay?: string;
@@ -32,6 +43,10 @@ export interface HTTPFaultInjection {
     /** Deprecated: integer percentage; use percentage. */
     readonly percent?: number;
   };
+  /**
+   * Abort with an HTTP status (200 to 599) instead of forwarding, for a percentage of requests; gRPC and
+   * HTTP/2 aborts are rejected as unsupported.
+   */
   readonly abort?: {
     readonly httpStatus?: number;
     readonly grpcStatus?: string;
@@ -42,23 +57,31 @@ export interface HTTPFaultInjection {
 
 /** Retry policy of a route. */
 export interface HTTPRetry {
+  /** Retries allowed per request; 0 disables retries and forbids the other fields. */
   readonly attempts?: number;
+  /** Timeout of each try, as duration text; at least 1 ms. */
   readonly perTryTimeout?: string;
   /** Comma-separated retry conditions (`5xx`, `connect-failure`, …) or HTTP status codes. */
   readonly retryOn?: string;
+  /** Whether retries may go to hosts in other localities. */
   readonly retryRemoteLocalities?: boolean;
 }
 
 /** A redirect response instead of forwarding. */
 export interface HTTPRedirect {
+  /** Path that replaces the request's in the redirect. */
   readonly uri?: string;
+  /** Authority that replaces the request's in the redirect. */
   readonly authority?: string;
+  /** Status of the redirect response, a 3xx code (default 301). */
   readonly redirectCode?: number;
 }
 
 /** A rewrite of path and/or authority before forwarding. */
 export interface HTTPRewrite {
+  /** Replaces the matched path prefix, or the whole path when matched exactly. */
   readonly uri?: string;
+  /** Replaces the `Host`/`:authority` header. */
   readonly authority?: string;
 }
 
@@ -263,6 +286,7 @@ export function rewriteAt(report: ValidationReport, path: string, value: unknown
 
 /** A reference from a root route to the delegate virtual service that holds its routes. */
 export interface Delegate {
+  /** Name of the delegate virtual service. */
   readonly name: string;
   /** Defaults to the root virtual service's namespace. */
   readonly namespace?: string;

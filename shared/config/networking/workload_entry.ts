@@ -16,11 +16,15 @@ export interface WorkloadEntrySpec {
   readonly address: string;
   /** Port numbers by service port name. */
   readonly ports?: Readonly<Record<string, number>>;
+  /** Labels of the workload, matched by service selectors. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Network of the workload, for multi-network routing; empty means the default network. */
   readonly network?: string;
+  /** Locality as `region/zone/subzone`, for locality-aware load balancing. */
   readonly locality?: string;
   /** Load balancing weight relative to other endpoints of the service. */
   readonly weight?: number;
+  /** Service account the workload runs as; with sidecars, its identity. */
   readonly serviceAccount?: string;
 }
 

@@ -9,11 +9,17 @@ import { WORKLOAD_ENTRY_FIELDS, workloadEntryFieldsAt, type WorkloadEntrySpec } 
 
 /** How the agent checks a workload's readiness: one of an HTTP GET, a TCP connect, or a command. */
 export interface ReadinessProbe {
+  /** Seconds after start before the first probe; at least 0. */
   readonly initialDelaySeconds?: number;
+  /** Seconds after which a probe times out; at least 0. */
   readonly timeoutSeconds?: number;
+  /** Seconds between probes; at least 0. */
   readonly periodSeconds?: number;
+  /** Successes in a row after a failure before the workload is ready again; at least 0. */
   readonly successThreshold?: number;
+  /** Failures in a row before the workload is not ready; at least 0. */
   readonly failureThreshold?: number;
+  /** Probe with an HTTP GET to `port` (required) on the workload; `scheme` is HTTP or HTTPS. */
   readonly httpGet?: {
     readonly path?: string;
     readonly port: number;
@@ -21,7 +27,9 @@ export interface ReadinessProbe {
     readonly scheme?: string;
     readonly httpHeaders?: readonly { readonly name?: string; readonly value?: string }[];
   };
+  /** Probe by opening a TCP connection to `port` (required). */
   readonly tcpSocket?: { readonly host?: string; readonly port: number };
+  /** Probe by running a command in the workload; exit status 0 means ready. */
   readonly exec?: { readonly command: readonly string[] };
 }
 
@@ -34,6 +42,7 @@ export interface WorkloadGroupSpec {
   };
   /** The WorkloadEntry template; `address` is filled in when a workload registers. */
   readonly template: WorkloadEntrySpec;
+  /** How the agent checks the workload's readiness; exactly one kind of probe. */
   readonly probe?: ReadinessProbe;
 }
 

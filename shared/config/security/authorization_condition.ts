@@ -6,7 +6,9 @@ import { type MatchValueKind, matchValuesAt } from "./_match_values.ts";
 export interface AuthorizationCondition {
   /** Attribute name, e.g. `request.headers[User-Agent]` or `source.ip`. */
   readonly key: string;
+  /** Values, any one of which the attribute must have. */
   readonly values?: readonly string[];
+  /** Values the attribute must not have. */
   readonly notValues?: readonly string[];
 }
 

@@ -5,27 +5,45 @@ import { type MatchValueKind, matchValuesAt } from "./_match_values.ts";
 
 /** Who sends a request: peer identities, request (JWT) identities, namespaces and IP ranges. */
 export interface AuthorizationSource {
+  /** Peer identities (`<trust domain>/ns/<namespace>/sa/<account>`) from mutual TLS; any one matches. */
   readonly principals?: readonly string[];
+  /** Peer identities that must not match. */
   readonly notPrincipals?: readonly string[];
+  /** Request identities (`<iss>/<sub>` of a validated JWT); HTTP only. */
   readonly requestPrincipals?: readonly string[];
+  /** Request identities that must not match; HTTP only. */
   readonly notRequestPrincipals?: readonly string[];
+  /** Namespaces of the peer, from its mutual TLS identity. */
   readonly namespaces?: readonly string[];
+  /** Peer namespaces that must not match. */
   readonly notNamespaces?: readonly string[];
+  /** IPs or CIDR ranges of the direct peer (the connection's source). */
   readonly ipBlocks?: readonly string[];
+  /** Peer IPs or CIDR ranges that must not match. */
   readonly notIpBlocks?: readonly string[];
+  /** IPs or CIDR ranges of the original client, as `X-Forwarded-For` or the proxy protocol tell it. */
   readonly remoteIpBlocks?: readonly string[];
+  /** Original client IPs or CIDR ranges that must not match. */
   readonly notRemoteIpBlocks?: readonly string[];
 }
 
 /** What a request asks for: hosts, ports (decimal strings), methods and paths. */
 export interface AuthorizationOperation {
+  /** Request `Host` values; HTTP only. */
   readonly hosts?: readonly string[];
+  /** Hosts that must not match; HTTP only. */
   readonly notHosts?: readonly string[];
+  /** Destination ports, as decimal strings. */
   readonly ports?: readonly string[];
+  /** Destination ports that must not match, as decimal strings. */
   readonly notPorts?: readonly string[];
+  /** HTTP methods (or gRPC's `POST`); HTTP only. */
   readonly methods?: readonly string[];
+  /** Methods that must not match; HTTP only. */
   readonly notMethods?: readonly string[];
+  /** Request paths, exact or with a `*` prefix or suffix; HTTP only. */
   readonly paths?: readonly string[];
+  /** Paths that must not match; HTTP only. */
   readonly notPaths?: readonly string[];
 }
 

@@ -21,16 +21,19 @@ export const AUTHORIZATION_ACTIONS: readonly AuthorizationAction[] = ["ALLOW", "
 
 /** The external authorizer a `CUSTOM` policy delegates to, by its name in the mesh config. */
 export interface ExtensionProvider {
+  /** Name of an extension provider in the mesh config's `extensionProviders`. */
   readonly name: string;
 }
 
 /** One `from` entry of a rule. */
 export interface RuleFrom {
+  /** Who the request must come from. */
   readonly source: AuthorizationSource;
 }
 
 /** One `to` entry of a rule. */
 export interface RuleTo {
+  /** What the request must ask for. */
   readonly operation: AuthorizationOperation;
 }
 
@@ -39,16 +42,24 @@ export interface RuleTo {
  * anything, so the empty rule `{}` matches every request.
  */
 export interface AuthorizationRule {
+  /** Sources, any one of which must match. */
   readonly from?: readonly RuleFrom[];
+  /** Operations, any one of which must match. */
   readonly to?: readonly RuleTo[];
+  /** Conditions, all of which must match. */
   readonly when?: readonly AuthorizationCondition[];
 }
 
 /** Spec of an AuthorizationPolicy (security.mesh.io/v1beta1), with Istio 1.9's fields and meaning. */
 export interface AuthorizationPolicySpec {
+  /**
+   * Workloads the policy applies to; absent means every workload of its namespace (or of the mesh, in the
+   * root namespace).
+   */
   readonly selector?: WorkloadSelector;
   /** Absent: an ALLOW policy matches nothing (so it denies everything it selects). */
   readonly rules?: readonly AuthorizationRule[];
+  /** What a match does (default `ALLOW`). */
   readonly action?: AuthorizationAction;
   /** Only with the `CUSTOM` action. */
   readonly provider?: ExtensionProvider;

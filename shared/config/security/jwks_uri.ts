@@ -1,10 +1,12 @@
 /** Where a JWKS URI points: what the proxy needs to build a cluster for fetching the keys. */
 export interface JwksUriInfo {
+  /** The URI's scheme, lower-cased. */
   readonly scheme: "http" | "https";
   /** Host name or IP (IPv6 without brackets), lower-cased. */
   readonly hostname: string;
   /** The explicit port, else 80 for http and 443 for https. */
   readonly port: number;
+  /** True for `https`: the fetch cluster needs TLS. */
   readonly useTls: boolean;
 }
 

@@ -14,3 +14,6 @@ export * from "./inline_jwks.ts";
 export * from "./authorization_policy.ts";
 export * from "./authorization_match.ts";
 export * from "./authorization_condition.ts";
+export type { MatchValueKind } from "./_match_values.ts";
+export { type Issue, ValidationReport } from "../validation/report.ts";
+export type { ValidationContext } from "../validation/context.ts";

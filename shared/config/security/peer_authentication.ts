@@ -16,6 +16,7 @@ export const MUTUAL_TLS_MODES: readonly MutualTlsMode[] = ["UNSET", "DISABLE", "
 
 /** Mutual TLS settings; an absent mode is `UNSET`. */
 export interface MutualTls {
+  /** Whether peers must, may or must not use mutual TLS; `UNSET` inherits from the parent policy. */
   readonly mode?: MutualTlsMode;
 }
 
@@ -23,6 +24,7 @@ export interface MutualTls {
 export interface PeerAuthenticationSpec {
   /** Absent or without labels: the policy applies to the whole namespace (the mesh, in the root namespace). */
   readonly selector?: WorkloadSelector;
+  /** Mutual TLS for every port of the selected workloads, unless `portLevelMtls` overrides a port. */
   readonly mtls?: MutualTls;
   /** Per workload port (decimal keys, 1..65535); only for policies with a selector. */
   readonly portLevelMtls?: Readonly<Record<string, MutualTls>>;

@@ -8,6 +8,7 @@ import { checkHeaderMatchName, checkHeaderOperationName } from "../validation/he
 
 /** A header a JWT is read from, e.g. `{ name: "x-jwt-assertion", prefix: "Bearer " }`. */
 export interface JwtHeader {
+  /** Header name, matched case-insensitively. */
   readonly name: string;
   /** Stripped from the header value before the token is parsed. */
   readonly prefix?: string;
@@ -15,6 +16,7 @@ export interface JwtHeader {
 
 /** How tokens of one issuer are verified and where they are read from. */
 export interface JwtRule {
+  /** Expected `iss` of the token; required. */
   readonly issuer: string;
   /** Accepted `aud` values; absent means the token's audience is not checked. */
   readonly audiences?: readonly string[];
@@ -34,7 +36,12 @@ export interface JwtRule {
 
 /** Spec of a RequestAuthentication (security.mesh.io/v1beta1), with Istio 1.9's fields and meaning. */
 export interface RequestAuthenticationSpec {
+  /**
+   * Workloads the policy applies to; absent means every workload of its namespace (or of the mesh, in the
+   * root namespace).
+   */
   readonly selector?: WorkloadSelector;
+  /** One rule per accepted issuer. */
   readonly jwtRules?: readonly JwtRule[];
 }
 

@@ -3,6 +3,7 @@ import { workloadSelectorAt } from "../validation/selector.ts";
 
 /** Selects workloads by labels; absent or without labels, a security policy applies to its whole namespace. */
 export interface WorkloadSelector {
+  /** Labels a workload must all carry to be selected. */
   readonly matchLabels?: Readonly<Record<string, string>>;
 }
 

@@ -10,7 +10,9 @@ export interface Issue {
 
 /** Collects validation errors (the resource is rejected) and warnings (valid but suspicious). */
 export class ValidationReport {
+  /** Errors in the order found; any error rejects the resource. */
   readonly errors: Issue[] = [];
+  /** Warnings in the order found; they never reject the resource. */
   readonly warnings: Issue[] = [];
 
   /** Records an error at `path`. */
