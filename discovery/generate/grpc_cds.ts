@@ -16,14 +16,12 @@ import { selectorMatches } from "../model/labels.ts";
 import type { Service } from "../model/service.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
-import { outboundClusterName } from "../push/service_index.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
 import { clusterLbFields } from "./cluster_lb.ts";
-import { parseClusterName } from "./cluster_names.ts";
+import { wantedClusters } from "./wanted_clusters.ts";
 import { circuitBreakers, connectTimeout, outlierDetectionFields } from "./cluster_settings.ts";
 import { stableJson } from "./fingerprint.ts";
-import { grpcServices, serviceByHostname } from "./grpc_target.ts";
 import type { EnvoyObject } from "./route_match.ts";
 import { type ClusterPolicy, mergeTrafficPolicy } from "./traffic_policy_merge.ts";
 
@@ -67,40 +65,6 @@ export function cluster(plan: ClusterPlan): EnvoyObject {
     circuit_breakers: circuitBreakers(policy?.connectionPool),
     ...outlierDetectionFields(policy?.outlierDetection),
   };
-}
-
-interface Wanted {
-  readonly name: string;
-  readonly service: Service;
-  readonly port: number;
-  readonly subset: string;
-}
-
-function wantedClusters(names: readonly string[], proxy: Proxy, push: PushContext): Wanted[] {
-  const services = grpcServices(push.servicesVisibleTo(proxy));
-  if (names.length === 0) {
-    return services.flatMap((service) => {
-      const subsets = push.destinationRule(proxy, service)?.spec.subsets ?? [];
-      return service.ports.flatMap((port) => [
-        { name: outboundClusterName(service.hostname, port.port), service, port: port.port, subset: "" },
-        ...subsets.map((s) => ({
-          name: outboundClusterName(service.hostname, port.port, s.name),
-          service,
-          port: port.port,
-          subset: s.name,
-        })),
-      ]);
-    });
-  }
-  const out: Wanted[] = [];
-  for (const name of new Set(names)) {
-    const parts = parseClusterName(name);
-    if (parts === undefined || parts.direction !== "outbound") continue;
-    const service = serviceByHostname(services, parts.hostname);
-    if (service === undefined || !service.ports.some((p) => p.port === parts.port)) continue;
-    out.push({ name, service, port: parts.port, subset: parts.subset });
-  }
-  return out;
 }
 
 /** The address of a DNS service's cluster: its first endpoint of the port (and subset); undefined if none. */

@@ -9,14 +9,11 @@ import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
-import { outboundClusterName } from "../push/service_index.ts";
-import type { Service } from "../model/service.ts";
 import type { EndpointShards } from "../push/endpoint_index.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
-import { parseClusterName } from "./cluster_names.ts";
+import { wantedClusters } from "./wanted_clusters.ts";
 import { endpointsFingerprint, stableJson } from "./fingerprint.ts";
-import { grpcServices, serviceByHostname } from "./grpc_target.ts";
 import { localityLbEndpoints, selectInstances } from "./locality_endpoints.ts";
 import type { EnvoyObject } from "./route_match.ts";
 
@@ -44,40 +41,6 @@ export function clusterLoadAssignment(plan: EndpointsPlan, shards: EndpointShard
   return { cluster_name: plan.name, endpoints: localityLbEndpoints(instances) };
 }
 
-interface Wanted {
-  readonly name: string;
-  readonly service: Service;
-  readonly port: number;
-  readonly subset: string;
-}
-
-/** The endpoint clusters a request names (every one of the reachable services for a wildcard request). */
-function wantedClusters(names: readonly string[], proxy: Proxy, push: PushContext): Wanted[] {
-  const services = grpcServices(push.servicesVisibleTo(proxy)).filter((s) => s.resolution === "ClientSideLB");
-  if (names.length === 0) {
-    return services.flatMap((service) =>
-      service.ports.flatMap((port) => [
-        { name: outboundClusterName(service.hostname, port.port), service, port: port.port, subset: "" },
-        ...(push.destinationRule(proxy, service)?.spec.subsets ?? []).map((s) => ({
-          name: outboundClusterName(service.hostname, port.port, s.name),
-          service,
-          port: port.port,
-          subset: s.name,
-        })),
-      ])
-    );
-  }
-  const out: Wanted[] = [];
-  for (const name of new Set(names)) {
-    const parts = parseClusterName(name);
-    if (parts === undefined || parts.direction !== "outbound") continue;
-    const service = serviceByHostname(services, parts.hostname);
-    if (service === undefined || !service.ports.some((p) => p.port === parts.port)) continue;
-    out.push({ name, service, port: parts.port, subset: parts.subset });
-  }
-  return out;
-}
-
 /**
  * Builds the endpoints of the clusters a proxyless gRPC client watches. Reads the proxy's service scope, the
  * DestinationRule of each service (subset labels) and the service's current endpoint shards.
@@ -87,7 +50,7 @@ export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, false),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const out: GeneratedResource[] = [];
-    for (const wanted of wantedClusters(request.names, proxy, push)) {
+    for (const wanted of wantedClusters(request.names, proxy, push, (s) => s.resolution === "ClientSideLB")) {
       const { service } = wanted;
       const svcKey = serviceKey(service.namespace, service.hostname);
       if (!request.full && request.configsUpdated !== undefined && !request.configsUpdated.has(svcKey)) {

@@ -232,15 +232,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       replace: false,
       removed: response.removed,
     });
-    const started = performance.now();
-    try {
-      await this.send(typeUrl, response.bytes);
-    } catch (error) {
-      this.ctx.metrics.pushFailed(typeUrl, "senderr");
-      throw error;
-    }
-    this.ctx.metrics.pushed(typeUrl);
-    this.ctx.metrics.pushTime(typeUrl, (response.builtMs + performance.now() - started) / 1000);
+    await this.sendCounted(typeUrl, response.bytes, response.builtMs);
     if (this.ctx.logger.debugEnabled) {
       this.ctx.logger.debug("sent delta ADS response", {
         connection: this.id,

@@ -172,15 +172,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       replace: response.full && isWildcardType(typeUrl),
       ...(response.names.length > 0 ? { keep: new Set(response.names) } : {}),
     });
-    const started = performance.now();
-    try {
-      await this.send(typeUrl, response.bytes);
-    } catch (error) {
-      this.ctx.metrics.pushFailed(typeUrl, "senderr");
-      throw error;
-    }
-    this.ctx.metrics.pushed(typeUrl);
-    this.ctx.metrics.pushTime(typeUrl, (response.builtMs + performance.now() - started) / 1000);
+    await this.sendCounted(typeUrl, response.bytes, response.builtMs);
     if (this.ctx.logger.debugEnabled) {
       this.ctx.logger.debug("sent ADS response", {
         connection: this.id,

@@ -328,6 +328,19 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     for (const settle of [...this.#pendingSends]) settle(new ConnectionClosedError(this.id));
     this.ctx.onClosed(this);
   }
+
+  /** Sends one response and counts it: a failed send as `senderr`, a done one with its build-plus-send time. */
+  protected async sendCounted(typeUrl: string, bytes: Uint8Array, builtMs: number): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.send(typeUrl, bytes);
+    } catch (error) {
+      this.ctx.metrics.pushFailed(typeUrl, "senderr");
+      throw error;
+    }
+    this.ctx.metrics.pushed(typeUrl);
+    this.ctx.metrics.pushTime(typeUrl, (builtMs + performance.now() - started) / 1000);
+  }
 }
 
 /**
