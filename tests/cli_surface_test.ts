@@ -12,7 +12,7 @@ interface SurfaceFlag {
 }
 
 const surface = JSON.parse(
-  await Deno.readTextFile(new URL("../../shared/spec/surface.json", import.meta.url)),
+  await Deno.readTextFile(new URL("fixtures/reference-surface/surface.json", import.meta.url)),
 );
 
 const TYPE_NAMES: Record<string, FlagSpec["type"]> = {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { programArgs } from "./helpers/programs.ts";
+import { IPROUTE2, IPTABLES, needs, NETNS } from "../shared/testing/system_tools.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -29,8 +30,11 @@ const POD_NETWORK = [
 
 const agent = ["deno", ...programArgs("mesh-agent")].map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(" ");
 
-Deno.test("mesh-agent mesh-iptables applies capture, validates it, and mesh-clean-iptables removes it", async () => {
-  const result = await inNamespace(`
+Deno.test(
+  "mesh-agent mesh-iptables applies capture, validates it, and mesh-clean-iptables removes it",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async () => {
+    const result = await inNamespace(`
 ${agent} mesh-iptables --log_target stderr -i 10.96.0.0/12 -b '*' --run-validation --probe-timeout 3s
 echo "--- after apply"
 iptables-save -t nat
@@ -41,38 +45,47 @@ ${agent} mesh-clean-iptables --log_target stderr
 echo "--- after clean"
 iptables-save
 `);
-  assert.equal(result.code, 0, result.stderr + result.stdout);
-  const [applied, second, cleaned] = result.stdout.split(/--- after (?:second apply|clean)\n/);
-  assert.match(applied, /-A OUTPUT -p tcp -m comment --comment mesh-capture -j MESH_OUTPUT/);
-  assert.match(applied, /-A MESH_OUTPUT -d 10\.96\.0\.0\/12 -j MESH_REDIRECT/);
-  const ruleCount = applied.split("\n").filter((l) => l.startsWith("-A MESH_")).length;
-  assert.equal(Number(second.trim()), ruleCount, "applying twice must not duplicate rules");
-  assert.doesNotMatch(cleaned, /MESH|mesh-capture/);
-});
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    const [applied, second, cleaned] = result.stdout.split(/--- after (?:second apply|clean)\n/);
+    assert.match(applied, /-A OUTPUT -p tcp -m comment --comment mesh-capture -j MESH_OUTPUT/);
+    assert.match(applied, /-A MESH_OUTPUT -d 10\.96\.0\.0\/12 -j MESH_REDIRECT/);
+    const ruleCount = applied.split("\n").filter((l) => l.startsWith("-A MESH_")).length;
+    assert.equal(Number(second.trim()), ruleCount, "applying twice must not duplicate rules");
+    assert.doesNotMatch(cleaned, /MESH|mesh-capture/);
+  },
+);
 
-Deno.test("mesh-agent mesh-iptables --dry-run prints the plan and changes nothing", async () => {
-  const result = await inNamespace(`
+Deno.test(
+  "mesh-agent mesh-iptables --dry-run prints the plan and changes nothing",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async () => {
+    const result = await inNamespace(`
 ${agent} mesh-iptables --dry-run -i '*' -b 8080 -p 15001
 echo "--- state"
 iptables-save -t nat
 `);
-  assert.equal(result.code, 0, result.stderr);
-  const [plan, state] = result.stdout.split("--- state\n");
-  assert.match(plan, /iptables -t nat -A MESH_INBOUND -p tcp --dport 8080 -j MESH_IN_REDIRECT/);
-  assert.doesNotMatch(state, /MESH/);
-});
+    assert.equal(result.code, 0, result.stderr);
+    const [plan, state] = result.stdout.split("--- state\n");
+    assert.match(plan, /iptables -t nat -A MESH_INBOUND -p tcp --dport 8080 -j MESH_IN_REDIRECT/);
+    assert.doesNotMatch(state, /MESH/);
+  },
+);
 
-Deno.test("mesh-agent mesh-iptables takes fallbacks from the environment and rejects bad values", async () => {
-  const fromEnv = await inNamespace(`${agent} mesh-iptables --dry-run -f`, {
-    PROXY_PORT: "15101",
-    MESH_SERVICE_CIDR: "*",
-    PATH: Deno.env.get("PATH") ?? "",
-  });
-  assert.equal(fromEnv.code, 0, fromEnv.stderr);
-  assert.match(fromEnv.stdout, /-A MESH_REDIRECT -p tcp -j REDIRECT --to-ports 15101/);
-  const bad = await inNamespace(`${agent} mesh-iptables --dry-run -p 99999`, {
-    PATH: Deno.env.get("PATH") ?? "",
-  });
-  assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /Error: Invalid --envoy-port "99999"/);
-});
+Deno.test(
+  "mesh-agent mesh-iptables takes fallbacks from the environment and rejects bad values",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async () => {
+    const fromEnv = await inNamespace(`${agent} mesh-iptables --dry-run -f`, {
+      PROXY_PORT: "15101",
+      MESH_SERVICE_CIDR: "*",
+      PATH: Deno.env.get("PATH") ?? "",
+    });
+    assert.equal(fromEnv.code, 0, fromEnv.stderr);
+    assert.match(fromEnv.stdout, /-A MESH_REDIRECT -p tcp -j REDIRECT --to-ports 15101/);
+    const bad = await inNamespace(`${agent} mesh-iptables --dry-run -p 99999`, {
+      PATH: Deno.env.get("PATH") ?? "",
+    });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /Error: Invalid --envoy-port "99999"/);
+  },
+);

@@ -4,6 +4,7 @@ import { buildIptablesPlan } from "./build_plan.ts";
 import { buildCleanCommands } from "./clean_plan.ts";
 import { iptablesConfig, type IptablesOptions } from "./config.ts";
 import { commandLine, renderCommands, renderRestore } from "./render.ts";
+import { IPROUTE2, IPTABLES, needs, NETNS } from "../../shared/testing/system_tools.ts";
 
 // Test-only switch: UPDATE_GOLDEN=1 rewrites the golden files (needs --allow-env=UPDATE_GOLDEN).
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -97,50 +98,63 @@ Deno.test("Rendered rules match the golden files", async (t) => {
   });
 });
 
-Deno.test("Every golden restore file passes --test and applies, nft and legacy, in a private network namespace", async (t) => {
-  // `--test` only parses (the nft variant accepts jumps to missing chains), so each file is also applied for real.
-  for await (const entry of Deno.readDir(TESTDATA)) {
-    const match = /\.(v4|v6)\.golden$/.exec(entry.name);
-    if (!match) continue;
-    const text = await Deno.readTextFile(new URL(entry.name, TESTDATA));
-    const family = match[1] === "v4" ? "iptables" : "ip6tables";
-    for (const tool of [`${family}-restore`, `${family}-legacy-restore`]) {
-      await t.step(`${tool} < ${entry.name}`, async () => {
-        const script =
-          `f=$(mktemp) && cat > "$f" && ${tool} --noflush --test < "$f" && ${tool} --noflush < "$f"; ` +
-          `rc=$?; rm -f "$f"; exit $rc`;
-        assertNetnsOk(await runInNetns(script, text), `${tool} < ${entry.name}`);
+Deno.test(
+  "Every golden restore file passes --test and applies, nft and legacy, in a private network namespace",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async (t) => {
+    // `--test` only parses (the nft variant accepts jumps to missing chains), so each file is also applied for real.
+    for await (const entry of Deno.readDir(TESTDATA)) {
+      const match = /\.(v4|v6)\.golden$/.exec(entry.name);
+      if (!match) continue;
+      const text = await Deno.readTextFile(new URL(entry.name, TESTDATA));
+      const family = match[1] === "v4" ? "iptables" : "ip6tables";
+      for (const tool of [`${family}-restore`, `${family}-legacy-restore`]) {
+        await t.step(`${tool} < ${entry.name}`, async () => {
+          const script =
+            `f=$(mktemp) && cat > "$f" && ${tool} --noflush --test < "$f" && ${tool} --noflush < "$f"; ` +
+            `rc=$?; rm -f "$f"; exit $rc`;
+          assertNetnsOk(await runInNetns(script, text), `${tool} < ${entry.name}`);
+        });
+      }
+    }
+  },
+);
+
+Deno.test(
+  "Every golden dry-run script applies cleanly in a fresh network namespace",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async (t) => {
+    for await (const entry of Deno.readDir(TESTDATA)) {
+      if (!entry.name.endsWith(".dry-run.golden") || entry.name.startsWith("clean.")) continue;
+      await t.step(entry.name, async () => {
+        const text = await Deno.readTextFile(new URL(entry.name, TESTDATA));
+        assertNetnsOk(await runInNetns("sh -e -s", text), `sh -e < ${entry.name}`);
       });
     }
-  }
-});
+  },
+);
 
-Deno.test("Every golden dry-run script applies cleanly in a fresh network namespace", async (t) => {
-  for await (const entry of Deno.readDir(TESTDATA)) {
-    if (!entry.name.endsWith(".dry-run.golden") || entry.name.startsWith("clean.")) continue;
-    await t.step(entry.name, async () => {
-      const text = await Deno.readTextFile(new URL(entry.name, TESTDATA));
-      assertNetnsOk(await runInNetns("sh -e -s", text), `sh -e < ${entry.name}`);
-    });
-  }
-});
-
-Deno.test("Dry-run clean commands undo the dry-run apply commands of the same config", async (t) => {
-  for (const name of ["everything", "dns-capture", "virtual-interfaces-cidrs", "tproxy-inbound-wildcard"]) {
-    await t.step(name, async () => {
-      const config = iptablesConfig(CASES[name]);
-      const apply = renderCommands(buildIptablesPlan(config));
-      const clean = buildCleanCommands(config).map((command) => `${commandLine(command)} 2>/dev/null\n`).join(
-        "",
-      );
-      // Apply must succeed; clean steps may fail when their target is absent; the end state must hold no trace.
-      const script = `sh -e -c "$(cat)"; ` +
-        `iptables-save | grep -E 'MESH_|mesh-capture' && exit 3; ip6tables-save | grep -E 'MESH_|mesh-capture' && exit 4; ` +
-        `ip rule | grep -q 'lookup ${config.tproxyRouteTable}' && exit 5; exit 0`;
-      assertNetnsOk(await runInNetns(script, `${apply}set +e\n${clean}`), `apply then clean of "${name}"`);
-    });
-  }
-});
+Deno.test(
+  "Dry-run clean commands undo the dry-run apply commands of the same config",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async (t) => {
+    for (const name of ["everything", "dns-capture", "virtual-interfaces-cidrs", "tproxy-inbound-wildcard"]) {
+      await t.step(name, async () => {
+        const config = iptablesConfig(CASES[name]);
+        const apply = renderCommands(buildIptablesPlan(config));
+        const clean = buildCleanCommands(config).map((command) => `${commandLine(command)} 2>/dev/null\n`)
+          .join(
+            "",
+          );
+        // Apply must succeed; clean steps may fail when their target is absent; the end state must hold no trace.
+        const script = `sh -e -c "$(cat)"; ` +
+          `iptables-save | grep -E 'MESH_|mesh-capture' && exit 3; ip6tables-save | grep -E 'MESH_|mesh-capture' && exit 4; ` +
+          `ip rule | grep -q 'lookup ${config.tproxyRouteTable}' && exit 5; exit 0`;
+        assertNetnsOk(await runInNetns(script, `${apply}set +e\n${clean}`), `apply then clean of "${name}"`);
+      });
+    }
+  },
+);
 
 Deno.test("Dry-run clean commands match the golden file", async () => {
   const config = iptablesConfig({ proxyUids: [1337], virtualInterfaces: ["eth1"] });

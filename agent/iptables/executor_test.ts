@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { CommandNotFoundError, denoCommandExecutor } from "./executor.ts";
+import { IPTABLES, needs } from "../../shared/testing/system_tools.ts";
 
-Deno.test("The real executor returns the exit code and output of a command", async () => {
+Deno.test("The real executor returns the exit code and output of a command", needs(IPTABLES), async () => {
   const result = await denoCommandExecutor()("iptables-restore", ["--version"]);
   assert.equal(result.code, 0);
   assert.match(result.stdout, /^iptables-restore v\d+\.\d+\.\d+ \((nf_tables|legacy)\)/);
 });
 
-Deno.test("The real executor survives a command that ignores its stdin", async () => {
+Deno.test("The real executor survives a command that ignores its stdin", needs(IPTABLES), async () => {
   const result = await denoCommandExecutor()(
     "iptables-restore",
     ["--version"],

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { assertNetnsOk, runInNetns } from "./_test_support.ts";
+import { IPROUTE2, IPTABLES, needs, NETNS } from "../../shared/testing/system_tools.ts";
 
 const SCRIPT = new URL("./_netns_roundtrip.ts", import.meta.url).pathname;
 
@@ -36,32 +37,36 @@ async function roundTrip(scenario: string, legacy = false) {
   return JSON.parse(result.stdout.trim().split("\n").at(-1)!);
 }
 
-Deno.test("Rules applied in a namespace capture traffic, re-apply idempotently and clean up completely", async (t) => {
-  await t.step("outbound capture via a service CIDR address (nft backend)", async () => {
-    const summary = await roundTrip("outbound");
-    assert.equal(summary.backend, "nft");
-    assert.equal(summary.arrivedAt, 15001);
-    assert.equal(summary.target.hostname, "10.96.0.1");
-    assert.match(
-      summary.failureBefore,
-      /no probe connection to 10\.96\.0\.1:15002 reached the redirect targets/,
-    );
-    assert.match(summary.failureAfter, /traffic is not captured/);
-  });
-  await t.step("the same with the legacy backend", async () => {
-    const summary = await roundTrip("outbound-legacy", true);
-    assert.equal(summary.backend, "legacy");
-    assert.equal(summary.arrivedAt, 15001);
-  });
-  await t.step("loopback capture of the proxy uid via 127.0.0.6", async () => {
-    const summary = await roundTrip("loopback");
-    assert.equal(summary.arrivedAt, 15006);
-    assert.equal(summary.target.hostname, "127.0.0.6");
-    assert.match(summary.failureBefore, /reached port 15002 directly/);
-  });
-  await t.step("TPROXY with IPv6 and DNS capture, including ip rule, route and ::6", async () => {
-    const summary = await roundTrip("tproxy-ipv6-dns");
-    assert.equal(summary.arrivedAt, 15001);
-    assert.equal(summary.target.hostname, "192.0.2.1");
-  });
-});
+Deno.test(
+  "Rules applied in a namespace capture traffic, re-apply idempotently and clean up completely",
+  needs(NETNS, IPTABLES, IPROUTE2),
+  async (t) => {
+    await t.step("outbound capture via a service CIDR address (nft backend)", async () => {
+      const summary = await roundTrip("outbound");
+      assert.equal(summary.backend, "nft");
+      assert.equal(summary.arrivedAt, 15001);
+      assert.equal(summary.target.hostname, "10.96.0.1");
+      assert.match(
+        summary.failureBefore,
+        /no probe connection to 10\.96\.0\.1:15002 reached the redirect targets/,
+      );
+      assert.match(summary.failureAfter, /traffic is not captured/);
+    });
+    await t.step("the same with the legacy backend", async () => {
+      const summary = await roundTrip("outbound-legacy", true);
+      assert.equal(summary.backend, "legacy");
+      assert.equal(summary.arrivedAt, 15001);
+    });
+    await t.step("loopback capture of the proxy uid via 127.0.0.6", async () => {
+      const summary = await roundTrip("loopback");
+      assert.equal(summary.arrivedAt, 15006);
+      assert.equal(summary.target.hostname, "127.0.0.6");
+      assert.match(summary.failureBefore, /reached port 15002 directly/);
+    });
+    await t.step("TPROXY with IPv6 and DNS capture, including ip rule, route and ::6", async () => {
+      const summary = await roundTrip("tproxy-ipv6-dns");
+      assert.equal(summary.arrivedAt, 15001);
+      assert.equal(summary.target.hostname, "192.0.2.1");
+    });
+  },
+);

@@ -1,3 +1,4 @@
+import { symlink } from "../../shared/testing/symlink.ts";
 import assert from "node:assert/strict";
 import { isConfigFileName, listConfigFiles } from "./config_files.ts";
 
@@ -12,10 +13,10 @@ Deno.test("listConfigFiles walks the tree for YAML and JSON files", async (t) =>
     }
     await Deno.mkdir(`${dir}/..2021_01_01/`, { recursive: true });
     await Deno.writeTextFile(`${dir}/..2021_01_01/g.yaml`, "{}");
-    await Deno.symlink(`${dir}/..2021_01_01`, `${dir}/..data`);
-    await Deno.symlink(`${dir}/..data/g.yaml`, `${dir}/g.yaml`);
-    await Deno.symlink(`${dir}/missing.yaml`, `${dir}/dangling.yaml`);
-    await Deno.symlink(dir, `${dir}/sub/loop`);
+    await symlink(`${dir}/..2021_01_01`, `${dir}/..data`);
+    await symlink(`${dir}/..data/g.yaml`, `${dir}/g.yaml`);
+    await symlink(`${dir}/missing.yaml`, `${dir}/dangling.yaml`);
+    await symlink(dir, `${dir}/sub/loop`);
 
     await t.step("recursively, sorted, skipping hidden entries and following links once", async () => {
       const files = (await listConfigFiles(`${dir}/`)).map((f) => f.slice(dir.length + 1));

@@ -1,3 +1,4 @@
+import { symlink } from "../../shared/testing/symlink.ts";
 import assert from "node:assert/strict";
 import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
 import { type MeshChangeEvent, MeshWatcher } from "./mesh_watcher.ts";
@@ -105,14 +106,14 @@ Deno.test("MeshWatcher follows an orchestrator volume's ..data link swap", async
   try {
     await Deno.mkdir(`${dir}/..v1`);
     await Deno.writeTextFile(`${dir}/..v1/mesh`, "rootNamespace: first\n");
-    await Deno.symlink("..v1", `${dir}/..data`);
-    await Deno.symlink("..data/mesh", `${dir}/mesh`);
+    await symlink("..v1", `${dir}/..data`);
+    await symlink("..data/mesh", `${dir}/mesh`);
     await watcher.start();
     assert.equal(watcher.current().rootNamespace, "first");
 
     await Deno.mkdir(`${dir}/..v2`);
     await Deno.writeTextFile(`${dir}/..v2/mesh`, "rootNamespace: second\n");
-    await Deno.symlink("..v2", `${dir}/..data_tmp`);
+    await symlink("..v2", `${dir}/..data_tmp`);
     await Deno.rename(`${dir}/..data_tmp`, `${dir}/..data`);
     await waitFor(() => watcher.current().rootNamespace === "second", "the swapped config");
   } finally {

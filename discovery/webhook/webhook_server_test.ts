@@ -7,6 +7,8 @@ import { generateKeyPair } from "../../shared/pki/key_pair.ts";
 import { exportPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
 import { ServingTlsError } from "./serving_tls.ts";
 import { startWebhookServer, type WebhookServerOptions } from "./webhook_server.ts";
+import { openssl } from "../../shared/testing/openssl.ts";
+import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
 import {
   admissionReview,
   counterValue,
@@ -57,16 +59,6 @@ async function withServer(
     client.close();
     await webhook.shutdown();
   }
-}
-
-async function openssl(args: string[], stdin = ""): Promise<{ code: number; output: string }> {
-  const child = new Deno.Command("openssl", { args, stdin: "piped", stdout: "piped", stderr: "piped" })
-    .spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(stdin));
-  await writer.close();
-  const { code, stdout, stderr } = await child.output();
-  return { code, output: new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr) };
 }
 
 Deno.test("Webhook server validates AdmissionReviews over TLS with a self-signed certificate", async (t) => {
@@ -233,33 +225,37 @@ Deno.test("Webhook server validates AdmissionReviews over TLS with a self-signed
         client.close();
       }
     });
-    await t.step("openssl s_client verifies the served chain and host name", async () => {
-      const dir = await Deno.makeTempDir({ prefix: "mesh-webhook-test-" });
-      try {
-        await Deno.writeTextFile(`${dir}/ca.pem`, caPem);
-        const args = [
-          "s_client",
-          "-connect",
-          `127.0.0.1:${port}`,
-          "-CAfile",
-          `${dir}/ca.pem`,
-          "-verify_return_error",
-        ];
-        const ok = await openssl([
-          ...args,
-          "-servername",
-          "meshd.mesh-system.svc",
-          "-verify_hostname",
-          "meshd.mesh-system.svc",
-        ]);
-        assert.equal(ok.code, 0, ok.output);
-        assert.match(ok.output, /Verify return code: 0 \(ok\)/);
-        const wrongHost = await openssl([...args, "-verify_hostname", "evil.example"]);
-        assert.notEqual(wrongHost.code, 0);
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
-    }); // deno-fmt-ignore
+    await t.step({
+      name: "openssl s_client verifies the served chain and host name",
+      ...needs(OPENSSL),
+      fn: async () => {
+        const dir = await Deno.makeTempDir({ prefix: "mesh-webhook-test-" });
+        try {
+          await Deno.writeTextFile(`${dir}/ca.pem`, caPem);
+          const args = [
+            "s_client",
+            "-connect",
+            `127.0.0.1:${port}`,
+            "-CAfile",
+            `${dir}/ca.pem`,
+            "-verify_return_error",
+          ];
+          const ok = await openssl([
+            ...args,
+            "-servername",
+            "meshd.mesh-system.svc",
+            "-verify_hostname",
+            "meshd.mesh-system.svc",
+          ]);
+          assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+          assert.match(ok.stdout + ok.stderr, /Verify return code: 0 \(ok\)/);
+          const wrongHost = await openssl([...args, "-verify_hostname", "evil.example"]);
+          assert.notEqual(wrongHost.code, 0);
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      },
+    });
   });
 });
 

@@ -5,8 +5,8 @@ import { parseResource } from "./validate_resource.ts";
 import { KINDS } from "./kinds.ts";
 import { yamlLineResolver } from "./validation/yaml_lines.ts";
 
-/** Istio 1.9.9's validation dataset, kept beside the repository (see shared/conformance/README.md). */
-const CORPUS = new URL("../../../shared/conformance/istio-1.9-validation/", import.meta.url);
+/** Istio 1.9.9's validation dataset (provenance and licence: tests/fixtures/istio-1.9-validation/README.md). */
+const CORPUS = new URL("../../tests/fixtures/istio-1.9-validation/", import.meta.url);
 /** `<group>-<version>-<Kind>[-<variant>]-<valid|invalid>.yaml`; every document of a file has that validity. */
 const FILE = /^(networking|security)-(v\w+)-([A-Za-z]+)(?:-[\w-]+?)?-(valid|invalid)\.yaml$/;
 /** The `yaml` package reads these debug switches while parsing; without env access Deno throws. */
@@ -27,8 +27,8 @@ function corpusFiles(): string[] {
     return [...Deno.readDirSync(CORPUS)].map((e) => e.name).filter((n) => n.endsWith(".yaml")).sort();
   } catch (err) {
     throw new Error(
-      `Conformance corpus not found at "${CORPUS.pathname}": check out the shared directory beside the ` +
-        `repository (../shared/conformance/istio-1.9-validation) and run with --allow-read`,
+      `Conformance corpus not found at "${CORPUS.pathname}": it ships with the repository in ` +
+        `tests/fixtures/istio-1.9-validation; run with --allow-read`,
       { cause: err },
     );
   }

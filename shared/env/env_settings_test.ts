@@ -3,7 +3,7 @@ import { EnvSettings, InvalidEnvError } from "./env_settings.ts";
 import { ENV_VARS } from "./env_vars.ts";
 
 const surface = JSON.parse(
-  await Deno.readTextFile(new URL("../../../shared/spec/surface.json", import.meta.url)),
+  await Deno.readTextFile(new URL("../../tests/fixtures/reference-surface/surface.json", import.meta.url)),
 );
 
 Deno.test("The env registry declares every variable of both references exactly once", () => {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { Metrics } from "./metrics.ts";
 import { METRIC_SPECS } from "./metric_specs.ts";
+import { needs, PROMTOOL } from "../testing/system_tools.ts";
 
 const surface = JSON.parse(
-  await Deno.readTextFile(new URL("../../../shared/spec/surface.json", import.meta.url)),
+  await Deno.readTextFile(new URL("../../tests/fixtures/reference-surface/surface.json", import.meta.url)),
 );
 
 /** Names in a Prometheus text exposition, with their TYPE lines. */
@@ -50,7 +51,7 @@ Deno.test("Metrics accessors fail loudly on unknown names and mismatched types",
   metrics.counter("discovery_push_triggers").inc({ type: "config" });
 });
 
-Deno.test("The rendered registry passes promtool check metrics", async () => {
+Deno.test("The rendered registry passes promtool check metrics", needs(PROMTOOL), async () => {
   const metrics = new Metrics("discovery", { version: "1", tag: "1" });
   metrics.histogram("discovery_proxy_convergence_time").observe(0.2);
   metrics.counter("discovery_push_triggers").inc({ type: "endpoint" });

@@ -4,11 +4,12 @@ import { certificatesToPem } from "./certificate_pem.ts";
 import { issueCertificate } from "./issue_certificate.ts";
 import { describeKey, generateKeyPair } from "./key_pair.ts";
 import { exportPrivateKeyPem } from "./private_key_pem.ts";
-import { certificateText, opensslOk, verifyChain, withTempDir } from "./_test_openssl.ts";
+import { certificateText, opensslOk, verifyChain, withTempDir } from "../testing/openssl.ts";
+import { needs, OPENSSL } from "../testing/system_tools.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-Deno.test("createSelfSignedCa makes a root CA that openssl accepts", async (t) => {
+Deno.test("createSelfSignedCa makes a root CA that openssl accepts", needs(OPENSSL), async (t) => {
   const now = new Date("2030-01-02T03:04:05Z");
   const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: 10 * 365 * DAY_MS, now });
   const text = await certificateText(ca.certificatePem);
@@ -43,7 +44,7 @@ Deno.test("createSelfSignedCa makes a root CA that openssl accepts", async (t) =
   });
 });
 
-Deno.test("createSelfSignedCa honours key options and rejects bad ones", async (t) => {
+Deno.test("createSelfSignedCa honours key options and rejects bad ones", needs(OPENSSL), async (t) => {
   await t.step("a configured RSA key size", async () => {
     const ca = await createSelfSignedCa({
       org: "example.org",
@@ -72,7 +73,7 @@ Deno.test("createSelfSignedCa honours key options and rejects bad ones", async (
   });
 });
 
-Deno.test("loadCertificateAuthority loads a CA from PEM and checks it", async (t) => {
+Deno.test("loadCertificateAuthority loads a CA from PEM and checks it", needs(OPENSSL), async (t) => {
   const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: DAY_MS, keyAlgorithm: "ECDSA" });
   const keyPem = await exportPrivateKeyPem(ca.keys.privateKey);
 

@@ -7,74 +7,79 @@ import { issueCertificate } from "./issue_certificate.ts";
 import { generateKeyPair } from "./key_pair.ts";
 import { exportPublicKeyPem } from "./private_key_pem.ts";
 import { subjectAltNamesOf } from "./subject_alt_names.ts";
-import { certificateText, opensslOk, verifyChain, withTempDir } from "./_test_openssl.ts";
+import { certificateText, opensslOk, verifyChain, withTempDir } from "../testing/openssl.ts";
+import { needs, OPENSSL } from "../testing/system_tools.ts";
 
 const HOUR_MS = 3_600_000;
 const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: 24 * HOUR_MS });
 const workload = "spiffe://cluster.local/ns/default/sa/reviews";
 
-Deno.test("issueCertificate issues a leaf for DNS names, IPs and SPIFFE URIs that openssl verifies", async (t) => {
-  const keys = await generateKeyPair({ algorithm: "ECDSA" });
-  const leaf = await issueCertificate(ca, {
-    dnsNames: ["reviews.default.svc", "*.reviews.default.svc"],
-    ipAddresses: ["127.0.0.1", "::1"],
-    uris: [workload],
-    publicKey: keys.publicKey,
-    ttlMs: HOUR_MS,
-  });
-  const pem = certificatesToPem([leaf]);
-  const text = await certificateText(pem);
-
-  await t.step("every SAN is present, critical because the subject is empty", () => {
-    assert.match(text, /Subject: \n/);
-    assert.match(
-      text,
-      /X509v3 Subject Alternative Name: critical\n\s+DNS:reviews.default.svc, DNS:\*.reviews.default.svc, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, URI:spiffe:\/\/cluster.local\/ns\/default\/sa\/reviews\n/,
-    );
-    assert.deepEqual(subjectAltNamesOf(leaf), {
+Deno.test(
+  "issueCertificate issues a leaf for DNS names, IPs and SPIFFE URIs that openssl verifies",
+  needs(OPENSSL),
+  async (t) => {
+    const keys = await generateKeyPair({ algorithm: "ECDSA" });
+    const leaf = await issueCertificate(ca, {
       dnsNames: ["reviews.default.svc", "*.reviews.default.svc"],
       ipAddresses: ["127.0.0.1", "::1"],
       uris: [workload],
+      publicKey: keys.publicKey,
+      ttlMs: HOUR_MS,
     });
-  });
-  await t.step("it is no CA, signs only, and serves both TLS server and client", () => {
-    assert.match(text, /X509v3 Basic Constraints: critical\n\s+CA:FALSE/);
-    assert.match(text, /X509v3 Key Usage: critical\n\s+Digital Signature\n/);
-    assert.match(text, /TLS Web Server Authentication, TLS Web Client Authentication/);
-    assert.match(text, /Issuer: O = cluster.local\n/);
-    assert.match(text, /X509v3 Authority Key Identifier/);
-  });
-  await t.step("openssl verifies the chain to the CA, for server and client purposes", async () => {
-    await withTempDir(async (dir) => {
-      for (const purpose of ["sslserver", "sslclient"]) {
-        const result = await verifyChain(dir, ca.certificatePem, pem, ["-purpose", purpose]);
-        assert.equal(result.code, 0, result.stderr);
-      }
-      const host = await verifyChain(dir, ca.certificatePem, pem, [
-        "-verify_hostname",
-        "x.reviews.default.svc",
-      ]);
-      assert.equal(host.code, 0, host.stderr);
-      const ip = await verifyChain(dir, ca.certificatePem, pem, ["-verify_ip", "::1"]);
-      assert.equal(ip.code, 0, ip.stderr);
-    });
-  });
-  await t.step("openssl rejects it against another CA, for another host, or after it expires", async () => {
-    const other = await createSelfSignedCa({ org: "cluster.local", ttlMs: HOUR_MS, keyAlgorithm: "ECDSA" });
-    await withTempDir(async (dir) => {
-      assert.notEqual((await verifyChain(dir, other.certificatePem, pem)).code, 0);
-      assert.notEqual(
-        (await verifyChain(dir, ca.certificatePem, pem, ["-verify_hostname", "ratings"])).code,
-        0,
-      );
-      const later = String(Math.floor(Date.now() / 1000) + 2 * HOUR_MS / 1000);
-      const expired = await verifyChain(dir, ca.certificatePem, pem, ["-attime", later]);
-      assert.match(expired.stdout + expired.stderr, /certificate has expired/);
-    });
-  });
-});
+    const pem = certificatesToPem([leaf]);
+    const text = await certificateText(pem);
 
-Deno.test("issueCertificate certifies the key of a certificate request", async (t) => {
+    await t.step("every SAN is present, critical because the subject is empty", () => {
+      assert.match(text, /Subject: \n/);
+      assert.match(
+        text,
+        /X509v3 Subject Alternative Name: critical\n\s+DNS:reviews.default.svc, DNS:\*.reviews.default.svc, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, URI:spiffe:\/\/cluster.local\/ns\/default\/sa\/reviews\n/,
+      );
+      assert.deepEqual(subjectAltNamesOf(leaf), {
+        dnsNames: ["reviews.default.svc", "*.reviews.default.svc"],
+        ipAddresses: ["127.0.0.1", "::1"],
+        uris: [workload],
+      });
+    });
+    await t.step("it is no CA, signs only, and serves both TLS server and client", () => {
+      assert.match(text, /X509v3 Basic Constraints: critical\n\s+CA:FALSE/);
+      assert.match(text, /X509v3 Key Usage: critical\n\s+Digital Signature\n/);
+      assert.match(text, /TLS Web Server Authentication, TLS Web Client Authentication/);
+      assert.match(text, /Issuer: O = cluster.local\n/);
+      assert.match(text, /X509v3 Authority Key Identifier/);
+    });
+    await t.step("openssl verifies the chain to the CA, for server and client purposes", async () => {
+      await withTempDir(async (dir) => {
+        for (const purpose of ["sslserver", "sslclient"]) {
+          const result = await verifyChain(dir, ca.certificatePem, pem, ["-purpose", purpose]);
+          assert.equal(result.code, 0, result.stderr);
+        }
+        const host = await verifyChain(dir, ca.certificatePem, pem, [
+          "-verify_hostname",
+          "x.reviews.default.svc",
+        ]);
+        assert.equal(host.code, 0, host.stderr);
+        const ip = await verifyChain(dir, ca.certificatePem, pem, ["-verify_ip", "::1"]);
+        assert.equal(ip.code, 0, ip.stderr);
+      });
+    });
+    await t.step("openssl rejects it against another CA, for another host, or after it expires", async () => {
+      const other = await createSelfSignedCa({ org: "cluster.local", ttlMs: HOUR_MS, keyAlgorithm: "ECDSA" });
+      await withTempDir(async (dir) => {
+        assert.notEqual((await verifyChain(dir, other.certificatePem, pem)).code, 0);
+        assert.notEqual(
+          (await verifyChain(dir, ca.certificatePem, pem, ["-verify_hostname", "ratings"])).code,
+          0,
+        );
+        const later = String(Math.floor(Date.now() / 1000) + 2 * HOUR_MS / 1000);
+        const expired = await verifyChain(dir, ca.certificatePem, pem, ["-attime", later]);
+        assert.match(expired.stdout + expired.stderr, /certificate has expired/);
+      });
+    });
+  },
+);
+
+Deno.test("issueCertificate certifies the key of a certificate request", needs(OPENSSL), async (t) => {
   await t.step("a request we make: the names come from the options, never from the request", async () => {
     const keys = await generateKeyPair({ algorithm: "ECDSA" });
     const csr = await createCertificateRequest(keys, { uris: ["spiffe://cluster.local/ns/admin/sa/root"] });
@@ -128,7 +133,7 @@ Deno.test("issueCertificate certifies the key of a certificate request", async (
   });
 });
 
-Deno.test("issueCertificate shapes validity and usages", async (t) => {
+Deno.test("issueCertificate shapes validity and usages", needs(OPENSSL), async (t) => {
   const keys = await generateKeyPair({ algorithm: "ECDSA" });
   const base = { dnsNames: ["a.default.svc"], publicKey: keys.publicKey };
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describeKey, generateKeyPair } from "./key_pair.ts";
 import { exportPrivateKeyPem, exportPublicKeyPem, importPrivateKeyPem } from "./private_key_pem.ts";
-import { opensslOk } from "./_test_openssl.ts";
+import { opensslOk } from "../testing/openssl.ts";
+import { needs, OPENSSL } from "../testing/system_tools.ts";
 
 const data = new TextEncoder().encode("signed by the imported key");
 
@@ -13,25 +14,29 @@ async function signsForPublicKey(imported: CryptoKeyPair, publicKey: CryptoKey):
   return await crypto.subtle.verify(algorithm, publicKey, signature, data);
 }
 
-Deno.test("exportPrivateKeyPem writes PKCS#8 that openssl reads and importPrivateKeyPem reads back", async (t) => {
-  for (const spec of [{ algorithm: "RSA" as const }, { algorithm: "ECDSA" as const }]) {
-    await t.step(`${spec.algorithm} key`, async () => {
-      const keys = await generateKeyPair(spec);
-      const pem = await exportPrivateKeyPem(keys.privateKey);
-      assert.match(pem, /^-----BEGIN PRIVATE KEY-----\n/);
-      const text = await opensslOk(["pkey", "-noout", "-text"], pem);
-      assert.match(text, spec.algorithm === "RSA" ? /Private-Key: \(2048 bit/ : /ASN1 OID: prime256v1/);
+Deno.test(
+  "exportPrivateKeyPem writes PKCS#8 that openssl reads and importPrivateKeyPem reads back",
+  needs(OPENSSL),
+  async (t) => {
+    for (const spec of [{ algorithm: "RSA" as const }, { algorithm: "ECDSA" as const }]) {
+      await t.step(`${spec.algorithm} key`, async () => {
+        const keys = await generateKeyPair(spec);
+        const pem = await exportPrivateKeyPem(keys.privateKey);
+        assert.match(pem, /^-----BEGIN PRIVATE KEY-----\n/);
+        const text = await opensslOk(["pkey", "-noout", "-text"], pem);
+        assert.match(text, spec.algorithm === "RSA" ? /Private-Key: \(2048 bit/ : /ASN1 OID: prime256v1/);
 
-      const imported = await importPrivateKeyPem(pem);
-      assert.equal(describeKey(imported.privateKey), describeKey(keys.privateKey));
-      assert.ok(await signsForPublicKey(imported, keys.publicKey), "imported key signs for the original");
-      assert.equal(await exportPublicKeyPem(imported.publicKey), await exportPublicKeyPem(keys.publicKey));
-      assert.equal(await exportPublicKeyPem(keys.publicKey), await opensslOk(["pkey", "-pubout"], pem));
-    });
-  }
-});
+        const imported = await importPrivateKeyPem(pem);
+        assert.equal(describeKey(imported.privateKey), describeKey(keys.privateKey));
+        assert.ok(await signsForPublicKey(imported, keys.publicKey), "imported key signs for the original");
+        assert.equal(await exportPublicKeyPem(imported.publicKey), await exportPublicKeyPem(keys.publicKey));
+        assert.equal(await exportPublicKeyPem(keys.publicKey), await opensslOk(["pkey", "-pubout"], pem));
+      });
+    }
+  },
+);
 
-Deno.test("importPrivateKeyPem reads the formats openssl writes", async (t) => {
+Deno.test("importPrivateKeyPem reads the formats openssl writes", needs(OPENSSL), async (t) => {
   const cases: [string, string[], RegExp][] = [
     ["PKCS#8 RSA", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"], /^RSA 2048$/],
     ["PKCS#1 RSA", ["genrsa", "-traditional", "2048"], /^RSA 2048$/],
@@ -58,7 +63,7 @@ Deno.test("importPrivateKeyPem reads the formats openssl writes", async (t) => {
   }
 });
 
-Deno.test("importPrivateKeyPem rejects what it cannot use, naming the source", async (t) => {
+Deno.test("importPrivateKeyPem rejects what it cannot use, naming the source", needs(OPENSSL), async (t) => {
   await t.step("an Ed25519 key is an unsupported algorithm", async () => {
     const pem = await opensslOk(["genpkey", "-algorithm", "ed25519"]);
     await assert.rejects(importPrivateKeyPem(pem, '--tlsKeyFile "k.pem"'), {

@@ -3,7 +3,7 @@ import { parseAllDocuments } from "yaml";
 import { formatIssue, ValidationReport } from "../validation/report.ts";
 import { type SecurityKind, securityKinds } from "./security_kinds.ts";
 
-const CORPUS = new URL("../../../../shared/conformance/istio-1.9-validation/", import.meta.url);
+const CORPUS = new URL("../../../tests/fixtures/istio-1.9-validation/", import.meta.url);
 const FILE = /^security-v1beta1-(\w+)-(valid|invalid)\.yaml$/;
 
 /** One document of the corpus with what it must do. */
