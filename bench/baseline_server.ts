@@ -11,10 +11,12 @@
  */
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { decodeDiscoveryRequest } from "../proto/discovery_request.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
-import { ADS_SERVICE_DEFINITION } from "../discovery/xds/xds_grpc_server.ts";
+import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
+import { startGrpcServer } from "../shared/grpc/grpc_server.ts";
+import { silentLogger } from "../shared/log/logger.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { epochMs } from "./mesh_fixture.ts";
 
@@ -81,18 +83,19 @@ async function pushAll(throttle: number): Promise<number> {
 }
 
 if (import.meta.main) {
-  const server = new grpc.Server({ "grpc.max_concurrent_streams": 100_000 });
-  server.addService(ADS_SERVICE_DEFINITION, {
-    StreamAggregatedResources: serve,
-    DeltaAggregatedResources: (call: Call) => call.destroy(new Error("Delta is not replayed")),
+  const server = await startGrpcServer({
+    name: "baseline ADS",
+    listen: { tcp: "127.0.0.1:0", flag: "--baseline" },
+    services: [{
+      definition: ADS_SERVICE_DEFINITION,
+      implementation: {
+        StreamAggregatedResources: serve,
+        DeltaAggregatedResources: (call: Call) => call.destroy(new Error("Delta is not replayed")),
+      },
+    }],
+    logger: silentLogger,
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      "127.0.0.1:0",
-      grpc.ServerCredentials.createInsecure(),
-      (e, p) => e ? reject(e) : resolve(p),
-    )
-  );
+  const port = server.port;
   const encoder = new TextEncoder();
   const reply = (value: unknown) => Deno.stdout.writeSync(encoder.encode(JSON.stringify(value) + "\n"));
   reply({ port });
@@ -107,6 +110,6 @@ if (import.meta.main) {
       reply({ error: `Unknown command "${String(command.cmd)}": expected push or close` });
     }
   }
-  server.forceShutdown();
+  await server.close(0);
   Deno.exit(0);
 }

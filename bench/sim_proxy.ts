@@ -9,7 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
-import { ADS_SERVICE_DEFINITION } from "../discovery/xds/xds_grpc_server.ts";
+import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { epochMs } from "./mesh_fixture.ts";
 import { readResourceNames, readResponseHead } from "./wire_reader.ts";
 

@@ -14,3 +14,4 @@ export * from "./discovery_frame.ts";
 export * from "./discovery_request.ts";
 export * from "./pgv_rules.ts";
 export * from "./pgv_validate.ts";
+export * from "./ads_service.ts";

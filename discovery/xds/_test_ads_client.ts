@@ -9,7 +9,7 @@ import type protobuf from "protobufjs";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { messageTypeForUrl } from "../../proto/any_codec.ts";
 import { type JsonObject, jsonToStruct } from "../../proto/struct_json.ts";
-import { ADS_SERVICE_DEFINITION } from "./xds_grpc_server.ts";
+import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 
 const schema = loadEnvoySchema();
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true };

@@ -11,7 +11,7 @@ import {
   type TestServer,
   waitFor,
 } from "./_test_fixtures.ts";
-import { ADS_SERVICE_DEFINITION } from "./xds_grpc_server.ts";
+import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 
 const CDS = TYPE_URL.cluster;
 /** Far beyond the 65,535-byte window a stalled client grants, so its write cannot finish. */

@@ -1,50 +1,31 @@
 /**
- * The gRPC transport of ADS: `envoy.service.discovery.v3.AggregatedDiscoveryService` on a grpc-js server.
- * Messages pass as raw bytes (identity serializers) so responses framed from cached resource bytes are
- * written without re-encoding.
+ * ADS on the shared gRPC server: the `AggregatedDiscoveryService` handlers of a `DiscoveryService`, served on
+ * `--grpcAddr` with the keepalive flags and the `MESH_GPRC_*` limits.
  *
  * @module
  */
-import { Buffer } from "node:buffer";
-import * as grpc from "@grpc/grpc-js";
+import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 import type { ListenAddress } from "../../shared/http/listen_address.ts";
 import { formatAddress } from "../../shared/http/listen_address.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import type { GrpcService } from "../../shared/grpc/grpc_server.ts";
+import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
+import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
 import type { DiscoveryService } from "./discovery_service.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
-import { grpcServerOptions, type KeepaliveOptions } from "./xds_settings.ts";
+import { grpcKeepalive, grpcLimits, type KeepaliveOptions } from "./xds_settings.ts";
 
-const SERVICE = "/envoy.service.discovery.v3.AggregatedDiscoveryService";
-
-/** grpc-js copies what a serializer returns into its frame, so a view over the same memory is enough. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** The ADS service of `service`, to register on any listener (plaintext, or TLS beside the CA). */
+export function adsGrpcService<P extends PushSnapshot>(service: DiscoveryService<P>): GrpcService {
+  return {
+    definition: ADS_SERVICE_DEFINITION,
+    implementation: {
+      StreamAggregatedResources: (call: AdsCall) => service.handleStream(call),
+      DeltaAggregatedResources: (call: AdsCall) => service.handleDeltaStream(call),
+    },
+  };
 }
-
-const identity = (bytes: Uint8Array): Buffer => asBuffer(bytes);
-
-/** The ADS service definition with byte-level (de)serializers, for servers and test clients alike. */
-export const ADS_SERVICE_DEFINITION = {
-  StreamAggregatedResources: {
-    path: `${SERVICE}/StreamAggregatedResources`,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-  DeltaAggregatedResources: {
-    path: `${SERVICE}/DeltaAggregatedResources`,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-} as const satisfies grpc.ServiceDefinition;
 
 /** Where and how to serve ADS. */
 export interface XdsServerOptions<P extends PushSnapshot> {
@@ -56,8 +37,10 @@ export interface XdsServerOptions<P extends PushSnapshot> {
   readonly keepalive: KeepaliveOptions;
   /** Where the bound address is logged. */
   readonly logger: Logger;
-  /** Insecure for `--grpcAddr`; the secure port passes TLS credentials. */
-  readonly credentials?: grpc.ServerCredentials;
+  /** Absent for `--grpcAddr` (plaintext). */
+  readonly tls?: GrpcTls;
+  /** The flag named in errors; default `--grpcAddr`. */
+  readonly flag?: string;
 }
 
 /** A running ADS server. */
@@ -68,54 +51,32 @@ export interface RunningXdsServer {
   close(): Promise<void>;
 }
 
-/** How long `close` waits for streams to finish before cutting connections. */
-const SHUTDOWN_GRACE_MS = 2_000;
-
 /**
  * Starts serving ADS on `options.addr`.
  *
- * @throws {Error} when the address cannot be bound, naming it
+ * @throws {GrpcListenError} when the address cannot be bound, naming it and the flag
  */
 export async function startXdsServer<P extends PushSnapshot>(
   options: XdsServerOptions<P>,
 ): Promise<RunningXdsServer> {
   const { service } = options;
-  const server = new grpc.Server(grpcServerOptions(options.keepalive, service.settings));
-  server.addService(ADS_SERVICE_DEFINITION, {
-    StreamAggregatedResources: (call: AdsCall) => service.handleStream(call),
-    DeltaAggregatedResources: (call: AdsCall) => service.handleDeltaStream(call),
+  const server = await startGrpcServer({
+    name: "ADS",
+    listen: {
+      tcp: formatAddress(options.addr.hostname, options.addr.port),
+      flag: options.flag ?? "--grpcAddr",
+    },
+    services: [adsGrpcService(service)],
+    tls: options.tls,
+    keepalive: grpcKeepalive(options.keepalive),
+    limits: grpcLimits(service.settings),
+    logger: options.logger,
   });
-  const address = formatAddress(options.addr.hostname, options.addr.port);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      address,
-      options.credentials ?? grpc.ServerCredentials.createInsecure(),
-      (error, bound) => {
-        if (error) {
-          reject(
-            new Error(`Cannot serve ADS on "${address}" (--grpcAddr): ${error.message}`, { cause: error }),
-          );
-        } else resolve(bound);
-      },
-    );
-  });
-  options.logger.info("ADS server listening", { address: formatAddress(options.addr.hostname, port) });
-  let closing: Promise<void> | undefined;
   return {
-    port,
+    port: server.port,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        service.close();
-        const timer = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, SHUTDOWN_GRACE_MS);
-        server.tryShutdown(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      return closing;
+      service.close();
+      return server.close();
     },
   };
 }

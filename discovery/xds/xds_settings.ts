@@ -5,6 +5,7 @@
  * @module
  */
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { type GrpcKeepalive, type GrpcLimits, MAX_TIMER_MS } from "../../shared/grpc/grpc_channel_options.ts";
 
 /** Everything the xDS server reads from the environment. Durations are milliseconds. */
 export interface XdsSettings {
@@ -88,28 +89,22 @@ export interface KeepaliveOptions {
   readonly maxConnectionAgeNs: bigint;
 }
 
-/** Grace period for in-flight streams after a connection reaches its maximum age, as in the reference. */
-export const MAX_CONNECTION_AGE_GRACE_MS = 10_000;
-
-/** Node's timers overflow above this many milliseconds and fire at once, so longer ages mean forever. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The grpc-js server options of the xDS port. */
-export function grpcServerOptions(
-  keepalive: KeepaliveOptions,
-  settings: Pick<XdsSettings, "maxConcurrentStreams" | "maxReceiveMessageBytes">,
-): Record<string, number> {
-  const options: Record<string, number> = {
-    "grpc.keepalive_time_ms": keepalive.intervalMs,
-    "grpc.keepalive_timeout_ms": keepalive.timeoutMs,
-    "grpc.keepalive_permit_without_calls": 1,
-    "grpc.max_concurrent_streams": settings.maxConcurrentStreams,
-    "grpc.max_receive_message_length": settings.maxReceiveMessageBytes,
-  };
+/** The `--keepalive*` flags as the shared gRPC server takes them; the int64 maximum age means forever. */
+export function grpcKeepalive(keepalive: KeepaliveOptions): GrpcKeepalive {
   const ageMs = Number(keepalive.maxConnectionAgeNs / 1_000_000n);
-  if (ageMs > 0 && ageMs <= MAX_TIMER_MS) {
-    options["grpc.max_connection_age_ms"] = ageMs;
-    options["grpc.max_connection_age_grace_ms"] = MAX_CONNECTION_AGE_GRACE_MS;
-  }
-  return options;
+  return {
+    intervalMs: keepalive.intervalMs,
+    timeoutMs: keepalive.timeoutMs,
+    ...(ageMs > 0 && ageMs <= MAX_TIMER_MS ? { maxConnectionAgeMs: ageMs } : {}),
+  };
+}
+
+/** The `MESH_GPRC_*` limits as the shared gRPC server takes them (per connection). */
+export function grpcLimits(
+  settings: Pick<XdsSettings, "maxConcurrentStreams" | "maxReceiveMessageBytes">,
+): GrpcLimits {
+  return {
+    maxConcurrentStreams: settings.maxConcurrentStreams,
+    maxReceiveMessageBytes: settings.maxReceiveMessageBytes,
+  };
 }

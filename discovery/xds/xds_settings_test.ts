@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
 import { MAX_DURATION_NS } from "../../shared/flags/duration.ts";
-import { grpcServerOptions, MAX_CONNECTION_AGE_GRACE_MS, xdsSettingsFromEnv } from "./xds_settings.ts";
+import { grpcChannelOptions, MAX_CONNECTION_AGE_GRACE_MS } from "../../shared/grpc/grpc_channel_options.ts";
+import { grpcKeepalive, grpcLimits, xdsSettingsFromEnv } from "./xds_settings.ts";
 
 Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
   await t.step("defaults", () => {
@@ -36,28 +37,24 @@ Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
   });
 });
 
-Deno.test("grpcServerOptions maps the keepalive flags and stream limits", async (t) => {
+Deno.test("the keepalive flags and MESH_GPRC_* limits map to the shared gRPC server's options", async (t) => {
   const limits = { maxConcurrentStreams: 10, maxReceiveMessageBytes: 1024 };
   await t.step("the default (forever) connection age sets no age", () => {
-    const options = grpcServerOptions({
-      intervalMs: 30_000,
-      timeoutMs: 10_000,
-      maxConnectionAgeNs: MAX_DURATION_NS,
-    }, limits);
-    assert.deepEqual(options, {
-      "grpc.keepalive_time_ms": 30_000,
-      "grpc.keepalive_timeout_ms": 10_000,
-      "grpc.keepalive_permit_without_calls": 1,
-      "grpc.max_concurrent_streams": 10,
-      "grpc.max_receive_message_length": 1024,
-    });
+    const options = grpcChannelOptions(
+      grpcKeepalive({ intervalMs: 30_000, timeoutMs: 10_000, maxConnectionAgeNs: MAX_DURATION_NS }),
+      grpcLimits(limits),
+    );
+    assert.equal(options["grpc.keepalive_time_ms"], 30_000);
+    assert.equal(options["grpc.keepalive_timeout_ms"], 10_000);
+    assert.equal(options["grpc.max_concurrent_streams"], 10);
+    assert.equal(options["grpc.max_receive_message_length"], 1024);
+    assert.equal(options["grpc.max_connection_age_ms"], undefined);
   });
   await t.step("a finite age closes connections gracefully", () => {
-    const options = grpcServerOptions({
-      intervalMs: 1,
-      timeoutMs: 1,
-      maxConnectionAgeNs: 30n * 60n * 1_000_000_000n,
-    }, limits);
+    const options = grpcChannelOptions(
+      grpcKeepalive({ intervalMs: 1, timeoutMs: 1, maxConnectionAgeNs: 30n * 60n * 1_000_000_000n }),
+      grpcLimits(limits),
+    );
     assert.equal(options["grpc.max_connection_age_ms"], 1_800_000);
     assert.equal(options["grpc.max_connection_age_grace_ms"], MAX_CONNECTION_AGE_GRACE_MS);
   });

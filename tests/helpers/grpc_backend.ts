@@ -5,7 +5,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
+import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
+import { silentLogger } from "../../shared/log/logger.ts";
 
 /** The method path every test backend serves. */
 export const WHO_METHOD = "/mesh.test.Echo/Who";
@@ -37,34 +39,27 @@ export interface GrpcBackend {
 
 /** Starts a backend on 127.0.0.1 (a free port unless `port` is given) that answers every call with `name`. */
 export async function startGrpcBackend(name: string, port = 0): Promise<GrpcBackend> {
-  const server = new grpc.Server();
   let calls = 0;
   const reply = Buffer.from(name, "utf8");
-  server.addService(WHO_SERVICE, {
-    Who: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
-      calls++;
-      callback(null, reply);
-    },
+  const server = await startGrpcServer({
+    name: `backend ${name}`,
+    listen: { tcp: `127.0.0.1:${port}`, flag: "startGrpcBackend" },
+    services: [{
+      definition: WHO_SERVICE,
+      implementation: {
+        Who: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+          calls++;
+          callback(null, reply);
+        },
+      },
+    }],
+    logger: silentLogger,
   });
-  const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `127.0.0.1:${port}`,
-      grpc.ServerCredentials.createInsecure(),
-      (error, actual) => error ? reject(error) : resolve(actual),
-    )
-  );
   return {
     name,
-    port: bound,
+    port: server.port,
     calls: () => calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-        // A client holding a connection open must not keep the test waiting.
-        setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 2_000);
-      }),
+    // A client holding a connection open must not keep the test waiting.
+    close: () => server.close(2_000),
   };
 }

@@ -1,0 +1,11 @@
+/**
+ * The gRPC transport shared by every gRPC server: binding (TCP, Unix socket), TLS and client certificates,
+ * keepalive, per-connection limits, shutdown, and the peer identity handed to handlers. Nothing outside this
+ * folder uses grpc-js's server API.
+ *
+ * @module
+ */
+export * from "./grpc_channel_options.ts";
+export * from "./server_credentials.ts";
+export * from "./peer_identity.ts";
+export * from "./grpc_server.ts";
