@@ -13,7 +13,7 @@ import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
-import { GeneratorRegistry, registerGrpcGenerators } from "./generate/mod.ts";
+import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
@@ -101,7 +101,7 @@ export async function startDiscovery(
   // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
   const xdsSettings = xdsSettingsFromEnv(env);
   const adsLog = deps.logs.scope("ads");
-  const generators = registerGrpcGenerators(new GeneratorRegistry<PushContext>());
+  const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
   const discovery = new DiscoveryService<PushContext>({
     generators,
     settings: xdsSettings,

@@ -24,6 +24,8 @@ export type PushMeshConfig = Pick<
   | "defaultVirtualServiceExportTo"
   | "defaultDestinationRuleExportTo"
   | "outboundTrafficPolicy"
+  | "enableAutoMtls"
+  | "trustDomain"
 >;
 
 /** Everything a snapshot is built from. */
@@ -76,6 +78,7 @@ export class PushContext {
   /** Sidecars by namespace, oldest first. */
   readonly #sidecars = new Map<string, Resource<SidecarSpec>[]>();
   readonly #scopes = new Map<string, SidecarScope>();
+  readonly #hostIndexes = new WeakMap<SidecarScope, Map<string, Service>>();
   readonly #buildMs: number;
 
   /** Use {@link buildPushContext}. */
@@ -128,8 +131,25 @@ export class PushContext {
 
   /** The definition of `hostname` a proxy uses: from its scope, else any visible one. */
   serviceForHostname(proxy: Proxy, hostname: string): Service | undefined {
-    return this.sidecarScope(proxy).services.find((s) => s.hostname === hostname) ??
+    return this.#scopeServicesByHostname(this.sidecarScope(proxy)).get(hostname) ??
       this.serviceIndex.lookup(hostname, proxy.namespace);
+  }
+
+  /**
+   * A scope's services by hostname, built once per scope: route planning looks a destination up per route,
+   * which as a scan of the scope cost O(routes × services) per proxy.
+   */
+  #scopeServicesByHostname(scope: SidecarScope): ReadonlyMap<string, Service> {
+    let index = this.#hostIndexes.get(scope);
+    if (index === undefined) {
+      index = new Map();
+      // A scope holds one service per hostname; keep the first should that ever not hold, as `find` did.
+      for (const service of scope.services) {
+        if (!index.has(service.hostname)) index.set(service.hostname, service);
+      }
+      this.#hostIndexes.set(scope, index);
+    }
+    return index;
   }
 
   /**
