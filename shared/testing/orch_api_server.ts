@@ -146,6 +146,8 @@ export class OrchApiServer {
       "- name: test",
       "  cluster:",
       `    server: ${this.url}`,
+      // Plain HTTP on loopback: clients refuse it unless told that no TLS check is wanted.
+      "    insecure-skip-tls-verify: true",
       "users:",
       "- name: test",
       "  user:",
