@@ -99,6 +99,31 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
+/** A kubeconfig (YAML) for a plain-HTTP API server at `server` (an unreachable one too, to test failures). */
+export function kubeconfigFor(server: string): string {
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: test",
+    "  cluster:",
+    `    server: ${server}`,
+    // Plain HTTP on loopback: clients refuse it unless told that no TLS check is wanted.
+    "    insecure-skip-tls-verify: true",
+    "users:",
+    "- name: test",
+    "  user:",
+    "    token: test-token",
+    "contexts:",
+    "- name: test",
+    "  context:",
+    "    cluster: test",
+    "    user: test",
+    "current-context: test",
+    "",
+  ].join("\n");
+}
+
 /** The in-process API server. */
 export class OrchApiServer {
   readonly #types: readonly ResourceType[] = [...CORE, ...meshTypes()];
@@ -139,27 +164,7 @@ export class OrchApiServer {
 
   /** A kubeconfig (YAML) that points at this server with a bearer token. */
   kubeconfig(): string {
-    return [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      "- name: test",
-      "  cluster:",
-      `    server: ${this.url}`,
-      // Plain HTTP on loopback: clients refuse it unless told that no TLS check is wanted.
-      "    insecure-skip-tls-verify: true",
-      "users:",
-      "- name: test",
-      "  user:",
-      "    token: test-token",
-      "contexts:",
-      "- name: test",
-      "  context:",
-      "    cluster: test",
-      "    user: test",
-      "current-context: test",
-      "",
-    ].join("\n");
+    return kubeconfigFor(this.url);
   }
 
   /** Creates or replaces an object (by its apiVersion, kind, namespace and name); returns the stored copy. */
