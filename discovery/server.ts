@@ -16,7 +16,7 @@ import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
-import { loadOrchConfig, OrchRegistry, RateLimiter } from "./orch/mod.ts";
+import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
@@ -56,15 +56,34 @@ export async function startDiscovery(
 
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
-  const files = new FileConfigSource({
+  // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources).
+  const orchClient = options.registries.includes("Orchestrator")
+    ? {
+      kubeConfig: loadOrchConfig({
+        orchConfig: options.orchConfig,
+        serviceHost: env.string("ORCH_SERVICE_HOST"),
+      }),
+      limiter: new RateLimiter(options.orchApiQps, options.orchApiBurst),
+    }
+    : undefined;
+  const files = options.configDir === "" ? undefined : new FileConfigSource({
     dir: options.configDir,
     store,
     defaultNamespace: "default",
     logger: deps.logs.scope("source"),
     metrics: deps.metrics,
   });
-  await files.start();
-  closers.push(() => files.stop());
+  await files?.start();
+  if (files) closers.push(() => files.stop());
+  const orchConfig = orchClient && new OrchConfigSource({
+    ...orchClient,
+    store,
+    log: deps.logs.scope("source"),
+    metrics: deps.metrics,
+    marksStoreSynced: files === undefined,
+  });
+  orchConfig?.start();
+  if (orchConfig) closers.push(() => orchConfig.stop());
   const mesh = new MeshWatcher({
     meshConfigFile: options.meshConfigFile,
     networksFile: options.networksConfigFile,
@@ -74,13 +93,9 @@ export async function startDiscovery(
   closers.push(() => mesh.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
-  const orch = options.registries.includes("Orchestrator")
+  const orch = orchClient
     ? new OrchRegistry({
-      kubeConfig: loadOrchConfig({
-        orchConfig: options.orchConfig,
-        serviceHost: env.string("ORCH_SERVICE_HOST"),
-      }),
-      limiter: new RateLimiter(options.orchApiQps, options.orchApiBurst),
+      ...orchClient,
       log: deps.logs.scope("orch"),
       metrics: deps.metrics,
       domain: options.domain,
@@ -147,7 +162,7 @@ export async function startDiscovery(
     registry: registries.aggregate,
     endpoints: pipeline.endpoints,
     push: () => pipeline.stage.current(),
-    rejected: () => files.rejected(),
+    rejected: () => [...(files?.rejected() ?? []), ...(orchConfig?.rejected() ?? [])],
     proxies: () => discovery.connections().map((c) => c.proxy),
     // Durations print in Go's form (`10s`) rather than as nanosecond integers.
     mesh: () =>
@@ -160,6 +175,11 @@ export async function startDiscovery(
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
   const readiness = new Readiness([
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
+    syncedCheck(
+      "orchestrator config",
+      () => orchConfig?.synced ?? true,
+      () => "the orchestrator's custom resources have not been listed yet",
+    ),
     syncedCheck(
       "registries",
       () => registries.aggregate.hasSynced(),
@@ -195,7 +215,7 @@ export async function startDiscovery(
     registries: options.registries,
     configDir: options.configDir,
     resources: store.size,
-    rejected: files.rejected().length,
+    rejected: (files?.rejected().length ?? 0) + (orchConfig?.rejected().length ?? 0),
     ready: ready.ready,
   });
   return {

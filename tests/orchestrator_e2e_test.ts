@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { TYPE_URL } from "../proto/type_urls.ts";
 import { type ApiObject, kubeconfigFor, OrchApiServer } from "../shared/testing/orch_api_server.ts";
+import { KUBECTL, needs } from "../shared/testing/system_tools.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
 
@@ -41,7 +42,7 @@ async function readyStatus(httpAddr: string): Promise<{ status: number; body: st
   return { status: response.status, body: await response.text() };
 }
 
-async function start(dir: string, kubeconfig: string) {
+async function start(dir: string, kubeconfig: string, configDir: string[] = ["--configDir", dir]) {
   await Deno.writeTextFile(`${dir}/kubeconfig`, kubeconfig);
   const addresses = discoveryAddresses();
   const server = startProgram(
@@ -51,8 +52,7 @@ async function start(dir: string, kubeconfig: string) {
       "Orchestrator",
       "--orchconfig",
       `${dir}/kubeconfig`,
-      "--configDir",
-      dir,
+      ...configDir,
       "--log_as_json",
     ]),
   );
@@ -134,3 +134,112 @@ Deno.test("Orchestrator services and endpoints reach a sidecar; an Endpoints cha
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+async function kubectl(dir: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command("kubectl", {
+    args: ["--kubeconfig", `${dir}/kubeconfig`, "--cache-dir", `${dir}/cache`, ...args],
+    env: { HOME: dir },
+    stdin: "null",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+}
+
+function virtualServiceYaml(timeout: string): string {
+  return `apiVersion: networking.mesh.io/v1beta1
+kind: VirtualService
+metadata:
+  name: ratings
+  namespace: shop
+spec:
+  hosts: [ratings]
+  http:
+  - timeout: ${timeout}
+    route:
+    - destination:
+        host: ratings
+`;
+}
+
+Deno.test(
+  "kubectl applies a VirtualService through the orchestrator and a connected sidecar's routes follow; an invalid one is rejected alone",
+  needs(KUBECTL),
+  async () => {
+    const api = OrchApiServer.start();
+    const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
+    api.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "ratings", namespace: "shop" },
+      spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
+    });
+    // The orchestrator is the only config source: no --configDir.
+    const { server, addresses } = await start(dir, api.kubeconfig(), []);
+    let client: Client | undefined;
+    try {
+      client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+      const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });
+      const routeTimeout = async (want: string) => {
+        for (;;) {
+          const r = await client!.next(20_000);
+          client!.send({
+            node,
+            type_url: r.typeUrl,
+            version_info: r.version,
+            response_nonce: r.nonce,
+            resource_names: ["8080"],
+          });
+          const text = JSON.stringify(r.resources.map((x) => x.fields));
+          if (r.typeUrl === TYPE_URL.route && text.includes(`"seconds":"${want}"`)) return;
+        }
+      };
+      client.send({ node, type_url: TYPE_URL.route, resource_names: ["8080"] });
+      await kubectl(
+        dir,
+        "apply",
+        "--validate=false",
+        "--filename",
+        await write(dir, "vs.yaml", virtualServiceYaml("7s")),
+      );
+      await routeTimeout("7");
+      await kubectl(
+        dir,
+        "apply",
+        "--validate=false",
+        "--filename",
+        await write(dir, "vs.yaml", virtualServiceYaml("9s")),
+      );
+      await routeTimeout("9");
+
+      await kubectl(
+        dir,
+        "apply",
+        "--validate=false",
+        "--filename",
+        await write(
+          dir,
+          "bad.yaml",
+          virtualServiceYaml("soon").replace("name: ratings\n  namespace", "name: broken\n  namespace"),
+        ),
+      );
+      const deadline = Date.now() + 20_000;
+      let configz = "";
+      while (Date.now() < deadline && !configz.includes("broken")) {
+        configz = await (await fetch(`http://${addresses.httpAddr}/debug/configz`)).text();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(configz, /broken/, "the invalid VirtualService is shown as rejected");
+      const ready = await readyStatus(addresses.httpAddr);
+      assert.equal(ready.status, 200, ready.body);
+    } finally {
+      client?.close();
+      await server.stop();
+      await api.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+async function write(dir: string, name: string, text: string): Promise<string> {
+  await Deno.writeTextFile(`${dir}/${name}`, text);
+  return `${dir}/${name}`;
+}

@@ -74,9 +74,9 @@ function groupVersion(t: ResourceType): string {
   return t.group === "" ? t.version : `${t.group}/${t.version}`;
 }
 
-/** Objects of one kind are shared by every version and group alias of it, as custom resources are. */
+/** Objects of one kind are shared by every version of it, as custom resources are; each group is its own. */
 function storeKey(t: ResourceType): string {
-  return t.group === "" ? t.plural : `${t.group.replace(".istio.io", ".mesh.io")}/${t.plural}`;
+  return t.group === "" ? t.plural : `${t.group}/${t.plural}`;
 }
 
 function status(code: number, reason: string, message: string): Response {
