@@ -38,11 +38,14 @@ Deno.test("Envoy EDS of an endpoint-only push names only the changed services' c
     full: false,
     configsUpdated: new Set([serviceKey("example", GREETER)]),
   });
-  assert.deepEqual(new Set(names), new Set([
-    `outbound|7070||${GREETER}`,
-    `outbound|7070|v1|${GREETER}`,
-    `outbound|7070|v2|${GREETER}`,
-  ]));
+  assert.deepEqual(
+    new Set(names),
+    new Set([
+      `outbound|7070||${GREETER}`,
+      `outbound|7070|v1|${GREETER}`,
+      `outbound|7070|v2|${GREETER}`,
+    ]),
+  );
 });
 
 Deno.test("Every Envoy endpoint assignment encodes and passes Envoy's validation rules; its key differs from gRPC's", () => {

@@ -9,11 +9,13 @@ import { DEFAULT_GENERATOR, type GeneratorRegistry, type XdsGenerator } from "..
 import { loadLbPolicySchema } from "../cluster_lb.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
+import { envoyLdsGenerator } from "./envoy_lds.ts";
+import { envoyRdsGenerator } from "./envoy_rds.ts";
 
 /** The Envoy generators. Loads the load-balancing policy extensions their clusters may embed. */
 export function envoyGenerators(): XdsGenerator<PushContext>[] {
   loadLbPolicySchema();
-  return [envoyCdsGenerator, envoyEdsGenerator];
+  return [envoyCdsGenerator, envoyEdsGenerator, envoyLdsGenerator, envoyRdsGenerator];
 }
 
 /** Registers the Envoy generators under the default flavour; returns the registry. */
