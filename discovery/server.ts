@@ -16,6 +16,7 @@ import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
+import { loadOrchConfig, OrchRegistry, RateLimiter } from "./orch/mod.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
@@ -73,7 +74,25 @@ export async function startDiscovery(
   closers.push(() => mesh.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
+  const orch = options.registries.includes("Orchestrator")
+    ? new OrchRegistry({
+      kubeConfig: loadOrchConfig({
+        orchConfig: options.orchConfig,
+        serviceHost: env.string("ORCH_SERVICE_HOST"),
+      }),
+      limiter: new RateLimiter(options.orchApiQps, options.orchApiBurst),
+      log: deps.logs.scope("orch"),
+      metrics: deps.metrics,
+      domain: options.domain,
+      clusterId: options.clusterId,
+      get defaultExportTo() {
+        return mesh.current().defaultServiceExportTo;
+      },
+      edsForHeadless: env.bool("DISCOVERY_ENABLE_EDS_FOR_HEADLESS_SERVICES"),
+    })
+    : undefined;
   const registries = buildRegistries({
+    ...(orch ? { factories: { Orchestrator: () => orch.serviceRegistry } } : {}),
     registries: options.registries,
     clusterId: options.clusterId,
     appNamespaces: options.appNamespaces,
@@ -83,6 +102,8 @@ export async function startDiscovery(
   });
   registries.serviceEntries.start();
   closers.push(() => registries.serviceEntries.stop());
+  orch?.start();
+  if (orch) closers.push(() => orch.stop());
   const pipeline = createPushPipeline({
     store,
     registry: registries.aggregate,

@@ -42,13 +42,6 @@ export function discoveryCli(environment: Readonly<Record<string, string>>, stop
               ctx.path,
             );
           }
-          if (options.registries.includes("Orchestrator")) {
-            throw new UsageError(
-              "the Orchestrator registry is not built yet; use --registries Mock (ServiceEntry and WorkloadEntry " +
-                "resources from --configDir are always read)",
-              ctx.path,
-            );
-          }
           const info = buildInfo();
           const metrics = new Metrics("discovery", { version: info.version, tag: info.tag });
           const server = await startDiscovery(options, { logs, metrics, info, startedAt, argv: ctx.argv });

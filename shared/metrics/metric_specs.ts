@@ -514,6 +514,8 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   total_secret_update_failures: ["resource_name"],
   sidecar_injection_skip_total: ["reason"],
   sidecar_injection_failure_total: ["type"],
+  discovery_orch_reg_events: ["type", "event"],
+  discovery_orch_cfg_events: ["type", "event"],
 });
 
 /** Histogram buckets chosen by the unit in a metric's name or help text. */
