@@ -105,6 +105,11 @@ export class TestAdsClient {
     this.#call.write(this.#requestType.encode(message).finish());
   }
 
+  /** Sends raw bytes as one message, e.g. something that is not a DiscoveryRequest. */
+  sendBytes(bytes: Uint8Array): void {
+    this.#call.write(bytes);
+  }
+
   /** The next response; rejects after `timeoutMs` so a missing response fails the test instead of hanging it. */
   next(timeoutMs = 10_000): Promise<TestResponse> {
     const queued = this.#queue.shift();

@@ -238,6 +238,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       const timer = setTimeout(() => {
         settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
         this.ctx.metrics.writeTimeout();
+        this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
+          connection: this.id,
+          type: shortTypeName(typeUrl),
+          timeoutMs: this.ctx.sendTimeoutMs,
+        });
         this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
       }, this.ctx.sendTimeoutMs);
       this.#pendingSends.add(settle);

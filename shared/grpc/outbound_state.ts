@@ -51,28 +51,32 @@ export function isOutboundStalled(call: unknown): boolean {
   return state !== undefined && (state.queuedBytes > 0 || state.peerWindowBytes <= 0);
 }
 
-/** How often `whenOutboundFlushed` looks again while the peer grants no credit. */
-export const OUTBOUND_POLL_MS = 20;
+/** The first and the longest wait of `whenOutboundFlushed` between two looks at a stalled call. */
+export const OUTBOUND_POLL_MS = { first: 5, max: 200 } as const;
 
 /**
  * Resolves once nothing written to `call` waits for its peer (or the connection is gone); rejects with the
  * signal's reason when `signal` aborts first. A healthy peer grants credit within a round trip, so this
- * resolves at once or after one poll; a peer that stopped reading keeps it waiting.
+ * resolves at once or after a few milliseconds; a peer that stopped reading keeps it waiting, looked at less
+ * and less often (the wait doubles up to `OUTBOUND_POLL_MS.max`) so thousands of stalled sends stay cheap.
  */
 export function whenOutboundFlushed(call: unknown, signal?: AbortSignal): Promise<void> {
   if (!isOutboundStalled(call)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const stop = () => {
-      clearInterval(timer);
+      clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setInterval(() => {
-      if (isOutboundStalled(call)) return;
-      clearInterval(timer);
-      signal?.removeEventListener("abort", stop);
-      resolve();
-    }, OUTBOUND_POLL_MS);
-    if (signal?.aborted) stop();
-    else signal?.addEventListener("abort", stop, { once: true });
+    const look = (waitMs: number) => {
+      timer = setTimeout(() => {
+        if (isOutboundStalled(call)) return look(Math.min(waitMs * 2, OUTBOUND_POLL_MS.max));
+        signal?.removeEventListener("abort", stop);
+        resolve();
+      }, waitMs);
+    };
+    if (signal?.aborted) return stop();
+    signal?.addEventListener("abort", stop, { once: true });
+    look(OUTBOUND_POLL_MS.first);
   });
 }
