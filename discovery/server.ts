@@ -161,10 +161,13 @@ export async function startDiscovery(
 
   // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
   const ca = env.bool("ENABLE_CA_SERVER")
-    ? await CertificateAuthorityServer.create(caSettingsFromEnv(env, options.trustDomain), {
-      log: deps.logs.scope("serverca"),
-      metrics: deps.metrics,
-    })
+    ? await CertificateAuthorityServer.create(
+      caSettingsFromEnv(env, options.trustDomain || mesh.current().trustDomain),
+      {
+        log: deps.logs.scope("serverca"),
+        metrics: deps.metrics,
+      },
+    )
     : undefined;
   if (ca) {
     ca.startRotation();

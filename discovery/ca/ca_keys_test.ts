@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { silentLogger } from "../../shared/log/logger.ts";
-import {
-  certificatesToPem,
-  createSelfSignedCa,
-  exportPrivateKeyPem,
-  generateKeyPair,
-} from "../../shared/pki/mod.ts";
-import { x509 } from "../../shared/pki/_x509.ts";
+import { makePluggedInCa, writePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
 import { withTempDir } from "../../shared/testing/openssl.ts";
 import { type CaKeyOptions, CaKeyStore } from "./ca_keys.ts";
 
@@ -41,32 +35,18 @@ Deno.test("A self-signed root rotates when less than the grace percentage of its
 
 Deno.test("A plugged-in CA in ROOT_CA_DIR signs with its intermediate and serves its chain; partial files are refused", async () => {
   await withTempDir(async (dir) => {
-    const root = await createSelfSignedCa({ org: "example root", ttlMs: 365 * DAY });
-    const keys = await generateKeyPair({ algorithm: "RSA" });
-    // issueCertificate makes leaves; an intermediate needs CA constraints, so build it with x509 directly.
-    const ca = await x509.X509CertificateGenerator.create({
-      serialNumber: "0a",
-      subject: "CN=mesh intermediate",
-      issuer: root.certificate.subject,
-      notBefore: new Date(Date.now() - 60_000),
-      notAfter: new Date(Date.now() + 100 * DAY),
-      signingKey: root.keys.privateKey,
-      publicKey: keys.publicKey,
-      signingAlgorithm: { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-      extensions: [new x509.BasicConstraintsExtension(true, 0, true)],
-    });
-    const caPem = certificatesToPem([ca]);
-    await Deno.writeTextFile(`${dir}/ca-cert.pem`, caPem);
-    await Deno.writeTextFile(`${dir}/ca-key.pem`, await exportPrivateKeyPem(keys.privateKey));
-    await Deno.writeTextFile(`${dir}/root-cert.pem`, root.certificatePem);
-    const partial = CaKeyStore.open(options(dir, () => new Date()));
-    await assert.rejects(() => partial, /cert-chain\.pem/);
-    await Deno.writeTextFile(`${dir}/cert-chain.pem`, caPem + root.certificatePem);
+    const plugged = await makePluggedInCa(100 * DAY);
+    const { files } = plugged;
+    for (const name of ["ca-cert.pem", "ca-key.pem", "root-cert.pem"] as const) {
+      await Deno.writeTextFile(`${dir}/${name}`, files[name]);
+    }
+    await assert.rejects(() => CaKeyStore.open(options(dir, () => new Date())), /cert-chain\.pem/);
+    await writePluggedInCa(plugged, dir);
     const store = await CaKeyStore.open(options(dir, () => new Date()));
     assert.equal(store.current.plugged, true);
-    assert.equal(store.current.signer.certificatePem, caPem);
-    assert.deepEqual(store.current.chainPem, [caPem, root.certificatePem]);
-    assert.deepEqual(store.current.rootsPem, [root.certificatePem]);
+    assert.equal(store.current.signer.certificatePem, files["ca-cert.pem"]);
+    assert.deepEqual(store.current.chainPem, [files["ca-cert.pem"], files["root-cert.pem"]]);
+    assert.deepEqual(store.current.rootsPem, [files["root-cert.pem"]]);
     assert.equal(await store.check(), false, "a plugged-in CA is never rotated here");
   });
 });

@@ -16,7 +16,11 @@ import {
   ISTIO_CA_SERVICE,
   MESH_CA_SERVICE,
 } from "../../proto/ca_service.ts";
-import { authenticateCaller, AuthenticationError, type CallerAuthenticator } from "./caller_authenticator.ts";
+import {
+  authenticateCaller,
+  type AuthenticationError,
+  type CallerAuthenticator,
+} from "./caller_authenticator.ts";
 import type { CaKeyStore } from "./ca_keys.ts";
 import { CaRequestError, signCsr, type SigningPolicy } from "./ca_signer.ts";
 
