@@ -15,11 +15,15 @@ import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
+import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
+
+/** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
+const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
 export interface DiscoveryDeps {
@@ -155,6 +159,35 @@ export async function startDiscovery(
   });
   closers.push(() => ads.close());
 
+  // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
+  const ca = env.bool("ENABLE_CA_SERVER")
+    ? await CertificateAuthorityServer.create(
+      caSettingsFromEnv(env, options.trustDomain || mesh.current().trustDomain),
+      {
+        log: deps.logs.scope("serverca"),
+        metrics: deps.metrics,
+      },
+    )
+    : undefined;
+  if (ca) {
+    ca.startRotation();
+    closers.push(() => ca.close());
+    const serving = await ca.servingCertificate(
+      securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
+      SECURE_PORT_CERT_TTL_MS,
+    );
+    const secure = await startXdsServer({
+      addr: options.secureGrpcAddr,
+      flag: "--secureGRPCAddr",
+      service: discovery,
+      keepalive: options.keepalive,
+      logger: adsLog,
+      tls: serving,
+      services: ca.services(),
+    });
+    closers.push(() => secure.close());
+  }
+
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
   const debug = new DebugInterface();
   addModelDebugRoutes(debug, {
@@ -172,6 +205,13 @@ export async function startDiscovery(
     env,
   });
   addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: xdsSettings.adminEndpoints });
+  if (ca) {
+    debug.add(
+      "/debug/ca_roots",
+      "The CA's trusted root certificates (PEM), the current one first",
+      () => new Response(ca.rootsPem(), { headers: { "content-type": "application/x-pem-file" } }),
+    );
+  }
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
   const readiness = new Readiness([
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
