@@ -15,7 +15,7 @@ import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
-import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames } from "./ca/mod.ts";
+import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames, xdsCallerCheck } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
@@ -160,9 +160,10 @@ export async function startDiscovery(
   closers.push(() => ads.close());
 
   // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
+  const trustDomain = options.trustDomain || mesh.current().trustDomain;
   const ca = env.bool("ENABLE_CA_SERVER")
     ? await CertificateAuthorityServer.create(
-      caSettingsFromEnv(env, options.trustDomain || mesh.current().trustDomain),
+      caSettingsFromEnv(env, trustDomain),
       {
         log: deps.logs.scope("serverca"),
         metrics: deps.metrics,
@@ -184,6 +185,16 @@ export async function startDiscovery(
       logger: adsLog,
       tls: serving,
       services: ca.services(),
+      ...(env.bool("XDS_AUTH")
+        ? {
+          authenticate: xdsCallerCheck({
+            authenticators: ca.authenticators(),
+            identityCheck: env.bool("DISCOVERY_ENABLE_XDS_IDENTITY_CHECK"),
+            trustDomains: [trustDomain, ...mesh.current().trustDomainAliases],
+            skipTrustDomain: env.bool("DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN"),
+          }),
+        }
+        : {}),
     });
     closers.push(() => secure.close());
   }
