@@ -18,7 +18,7 @@ import { createPushPipeline } from "./push/push_pipeline.ts";
 import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames, xdsCallerCheck } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
-import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 
@@ -170,20 +170,28 @@ export async function startDiscovery(
       },
     )
     : undefined;
+  const issueServingCert = ca && (async (names: readonly string[]) => {
+    const issued = await ca.servingCertificate(names, SECURE_PORT_CERT_TTL_MS);
+    return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
+  });
   if (ca) {
     ca.startRotation();
     closers.push(() => ca.close());
-    const serving = await ca.servingCertificate(
-      securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
-      SECURE_PORT_CERT_TTL_MS,
-    );
+    // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
+    const serving = await loadServingTls({
+      tlsCertFile: options.tlsCertFile,
+      tlsKeyFile: options.tlsKeyFile,
+      servingNames: securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
+      issue: issueServingCert,
+      log: deps.logs.scope("serverca"),
+    });
     const secure = await startXdsServer({
       addr: options.secureGrpcAddr,
       flag: "--secureGRPCAddr",
       service: discovery,
       keepalive: options.keepalive,
       logger: adsLog,
-      tls: serving,
+      tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: ca.rootsPem() },
       services: ca.services(),
       ...(env.bool("XDS_AUTH")
         ? {
@@ -255,6 +263,7 @@ export async function startDiscovery(
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,
     servingNames: webhookServingNames(options.namespace),
+    ...(issueServingCert ? { issue: issueServingCert } : {}),
     validationEnabled: env.bool("VALIDATION_ENABLED"),
     metrics: deps.metrics,
     log: deps.logs.scope("validationServer"),
