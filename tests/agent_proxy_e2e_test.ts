@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { certificateText, verifyChain } from "../shared/testing/openssl.ts";
 import { startOidcIssuer } from "../shared/testing/oidc_issuer.ts";
+import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import {
   discoveryAddresses,
@@ -18,6 +19,7 @@ import {
 } from "./helpers/programs.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
+const DISCOVERY_FLAGS = ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"];
 
 async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -41,11 +43,12 @@ Deno.test(
     const issuer = await startOidcIssuer();
     const dir = await Deno.makeTempDir({ prefix: "mesh_agent_e2e_" });
     const addresses = discoveryAddresses();
-    const discovery = startProgram(
-      "mesh-discovery",
-      discoveryArgs(addresses, ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"]),
-      { TOKEN_ISSUER: issuer.url },
-    );
+    // A plugged-in CA, so a restarted discovery server signs under the same root.
+    const plugged = await makePluggedInCa(30 * 24 * 3_600_000);
+    await Deno.mkdir(`${dir}/cacerts`);
+    await writePluggedInCa(plugged, `${dir}/cacerts`);
+    const discoveryEnv = { TOKEN_ISSUER: issuer.url, ROOT_CA_DIR: `${dir}/cacerts` };
+    let discovery = startProgram("mesh-discovery", discoveryArgs(addresses, DISCOVERY_FLAGS), discoveryEnv);
     let agent: RunningProgram | undefined;
     try {
       await discovery.waitFor(/"msg":"discovery server started"/);
@@ -65,12 +68,14 @@ Deno.test(
       await Deno.chmod(standIn, 0o755);
       const adminPort = freePort();
       const statusPort = freePort();
-      const args = programArgs("mesh-agent").map((a) =>
+      // The agent runs in its own directory (it writes ./etc/mesh/proxy), with the repository's config and
+      // permission to start the stand-in.
+      const args = programArgs("mesh-agent").flatMap((a) =>
         a.startsWith("--allow-run=")
-          ? `${a},${standIn}`
+          ? [`${a},${standIn}`]
           : a.endsWith("agent/main.ts")
-          ? `${ROOT}agent/main.ts`
-          : a
+          ? ["--config", `${ROOT}deno.json`, `${ROOT}agent/main.ts`]
+          : [a]
       );
       const child = new Deno.Command("deno", {
         args: [...args, "proxy", "sidecar"],
@@ -84,6 +89,9 @@ Deno.test(
           POD_NAME: "app-1",
           POD_NAMESPACE: "example",
           INSTANCE_IP: "10.9.9.9",
+          // A short life, so a renewal happens within the test.
+          SECRET_TTL: "6s",
+          SECRET_ROTATION_CHECK_INTERVAL: "500ms",
           PROXY_CONFIG: JSON.stringify({
             discoveryAddress: addresses.secureGRPCAddr,
             binaryPath: standIn,
@@ -137,10 +145,63 @@ Deno.test(
             await certificateText(certs.default),
             /URI:spiffe:\/\/cluster\.local\/ns\/example\/sa\/app/,
           );
-          const verified = await verifyChain(dir, rootPem, certs.default);
+          const verified = await verifyChain(dir, rootPem, certs.default, [
+            "-untrusted",
+            `${dir}/cacerts/ca-cert.pem`,
+          ]);
           assert.equal(verified.code, 0, verified.stderr);
         },
       );
+      const heldCert = async () =>
+        (await (await fetch(`http://127.0.0.1:${adminPort}/certs`)).json()).default;
+      if (
+        !await t.step(
+          "a certificate near the end of its life is renewed and pushed to the proxy",
+          async () => {
+            const first = await heldCert();
+            await poll(
+              "a renewed certificate",
+              async () => (await heldCert()) !== first ? true : undefined,
+              20_000,
+            );
+          },
+        )
+      ) return;
+      if (
+        !await t.step("a proxy that exits is started again and gets ready again", async () => {
+          await fetch(`http://127.0.0.1:${adminPort}/quitquitquit`, { method: "POST" }).then((r) =>
+            r.body?.cancel()
+          );
+          await poll("the restarted proxy's readiness", async () => {
+            const response = await fetch(`http://127.0.0.1:${statusPort}/healthz/ready`).catch(() =>
+              undefined
+            );
+            await response?.body?.cancel();
+            return response?.status === 200 && /epoch=1/.test(agent!.stdout + agent!.stderr)
+              ? true
+              : undefined;
+          });
+        })
+      ) return;
+      if (
+        !await t.step(
+          "the discovery server restarting: the agent's proxy reconnects and gets config again",
+          async () => {
+            await discovery.stop();
+            discovery = startProgram(
+              "mesh-discovery",
+              discoveryArgs(addresses, DISCOVERY_FLAGS),
+              discoveryEnv,
+            );
+            await discovery.waitFor(/"msg":"discovery server started"/);
+            const before = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
+            await poll("config from the restarted server", async () => {
+              const after = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
+              return after !== before ? true : undefined;
+            });
+          },
+        )
+      ) return;
       await t.step("SIGTERM drains the proxy and the agent exits", async () => {
         const status = await agent!.stop("SIGTERM");
         assert.equal(status.code, 0, `${agent!.stdout}${agent!.stderr}`);

@@ -90,7 +90,10 @@ export class WorkloadSecrets {
       certChainPem: chain.slice(0, -1).join("") || chain[0],
       privateKeyPem: await exportPrivateKeyPem(keys.privateKey),
       rootPem: this.#options.rootPem ?? chain.at(-1)!,
-      notBefore: leaf.notBefore,
+      // The life counts from now, not from the leaf's notBefore, which CAs backdate to allow for clock skew.
+      notBefore: new Date(
+        Math.max(leaf.notBefore.getTime(), (this.#options.now ?? (() => new Date()))().getTime()),
+      ),
       notAfter: leaf.notAfter,
     };
     this.#current = secret;
