@@ -5,22 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { decodeAny } from "../proto/any_codec.ts";
-import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
+import {
+  plainResource as plain,
+  TestAdsClient,
+  type TestAdsClient as Client,
+  testNode,
+} from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
 
 type Obj = Record<string, unknown>;
-
-function plain(resource: { typeUrl: string; value: Uint8Array }): Obj {
-  const anyType = loadEnvoySchema().lookupType("google.protobuf.Any");
-  return decodeAny(
-    anyType.encode(anyType.create({ type_url: resource.typeUrl, value: resource.value })).finish(),
-  )
-    .resource;
-}
 
 Deno.test("A gateway gets listeners, routes and its TLS credential from orchestrator resources", async () => {
   const api = OrchApiServer.start();

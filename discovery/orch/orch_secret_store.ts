@@ -10,6 +10,7 @@ import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
+import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 
 /** What the store needs. */
 export interface OrchSecretStoreOptions {
@@ -41,9 +42,7 @@ export class OrchSecretStore implements SecretStore {
   readonly #options: OrchSecretStoreOptions;
   readonly #secrets = new Map<string, TlsSecret>();
   readonly #listeners = new Set<(namespace: string, name: string) => void>();
-  #informer?: k8s.Informer<k8s.KubernetesObject>;
-  #timer?: ReturnType<typeof setTimeout>;
-  #stopped = false;
+  #informer?: RunningInformer;
 
   constructor(options: OrchSecretStoreOptions) {
     this.#options = options;
@@ -61,16 +60,6 @@ export class OrchSecretStore implements SecretStore {
   /** Starts watching; returns at once. */
   start(): void {
     const core = this.#options.kubeConfig.makeApiClient(k8s.CoreV1Api);
-    const list = async () => {
-      await this.#options.limiter.acquire();
-      return core.listSecretForAllNamespaces();
-    };
-    const informer = k8s.makeInformer(
-      this.#options.kubeConfig,
-      "/api/v1/secrets",
-      list as unknown as k8s.ListPromise<k8s.KubernetesObject>,
-    );
-    this.#informer = informer;
     const changed = (object: SecretObject, gone: boolean) => {
       const namespace = object.metadata?.namespace ?? "default";
       const name = object.metadata?.name ?? "";
@@ -81,30 +70,18 @@ export class OrchSecretStore implements SecretStore {
       else this.#secrets.set(key, secret);
       if (had || secret !== undefined) { for (const listener of this.#listeners) listener(namespace, name); }
     };
-    informer.on("add", (o) => changed(o as SecretObject, false));
-    informer.on("update", (o) => changed(o as SecretObject, false));
-    informer.on("delete", (o) => changed(o as SecretObject, true));
-    let retry = this.#options.retryMs ?? 1_000;
-    const begin = () => {
-      if (!this.#stopped) informer.start().catch(failed);
-    };
-    const failed = (error: unknown) => {
-      if (this.#stopped) return;
-      this.#options.log.warn("orchestrator secrets list or watch failed; retrying", {
-        retryMs: retry,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      this.#timer = setTimeout(begin, retry);
-      retry = Math.min(30_000, retry * 2);
-    };
-    informer.on("error", failed);
-    begin();
+    this.#informer = startInformer(this.#options, {
+      what: "Secrets",
+      path: "/api/v1/secrets",
+      list: () => core.listSecretForAllNamespaces(),
+      onAdd: (o) => changed(o as SecretObject, false),
+      onUpdate: (o) => changed(o as SecretObject, false),
+      onDelete: (o) => changed(o as SecretObject, true),
+    });
   }
 
   /** Stops watching. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    await this.#informer?.stop().catch(() => {});
+    await this.#informer?.stop();
   }
 }
