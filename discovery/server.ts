@@ -127,6 +127,7 @@ export async function startDiscovery(
     endpoints: pipeline.endpoints,
     push: () => pipeline.stage.current(),
     rejected: () => files.rejected(),
+    sourceStatus: () => ({ configDir: files.status(), meshFiles: mesh.status() }),
     proxies: () => discovery.connections().map((c) => c.proxy),
     // Durations print in Go's form (`10s`) rather than as nanosecond integers.
     mesh: () =>
@@ -139,6 +140,11 @@ export async function startDiscovery(
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
   const readiness = new Readiness([
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
+    syncedCheck(
+      "configDir",
+      () => files.status().state === "watching",
+      () => `config directory ${options.configDir} (--configDir) is gone; serving its last loaded config`,
+    ),
     syncedCheck(
       "registries",
       () => registries.aggregate.hasSynced(),
