@@ -120,7 +120,7 @@ export async function startDiscovery(
   closers.push(() => ads.close());
 
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
-  const debug = new DebugInterface();
+  const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
   addModelDebugRoutes(debug, {
     store,
     registry: registries.aggregate,
@@ -162,6 +162,7 @@ export async function startDiscovery(
     info: deps.info,
     args: deps.argv,
     startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
+    allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
   });
   servers.push(await serveHttp("ControlZ", options.ctrlzAddr, ctrlz.handle, log));
   const webhook = await startWebhookServer({

@@ -1,3 +1,4 @@
+import { loopbackOnly } from "../../shared/http/serve.ts";
 import { ADMIN_BODY_LIMITS, describeInput, readBodyText } from "../../shared/http/request_limits.ts";
 import { HttpError, jsonResponse, type Router } from "../../shared/http/router.ts";
 import { type Level, LEVELS } from "../../shared/log/levels.ts";
@@ -12,6 +13,8 @@ export interface CtrlzDeps {
   readonly info: BuildInfo;
   readonly args: readonly string[];
   readonly startedAt: Date;
+  /** `DEBUG_REMOTE_ACCESS`: `/envj/` and `/argsj/` answer callers other than loopback too. */
+  readonly allowRemote?: boolean;
 }
 
 /**
@@ -62,12 +65,18 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
       cwd: safe(() => Deno.cwd()),
     }));
   router.add("/memj/", "Memory usage", () => jsonResponse(Deno.memoryUsage()));
+  // The environment and arguments may carry secrets: loopback callers only unless the operator opts in.
+  const allowRemote = deps.allowRemote ?? false;
   router.add(
     "/envj/",
-    "Environment variables the program reads, resolved",
-    () => jsonResponse(deps.env.resolved()),
+    "Environment variables the program reads, resolved (loopback only unless DEBUG_REMOTE_ACCESS=true)",
+    loopbackOnly(() => jsonResponse(deps.env.resolved()), allowRemote),
   );
-  router.add("/argsj/", "Command-line arguments", () => jsonResponse(deps.args));
+  router.add(
+    "/argsj/",
+    "Command-line arguments (loopback only unless DEBUG_REMOTE_ACCESS=true)",
+    loopbackOnly(() => jsonResponse(deps.args), allowRemote),
+  );
   router.add("/versionj/", "Build information", () => jsonResponse(deps.info));
   return router;
 }

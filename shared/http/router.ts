@@ -52,9 +52,9 @@ export class Router {
     ) {
       return jsonError(
         405,
-        `Method ${describePath(request.method)} is not allowed on ${describePath(url.pathname)}; use ${
-          route.methods.join(", ")
-        }`,
+        `Method ${request.method.length <= 20 ? request.method : "(unknown)"} is not allowed on ${
+          describePath(url.pathname)
+        }; use ${route.methods.join(", ")}`,
       );
     }
     try {

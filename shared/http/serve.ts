@@ -32,6 +32,10 @@ export async function serveHttp(
   const controller = new AbortController();
   let bound: ListenAddress | undefined;
   const listening = Promise.withResolvers<void>();
+  const serveRequest = (request: Request, info: Deno.ServeHandlerInfo<Deno.Addr>) => {
+    if (info.remoteAddr.transport === "tcp") PEERS.set(request, info.remoteAddr as Deno.NetAddr);
+    return handler(request);
+  };
   const server = Deno.serve({
     hostname: addr.hostname,
     port: addr.port,
@@ -45,7 +49,7 @@ export async function serveHttp(
       log.error(`${name} handler failed`, { error: (error as Error)?.message ?? String(error) });
       return new Response(JSON.stringify({ error: "internal error" }), { status: 500 });
     },
-  }, handler);
+  }, serveRequest);
   await listening.promise;
   const address = bound!;
   const url = `${tls ? "https" : "http"}://${
@@ -62,3 +66,42 @@ export async function serveHttp(
     },
   };
 }
+
+const PEERS = new WeakMap<Request, Deno.NetAddr>();
+
+/** The TCP peer a request came from, when it arrived through {@link serveHttp}; undefined in-process. */
+export function peerAddress(request: Request): Deno.NetAddr | undefined {
+  return PEERS.get(request);
+}
+
+/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback addresses. */
+export function isLoopbackAddress(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "::1" || /^(::ffff:)?127\./.test(host);
+}
+
+/**
+ * Wraps `handler` so it answers loopback callers only, unless `allowRemote`; others get 403 naming the
+ * variable that opens it. Requests that did not arrive over TCP (in-process calls) are served.
+ */
+export function loopbackOnly(
+  handler: (request: Request) => Response | Promise<Response>,
+  allowRemote: boolean,
+): (request: Request) => Response | Promise<Response> {
+  if (allowRemote) return handler;
+  return (request) => {
+    const peer = peerAddress(request);
+    if (peer === undefined || isLoopbackAddress(peer.hostname)) return handler(request);
+    return new Response(
+      JSON.stringify({
+        error: `${
+          new URL(request.url).pathname.length <= 100 ? new URL(request.url).pathname : "this path"
+        } reveals configuration and answers loopback callers only; set ${REMOTE_DEBUG_VARIABLE}=true to allow others`,
+      }) + "\n",
+      { status: 403, headers: { "content-type": "application/json" } },
+    );
+  };
+}
+
+/** The variable that lets non-loopback callers read the sensitive debug paths. */
+export const REMOTE_DEBUG_VARIABLE = "DEBUG_REMOTE_ACCESS";
