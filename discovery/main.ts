@@ -1,3 +1,4 @@
+import "../shared/cli/quiet_dependency_warnings.ts";
 import { runCli } from "../shared/cli/run_cli.ts";
 import { readProcessEnvironment } from "../shared/env/env_settings.ts";
 import { DISCOVERY_INHERITED_FLAGS, discoveryCli } from "./cli/discovery_cli.ts";

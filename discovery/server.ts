@@ -13,12 +13,17 @@ import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
-import { GeneratorRegistry, registerGrpcGenerators } from "./generate/mod.ts";
+import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
+import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
+import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
 import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
+
+/** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
+const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
 
 /** What the composition root needs from outside: parsed options and the process-wide services. */
 export interface DiscoveryDeps {
@@ -55,15 +60,34 @@ export async function startDiscovery(
 
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
-  const files = new FileConfigSource({
+  // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources).
+  const orchClient = options.registries.includes("Orchestrator")
+    ? {
+      kubeConfig: loadOrchConfig({
+        orchConfig: options.orchConfig,
+        serviceHost: env.string("ORCH_SERVICE_HOST"),
+      }),
+      limiter: new RateLimiter(options.orchApiQps, options.orchApiBurst),
+    }
+    : undefined;
+  const files = options.configDir === "" ? undefined : new FileConfigSource({
     dir: options.configDir,
     store,
     defaultNamespace: "default",
     logger: deps.logs.scope("source"),
     metrics: deps.metrics,
   });
-  await files.start();
-  closers.push(() => files.stop());
+  await files?.start();
+  if (files) closers.push(() => files.stop());
+  const orchConfig = orchClient && new OrchConfigSource({
+    ...orchClient,
+    store,
+    log: deps.logs.scope("source"),
+    metrics: deps.metrics,
+    marksStoreSynced: files === undefined,
+  });
+  orchConfig?.start();
+  if (orchConfig) closers.push(() => orchConfig.stop());
   const mesh = new MeshWatcher({
     meshConfigFile: options.meshConfigFile,
     networksFile: options.networksConfigFile,
@@ -73,7 +97,21 @@ export async function startDiscovery(
   closers.push(() => mesh.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
+  const orch = orchClient
+    ? new OrchRegistry({
+      ...orchClient,
+      log: deps.logs.scope("orch"),
+      metrics: deps.metrics,
+      domain: options.domain,
+      clusterId: options.clusterId,
+      get defaultExportTo() {
+        return mesh.current().defaultServiceExportTo;
+      },
+      edsForHeadless: env.bool("DISCOVERY_ENABLE_EDS_FOR_HEADLESS_SERVICES"),
+    })
+    : undefined;
   const registries = buildRegistries({
+    ...(orch ? { factories: { Orchestrator: () => orch.serviceRegistry } } : {}),
     registries: options.registries,
     clusterId: options.clusterId,
     appNamespaces: options.appNamespaces,
@@ -83,6 +121,8 @@ export async function startDiscovery(
   });
   registries.serviceEntries.start();
   closers.push(() => registries.serviceEntries.stop());
+  orch?.start();
+  if (orch) closers.push(() => orch.stop());
   const pipeline = createPushPipeline({
     store,
     registry: registries.aggregate,
@@ -101,7 +141,7 @@ export async function startDiscovery(
   // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
   const xdsSettings = xdsSettingsFromEnv(env);
   const adsLog = deps.logs.scope("ads");
-  const generators = registerGrpcGenerators(new GeneratorRegistry<PushContext>());
+  const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
   const discovery = new DiscoveryService<PushContext>({
     generators,
     settings: xdsSettings,
@@ -119,6 +159,35 @@ export async function startDiscovery(
   });
   closers.push(() => ads.close());
 
+  // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
+  const ca = env.bool("ENABLE_CA_SERVER")
+    ? await CertificateAuthorityServer.create(
+      caSettingsFromEnv(env, options.trustDomain || mesh.current().trustDomain),
+      {
+        log: deps.logs.scope("serverca"),
+        metrics: deps.metrics,
+      },
+    )
+    : undefined;
+  if (ca) {
+    ca.startRotation();
+    closers.push(() => ca.close());
+    const serving = await ca.servingCertificate(
+      securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
+      SECURE_PORT_CERT_TTL_MS,
+    );
+    const secure = await startXdsServer({
+      addr: options.secureGrpcAddr,
+      flag: "--secureGRPCAddr",
+      service: discovery,
+      keepalive: options.keepalive,
+      logger: adsLog,
+      tls: serving,
+      services: ca.services(),
+    });
+    closers.push(() => secure.close());
+  }
+
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
   const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
   addModelDebugRoutes(debug, {
@@ -126,8 +195,8 @@ export async function startDiscovery(
     registry: registries.aggregate,
     endpoints: pipeline.endpoints,
     push: () => pipeline.stage.current(),
-    rejected: () => files.rejected(),
-    sourceStatus: () => ({ configDir: files.status(), meshFiles: mesh.status() }),
+    rejected: () => [...(files?.rejected() ?? []), ...(orchConfig?.rejected() ?? [])],
+    sourceStatus: () => ({ ...(files && { configDir: files.status() }), meshFiles: mesh.status() }),
     proxies: () => discovery.connections().map((c) => c.proxy),
     // Durations print in Go's form (`10s`) rather than as nanosecond integers.
     mesh: () =>
@@ -137,12 +206,24 @@ export async function startDiscovery(
     env,
   });
   addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: xdsSettings.adminEndpoints });
+  if (ca) {
+    debug.add(
+      "/debug/ca_roots",
+      "The CA's trusted root certificates (PEM), the current one first",
+      () => new Response(ca.rootsPem(), { headers: { "content-type": "application/x-pem-file" } }),
+    );
+  }
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
   const readiness = new Readiness([
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
     syncedCheck(
+      "orchestrator config",
+      () => orchConfig?.synced ?? true,
+      () => "the orchestrator's custom resources have not been listed yet",
+    ),
+    syncedCheck(
       "configDir",
-      () => files.status().state === "watching",
+      () => files === undefined || files.status().state === "watching",
       () => `config directory ${options.configDir} (--configDir) is gone; serving its last loaded config`,
     ),
     syncedCheck(
@@ -181,7 +262,7 @@ export async function startDiscovery(
     registries: options.registries,
     configDir: options.configDir,
     resources: store.size,
-    rejected: files.rejected().length,
+    rejected: (files?.rejected().length ?? 0) + (orchConfig?.rejected().length ?? 0),
     ready: ready.ready,
   });
   return {

@@ -201,15 +201,24 @@ Deno.test("mesh-agent wait succeeds once the URL answers 200 and times out other
   }
 });
 
-Deno.test("mesh-discovery discovery refuses to start without a config source it can serve", async (t) => {
+Deno.test("mesh-discovery discovery refuses to start without a config source or orchestrator it can reach", async (t) => {
   await t.step("no --configDir", async () => {
     const result = await runProgram("mesh-discovery", ["discovery", "--registries", "Mock"]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^Error: --configDir is required/);
   });
-  await t.step("the Orchestrator registry", async () => {
+  await t.step("the Orchestrator registry without orchestrator configuration", async () => {
     const result = await runProgram("mesh-discovery", ["discovery", "--configDir", "examples/config"]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /^Error: the Orchestrator registry is not built yet/);
+    assert.match(result.stderr, /^Error: No orchestrator configuration: give --orchconfig FILE/);
+  });
+  await t.step("an --orchconfig that does not exist", async () => {
+    const result = await runProgram("mesh-discovery", [
+      "discovery",
+      "--orchconfig",
+      "/nonexistent/kubeconfig",
+    ]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^Error: --orchconfig \/nonexistent\/kubeconfig: no such file/);
   });
 });

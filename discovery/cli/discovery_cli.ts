@@ -36,16 +36,10 @@ export function discoveryCli(environment: Readonly<Record<string, string>>, stop
           const env = new EnvSettings("discovery", environment);
           const options = discoveryOptions(ctx.flags, ctx.explicit, env);
           const logs = new LogManager(DISCOVERY_SCOPES, logFlagsFrom(ctx.flags));
-          if (options.configDir === "") {
+          if (options.configDir === "" && !options.registries.includes("Orchestrator")) {
             throw new UsageError(
-              "--configDir is required: the orchestrator config source is not built yet, so files are the only source",
-              ctx.path,
-            );
-          }
-          if (options.registries.includes("Orchestrator")) {
-            throw new UsageError(
-              "the Orchestrator registry is not built yet; use --registries Mock (ServiceEntry and WorkloadEntry " +
-                "resources from --configDir are always read)",
+              "--configDir is required without the Orchestrator registry: with --registries Mock alone, files are " +
+                "the only config source",
               ctx.path,
             );
           }

@@ -6,6 +6,7 @@
  * @module
  */
 import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { ServiceInstance } from "../model/endpoint.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
@@ -36,53 +37,73 @@ export interface EndpointsPlan {
 }
 
 /** The ClusterLoadAssignment of a plan from the shards it was planned with. */
-export function clusterLoadAssignment(plan: EndpointsPlan, shards: EndpointShards): EnvoyObject {
+export function clusterLoadAssignment(
+  plan: EndpointsPlan,
+  shards: EndpointShards,
+  extra?: (instance: ServiceInstance) => EnvoyObject,
+): EnvoyObject {
   const instances = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
-  return { cluster_name: plan.name, endpoints: localityLbEndpoints(instances) };
+  return { cluster_name: plan.name, endpoints: localityLbEndpoints(instances, extra) };
+}
+
+/** One endpoint cluster to send: its plan, the shards it was planned with, and what invalidates it. */
+export interface PlannedEndpoints {
+  /** The plan; its stable JSON is the cache key. */
+  readonly plan: EndpointsPlan;
+  /** The endpoint shards the plan fingerprints. */
+  readonly shards: EndpointShards;
+  /** Keys whose change makes the entry stale. */
+  readonly dependsOn: readonly string[];
 }
 
 /**
- * Builds the endpoints of the clusters a proxyless gRPC client watches. Reads the proxy's service scope, the
- * DestinationRule of each service (subset labels) and the service's current endpoint shards.
+ * The endpoint clusters a request names (every one the proxy sees for a wildcard request) among load-balanced
+ * services; for an endpoint-only push, only those of the services it names. Reads the proxy's service scope,
+ * the DestinationRule of each service (subset labels) and the service's current endpoint shards.
  */
+export function planEndpoints(proxy: Proxy, push: PushContext, request: GenerateRequest): PlannedEndpoints[] {
+  const out: PlannedEndpoints[] = [];
+  for (const wanted of wantedClusters(request.names, proxy, push, (s) => s.resolution === "ClientSideLB")) {
+    const { service } = wanted;
+    const svcKey = serviceKey(service.namespace, service.hostname);
+    if (!request.full && request.configsUpdated !== undefined && !request.configsUpdated.has(svcKey)) {
+      continue;
+    }
+    const dependsOn = [svcKey];
+    let subsetLabels: Readonly<Record<string, string>> | undefined;
+    if (wanted.subset !== "") {
+      const rule = push.destinationRule(proxy, service);
+      const subset = rule?.spec.subsets?.find((s) => s.name === wanted.subset);
+      // A subset no rule defines is a cluster that does not exist: the client is told nothing of it.
+      if (rule === undefined || subset === undefined) continue;
+      for (const source of rule.sources) {
+        dependsOn.push(configKey("DestinationRule", source.meta.namespace, source.meta.name));
+      }
+      subsetLabels = subset.labels ?? {};
+    }
+    const shards = push.endpointIndex.shards(service.hostname, service.namespace);
+    const plan: EndpointsPlan = {
+      name: wanted.name,
+      hostname: service.hostname,
+      namespace: service.namespace,
+      port: wanted.port,
+      ...(subsetLabels !== undefined ? { subsetLabels } : {}),
+      endpoints: endpointsFingerprint(shards),
+    };
+    out.push({ plan, shards, dependsOn });
+  }
+  return out;
+}
+
+/** Builds the endpoints of the clusters a proxyless gRPC client watches (see `planEndpoints`). */
 export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
   shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, false),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    const out: GeneratedResource[] = [];
-    for (const wanted of wantedClusters(request.names, proxy, push, (s) => s.resolution === "ClientSideLB")) {
-      const { service } = wanted;
-      const svcKey = serviceKey(service.namespace, service.hostname);
-      if (!request.full && request.configsUpdated !== undefined && !request.configsUpdated.has(svcKey)) {
-        continue;
-      }
-      const dependsOn = [svcKey];
-      let subsetLabels: Readonly<Record<string, string>> | undefined;
-      if (wanted.subset !== "") {
-        const rule = push.destinationRule(proxy, service);
-        const subset = rule?.spec.subsets?.find((s) => s.name === wanted.subset);
-        // A subset no rule defines is a cluster that does not exist: the client is told nothing of it.
-        if (rule === undefined || subset === undefined) continue;
-        for (const source of rule.sources) {
-          dependsOn.push(configKey("DestinationRule", source.meta.namespace, source.meta.name));
-        }
-        subsetLabels = subset.labels ?? {};
-      }
-      const shards = push.endpointIndex.shards(service.hostname, service.namespace);
-      const plan: EndpointsPlan = {
-        name: wanted.name,
-        hostname: service.hostname,
-        namespace: service.namespace,
-        port: wanted.port,
-        ...(subsetLabels !== undefined ? { subsetLabels } : {}),
-        endpoints: endpointsFingerprint(shards),
-      };
-      out.push({
-        name: wanted.name,
-        key: cacheKey(TYPE_URL.endpoint, [stableJson(plan)], dependsOn),
-        build: () => clusterLoadAssignment(plan, shards),
-      });
-    }
-    return out;
+    return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => ({
+      name: plan.name,
+      key: cacheKey(TYPE_URL.endpoint, [stableJson(plan)], dependsOn),
+      build: () => clusterLoadAssignment(plan, shards),
+    }));
   },
 };

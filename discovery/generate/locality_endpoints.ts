@@ -46,9 +46,13 @@ export function selectInstances(
 
 /**
  * Groups instances by locality, localities and endpoints sorted so equal inputs give equal bytes. An endpoint
- * weighs its weight (1 when unset); a locality weighs the sum of its endpoints' weights.
+ * weighs its weight (1 when unset); a locality weighs the sum of its endpoints' weights. `extra` adds fields to
+ * each `LbEndpoint` (Envoy sidecars read the endpoint's TLS mode from its metadata).
  */
-export function localityLbEndpoints(instances: readonly ServiceInstance[]): EnvoyObject[] {
+export function localityLbEndpoints(
+  instances: readonly ServiceInstance[],
+  extra: (instance: ServiceInstance) => EnvoyObject = () => ({}),
+): EnvoyObject[] {
   const byLocality = new Map<string, ServiceInstance[]>();
   for (const instance of instances) {
     const label = instance.endpoint.locality.label;
@@ -65,7 +69,8 @@ export function localityLbEndpoints(instances: readonly ServiceInstance[]): Envo
         : 1
     );
     let total = 0;
-    const lbEndpoints = members.map(({ endpoint }) => {
+    const lbEndpoints = members.map((instance) => {
+      const { endpoint } = instance;
       const weight = endpoint.weight > 0 ? endpoint.weight : 1;
       total += weight;
       return {
@@ -74,6 +79,7 @@ export function localityLbEndpoints(instances: readonly ServiceInstance[]): Envo
         },
         health_status: endpoint.healthy ? "HEALTHY" : "UNHEALTHY",
         load_balancing_weight: { value: weight },
+        ...extra(instance),
       };
     });
     return {

@@ -1,11 +1,12 @@
 /**
  * Resource generators: pure functions of (proxy, push snapshot, request) behind the xDS server's generator
- * contract. This issue brings the proxyless gRPC family (`GENERATOR=grpc`).
+ * contract: the proxyless gRPC family (`GENERATOR=grpc`) and the Envoy family (`default`, in `envoy/`).
  *
  * @module
  */
 export * from "./generator.ts";
 export * from "./grpc_generators.ts";
+export * from "./envoy/mod.ts";
 export * from "./grpc_lds.ts";
 export * from "./grpc_rds.ts";
 export * from "./grpc_cds.ts";

@@ -24,6 +24,8 @@ export type PushMeshConfig = Pick<
   | "defaultVirtualServiceExportTo"
   | "defaultDestinationRuleExportTo"
   | "outboundTrafficPolicy"
+  | "enableAutoMtls"
+  | "trustDomain"
 >;
 
 /** Everything a snapshot is built from. */

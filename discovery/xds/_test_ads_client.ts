@@ -19,6 +19,8 @@ export interface TestResource {
   readonly typeUrl: string;
   readonly name: string;
   readonly fields: Record<string, unknown>;
+  /** The resource's encoded message (the Any's `value`). */
+  readonly value: Uint8Array;
 }
 
 /** A decoded DiscoveryResponse or DeltaDiscoveryResponse. */
@@ -54,7 +56,7 @@ function resourceName(fields: Record<string, unknown>): string {
 function decodeResource(any: { type_url: string; value: Uint8Array }): TestResource {
   const type = messageTypeForUrl(any.type_url, schema);
   const fields = type.toObject(type.decode(any.value), TO_OBJECT);
-  return { typeUrl: any.type_url, name: resourceName(fields), fields };
+  return { typeUrl: any.type_url, name: resourceName(fields), fields, value: any.value };
 }
 
 const ADS_CLIENT = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
@@ -101,6 +103,11 @@ export class TestAdsClient {
   send(request: Record<string, unknown>): void {
     const message = this.#requestType.fromObject(request);
     this.#call.write(this.#requestType.encode(message).finish());
+  }
+
+  /** Sends raw bytes as one message, e.g. something that is not a DiscoveryRequest. */
+  sendBytes(bytes: Uint8Array): void {
+    this.#call.write(bytes);
   }
 
   /** The next response; rejects after `timeoutMs` so a missing response fails the test instead of hanging it. */

@@ -22,6 +22,7 @@ import {
   type XdsConnection,
   type XdsProtocol,
 } from "./xds_connection.ts";
+import { grpcCodeName } from "./xds_metrics.ts";
 
 /** What a stream needs from the server that accepted it. */
 export interface StreamHost<P extends PushSnapshot> {
@@ -35,6 +36,8 @@ export interface StreamHost<P extends PushSnapshot> {
   admit(protocol: XdsProtocol, proxy: Proxy, call: AdsCall): XdsConnection<P>;
   /** Counts an unexpected failure while handling a request. */
   internalError(typeUrl: string, error: unknown): void;
+  /** Counts a stream ended by the server because of what the peer sent (or sent too early). */
+  refused(code: number): void;
 }
 
 /** Serves `call` as a state-of-the-world (`sotw`) or incremental (`delta`) ADS stream until it ends. */
@@ -48,7 +51,9 @@ export function serveAdsStream<P extends PushSnapshot>(
   const refuse = (code: number, details: string) => {
     if (ended) return;
     ended = true;
-    host.logger.info("refused ADS stream", { peer: call.getPeer(), code, details });
+    host.refused(code);
+    // Only this stream ends; the line names the peer so an operator can find a misbehaving client.
+    host.logger.warn("refused ADS stream", { peer: call.getPeer(), code: grpcCodeName(code), details });
     if (connection !== undefined) connection.close(code, details);
     else call.emit("error", { code, details });
   };

@@ -132,6 +132,7 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
       ready: () => this.#push !== undefined && !this.#closed,
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
+      refused: (code) => this.#metrics.refusedStream(code),
     };
   }
 

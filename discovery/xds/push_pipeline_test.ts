@@ -37,6 +37,12 @@ function pushedTo(server: TestServer, pod: string): boolean {
   return server.service.connections().some((c) => c.proxy.id === `${pod}.test`);
 }
 
+/** Sends to `pod` written and not yet taken by it. */
+function sendsTo(server: TestServer, pod: string): number {
+  return server.service.connections().filter((c) => c.proxy.id === `${pod}.test`)
+    .reduce((sum, c) => sum + c.sendsInProgress, 0);
+}
+
 const idle = (server: TestServer) => {
   const { pending, inFlight } = server.service.queueStats();
   return pending === 0 && inFlight === 0;
@@ -53,8 +59,10 @@ Deno.test("A proxy that stops reading does not hold up pushes to the others", as
     const update = await healthy.next();
     assert.equal(update.version, "v2");
     assert.ok(update.bytes > BIG);
+    await waitFor(() => sendsTo(server, "healthy") === 0, "the healthy proxy's send to finish");
     assert.ok(pushedTo(server, "stalled"), "the stalled proxy is still connected");
-    assert.equal(server.service.queueStats().inFlight, 1, "its send is still waiting");
+    assert.equal(sendsTo(server, "stalled"), 1, "its send is still waiting");
+    assert.equal(server.service.queueStats().inFlight, 1, "and holds its push slot");
     assert.equal(await metricValue(server.metrics, "discovery_xds_write_timeout"), 0);
     await stalled.close();
     await waitFor(() => !pushedTo(server, "stalled") && idle(server), "the stalled push to be released");

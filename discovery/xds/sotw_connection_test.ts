@@ -65,6 +65,33 @@ Deno.test("SotW ADS refuses a stream whose first request has no valid node", asy
   }
 });
 
+Deno.test("A peer sending garbage is dropped alone, counted and logged at warn", async () => {
+  const server = await startTestServer();
+  const healthy = connect(server.port, CDS, [], "healthy");
+  try {
+    await healthy.next();
+    const garbage = TestAdsClient.sotw(server.port);
+    garbage.sendBytes(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]));
+    const status = await garbage.ended();
+    garbage.close();
+    assert.equal(status.code, 3, "INVALID_ARGUMENT");
+    assert.equal(
+      await metricValue(server.metrics, "discovery_xds_refused_streams", { code: "InvalidArgument" }),
+      1,
+    );
+    assert.ok(
+      server.logger.entries.some((line) => line.level === "warn" && line.msg === "refused ADS stream"),
+      "one warn line names the refused peer",
+    );
+    server.push(testPush("v2"));
+    assert.equal((await healthy.next()).version, "v2", "the other stream is still served");
+    assert.equal(await metricValue(server.metrics, "discovery_xds"), 1);
+  } finally {
+    healthy.close();
+    await server.close();
+  }
+});
+
 Deno.test("SotW ADS refuses streams with UNAVAILABLE until the first snapshot exists", async () => {
   const server = await startTestServer({ push: null });
   try {

@@ -10,6 +10,7 @@ import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import type { RpcStatus } from "../../proto/discovery_request.ts";
 import { shortTypeName } from "../../proto/type_urls.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import { whenOutboundFlushed } from "../../shared/grpc/outbound_state.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import type { PushRequest } from "../push/push_request.ts";
@@ -155,6 +156,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 
   /** True once the stream has ended. */
+  /** Sends written and not yet taken by the peer (each bounded by the send timeout). */
+  get sendsInProgress(): number {
+    return this.#pendingSends.size;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -208,7 +214,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 
   /**
-   * Writes one framed response. Resolves when grpc-js has handed it to the transport; on timeout the
+   * Writes one framed response. Resolves when the transport has sent it as far as the peer's flow-control
+   * credit allows, with nothing held back for the peer; on timeout the
    * stream is ended with DEADLINE_EXCEEDED and `discovery_xds_write_timeout` counted.
    *
    * @throws {SendTimeoutError} after `DISCOVERY_XDS_SEND_TIMEOUT`
@@ -218,8 +225,10 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (this.#closed) return Promise.reject(new ConnectionClosedError(this.id));
     const started = performance.now();
     return new Promise<void>((resolve, reject) => {
+      const flushing = new AbortController();
       const settle = (error?: Error) => {
         clearTimeout(timer);
+        flushing.abort();
         this.#pendingSends.delete(settle);
         if (error === undefined) {
           this.ctx.metrics.sendTime(typeUrl, (performance.now() - started) / 1000);
@@ -229,11 +238,23 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       const timer = setTimeout(() => {
         settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
         this.ctx.metrics.writeTimeout();
+        this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
+          connection: this.id,
+          type: shortTypeName(typeUrl),
+          timeoutMs: this.ctx.sendTimeoutMs,
+        });
         this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
       }, this.ctx.sendTimeoutMs);
       this.#pendingSends.add(settle);
+      // The write callback can come before the bytes leave (the runtime may buffer them natively while the
+      // peer grants no flow-control credit), so the send ends only once the transport holds nothing back.
       this.call.write(bytes, (error?: Error | null) => {
-        if (this.#pendingSends.has(settle)) settle(error ?? undefined);
+        if (!this.#pendingSends.has(settle)) return;
+        if (error) return settle(error);
+        whenOutboundFlushed(this.call, flushing.signal).then(
+          () => this.#pendingSends.has(settle) && settle(),
+          () => {},
+        );
       });
     });
   }

@@ -41,6 +41,8 @@ export interface XdsServerOptions<P extends PushSnapshot> {
   readonly tls?: GrpcTls;
   /** The flag named in errors; default `--grpcAddr`. */
   readonly flag?: string;
+  /** More services on the same listener (the CA on the secure port). */
+  readonly services?: readonly GrpcService[];
 }
 
 /** A running ADS server. */
@@ -66,7 +68,7 @@ export async function startXdsServer<P extends PushSnapshot>(
       tcp: formatAddress(options.addr.hostname, options.addr.port),
       flag: options.flag ?? "--grpcAddr",
     },
-    services: [adsGrpcService(service)],
+    services: [adsGrpcService(service), ...(options.services ?? [])],
     tls: options.tls,
     keepalive: grpcKeepalive(options.keepalive),
     limits: grpcLimits(service.settings),

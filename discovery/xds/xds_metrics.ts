@@ -109,6 +109,11 @@ export class XdsMetrics {
     this.metrics?.counter("discovery_xds_expired_nonce").inc({ type: metricType(typeUrl) });
   }
 
+  /** The server ended a stream over what its peer sent: `discovery_xds_refused_streams` by gRPC code. */
+  refusedStream(code: number): void {
+    this.metrics?.counter("discovery_xds_refused_streams").inc({ code: grpcCodeName(code) });
+  }
+
   /** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`. */
   writeTimeout(): void {
     this.metrics?.counter("discovery_xds_write_timeout").inc();

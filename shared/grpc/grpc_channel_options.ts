@@ -28,8 +28,9 @@ export interface GrpcLimits {
   /** Largest message sent to a peer, bytes. */
   readonly maxSendMessageBytes?: number;
   /**
-   * Memory one connection may hold in the HTTP/2 layer (queued outbound frames, header tables), megabytes;
-   * past it new streams of that connection are refused while its open streams continue.
+   * Memory one connection may hold in the HTTP/2 layer (queued outbound frames, header tables), megabytes,
+   * handed to the session as `maxSessionMemory`. A runtime that enforces it refuses new streams of that
+   * connection past it; Deno 2.9.3 was not seen to, so `maxConcurrentStreams` is the bound that holds.
    */
   readonly maxSessionMemoryMb?: number;
 }

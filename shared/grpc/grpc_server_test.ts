@@ -290,3 +290,63 @@ Deno.test("close lets open streams finish within the grace period, then cuts the
     client.close();
   });
 });
+
+/** Opens a raw TCP connection to `address` and writes `bytes`; resolves once the server has closed it. */
+async function sendRaw(address: string, bytes: Uint8Array): Promise<void> {
+  const [hostname, port] = address.split(":");
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  try {
+    await conn.write(bytes);
+    const buffer = new Uint8Array(4096);
+    // The server answers (SETTINGS, GOAWAY) and then closes; read until it does.
+    while ((await conn.read(buffer)) !== null) { /* drain */ }
+  } catch {
+    // A reset is a close too.
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+Deno.test("a peer that breaks the protocol loses its own connection only", async (t) => {
+  const { server, holds } = await start();
+  const client = new EchoTestClient(server.address);
+  try {
+    const held = client.hold();
+    await waitUntil(() => holds.open === 1, "a stream of a well-behaved peer open");
+    const echoed = new Promise<Uint8Array>((resolve) => held.once("data", (b: Uint8Array) => resolve(b)));
+
+    await t.step("bytes that are not HTTP/2 at all", async () => {
+      await sendRaw(server.address, new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    });
+    await t.step("a DATA frame on stream 0 (a connection error)", async () => {
+      const data = Uint8Array.from([0, 0, 4, 0x0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+      await sendRaw(server.address, Uint8Array.from([...PREFACE, 0, 0, 0, 0x4, 0, 0, 0, 0, 0, ...data]));
+    });
+    await t.step("a frame longer than the peer may send", async () => {
+      const header = Uint8Array.from([0xff, 0xff, 0xff, 0x0, 0, 0, 0, 0, 1]);
+      await sendRaw(server.address, Uint8Array.from([...PREFACE, 0, 0, 0, 0x4, 0, 0, 0, 0, 0, ...header]));
+    });
+
+    await t.step("the other peer's stream and new calls are still served", async () => {
+      held.write(Buffer.from(HELLO));
+      assert.deepEqual(new Uint8Array(await echoed), HELLO);
+      assert.equal(holds.open, 1);
+      const fresh = new EchoTestClient(server.address);
+      try {
+        assert.deepEqual(await fresh.unary("Echo", HELLO), HELLO);
+      } finally {
+        fresh.close();
+      }
+    });
+    held.end();
+  } finally {
+    client.close();
+    await server.close();
+  }
+});

@@ -9,3 +9,4 @@ export * from "./grpc_channel_options.ts";
 export * from "./server_credentials.ts";
 export * from "./peer_identity.ts";
 export * from "./grpc_server.ts";
+export * from "./outbound_state.ts";

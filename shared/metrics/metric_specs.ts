@@ -429,6 +429,12 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help: "Total seconds to send generated configuration.",
   },
   { name: "discovery_xds_write_timeout", kind: "Sum", programs: BOTH, help: "xDS response write timeouts." },
+  {
+    name: "discovery_xds_refused_streams",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "ADS streams the server ended over what the peer sent, by gRPC status code.",
+  },
   { name: "scrape_failures_total", kind: "Sum", programs: BOTH, help: "Failed scrapes." },
   { name: "scrapes_total", kind: "Sum", programs: BOTH, help: "Scrapes." },
   {
@@ -504,6 +510,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_xds_lds_reject: ["node", "err"],
   discovery_xds_rds_reject: ["node", "err"],
   discovery_xds_expired_nonce: ["type"],
+  discovery_xds_refused_streams: ["code"],
   discovery_total_xds_internal_errors: ["type"],
   discovery_inbound_updates: ["type"],
   config_validation_passed: ["group", "version", "resource"],
@@ -519,6 +526,8 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   total_secret_update_failures: ["resource_name"],
   sidecar_injection_skip_total: ["reason"],
   sidecar_injection_failure_total: ["type"],
+  discovery_orch_reg_events: ["type", "event"],
+  discovery_orch_cfg_events: ["type", "event"],
   discovery_config_source_lost: ["source"],
   discovery_config_source_unreadable_paths: ["source"],
 });

@@ -55,6 +55,9 @@ export const PROMTOOL: SystemRequirement = tool("promtool", ["--version"], "prom
 /** `iptables-restore` and friends. */
 export const IPTABLES: SystemRequirement = tool("iptables-restore", ["--version"], "iptables");
 
+/** `kubectl`, the orchestrator's own client, run against the test API server. */
+export const KUBECTL: SystemRequirement = tool("kubectl", ["version", "--client"], "kubernetes-client");
+
 /** `ip`, to set up interfaces inside a private network namespace. */
 export const IPROUTE2: SystemRequirement = tool("ip", ["-V"], "iproute2");
 

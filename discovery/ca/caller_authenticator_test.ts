@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import * as jose from "jose";
+import { createSelfSignedCa, generateKeyPair, issueCertificate } from "../../shared/pki/mod.ts";
+import {
+  authenticateCaller,
+  AuthenticationError,
+  ClientCertAuthenticator,
+  JwtAuthenticator,
+} from "./caller_authenticator.ts";
+
+/** A local OIDC issuer: discovery document and JWKS over HTTP, tokens signed with its key. */
+async function startIssuer() {
+  const { publicKey, privateKey } = await jose.generateKeyPair("RS256", { extractable: true });
+  const jwk = { ...(await jose.exportJWK(publicKey)), kid: "k1", alg: "RS256" };
+  let url = "";
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req): Response => {
+    const path = new URL(req.url).pathname;
+    if (path === "/.well-known/openid-configuration") {
+      return Response.json({ issuer: url, jwks_uri: `${url}/keys` });
+    }
+    return path === "/keys" ? Response.json({ keys: [jwk] }) : new Response("no", { status: 404 });
+  });
+  url = `http://127.0.0.1:${server.addr.port}`;
+  const sign = (claims: jose.JWTPayload, issuer = url) =>
+    new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer(issuer).setIssuedAt()
+      .setExpirationTime("1h").sign(privateKey);
+  return { url, sign, close: () => server.shutdown() };
+}
+
+const SA = { "kubernetes.io": { namespace: "shop", serviceaccount: { name: "ratings" } } };
+
+Deno.test("JWT authentication: audience, signature and service account decide", async (t) => {
+  const issuer = await startIssuer();
+  const jwt = (requireAudience = false) =>
+    new JwtAuthenticator({
+      audiences: ["mesh-ca"],
+      requireAudience,
+      issuer: issuer.url,
+      trustDomain: "cluster.local",
+    });
+  const call = (token: string) => ({ authorization: [`Bearer ${token}`] });
+  try {
+    await t.step(
+      "a token for one of TOKEN_AUDIENCES names the service account's SPIFFE identity",
+      async () => {
+        assert.deepEqual(
+          await jwt().authenticate(call(await issuer.sign({ ...SA, aud: ["other", "mesh-ca"] }))),
+          [
+            "spiffe://cluster.local/ns/shop/sa/ratings",
+          ],
+        );
+      },
+    );
+    await t.step("sub as system:serviceaccount:<ns>:<sa> works too", async () => {
+      const token = await issuer.sign({ sub: "system:serviceaccount:web:frontend", aud: "mesh-ca" });
+      assert.deepEqual(await jwt().authenticate(call(token)), ["spiffe://cluster.local/ns/web/sa/frontend"]);
+    });
+    await t.step("another audience is refused", async () => {
+      await assert.rejects(() =>
+        jwt().authenticate(call(issuer.sign({ ...SA, aud: "other" }) as unknown as string))
+      );
+      const token = await issuer.sign({ ...SA, aud: "other" });
+      await assert.rejects(() => jwt().authenticate(call(token)), /audience is none of TOKEN_AUDIENCES/);
+    });
+    await t.step("no audience passes unless REQUIRE_3P_TOKEN", async () => {
+      const token = await issuer.sign(SA);
+      assert.equal((await jwt().authenticate(call(token)))!.length, 1);
+      await assert.rejects(() => jwt(true).authenticate(call(token)), /REQUIRE_3P_TOKEN/);
+    });
+    await t.step(
+      "a token from another issuer or a forged signature is refused without echoing it",
+      async () => {
+        const other = await startIssuer();
+        try {
+          const forged = await other.sign({ ...SA, aud: "mesh-ca" }, issuer.url);
+          await assert.rejects(
+            () => jwt().authenticate(call(forged)),
+            (e) => e instanceof AuthenticationError && !e.message.includes(forged),
+          );
+        } finally {
+          await other.close();
+        }
+      },
+    );
+    await t.step("no bearer token: this authenticator does not apply", async () => {
+      assert.equal(await jwt().authenticate({ authorization: [] }), undefined);
+    });
+  } finally {
+    await issuer.close();
+  }
+});
+
+Deno.test("The first authenticator that finds its credential decides; none at all is Unauthenticated", async () => {
+  const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: 3_600_000 });
+  const keys = await generateKeyPair({ algorithm: "ECDSA" });
+  const cert = await issueCertificate(ca, {
+    publicKey: keys.publicKey,
+    uris: ["spiffe://cluster.local/ns/shop/sa/ratings"],
+    ttlMs: 3_600_000,
+  });
+  const chain = [
+    new ClientCertAuthenticator(),
+    new JwtAuthenticator({ audiences: [], requireAudience: false, issuer: "", trustDomain: "cluster.local" }),
+  ];
+  assert.deepEqual(
+    await authenticateCaller(chain, { peerCertificateDer: new Uint8Array(cert.rawData), authorization: [] }),
+    ["spiffe://cluster.local/ns/shop/sa/ratings"],
+  );
+  await assert.rejects(() => authenticateCaller(chain, { authorization: [] }), /no credential/);
+  await assert.rejects(
+    () => authenticateCaller(chain, { authorization: ["Bearer x.y.z"] }),
+    /TOKEN_ISSUER is not set/,
+  );
+});

@@ -1,0 +1,157 @@
+/**
+ * The certificate authority of `mesh-discovery`: key material (plugged-in or self-signed, rotated), the signing
+ * service, the serving certificate of the secure ports, the expiry metrics and the trusted roots for the debug
+ * interface. Created once by the composition root.
+ *
+ * @module
+ */
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { GrpcService } from "../../shared/grpc/mod.ts";
+import {
+  certificatesToPem,
+  exportPrivateKeyPem,
+  generateKeyPair,
+  issueCertificate,
+  parseCertificatesPem,
+} from "../../shared/pki/mod.ts";
+import { ClientCertAuthenticator, JwtAuthenticator } from "./caller_authenticator.ts";
+import { CaKeyStore } from "./ca_keys.ts";
+import { caGrpcServices } from "./ca_service.ts";
+import type { SigningPolicy } from "./ca_signer.ts";
+
+/** Settings of the CA, from the environment and flags. */
+export interface CaSettings {
+  /** `ROOT_CA_DIR`. */
+  readonly rootCaDir: string;
+  /** `--trust-domain`. */
+  readonly trustDomain: string;
+  /** `CASERVER_SELF_SIGNED_CA_CERT_TTL` (ms). */
+  readonly selfSignedTtlMs: number;
+  /** `CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE`. */
+  readonly rsaKeySize: number;
+  /** `CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL` (ms). */
+  readonly checkIntervalMs: number;
+  /** `CASERVER_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR`. */
+  readonly jitter: boolean;
+  /** `CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE`. */
+  readonly gracePercent: number;
+  /** `DEFAULT_WORKLOAD_CERT_TTL` and `MAX_WORKLOAD_CERT_TTL` (ms). */
+  readonly policy: SigningPolicy;
+  /** `TOKEN_AUDIENCES`. */
+  readonly audiences: readonly string[];
+  /** `REQUIRE_3P_TOKEN`. */
+  readonly requireAudience: boolean;
+  /** `TOKEN_ISSUER`. */
+  readonly issuer: string;
+}
+
+/** What the CA needs besides its settings. */
+export interface CaDeps {
+  readonly log: Logger;
+  readonly metrics?: Metrics;
+  /** The clock (a fake in tests). */
+  readonly now?: () => Date;
+}
+
+/** The running CA. */
+export class CertificateAuthorityServer {
+  readonly #keys: CaKeyStore;
+  readonly #settings: CaSettings;
+  readonly #deps: CaDeps;
+  #timer?: ReturnType<typeof setTimeout>;
+
+  private constructor(keys: CaKeyStore, settings: CaSettings, deps: CaDeps) {
+    this.#keys = keys;
+    this.#settings = settings;
+    this.#deps = deps;
+    this.#recordExpiry();
+  }
+
+  /** Loads or creates the key material. */
+  static async create(settings: CaSettings, deps: CaDeps): Promise<CertificateAuthorityServer> {
+    const now = deps.now ?? (() => new Date());
+    const keys = await CaKeyStore.open({ ...settings, now, log: deps.log });
+    return new CertificateAuthorityServer(keys, settings, deps);
+  }
+
+  /** The key material in force. */
+  get keys(): CaKeyStore {
+    return this.#keys;
+  }
+
+  /** The trusted roots, PEM, the current first. */
+  rootsPem(): string {
+    return this.#keys.current.rootsPem.join("");
+  }
+
+  /** The signing service under both names. */
+  services(): GrpcService[] {
+    return caGrpcServices({
+      keys: this.#keys,
+      policy: this.#settings.policy,
+      authenticators: [
+        new ClientCertAuthenticator(),
+        new JwtAuthenticator({
+          audiences: this.#settings.audiences,
+          requireAudience: this.#settings.requireAudience,
+          issuer: this.#settings.issuer,
+          trustDomain: this.#settings.trustDomain,
+        }),
+      ],
+      now: this.#deps.now ?? (() => new Date()),
+      log: this.#deps.log,
+      ...(this.#deps.metrics ? { metrics: this.#deps.metrics } : {}),
+    });
+  }
+
+  /** A serving certificate for `dnsNames`, issued by this CA: key, chain (leaf first) and roots, PEM. */
+  async servingCertificate(dnsNames: readonly string[], ttlMs: number): Promise<{
+    keyPem: string;
+    certChainPem: string;
+    caPem: string;
+  }> {
+    const keys = await generateKeyPair({ algorithm: "RSA" });
+    const leaf = await issueCertificate(this.#keys.current.signer, {
+      publicKey: keys.publicKey,
+      dnsNames: [...dnsNames],
+      ttlMs,
+      now: (this.#deps.now ?? (() => new Date()))(),
+    });
+    return {
+      keyPem: await exportPrivateKeyPem(keys.privateKey),
+      certChainPem: [certificatesToPem([leaf]), ...this.#keys.current.chainPem.slice(0, -1)].join(""),
+      caPem: this.rootsPem(),
+    };
+  }
+
+  /** Checks the root every check interval (plus up to half an interval of jitter when enabled). */
+  startRotation(): void {
+    const schedule = () => {
+      const jitter = this.#settings.jitter ? Math.random() * this.#settings.checkIntervalMs / 2 : 0;
+      this.#timer = setTimeout(async () => {
+        try {
+          if (await this.#keys.check()) this.#recordExpiry();
+        } catch (error) {
+          this.#deps.log.error("CA root check failed", { error: (error as Error).message });
+        }
+        schedule();
+      }, this.#settings.checkIntervalMs + jitter);
+    };
+    schedule();
+  }
+
+  /** Stops the rotation timer. */
+  close(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  #recordExpiry(): void {
+    const { signer, rootsPem } = this.#keys.current;
+    const root = parseCertificatesPem(rootsPem[0], "the CA root")[0];
+    this.#deps.metrics?.gauge("ca_server_cert_chain_expiry_timestamp").set(
+      signer.certificate.notAfter.getTime() / 1000,
+    );
+    this.#deps.metrics?.gauge("ca_server_root_cert_expiry_timestamp").set(root.notAfter.getTime() / 1000);
+  }
+}

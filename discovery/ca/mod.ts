@@ -1,0 +1,11 @@
+/**
+ * The certificate authority: key material, signing policy, caller authentication and the gRPC service.
+ *
+ * @module
+ */
+export * from "./ca_keys.ts";
+export * from "./ca_service.ts";
+export * from "./ca_settings.ts";
+export * from "./ca_signer.ts";
+export * from "./caller_authenticator.ts";
+export * from "./certificate_authority_server.ts";

@@ -1,0 +1,272 @@
+/**
+ * CDS for Envoy sidecars and gateways: for every service port the proxy can see, the cluster of the whole
+ * service and one per DestinationRule subset (`outbound|<port>|<subset>|<host>`); `inbound|<port>||` for the
+ * ports of the proxy's own workload; and the two catch-alls `BlackHoleCluster` and `PassthroughCluster` that
+ * the outbound listener falls back to (by the mesh's outbound traffic policy).
+ *
+ * Discovery by resolution: mesh services are EDS clusters fed over ADS, DNS services STRICT_DNS clusters over
+ * their endpoints' addresses (or the host itself), passthrough services ORIGINAL_DST. Load balancing, circuit
+ * breakers, outlier detection, connection options and TLS come from the merged DestinationRule policy.
+ *
+ * Not generated yet: locality-weighted and failover load balancing (`localityLbSetting`), the DestinationRule
+ * `credentialName` for sidecars, and Sidecar ingress listeners' clusters.
+ *
+ * @module
+ */
+import { spiffeId } from "../../../shared/pki/spiffe_id.ts";
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { selectorMatches } from "../../model/labels.ts";
+import type { Proxy } from "../../model/proxy.ts";
+import type { Service, ServicePort } from "../../model/service.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { configKey, serviceKey } from "../../push/push_request.ts";
+import { outboundClusterName } from "../../push/service_index.ts";
+import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
+import { clusterLbFields } from "../cluster_lb.ts";
+import { circuitBreakers, connectTimeout, outlierDetectionFields } from "../cluster_settings.ts";
+import { stableJson } from "../fingerprint.ts";
+import { localityOf } from "../locality_endpoints.ts";
+import type { EnvoyObject } from "../route_match.ts";
+import { type ClusterPolicy, mergeTrafficPolicy } from "../traffic_policy_merge.ts";
+import { connectionFields } from "./cluster_protocol.ts";
+import { meshSni, upstreamTlsFields, type UpstreamTlsPlan, upstreamTlsPlan } from "./upstream_tls.ts";
+
+/** Drops connections to destinations the mesh does not know (REGISTRY_ONLY). */
+export const BLACK_HOLE_CLUSTER = "BlackHoleCluster";
+/** Forwards to the original destination of connections to unknown destinations (ALLOW_ANY). */
+export const PASSTHROUGH_CLUSTER = "PassthroughCluster";
+
+/** An endpoint a DNS or static cluster lists itself. */
+export interface StaticEndpoint {
+  /** IP address or DNS name. */
+  readonly address: string;
+  /** Port. */
+  readonly port: number;
+  /** `region/zone/subzone`, possibly empty. */
+  readonly locality: string;
+  /** Load-balancing weight, at least 1. */
+  readonly weight: number;
+}
+
+/** The resolved inputs of one cluster; its stable JSON is the cache key. */
+export interface EnvoyClusterPlan {
+  /** Cluster name. */
+  readonly name: string;
+  /** How the cluster finds its endpoints. */
+  readonly discovery: "EDS" | "STRICT_DNS" | "ORIGINAL_DST" | "STATIC";
+  /** The port's protocol (selects HTTP/2 upstreams). */
+  readonly protocol: ServicePort["protocol"];
+  /** The merged DestinationRule policy; absent when no rule applies. */
+  readonly policy?: ClusterPolicy;
+  /** Upstream TLS. */
+  readonly tls: UpstreamTlsPlan;
+  /** Endpoints of STRICT_DNS and STATIC clusters. */
+  readonly endpoints?: readonly StaticEndpoint[];
+}
+
+function loadAssignment(name: string, endpoints: readonly StaticEndpoint[]): EnvoyObject {
+  const byLocality = new Map<string, StaticEndpoint[]>();
+  for (const e of endpoints) byLocality.set(e.locality, [...(byLocality.get(e.locality) ?? []), e]);
+  return {
+    cluster_name: name,
+    endpoints: [...byLocality.keys()].sort().map((locality) => ({
+      locality: localityOf(locality),
+      lb_endpoints: byLocality.get(locality)!.map((e) => ({
+        endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
+        load_balancing_weight: { value: e.weight },
+      })),
+    })),
+  };
+}
+
+/** The Cluster of a plan. */
+export function envoyCluster(plan: EnvoyClusterPlan): EnvoyObject {
+  const { policy } = plan;
+  const discovery: EnvoyObject = {
+    EDS: {
+      type: "EDS",
+      eds_cluster_config: { eds_config: { ads: {}, resource_api_version: "V3" }, service_name: plan.name },
+    },
+    STRICT_DNS: {
+      type: "STRICT_DNS",
+      dns_lookup_family: "V4_ONLY",
+      respect_dns_ttl: true,
+      load_assignment: loadAssignment(plan.name, plan.endpoints ?? []),
+    },
+    ORIGINAL_DST: { type: "ORIGINAL_DST", lb_policy: "CLUSTER_PROVIDED" },
+    STATIC: {
+      type: "STATIC",
+      ...(plan.endpoints === undefined ? {} : { load_assignment: loadAssignment(plan.name, plan.endpoints) }),
+    },
+  }[plan.discovery] as EnvoyObject;
+  // ORIGINAL_DST clusters pick the host themselves: a load balancer setting would make Envoy reject them.
+  const lb = plan.discovery === "ORIGINAL_DST" ? {} : clusterLbFields(policy?.loadBalancer);
+  return {
+    name: plan.name,
+    ...discovery,
+    connect_timeout: connectTimeout(policy?.connectionPool),
+    ...lb,
+    circuit_breakers: circuitBreakers(policy?.connectionPool),
+    ...outlierDetectionFields(policy?.outlierDetection),
+    ...connectionFields(plan.protocol, policy?.connectionPool),
+    ...upstreamTlsFields(plan.tls),
+  };
+}
+
+/** The SPIFFE identities a service's workloads run as: declared SANs, then endpoints' service accounts. */
+function serviceIdentities(push: PushContext, service: Service, trustDomain: string): string[] {
+  const ids = new Set(service.serviceAccounts);
+  const shards = push.endpointIndex.shards(service.hostname, service.namespace);
+  for (const instances of shards.byCluster.values()) {
+    for (const { endpoint } of instances) {
+      if (endpoint.serviceAccount !== "") {
+        ids.add(
+          endpoint.serviceAccount.startsWith("spiffe://")
+            ? endpoint.serviceAccount
+            : spiffeId(trustDomain, endpoint.namespace || service.namespace, endpoint.serviceAccount),
+        );
+      }
+    }
+  }
+  return [...ids].sort();
+}
+
+/** Endpoints of a DNS cluster: its instances for the port (and subset), else the host itself. */
+function dnsEndpoints(
+  push: PushContext,
+  service: Service,
+  port: number,
+  subsetLabels: Readonly<Record<string, string>> | undefined,
+): StaticEndpoint[] {
+  const out: StaticEndpoint[] = [];
+  const seen = new Set<string>();
+  const shards = push.endpointIndex.shards(service.hostname, service.namespace);
+  for (const instances of shards.byCluster.values()) {
+    for (const { servicePort, endpoint } of instances) {
+      if (servicePort.port !== port || endpoint.address.startsWith("unix://")) continue;
+      if (!selectorMatches(subsetLabels, endpoint.labels)) continue;
+      const key = `${endpoint.address}:${endpoint.endpointPort}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({
+        address: endpoint.address,
+        port: endpoint.endpointPort,
+        locality: endpoint.locality.label,
+        weight: endpoint.weight > 0 ? endpoint.weight : 1,
+      });
+    }
+  }
+  out.sort((a, b) => a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1);
+  if (out.length === 0 && !service.hostname.startsWith("*")) {
+    out.push({ address: service.hostname, port, locality: "", weight: 1 });
+  }
+  return out;
+}
+
+function outboundPlans(
+  proxy: Proxy,
+  push: PushContext,
+  service: Service,
+): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
+  const rule = push.destinationRule(proxy, service);
+  const dependsOn = [serviceKey(service.namespace, service.hostname)];
+  for (const source of rule?.sources ?? []) {
+    dependsOn.push(configKey("DestinationRule", source.meta.namespace, source.meta.name));
+  }
+  const identities = serviceIdentities(push, service, push.mesh.trustDomain);
+  const subsets = [{ name: "", labels: undefined, trafficPolicy: undefined }, ...(rule?.spec.subsets ?? [])];
+  const out: { plan: EnvoyClusterPlan; dependsOn: string[] }[] = [];
+  for (const port of service.ports) {
+    for (const subset of subsets) {
+      const name = outboundClusterName(service.hostname, port.port, subset.name);
+      const policy = mergeTrafficPolicy(rule?.spec.trafficPolicy, subset.trafficPolicy, port.port);
+      const tls = upstreamTlsPlan(policy?.tls, {
+        autoMtls: push.mesh.enableAutoMtls,
+        meshExternal: service.meshExternal,
+        sni: meshSni(service.hostname, port.port, subset.name),
+        identities,
+      });
+      const subsetLabels = subset.name === "" ? undefined : subset.labels ?? {};
+      const discovery = service.resolution === "ClientSideLB"
+        ? "EDS"
+        : service.resolution === "DNSLB"
+        ? "STRICT_DNS"
+        : "ORIGINAL_DST";
+      const plan: EnvoyClusterPlan = {
+        name,
+        discovery,
+        protocol: port.protocol,
+        ...(policy ? { policy } : {}),
+        tls,
+        ...(discovery === "STRICT_DNS"
+          ? { endpoints: dnsEndpoints(push, service, port.port, subsetLabels) }
+          : {}),
+      };
+      out.push({ plan, dependsOn });
+    }
+  }
+  return out;
+}
+
+/** `inbound|<port>||` clusters for the service ports whose endpoints are this proxy's own addresses. */
+function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
+  if (proxy.type !== "sidecar" || proxy.ipAddresses.length === 0) return [];
+  const own = new Set(proxy.ipAddresses);
+  const byPort = new Map<number, { plan: EnvoyClusterPlan; dependsOn: string[] }>();
+  for (const shards of push.endpointIndex.all()) {
+    for (const instances of shards.byCluster.values()) {
+      for (const { service, servicePort, endpoint } of instances) {
+        if (!own.has(endpoint.address) || byPort.has(endpoint.endpointPort)) continue;
+        const name = `inbound|${endpoint.endpointPort}||`;
+        byPort.set(endpoint.endpointPort, {
+          plan: {
+            name,
+            discovery: "STATIC",
+            protocol: servicePort.protocol,
+            tls: { kind: "none" },
+            endpoints: [{ address: "127.0.0.1", port: endpoint.endpointPort, locality: "", weight: 1 }],
+          },
+          dependsOn: [serviceKey(service.namespace, service.hostname)],
+        });
+      }
+    }
+  }
+  return [...byPort.keys()].sort((a, b) => a - b).map((port) => byPort.get(port)!);
+}
+
+function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
+  return [
+    {
+      plan: { name: BLACK_HOLE_CLUSTER, discovery: "STATIC", protocol: "TCP", tls: { kind: "none" } },
+      dependsOn: [],
+    },
+    {
+      plan: { name: PASSTHROUGH_CLUSTER, discovery: "ORIGINAL_DST", protocol: "TCP", tls: { kind: "none" } },
+      dependsOn: [],
+    },
+  ];
+}
+
+/**
+ * Builds the clusters of an Envoy sidecar or gateway. Reads the proxy's type, addresses and service scope,
+ * the DestinationRule of each service, the mesh's automatic-mTLS switch and trust domain, and for DNS services
+ * and identities the services' endpoints; every one is in the plan, which is the cache key.
+ */
+export const envoyCdsGenerator: XdsGenerator<PushContext> = {
+  typeUrl: TYPE_URL.cluster,
+  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const plans = [
+      ...push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service)),
+      ...inboundPlans(proxy, push),
+      ...catchAllPlans(),
+    ];
+    const wanted = request.names.length === 0 ? undefined : new Set(request.names);
+    return plans
+      .filter(({ plan }) => wanted === undefined || wanted.has(plan.name))
+      .map(({ plan, dependsOn }) => ({
+        name: plan.name,
+        key: cacheKey(TYPE_URL.cluster, [stableJson(plan)], dependsOn),
+        build: () => envoyCluster(plan),
+      }));
+  },
+};

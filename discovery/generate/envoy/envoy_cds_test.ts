@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { structToJson } from "../../../proto/struct_json.ts";
+import { GREETER, run, World } from "../_test_world.ts";
+import { envoyResources, envoySidecar } from "./_test_envoy.ts";
+import { BLACK_HOLE_CLUSTER, envoyCdsGenerator, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
+import { HTTP_PROTOCOL_OPTIONS_NAME } from "./cluster_protocol.ts";
+
+type Obj = Record<string, unknown>;
+const clusters = (proxy = envoySidecar()) =>
+  run(envoyCdsGenerator, proxy, new World().apply(...envoyResources()).push());
+const tlsContext = (socket: unknown) => (socket as { typed_config: Obj }).typed_config;
+
+Deno.test("Envoy CDS gives every visible service port a cluster, one more per subset, and the two catch-alls", () => {
+  const { names } = clusters();
+  for (
+    const name of [
+      `outbound|7070||${GREETER}`,
+      `outbound|7070|v1|${GREETER}`,
+      `outbound|7070|v2|${GREETER}`,
+      "outbound|8080||ratings.example.svc.cluster.local",
+      "outbound|8080|plain|ratings.example.svc.cluster.local",
+      "outbound|5432||db.example.com",
+      "outbound|443||api.example.com",
+      "outbound|443||*.passthrough.example.com",
+      BLACK_HOLE_CLUSTER,
+      PASSTHROUGH_CLUSTER,
+    ]
+  ) {
+    assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+  }
+  assert.equal(new Set(names).size, names.length, "no cluster twice");
+});
+
+Deno.test("Envoy CDS answers a request for named clusters with those alone", () => {
+  const proxy = envoySidecar();
+  const push = new World().apply(...envoyResources()).push();
+  const { names } = run(envoyCdsGenerator, proxy, push, { names: [`outbound|7070|v1|${GREETER}`, "nope"] });
+  assert.deepEqual(names, [`outbound|7070|v1|${GREETER}`]);
+});
+
+Deno.test("Envoy CDS picks discovery by resolution", async (t) => {
+  const { byName } = clusters();
+  await t.step("mesh services are EDS clusters fed over ADS", () => {
+    const c = byName.get(`outbound|7070|v1|${GREETER}`)!;
+    assert.equal(c.type, "EDS");
+    assert.equal((c.eds_cluster_config as Obj).service_name, `outbound|7070|v1|${GREETER}`);
+  });
+  await t.step("DNS services resolve their endpoints' names, weighted", () => {
+    const c = byName.get("outbound|5432||db.example.com")!;
+    assert.equal(c.type, "STRICT_DNS");
+    const text = JSON.stringify(c.load_assignment);
+    assert.ok(text.includes("db1.example.com") && text.includes("db2.example.com"), text);
+    assert.ok(text.includes('"value":3'), text);
+  });
+  await t.step("a DNS service without endpoints resolves its own host", () => {
+    const c = byName.get("outbound|443||api.example.com")!;
+    assert.equal(c.type, "STRICT_DNS");
+    assert.ok(JSON.stringify(c.load_assignment).includes('"address":"api.example.com"'));
+  });
+  await t.step("passthrough services and PassthroughCluster go to the original destination", () => {
+    for (const name of ["outbound|443||*.passthrough.example.com", PASSTHROUGH_CLUSTER]) {
+      const c = byName.get(name)!;
+      assert.equal(c.type, "ORIGINAL_DST", name);
+      assert.equal(c.lb_policy, "CLUSTER_PROVIDED", name);
+    }
+  });
+  await t.step("BlackHoleCluster is static with nowhere to send", () => {
+    const c = byName.get(BLACK_HOLE_CLUSTER)!;
+    assert.equal(c.type, "STATIC");
+    assert.equal(c.load_assignment, undefined);
+  });
+});
+
+Deno.test("Envoy CDS carries the DestinationRule's TLS mode", async (t) => {
+  const { byName } = clusters();
+  await t.step(
+    "ISTIO_MUTUAL: SDS default and ROOTCA from the agent, SAN match on the service's identities",
+    () => {
+      const ctx = tlsContext(
+        byName.get("outbound|8080||ratings.example.svc.cluster.local")!.transport_socket,
+      );
+      const common = ctx.common_tls_context as Obj;
+      assert.equal((common.tls_certificate_sds_secret_configs as Obj[])[0].name, "default");
+      const validation = common.combined_validation_context as Obj;
+      assert.equal((validation.validation_context_sds_secret_config as Obj).name, "ROOTCA");
+      assert.ok(
+        JSON.stringify(validation.default_validation_context).includes(
+          "spiffe://cluster.local/ns/example/sa/ratings",
+        ),
+      );
+      assert.equal(ctx.sni, "outbound_.8080_._.ratings.example.svc.cluster.local");
+    },
+  );
+  await t.step("a subset's DISABLE overrides the rule's mTLS", () => {
+    const c = byName.get("outbound|8080|plain|ratings.example.svc.cluster.local")!;
+    assert.equal(c.transport_socket, undefined);
+    assert.equal(c.transport_socket_matches, undefined);
+  });
+  await t.step("SIMPLE: the CA file, SANs and SNI the rule names", () => {
+    const ctx = tlsContext(byName.get("outbound|5432||db.example.com")!.transport_socket);
+    assert.equal(ctx.sni, "db");
+    const text = JSON.stringify(ctx.common_tls_context);
+    assert.ok(text.includes("/etc/certs/ca.pem") && text.includes("db.example.com"), text);
+    assert.ok(!text.includes("tls_certificates"), "SIMPLE presents no client certificate");
+  });
+  await t.step("MUTUAL: the client certificate and key files too", () => {
+    const text = JSON.stringify(tlsContext(byName.get("outbound|443||api.example.com")!.transport_socket));
+    assert.ok(text.includes("/c.pem") && text.includes("/k.pem"), text);
+  });
+  await t.step("no rule: automatic mTLS to endpoints marked for the mesh, plaintext to the rest", () => {
+    const matches = byName.get(`outbound|7070||${GREETER}`)!.transport_socket_matches as Obj[];
+    assert.equal(matches.length, 2);
+    assert.deepEqual(structToJson(matches[0].match), { tlsMode: "istio" });
+    assert.equal((tlsContext(matches[0].transport_socket).common_tls_context as Obj) !== undefined, true);
+    assert.deepEqual(structToJson(matches[1].match), {});
+  });
+  await t.step("services outside the mesh get no automatic mTLS", () => {
+    const c = byName.get("outbound|443||*.passthrough.example.com")!;
+    assert.equal(c.transport_socket_matches, undefined);
+  });
+});
+
+Deno.test("Envoy CDS speaks HTTP/2 to gRPC ports and applies connection options", () => {
+  const { byName } = clusters();
+  const grpc = byName.get(`outbound|7070||${GREETER}`)!.typed_extension_protocol_options as Obj;
+  assert.ok(JSON.stringify(grpc[HTTP_PROTOCOL_OPTIONS_NAME]).includes("http2_protocol_options"));
+  const db = byName.get("outbound|5432||db.example.com")!;
+  const text = JSON.stringify(db);
+  assert.ok(text.includes("idle_timeout") && text.includes("max_requests_per_connection"), text);
+  assert.ok(JSON.stringify(db.upstream_connection_options).includes("keepalive_probes"));
+  assert.equal(
+    byName.get("outbound|8080||ratings.example.svc.cluster.local")!.typed_extension_protocol_options,
+    undefined,
+  );
+});
+
+Deno.test("Envoy CDS gives a sidecar an inbound cluster per port of its own workload", () => {
+  const { byName, names } = clusters(envoySidecar("example", "10.0.2.1"));
+  const inbound = byName.get("inbound|9080||")!;
+  assert.equal(inbound.type, "STATIC");
+  assert.ok(JSON.stringify(inbound.load_assignment).includes('"address":"127.0.0.1"'));
+  assert.deepEqual(names.filter((n) => n.startsWith("inbound|")), ["inbound|9080||"]);
+  assert.deepEqual(clusters().names.filter((n) => n.startsWith("inbound|")), [], "other proxies get none");
+});
+
+Deno.test("Every Envoy cluster encodes with Envoy's schema and passes its validation rules", () => {
+  const { bytes } = clusters(envoySidecar("example", "10.0.2.1"));
+  assert.equal(bytes.size, 11, "8 outbound, 1 inbound, 2 catch-alls");
+  for (const [name, encoded] of bytes) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
+});
+
+Deno.test("Envoy CDS keys change with what a cluster reads, and only then", () => {
+  const world = new World().apply(...envoyResources());
+  const key = (push = world.push()) =>
+    run(envoyCdsGenerator, envoySidecar(), push).cacheable.get("outbound|5432||db.example.com")!.key.id;
+  const before = key();
+  assert.equal(key(), before, "a new snapshot of the same inputs keeps the key");
+  world.apply(
+    ...envoyResources().filter((r) => r.meta.name === "db").map((r) => ({
+      ...r,
+      spec: { host: "db.example.com", trafficPolicy: { tls: { mode: "DISABLE" } } },
+    })),
+  );
+  assert.notEqual(key(), before, "a changed DestinationRule changes the key");
+});

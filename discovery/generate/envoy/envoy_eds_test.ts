@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { structToJson } from "../../../proto/struct_json.ts";
+import { serviceKey } from "../../push/push_request.ts";
+import { GREETER, run, World } from "../_test_world.ts";
+import { envoyResources, envoySidecar } from "./_test_envoy.ts";
+import { envoyEdsGenerator } from "./envoy_eds.ts";
+
+type Obj = Record<string, unknown>;
+const lbEndpoints = (assignment: Obj) =>
+  (assignment.endpoints as Obj[]).flatMap((locality) => locality.lb_endpoints as Obj[]);
+
+Deno.test("Envoy EDS lists each EDS cluster's endpoints by locality, subset by subset", () => {
+  const push = new World().apply(...envoyResources()).push();
+  const { byName, names } = run(envoyEdsGenerator, envoySidecar(), push);
+  assert.ok(!names.some((n) => n.includes("db.example.com")), "DNS clusters have no EDS");
+  const all = byName.get(`outbound|7070||${GREETER}`)!;
+  assert.equal((all.endpoints as Obj[]).length, 2, "two zones");
+  const v1 = lbEndpoints(byName.get(`outbound|7070|v1|${GREETER}`)!);
+  assert.equal(v1.length, 1);
+  assert.ok(JSON.stringify(v1[0]).includes("10.0.0.1"));
+});
+
+Deno.test("Envoy EDS marks endpoints with a sidecar for mesh mTLS and leaves the others plain", () => {
+  const push = new World().apply(...envoyResources()).push();
+  const { byName } = run(envoyEdsGenerator, envoySidecar(), push);
+  const [ratings] = lbEndpoints(byName.get("outbound|8080||ratings.example.svc.cluster.local")!);
+  const filter = ((ratings.metadata as Obj).filter_metadata as Obj)["envoy.transport_socket_match"];
+  assert.deepEqual(structToJson(filter), { tlsMode: "istio" });
+  for (const greeter of lbEndpoints(byName.get(`outbound|7070||${GREETER}`)!)) {
+    assert.equal(greeter.metadata, undefined);
+  }
+});
+
+Deno.test("Envoy EDS of an endpoint-only push names only the changed services' clusters", () => {
+  const push = new World().apply(...envoyResources()).push();
+  const { names } = run(envoyEdsGenerator, envoySidecar(), push, {
+    full: false,
+    configsUpdated: new Set([serviceKey("example", GREETER)]),
+  });
+  assert.deepEqual(
+    new Set(names),
+    new Set([
+      `outbound|7070||${GREETER}`,
+      `outbound|7070|v1|${GREETER}`,
+      `outbound|7070|v2|${GREETER}`,
+    ]),
+  );
+});
+
+Deno.test("Every Envoy endpoint assignment encodes and passes Envoy's validation rules; its key differs from gRPC's", () => {
+  const push = new World().apply(...envoyResources()).push();
+  const { bytes, cacheable } = run(envoyEdsGenerator, envoySidecar(), push);
+  assert.ok(bytes.size >= 5);
+  for (const [name, encoded] of bytes) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+    assert.ok(cacheable.get(name)!.key.id.includes('"envoy"'), "sidecar bytes never served to gRPC clients");
+  }
+});

@@ -1,0 +1,27 @@
+/**
+ * The Envoy generator family (`default`): what every proxy gets unless its `GENERATOR` metadata names another
+ * registered family.
+ *
+ * @module
+ */
+import type { PushContext } from "../../push/push_context.ts";
+import { DEFAULT_GENERATOR, type GeneratorRegistry, type XdsGenerator } from "../generator.ts";
+import { loadLbPolicySchema } from "../cluster_lb.ts";
+import { envoyCdsGenerator } from "./envoy_cds.ts";
+import { envoyEdsGenerator } from "./envoy_eds.ts";
+import { envoyLdsGenerator } from "./envoy_lds.ts";
+import { envoyRdsGenerator } from "./envoy_rds.ts";
+
+/** The Envoy generators. Loads the load-balancing policy extensions their clusters may embed. */
+export function envoyGenerators(): XdsGenerator<PushContext>[] {
+  loadLbPolicySchema();
+  return [envoyCdsGenerator, envoyEdsGenerator, envoyLdsGenerator, envoyRdsGenerator];
+}
+
+/** Registers the Envoy generators under the default flavour; returns the registry. */
+export function registerEnvoyGenerators(
+  registry: GeneratorRegistry<PushContext>,
+): GeneratorRegistry<PushContext> {
+  for (const generator of envoyGenerators()) registry.register(generator, DEFAULT_GENERATOR);
+  return registry;
+}

@@ -1,0 +1,274 @@
+/**
+ * LDS for Envoy sidecars. Traffic capture sends every outbound connection to `virtualOutbound` (15001) and
+ * every inbound one to `virtualInbound` (15006); Envoy then hands each connection to the listener of its
+ * original destination (`use_original_dst`):
+ *
+ * - `0.0.0.0_<port>` for each outbound HTTP port: an HttpConnectionManager whose routes come over RDS under
+ *   the port's name;
+ * - `<address>_<port>` (or `0.0.0.0_<port>` for a service without an address) for other ports: a TCP proxy to
+ *   the service's cluster;
+ * - otherwise the outbound catch-all to PassthroughCluster or BlackHoleCluster by the outbound traffic policy.
+ *
+ * Inbound, each port of the proxy's own workload has two filter chains: mesh mTLS (TLS with the mesh's ALPN,
+ * terminated with the workload certificate from SDS and client certificates checked against ROOTCA) and
+ * plaintext, so mesh and non-mesh clients both reach it (PERMISSIVE).
+ *
+ * Not generated yet: STRICT/DISABLE from PeerAuthentication, Sidecar ingress/egress listener ports, protocol
+ * sniffing for undeclared protocols, and the 127.0.0.6 bind of Istio's inbound passthrough cluster.
+ *
+ * @module
+ */
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { Proxy } from "../../model/proxy.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { serviceKey } from "../../push/push_request.ts";
+import { outboundClusterName } from "../../push/service_index.ts";
+import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
+import { stableJson } from "../fingerprint.ts";
+import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";
+import type { EnvoyObject } from "../route_match.ts";
+import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
+import { isHttpPort, outboundHttpPorts } from "./envoy_rds.ts";
+import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
+import { MESH_ALPN } from "./upstream_tls.ts";
+
+/** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
+export const VIRTUAL_OUTBOUND_PORT = 15001;
+/** The port traffic capture redirects inbound connections to (mesh-agent `-z`). */
+export const VIRTUAL_INBOUND_PORT = 15006;
+
+/** One listener to build; its stable JSON is the cache key. */
+export type ListenerPlan =
+  | { readonly kind: "virtualOutbound"; readonly fallback: string }
+  | { readonly kind: "virtualInbound"; readonly ports: readonly { port: number; http: boolean }[] }
+  | { readonly kind: "http"; readonly name: string; readonly port: number }
+  | {
+    readonly kind: "tcp";
+    readonly name: string;
+    readonly address: string;
+    readonly port: number;
+    readonly cluster: string;
+  };
+
+function socketAddress(address: string, port: number): EnvoyObject {
+  return { socket_address: { address, port_value: port } };
+}
+
+function tcpProxy(statPrefix: string, cluster: string): EnvoyObject {
+  return {
+    name: "envoy.filters.network.tcp_proxy",
+    typed_config: { "@type": TYPE_URL.tcpProxy, stat_prefix: statPrefix, cluster },
+  };
+}
+
+const HTTP_FILTERS = [
+  { name: FAULT_FILTER_NAME, typed_config: { "@type": TYPE_URL.fault } },
+  { name: ROUTER_FILTER_NAME, typed_config: { "@type": TYPE_URL.router } },
+];
+
+function httpConnectionManager(statPrefix: string, routes: EnvoyObject): EnvoyObject {
+  return {
+    name: "envoy.filters.network.http_connection_manager",
+    typed_config: {
+      "@type": TYPE_URL.httpConnectionManager,
+      stat_prefix: statPrefix,
+      ...routes,
+      http_filters: HTTP_FILTERS,
+      use_remote_address: { value: false },
+      normalize_path: { value: true },
+    },
+  };
+}
+
+function inboundFilters(port: number, http: boolean): EnvoyObject[] {
+  const cluster = `inbound|${port}||`;
+  if (!http) return [tcpProxy(cluster, cluster)];
+  return [httpConnectionManager(cluster, {
+    route_config: {
+      name: cluster,
+      virtual_hosts: [{
+        name: `inbound|http|${port}`,
+        domains: ["*"],
+        routes: [{ name: "default", match: { prefix: "/" }, route: { cluster, timeout: { seconds: "0" } } }],
+      }],
+      validate_clusters: { value: false },
+    },
+  })];
+}
+
+function meshServerTls(): EnvoyObject {
+  return {
+    name: "envoy.transport_sockets.tls",
+    typed_config: {
+      "@type": TYPE_URL.downstreamTlsContext,
+      require_client_certificate: { value: true },
+      common_tls_context: {
+        tls_certificate_sds_secret_configs: [sdsSecretConfig(WORKLOAD_SECRET_NAME)],
+        combined_validation_context: {
+          default_validation_context: {},
+          validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET_NAME),
+        },
+        alpn_protocols: ["h2", "http/1.1"],
+      },
+    },
+  };
+}
+
+/** The Listener of a plan. */
+export function envoyListener(plan: ListenerPlan): EnvoyObject {
+  switch (plan.kind) {
+    case "virtualOutbound":
+      return {
+        name: "virtualOutbound",
+        address: socketAddress("0.0.0.0", VIRTUAL_OUTBOUND_PORT),
+        use_original_dst: { value: true },
+        traffic_direction: "OUTBOUND",
+        filter_chains: [{
+          name: "virtualOutbound-catchall-tcp",
+          filters: [tcpProxy(plan.fallback, plan.fallback)],
+        }],
+      };
+    case "virtualInbound":
+      return {
+        name: "virtualInbound",
+        address: socketAddress("0.0.0.0", VIRTUAL_INBOUND_PORT),
+        traffic_direction: "INBOUND",
+        listener_filters: [
+          { name: "envoy.filters.listener.original_dst", typed_config: { "@type": TYPE_URL.originalDst } },
+          { name: "envoy.filters.listener.tls_inspector", typed_config: { "@type": TYPE_URL.tlsInspector } },
+        ],
+        filter_chains: [
+          ...plan.ports.flatMap(({ port, http }) => [
+            {
+              name: `inbound|${port}|mtls`,
+              filter_chain_match: {
+                destination_port: { value: port },
+                transport_protocol: "tls",
+                application_protocols: [...MESH_ALPN],
+              },
+              transport_socket: meshServerTls(),
+              filters: inboundFilters(port, http),
+            },
+            {
+              name: `inbound|${port}|plaintext`,
+              filter_chain_match: { destination_port: { value: port }, transport_protocol: "raw_buffer" },
+              filters: inboundFilters(port, http),
+            },
+          ]),
+          { name: "virtualInbound-catchall", filters: [tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)] },
+        ],
+      };
+    case "http":
+      return {
+        name: plan.name,
+        address: socketAddress("0.0.0.0", plan.port),
+        bind_to_port: { value: false },
+        traffic_direction: "OUTBOUND",
+        filter_chains: [{
+          filters: [httpConnectionManager(plan.name, {
+            rds: {
+              config_source: { ads: {}, resource_api_version: "V3" },
+              route_config_name: String(plan.port),
+            },
+          })],
+        }],
+      };
+    case "tcp":
+      return {
+        name: plan.name,
+        address: socketAddress(plan.address, plan.port),
+        bind_to_port: { value: false },
+        traffic_direction: "OUTBOUND",
+        filter_chains: [{ filters: [tcpProxy(plan.cluster, plan.cluster)] }],
+      };
+  }
+}
+
+/** The listener plans of a proxy, with the service keys each depends on. */
+export function planListeners(
+  proxy: Proxy,
+  push: PushContext,
+): { plan: ListenerPlan; dependsOn: string[] }[] {
+  const scope = push.sidecarScope(proxy);
+  const fallback = scope.outboundTrafficPolicy.mode === "REGISTRY_ONLY"
+    ? BLACK_HOLE_CLUSTER
+    : PASSTHROUGH_CLUSTER;
+  const out: { plan: ListenerPlan; dependsOn: string[] }[] = [
+    { plan: { kind: "virtualOutbound", fallback }, dependsOn: [] },
+  ];
+  const httpPorts = new Set(outboundHttpPorts(proxy, push));
+  for (const port of httpPorts) {
+    out.push({ plan: { kind: "http", name: `0.0.0.0_${port}`, port }, dependsOn: [] });
+  }
+  const taken = new Set([...httpPorts].map((p) => `0.0.0.0_${p}`));
+  const services = push.servicesVisibleTo(proxy).slice()
+    .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
+  for (const service of services) {
+    for (const port of service.ports) {
+      if (isHttpPort(port)) continue;
+      const addresses = service.addresses.filter((a) => a !== "0.0.0.0");
+      // A listener per address and port; a service without an address takes the port's wildcard listener,
+      // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).
+      for (const address of addresses.length > 0 ? addresses : ["0.0.0.0"]) {
+        const name = `${address}_${port.port}`;
+        if (taken.has(name)) continue;
+        taken.add(name);
+        out.push({
+          plan: {
+            kind: "tcp",
+            name,
+            address,
+            port: port.port,
+            cluster: outboundClusterName(service.hostname, port.port),
+          },
+          dependsOn: [serviceKey(service.namespace, service.hostname)],
+        });
+      }
+    }
+  }
+  const inbound = new Map<number, boolean>();
+  const inboundDeps: string[] = [];
+  if (proxy.type === "sidecar") {
+    const own = new Set(proxy.ipAddresses);
+    for (const shards of push.endpointIndex.all()) {
+      for (const instances of shards.byCluster.values()) {
+        for (const { service, servicePort, endpoint } of instances) {
+          if (!own.has(endpoint.address) || inbound.has(endpoint.endpointPort)) continue;
+          inbound.set(endpoint.endpointPort, isHttpPort(servicePort));
+          inboundDeps.push(serviceKey(service.namespace, service.hostname));
+        }
+      }
+    }
+  }
+  out.push({
+    plan: {
+      kind: "virtualInbound",
+      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({ port, http: inbound.get(port)! })),
+    },
+    dependsOn: inboundDeps,
+  });
+  return out;
+}
+
+/**
+ * Builds the listeners of an Envoy sidecar. Reads the proxy's type, addresses and scope (services, outbound
+ * policy) and the endpoints at the proxy's addresses; all of it is in the plans, which are the cache keys.
+ */
+export const envoyLdsGenerator: XdsGenerator<PushContext> = {
+  typeUrl: TYPE_URL.listener,
+  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const wanted = request.names.length === 0 ? undefined : new Set(request.names);
+    return planListeners(proxy, push)
+      .filter(({ plan }) => wanted === undefined || wanted.has(listenerName(plan)))
+      .map(({ plan, dependsOn }) => ({
+        name: listenerName(plan),
+        key: cacheKey(TYPE_URL.listener, ["envoy", stableJson(plan)], dependsOn),
+        build: () => envoyListener(plan),
+      }));
+  },
+};
+
+/** The name of a planned listener. */
+export function listenerName(plan: ListenerPlan): string {
+  return plan.kind === "virtualOutbound" || plan.kind === "virtualInbound" ? plan.kind : plan.name;
+}

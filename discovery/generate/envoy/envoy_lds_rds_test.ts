@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { networking, run, World } from "../_test_world.ts";
+import { envoyResources, envoySidecar } from "./_test_envoy.ts";
+import { envoyCdsGenerator } from "./envoy_cds.ts";
+import { envoyLdsGenerator } from "./envoy_lds.ts";
+import { envoyRdsGenerator, virtualHostDomains } from "./envoy_rds.ts";
+
+type Obj = Record<string, unknown>;
+const RATINGS = "ratings.example.svc.cluster.local";
+
+function world(): World {
+  return new World().apply(
+    ...envoyResources(),
+    networking("ServiceEntry", "other", "ratings-other", {
+      hosts: ["reviews.other.svc.cluster.local"],
+      location: "MESH_INTERNAL",
+      resolution: "STATIC",
+      addresses: ["10.96.0.9"],
+      ports: [{ number: 8080, name: "http", protocol: "HTTP" }, {
+        number: 6379,
+        name: "redis",
+        protocol: "TCP",
+      }],
+      endpoints: [{ address: "10.0.3.1" }],
+    }),
+    networking("VirtualService", "example", "ratings", {
+      hosts: ["ratings"],
+      http: [{
+        match: [{ uri: { prefix: "/v2" } }],
+        route: [{ destination: { host: "ratings", subset: "plain" }, weight: 100 }],
+        timeout: "3s",
+      }, { route: [{ destination: { host: "ratings" } }] }],
+    }),
+  );
+}
+
+Deno.test("A virtual host answers to every name a client of the proxy's namespace may use", () => {
+  const push = world().push();
+  const service = push.services().find((s) => s.hostname === RATINGS)!;
+  assert.deepEqual(virtualHostDomains(service, 8080, "example"), [
+    RATINGS,
+    `${RATINGS}:8080`,
+    "ratings",
+    "ratings:8080",
+    "ratings.example",
+    "ratings.example:8080",
+    "ratings.example.svc",
+    "ratings.example.svc:8080",
+  ]);
+  assert.ok(
+    !virtualHostDomains(service, 8080, "other").includes("ratings"),
+    "no short name across namespaces",
+  );
+});
+
+Deno.test("Envoy RDS routes each outbound HTTP port through the VirtualService, unknown hosts to the catch-all", () => {
+  const { byName, names } = run(envoyRdsGenerator, envoySidecar(), world().push());
+  assert.ok(names.includes("8080"), names.join());
+  const hosts = byName.get("8080")!.virtual_hosts as Obj[];
+  const ratings = hosts.find((h) => h.name === `${RATINGS}:8080`)!;
+  const routes = ratings.routes as Obj[];
+  assert.equal(routes.length, 2);
+  assert.equal((routes[0].route as Obj).cluster, `outbound|8080|plain|${RATINGS}`);
+  assert.ok(JSON.stringify(routes[0].match).includes("/v2"));
+  assert.ok(hosts.some((h) => h.name === "reviews.other.svc.cluster.local:8080"));
+  const last = hosts.at(-1)!;
+  assert.deepEqual(last.domains, ["*"]);
+  assert.equal(((last.routes as Obj[])[0].route as Obj).cluster, "PassthroughCluster");
+  const all = hosts.flatMap((h) => h.domains as string[]);
+  assert.equal(new Set(all).size, all.length, "no domain twice");
+});
+
+Deno.test("With REGISTRY_ONLY unknown hosts go to BlackHoleCluster", () => {
+  const w = world().apply(networking("Sidecar", "example", "default", {
+    egress: [{ hosts: ["*/*"] }],
+    outboundTrafficPolicy: { mode: "REGISTRY_ONLY" },
+  }));
+  const { byName } = run(envoyRdsGenerator, envoySidecar(), w.push());
+  const last = (byName.get("8080")!.virtual_hosts as Obj[]).at(-1)!;
+  assert.equal(((last.routes as Obj[])[0].route as Obj).cluster, "BlackHoleCluster");
+  const lds = run(envoyLdsGenerator, envoySidecar(), w.push());
+  assert.ok(JSON.stringify(lds.byName.get("virtualOutbound")).includes("BlackHoleCluster"));
+});
+
+Deno.test("Envoy LDS: the two virtual listeners, HTTP listeners per port on RDS, TCP listeners per address", () => {
+  const { byName, names } = run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), world().push());
+  const outbound = byName.get("virtualOutbound")!;
+  assert.deepEqual((outbound.use_original_dst as Obj).value, true);
+  const http = JSON.stringify(byName.get("0.0.0.0_8080"));
+  assert.ok(http.includes('"route_config_name":"8080"'), http);
+  const redis = JSON.stringify(byName.get("10.96.0.9_6379"));
+  assert.ok(redis.includes("outbound|6379||reviews.other.svc.cluster.local"), redis);
+  assert.ok(names.includes("0.0.0.0_5432"), "a TCP service without an address takes the wildcard listener");
+  const inbound = byName.get("virtualInbound")!;
+  const chains = (inbound.filter_chains as Obj[]).map((c) => c.name);
+  assert.deepEqual(chains, ["inbound|9080|mtls", "inbound|9080|plaintext", "virtualInbound-catchall"]);
+  const mtls = JSON.stringify((inbound.filter_chains as Obj[])[0]);
+  assert.ok(mtls.includes("ROOTCA") && mtls.includes("require_client_certificate"), mtls);
+});
+
+Deno.test("Every Envoy listener and route encodes and passes Envoy's validation rules; names resolve", () => {
+  const proxy = envoySidecar("example", "10.0.2.1");
+  const push = world().push();
+  const lds = run(envoyLdsGenerator, proxy, push);
+  const rds = run(envoyRdsGenerator, proxy, push);
+  const cds = run(envoyCdsGenerator, proxy, push);
+  for (const [name, encoded] of [...lds.bytes, ...rds.bytes]) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
+  const text = JSON.stringify([...lds.byName.values()]);
+  for (const routeName of text.matchAll(/"route_config_name":"([^"]+)"/g)) {
+    assert.ok(rds.byName.has(routeName[1]), `LDS names route ${routeName[1]}, which RDS serves`);
+  }
+  const clusterRefs = JSON.stringify([...lds.byName.values(), ...rds.byName.values()])
+    .matchAll(/"cluster":"([^"]+)"/g);
+  for (const [, cluster] of clusterRefs) {
+    assert.ok(cds.byName.has(cluster), `${cluster} is referenced and CDS serves it`);
+  }
+});

@@ -1,0 +1,155 @@
+/**
+ * RDS for Envoy sidecars: one RouteConfiguration per outbound HTTP port (named by the port, as the outbound
+ * HTTP listener of that port asks for it), with a virtual host per visible service on that port answering to
+ * every name a client of the proxy's namespace may use for it, routes from the VirtualService that claims the
+ * service (matches, weights, retries, timeouts, rewrites, faults, consistent hashing) or one default route,
+ * and a last `allow_any` virtual host that sends unknown hosts to PassthroughCluster (ALLOW_ANY) or
+ * BlackHoleCluster (REGISTRY_ONLY).
+ *
+ * Not generated yet: redirects, direct responses, mirrors, CORS and header manipulation.
+ *
+ * @module
+ */
+import { isHttpProtocol } from "../../../shared/config/validation/ports.ts";
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { Proxy } from "../../model/proxy.ts";
+import type { Service, ServicePort } from "../../model/service.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
+import { stableJson } from "../fingerprint.ts";
+import { envoyRoute } from "../grpc_rds.ts";
+import type { EnvoyObject } from "../route_match.ts";
+import { planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
+import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
+import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
+
+/** True for ports an outbound HTTP listener (and so a route configuration) serves. */
+export function isHttpPort(port: ServicePort): boolean {
+  return port.protocol !== "Unsupported" && isHttpProtocol(port.protocol) && port.protocol !== "HTTPS";
+}
+
+/**
+ * The names a client in `namespace` may use for a service, most literal first: the FQDN and, for a service of
+ * the client's own namespace under `<ns>.svc.<domain>`, the short name and `name.ns`, `name.ns.svc`; for other
+ * namespaces `name.ns` and `name.ns.svc`; then the service's addresses. Each also with `:port`.
+ */
+export function virtualHostDomains(service: Service, port: number, namespace: string): string[] {
+  const names = [service.hostname];
+  const svc = `.${service.namespace}.svc.`;
+  const at = service.hostname.indexOf(svc);
+  if (at > 0) {
+    const short = service.hostname.slice(0, at);
+    if (service.namespace === namespace) names.push(short);
+    names.push(`${short}.${service.namespace}`, `${short}.${service.namespace}.svc`);
+  }
+  names.push(...service.addresses.filter((a) => a !== "0.0.0.0"));
+  return names.flatMap((name) => [name, `${name}:${port}`]);
+}
+
+/** The plan of one virtual host: its routing plan and the domains left after earlier hosts took theirs. */
+interface VirtualHostPlan {
+  readonly plan: RoutePlan;
+  readonly domains: readonly string[];
+  readonly virtualService?: VirtualServiceSpec;
+}
+
+/** The resolved inputs of one route configuration; its stable JSON is the cache key. */
+export interface EnvoyRouteConfigPlan {
+  /** The port, which is also the route configuration's name. */
+  readonly port: number;
+  /** Virtual hosts in order. */
+  readonly hosts: readonly { readonly plan: RoutePlan; readonly domains: readonly string[] }[];
+  /** Where requests for unknown hosts go. */
+  readonly fallback: typeof PASSTHROUGH_CLUSTER | typeof BLACK_HOLE_CLUSTER;
+}
+
+function routeConfig(plan: EnvoyRouteConfigPlan, hosts: readonly VirtualHostPlan[]): EnvoyObject {
+  return {
+    name: String(plan.port),
+    virtual_hosts: [
+      ...hosts.map((host) => ({
+        name: host.plan.virtualHost,
+        domains: [...host.domains],
+        routes: host.plan.routes.map((route) => envoyRoute(route, host.virtualService)),
+      })),
+      {
+        name: "allow_any",
+        domains: ["*"],
+        routes: [{
+          name: "allow_any",
+          match: { prefix: "/" },
+          route: { cluster: plan.fallback, timeout: { seconds: "0" } },
+        }],
+      },
+    ],
+    validate_clusters: { value: false },
+  };
+}
+
+/** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
+export function planRouteConfig(
+  proxy: Proxy,
+  push: PushContext,
+  port: number,
+): { plan: EnvoyRouteConfigPlan; hosts: VirtualHostPlan[]; dependsOn: string[] } {
+  const taken = new Set<string>();
+  const hosts: VirtualHostPlan[] = [];
+  const dependsOn = new Set<string>();
+  const services = push.servicesVisibleTo(proxy)
+    .filter((s) => s.ports.some((p) => p.port === port && isHttpPort(p)))
+    .slice()
+    .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
+  for (const service of services) {
+    const servicePort = service.ports.find((p) => p.port === port)!;
+    // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
+    const domains = virtualHostDomains(service, port, proxy.namespace).filter((d) => !taken.has(d));
+    if (domains.length === 0) continue;
+    for (const d of domains) taken.add(d);
+    const target = { name: `${service.hostname}:${port}`, service, port: servicePort };
+    const planned = planRouteConfiguration(target, proxy, push);
+    for (const key of planned.dependsOn) dependsOn.add(key);
+    hosts.push({
+      plan: planned.plan,
+      domains,
+      ...(planned.virtualService ? { virtualService: planned.virtualService.resource.spec } : {}),
+    });
+  }
+  const fallback = push.sidecarScope(proxy).outboundTrafficPolicy.mode === "REGISTRY_ONLY"
+    ? BLACK_HOLE_CLUSTER
+    : PASSTHROUGH_CLUSTER;
+  return {
+    plan: { port, hosts: hosts.map(({ plan, domains }) => ({ plan, domains })), fallback },
+    hosts,
+    dependsOn: [...dependsOn],
+  };
+}
+
+/** The outbound HTTP ports of the services a proxy sees, ascending. */
+export function outboundHttpPorts(proxy: Proxy, push: PushContext): number[] {
+  const ports = new Set<number>();
+  for (const service of push.servicesVisibleTo(proxy)) {
+    for (const port of service.ports) if (isHttpPort(port)) ports.add(port.port);
+  }
+  return [...ports].sort((a, b) => a - b);
+}
+
+/**
+ * Builds the route configurations an Envoy sidecar watches (named by port). Reads the proxy's scope and
+ * namespace, the VirtualServices and DestinationRules the route plans read, and the scope's outbound policy.
+ */
+export const envoyRdsGenerator: XdsGenerator<PushContext> = {
+  typeUrl: TYPE_URL.route,
+  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const ports = request.names.length === 0
+      ? outboundHttpPorts(proxy, push)
+      : [...new Set(request.names)].filter((n) => /^[1-9][0-9]{0,4}$/.test(n)).map(Number);
+    return ports.map((port) => {
+      const { plan, hosts, dependsOn } = planRouteConfig(proxy, push, port);
+      return {
+        name: String(port),
+        key: cacheKey(TYPE_URL.route, ["envoy", stableJson(plan)], dependsOn),
+        build: () => routeConfig(plan, hosts),
+      };
+    });
+  },
+};

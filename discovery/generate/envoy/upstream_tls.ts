@@ -1,0 +1,148 @@
+/**
+ * TLS from a sidecar to a cluster's endpoints, as Envoy transport sockets: a DestinationRule's `tls` (DISABLE,
+ * SIMPLE, MUTUAL, ISTIO_MUTUAL) or, when no rule sets TLS and the mesh enables automatic mTLS, mesh mTLS to
+ * the endpoints labelled for the mesh and plaintext to the others (EDS marks each endpoint; see
+ * `TLS_MODE_METADATA`).
+ *
+ * Mesh mTLS presents the workload's certificate from SDS `default`, trusts SDS `ROOTCA`, and accepts only the
+ * destination's SPIFFE identities, so a compromised endpoint of another service cannot impersonate it.
+ *
+ * @module
+ */
+import type { ClientTLSSettings } from "../../../shared/config/networking/tls_settings.ts";
+import { jsonToStruct } from "../../../proto/struct_json.ts";
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { EnvoyObject } from "../route_match.ts";
+import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
+
+/** ALPN a mesh mTLS client offers, as Istio sidecars do, so either kind of server accepts it. */
+export const MESH_ALPN: readonly string[] = ["istio-peer-exchange", "istio"];
+
+/** The endpoint metadata filter that `transport_socket_matches` reads, and the value of a mesh endpoint. */
+export const TLS_MODE_METADATA = { filter: "envoy.transport_socket_match", key: "tlsMode", mesh: "istio" };
+
+/** What a cluster's upstream TLS is made of, resolved; its stable JSON is part of the cluster's cache key. */
+export type UpstreamTlsPlan =
+  | { readonly kind: "none" }
+  /** Mesh mTLS to every endpoint (ISTIO_MUTUAL). */
+  | { readonly kind: "mesh"; readonly sni: string; readonly identities: readonly string[] }
+  /** Mesh mTLS to endpoints labelled for the mesh, plaintext to the rest. */
+  | { readonly kind: "auto"; readonly sni: string; readonly identities: readonly string[] }
+  /** SIMPLE or MUTUAL TLS with the files the DestinationRule names. */
+  | { readonly kind: "files"; readonly settings: ClientTLSSettings; readonly sni?: string };
+
+/** The SNI Istio sidecars use for mesh mTLS to a cluster: `outbound_.<port>_.<subset>_.<host>`. */
+export function meshSni(hostname: string, port: number, subset: string): string {
+  return `outbound_.${port}_.${subset}_.${hostname}`;
+}
+
+/**
+ * The TLS plan of a cluster: the rule's TLS when it sets one, else automatic mTLS when the mesh enables it
+ * (never for services outside the mesh), else none.
+ */
+export function upstreamTlsPlan(
+  tls: ClientTLSSettings | undefined,
+  options: {
+    readonly autoMtls: boolean;
+    readonly meshExternal: boolean;
+    readonly sni: string;
+    readonly identities: readonly string[];
+  },
+): UpstreamTlsPlan {
+  switch (tls?.mode) {
+    case "DISABLE":
+      return { kind: "none" };
+    case "ISTIO_MUTUAL":
+      return { kind: "mesh", sni: tls.sni ?? options.sni, identities: options.identities };
+    case "SIMPLE":
+    case "MUTUAL":
+      return { kind: "files", settings: tls, ...(tls.sni ? { sni: tls.sni } : {}) };
+    default:
+      return options.autoMtls && !options.meshExternal
+        ? { kind: "auto", sni: options.sni, identities: options.identities }
+        : { kind: "none" };
+  }
+}
+
+function tlsSocket(context: EnvoyObject): EnvoyObject {
+  return {
+    name: "envoy.transport_sockets.tls",
+    typed_config: { "@type": TYPE_URL.upstreamTlsContext, ...context },
+  };
+}
+
+function meshTlsContext(sni: string, identities: readonly string[]): EnvoyObject {
+  return {
+    common_tls_context: {
+      tls_certificate_sds_secret_configs: [sdsSecretConfig(WORKLOAD_SECRET_NAME)],
+      combined_validation_context: {
+        default_validation_context: identities.length === 0 ? {} : {
+          match_typed_subject_alt_names: identities.map((id) => ({
+            san_type: "URI",
+            matcher: { exact: id },
+          })),
+        },
+        validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET_NAME),
+      },
+      alpn_protocols: [...MESH_ALPN],
+    },
+    sni,
+  };
+}
+
+function fileTlsContext(settings: ClientTLSSettings, sni: string | undefined): EnvoyObject {
+  const sans = settings.subjectAltNames ?? [];
+  const validation: EnvoyObject = {
+    ...(settings.caCertificates ? { trusted_ca: { filename: settings.caCertificates } } : {}),
+    ...(sans.length > 0
+      ? {
+        match_typed_subject_alt_names: sans.flatMap((san) =>
+          ["DNS", "URI"].map((type) => ({ san_type: type, matcher: { exact: san } }))
+        ),
+      }
+      : {}),
+  };
+  const certificates = settings.mode === "MUTUAL" && settings.clientCertificate && settings.privateKey
+    ? [{
+      certificate_chain: { filename: settings.clientCertificate },
+      private_key: { filename: settings.privateKey },
+    }]
+    : [];
+  return {
+    common_tls_context: {
+      ...(certificates.length > 0 ? { tls_certificates: certificates } : {}),
+      ...(Object.keys(validation).length > 0 ? { validation_context: validation } : {}),
+    },
+    ...(sni ? { sni } : {}),
+  };
+}
+
+/** The Cluster fields that carry a TLS plan: `transport_socket`, or `transport_socket_matches` for auto mTLS. */
+export function upstreamTlsFields(plan: UpstreamTlsPlan): EnvoyObject {
+  switch (plan.kind) {
+    case "none":
+      return {};
+    case "mesh":
+      return { transport_socket: tlsSocket(meshTlsContext(plan.sni, plan.identities)) };
+    case "files":
+      return { transport_socket: tlsSocket(fileTlsContext(plan.settings, plan.sni)) };
+    case "auto":
+      return {
+        transport_socket_matches: [
+          {
+            name: "tlsMode-istio",
+            match: jsonToStruct({ [TLS_MODE_METADATA.key]: TLS_MODE_METADATA.mesh }),
+            transport_socket: tlsSocket(meshTlsContext(plan.sni, plan.identities)),
+          },
+          {
+            name: "tlsMode-disabled",
+            match: jsonToStruct({}),
+            transport_socket: {
+              name: "envoy.transport_sockets.raw_buffer",
+              typed_config: { "@type": TYPE_URL.rawBuffer },
+            },
+          },
+        ],
+      };
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * The orchestrator (a Kubernetes-style API server) as a service registry.
+ *
+ * @module
+ */
+export * from "./orch_client.ts";
+export * from "./orch_convert.ts";
+export * from "./orch_objects.ts";
+export * from "./orch_config_source.ts";
+export * from "./orch_registry.ts";

@@ -1,0 +1,120 @@
+/**
+ * How `mesh-discovery` reaches the orchestrator's API: a kubeconfig named by `--orchconfig`, else the in-cluster
+ * configuration (`ORCH_SERVICE_HOST`, port 443, the service account's token and CA at their usual mount paths).
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import * as k8s from "@kubernetes/client-node";
+
+/** The in-cluster service-account mount. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** The orchestrator's configuration is missing or unusable. */
+export class OrchConfigError extends Error {
+  /** `source` names the flag, file or variable at fault. */
+  constructor(readonly source: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "OrchConfigError";
+  }
+}
+
+/** Where the client configuration comes from. */
+export interface OrchClientOptions {
+  /** `--orchconfig`; empty for in-cluster configuration. */
+  readonly orchConfig: string;
+  /** `ORCH_SERVICE_HOST`, read when `orchConfig` is empty. */
+  readonly serviceHost: string;
+}
+
+/**
+ * Loads the client configuration.
+ *
+ * @throws {OrchConfigError} naming the file or variable when neither is usable
+ */
+export function loadOrchConfig(options: OrchClientOptions): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (options.orchConfig !== "") {
+    if (!existsSync(options.orchConfig)) {
+      throw new OrchConfigError("--orchconfig", `--orchconfig ${options.orchConfig}: no such file`);
+    }
+    try {
+      kc.loadFromFile(options.orchConfig);
+    } catch (cause) {
+      throw new OrchConfigError(
+        "--orchconfig",
+        `--orchconfig ${options.orchConfig}: not a usable kubeconfig (${(cause as Error).message})`,
+        { cause },
+      );
+    }
+    if (kc.getCurrentCluster() === null) {
+      throw new OrchConfigError(
+        "--orchconfig",
+        `--orchconfig ${options.orchConfig}: its current context names no cluster; expected "current-context" ` +
+          `naming a context whose cluster has a "server"`,
+      );
+    }
+    return kc;
+  }
+  if (options.serviceHost === "") {
+    throw new OrchConfigError(
+      "ORCH_SERVICE_HOST",
+      "No orchestrator configuration: give --orchconfig FILE, or run in-cluster where ORCH_SERVICE_HOST is set",
+    );
+  }
+  const token = `${SERVICE_ACCOUNT_DIR}/token`;
+  if (!existsSync(token)) {
+    throw new OrchConfigError(
+      token,
+      `ORCH_SERVICE_HOST is set but ${token} does not exist: expected the service account's token mounted there`,
+    );
+  }
+  kc.loadFromOptions({
+    clusters: [{
+      name: "in-cluster",
+      server: `https://${
+        options.serviceHost.includes(":") ? `[${options.serviceHost}]` : options.serviceHost
+      }:443`,
+      caFile: `${SERVICE_ACCOUNT_DIR}/ca.crt`,
+      skipTLSVerify: false,
+    }],
+    // Read once at start: a projected token rotates, so a long-running server must restart within its life.
+    users: [{ name: "in-cluster", token: Deno.readTextFileSync(token).trim() }],
+    contexts: [{ name: "in-cluster", cluster: "in-cluster", user: "in-cluster" }],
+    currentContext: "in-cluster",
+  });
+  return kc;
+}
+
+/** A token bucket: at most `burst` calls at once, refilled at `qps` per second. */
+export class RateLimiter {
+  #tokens: number;
+  #last: number;
+
+  constructor(
+    readonly qps: number,
+    readonly burst: number,
+    readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(qps > 0) || !(burst >= 1)) {
+      throw new RangeError(`--orchApiQPS must be > 0 and --orchApiBurst ≥ 1; got ${qps} and ${burst}`);
+    }
+    this.#tokens = burst;
+    this.#last = now();
+  }
+
+  /** Milliseconds to wait before the next call may go (0 when a token is free); takes the token. */
+  take(): number {
+    const now = this.now();
+    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#last) / 1000) * this.qps);
+    this.#last = now;
+    this.#tokens -= 1;
+    return this.#tokens >= 0 ? 0 : (-this.#tokens / this.qps) * 1000;
+  }
+
+  /** Resolves when a call may go. */
+  async acquire(): Promise<void> {
+    const wait = this.take();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The orchestrator as a config source: the mesh kinds as custom resources, under our groups
+ * (`networking.mesh.io`, `security.mesh.io`) and Istio's (accepted unchanged), watched with informers and
+ * validated with the same validators as the file source. An invalid object is rejected alone (its last good
+ * version, if any, stays), counted, logged once and shown in `/debug/configz`; it never stops the others.
+ *
+ * The same name may exist under both groups: the store holds one resource per kind, namespace and name, so the
+ * object under our group wins, and a delete takes the resource out of the store only when no group has it.
+ *
+ * @module
+ */
+import * as k8s from "@kubernetes/client-node";
+import { KINDS } from "../../shared/config/kinds.ts";
+import { parseResource } from "../../shared/config/validate_resource.ts";
+import type { Resource } from "../../shared/config/resource.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { RejectedConfig } from "../model/config_store.ts";
+import type { SyncableConfigStore } from "../config/memory_config_store.ts";
+import type { RateLimiter } from "./orch_client.ts";
+
+/** What the orchestrator config source needs. */
+export interface OrchConfigSourceOptions {
+  /** The client configuration. */
+  readonly kubeConfig: k8s.KubeConfig;
+  /** Where valid resources go. */
+  readonly store: SyncableConfigStore;
+  /** Bounds list calls. */
+  readonly limiter: RateLimiter;
+  /** Logger of the source. */
+  readonly log: Logger;
+  /** Where `discovery_orch_cfg_events` and the object error metrics go. */
+  readonly metrics?: Metrics;
+  /** First retry delay after a failed list or watch, doubled up to 30 s. */
+  readonly retryMs?: number;
+  /** Marks the store synced after the first full list: true when no other source does. */
+  readonly marksStoreSynced?: boolean;
+}
+
+interface Watched {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+}
+
+const MAX_RETRY_MS = 30_000;
+
+type CustomObject = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
+
+/** Watches the mesh's custom resources into a config store. */
+export class OrchConfigSource {
+  readonly #options: OrchConfigSourceOptions;
+  readonly #watched: readonly Watched[];
+  /** `kind/namespace/name` → group → the valid resource that group holds. */
+  readonly #valid = new Map<string, Map<string, Resource>>();
+  /** `group/kind/namespace/name` → why it was refused. */
+  readonly #rejected = new Map<string, RejectedConfig>();
+  readonly #informers: k8s.Informer<k8s.KubernetesObject>[] = [];
+  readonly #synced = new Set<string>();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  #stopped = false;
+
+  constructor(options: OrchConfigSourceOptions) {
+    this.#options = options;
+    this.#watched = KINDS.flatMap((info) =>
+      [info.group, info.group.replace(".mesh.io", ".istio.io")].map((group) => ({
+        group,
+        version: info.versions.at(-1)!,
+        plural: info.plural,
+        kind: info.kind,
+      }))
+    );
+  }
+
+  /** True once every kind has been listed once. */
+  get synced(): boolean {
+    return this.#synced.size === this.#watched.length;
+  }
+
+  /** Objects currently refused, for `/debug/configz`. */
+  rejected(): RejectedConfig[] {
+    return [...this.#rejected.values()];
+  }
+
+  /** Starts an informer per kind and group; returns at once. */
+  start(): void {
+    const api = this.#options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    for (const w of this.#watched) this.#watch(w, api);
+  }
+
+  /** Stops every informer and pending retry. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    await Promise.all(this.#informers.map((i) => i.stop().catch(() => {})));
+  }
+
+  #later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      fn();
+    }, ms);
+    this.#timers.add(timer);
+  }
+
+  #watch(w: Watched, api: k8s.CustomObjectsApi): void {
+    const id = `${w.group}/${w.plural}`;
+    const firstRetryMs = this.#options.retryMs ?? 1_000;
+    let retry = firstRetryMs;
+    const list = async () => {
+      await this.#options.limiter.acquire();
+      const result = await api.listClusterCustomObject({
+        group: w.group,
+        version: w.version,
+        plural: w.plural,
+      });
+      retry = firstRetryMs;
+      if (!this.#synced.has(id)) {
+        // The informer files the listed items right after this resolves; the kind is synced once they are in.
+        this.#later(0, () => {
+          this.#synced.add(id);
+          if (!this.synced) return;
+          this.#options.log.info("orchestrator config synced", { kinds: this.#watched.length });
+          if (this.#options.marksStoreSynced) this.#options.store.markSynced();
+        });
+      }
+      return result;
+    };
+    const informer = k8s.makeInformer(
+      this.#options.kubeConfig,
+      `/apis/${w.group}/${w.version}/${w.plural}`,
+      list as unknown as k8s.ListPromise<k8s.KubernetesObject>,
+    );
+    this.#informers.push(informer);
+    informer.on("add", (o) => this.#upsert(w, o as CustomObject, "add"));
+    informer.on("update", (o) => this.#upsert(w, o as CustomObject, "update"));
+    informer.on("delete", (o) => this.#remove(w, o as CustomObject));
+    const begin = () => {
+      if (!this.#stopped) informer.start().catch(failed);
+    };
+    const failed = (error: unknown) => {
+      if (this.#stopped) return;
+      this.#options.log.warn("orchestrator config list or watch failed; retrying", {
+        group: w.group,
+        kind: w.kind,
+        retryMs: retry,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.#later(retry, begin);
+      retry = Math.min(MAX_RETRY_MS, retry * 2);
+    };
+    informer.on("error", failed);
+    begin();
+  }
+
+  #count(w: Watched, event: string): void {
+    this.#options.metrics?.counter("discovery_orch_cfg_events").inc({ type: w.kind, event });
+  }
+
+  #upsert(w: Watched, object: CustomObject, event: "add" | "update"): void {
+    this.#count(w, event);
+    const name = object.metadata?.name ?? "";
+    const namespace = object.metadata?.namespace ?? "default";
+    const origin = `orchestrator:${w.group}/${w.plural}/${namespace}/${name}`;
+    const rejectionKey = `${w.group}/${w.kind}/${namespace}/${name}`;
+    // Informers hand back the typed client's objects; the validator reads plain JSON, as the API sent it.
+    const { resource, report } = parseResource(
+      JSON.parse(JSON.stringify(object)),
+      { file: origin, line: 1 },
+      {
+        defaultNamespace: "default",
+      },
+    );
+    if (resource === undefined) {
+      const errors = report.errors.map((i) =>
+        `${origin}: ${i.path === "" ? i.message : `${i.path}: ${i.message}`}`
+      );
+      const known = this.#rejected.get(rejectionKey);
+      this.#rejected.set(rejectionKey, { file: origin, line: 1, kind: w.kind, namespace, name, errors });
+      if (known === undefined || known.errors.join() !== errors.join()) {
+        this.#options.log.warn("orchestrator config rejected", { origin, errors });
+        this.#options.metrics?.counter("discovery_total_orch_object_errors").inc();
+      }
+      this.#options.metrics?.gauge("discovery_orch_object_errors").set(this.#rejected.size);
+      return;
+    }
+    if (this.#rejected.delete(rejectionKey)) {
+      this.#options.metrics?.gauge("discovery_orch_object_errors").set(this.#rejected.size);
+    }
+    const key = `${w.kind}/${namespace}/${name}`;
+    const byGroup = this.#valid.get(key) ?? new Map<string, Resource>();
+    byGroup.set(w.group, resource);
+    this.#valid.set(key, byGroup);
+    this.#publish(key);
+  }
+
+  #remove(w: Watched, object: CustomObject): void {
+    this.#count(w, "delete");
+    const name = object.metadata?.name ?? "";
+    const namespace = object.metadata?.namespace ?? "default";
+    if (this.#rejected.delete(`${w.group}/${w.kind}/${namespace}/${name}`)) {
+      this.#options.metrics?.gauge("discovery_orch_object_errors").set(this.#rejected.size);
+    }
+    const key = `${w.kind}/${namespace}/${name}`;
+    const byGroup = this.#valid.get(key);
+    if (byGroup === undefined) return;
+    byGroup.delete(w.group);
+    if (byGroup.size === 0) {
+      this.#valid.delete(key);
+      this.#options.store.delete(w.kind, namespace, name);
+      return;
+    }
+    this.#publish(key);
+  }
+
+  /** Writes the winning version of a key: our group's when both groups hold it. */
+  #publish(key: string): void {
+    const byGroup = this.#valid.get(key)!;
+    const ours = [...byGroup.keys()].find((g) => g.endsWith(".mesh.io"));
+    this.#options.store.apply(byGroup.get(ours ?? [...byGroup.keys()][0])!);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The parts of the orchestrator's objects the mesh reads, as the API serves them (JSON field names). Only
+ * what is named here is read; everything else is ignored.
+ *
+ * @module
+ */
+
+/** Object metadata. */
+export interface OrchMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly resourceVersion?: string;
+  readonly creationTimestamp?: string | Date;
+}
+
+/** A Service. */
+export interface OrchService {
+  readonly metadata: OrchMeta;
+  readonly spec?: {
+    readonly type?: string;
+    readonly clusterIP?: string;
+    readonly externalName?: string;
+    readonly selector?: Readonly<Record<string, string>>;
+    readonly ports?: readonly {
+      readonly name?: string;
+      readonly port: number;
+      readonly protocol?: string;
+      readonly appProtocol?: string;
+    }[];
+  };
+}
+
+/** One address of an Endpoints subset. */
+export interface OrchEndpointAddress {
+  readonly ip: string;
+  readonly nodeName?: string;
+  readonly targetRef?: { readonly kind?: string; readonly name?: string; readonly namespace?: string };
+}
+
+/** An Endpoints object: the addresses behind a Service, ready and not. */
+export interface OrchEndpoints {
+  readonly metadata: OrchMeta;
+  readonly subsets?: readonly {
+    readonly addresses?: readonly OrchEndpointAddress[];
+    readonly notReadyAddresses?: readonly OrchEndpointAddress[];
+    readonly ports?: readonly { readonly name?: string; readonly port: number; readonly protocol?: string }[];
+  }[];
+}
+
+/** A Pod. */
+export interface OrchPod {
+  readonly metadata: OrchMeta;
+  readonly spec?: { readonly serviceAccountName?: string; readonly nodeName?: string };
+  readonly status?: { readonly podIP?: string; readonly phase?: string };
+}
+
+/** A Node. */
+export interface OrchNode {
+  readonly metadata: OrchMeta;
+}

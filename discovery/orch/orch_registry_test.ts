@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { silentLogger } from "../../shared/log/logger.ts";
+import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { waitFor } from "../config/_test_helpers.ts";
+import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
+import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { OrchRegistry } from "./orch_registry.ts";
+
+const HOST = "ratings.shop.svc.cluster.local";
+
+function service(ports = [{ name: "http", port: 8080 }]): ApiObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "ratings", namespace: "shop", annotations: { "networking.mesh.io/exportTo": "." } },
+    spec: { clusterIP: "10.96.0.10", ports, selector: { app: "ratings" } },
+  };
+}
+
+function pod(name: string, ip: string, labels: Record<string, string> = {}): ApiObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "shop", labels: { app: "ratings", ...labels } },
+    spec: { serviceAccountName: "ratings", nodeName: "node-a" },
+    status: { podIP: ip, phase: "Running" },
+  };
+}
+
+function endpoints(ready: [string, string][], notReady: [string, string][] = []): ApiObject {
+  const address = ([pod, ip]: [string, string]) => ({
+    ip,
+    nodeName: "node-a",
+    targetRef: { kind: "Pod", name: pod, namespace: "shop" },
+  });
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name: "ratings", namespace: "shop" },
+    subsets: [{
+      addresses: ready.map(address),
+      notReadyAddresses: notReady.map(address),
+      ports: [{ name: "http", port: 9080 }],
+    }],
+  };
+}
+
+async function withRegistry(api: OrchApiServer, fn: (r: OrchRegistry) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const registry = new OrchRegistry({
+    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
+    limiter: new RateLimiter(1000, 100),
+    log: silentLogger,
+    domain: "cluster.local",
+    clusterId: "c1",
+    defaultExportTo: ["*"],
+    edsForHeadless: false,
+    retryMs: 50,
+  });
+  try {
+    registry.start();
+    await fn(registry);
+  } finally {
+    await registry.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("Orchestrator Services, Endpoints, Pods and Nodes become model services and endpoints", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: "node-a",
+        labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": "z1" },
+      },
+    });
+    api.apply(service());
+    api.apply(pod("ratings-1", "10.1.0.1", { "security.istio.io/tlsMode": "istio" }));
+    api.apply(pod("ratings-2", "10.1.0.2"));
+    api.apply(endpoints([["ratings-1", "10.1.0.1"]], [["ratings-2", "10.1.0.2"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.hasSynced(), "the first sync");
+      const svc = r.registry.getService(HOST)!;
+      assert.deepEqual(svc.addresses, ["10.96.0.10"]);
+      assert.deepEqual(svc.exportTo, ["shop"], "exportTo '.' means the service's namespace");
+      assert.equal(svc.ports[0].protocol, "HTTP");
+      assert.equal(svc.attributes.serviceRegistry, "Orchestrator");
+      const instances = r.registry.instances(HOST);
+      assert.equal(instances.length, 2);
+      const one = instances.find((i) => i.endpoint.address === "10.1.0.1")!.endpoint;
+      assert.equal(one.endpointPort, 9080);
+      assert.equal(one.healthy, true);
+      assert.equal(one.tlsMode, "mesh");
+      assert.equal(one.serviceAccount, "ratings");
+      assert.equal(one.locality.label, "r1/z1");
+      assert.equal(instances.find((i) => i.endpoint.address === "10.1.0.2")!.endpoint.healthy, false);
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("An Endpoints change is an endpoint event, not a service event", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply(service());
+    api.apply(pod("ratings-1", "10.1.0.1"));
+    api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.instances(HOST).length === 1, "the first endpoint");
+      const services: ServiceEvent[] = [];
+      const eps: EndpointEvent[] = [];
+      r.registry.onServiceEvent((e) => services.push(e));
+      r.registry.onEndpointEvent((e) => eps.push(e));
+      api.apply(pod("ratings-2", "10.1.0.2"));
+      api.apply(endpoints([["ratings-1", "10.1.0.1"], ["ratings-2", "10.1.0.2"]]));
+      await waitFor(() => r.registry.instances(HOST).length === 2, "the second endpoint");
+      assert.deepEqual(services, []);
+      assert.ok(eps.length > 0 && eps.every((e) => e.hostname === HOST));
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("An endpoint whose pod is not known yet is added when the pod arrives", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply(service());
+    api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.hasSynced(), "the first sync");
+      assert.equal(r.registry.instances(HOST).length, 0);
+      api.apply(pod("ratings-1", "10.1.0.1"));
+      await waitFor(() => r.registry.instances(HOST).length === 1, "the endpoint once its pod is known");
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("Dropped watches and expired versions relist without losing or duplicating anything", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply(service());
+    api.apply(pod("ratings-1", "10.1.0.1"));
+    api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.instances(HOST).length === 1, "the first endpoint");
+      await waitFor(() => api.watchCount >= 4, "every informer watching");
+      // Changes made while no watch is open, with the history forgotten: only a relist can see them.
+      api.dropWatches();
+      api.apply(pod("ratings-2", "10.1.0.2"));
+      api.apply(endpoints([["ratings-1", "10.1.0.1"], ["ratings-2", "10.1.0.2"]]));
+      api.compact();
+      await waitFor(() => r.registry.instances(HOST).length === 2, "the change made while disconnected");
+      api.delete("v1", "Service", "shop", "ratings");
+      await waitFor(() => r.registry.getService(HOST) === undefined, "the deletion");
+      assert.equal(r.registry.services().length, 0);
+    });
+  } finally {
+    await api.close();
+  }
+});

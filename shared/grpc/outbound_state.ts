@@ -1,0 +1,82 @@
+/**
+ * What the transport still holds for a call's peer, read from the HTTP/2 stream under a grpc-js server call.
+ * A write callback alone cannot say a message left: some runtimes complete it as soon as the bytes are handed
+ * to the native HTTP/2 session, even when the peer's flow-control window is closed. The peer's remaining
+ * window says it on every runtime: zero means the peer has stopped granting credit and data is waiting.
+ *
+ * @module
+ */
+
+/** The outbound side of a call's connection. */
+export interface OutboundState {
+  /** Bytes written to the stream and not yet taken by the HTTP/2 session. */
+  readonly queuedBytes: number;
+  /** Bytes the peer still lets the server send on the connection (HTTP/2 connection window). */
+  readonly peerWindowBytes: number;
+}
+
+interface Http2StreamLike {
+  readonly writableLength?: number;
+  readonly destroyed?: boolean;
+  readonly session?: {
+    readonly state?: { readonly remoteWindowSize?: number };
+    readonly destroyed?: boolean;
+  };
+}
+
+/** The HTTP/2 stream under a grpc-js server call without interceptors; undefined when the shape differs. */
+function http2StreamOf(call: unknown): Http2StreamLike | undefined {
+  // deno-lint-ignore no-explicit-any
+  const stream = (call as any)?.call?.stream;
+  return stream && typeof stream === "object" ? stream as Http2StreamLike : undefined;
+}
+
+/** The outbound state of `call`'s connection; undefined when it is closed or cannot be read. */
+export function outboundState(call: unknown): OutboundState | undefined {
+  const stream = http2StreamOf(call);
+  if (!stream || stream.destroyed || stream.session?.destroyed) return undefined;
+  let window: number | undefined;
+  try {
+    window = stream.session?.state?.remoteWindowSize;
+  } catch {
+    return undefined;
+  }
+  if (typeof window !== "number") return undefined;
+  return { queuedBytes: stream.writableLength ?? 0, peerWindowBytes: window };
+}
+
+/** True when data for `call`'s peer is waiting: bytes queued, or a closed connection window. */
+export function isOutboundStalled(call: unknown): boolean {
+  const state = outboundState(call);
+  return state !== undefined && (state.queuedBytes > 0 || state.peerWindowBytes <= 0);
+}
+
+/** The first and the longest wait of `whenOutboundFlushed` between two looks at a stalled call. */
+export const OUTBOUND_POLL_MS = { first: 5, max: 200 } as const;
+
+/**
+ * Resolves once nothing written to `call` waits for its peer (or the connection is gone); rejects with the
+ * signal's reason when `signal` aborts first. A healthy peer grants credit within a round trip, so this
+ * resolves at once or after a few milliseconds; a peer that stopped reading keeps it waiting, looked at less
+ * and less often (the wait doubles up to `OUTBOUND_POLL_MS.max`) so thousands of stalled sends stay cheap.
+ */
+export function whenOutboundFlushed(call: unknown, signal?: AbortSignal): Promise<void> {
+  if (!isOutboundStalled(call)) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const look = (waitMs: number) => {
+      timer = setTimeout(() => {
+        if (isOutboundStalled(call)) return look(Math.min(waitMs * 2, OUTBOUND_POLL_MS.max));
+        signal?.removeEventListener("abort", stop);
+        resolve();
+      }, waitMs);
+    };
+    if (signal?.aborted) return stop();
+    signal?.addEventListener("abort", stop, { once: true });
+    look(OUTBOUND_POLL_MS.first);
+  });
+}

@@ -1,0 +1,245 @@
+/**
+ * The orchestrator end to end: the real `mesh-discovery discovery --registries Orchestrator` reads a test API
+ * server (in this process) through a kubeconfig. Readiness waits for the first sync; Services, Endpoints and
+ * Pods turn into clusters and endpoints for a connected sidecar; an Endpoints change pushes EDS alone.
+ */
+import assert from "node:assert/strict";
+import { TYPE_URL } from "../proto/type_urls.ts";
+import { type ApiObject, kubeconfigFor, OrchApiServer } from "../shared/testing/orch_api_server.ts";
+import { KUBECTL, needs } from "../shared/testing/system_tools.ts";
+import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
+import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
+
+const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
+
+function endpoints(ips: string[]): ApiObject {
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name: "ratings", namespace: "shop" },
+    subsets: [{
+      addresses: ips.map((ip, i) => ({
+        ip,
+        targetRef: { kind: "Pod", name: `ratings-${i}`, namespace: "shop" },
+      })),
+      ports: [{ name: "http", port: 9080 }],
+    }],
+  };
+}
+
+function pod(i: number, ip: string): ApiObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `ratings-${i}`, namespace: "shop", labels: { app: "ratings" } },
+    spec: { serviceAccountName: "ratings" },
+    status: { podIP: ip },
+  };
+}
+
+async function readyStatus(httpAddr: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`http://${httpAddr}/ready`);
+  return { status: response.status, body: await response.text() };
+}
+
+async function start(dir: string, kubeconfig: string, configDir: string[] = ["--configDir", dir]) {
+  await Deno.writeTextFile(`${dir}/kubeconfig`, kubeconfig);
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, [
+      "--registries",
+      "Orchestrator",
+      "--orchconfig",
+      `${dir}/kubeconfig`,
+      ...configDir,
+      "--log_as_json",
+    ]),
+  );
+  await server.waitFor(/"msg":"discovery server started"/);
+  return { server, addresses };
+}
+
+Deno.test("Without a reachable orchestrator, mesh-discovery stays up and not ready, saying why", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
+  const unreachable = kubeconfigFor(`http://127.0.0.1:${freePort()}`);
+  const { server, addresses } = await start(dir, unreachable);
+  try {
+    await server.waitFor(/orchestrator list or watch failed; retrying/);
+    const ready = await readyStatus(addresses.httpAddr);
+    assert.equal(ready.status, 503);
+    assert.match(ready.body, /Orchestrator/);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Orchestrator services and endpoints reach a sidecar; an Endpoints change pushes EDS alone", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
+  api.apply({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "ratings", namespace: "shop" },
+    spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
+  });
+  api.apply(pod(0, "10.1.0.1"));
+  api.apply(endpoints(["10.1.0.1"]));
+  const { server, addresses } = await start(dir, api.kubeconfig());
+  let client: Client | undefined;
+  try {
+    const deadline = Date.now() + 20_000;
+    while ((await readyStatus(addresses.httpAddr)).status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await readyStatus(addresses.httpAddr)).status, 200, "ready after the first sync");
+
+    client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+    const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });
+    const ack = (r: { typeUrl: string; version: string; nonce: string }, names: string[] = []) =>
+      client!.send({
+        node,
+        type_url: r.typeUrl,
+        version_info: r.version,
+        response_nonce: r.nonce,
+        resource_names: names,
+      });
+    client.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
+    // The first response may predate the snapshot that holds the synced services: a push follows it.
+    let cds = await client.next(20_000);
+    while (!cds.resources.some((r) => r.name === CLUSTER)) {
+      ack(cds);
+      cds = await client.next(20_000);
+    }
+    ack(cds);
+    client.send({ node, type_url: TYPE_URL.endpoint, resource_names: [CLUSTER] });
+    const eds = await client.next(20_000);
+    assert.equal(eds.typeUrl, TYPE_URL.endpoint);
+    assert.match(JSON.stringify(eds.resources[0].fields), /10\.1\.0\.1/);
+    ack(eds, [CLUSTER]);
+
+    api.apply(pod(1, "10.1.0.2"));
+    api.apply(endpoints(["10.1.0.1", "10.1.0.2"]));
+    const pushed = await client.next(20_000);
+    assert.equal(pushed.typeUrl, TYPE_URL.endpoint, "an endpoint change pushes EDS first and alone");
+    assert.match(JSON.stringify(pushed.resources[0].fields), /10\.1\.0\.2/);
+    ack(pushed, [CLUSTER]);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(client.buffered, 0, "nothing but EDS was pushed");
+  } finally {
+    client?.close();
+    await server.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+async function kubectl(dir: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command("kubectl", {
+    args: ["--kubeconfig", `${dir}/kubeconfig`, "--cache-dir", `${dir}/cache`, ...args],
+    env: { HOME: dir },
+    stdin: "null",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+}
+
+function virtualServiceYaml(timeout: string): string {
+  return `apiVersion: networking.mesh.io/v1beta1
+kind: VirtualService
+metadata:
+  name: ratings
+  namespace: shop
+spec:
+  hosts: [ratings]
+  http:
+  - timeout: ${timeout}
+    route:
+    - destination:
+        host: ratings
+`;
+}
+
+Deno.test(
+  "kubectl applies a VirtualService through the orchestrator and a connected sidecar's routes follow; an invalid one is rejected alone",
+  needs(KUBECTL),
+  async () => {
+    const api = OrchApiServer.start();
+    const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
+    api.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "ratings", namespace: "shop" },
+      spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
+    });
+    // The orchestrator is the only config source: no --configDir.
+    const { server, addresses } = await start(dir, api.kubeconfig(), []);
+    let client: Client | undefined;
+    try {
+      client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+      const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });
+      const routeTimeout = async (want: string) => {
+        for (;;) {
+          const r = await client!.next(20_000);
+          client!.send({
+            node,
+            type_url: r.typeUrl,
+            version_info: r.version,
+            response_nonce: r.nonce,
+            resource_names: ["8080"],
+          });
+          const text = JSON.stringify(r.resources.map((x) => x.fields));
+          if (r.typeUrl === TYPE_URL.route && text.includes(`"seconds":"${want}"`)) return;
+        }
+      };
+      client.send({ node, type_url: TYPE_URL.route, resource_names: ["8080"] });
+      await kubectl(
+        dir,
+        "apply",
+        "--validate=false",
+        "--filename",
+        await write(dir, "vs.yaml", virtualServiceYaml("7s")),
+      );
+      await routeTimeout("7");
+      await kubectl(
+        dir,
+        "apply",
+        "--validate=false",
+        "--filename",
+        await write(dir, "vs.yaml", virtualServiceYaml("9s")),
+      );
+      await routeTimeout("9");
+
+      await kubectl(
+        dir,
+        "apply",
+        "--validate=false",
+        "--filename",
+        await write(
+          dir,
+          "bad.yaml",
+          virtualServiceYaml("soon").replace("name: ratings\n  namespace", "name: broken\n  namespace"),
+        ),
+      );
+      const deadline = Date.now() + 20_000;
+      let configz = "";
+      while (Date.now() < deadline && !configz.includes("broken")) {
+        configz = await (await fetch(`http://${addresses.httpAddr}/debug/configz`)).text();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(configz, /broken/, "the invalid VirtualService is shown as rejected");
+      const ready = await readyStatus(addresses.httpAddr);
+      assert.equal(ready.status, 200, ready.body);
+    } finally {
+      client?.close();
+      await server.stop();
+      await api.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+async function write(dir: string, name: string, text: string): Promise<string> {
+  await Deno.writeTextFile(`${dir}/${name}`, text);
+  return `${dir}/${name}`;
+}
