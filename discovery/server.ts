@@ -93,7 +93,9 @@ export async function startDiscovery(
     networksFile: options.networksConfigFile,
     logger: log,
   });
-  await mesh.start();
+  // A mesh config file that exists but is invalid stops startup: serving the defaults instead would silently
+  // change the whole mesh's behaviour.
+  await mesh.start({ requireValid: true });
   closers.push(() => mesh.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
@@ -234,9 +236,18 @@ export async function startDiscovery(
   ], { metrics: deps.metrics, startedAt: deps.startedAt });
   const http = addReadyRoute(new Router(), readiness);
   if (env.bool("ENABLE_DEBUG_ON_HTTP")) debug.mount(http);
-  servers.push(await serveHttp("http", options.httpAddr, http.handle, log));
+  servers.push(await serveHttp("http", options.httpAddr, http.handle, log, undefined, "--httpAddr"));
   const monitoring = debug.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info));
-  servers.push(await serveHttp("monitoring", options.monitoringAddr, monitoring.handle, log));
+  servers.push(
+    await serveHttp(
+      "monitoring",
+      options.monitoringAddr,
+      monitoring.handle,
+      log,
+      undefined,
+      "--monitoringAddr",
+    ),
+  );
   const ctrlz = addCtrlzRoutes(new Router(), {
     logs: deps.logs,
     env,
@@ -245,7 +256,16 @@ export async function startDiscovery(
     startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
     allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
   });
-  servers.push(await serveHttp("ControlZ", options.ctrlzAddr, ctrlz.handle, log));
+  servers.push(
+    await serveHttp(
+      "ControlZ",
+      options.ctrlzAddr,
+      ctrlz.handle,
+      log,
+      undefined,
+      "--ctrlz_address/--ctrlz_port",
+    ),
+  );
   const webhook = await startWebhookServer({
     addr: options.httpsAddr,
     tlsCertFile: options.tlsCertFile,

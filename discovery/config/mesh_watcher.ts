@@ -98,9 +98,22 @@ export class MeshWatcher {
     }
   }
 
-  /** Loads both files once and starts watching them. Never fails for a missing or bad file. */
-  async start(): Promise<void> {
+  /**
+   * Loads both files once and starts watching them. A missing file means the defaults. A file that exists
+   * but is invalid is logged and the defaults kept, unless `requireValid` (startup), where it throws
+   * {@link MeshConfigError}-style issues naming the file and nothing is watched.
+   */
+  async start(options: { readonly requireValid?: boolean } = {}): Promise<void> {
     await this.reload();
+    if (options.requireValid) {
+      const problems = [this.#mesh, this.#networks].flatMap((f) => f?.errors ?? []);
+      if (problems.length > 0) {
+        throw new Error(
+          `Invalid mesh config file (--meshConfig/--networksConfig): ${problems.join("; ")}; ` +
+            "fix the file or remove it to use the defaults",
+        );
+      }
+    }
     this.#mesh?.start();
     this.#networks?.start();
   }

@@ -66,6 +66,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const server = await serveHttp("webhook server", addr, router.handle, options.log, {
     cert: tls.cert,
     key: tls.key,
-  });
+  }, "--httpsAddr");
   return { server, router, tls, url: server.url, shutdown: () => server.shutdown() };
 }

@@ -21,13 +21,17 @@ export interface TlsPem {
   readonly key: string;
 }
 
-/** Starts serving `handler` on `addr`, logs the bound address, and resolves once listening. */
+/**
+ * Starts serving `handler` on `addr`, logs the bound address, and resolves once listening. An address that
+ * cannot be bound throws an error naming the server, the address and `flag` (the setting that chose it).
+ */
 export async function serveHttp(
   name: string,
   addr: ListenAddress,
   handler: (request: Request) => Response | Promise<Response>,
   log: Logger,
   tls?: TlsPem,
+  flag?: string,
 ): Promise<RunningServer> {
   const controller = new AbortController();
   let bound: ListenAddress | undefined;
@@ -36,20 +40,32 @@ export async function serveHttp(
     if (info.remoteAddr.transport === "tcp") PEERS.set(request, info.remoteAddr as Deno.NetAddr);
     return handler(request);
   };
-  const server = Deno.serve({
-    hostname: addr.hostname,
-    port: addr.port,
-    signal: controller.signal,
-    ...(tls ? { cert: tls.cert, key: tls.key } : {}),
-    onListen: ({ hostname, port }) => {
-      bound = { hostname, port };
-      listening.resolve();
-    },
-    onError: (error) => {
-      log.error(`${name} handler failed`, { error: (error as Error)?.message ?? String(error) });
-      return new Response(JSON.stringify({ error: "internal error" }), { status: 500 });
-    },
-  }, serveRequest);
+  let server: Deno.HttpServer;
+  try {
+    server = serve();
+  } catch (error) {
+    const where = `${formatAddress(addr.hostname, addr.port)}${flag ? ` (${flag})` : ""}`;
+    const reason = error instanceof Deno.errors.AddrInUse
+      ? "the address is already in use; choose another port or stop the program using it"
+      : (error as Error).message;
+    throw new Error(`${name} cannot listen on ${where}: ${reason}`, { cause: error });
+  }
+  function serve(): Deno.HttpServer {
+    return Deno.serve({
+      hostname: addr.hostname,
+      port: addr.port,
+      signal: controller.signal,
+      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+      onListen: ({ hostname, port }) => {
+        bound = { hostname, port };
+        listening.resolve();
+      },
+      onError: (error) => {
+        log.error(`${name} handler failed`, { error: (error as Error)?.message ?? String(error) });
+        return new Response(JSON.stringify({ error: "internal error" }), { status: 500 });
+      },
+    }, serveRequest);
+  }
   await listening.promise;
   const address = bound!;
   const url = `${tls ? "https" : "http"}://${
