@@ -1,5 +1,11 @@
 import type { Logger } from "../log/logger.ts";
 import { formatAddress, type ListenAddress } from "./listen_address.ts";
+import {
+  type ConnectionGuard,
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  startConnectionGuard,
+} from "./connection_guard.ts";
 
 /** A running HTTP(S) server: the address it really bound (port 0 resolved) and how to stop it. */
 export interface RunningServer {
@@ -32,42 +38,56 @@ export async function serveHttp(
   log: Logger,
   tls?: TlsPem,
   flag?: string,
+  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
 ): Promise<RunningServer> {
   const controller = new AbortController();
   let bound: ListenAddress | undefined;
   const listening = Promise.withResolvers<void>();
+  // Deno.serve has no handshake, header or idle timeouts: it listens on loopback behind a guard that has them,
+  // and the guard tells which client each relayed connection belongs to.
+  let guard: ConnectionGuard | undefined;
   const serveRequest = (request: Request, info: Deno.ServeHandlerInfo<Deno.Addr>) => {
-    if (info.remoteAddr.transport === "tcp") PEERS.set(request, info.remoteAddr as Deno.NetAddr);
+    if (info.remoteAddr.transport === "tcp") {
+      const relayed = info.remoteAddr as Deno.NetAddr;
+      PEERS.set(request, guard?.peerOf(relayed.port) ?? relayed);
+    }
     return handler(request);
   };
-  let server: Deno.HttpServer;
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: controller.signal,
+    ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+    onListen: ({ hostname, port }) => {
+      bound = { hostname, port };
+      listening.resolve();
+    },
+    onError: (error) => {
+      log.error(`${name} handler failed`, { error: (error as Error)?.message ?? String(error) });
+      return new Response(JSON.stringify({ error: "internal error" }), { status: 500 });
+    },
+  }, serveRequest);
+  await listening.promise;
   try {
-    server = serve();
+    guard = startConnectionGuard({
+      listen: addr,
+      backend: { transport: "tcp", hostname: bound!.hostname, port: bound!.port },
+      tls: tls !== undefined,
+      limits,
+      log,
+      name,
+    });
   } catch (error) {
+    controller.abort();
+    await server.finished;
     const where = `${formatAddress(addr.hostname, addr.port)}${flag ? ` (${flag})` : ""}`;
     const reason = error instanceof Deno.errors.AddrInUse
       ? "the address is already in use; choose another port or stop the program using it"
       : (error as Error).message;
     throw new Error(`${name} cannot listen on ${where}: ${reason}`, { cause: error });
   }
-  function serve(): Deno.HttpServer {
-    return Deno.serve({
-      hostname: addr.hostname,
-      port: addr.port,
-      signal: controller.signal,
-      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
-      onListen: ({ hostname, port }) => {
-        bound = { hostname, port };
-        listening.resolve();
-      },
-      onError: (error) => {
-        log.error(`${name} handler failed`, { error: (error as Error)?.message ?? String(error) });
-        return new Response(JSON.stringify({ error: "internal error" }), { status: 500 });
-      },
-    }, serveRequest);
-  }
-  await listening.promise;
-  const address = bound!;
+  const running = guard;
+  const address = { hostname: running.address.hostname, port: running.address.port };
   const url = `${tls ? "https" : "http"}://${
     formatAddress(address.hostname === "0.0.0.0" ? "127.0.0.1" : address.hostname, address.port)
   }`;
@@ -77,6 +97,7 @@ export async function serveHttp(
     address,
     url,
     async shutdown() {
+      await running.close();
       controller.abort();
       await server.finished;
     },
