@@ -41,6 +41,11 @@ export interface FileConfigSourceOptions {
    * found empty is applied as empty only when it is still empty this long later.
    */
   readonly settleMs?: number;
+  /**
+   * Largest file read (default 1 MiB, the most an orchestrator ConfigMap holds); a larger one is rejected
+   * whole, its last good version kept, so one huge file can neither take the memory nor stall the server.
+   */
+  readonly maxFileBytes?: number;
   /** Wall clock in milliseconds, compared with file modification times (default `Date.now`). */
   readonly wallClock?: () => number;
 }
@@ -94,6 +99,7 @@ export class FileConfigSource {
   readonly #pathWatch: PathWatch;
   readonly #timers: Timers | undefined;
   readonly #settleMs: number;
+  readonly #maxFileBytes: number;
   readonly #wallClock: () => number;
   #settleTimer: unknown;
   #settling: string[] = [];
@@ -117,6 +123,7 @@ export class FileConfigSource {
     });
     this.#timers = options.timers;
     this.#settleMs = options.settleMs ?? 200;
+    this.#maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.#wallClock = options.wallClock ?? Date.now;
     this.#pathWatch = new PathWatch({
       path: this.#dir,
@@ -343,6 +350,17 @@ export class FileConfigSource {
     let text: string;
     try {
       const before = await Deno.stat(file);
+      if (before.size > this.#maxFileBytes) {
+        // Not read at all; the marker keeps an unchanged oversized file from being reported on every reload.
+        const marker = `\0oversized:${before.size}:${before.mtime?.getTime()}`;
+        if (this.#texts.get(file) === marker) return "read";
+        this.#texts.set(file, marker);
+        this.#state.update(unreadableFile(file, 1, [
+          `${file}:1: file is ${before.size} bytes, over the ${this.#maxFileBytes}-byte limit of a config ` +
+          "file; split it into several files",
+        ]));
+        return "read";
+      }
       text = await Deno.readTextFile(file);
       const changed = this.#texts.get(file) !== text;
       const modified = before.mtime?.getTime();
@@ -366,6 +384,8 @@ export class FileConfigSource {
     if (this.#texts.get(file) === text) return "read";
     this.#texts.set(file, text);
     this.#state.update(loadConfigText(file, text, this.#defaultNamespace));
+    // Let requests (`/ready`, xDS) run between files: a tree of many large files is parsed in slices.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     return "read";
   }
 

@@ -186,3 +186,36 @@ Deno.test("scanConfigFiles skips an unreadable folder and lists the rest", needs
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("FileConfigSource rejects a file over the size limit whole and keeps its last good version", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_size_" });
+  await populate(dir, ["a"]);
+  const store = new MemoryConfigStore();
+  const logger = new RecordingLogger();
+  const source = new FileConfigSource({
+    dir,
+    store,
+    defaultNamespace: "default",
+    logger,
+    checkMs: 60_000,
+    settleMs: 0,
+    maxFileBytes: 4096,
+  });
+  await source.start();
+  try {
+    await Deno.writeTextFile(`${dir}/a.yaml`, serviceEntry("b") + `# ${"x".repeat(8192)}\n`);
+    await source.reload();
+    assert.equal(store.list("ServiceEntry").map((r) => r.meta.name).join(","), "a");
+    const [rejected] = source.rejected();
+    assert.match(rejected.errors[0], /a\.yaml:1: file is \d+ bytes, over the 4096-byte limit/);
+    await source.reload();
+    assert.equal(
+      logger.matching("error", "a.yaml").length,
+      1,
+      "an unchanged oversized file is reported once",
+    );
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -151,3 +151,24 @@ Deno.test("MeshWatcher without files serves the defaults and watches nothing", a
   assert.deepEqual(watcher.status(), []);
   await watcher.stop();
 });
+
+Deno.test("MeshWatcher follows the mesh config when the folder holding it is replaced", async () => {
+  const root = await Deno.makeTempDir({ prefix: "mesh_watcher_folder_" });
+  await Deno.mkdir(`${root}/etc`);
+  await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /dev/stdout\n");
+  const watcher = new MeshWatcher({ meshConfigFile: `${root}/etc/mesh`, debounceMs: 20, dirPollMs: 30 });
+  try {
+    await watcher.start();
+    assert.equal(watcher.current().accessLogFile, "/dev/stdout");
+    await Deno.mkdir(`${root}/next`);
+    await Deno.writeTextFile(`${root}/next/mesh`, "accessLogFile: /tmp/a\n");
+    await Deno.rename(`${root}/etc`, `${root}/old`);
+    await Deno.rename(`${root}/next`, `${root}/etc`);
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/a", "the replaced folder's file");
+    await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /tmp/b\n");
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/b", "an edit in the replaced folder");
+  } finally {
+    await watcher.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});
