@@ -1,3 +1,5 @@
+import { loadServingTls } from "./webhook/serving_tls.ts";
+import { checkPortsFree } from "../shared/http/preflight_ports.ts";
 import { Router } from "../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
@@ -57,6 +59,25 @@ export async function startDiscovery(
   const modelLog = deps.logs.scope("model");
   const servers: RunningServer[] = [];
   const closers: Array<() => void | Promise<void>> = [];
+
+  // Every address is checked before anything opens: a taken port stops startup naming its flag, with
+  // nothing served in the meantime.
+  checkPortsFree([
+    { flag: "--grpcAddr", addr: options.grpcAddr },
+    ...(env.bool("ENABLE_CA_SERVER") ? [{ flag: "--secureGRPCAddr", addr: options.secureGrpcAddr }] : []),
+    { flag: "--httpAddr", addr: options.httpAddr },
+    { flag: "--monitoringAddr", addr: options.monitoringAddr },
+    { flag: "--ctrlz_address/--ctrlz_port", addr: options.ctrlzAddr },
+    { flag: "--httpsAddr", addr: options.httpsAddr },
+  ]);
+
+  // The webhook's certificate files are read and checked before any port opens.
+  const webhookTls = await loadServingTls({
+    tlsCertFile: options.tlsCertFile,
+    tlsKeyFile: options.tlsKeyFile,
+    servingNames: webhookServingNames(options.namespace),
+    log: deps.logs.scope("validationServer"),
+  });
 
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
@@ -271,6 +292,7 @@ export async function startDiscovery(
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,
     servingNames: webhookServingNames(options.namespace),
+    tls: webhookTls,
     validationEnabled: env.bool("VALIDATION_ENABLED"),
     metrics: deps.metrics,
     log: deps.logs.scope("validationServer"),

@@ -31,7 +31,7 @@ Deno.test("Out-of-range settings stop mesh-discovery before any port opens", asy
   }
 });
 
-Deno.test("A port in use stops mesh-discovery naming the flag and the address", async () => {
+Deno.test("A port in use stops mesh-discovery naming the flag and the address, with nothing opened", async () => {
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const busy = `127.0.0.1:${(taken.addr as Deno.NetAddr).port}`;
   try {
@@ -42,8 +42,9 @@ Deno.test("A port in use stops mesh-discovery naming the flag and the address", 
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
-      new RegExp(`cannot listen on ${busy} \\(--httpAddr\\): the address is already in use`),
+      new RegExp(`Cannot listen on ${busy} \\(--httpAddr\\): the address is already in use`),
     );
+    assert.doesNotMatch(result.stdout + result.stderr, /listening/, "nothing opened before the check");
   } finally {
     taken.close();
   }
@@ -91,4 +92,20 @@ Deno.test("SIGHUP is ignored with a log line; SIGTERM still stops the server", a
   } finally {
     assert.equal((await server.stop()).code, 0);
   }
+});
+
+Deno.test("A missing TLS file stops mesh-discovery before any port opens", async () => {
+  const result = await runProgram(
+    "mesh-discovery",
+    discoveryArgs(discoveryAddresses(), [
+      ...BASE,
+      "--tlsCertFile",
+      "/tmp/settings_e2e_missing_cert.pem",
+      "--tlsKeyFile",
+      "/tmp/settings_e2e_missing_key.pem",
+    ]),
+  );
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /settings_e2e_missing_cert\.pem/);
+  assert.doesNotMatch(result.stdout + result.stderr, /listening/);
 });
