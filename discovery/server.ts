@@ -1,4 +1,3 @@
-import { loadServingTls } from "./webhook/serving_tls.ts";
 import { checkPortsFree } from "../shared/http/preflight_ports.ts";
 import { Router } from "../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
@@ -17,10 +16,10 @@ import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
-import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames } from "./ca/mod.ts";
+import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames, xdsCallerCheck } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
-import { startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 
@@ -71,13 +70,16 @@ export async function startDiscovery(
     { flag: "--httpsAddr", addr: options.httpsAddr },
   ]);
 
-  // The webhook's certificate files are read and checked before any port opens.
-  const webhookTls = await loadServingTls({
-    tlsCertFile: options.tlsCertFile,
-    tlsKeyFile: options.tlsKeyFile,
-    servingNames: webhookServingNames(options.namespace),
-    log: deps.logs.scope("validationServer"),
-  });
+  // Certificate files named by --tlsCertFile/--tlsKeyFile are read and checked before any port opens
+  // (without them, the certificate comes from the CA later).
+  const webhookTls = options.tlsCertFile || options.tlsKeyFile
+    ? await loadServingTls({
+      tlsCertFile: options.tlsCertFile,
+      tlsKeyFile: options.tlsKeyFile,
+      servingNames: webhookServingNames(options.namespace),
+      log: deps.logs.scope("validationServer"),
+    })
+    : undefined;
 
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
@@ -183,30 +185,49 @@ export async function startDiscovery(
   closers.push(() => ads.close());
 
   // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
+  const trustDomain = options.trustDomain || mesh.current().trustDomain;
   const ca = env.bool("ENABLE_CA_SERVER")
     ? await CertificateAuthorityServer.create(
-      caSettingsFromEnv(env, options.trustDomain || mesh.current().trustDomain),
+      caSettingsFromEnv(env, trustDomain),
       {
         log: deps.logs.scope("serverca"),
         metrics: deps.metrics,
       },
     )
     : undefined;
+  const issueServingCert = ca && (async (names: readonly string[]) => {
+    const issued = await ca.servingCertificate(names, SECURE_PORT_CERT_TTL_MS);
+    return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
+  });
   if (ca) {
     ca.startRotation();
     closers.push(() => ca.close());
-    const serving = await ca.servingCertificate(
-      securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
-      SECURE_PORT_CERT_TTL_MS,
-    );
+    // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
+    const serving = await loadServingTls({
+      tlsCertFile: options.tlsCertFile,
+      tlsKeyFile: options.tlsKeyFile,
+      servingNames: securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
+      issue: issueServingCert,
+      log: deps.logs.scope("serverca"),
+    });
     const secure = await startXdsServer({
       addr: options.secureGrpcAddr,
       flag: "--secureGRPCAddr",
       service: discovery,
       keepalive: options.keepalive,
       logger: adsLog,
-      tls: serving,
+      tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: ca.rootsPem() },
       services: ca.services(),
+      ...(env.bool("XDS_AUTH")
+        ? {
+          authenticate: xdsCallerCheck({
+            authenticators: ca.authenticators(),
+            identityCheck: env.bool("DISCOVERY_ENABLE_XDS_IDENTITY_CHECK"),
+            trustDomains: [trustDomain, ...mesh.current().trustDomainAliases],
+            skipTrustDomain: env.bool("DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN"),
+          }),
+        }
+        : {}),
     });
     closers.push(() => secure.close());
   }
@@ -292,7 +313,8 @@ export async function startDiscovery(
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,
     servingNames: webhookServingNames(options.namespace),
-    tls: webhookTls,
+    ...(webhookTls ? { tls: webhookTls } : {}),
+    ...(issueServingCert ? { issue: issueServingCert } : {}),
     validationEnabled: env.bool("VALIDATION_ENABLED"),
     metrics: deps.metrics,
     log: deps.logs.scope("validationServer"),

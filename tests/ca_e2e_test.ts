@@ -134,6 +134,22 @@ Deno.test(
         );
       });
 
+      await t.step("the webhook port serves a certificate the same CA issued", async () => {
+        const client = Deno.createHttpClient({ caCerts: [rootPem + plugged.files["ca-cert.pem"]] });
+        try {
+          const response = await fetch(
+            `https://localhost:${addresses.httpsAddr.split(":").at(-1)}/httpsReady`,
+            {
+              client,
+            },
+          );
+          assert.equal(response.status, 200);
+          await response.body?.cancel();
+        } finally {
+          client.close();
+        }
+      });
+
       await t.step("the trusted roots are served for whoever must verify the discovery server", async () => {
         const response = await fetch(`http://${addresses.httpAddr}/debug/ca_roots`);
         assert.equal(await response.text(), rootPem);

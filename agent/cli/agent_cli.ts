@@ -5,6 +5,20 @@ import { requestCommand } from "../../shared/cli/request_command.ts";
 import { versionCommand } from "../../shared/cli/version_command.ts";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
 import { AGENT_SCOPES, PROXY_FLAGS } from "./flags.ts";
+import { UsageError } from "../../shared/cli/command_spec.ts";
+import { logFlagsFrom } from "../../shared/cli/logging_flags.ts";
+import { LogManager } from "../../shared/log/log_manager.ts";
+import { buildInfo } from "../../shared/version/build_info.ts";
+import { startProxyAgent } from "../agent.ts";
+
+/** Resolves on the first SIGINT or SIGTERM with the signal's name. */
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(signal, () => resolve(signal));
+    }
+  });
+}
 import { iptablesCommands } from "./iptables_commands.ts";
 import { waitCommand } from "./wait_command.ts";
 
@@ -22,13 +36,29 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
         name: "proxy",
         summary: "Mesh proxy agent",
         flags: PROXY_FLAGS,
-        run(ctx) {
-          new EnvSettings("agent", environment);
-          ctx.io.stderr(
-            "Error: the proxy agent (bootstrap, SDS, xDS proxy, proxy supervision) is not built yet in this " +
-              "version; nothing was started\n",
-          );
-          return 1;
+        args: [{ name: "role", required: false }],
+        async run(ctx) {
+          const env = new EnvSettings("agent", environment);
+          const role = ctx.args[0] ?? "sidecar";
+          if (role !== "sidecar" && role !== "router") {
+            throw new UsageError(`Unknown proxy role "${role}": expected sidecar or router`, ctx.path);
+          }
+          const logs = new LogManager(AGENT_SCOPES, logFlagsFrom(ctx.flags));
+          const agent = await startProxyAgent({
+            role,
+            env,
+            meshConfigFile: ctx.flags.meshConfig as string,
+            domain: ctx.flags.domain as string,
+            serviceCluster: ctx.flags.serviceCluster as string,
+            proxyLogLevel: ctx.flags.proxyLogLevel as string,
+            version: buildInfo().version,
+            logs,
+          });
+          const reason = await Promise.race([untilSignal(), agent.quitRequested]);
+          logs.scope("default").info("draining and stopping", { reason });
+          await agent.stop();
+          logs.close();
+          return 0;
         },
       },
       waitCommand,

@@ -15,7 +15,11 @@ import {
   issueCertificate,
   parseCertificatesPem,
 } from "../../shared/pki/mod.ts";
-import { ClientCertAuthenticator, JwtAuthenticator } from "./caller_authenticator.ts";
+import {
+  type CallerAuthenticator,
+  ClientCertAuthenticator,
+  JwtAuthenticator,
+} from "./caller_authenticator.ts";
 import { CaKeyStore } from "./ca_keys.ts";
 import { caGrpcServices } from "./ca_service.ts";
 import type { SigningPolicy } from "./ca_signer.ts";
@@ -85,20 +89,25 @@ export class CertificateAuthorityServer {
     return this.#keys.current.rootsPem.join("");
   }
 
+  /** The caller authenticators, in order: client certificate, then JWT. */
+  authenticators(): CallerAuthenticator[] {
+    return [
+      new ClientCertAuthenticator(),
+      new JwtAuthenticator({
+        audiences: this.#settings.audiences,
+        requireAudience: this.#settings.requireAudience,
+        issuer: this.#settings.issuer,
+        trustDomain: this.#settings.trustDomain,
+      }),
+    ];
+  }
+
   /** The signing service under both names. */
   services(): GrpcService[] {
     return caGrpcServices({
       keys: this.#keys,
       policy: this.#settings.policy,
-      authenticators: [
-        new ClientCertAuthenticator(),
-        new JwtAuthenticator({
-          audiences: this.#settings.audiences,
-          requireAudience: this.#settings.requireAudience,
-          issuer: this.#settings.issuer,
-          trustDomain: this.#settings.trustDomain,
-        }),
-      ],
+      authenticators: this.authenticators(),
       now: this.#deps.now ?? (() => new Date()),
       log: this.#deps.log,
       ...(this.#deps.metrics ? { metrics: this.#deps.metrics } : {}),

@@ -9,3 +9,4 @@ export * from "./ca_settings.ts";
 export * from "./ca_signer.ts";
 export * from "./caller_authenticator.ts";
 export * from "./certificate_authority_server.ts";
+export * from "./xds_caller_check.ts";

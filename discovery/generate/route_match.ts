@@ -87,9 +87,17 @@ export function routeMatch(match: HTTPMatchRequest | undefined): EnvoyObject {
  * any) is that port, its gateways (if any) include `mesh`, and the proxy has its source labels and namespace.
  * Conditions that fail this are dropped from the proxy's routes, as Istio does for sidecars.
  */
-export function matchApplies(match: HTTPMatchRequest, proxy: Proxy, port: number): boolean {
+export function matchApplies(
+  match: HTTPMatchRequest,
+  proxy: Proxy,
+  port: number,
+  gatewayNames: readonly string[] = [MESH_GATEWAY],
+): boolean {
   if (match.port !== undefined && match.port !== 0 && match.port !== port) return false;
-  if (match.gateways !== undefined && match.gateways.length > 0 && !match.gateways.includes(MESH_GATEWAY)) {
+  if (
+    match.gateways !== undefined && match.gateways.length > 0 &&
+    !match.gateways.some((g) => gatewayNames.includes(g))
+  ) {
     return false;
   }
   if (

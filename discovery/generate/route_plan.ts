@@ -64,7 +64,12 @@ export function targetDomains(target: GrpcTarget): string[] {
 class RoutePlanner {
   readonly dependsOn = new Set<string>();
 
-  constructor(readonly proxy: Proxy, readonly push: PushContext, readonly listenerPort: number) {}
+  constructor(
+    readonly proxy: Proxy,
+    readonly push: PushContext,
+    readonly listenerPort: number,
+    readonly gatewayNames?: readonly string[],
+  ) {}
 
   /**
    * The cluster of a destination, as Istio names it: the destination's port, else the only port of its
@@ -116,7 +121,9 @@ class RoutePlanner {
       const matches = route.match ?? [];
       const applicable = matches.length === 0
         ? [-1]
-        : [...matches.keys()].filter((j) => matchApplies(matches[j], this.proxy, this.listenerPort));
+        : [...matches.keys()].filter((j) =>
+          matchApplies(matches[j], this.proxy, this.listenerPort, this.gatewayNames)
+        );
       if (applicable.length === 0) continue;
       const destinations = this.destinations(route);
       if (destinations === undefined) continue;
@@ -172,4 +179,20 @@ export function planRouteConfiguration(
     }
   }
   return { plan: { ...base, routes: [planner.defaultRoute(target)] }, dependsOn: [...planner.dependsOn] };
+}
+
+/**
+ * Plans the routes of a VirtualService bound to a gateway, for a listener port of that gateway: the HTTP routes
+ * whose matches apply to the gateway (by any of `gatewayNames`) and port, with their clusters resolved.
+ */
+export function planGatewayRoutes(
+  vs: IndexedVirtualService,
+  proxy: Proxy,
+  push: PushContext,
+  port: number,
+  gatewayNames: readonly string[],
+): { routes: PlannedRoute[]; dependsOn: string[] } {
+  const planner = new RoutePlanner(proxy, push, port, gatewayNames);
+  planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
+  return { routes: planner.routes(vs), dependsOn: [...planner.dependsOn] };
 }

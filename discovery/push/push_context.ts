@@ -7,6 +7,7 @@ import { compareByCreation, resourceName } from "../model/config_order.ts";
 import { selectorIsEmpty, selectorMatches } from "../model/labels.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { Service } from "../model/service.ts";
+import type { SecretStore } from "../model/secret_store.ts";
 import type { ServiceDiscovery } from "../registry/service_registry.ts";
 import { DestinationRuleIndex, type MergedDestinationRule } from "./destination_rule_index.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
@@ -40,6 +41,8 @@ export interface PushContextInputs {
   readonly domain: string;
   /** DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE (default false). */
   readonly scopeGatewayToNamespace?: boolean;
+  /** Where gateway credentials (`credentialName`) come from; absent: none. */
+  readonly secrets?: SecretStore;
   /** DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE (default true). */
   readonly enableVirtualServiceDelegate?: boolean;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
@@ -74,6 +77,11 @@ export class PushContext {
   readonly endpointIndex: EndpointIndex;
   /** Problems found while building the snapshot (duplicates, conflicts); frozen once built. */
   readonly problems: PushProblems;
+  /**
+   * Gateway credentials. Read live, not frozen: a generator that reads a secret puts its digest in the cache
+   * key, and every change to the store triggers a full push.
+   */
+  readonly secrets?: SecretStore;
   readonly #configs: ReadonlyMap<string, readonly Resource[]>;
   /** Sidecars by namespace, oldest first. */
   readonly #sidecars = new Map<string, Resource<SidecarSpec>[]>();
@@ -108,6 +116,7 @@ export class PushContext {
       this.#sidecars.set(sidecar.meta.namespace, list);
     }
     this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    if (inputs.secrets) this.secrets = inputs.secrets;
     this.#recordServicesWithoutEndpoints();
     this.problems.freeze();
     this.#buildMs = performance.now() - started;

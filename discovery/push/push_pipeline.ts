@@ -7,6 +7,7 @@ import { type ChangeEvents, connectChangeEvents } from "./change_events.ts";
 import { Debouncer } from "./debouncer.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
 import { buildPushContext, type PushMeshConfig } from "./push_context.ts";
+import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 
 /** What the push pipeline is assembled from. */
@@ -25,6 +26,8 @@ export interface PushPipelineOptions {
   readonly metrics?: Metrics;
   /** Logger of the pipeline's stages. */
   readonly log: Logger;
+  /** Gateway credentials, handed to every snapshot. */
+  readonly secrets?: SecretStore;
 }
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
@@ -62,6 +65,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         scopeGatewayToNamespace,
         enableVirtualServiceDelegate,
         endpoints,
+        ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,
       }),
     log: options.log,

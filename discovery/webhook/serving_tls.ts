@@ -10,10 +10,13 @@ export interface ServingTls {
   readonly cert: string;
   /** PEM private key of the leaf certificate. */
   readonly key: string;
-  /** The CA certificate clients must trust; set only for the in-memory self-signed certificate. */
+  /** The CA certificate clients must trust; set for certificates made here (self-signed or by the mesh CA). */
   readonly caPem?: string;
-  /** `files` when read from `--tlsCertFile`/`--tlsKeyFile`, `self-signed` when made in memory. */
-  readonly source: "files" | "self-signed";
+  /**
+   * `files` when read from `--tlsCertFile`/`--tlsKeyFile`, `mesh CA` when the built-in CA issued it,
+   * `self-signed` when made in memory.
+   */
+  readonly source: "files" | "mesh CA" | "self-signed";
 }
 
 /** The serving certificate could not be loaded; the message names the flag and the file. */
@@ -40,16 +43,26 @@ export interface ServingTlsOptions {
   readonly servingNames?: readonly string[];
   /** Where the choice of certificate is logged. */
   readonly log: Logger;
+  /** Issues a certificate for the serving names (the built-in CA); used when no files are given. */
+  readonly issue?: (names: readonly string[]) => Promise<{ cert: string; key: string; caPem: string }>;
 }
 
 /**
  * Loads `--tlsCertFile`/`--tlsKeyFile` when given (both or neither), checking that the files parse and that the
- * key belongs to the certificate; otherwise makes a self-signed certificate in memory (until the built-in CA
- * issues one). Throws ServingTlsError naming the flag and file.
+ * key belongs to the certificate; otherwise has the built-in CA issue one (`issue`), or, without a CA, makes a
+ * self-signed certificate in memory. Throws ServingTlsError naming the flag and file.
  */
 export async function loadServingTls(options: ServingTlsOptions): Promise<ServingTls> {
   const certFile = options.tlsCertFile || undefined;
   const keyFile = options.tlsKeyFile || undefined;
+  if (certFile === undefined && keyFile === undefined && options.issue !== undefined) {
+    const names = options.servingNames ?? webhookServingNames();
+    const issued = await options.issue(names);
+    options.log.info("No --tlsCertFile/--tlsKeyFile given: serving a certificate the mesh CA issued", {
+      names: names.join(","),
+    });
+    return { ...issued, source: "mesh CA" };
+  }
   if (certFile === undefined && keyFile === undefined) {
     const names = options.servingNames ?? webhookServingNames();
     const serving = await selfSignedServingCert(names);

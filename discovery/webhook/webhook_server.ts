@@ -19,6 +19,8 @@ export interface WebhookServerOptions {
   readonly tlsKeyFile?: string;
   /** Names on the self-signed certificate (default `webhookServingNames()`). */
   readonly servingNames?: readonly string[];
+  /** Issues the serving certificate when no files are given (the built-in CA). */
+  readonly issue?: (names: readonly string[]) => Promise<{ cert: string; key: string; caPem: string }>;
   /** `VALIDATION_ENABLED`: when false, `/validate` and `/admitpilot` are not registered (404). */
   readonly validationEnabled: boolean;
   /** Where validation counters are recorded. */

@@ -71,9 +71,15 @@ export class TestAdsClient {
   readonly #waiters: ((r: TestResponse) => void)[] = [];
   readonly #ended = Promise.withResolvers<TestStatus>();
 
-  private constructor(port: number, readonly delta: boolean) {
-    this.#client = new ADS_CLIENT(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
+  private constructor(
+    port: number,
+    readonly delta: boolean,
+    credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+    serverName?: string,
+  ) {
+    this.#client = new ADS_CLIENT(`127.0.0.1:${port}`, credentials, {
       "grpc.max_receive_message_length": -1,
+      ...(serverName ? { "grpc.ssl_target_name_override": serverName } : {}),
     });
     const method = delta ? "DeltaAggregatedResources" : "StreamAggregatedResources";
     // deno-lint-ignore no-explicit-any
@@ -92,6 +98,11 @@ export class TestAdsClient {
   /** Opens a state-of-the-world stream. */
   static sotw(port: number): TestAdsClient {
     return new TestAdsClient(port, false);
+  }
+
+  /** Opens a state-of-the-world stream over TLS, checking the server's certificate for `serverName`. */
+  static sotwTls(port: number, credentials: grpc.ChannelCredentials, serverName: string): TestAdsClient {
+    return new TestAdsClient(port, false, credentials, serverName);
   }
 
   /** Opens an incremental stream. */

@@ -40,11 +40,27 @@ export interface StreamHost<P extends PushSnapshot> {
   refused(code: number): void;
 }
 
-/** Serves `call` as a state-of-the-world (`sotw`) or incremental (`delta`) ADS stream until it ends. */
+/** A refusal: the gRPC status code and details a stream ends with. */
+export interface StreamRefusal {
+  readonly code: number;
+  readonly details: string;
+}
+
+/**
+ * Decides whether the authenticated caller of a stream may be the proxy its node names; undefined admits it.
+ * Listeners that authenticate callers (the secure port) pass one per stream.
+ */
+export type ProxyAuthorizer = (proxy: Proxy) => StreamRefusal | undefined;
+
+/**
+ * Serves `call` as a state-of-the-world (`sotw`) or incremental (`delta`) ADS stream until it ends; with
+ * `authorize`, the first request's proxy must pass it.
+ */
 export function serveAdsStream<P extends PushSnapshot>(
   host: StreamHost<P>,
   protocol: XdsProtocol,
   call: AdsCall,
+  authorize?: ProxyAuthorizer,
 ): void {
   let connection: XdsConnection<P> | undefined;
   let ended = false;
@@ -74,7 +90,7 @@ export function serveAdsStream<P extends PushSnapshot>(
       return;
     }
     if (connection === undefined) {
-      const admitted = admit(host, protocol, call, request.node);
+      const admitted = admit(host, protocol, call, request.node, authorize);
       if ("refused" in admitted) {
         refuse(admitted.refused.code, admitted.refused.details);
         return;
@@ -110,7 +126,8 @@ function admit<P extends PushSnapshot>(
   protocol: XdsProtocol,
   call: AdsCall,
   node: XdsNode | undefined,
-): { connection: XdsConnection<P> } | { refused: { code: number; details: string } } {
+  authorize: ProxyAuthorizer | undefined,
+): { connection: XdsConnection<P> } | { refused: StreamRefusal } {
   const invalid = (details: string) => ({ refused: { code: GRPC_STATUS.INVALID_ARGUMENT, details } });
   if (node === undefined || node === null) {
     return invalid(
@@ -125,6 +142,8 @@ function admit<P extends PushSnapshot>(
     if (error instanceof InvalidNodeError) return invalid(error.message);
     throw error;
   }
+  const denied = authorize?.(proxy);
+  if (denied !== undefined) return { refused: denied };
   if (!host.ready()) {
     return {
       refused: {

@@ -17,7 +17,7 @@ import {
   pushRequest,
   type TriggerReason,
 } from "../push/push_request.ts";
-import { serveAdsStream, type StreamHost } from "./ads_stream.ts";
+import { type ProxyAuthorizer, serveAdsStream, type StreamHost } from "./ads_stream.ts";
 import { DeltaConnection } from "./delta_connection.ts";
 import { DistributionTracker } from "./distribution_tracker.ts";
 import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
@@ -203,10 +203,12 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
   }
 
   /** The grpc-js handler of `StreamAggregatedResources`. */
-  readonly handleStream = (call: AdsCall): void => serveAdsStream(this.#host, "sotw", call);
+  readonly handleStream = (call: AdsCall, authorize?: ProxyAuthorizer): void =>
+    serveAdsStream(this.#host, "sotw", call, authorize);
 
   /** The grpc-js handler of `DeltaAggregatedResources`. */
-  readonly handleDeltaStream = (call: AdsCall): void => serveAdsStream(this.#host, "delta", call);
+  readonly handleDeltaStream = (call: AdsCall, authorize?: ProxyAuthorizer): void =>
+    serveAdsStream(this.#host, "delta", call, authorize);
 
   /** Ends every stream with UNAVAILABLE and stops pushing. */
   close(): void {

@@ -14,18 +14,37 @@ import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
 import type { DiscoveryService } from "./discovery_service.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
+import type { ProxyAuthorizer, StreamRefusal } from "./ads_stream.ts";
 import { grpcKeepalive, grpcLimits, type KeepaliveOptions } from "./xds_settings.ts";
 
 /** The ADS service of `service`, to register on any listener (plaintext, or TLS beside the CA). */
-export function adsGrpcService<P extends PushSnapshot>(service: DiscoveryService<P>): GrpcService {
+export function adsGrpcService<P extends PushSnapshot>(
+  service: DiscoveryService<P>,
+  authenticate?: StreamAuthenticator,
+): GrpcService {
+  const gated = (call: AdsCall, serve: (authorize?: ProxyAuthorizer) => void) => {
+    if (authenticate === undefined) return serve();
+    // Requests wait in the stream (no reader yet) while the caller is authenticated.
+    authenticate(call).then(
+      (result) => typeof result === "function" ? serve(result) : call.emit("error", result),
+      (error) =>
+        call.emit("error", { code: 13, details: `authentication failed: ${(error as Error).message}` }),
+    );
+  };
   return {
     definition: ADS_SERVICE_DEFINITION,
     implementation: {
-      StreamAggregatedResources: (call: AdsCall) => service.handleStream(call),
-      DeltaAggregatedResources: (call: AdsCall) => service.handleDeltaStream(call),
+      StreamAggregatedResources: (call: AdsCall) => gated(call, (a) => service.handleStream(call, a)),
+      DeltaAggregatedResources: (call: AdsCall) => gated(call, (a) => service.handleDeltaStream(call, a)),
     },
   };
 }
+
+/**
+ * Authenticates the caller of a stream before its first request is read: the authorizer its proxy must pass,
+ * or the refusal the stream ends with (UNAUTHENTICATED).
+ */
+export type StreamAuthenticator = (call: AdsCall) => Promise<ProxyAuthorizer | StreamRefusal>;
 
 /** Where and how to serve ADS. */
 export interface XdsServerOptions<P extends PushSnapshot> {
@@ -43,6 +62,8 @@ export interface XdsServerOptions<P extends PushSnapshot> {
   readonly flag?: string;
   /** More services on the same listener (the CA on the secure port). */
   readonly services?: readonly GrpcService[];
+  /** Authenticates callers (`XDS_AUTH` on the secure port); absent: every caller is admitted. */
+  readonly authenticate?: StreamAuthenticator;
 }
 
 /** A running ADS server. */
@@ -68,7 +89,7 @@ export async function startXdsServer<P extends PushSnapshot>(
       tcp: formatAddress(options.addr.hostname, options.addr.port),
       flag: options.flag ?? "--grpcAddr",
     },
-    services: [adsGrpcService(service), ...(options.services ?? [])],
+    services: [adsGrpcService(service, options.authenticate), ...(options.services ?? [])],
     tls: options.tls,
     keepalive: grpcKeepalive(options.keepalive),
     limits: grpcLimits(service.settings),

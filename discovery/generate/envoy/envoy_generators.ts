@@ -11,11 +11,12 @@ import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator } from "./envoy_rds.ts";
+import { envoySdsGenerator } from "./envoy_sds.ts";
 
 /** The Envoy generators. Loads the load-balancing policy extensions their clusters may embed. */
 export function envoyGenerators(): XdsGenerator<PushContext>[] {
   loadLbPolicySchema();
-  return [envoyCdsGenerator, envoyEdsGenerator, envoyLdsGenerator, envoyRdsGenerator];
+  return [envoyCdsGenerator, envoyEdsGenerator, envoyLdsGenerator, envoyRdsGenerator, envoySdsGenerator];
 }
 
 /** Registers the Envoy generators under the default flavour; returns the registry. */

@@ -31,6 +31,8 @@ import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { isHttpPort, outboundHttpPorts } from "./envoy_rds.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { MESH_ALPN } from "./upstream_tls.ts";
+import { planGatewayListeners } from "./gateway_plan.ts";
+import { gatewayListener } from "./gateway_resources.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -258,6 +260,17 @@ export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);
+    if (proxy.type === "router") {
+      const { plans, dependsOn } = planGatewayListeners(proxy, push);
+      return plans
+        .map((plan) => ({ plan, name: `${plan.bind}_${plan.port}` }))
+        .filter(({ name }) => wanted === undefined || wanted.has(name))
+        .map(({ plan, name }) => ({
+          name,
+          key: cacheKey(TYPE_URL.listener, ["gateway", stableJson(plan)], dependsOn),
+          build: () => gatewayListener(plan),
+        }));
+    }
     return planListeners(proxy, push)
       .filter(({ plan }) => wanted === undefined || wanted.has(listenerName(plan)))
       .map(({ plan, dependsOn }) => ({

@@ -22,6 +22,8 @@ import type { EnvoyObject } from "../route_match.ts";
 import { planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
 import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
+import { planGatewayRouteConfig } from "./gateway_plan.ts";
+import { gatewayRouteConfig } from "./gateway_resources.ts";
 
 /** True for ports an outbound HTTP listener (and so a route configuration) serves. */
 export function isHttpPort(port: ServicePort): boolean {
@@ -140,6 +142,20 @@ export function outboundHttpPorts(proxy: Proxy, push: PushContext): number[] {
 export const envoyRdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.route,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    if (proxy.type === "router") {
+      const out: GeneratedResource[] = [];
+      for (const name of new Set(request.names)) {
+        const planned = planGatewayRouteConfig(proxy, push, name);
+        if (planned === undefined) continue;
+        const key = planned.hosts.map((h) => ({ host: h.host, routes: h.routes, vs: h.virtualService }));
+        out.push({
+          name,
+          key: cacheKey(TYPE_URL.route, ["gateway", name, stableJson(key)], planned.dependsOn),
+          build: () => gatewayRouteConfig(name, planned.port, planned.hosts),
+        });
+      }
+      return out;
+    }
     const ports = request.names.length === 0
       ? outboundHttpPorts(proxy, push)
       : [...new Set(request.names)].filter((n) => /^[1-9][0-9]{0,4}$/.test(n)).map(Number);

@@ -1,0 +1,184 @@
+/**
+ * The composition root of `mesh-agent proxy`: the node and bootstrap, the workload certificate, SDS and the xDS
+ * proxy on Unix sockets, the status port, and the supervised proxy. The only agent file that wires everything.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { EnvSettings } from "../shared/env/env_settings.ts";
+import type { LogManager } from "../shared/log/log_manager.ts";
+import { loadEnvoySchema } from "../proto/envoy_schema.ts";
+import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
+import { CaClient } from "./proxy/ca_client.ts";
+import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_config.ts";
+import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
+import { ProxySupervisor } from "./proxy/proxy_supervisor.ts";
+import { startSdsServer } from "./proxy/sds_server.ts";
+import { startStatusServer } from "./proxy/status_server.ts";
+import { WorkloadSecrets } from "./proxy/workload_secrets.ts";
+import { startXdsProxy } from "./proxy/xds_proxy.ts";
+
+/** What `mesh-agent proxy` is started with. */
+export interface ProxyAgentInputs {
+  readonly role: ProxyRole;
+  readonly env: EnvSettings;
+  /** `--meshConfig` (may be absent on disk). */
+  readonly meshConfigFile: string;
+  /** `--domain`; empty for `<POD_NAMESPACE>.svc.cluster.local`. */
+  readonly domain: string;
+  /** `--serviceCluster`. */
+  readonly serviceCluster: string;
+  /** `--proxyLogLevel`. */
+  readonly proxyLogLevel: string;
+  readonly version: string;
+  readonly logs: LogManager;
+}
+
+/** A running agent. */
+export interface ProxyAgent {
+  /** Drains the proxy, then stops every server. */
+  stop(): Promise<void>;
+  /** Resolves when something asked the agent to quit (`/quitquitquit`). */
+  readonly quitRequested: Promise<string>;
+}
+
+const TOKEN_PATH = "./var/run/secrets/tokens/mesh-token";
+const ROOT_CERT_PATH = "./var/run/secrets/mesh/root-cert.pem";
+
+function readIfExists(path: string): string | undefined {
+  return existsSync(path) ? Deno.readTextFileSync(path) : undefined;
+}
+
+function annotationValue(text: string | undefined, key: string): string | undefined {
+  const line = text?.split("\n").find((l) => l.startsWith(`${key}=`));
+  if (line === undefined) return undefined;
+  const raw = line.slice(key.length + 1);
+  return raw.startsWith('"') ? JSON.parse(raw) : raw;
+}
+
+/** Starts everything; resolves once the servers listen and the proxy was started. */
+export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAgent> {
+  const { env, logs } = inputs;
+  const log = logs.scope("default");
+  const podNamespace = env.string("POD_NAMESPACE") || "default";
+  const config = resolveProxyConfig({
+    ...(existsSync(inputs.meshConfigFile)
+      ? { meshConfig: { text: Deno.readTextFileSync(inputs.meshConfigFile), source: inputs.meshConfigFile } }
+      : {}),
+    env: env.string("PROXY_CONFIG"),
+    annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
+  });
+  const hostIps = Deno.networkInterfaces().filter((i) => i.family === "IPv4" && i.name !== "lo").map((i) =>
+    i.address
+  );
+  const node = buildProxyNode({
+    role: inputs.role,
+    podName: env.string("POD_NAME") || Deno.hostname(),
+    podNamespace,
+    ips: [...new Set([env.string("INSTANCE_IP"), ...hostIps].filter((ip) => ip !== ""))],
+    domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
+    meta: env.prefixed("MESH_META_"),
+    metaJson: env.prefixed("MESH_METAJSON_"),
+    labels: parseLabelsFile(readIfExists("./etc/mesh/pod/labels") ?? ""),
+    serviceCluster: inputs.serviceCluster,
+    version: inputs.version,
+  });
+
+  // Bootstrap: ours, then MESH_BOOTSTRAP_OVERRIDE, checked against Envoy's schema before it is written.
+  const dir = resolve(config.configPath);
+  await Deno.mkdir(dir, { recursive: true });
+  const xdsSocket = join(dir, "XDS");
+  const sdsSocket = join(dir, "SDS");
+  loadEnvoySchema([
+    "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
+    "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
+    "envoy/extensions/filters/http/router/v3/router.proto",
+  ]);
+  let bootstrap = defaultBootstrap({
+    node,
+    xdsSocket,
+    sdsSocket,
+    statusPort: config.statusPort,
+    adminPort: config.proxyAdminPort,
+    statsPort: 15090,
+    readinessPort: 15021,
+  });
+  const overridePath = env.string("MESH_BOOTSTRAP_OVERRIDE");
+  if (overridePath !== "") {
+    bootstrap = mergeOverride(
+      bootstrap,
+      parseOverride(Deno.readTextFileSync(overridePath), overridePath),
+    ) as never;
+  }
+  validateBootstrap(bootstrap, overridePath === "" ? "the bootstrap" : `the bootstrap with ${overridePath}`);
+  const bootstrapPath = join(dir, "envoy-rev0.json");
+  await Deno.writeTextFile(bootstrapPath, JSON.stringify(bootstrap, null, 2));
+  log.info("bootstrap written", { path: bootstrapPath, node: node.id });
+
+  // The workload certificate from the CA, served over SDS and used for the upstream xDS connection.
+  const rootPath = env.string("CA_ROOT_CA") || ROOT_CERT_PATH;
+  const rootPem = readIfExists(rootPath);
+  if (rootPem === undefined) {
+    throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
+  }
+  const caAddress = env.string("CA_ADDR") || config.discoveryAddress;
+  const serverName = (address: string) => {
+    const host = address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "");
+    // The discovery server's certificate names its service, not an IP it is reached at.
+    return /^[0-9.:]+$/.test(host) ? "meshd.mesh-system.svc" : host;
+  };
+  const ca = new CaClient({
+    address: caAddress,
+    rootPem,
+    serverName: serverName(caAddress),
+    token: () => Promise.resolve(readIfExists(TOKEN_PATH)?.trim()),
+  });
+  const secrets = new WorkloadSecrets({
+    signer: ca,
+    ttlSeconds: env.durationMs("SECRET_TTL") / 1000,
+    graceRatio: env.float("SECRET_GRACE_PERIOD_RATIO"),
+    checkIntervalMs: env.durationMs("SECRET_ROTATION_CHECK_INTERVAL"),
+    ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
+    rootPem,
+    log: logs.scope("caclient"),
+  });
+  secrets.start();
+  const sds = await startSdsServer(sdsSocket, secrets, logs.scope("sds"));
+  const upstream = env.string("XDS_UPSTREAM") || config.discoveryAddress;
+  const xds = await startXdsProxy(
+    xdsSocket,
+    {
+      address: upstream,
+      mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
+      serverName: serverName(upstream),
+    },
+    secrets,
+    logs.scope("xdsproxy"),
+  );
+  const quit = Promise.withResolvers<string>();
+  const status = await startStatusServer(config.statusPort, {
+    adminPort: config.proxyAdminPort,
+    quit: () => quit.resolve("/quitquitquit"),
+    log: logs.scope("healthcheck"),
+  });
+  const supervisor = new ProxySupervisor({
+    binaryPath: config.binaryPath,
+    bootstrapPath,
+    drainSeconds: Math.ceil(config.drainDurationMs / 1000),
+    parentShutdownSeconds: Math.ceil(config.parentShutdownDurationMs / 1000),
+    logLevel: inputs.proxyLogLevel,
+    terminationDrainMs: config.terminationDrainDurationMs,
+    log,
+  });
+  supervisor.start();
+  return {
+    quitRequested: quit.promise,
+    async stop() {
+      await supervisor.stop();
+      secrets.close();
+      await Promise.all([status.shutdown(), xds.close(), sds.close()]);
+      ca.close();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The agent's status port (15020): `/healthz/ready` answers 200 once the proxy says it is live and has its
+ * first configuration (its admin `/ready`), 503 with the reason before; `/stats/prometheus` relays the proxy's
+ * stats; `/quitquitquit` (POST, loopback callers only) asks the agent to shut down.
+ *
+ * @module
+ */
+import { Router } from "../../shared/http/router.ts";
+import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+
+/** What the status server reads and can do. */
+export interface StatusDeps {
+  /** The proxy's admin port. */
+  readonly adminPort: number;
+  /** Asks the agent to drain and exit. */
+  readonly quit: () => void;
+  readonly log: Logger;
+}
+
+async function proxyReady(adminPort: number): Promise<{ ready: boolean; reason: string }> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${adminPort}/ready`, {
+      signal: AbortSignal.timeout(1000),
+    });
+    const text = (await response.text()).trim();
+    if (response.status === 200 && text === "LIVE") return { ready: true, reason: "LIVE" };
+    return { ready: false, reason: `proxy admin /ready answered ${response.status} ${text}` };
+  } catch (error) {
+    return {
+      ready: false,
+      reason: `proxy admin on port ${adminPort} is not answering: ${(error as Error).message}`,
+    };
+  }
+}
+
+/** Serves the status port on `port` (all interfaces: the orchestrator probes it from outside the pod). */
+export async function startStatusServer(port: number, deps: StatusDeps): Promise<RunningServer> {
+  const router = new Router();
+  router.add("/healthz/ready", "200 once the proxy is live with its first configuration", async () => {
+    const { ready, reason } = await proxyReady(deps.adminPort);
+    return new Response(ready ? "ready\n" : `not ready: ${reason}\n`, { status: ready ? 200 : 503 });
+  });
+  router.add("/stats/prometheus", "The proxy's statistics", async () => {
+    try {
+      const response = await fetch(`http://127.0.0.1:${deps.adminPort}/stats/prometheus`, {
+        signal: AbortSignal.timeout(2000),
+      });
+      return new Response(await response.text(), {
+        headers: { "content-type": "text/plain; version=0.0.4" },
+      });
+    } catch (error) {
+      return new Response(`proxy stats unavailable: ${(error as Error).message}\n`, { status: 503 });
+    }
+  });
+  router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
+    const host = new URL(request.url).hostname;
+    const forwarded = request.headers.get("x-forwarded-for");
+    if (forwarded !== null || !["127.0.0.1", "localhost", "[::1]"].includes(host)) {
+      return new Response("only from loopback\n", { status: 403 });
+    }
+    deps.log.info("asked to quit through /quitquitquit");
+    deps.quit();
+    return new Response("OK\n");
+  }, ["POST"]);
+  return await serveHttp("status", { hostname: "0.0.0.0", port }, router.handle, deps.log);
+}

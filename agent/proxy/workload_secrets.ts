@@ -1,0 +1,131 @@
+/**
+ * The workload's certificate and the mesh roots, kept fresh: a key pair (RSA 2048, or ECDSA P-256 with
+ * `ECC_SIGNATURE_ALGORITHM=ECDSA`), a CSR signed by the CA for `SECRET_TTL`, renewed once
+ * `SECRET_GRACE_PERIOD_RATIO` of its life has passed (checked every `SECRET_ROTATION_CHECK_INTERVAL`). A failed
+ * renewal keeps the current certificate and retries with backoff. Listeners hear of every new secret.
+ *
+ * @module
+ */
+import type { Logger } from "../../shared/log/logger.ts";
+import {
+  createCertificateRequest,
+  exportPrivateKeyPem,
+  generateKeyPair,
+  parseCertificatesPem,
+} from "../../shared/pki/mod.ts";
+
+/** The workload's certificate, key and roots, PEM. */
+export interface WorkloadSecret {
+  readonly certChainPem: string;
+  readonly privateKeyPem: string;
+  readonly rootPem: string;
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+}
+
+/** Signs a CSR (the CA client in production). */
+export interface CsrSigner {
+  sign(csrPem: string, ttlSeconds: number): Promise<string[]>;
+}
+
+/** Settings of the secret manager. */
+export interface WorkloadSecretsOptions {
+  readonly signer: CsrSigner;
+  /** `SECRET_TTL`, in seconds. */
+  readonly ttlSeconds: number;
+  /** `SECRET_GRACE_PERIOD_RATIO`: renew once this fraction of the life has passed. */
+  readonly graceRatio: number;
+  /** `SECRET_ROTATION_CHECK_INTERVAL`, in milliseconds. */
+  readonly checkIntervalMs: number;
+  /** `ECC_SIGNATURE_ALGORITHM=ECDSA`. */
+  readonly ecdsa: boolean;
+  /** The roots when the CA's chain does not end in one the agent should trust (else the chain's last). */
+  readonly rootPem?: string;
+  readonly log: Logger;
+  readonly now?: () => Date;
+}
+
+/** Keeps the workload secret fresh and tells listeners of each new one. */
+export class WorkloadSecrets {
+  readonly #options: WorkloadSecretsOptions;
+  readonly #listeners = new Set<(secret: WorkloadSecret) => void>();
+  #current?: WorkloadSecret;
+  #timer?: ReturnType<typeof setTimeout>;
+  #failures = 0;
+  #closed = false;
+
+  constructor(options: WorkloadSecretsOptions) {
+    this.#options = options;
+  }
+
+  /** The current secret, if one was issued yet. */
+  get current(): WorkloadSecret | undefined {
+    return this.#current;
+  }
+
+  /** Subscribes to new secrets; returns an unsubscribe. */
+  onChange(listener: (secret: WorkloadSecret) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Issues the first secret (retrying with backoff until it succeeds), then checks on the interval. */
+  start(): void {
+    void this.#tick();
+  }
+
+  /** Stops renewing. */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  /** Issues a new secret now; resolves with it. */
+  async renew(): Promise<WorkloadSecret> {
+    const keys = await generateKeyPair(this.#options.ecdsa ? { algorithm: "ECDSA" } : { algorithm: "RSA" });
+    const csr = await createCertificateRequest(keys, {});
+    const chain = await this.#options.signer.sign(csr, this.#options.ttlSeconds);
+    const [leaf] = parseCertificatesPem(chain[0], "the CA's leaf");
+    const secret: WorkloadSecret = {
+      certChainPem: chain.slice(0, -1).join("") || chain[0],
+      privateKeyPem: await exportPrivateKeyPem(keys.privateKey),
+      rootPem: this.#options.rootPem ?? chain.at(-1)!,
+      // The life counts from now, not from the leaf's notBefore, which CAs backdate to allow for clock skew.
+      notBefore: new Date(
+        Math.max(leaf.notBefore.getTime(), (this.#options.now ?? (() => new Date()))().getTime()),
+      ),
+      notAfter: leaf.notAfter,
+    };
+    this.#current = secret;
+    this.#options.log.info("workload certificate issued", { notAfter: secret.notAfter.toISOString() });
+    for (const listener of this.#listeners) listener(secret);
+    return secret;
+  }
+
+  #due(): boolean {
+    const current = this.#current;
+    if (current === undefined) return true;
+    const now = (this.#options.now ?? (() => new Date()))().getTime();
+    const life = current.notAfter.getTime() - current.notBefore.getTime();
+    return now >= current.notBefore.getTime() + life * this.#options.graceRatio;
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#closed) return;
+    let wait = this.#options.checkIntervalMs;
+    if (this.#due()) {
+      try {
+        await this.renew();
+        this.#failures = 0;
+      } catch (error) {
+        this.#failures++;
+        wait = Math.min(this.#options.checkIntervalMs, 200 * 2 ** Math.min(this.#failures, 8));
+        this.#options.log.warn("workload certificate request failed; keeping the current one and retrying", {
+          retryMs: wait,
+          error: (error as Error).message,
+        });
+      }
+    }
+    if (!this.#closed) this.#timer = setTimeout(() => void this.#tick(), wait);
+  }
+}

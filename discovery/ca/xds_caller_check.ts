@@ -1,0 +1,88 @@
+/**
+ * Who may open an ADS stream on the secure port (`XDS_AUTH`): a caller authenticated as the CA authenticates
+ * callers (client certificate or JWT). With `DISCOVERY_ENABLE_XDS_IDENTITY_CHECK`, the proxy its node names must
+ * be in the caller's namespace (and run as its service account, when the node says), else PERMISSION_DENIED.
+ * Identities from other trust domains are refused unless they are aliases of the mesh's or
+ * `DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN` is set.
+ *
+ * @module
+ */
+import { type PeerCall, peerCertificateDer } from "../../shared/grpc/mod.ts";
+import type { Proxy } from "../model/proxy.ts";
+import { authenticateCaller, type CallerAuthenticator, identityParts } from "./caller_authenticator.ts";
+
+/** gRPC status codes used here. */
+const UNAUTHENTICATED = 16;
+const PERMISSION_DENIED = 7;
+
+/** A refusal the stream ends with. */
+export interface CallerRefusal {
+  readonly code: number;
+  readonly details: string;
+}
+
+/** Settings of the check. */
+export interface XdsCallerCheckOptions {
+  readonly authenticators: readonly CallerAuthenticator[];
+  /** `DISCOVERY_ENABLE_XDS_IDENTITY_CHECK`. */
+  readonly identityCheck: boolean;
+  /** The mesh trust domain and its aliases. */
+  readonly trustDomains: readonly string[];
+  /** `DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN`. */
+  readonly skipTrustDomain: boolean;
+}
+
+/** The call surface the check reads. */
+export type CheckedCall = PeerCall & { readonly metadata: { get(key: string): unknown[] } };
+
+/** Decides, for each identity the caller proved, whether it may speak for `proxy`. */
+export function proxyAllowed(identities: readonly string[], proxy: Proxy): CallerRefusal | undefined {
+  const serviceAccount = proxy.metadata.serviceAccount;
+  const ok = identities.some((id) => {
+    const parts = identityParts(id);
+    return parts.namespace === proxy.namespace &&
+      (serviceAccount === undefined || serviceAccount === "" || serviceAccount === parts.serviceAccount ||
+        serviceAccount === id);
+  });
+  return ok ? undefined : {
+    code: PERMISSION_DENIED,
+    details: `the caller is ${
+      identities.join(", ")
+    }, which may not speak for a proxy in namespace "${proxy.namespace}"${
+      serviceAccount ? ` running as "${serviceAccount}"` : ""
+    }`,
+  };
+}
+
+/** The stream authenticator of the secure port. */
+export function xdsCallerCheck(
+  options: XdsCallerCheckOptions,
+): (call: CheckedCall) => Promise<((proxy: Proxy) => CallerRefusal | undefined) | CallerRefusal> {
+  return async (call) => {
+    let identities: string[];
+    try {
+      const der = peerCertificateDer(call);
+      identities = await authenticateCaller(options.authenticators, {
+        authorization: call.metadata.get("authorization").map(String),
+        ...(der ? { peerCertificateDer: der } : {}),
+      });
+    } catch (error) {
+      return { code: UNAUTHENTICATED, details: `XDS_AUTH: ${(error as Error).message}` };
+    }
+    if (!options.skipTrustDomain) {
+      const foreign = identities.filter((id) =>
+        !options.trustDomains.includes(identityParts(id).trustDomain)
+      );
+      if (foreign.length === identities.length) {
+        return {
+          code: UNAUTHENTICATED,
+          details: `the caller's trust domain is not the mesh's (${options.trustDomains.join(", ")}): ${
+            foreign.join(", ")
+          }`,
+        };
+      }
+      identities = identities.filter((id) => !foreign.includes(id));
+    }
+    return options.identityCheck ? (proxy) => proxyAllowed(identities, proxy) : () => undefined;
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * SDS over ADS for gateways: the secrets their TLS servers name (`credentialName`, and `<name>-cacert` for the
+ * CA bundle of MUTUAL servers), from the snapshot's `SecretStore`, in the gateway's namespace. A name the store
+ * does not hold is left out (the listener waits for it) and logged by the caller's metrics as a missing resource.
+ *
+ * @module
+ */
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { Proxy } from "../../model/proxy.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
+import { digestOf } from "../fingerprint.ts";
+import { gatewaySecret } from "./gateway_resources.ts";
+
+const CA_SUFFIX = "-cacert";
+
+/** Builds the secrets a gateway asks for. Reads the proxy's type and namespace and the named secrets. */
+export const envoySdsGenerator: XdsGenerator<PushContext> = {
+  typeUrl: TYPE_URL.secret,
+  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    if (proxy.type !== "router" || push.secrets === undefined) return [];
+    const out: GeneratedResource[] = [];
+    for (const name of new Set(request.names)) {
+      const caOnly = name.endsWith(CA_SUFFIX);
+      const base = caOnly ? name.slice(0, -CA_SUFFIX.length) : name;
+      const secret = push.secrets.get(proxy.namespace, base);
+      if (secret === undefined) continue;
+      const resource = gatewaySecret(name, secret, caOnly);
+      if (resource === undefined) continue;
+      out.push({
+        name,
+        key: cacheKey(TYPE_URL.secret, [name, proxy.namespace, digestOf(resource)], [
+          `Secret/${proxy.namespace}/${base}`,
+        ]),
+        build: () => resource,
+      });
+    }
+    return out;
+  },
+};

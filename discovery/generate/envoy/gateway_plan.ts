@@ -1,0 +1,144 @@
+/**
+ * What a gateway (`router` proxy) serves, resolved from the Gateways that select it: one listener per port, a
+ * filter chain per server on it (plain HTTP, or TLS terminated with the server's `credentialName` fetched over
+ * SDS), and, per HTTP server, the route configuration `http.<port>` or `https.<port>.<server>` built from the
+ * VirtualServices bound to the gateway whose hosts the server exposes.
+ *
+ * Not generated yet: PASSTHROUGH and AUTO_PASSTHROUGH servers, plain TCP/TLS routes, `httpsRedirect`, SNI
+ * routing of TLS VirtualServices, and `defaultEndpoint`.
+ *
+ * @module
+ */
+import type { Server } from "../../../shared/config/networking/gateway.ts";
+import { hostSubsetOf } from "../../model/host_match.ts";
+import type { Proxy } from "../../model/proxy.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { configKey } from "../../push/push_request.ts";
+import type { IndexedVirtualService } from "../../push/virtual_service_index.ts";
+import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
+import { virtualServiceFingerprint } from "../virtual_service_lookup.ts";
+import { planGatewayRoutes, type PlannedRoute } from "../route_plan.ts";
+
+/** One server of a gateway on a port. */
+export interface GatewayServerPlan {
+  /** `http.<port>` or `https.<port>.<server name>`: the route configuration of the server. */
+  readonly routeName: string;
+  /** The hosts the server exposes (without namespace prefixes). */
+  readonly hosts: readonly string[];
+  /** Terminated TLS: SIMPLE or MUTUAL with the secret names. */
+  readonly tls?: { readonly mode: "SIMPLE" | "MUTUAL"; readonly credentialName: string };
+}
+
+/** One gateway listener. */
+export interface GatewayListenerPlan {
+  readonly port: number;
+  readonly bind: string;
+  readonly servers: readonly GatewayServerPlan[];
+}
+
+/** One virtual host of a gateway route configuration. */
+export interface GatewayVirtualHost {
+  readonly host: string;
+  readonly routes: readonly PlannedRoute[];
+  /** The VirtualService's fingerprint. */
+  readonly virtualService: string;
+  /** The VirtualService's spec, which the routes' indices point into (not part of the key). */
+  readonly spec: VirtualServiceSpec;
+}
+
+const bareHost = (host: string) => host.includes("/") ? host.slice(host.indexOf("/") + 1) : host;
+
+/** The listeners of a gateway proxy: ports of the servers of every Gateway selecting it, merged by port. */
+export function planGatewayListeners(
+  proxy: Proxy,
+  push: PushContext,
+): { plans: GatewayListenerPlan[]; dependsOn: string[] } {
+  const byPort = new Map<number, { bind: string; servers: GatewayServerPlan[] }>();
+  const dependsOn: string[] = [];
+  for (const gateway of push.gatewaysFor(proxy)) {
+    dependsOn.push(configKey("Gateway", gateway.resource.meta.namespace, gateway.resource.meta.name));
+    for (const [i, server] of gateway.resource.spec.servers.entries()) {
+      const plan = serverPlan(server, gateway.name, i);
+      if (plan === undefined) continue;
+      const entry = byPort.get(server.port.number) ?? { bind: server.bind ?? "0.0.0.0", servers: [] };
+      entry.servers.push(plan);
+      byPort.set(server.port.number, entry);
+    }
+  }
+  return {
+    plans: [...byPort.keys()].sort((a, b) => a - b).map((port) => ({ port, ...byPort.get(port)! })),
+    dependsOn,
+  };
+}
+
+function serverPlan(server: Server, gateway: string, index: number): GatewayServerPlan | undefined {
+  const protocol = (server.port.protocol ?? "").toUpperCase();
+  const hosts = server.hosts.map(bareHost);
+  if (protocol === "HTTP" || protocol === "HTTP2" || protocol === "GRPC") {
+    return { routeName: `http.${server.port.number}`, hosts };
+  }
+  if (protocol === "HTTPS" && (server.tls?.mode === "SIMPLE" || server.tls?.mode === "MUTUAL")) {
+    const credentialName = server.tls.credentialName ?? "";
+    if (credentialName === "") return undefined;
+    const name = server.name ?? `${gateway.replace("/", "-")}-${index}`;
+    return {
+      routeName: `https.${server.port.number}.${name}`,
+      hosts,
+      tls: { mode: server.tls.mode, credentialName },
+    };
+  }
+  return undefined;
+}
+
+/** VirtualServices bound to `gateway` (`namespace/name`), by full or short name from the gateway's namespace. */
+function boundVirtualServices(push: PushContext, proxy: Proxy, gateway: string): IndexedVirtualService[] {
+  const [namespace, name] = gateway.split("/");
+  const shortBound = push.virtualServicesFor(proxy, name).filter((vs) =>
+    vs.resource.meta.namespace === namespace
+  );
+  return [...new Set([...push.virtualServicesFor(proxy, gateway), ...shortBound])];
+}
+
+/**
+ * The virtual hosts of the route configuration `routeName` of a gateway proxy: each host of each bound
+ * VirtualService that a server with that route name exposes, with the VirtualService's routes.
+ */
+export function planGatewayRouteConfig(
+  proxy: Proxy,
+  push: PushContext,
+  routeName: string,
+): { hosts: GatewayVirtualHost[]; port: number; dependsOn: string[] } | undefined {
+  const port = Number(routeName.split(".")[1]);
+  const hosts: GatewayVirtualHost[] = [];
+  const dependsOn: string[] = [];
+  const seen = new Set<string>();
+  for (const gateway of push.gatewaysFor(proxy)) {
+    for (const server of gateway.resource.spec.servers) {
+      const plan = serverPlan(server, gateway.name, gateway.resource.spec.servers.indexOf(server));
+      if (plan?.routeName !== routeName) continue;
+      dependsOn.push(configKey("Gateway", gateway.resource.meta.namespace, gateway.resource.meta.name));
+      for (const vs of boundVirtualServices(push, proxy, gateway.name)) {
+        const [gwNamespace, gwName] = gateway.name.split("/");
+        const planned = planGatewayRoutes(vs, proxy, push, port, [
+          gateway.name,
+          gwName,
+          `${gwNamespace}/${gwName}`,
+        ]);
+        dependsOn.push(...planned.dependsOn);
+        if (planned.routes.length === 0) continue;
+        for (const host of vs.hosts) {
+          const exposed = plan.hosts.some((h) => h === "*" || hostSubsetOf(host, h));
+          if (!exposed || seen.has(host)) continue;
+          seen.add(host);
+          hosts.push({
+            host,
+            routes: planned.routes,
+            virtualService: virtualServiceFingerprint(vs, push),
+            spec: vs.resource.spec,
+          });
+        }
+      }
+    }
+  }
+  return Number.isInteger(port) ? { hosts, port, dependsOn: [...new Set(dependsOn)] } : undefined;
+}

@@ -1,0 +1,115 @@
+/**
+ * The Envoy resources of a gateway plan: listeners with a filter chain per server (TLS terminated with the
+ * server's credential from SDS over ADS), route configurations with a virtual host per exposed host, and the
+ * SDS secrets of `credentialName`s.
+ *
+ * @module
+ */
+import type { TlsSecret } from "../../model/secret_store.ts";
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { envoyRoute } from "../grpc_rds.ts";
+import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";
+import type { EnvoyObject } from "../route_match.ts";
+import type { GatewayListenerPlan, GatewayVirtualHost } from "./gateway_plan.ts";
+
+/** The SDS name of the CA certificates of a MUTUAL server's credential. */
+export function caSecretName(credentialName: string): string {
+  return `${credentialName}-cacert`;
+}
+
+const adsSds = (name: string) => ({ name, sds_config: { ads: {}, resource_api_version: "V3" } });
+
+/** The gateway listener of a plan. */
+export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
+  const seen = new Set<string>();
+  const chains: EnvoyObject[] = [];
+  for (const server of plan.servers) {
+    if (seen.has(server.routeName)) continue;
+    seen.add(server.routeName);
+    const hcm = {
+      name: "envoy.filters.network.http_connection_manager",
+      typed_config: {
+        "@type": TYPE_URL.httpConnectionManager,
+        stat_prefix: server.routeName,
+        rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: server.routeName },
+        http_filters: [
+          { name: FAULT_FILTER_NAME, typed_config: { "@type": TYPE_URL.fault } },
+          { name: ROUTER_FILTER_NAME, typed_config: { "@type": TYPE_URL.router } },
+        ],
+        use_remote_address: { value: true },
+      },
+    };
+    if (server.tls === undefined) {
+      chains.push({ name: server.routeName, filters: [hcm] });
+      continue;
+    }
+    const names = server.hosts.filter((h) => h !== "*");
+    chains.push({
+      name: server.routeName,
+      ...(names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
+      transport_socket: {
+        name: "envoy.transport_sockets.tls",
+        typed_config: {
+          "@type": TYPE_URL.downstreamTlsContext,
+          common_tls_context: {
+            tls_certificate_sds_secret_configs: [adsSds(server.tls.credentialName)],
+            ...(server.tls.mode === "MUTUAL"
+              ? { validation_context_sds_secret_config: adsSds(caSecretName(server.tls.credentialName)) }
+              : {}),
+            alpn_protocols: ["h2", "http/1.1"],
+          },
+          ...(server.tls.mode === "MUTUAL" ? { require_client_certificate: { value: true } } : {}),
+        },
+      },
+      filters: [hcm],
+    });
+  }
+  const tls = plan.servers.some((s) => s.tls !== undefined);
+  return {
+    name: `${plan.bind}_${plan.port}`,
+    address: { socket_address: { address: plan.bind, port_value: plan.port } },
+    traffic_direction: "OUTBOUND",
+    ...(tls
+      ? {
+        listener_filters: [{
+          name: "envoy.filters.listener.tls_inspector",
+          typed_config: { "@type": TYPE_URL.tlsInspector },
+        }],
+      }
+      : {}),
+    filter_chains: chains,
+  };
+}
+
+/** The route configuration `name` of a gateway from its virtual hosts. */
+export function gatewayRouteConfig(
+  name: string,
+  port: number,
+  hosts: readonly GatewayVirtualHost[],
+): EnvoyObject {
+  return {
+    name,
+    virtual_hosts: hosts.map((h) => ({
+      name: `${h.host}:${port}`,
+      domains: [h.host, `${h.host}:${port}`],
+      routes: h.routes.map((r) => envoyRoute(r, h.spec)),
+    })),
+    validate_clusters: { value: false },
+  };
+}
+
+/** The Envoy Secret `name` from a TLS secret: the certificate and key, or for `-cacert` names the CA bundle. */
+export function gatewaySecret(name: string, secret: TlsSecret, caOnly: boolean): EnvoyObject | undefined {
+  if (caOnly) {
+    return secret.caCertPem
+      ? { name, validation_context: { trusted_ca: { inline_string: secret.caCertPem } } }
+      : undefined;
+  }
+  return {
+    name,
+    tls_certificate: {
+      certificate_chain: { inline_string: secret.certChainPem },
+      private_key: { inline_string: secret.privateKeyPem },
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { parseProxy } from "../../model/proxy.ts";
+import type { SecretStore, TlsSecret } from "../../model/secret_store.ts";
+import { buildPushContext } from "../../push/push_context.ts";
+import { MESH, networking, run, World } from "../_test_world.ts";
+import { envoyResources } from "./_test_envoy.ts";
+import { envoyCdsGenerator } from "./envoy_cds.ts";
+import { envoyLdsGenerator } from "./envoy_lds.ts";
+import { envoyRdsGenerator } from "./envoy_rds.ts";
+import { envoySdsGenerator } from "./envoy_sds.ts";
+
+type Obj = Record<string, unknown>;
+const RATINGS = "ratings.example.svc.cluster.local";
+const SECRET: TlsSecret = { certChainPem: "CHAIN", privateKeyPem: "KEY", caCertPem: "CA" };
+const secrets: SecretStore = {
+  get: (namespace, name) => namespace === "example" && name === "shop-cert" ? SECRET : undefined,
+  onChange: () => () => {},
+};
+
+function push() {
+  const world = new World().apply(
+    ...envoyResources(),
+    networking("Gateway", "example", "shop", {
+      selector: { app: "ingress" },
+      servers: [
+        { port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["shop.example.com"] },
+        {
+          port: { number: 443, name: "https", protocol: "HTTPS" },
+          hosts: ["shop.example.com"],
+          tls: { mode: "MUTUAL", credentialName: "shop-cert" },
+          name: "shop-https",
+        },
+      ],
+    }),
+    networking("VirtualService", "example", "shop", {
+      hosts: ["shop.example.com"],
+      gateways: ["shop"],
+      http: [{ route: [{ destination: { host: "ratings", port: { number: 8080 } } }] }],
+    }),
+  );
+  return buildPushContext({
+    store: world.store,
+    services: world.registry,
+    mesh: MESH,
+    domain: "cluster.local",
+    endpoints: world.endpoints,
+    secrets,
+  });
+}
+
+const gateway = parseProxy({
+  id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
+  metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
+});
+
+Deno.test("A gateway gets a listener per server port, HTTP on RDS and HTTPS terminated with its credential over SDS", () => {
+  const { byName, names } = run(envoyLdsGenerator, gateway, push());
+  assert.deepEqual(names, ["0.0.0.0_80", "0.0.0.0_443"]);
+  const https = JSON.stringify(byName.get("0.0.0.0_443"));
+  assert.match(https, /"name":"shop-cert"/);
+  assert.match(https, /"name":"shop-cert-cacert"/);
+  assert.match(https, /"server_names":\["shop.example.com"\]/);
+  assert.match(https, /"route_config_name":"https.443.shop-https"/);
+  assert.match(JSON.stringify(byName.get("0.0.0.0_80")), /"route_config_name":"http.80"/);
+});
+
+Deno.test("A gateway's routes come from the VirtualServices bound to it, for the hosts its servers expose", () => {
+  const { byName } = run(envoyRdsGenerator, gateway, push(), { names: ["http.80", "https.443.shop-https"] });
+  for (const name of ["http.80", "https.443.shop-https"]) {
+    const [host] = byName.get(name)!.virtual_hosts as Obj[];
+    assert.deepEqual(host.domains, [
+      "shop.example.com",
+      `shop.example.com:${name.startsWith("http.") ? 80 : 443}`,
+    ]);
+    assert.equal(((host.routes as Obj[])[0].route as Obj).cluster, `outbound|8080||${RATINGS}`);
+  }
+});
+
+Deno.test("A gateway's secrets come from the secret store of its namespace; unknown names are left out", () => {
+  const { byName, names } = run(envoySdsGenerator, gateway, push(), {
+    names: ["shop-cert", "shop-cert-cacert", "missing"],
+  });
+  assert.deepEqual(names, ["shop-cert", "shop-cert-cacert"]);
+  assert.match(JSON.stringify(byName.get("shop-cert")), /CHAIN/);
+  assert.match(JSON.stringify(byName.get("shop-cert-cacert")), /"inline_string":"CA"/);
+});
+
+Deno.test("Every gateway resource passes Envoy's validation rules, and what listeners and routes name exists", () => {
+  const p = push();
+  const lds = run(envoyLdsGenerator, gateway, p);
+  const text = JSON.stringify([...lds.byName.values()]);
+  const routeNames = [...text.matchAll(/"route_config_name":"([^"]+)"/g)].map((m) => m[1]);
+  const rds = run(envoyRdsGenerator, gateway, p, { names: routeNames });
+  const cds = run(envoyCdsGenerator, gateway, p);
+  const sds = run(envoySdsGenerator, gateway, p, { names: ["shop-cert", "shop-cert-cacert"] });
+  assert.deepEqual(rds.names.sort(), [...routeNames].sort());
+  for (const [name, bytes] of [...lds.bytes, ...rds.bytes, ...sds.bytes]) {
+    const violations = validatePgvAny(bytes);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
+  for (const [, cluster] of JSON.stringify([...rds.byName.values()]).matchAll(/"cluster":"([^"]+)"/g)) {
+    assert.ok(cds.byName.has(cluster), `${cluster} is served by CDS`);
+  }
+});

@@ -1,0 +1,217 @@
+/**
+ * The agent end to end: the real `mesh-discovery` (with its CA), the real `mesh-agent proxy`, and the stand-in
+ * proxy the agent starts as it would start Envoy. The proxy gets its configuration through the agent's xDS proxy
+ * (relayed over mutual TLS to the secure port), a workload certificate over SDS whose SPIFFE SAN openssl
+ * confirms and whose chain verifies against the mesh root, and readiness turns 200; SIGTERM drains and exits.
+ */
+import assert from "node:assert/strict";
+import { certificateText, verifyChain } from "../shared/testing/openssl.ts";
+import { startOidcIssuer } from "../shared/testing/oidc_issuer.ts";
+import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
+import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  freePort,
+  programArgs,
+  RunningProgram,
+  startProgram,
+} from "./helpers/programs.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const DISCOVERY_FLAGS = ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"];
+
+async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`Timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}
+
+Deno.test(
+  "mesh-agent proxy bootstraps a proxy, relays its xDS, serves it a certificate and reports it ready",
+  needs(OPENSSL),
+  async (t) => {
+    const issuer = await startOidcIssuer();
+    const dir = await Deno.makeTempDir({ prefix: "mesh_agent_e2e_" });
+    const addresses = discoveryAddresses();
+    // A plugged-in CA, so a restarted discovery server signs under the same root.
+    const plugged = await makePluggedInCa(30 * 24 * 3_600_000);
+    await Deno.mkdir(`${dir}/cacerts`);
+    await writePluggedInCa(plugged, `${dir}/cacerts`);
+    const discoveryEnv = { TOKEN_ISSUER: issuer.url, ROOT_CA_DIR: `${dir}/cacerts` };
+    let discovery = startProgram("mesh-discovery", discoveryArgs(addresses, DISCOVERY_FLAGS), discoveryEnv);
+    let agent: RunningProgram | undefined;
+    try {
+      await discovery.waitFor(/"msg":"discovery server started"/);
+      const rootPem = await (await fetch(`http://${addresses.httpAddr}/debug/ca_roots`)).text();
+      await Deno.mkdir(`${dir}/var/run/secrets/tokens`, { recursive: true });
+      await Deno.mkdir(`${dir}/var/run/secrets/mesh`, { recursive: true });
+      await Deno.writeTextFile(
+        `${dir}/var/run/secrets/tokens/mesh-token`,
+        await issuer.serviceAccountToken("example", "app"),
+      );
+      await Deno.writeTextFile(`${dir}/var/run/secrets/mesh/root-cert.pem`, rootPem);
+      const standIn = `${dir}/stand-in-proxy`;
+      await Deno.writeTextFile(
+        standIn,
+        `#!/bin/sh\nexec deno run --config ${ROOT}deno.json --allow-net --allow-read --allow-write --allow-env --allow-sys ${ROOT}tests/helpers/stand_in_proxy.ts "$@"\n`,
+      );
+      await Deno.chmod(standIn, 0o755);
+      const adminPort = freePort();
+      const statusPort = freePort();
+      // The agent runs in its own directory (it writes ./etc/mesh/proxy), with the repository's config and
+      // permission to start the stand-in.
+      const args = programArgs("mesh-agent").flatMap((a) =>
+        a.startsWith("--allow-run=")
+          ? [`${a},${standIn}`]
+          : a.endsWith("agent/main.ts")
+          ? ["--config", `${ROOT}deno.json`, `${ROOT}agent/main.ts`]
+          : [a]
+      );
+      const child = new Deno.Command("deno", {
+        args: [...args, "proxy", "sidecar"],
+        cwd: dir,
+        clearEnv: true,
+        env: {
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: Deno.env.get("HOME") ?? dir,
+          ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+          NO_COLOR: "1",
+          POD_NAME: "app-1",
+          POD_NAMESPACE: "example",
+          INSTANCE_IP: "10.9.9.9",
+          // A short life, so a renewal happens within the test.
+          SECRET_TTL: "6s",
+          SECRET_ROTATION_CHECK_INTERVAL: "500ms",
+          PROXY_CONFIG: JSON.stringify({
+            discoveryAddress: addresses.secureGRPCAddr,
+            binaryPath: standIn,
+            proxyAdminPort: adminPort,
+            statusPort,
+            terminationDrainDuration: "5s",
+          }),
+        },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      agent = new RunningProgram(child);
+
+      if (
+        !await t.step("the bootstrap is written and names the agent's sockets", async () => {
+          const bootstrap = await poll("the bootstrap", async () => {
+            try {
+              return JSON.parse(await Deno.readTextFile(`${dir}/etc/mesh/proxy/envoy-rev0.json`));
+            } catch {
+              return undefined;
+            }
+          });
+          assert.equal(bootstrap.node.id, "sidecar~10.9.9.9~app-1.example~example.svc.cluster.local");
+          assert.match(JSON.stringify(bootstrap.static_resources), /etc\/mesh\/proxy\/XDS/);
+        })
+      ) return;
+      if (
+        !await t.step(
+          "readiness turns 200 once the proxy has its configuration through the agent",
+          async () => {
+            await poll("readiness", async () => {
+              const response = await fetch(`http://127.0.0.1:${statusPort}/healthz/ready`);
+              const body = await response.text();
+              return response.status === 200 ? body : undefined;
+            }, 45_000).catch((error) => {
+              throw new Error(`${error.message}\nagent said:\n${agent!.stdout}${agent!.stderr}`);
+            });
+          },
+        )
+      ) return;
+      await t.step(
+        "the proxy holds a certificate for its identity that chains to the mesh root",
+        async () => {
+          const certs = await poll("the certificate over SDS", async () => {
+            const held = await (await fetch(`http://127.0.0.1:${adminPort}/certs`)).json();
+            return held.default && held.ROOTCA ? held : undefined;
+          });
+          assert.equal(certs.ROOTCA, rootPem);
+          assert.match(
+            await certificateText(certs.default),
+            /URI:spiffe:\/\/cluster\.local\/ns\/example\/sa\/app/,
+          );
+          const verified = await verifyChain(dir, rootPem, certs.default, [
+            "-untrusted",
+            `${dir}/cacerts/ca-cert.pem`,
+          ]);
+          assert.equal(verified.code, 0, verified.stderr);
+        },
+      );
+      const heldCert = async () =>
+        (await (await fetch(`http://127.0.0.1:${adminPort}/certs`)).json()).default;
+      if (
+        !await t.step(
+          "a certificate near the end of its life is renewed and pushed to the proxy",
+          async () => {
+            const first = await heldCert();
+            await poll(
+              "a renewed certificate",
+              async () => (await heldCert()) !== first ? true : undefined,
+              20_000,
+            );
+          },
+        )
+      ) return;
+      if (
+        !await t.step("a proxy that exits is started again and gets ready again", async () => {
+          await fetch(`http://127.0.0.1:${adminPort}/quitquitquit`, { method: "POST" }).then((r) =>
+            r.body?.cancel()
+          );
+          await poll("the restarted proxy's readiness", async () => {
+            const response = await fetch(`http://127.0.0.1:${statusPort}/healthz/ready`).catch(() =>
+              undefined
+            );
+            await response?.body?.cancel();
+            return response?.status === 200 && /epoch=1/.test(agent!.stdout + agent!.stderr)
+              ? true
+              : undefined;
+          });
+        })
+      ) return;
+      if (
+        !await t.step(
+          "the discovery server restarting: the agent's proxy reconnects and gets config again",
+          async () => {
+            await discovery.stop();
+            discovery = startProgram(
+              "mesh-discovery",
+              discoveryArgs(addresses, DISCOVERY_FLAGS),
+              discoveryEnv,
+            );
+            await discovery.waitFor(/"msg":"discovery server started"/);
+            const before = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
+            await poll("config from the restarted server", async () => {
+              const after = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
+              return after !== before ? true : undefined;
+            });
+          },
+        )
+      ) return;
+      await t.step("SIGTERM drains the proxy and the agent exits", async () => {
+        const status = await agent!.stop("SIGTERM");
+        assert.equal(status.code, 0, `${agent!.stdout}${agent!.stderr}`);
+        await assert.rejects(() => fetch(`http://127.0.0.1:${adminPort}/ready`), "the proxy is gone");
+      });
+    } finally {
+      await agent?.stop();
+      await discovery.stop();
+      await issuer.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

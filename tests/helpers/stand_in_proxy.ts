@@ -1,0 +1,124 @@
+/**
+ * The stand-in for Envoy in tests: started by `mesh-agent proxy` exactly as Envoy would be
+ * (`-c <bootstrap> --restart-epoch …`), it reads the bootstrap, opens ADS on the agent's XDS socket and SDS on its
+ * SDS socket as Envoy does (ACKing what it gets), and serves the admin paths the agent uses: `/ready` (LIVE once
+ * clusters and listeners arrived), `/stats/prometheus`, `/quitquitquit`, and `/certs` (the secrets it holds, as
+ * PEM, for tests to inspect). SIGTERM ends it, as it ends Envoy.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import * as grpc from "@grpc/grpc-js";
+import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
+import { decodeAny, encodeMessage } from "../../proto/any_codec.ts";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import { jsonToStruct } from "../../proto/struct_json.ts";
+import { TYPE_URL, typeUrlOf } from "../../proto/type_urls.ts";
+import { SDS_SERVICE_DEFINITION } from "../../agent/proxy/sds_server.ts";
+
+const args = Deno.args;
+const bootstrapPath = args[args.indexOf("-c") + 1];
+const bootstrap = JSON.parse(Deno.readTextFileSync(bootstrapPath));
+const pipeOf = (name: string): string =>
+  bootstrap.static_resources.clusters.find((c: { name: string }) => c.name === name).load_assignment
+    .endpoints[0]
+    .lb_endpoints[0].endpoint.address.pipe.path;
+const adminPort: number = bootstrap.admin.address.socket_address.port_value;
+const node = { ...bootstrap.node, metadata: jsonToStruct(bootstrap.node.metadata) };
+const schema = loadEnvoySchema();
+const Response = schema.lookupType("envoy.service.discovery.v3.DiscoveryResponse");
+const encodeRequest = (r: Record<string, unknown>) =>
+  Buffer.from(encodeMessage(typeUrlOf("envoy.service.discovery.v3.DiscoveryRequest"), r));
+
+const received = new Set<string>();
+const secrets: Record<string, string> = {};
+let responses = 0;
+
+function open(
+  definition: typeof ADS_SERVICE_DEFINITION | typeof SDS_SERVICE_DEFINITION,
+  method: string,
+  socket: string,
+  onResponse: (typeUrl: string, resources: Record<string, unknown>[]) => void,
+  first: Record<string, unknown>[],
+): void {
+  // deno-lint-ignore no-explicit-any
+  const Client = grpc.makeClientConstructor(definition as any, "x");
+  const client = new Client(`unix://${socket}`, grpc.credentials.createInsecure());
+  // deno-lint-ignore no-explicit-any
+  const call: grpc.ClientDuplexStream<Buffer, Buffer> = (client as any)[method]();
+  call.on("data", (bytes: Buffer) => {
+    const response = Response.toObject(Response.decode(bytes), { defaults: true }) as {
+      type_url: string;
+      version_info: string;
+      nonce: string;
+      resources: { type_url: string; value: Uint8Array }[];
+    };
+    responses++;
+    const anyType = schema.lookupType("google.protobuf.Any");
+    const decoded = response.resources.map((r) =>
+      decodeAny(anyType.encode(anyType.create({ type_url: r.type_url, value: r.value })).finish()).resource
+    );
+    onResponse(response.type_url, decoded);
+    const names = first.find((f) => f.type_url === response.type_url)?.resource_names ?? [];
+    call.write(encodeRequest({
+      type_url: response.type_url,
+      version_info: response.version_info,
+      response_nonce: response.nonce,
+      resource_names: names,
+    }));
+  });
+  // As Envoy does: a failed stream is opened again after a pause.
+  call.on("error", (error: Error) => {
+    console.error(`stand-in ${method}: ${error.message}; retrying`);
+    client.close();
+    setTimeout(() => open(definition, method, socket, onResponse, first), 500);
+  });
+  for (const [i, request] of first.entries()) {
+    call.write(encodeRequest(i === 0 ? { ...request, node } : request));
+  }
+}
+
+open(
+  ADS_SERVICE_DEFINITION,
+  "StreamAggregatedResources",
+  pipeOf("xds-grpc"),
+  (typeUrl) => received.add(typeUrl),
+  [
+    { type_url: TYPE_URL.cluster, resource_names: [] },
+    { type_url: TYPE_URL.listener, resource_names: [] },
+  ],
+);
+for (const name of ["default", "ROOTCA"]) {
+  open(SDS_SERVICE_DEFINITION, "StreamSecrets", pipeOf("sds-grpc"), (_typeUrl, resources) => {
+    for (const secret of resources) {
+      const s = secret as {
+        name: string;
+        tls_certificate?: { certificate_chain: { inline_string: string } };
+        validation_context?: { trusted_ca: { inline_string: string } };
+      };
+      secrets[s.name] = s.tls_certificate?.certificate_chain.inline_string ??
+        s.validation_context?.trusted_ca.inline_string ?? "";
+    }
+  }, [{ type_url: TYPE_URL.secret, resource_names: [name] }]);
+}
+
+const server = Deno.serve({ hostname: "127.0.0.1", port: adminPort, onListen() {} }, (request) => {
+  const path = new URL(request.url).pathname;
+  const live = received.has(TYPE_URL.cluster) && received.has(TYPE_URL.listener);
+  if (path === "/ready") {
+    return new globalThis.Response(live ? "LIVE\n" : "PRE_INITIALIZING\n", { status: live ? 200 : 503 });
+  }
+  if (path === "/stats/prometheus") {
+    return new globalThis.Response(`# TYPE envoy_responses counter\nenvoy_responses ${responses}\n`);
+  }
+  if (path === "/certs") return globalThis.Response.json(secrets);
+  if (path === "/quitquitquit") {
+    setTimeout(() => Deno.exit(0), 10);
+    return new globalThis.Response("OK\n");
+  }
+  return new globalThis.Response("not found\n", { status: 404 });
+});
+Deno.addSignalListener("SIGTERM", async () => {
+  await server.shutdown();
+  Deno.exit(0);
+});
