@@ -109,3 +109,13 @@ Deno.test("A missing TLS file stops mesh-discovery before any port opens", async
   assert.match(result.stderr, /settings_e2e_missing_cert\.pem/);
   assert.doesNotMatch(result.stdout + result.stderr, /listening/);
 });
+
+Deno.test("An out-of-range flag stops mesh-discovery naming the flag, value and range", async () => {
+  const result = await runProgram(
+    "mesh-discovery",
+    discoveryArgs(discoveryAddresses(), [...BASE, "--keepaliveTimeout", "-5s"]),
+  );
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /Invalid --keepaliveTimeout "-5s": expected a value greater than 0s/);
+  assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+});
