@@ -7,7 +7,7 @@ import { scanConfigFiles } from "./config_files.ts";
 import { PathWatch, type PathWatchState } from "./path_watch.ts";
 import {
   type ConfigWarning,
-  loadConfigText,
+  loadConfigTextSliced,
   type LoadedDocument,
   unreadableFile,
 } from "./config_file_load.ts";
@@ -383,8 +383,8 @@ export class FileConfigSource {
     }
     if (this.#texts.get(file) === text) return "read";
     this.#texts.set(file, text);
-    this.#state.update(loadConfigText(file, text, this.#defaultNamespace));
-    // Let requests (`/ready`, xDS) run between files: a tree of many large files is parsed in slices.
+    // Parsed in slices, and other work runs between files: a large file or tree never stalls `/ready` or xDS.
+    this.#state.update(await loadConfigTextSliced(file, text, this.#defaultNamespace));
     await new Promise((resolve) => setTimeout(resolve, 0));
     return "read";
   }
