@@ -18,7 +18,7 @@ import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } fr
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames, xdsCallerCheck } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
-import { loadOrchConfig, OrchConfigSource, OrchRegistry, RateLimiter } from "./orch/mod.ts";
+import { loadOrchConfig, OrchConfigSource, OrchRegistry, OrchSecretStore, RateLimiter } from "./orch/mod.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
@@ -148,7 +148,13 @@ export async function startDiscovery(
   closers.push(() => registries.serviceEntries.stop());
   orch?.start();
   if (orch) closers.push(() => orch.stop());
+  // Gateway credentials: the orchestrator's Secrets when it is read.
+  const secrets = orchClient &&
+    new OrchSecretStore({ ...orchClient, log: deps.logs.scope("secretcontroller") });
+  secrets?.start();
+  if (secrets) closers.push(() => secrets.stop());
   const pipeline = createPushPipeline({
+    ...(secrets ? { secrets } : {}),
     store,
     registry: registries.aggregate,
     mesh: () => mesh.current(),
@@ -158,6 +164,9 @@ export async function startDiscovery(
     log: modelLog,
   });
   closers.push(() => pipeline.close());
+  if (secrets) {
+    closers.push(secrets.onChange((namespace, name) => pipeline.changes.secretChanged(namespace, name)));
+  }
   closers.push(mesh.onChange(() => {
     registries.serviceEntries.refresh();
     pipeline.changes.meshChanged();

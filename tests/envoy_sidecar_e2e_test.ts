@@ -4,21 +4,16 @@
  * and routes that reference each other consistently, as Envoy requires before it uses any of them.
  */
 import assert from "node:assert/strict";
-import { decodeAny } from "../proto/any_codec.ts";
-import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
-import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
+import {
+  plainResource as plain,
+  TestAdsClient,
+  type TestAdsClient as Client,
+  testNode,
+} from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
 
 type Obj = Record<string, unknown>;
-
-/** A resource as plain JSON with embedded typed configs expanded, as Envoy reads them. */
-function plain(resource: { typeUrl: string; value: Uint8Array }): Obj {
-  const anyType = loadEnvoySchema().lookupType("google.protobuf.Any");
-  const bytes = anyType.encode(anyType.create({ type_url: resource.typeUrl, value: resource.value }))
-    .finish();
-  return decodeAny(bytes).resource;
-}
 
 async function fetchType(client: Client, node: Obj, typeUrl: string, names: string[] = []) {
   client.send({ node, type_url: typeUrl, resource_names: names });

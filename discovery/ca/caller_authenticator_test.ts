@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import * as jose from "jose";
 import { createSelfSignedCa, generateKeyPair, issueCertificate } from "../../shared/pki/mod.ts";
 import {
   authenticateCaller,
@@ -7,25 +6,7 @@ import {
   ClientCertAuthenticator,
   JwtAuthenticator,
 } from "./caller_authenticator.ts";
-
-/** A local OIDC issuer: discovery document and JWKS over HTTP, tokens signed with its key. */
-async function startIssuer() {
-  const { publicKey, privateKey } = await jose.generateKeyPair("RS256", { extractable: true });
-  const jwk = { ...(await jose.exportJWK(publicKey)), kid: "k1", alg: "RS256" };
-  let url = "";
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req): Response => {
-    const path = new URL(req.url).pathname;
-    if (path === "/.well-known/openid-configuration") {
-      return Response.json({ issuer: url, jwks_uri: `${url}/keys` });
-    }
-    return path === "/keys" ? Response.json({ keys: [jwk] }) : new Response("no", { status: 404 });
-  });
-  url = `http://127.0.0.1:${server.addr.port}`;
-  const sign = (claims: jose.JWTPayload, issuer = url) =>
-    new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer(issuer).setIssuedAt()
-      .setExpirationTime("1h").sign(privateKey);
-  return { url, sign, close: () => server.shutdown() };
-}
+import { startOidcIssuer as startIssuer } from "../../shared/testing/oidc_issuer.ts";
 
 const SA = { "kubernetes.io": { namespace: "shop", serviceaccount: { name: "ratings" } } };
 

@@ -8,3 +8,4 @@ export * from "./orch_convert.ts";
 export * from "./orch_objects.ts";
 export * from "./orch_config_source.ts";
 export * from "./orch_registry.ts";
+export * from "./orch_secret_store.ts";

@@ -18,6 +18,7 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
+import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 
 /** What the orchestrator config source needs. */
 export interface OrchConfigSourceOptions {
@@ -44,8 +45,6 @@ interface Watched {
   readonly kind: string;
 }
 
-const MAX_RETRY_MS = 30_000;
-
 type CustomObject = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
 
 /** Watches the mesh's custom resources into a config store. */
@@ -56,10 +55,8 @@ export class OrchConfigSource {
   readonly #valid = new Map<string, Map<string, Resource>>();
   /** `group/kind/namespace/name` → why it was refused. */
   readonly #rejected = new Map<string, RejectedConfig>();
-  readonly #informers: k8s.Informer<k8s.KubernetesObject>[] = [];
+  readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<string>();
-  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
-  #stopped = false;
 
   constructor(options: OrchConfigSourceOptions) {
     this.#options = options;
@@ -91,67 +88,25 @@ export class OrchConfigSource {
 
   /** Stops every informer and pending retry. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    for (const timer of this.#timers) clearTimeout(timer);
-    await Promise.all(this.#informers.map((i) => i.stop().catch(() => {})));
-  }
-
-  #later(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      fn();
-    }, ms);
-    this.#timers.add(timer);
+    await Promise.all(this.#informers.map((i) => i.stop()));
   }
 
   #watch(w: Watched, api: k8s.CustomObjectsApi): void {
     const id = `${w.group}/${w.plural}`;
-    const firstRetryMs = this.#options.retryMs ?? 1_000;
-    let retry = firstRetryMs;
-    const list = async () => {
-      await this.#options.limiter.acquire();
-      const result = await api.listClusterCustomObject({
-        group: w.group,
-        version: w.version,
-        plural: w.plural,
-      });
-      retry = firstRetryMs;
-      if (!this.#synced.has(id)) {
-        // The informer files the listed items right after this resolves; the kind is synced once they are in.
-        this.#later(0, () => {
-          this.#synced.add(id);
-          if (!this.synced) return;
-          this.#options.log.info("orchestrator config synced", { kinds: this.#watched.length });
-          if (this.#options.marksStoreSynced) this.#options.store.markSynced();
-        });
-      }
-      return result;
-    };
-    const informer = k8s.makeInformer(
-      this.#options.kubeConfig,
-      `/apis/${w.group}/${w.version}/${w.plural}`,
-      list as unknown as k8s.ListPromise<k8s.KubernetesObject>,
-    );
-    this.#informers.push(informer);
-    informer.on("add", (o) => this.#upsert(w, o as CustomObject, "add"));
-    informer.on("update", (o) => this.#upsert(w, o as CustomObject, "update"));
-    informer.on("delete", (o) => this.#remove(w, o as CustomObject));
-    const begin = () => {
-      if (!this.#stopped) informer.start().catch(failed);
-    };
-    const failed = (error: unknown) => {
-      if (this.#stopped) return;
-      this.#options.log.warn("orchestrator config list or watch failed; retrying", {
-        group: w.group,
-        kind: w.kind,
-        retryMs: retry,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      this.#later(retry, begin);
-      retry = Math.min(MAX_RETRY_MS, retry * 2);
-    };
-    informer.on("error", failed);
-    begin();
+    this.#informers.push(startInformer(this.#options, {
+      what: `${w.group} ${w.kind}`,
+      path: `/apis/${w.group}/${w.version}/${w.plural}`,
+      list: () => api.listClusterCustomObject({ group: w.group, version: w.version, plural: w.plural }),
+      onAdd: (o) => this.#upsert(w, o as CustomObject, "add"),
+      onUpdate: (o) => this.#upsert(w, o as CustomObject, "update"),
+      onDelete: (o) => this.#remove(w, o as CustomObject),
+      onListed: () => {
+        this.#synced.add(id);
+        if (!this.synced) return;
+        this.#options.log.info("orchestrator config synced", { kinds: this.#watched.length });
+        if (this.#options.marksStoreSynced) this.#options.store.markSynced();
+      },
+    }));
   }
 
   #count(w: Watched, event: string): void {

@@ -17,6 +17,7 @@ import type { ServiceRegistry } from "../registry/service_registry.ts";
 import { type ConvertContext, endpointsFromOrch, serviceFromOrch, serviceHostname } from "./orch_convert.ts";
 import type { OrchEndpoints, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
 import type { RateLimiter } from "./orch_client.ts";
+import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 
 /** What the orchestrator registry needs. */
 export interface OrchRegistryOptions extends ConvertContext {
@@ -35,8 +36,6 @@ export interface OrchRegistryOptions extends ConvertContext {
 type Kind = "Services" | "Endpoints" | "Pods" | "Nodes";
 type AnyObject = { metadata?: { name?: string; namespace?: string } };
 
-const MAX_RETRY_MS = 30_000;
-
 /** Reads the orchestrator's Services, Endpoints, Pods and Nodes into a registry. */
 export class OrchRegistry {
   /** The registry the aggregate reads; provider `Orchestrator`. */
@@ -48,9 +47,8 @@ export class OrchRegistry {
   readonly #nodes = new Map<string, OrchNode>();
   /** `ns/pod` → keys (`ns/service`) of Endpoints waiting for that pod. */
   readonly #waitingOnPod = new Map<string, Set<string>>();
-  readonly #informers: k8s.Informer<k8s.KubernetesObject>[] = [];
+  readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
-  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   #stopped = false;
 
   constructor(options: OrchRegistryOptions) {
@@ -97,8 +95,7 @@ export class OrchRegistry {
   /** Stops every informer and pending retry. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#timers) clearTimeout(timer);
-    await Promise.all(this.#informers.map((i) => i.stop().catch(() => {})));
+    await Promise.all(this.#informers.map((i) => i.stop()));
   }
 
   #watch<T extends AnyObject>(
@@ -109,67 +106,22 @@ export class OrchRegistry {
     into: Map<string, T>,
     changed: (key: string) => void,
   ): void {
-    const firstRetryMs = this.#options.retryMs ?? 1_000;
-    let retry = firstRetryMs;
-    const limited = async () => {
-      await this.#options.limiter.acquire();
-      const result = await list();
-      retry = firstRetryMs;
-      // The informer files the listed items right after this resolves; the kind is synced once they are in.
-      if (!this.#synced.has(kind)) {
-        const timer = setTimeout(() => {
-          this.#timers.delete(timer);
-          this.#markSynced(kind, into.size);
-        }, 0);
-        this.#timers.add(timer);
-      }
-      return result;
-    };
-    const informer = k8s.makeInformer(
-      this.#options.kubeConfig,
-      path,
-      limited as unknown as k8s.ListPromise<k8s.KubernetesObject>,
-    );
-    this.#informers.push(informer);
     const key = (o: AnyObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
-    const count = (event: string) =>
+    const seen = (event: string, o: AnyObject, present: boolean) => {
+      if (present) into.set(key(o), o as T);
+      else into.delete(key(o));
       this.#options.metrics?.counter("discovery_orch_reg_events").inc({ type: kind, event });
-    informer.on("add", (o) => {
-      into.set(key(o), o as unknown as T);
-      count("add");
       if (this.#synced.has(kind)) changed(key(o));
-    });
-    informer.on("update", (o) => {
-      into.set(key(o), o as unknown as T);
-      count("update");
-      if (this.#synced.has(kind)) changed(key(o));
-    });
-    informer.on("delete", (o) => {
-      into.delete(key(o));
-      count("delete");
-      if (this.#synced.has(kind)) changed(key(o));
-    });
-    const begin = () => {
-      if (this.#stopped) return;
-      informer.start().catch((error) => failed(error));
     };
-    const failed = (error: unknown) => {
-      if (this.#stopped) return;
-      this.#options.log.warn("orchestrator list or watch failed; retrying", {
-        kind,
-        retryMs: retry,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        begin();
-      }, retry);
-      this.#timers.add(timer);
-      retry = Math.min(MAX_RETRY_MS, retry * 2);
-    };
-    // The informer reports a failed list or a broken watch here and stops; start again after a backoff.
-    informer.on("error", failed);
-    begin();
+    this.#informers.push(startInformer(this.#options, {
+      what: kind,
+      path,
+      list,
+      onAdd: (o) => seen("add", o, true),
+      onUpdate: (o) => seen("update", o, true),
+      onDelete: (o) => seen("delete", o, false),
+      onListed: () => this.#markSynced(kind, into.size),
+    }));
   }
 
   #markSynced(kind: Kind, objects: number): void {

@@ -34,6 +34,8 @@ export interface ChangeEventSources {
 export interface ChangeEvents {
   /** Requests a full push for a changed mesh config (reason `global`, anything may have changed). */
   meshChanged(): void;
+  /** Requests a full push for a changed gateway credential (reason `secret`); drops its cached SDS resource. */
+  secretChanged(namespace: string, name: string): void;
   /** Unsubscribes from every source. */
   close(): void;
 }
@@ -73,6 +75,10 @@ export function connectChangeEvents(sources: ChangeEventSources): ChangeEvents {
     meshChanged() {
       inbound("config");
       sources.enqueue(pushRequest(true, "global", undefined, performance.now()));
+    },
+    secretChanged(namespace: string, name: string) {
+      inbound("secret");
+      sources.enqueue(pushRequest(true, "secret", [configKey("Secret", namespace, name)], performance.now()));
     },
     close() {
       offConfig();

@@ -79,12 +79,17 @@ Deno.test("Config and registry events become push requests", async (t) => {
     assert.deepEqual(summary(), ["full global *"]);
   });
 
+  await t.step("a gateway credential change is a full push naming the secret", () => {
+    events.secretChanged("ns", "shop-cert");
+    assert.deepEqual(summary(), ["full secret Secret/ns/shop-cert"]);
+  });
+
   await t.step("every event is counted in discovery_inbound_updates", async () => {
     w.store.delete("ServiceEntry", "ns", "api");
     assert.deepEqual(summary(), ["full service ServiceEntry/ns/api.example"]);
     const values = (await metrics.counter("discovery_inbound_updates").get()).values;
     const byType = Object.fromEntries(values.map((v) => [v.labels.type, v.value]));
-    assert.deepEqual(byType, { config: 10, svc: 3, eds: 4, svcdelete: 1 });
+    assert.deepEqual(byType, { config: 10, svc: 3, eds: 4, svcdelete: 1, secret: 1 });
   });
 
   await t.step("after close nothing is pushed", () => {

@@ -7,7 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { messageTypeForUrl } from "../../proto/any_codec.ts";
+import { decodeAny, messageTypeForUrl } from "../../proto/any_codec.ts";
 import { type JsonObject, jsonToStruct } from "../../proto/struct_json.ts";
 import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 
@@ -184,4 +184,12 @@ export class TestAdsClient {
     if (waiter !== undefined) waiter(response);
     else this.#queue.push(response);
   }
+}
+
+/** A received resource as plain JSON with embedded typed configs expanded, as Envoy reads it. */
+export function plainResource(resource: { typeUrl: string; value: Uint8Array }): Record<string, unknown> {
+  const anyType = schema.lookupType("google.protobuf.Any");
+  const bytes = anyType.encode(anyType.create({ type_url: resource.typeUrl, value: resource.value }))
+    .finish();
+  return decodeAny(bytes, schema).resource;
 }

@@ -9,11 +9,12 @@
  *   the service's cluster;
  * - otherwise the outbound catch-all to PassthroughCluster or BlackHoleCluster by the outbound traffic policy.
  *
- * Inbound, each port of the proxy's own workload has two filter chains: mesh mTLS (TLS with the mesh's ALPN,
- * terminated with the workload certificate from SDS and client certificates checked against ROOTCA) and
- * plaintext, so mesh and non-mesh clients both reach it (PERMISSIVE).
+ * Inbound, each port of the proxy's own workload has, by its PeerAuthentication mode, a mesh mTLS chain (TLS with
+ * the mesh's ALPN, terminated with the workload certificate from SDS and client certificates checked against
+ * ROOTCA) and/or a plaintext chain: both for PERMISSIVE (the default), mTLS only for STRICT, plaintext only for
+ * DISABLE.
  *
- * Not generated yet: STRICT/DISABLE from PeerAuthentication, Sidecar ingress/egress listener ports, protocol
+ * Not generated yet: Sidecar ingress/egress listener ports, protocol
  * sniffing for undeclared protocols, and the 127.0.0.6 bind of Istio's inbound passthrough cluster.
  *
  * @module
@@ -32,6 +33,7 @@ import { isHttpPort, outboundHttpPorts } from "./envoy_rds.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { MESH_ALPN } from "./upstream_tls.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
+import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from "./inbound_mtls.ts";
 import { gatewayListener } from "./gateway_resources.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
@@ -42,7 +44,10 @@ export const VIRTUAL_INBOUND_PORT = 15006;
 /** One listener to build; its stable JSON is the cache key. */
 export type ListenerPlan =
   | { readonly kind: "virtualOutbound"; readonly fallback: string }
-  | { readonly kind: "virtualInbound"; readonly ports: readonly { port: number; http: boolean }[] }
+  | {
+    readonly kind: "virtualInbound";
+    readonly ports: readonly { port: number; http: boolean; mtls: InboundMtlsMode }[];
+  }
   | { readonly kind: "http"; readonly name: string; readonly port: number }
   | {
     readonly kind: "tcp";
@@ -140,8 +145,8 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
           { name: "envoy.filters.listener.tls_inspector", typed_config: { "@type": TYPE_URL.tlsInspector } },
         ],
         filter_chains: [
-          ...plan.ports.flatMap(({ port, http }) => [
-            {
+          ...plan.ports.flatMap(({ port, http, mtls }) => [
+            ...(mtls === "DISABLE" ? [] : [{
               name: `inbound|${port}|mtls`,
               filter_chain_match: {
                 destination_port: { value: port },
@@ -150,12 +155,16 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
               },
               transport_socket: meshServerTls(),
               filters: inboundFilters(port, http),
-            },
-            {
+            }]),
+            // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
+            ...(mtls === "STRICT" ? [] : [{
               name: `inbound|${port}|plaintext`,
-              filter_chain_match: { destination_port: { value: port }, transport_protocol: "raw_buffer" },
+              filter_chain_match: {
+                destination_port: { value: port },
+                ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
+              },
               filters: inboundFilters(port, http),
-            },
+            }]),
           ]),
           { name: "virtualInbound-catchall", filters: [tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)] },
         ],
@@ -242,12 +251,17 @@ export function planListeners(
       }
     }
   }
+  const authn = peerAuthenticationsFor(proxy, push);
   out.push({
     plan: {
       kind: "virtualInbound",
-      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({ port, http: inbound.get(port)! })),
+      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({
+        port,
+        http: inbound.get(port)!,
+        mtls: inboundMtlsMode(authn.policies, port),
+      })),
     },
-    dependsOn: inboundDeps,
+    dependsOn: [...inboundDeps, ...authn.dependsOn],
   });
   return out;
 }

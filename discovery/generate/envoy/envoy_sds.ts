@@ -8,6 +8,7 @@
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
+import { configKey } from "../../push/push_request.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { digestOf } from "../fingerprint.ts";
 import { gatewaySecret } from "./gateway_resources.ts";

@@ -1,0 +1,87 @@
+/**
+ * Gateway credentials from the orchestrator's Secrets: `credentialName` names a Secret in the gateway's
+ * namespace holding `tls.crt`/`tls.key` (and `ca.crt` for MUTUAL), or the generic `cert`/`key`/`cacert`.
+ * A Secret without a certificate and key is not a credential and is ignored.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import * as k8s from "@kubernetes/client-node";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
+import type { RateLimiter } from "./orch_client.ts";
+import { type RunningInformer, startInformer } from "./resilient_informer.ts";
+
+/** What the store needs. */
+export interface OrchSecretStoreOptions {
+  readonly kubeConfig: k8s.KubeConfig;
+  readonly limiter: RateLimiter;
+  readonly log: Logger;
+  /** First retry delay after a failed list or watch, doubled up to 30 s. */
+  readonly retryMs?: number;
+}
+
+type SecretObject = { metadata?: { name?: string; namespace?: string }; data?: Record<string, string> };
+
+/** The TLS credential a Secret holds, if any. */
+export function tlsSecretOf(object: SecretObject): TlsSecret | undefined {
+  const data = object.data ?? {};
+  const text = (...keys: string[]) => {
+    const key = keys.find((k) => data[k] !== undefined);
+    return key === undefined ? undefined : Buffer.from(data[key], "base64").toString("utf8");
+  };
+  const certChainPem = text("tls.crt", "cert");
+  const privateKeyPem = text("tls.key", "key");
+  if (!certChainPem || !privateKeyPem) return undefined;
+  const caCertPem = text("ca.crt", "cacert");
+  return { certChainPem, privateKeyPem, ...(caCertPem ? { caCertPem } : {}) };
+}
+
+/** Watches Secrets and serves the TLS ones by namespace and name. */
+export class OrchSecretStore implements SecretStore {
+  readonly #options: OrchSecretStoreOptions;
+  readonly #secrets = new Map<string, TlsSecret>();
+  readonly #listeners = new Set<(namespace: string, name: string) => void>();
+  #informer?: RunningInformer;
+
+  constructor(options: OrchSecretStoreOptions) {
+    this.#options = options;
+  }
+
+  get(namespace: string, name: string): TlsSecret | undefined {
+    return this.#secrets.get(`${namespace}/${name}`);
+  }
+
+  onChange(listener: (namespace: string, name: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Starts watching; returns at once. */
+  start(): void {
+    const core = this.#options.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    const changed = (object: SecretObject, gone: boolean) => {
+      const namespace = object.metadata?.namespace ?? "default";
+      const name = object.metadata?.name ?? "";
+      const key = `${namespace}/${name}`;
+      const secret = gone ? undefined : tlsSecretOf(object);
+      const had = this.#secrets.has(key);
+      if (secret === undefined) this.#secrets.delete(key);
+      else this.#secrets.set(key, secret);
+      if (had || secret !== undefined) { for (const listener of this.#listeners) listener(namespace, name); }
+    };
+    this.#informer = startInformer(this.#options, {
+      what: "Secrets",
+      path: "/api/v1/secrets",
+      list: () => core.listSecretForAllNamespaces(),
+      onAdd: (o) => changed(o as SecretObject, false),
+      onUpdate: (o) => changed(o as SecretObject, false),
+      onDelete: (o) => changed(o as SecretObject, true),
+    });
+  }
+
+  /** Stops watching. */
+  async stop(): Promise<void> {
+    await this.#informer?.stop();
+  }
+}

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { silentLogger } from "../../shared/log/logger.ts";
+import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { waitFor } from "../config/_test_helpers.ts";
+import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { OrchSecretStore } from "./orch_secret_store.ts";
+
+const b64 = (text: string) => Buffer.from(text).toString("base64");
+
+Deno.test("Secrets holding a certificate and key become gateway credentials; changes are announced", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_secrets_" });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const store = new OrchSecretStore({
+    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
+    limiter: new RateLimiter(1000, 100),
+    log: silentLogger,
+    retryMs: 50,
+  });
+  const changes: string[] = [];
+  store.onChange((ns, name) => changes.push(`${ns}/${name}`));
+  try {
+    api.apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "shop-cert", namespace: "shop" },
+      data: { "tls.crt": b64("CHAIN"), "tls.key": b64("KEY"), "ca.crt": b64("CA") },
+    });
+    api.apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "token", namespace: "shop" },
+      data: { t: b64("x") },
+    });
+    store.start();
+    await waitFor(() => store.get("shop", "shop-cert") !== undefined, "the credential");
+    assert.deepEqual(store.get("shop", "shop-cert"), {
+      certChainPem: "CHAIN",
+      privateKeyPem: "KEY",
+      caCertPem: "CA",
+    });
+    assert.equal(store.get("shop", "token"), undefined, "not a credential");
+    api.apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "shop-cert", namespace: "shop" },
+      data: { cert: b64("CHAIN2"), key: b64("KEY2") },
+    });
+    await waitFor(() => store.get("shop", "shop-cert")?.certChainPem === "CHAIN2", "the update");
+    api.delete("v1", "Secret", "shop", "shop-cert");
+    await waitFor(() => store.get("shop", "shop-cert") === undefined, "the deletion");
+    assert.ok(changes.filter((c) => c === "shop/shop-cert").length >= 3);
+    assert.ok(!changes.includes("shop/token"));
+  } finally {
+    await store.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

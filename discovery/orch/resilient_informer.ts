@@ -1,0 +1,106 @@
+/**
+ * One list-and-watch over an orchestrator path that never gives up: the client's informer lists, watches from
+ * the listed version, relists on 410 Gone and reconnects a dropped watch; when it reports an error and stops,
+ * it is started again after a backoff (doubling to 30 s, reset by a successful list). Lists go through the
+ * QPS limiter. `onListed` fires once, after the first list's objects were delivered.
+ *
+ * @module
+ */
+import * as k8s from "@kubernetes/client-node";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { RateLimiter } from "./orch_client.ts";
+
+/** What a watched object carries at least. */
+export type OrchObject = { metadata?: { name?: string; namespace?: string } };
+
+/** The client and pacing shared by every informer. */
+export interface InformerClient {
+  readonly kubeConfig: k8s.KubeConfig;
+  readonly limiter: RateLimiter;
+  readonly log: Logger;
+  /** First retry delay after a failure (default 1 s). */
+  readonly retryMs?: number;
+}
+
+/** One informer's path, list call and handlers. */
+export interface InformerSpec {
+  /** Names the watched kind in logs. */
+  readonly what: string;
+  /** The API path (`/api/v1/services`). */
+  readonly path: string;
+  /** The list call (a typed client's list of the same path). */
+  readonly list: () => Promise<unknown>;
+  readonly onAdd: (object: OrchObject) => void;
+  readonly onUpdate: (object: OrchObject) => void;
+  readonly onDelete: (object: OrchObject) => void;
+  /** Called once, after the first list's objects were handed to `onAdd`. */
+  readonly onListed?: () => void;
+}
+
+const MAX_RETRY_MS = 30_000;
+
+/** A running informer. */
+export interface RunningInformer {
+  stop(): Promise<void>;
+}
+
+/** Starts watching `spec.path`. */
+export function startInformer(client: InformerClient, spec: InformerSpec): RunningInformer {
+  const firstRetryMs = client.retryMs ?? 1_000;
+  let retry = firstRetryMs;
+  let listed = false;
+  let stopped = false;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const later = (ms: number, fn: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+  const list = async () => {
+    await client.limiter.acquire();
+    const result = await spec.list();
+    retry = firstRetryMs;
+    if (!listed) {
+      // The informer files the listed items right after this resolves.
+      later(0, () => {
+        if (listed || stopped) return;
+        listed = true;
+        spec.onListed?.();
+      });
+    }
+    return result;
+  };
+  const informer = k8s.makeInformer(
+    client.kubeConfig,
+    spec.path,
+    list as unknown as k8s.ListPromise<k8s.KubernetesObject>,
+  );
+  informer.on("add", (o) => spec.onAdd(o as OrchObject));
+  informer.on("update", (o) => spec.onUpdate(o as OrchObject));
+  informer.on("delete", (o) => spec.onDelete(o as OrchObject));
+  const begin = () => {
+    if (!stopped) informer.start().catch(failed);
+  };
+  const failed = (error: unknown) => {
+    if (stopped) return;
+    client.log.warn("orchestrator list or watch failed; retrying", {
+      kind: spec.what,
+      retryMs: retry,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    later(retry, begin);
+    retry = Math.min(MAX_RETRY_MS, retry * 2);
+  };
+  // The informer reports a failed list or a broken watch here and stops.
+  informer.on("error", failed);
+  begin();
+  return {
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      await informer.stop().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * A gateway end to end through the orchestrator: the real `mesh-discovery` reads a Service, a Gateway, a
+ * VirtualService bound to it and a TLS Secret from the test API server; a `router` proxy gets a listener per
+ * server port, the routes of its servers, and the credential over SDS, all consistent with each other.
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { TYPE_URL } from "../proto/type_urls.ts";
+import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
+import {
+  plainResource as plain,
+  TestAdsClient,
+  type TestAdsClient as Client,
+  testNode,
+} from "../discovery/xds/_test_ads_client.ts";
+import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+
+type Obj = Record<string, unknown>;
+
+Deno.test("A gateway gets listeners, routes and its TLS credential from orchestrator resources", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_gateway_e2e_" });
+  api.apply({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "shop", namespace: "edge" },
+    spec: { clusterIP: "10.96.0.20", ports: [{ name: "http", port: 8080 }] },
+  });
+  api.apply({
+    apiVersion: "networking.mesh.io/v1beta1",
+    kind: "Gateway",
+    metadata: { name: "public", namespace: "edge" },
+    spec: {
+      selector: { app: "ingress" },
+      servers: [
+        {
+          port: { number: 8443, name: "https", protocol: "HTTPS" },
+          hosts: ["shop.example.com"],
+          name: "shop",
+          tls: { mode: "SIMPLE", credentialName: "shop-cert" },
+        },
+      ],
+    },
+  });
+  api.apply({
+    apiVersion: "networking.mesh.io/v1beta1",
+    kind: "VirtualService",
+    metadata: { name: "shop", namespace: "edge" },
+    spec: {
+      hosts: ["shop.example.com"],
+      gateways: ["public"],
+      http: [{ route: [{ destination: { host: "shop" } }] }],
+    },
+  });
+  api.apply({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "shop-cert", namespace: "edge" },
+    data: {
+      "tls.crt": Buffer.from("CHAIN").toString("base64"),
+      "tls.key": Buffer.from("KEY").toString("base64"),
+    },
+  });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, [
+      "--registries",
+      "Orchestrator",
+      "--orchconfig",
+      `${dir}/kubeconfig`,
+      "--log_as_json",
+    ]),
+  );
+  let client: Client | undefined;
+  try {
+    await server.waitFor(/"msg":"discovery server started"/);
+    client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+    const node = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.local", {
+      NAMESPACE: "edge",
+      LABELS: { app: "ingress" },
+    });
+    const fetchType = async (typeUrl: string, names: string[], until: (r: Obj[]) => boolean) => {
+      client!.send({ node, type_url: typeUrl, resource_names: names });
+      for (;;) {
+        const r = await client!.next(20_000);
+        client!.send({
+          node,
+          type_url: r.typeUrl,
+          version_info: r.version,
+          response_nonce: r.nonce,
+          resource_names: names,
+        });
+        const resources = r.resources.map(plain);
+        if (r.typeUrl === typeUrl && until(resources)) return resources;
+      }
+    };
+    const listeners = await fetchType(TYPE_URL.listener, [], (r) => r.some((l) => l.name === "0.0.0.0_8443"));
+    const text = JSON.stringify(listeners);
+    assert.match(text, /"route_config_name":"https\.8443\.shop"/);
+    assert.match(text, /"name":"shop-cert"/);
+    const [routes] = await fetchType(TYPE_URL.route, ["https.8443.shop"], (r) => r.length === 1);
+    assert.match(JSON.stringify(routes), /outbound\|8080\|\|shop\.edge\.svc\.cluster\.local/);
+    const [secret] = await fetchType(TYPE_URL.secret, ["shop-cert"], (r) => r.length === 1);
+    assert.match(JSON.stringify(secret), /"inline_string":"CHAIN"/);
+  } finally {
+    client?.close();
+    await server.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
