@@ -16,11 +16,7 @@ import {
   ISTIO_CA_SERVICE,
   MESH_CA_SERVICE,
 } from "../../proto/ca_service.ts";
-import {
-  authenticateCaller,
-  type AuthenticationError,
-  type CallerAuthenticator,
-} from "./caller_authenticator.ts";
+import { authenticateCaller, AuthenticationError, type CallerAuthenticator } from "./caller_authenticator.ts";
 import type { CaKeyStore } from "./ca_keys.ts";
 import { CaRequestError, signCsr, type SigningPolicy } from "./ca_signer.ts";
 
@@ -53,6 +49,9 @@ export async function handleCreateCertificate(
     identities = await authenticateCaller(deps.authenticators, credentials);
   } catch (error) {
     count("ca_server_authentication_failure_count");
+    if (error instanceof AuthenticationError && error.identityMissing) {
+      count("ca_server_id_extraction_err_count");
+    }
     throw Object.assign(new Error(`Unauthenticated: ${(error as AuthenticationError).message}`), {
       code: grpc.status.UNAUTHENTICATED,
     });

@@ -20,9 +20,12 @@ export interface CallerCredentials {
 
 /** The caller could not be authenticated; the message says why without repeating secrets. */
 export class AuthenticationError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /** True when a credential verified but named no usable identity (`ca_server_id_extraction_err_count`). */
+  readonly identityMissing: boolean;
+  constructor(message: string, options?: ErrorOptions & { identityMissing?: boolean }) {
     super(message, options);
     this.name = "AuthenticationError";
+    this.identityMissing = options?.identityMissing ?? false;
   }
 }
 
@@ -47,7 +50,9 @@ export class ClientCertAuthenticator implements CallerAuthenticator {
     const certificate = new x509.X509Certificate(new Uint8Array(call.peerCertificateDer).buffer);
     const ids = subjectAltNamesOf(certificate).uris.filter((uri) => uri.startsWith("spiffe://"));
     if (ids.length === 0) {
-      return Promise.reject(new AuthenticationError("the client certificate has no SPIFFE URI SAN"));
+      return Promise.reject(
+        new AuthenticationError("the client certificate has no SPIFFE URI SAN", { identityMissing: true }),
+      );
     }
     return Promise.resolve(ids);
   }
@@ -154,18 +159,21 @@ export async function authenticateCaller(
   call: CallerCredentials,
 ): Promise<string[]> {
   const failures: string[] = [];
+  let identityMissing = false;
   for (const authenticator of authenticators) {
     try {
       const ids = await authenticator.authenticate(call);
       if (ids !== undefined) return ids;
     } catch (error) {
       failures.push(`${authenticator.name}: ${(error as Error).message}`);
+      if (error instanceof AuthenticationError && error.identityMissing) identityMissing = true;
     }
   }
   throw new AuthenticationError(
     failures.length === 0
       ? `no credential: expected one of ${authenticators.map((a) => a.name).join(", ")}`
       : failures.join("; "),
+    { identityMissing },
   );
 }
 
