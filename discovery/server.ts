@@ -275,6 +275,14 @@ export async function startDiscovery(
       () => "the orchestrator's custom resources have not been listed yet",
     ),
     syncedCheck(
+      "meshFiles",
+      () => mesh.status().every((f) => !f.lost),
+      () =>
+        `mesh config file gone: ${
+          mesh.status().filter((f) => f.lost).map((f) => f.file).join(", ")
+        }; serving the config last loaded from it`,
+    ),
+    syncedCheck(
       "configDir",
       () => files === undefined || files.status().state === "watching",
       () => `config directory ${options.configDir} (--configDir) is gone; serving its last loaded config`,

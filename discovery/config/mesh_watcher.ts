@@ -46,6 +46,8 @@ export interface MeshFileStatus {
   readonly loaded: boolean;
   /** Problems with its current content, each as `file:line: field.path: message`. */
   readonly errors: readonly string[];
+  /** True while the file, once loaded, is missing: its last config is served and the server is not ready. */
+  readonly lost: boolean;
 }
 
 /**
@@ -142,7 +144,7 @@ export class MeshWatcher {
   status(): MeshFileStatus[] {
     return [this.#mesh, this.#networks]
       .filter((f) => f !== undefined)
-      .map((f) => ({ file: f.path, loaded: f.loaded, errors: f.errors }));
+      .map((f) => ({ file: f.path, loaded: f.loaded, errors: f.errors, lost: f.lost }));
   }
 
   /** Subscribes to effective changes; returns a function that unsubscribes. */

@@ -54,6 +54,7 @@ Deno.test("MeshWatcher uses the defaults for missing files and follows a live fi
           file: meshFile,
           loaded: true,
           errors: watcher.status()[0].errors,
+          lost: false,
         });
       },
     );
@@ -152,7 +153,7 @@ Deno.test("MeshWatcher without files serves the defaults and watches nothing", a
   await watcher.stop();
 });
 
-Deno.test("MeshWatcher follows the mesh config when the folder holding it is replaced", async () => {
+Deno.test("MeshWatcher follows the mesh config when its folder is replaced, removed and recreated", async () => {
   const root = await Deno.makeTempDir({ prefix: "mesh_watcher_folder_" });
   await Deno.mkdir(`${root}/etc`);
   await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /dev/stdout\n");
@@ -167,6 +168,13 @@ Deno.test("MeshWatcher follows the mesh config when the folder holding it is rep
     await waitFor(() => watcher.current().accessLogFile === "/tmp/a", "the replaced folder's file");
     await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /tmp/b\n");
     await waitFor(() => watcher.current().accessLogFile === "/tmp/b", "an edit in the replaced folder");
+    await Deno.remove(`${root}/etc`, { recursive: true });
+    await waitFor(() => watcher.status()[0].lost, "the file to be lost");
+    assert.equal(watcher.current().accessLogFile, "/tmp/b", "the last config stays");
+    await Deno.mkdir(`${root}/etc`);
+    await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /tmp/c\n");
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/c", "the recreated file");
+    assert.equal(watcher.status()[0].lost, false);
   } finally {
     await watcher.stop();
     await Deno.remove(root, { recursive: true });

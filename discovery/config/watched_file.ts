@@ -35,6 +35,7 @@ export class WatchedFile<T> {
   readonly #timers: Timers;
   #value: T;
   #loadedFromFile = false;
+  #lost = false;
   #lastText: string | undefined;
   #errors: readonly string[] = [];
   #lastLogged: string | undefined;
@@ -68,6 +69,11 @@ export class WatchedFile<T> {
   /** Problems with the file's current content (empty when it loaded or is simply missing). */
   get errors(): readonly string[] {
     return this.#errors;
+  }
+
+  /** True while a file that was loaded is missing: its last config is still served. */
+  get lost(): boolean {
+    return this.#lost;
   }
 
   /** True once the file has been loaded successfully at least once. */
@@ -117,8 +123,10 @@ export class WatchedFile<T> {
         return;
       }
       text = await Deno.readTextFile(path);
+      this.#lost = false;
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
+        this.#lost = this.#loadedFromFile;
         this.#errors = [];
         this.#lastText = undefined;
         if (this.#loadedFromFile) {
