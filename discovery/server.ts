@@ -1,3 +1,4 @@
+import { checkPortsFree } from "../shared/http/preflight_ports.ts";
 import { Router } from "../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
@@ -58,6 +59,28 @@ export async function startDiscovery(
   const servers: RunningServer[] = [];
   const closers: Array<() => void | Promise<void>> = [];
 
+  // Every address is checked before anything opens: a taken port stops startup naming its flag, with
+  // nothing served in the meantime.
+  checkPortsFree([
+    { flag: "--grpcAddr", addr: options.grpcAddr },
+    ...(env.bool("ENABLE_CA_SERVER") ? [{ flag: "--secureGRPCAddr", addr: options.secureGrpcAddr }] : []),
+    { flag: "--httpAddr", addr: options.httpAddr },
+    { flag: "--monitoringAddr", addr: options.monitoringAddr },
+    { flag: "--ctrlz_address/--ctrlz_port", addr: options.ctrlzAddr },
+    { flag: "--httpsAddr", addr: options.httpsAddr },
+  ]);
+
+  // Certificate files named by --tlsCertFile/--tlsKeyFile are read and checked before any port opens
+  // (without them, the certificate comes from the CA later).
+  const webhookTls = options.tlsCertFile || options.tlsKeyFile
+    ? await loadServingTls({
+      tlsCertFile: options.tlsCertFile,
+      tlsKeyFile: options.tlsKeyFile,
+      servingNames: webhookServingNames(options.namespace),
+      log: deps.logs.scope("validationServer"),
+    })
+    : undefined;
+
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
   // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources).
@@ -93,7 +116,9 @@ export async function startDiscovery(
     networksFile: options.networksConfigFile,
     logger: log,
   });
-  await mesh.start();
+  // A mesh config file that exists but is invalid stops startup: serving the defaults instead would silently
+  // change the whole mesh's behaviour.
+  await mesh.start({ requireValid: true });
   closers.push(() => mesh.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
@@ -217,13 +242,14 @@ export async function startDiscovery(
   }
 
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
-  const debug = new DebugInterface();
+  const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
   addModelDebugRoutes(debug, {
     store,
     registry: registries.aggregate,
     endpoints: pipeline.endpoints,
     push: () => pipeline.stage.current(),
     rejected: () => [...(files?.rejected() ?? []), ...(orchConfig?.rejected() ?? [])],
+    sourceStatus: () => ({ ...(files && { configDir: files.status() }), meshFiles: mesh.status() }),
     proxies: () => discovery.connections().map((c) => c.proxy),
     // Durations print in Go's form (`10s`) rather than as nanosecond integers.
     mesh: () =>
@@ -249,6 +275,19 @@ export async function startDiscovery(
       () => "the orchestrator's custom resources have not been listed yet",
     ),
     syncedCheck(
+      "meshFiles",
+      () => mesh.status().every((f) => !f.lost),
+      () =>
+        `mesh config file gone: ${
+          mesh.status().filter((f) => f.lost).map((f) => f.file).join(", ")
+        }; serving the config last loaded from it`,
+    ),
+    syncedCheck(
+      "configDir",
+      () => files === undefined || files.status().state === "watching",
+      () => `config directory ${options.configDir} (--configDir) is gone; serving its last loaded config`,
+    ),
+    syncedCheck(
       "registries",
       () => registries.aggregate.hasSynced(),
       () => `registries not synced: ${registries.aggregate.unsyncedRegistries().join(", ")}`,
@@ -256,22 +295,42 @@ export async function startDiscovery(
   ], { metrics: deps.metrics, startedAt: deps.startedAt });
   const http = addReadyRoute(new Router(), readiness);
   if (env.bool("ENABLE_DEBUG_ON_HTTP")) debug.mount(http);
-  servers.push(await serveHttp("http", options.httpAddr, http.handle, log));
+  servers.push(await serveHttp("http", options.httpAddr, http.handle, log, undefined, "--httpAddr"));
   const monitoring = debug.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info));
-  servers.push(await serveHttp("monitoring", options.monitoringAddr, monitoring.handle, log));
+  servers.push(
+    await serveHttp(
+      "monitoring",
+      options.monitoringAddr,
+      monitoring.handle,
+      log,
+      undefined,
+      "--monitoringAddr",
+    ),
+  );
   const ctrlz = addCtrlzRoutes(new Router(), {
     logs: deps.logs,
     env,
     info: deps.info,
     args: deps.argv,
     startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
+    allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
   });
-  servers.push(await serveHttp("ControlZ", options.ctrlzAddr, ctrlz.handle, log));
+  servers.push(
+    await serveHttp(
+      "ControlZ",
+      options.ctrlzAddr,
+      ctrlz.handle,
+      log,
+      undefined,
+      "--ctrlz_address/--ctrlz_port",
+    ),
+  );
   const webhook = await startWebhookServer({
     addr: options.httpsAddr,
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,
     servingNames: webhookServingNames(options.namespace),
+    ...(webhookTls ? { tls: webhookTls } : {}),
     ...(issueServingCert ? { issue: issueServingCert } : {}),
     validationEnabled: env.bool("VALIDATION_ENABLED"),
     metrics: deps.metrics,

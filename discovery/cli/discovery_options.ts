@@ -1,3 +1,4 @@
+import { checkFlagRanges } from "./flag_ranges.ts";
 import type { FlagValue } from "../../shared/cli/flag_spec.ts";
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
@@ -79,6 +80,7 @@ export function discoveryOptions(
   explicit: ReadonlySet<string>,
   env: EnvSettings,
 ): DiscoveryOptions {
+  checkFlagRanges(flags);
   const registries = flags.registries as string[];
   for (const r of registries) {
     if (!KNOWN_REGISTRIES.includes(r)) {

@@ -7,7 +7,9 @@ import { isObject } from "../../shared/config/validation/fields.ts";
 import {
   joinFieldPath,
   parseYamlDocuments,
+  parseYamlDocumentsSliced,
   type YamlDocument,
+  type YamlStream,
 } from "../../shared/config/mesh/yaml_documents.ts";
 
 /** A valid resource read from a file, with where it was written. */
@@ -85,7 +87,22 @@ export interface FileLoad {
  * A YAML syntax error anywhere makes the whole file `unreadable` (it may be half-written).
  */
 export function loadConfigText(file: string, text: string, defaultNamespace: string): FileLoad {
-  const stream = parseYamlDocuments(text);
+  return loadStream(file, text, parseYamlDocuments(text), defaultNamespace);
+}
+
+/**
+ * {@link loadConfigText} for the live source: the YAML is parsed a document at a time, other work running
+ * between slices, so a large file never holds the event loop for long. Same result.
+ */
+export async function loadConfigTextSliced(
+  file: string,
+  text: string,
+  defaultNamespace: string,
+): Promise<FileLoad> {
+  return loadStream(file, text, await parseYamlDocumentsSliced(text), defaultNamespace);
+}
+
+function loadStream(file: string, text: string, stream: YamlStream, defaultNamespace: string): FileLoad {
   if (stream.errors.length > 0) {
     return unreadableFile(
       file,

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { loadConfigText } from "./config_file_load.ts";
+import fc from "fast-check";
+import { configText } from "../fuzz/fuzz_properties.ts";
+import { loadConfigText, loadConfigTextSliced } from "./config_file_load.ts";
 
 const GOOD_VS = `apiVersion: networking.istio.io/v1alpha3
 kind: VirtualService
@@ -148,4 +150,30 @@ Deno.test("loadConfigText rejects a document that is not a resource and skips em
   assert.equal(load.rejections.length, 1);
   assert.equal(load.rejections[0].key, undefined);
   assert.match(load.rejections[0].errors[0], /^odd\.yaml:4: a resource must be an object/);
+});
+
+Deno.test("loadConfigTextSliced gives loadConfigText's result while yielding between documents", async () => {
+  const plain = (load: unknown) => JSON.parse(JSON.stringify(load));
+  await fc.assert(
+    fc.asyncProperty(configText, async (text) => {
+      const sync = loadConfigText("/f.yaml", text, "default");
+      const sliced = await loadConfigTextSliced("/f.yaml", text, "default");
+      if (JSON.stringify(plain(sync)) !== JSON.stringify(plain(sliced))) {
+        throw new Error("the sliced load differs");
+      }
+    }),
+    { numRuns: 300, seed: 7 },
+  );
+  const big = Array.from({ length: 3000 }, (_, i) =>
+    `apiVersion: networking.mesh.io/v1beta1
+kind: ServiceEntry
+metadata: {name: s${i}, namespace: shop}
+spec: {hosts: [s${i}.example.com], location: MESH_EXTERNAL, resolution: DNS, ports: [{number: 80, name: http, protocol: HTTP}]}
+`).join("---\n");
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 0);
+  const load = await loadConfigTextSliced("/big.yaml", big, "default");
+  clearInterval(ticker);
+  assert.equal(load.documents.length, 3000);
+  assert.ok(ticks > 0, "timers ran while the file was parsed");
 });

@@ -13,20 +13,46 @@ export function isConfigFileName(name: string): boolean {
  * disappear during the walk are skipped; an unreadable `dir` itself throws.
  */
 export async function listConfigFiles(dir: string): Promise<string[]> {
-  const root = dir.replace(/\/+$/, "") || "/";
-  const files: string[] = [];
-  const visited = new Set<string>();
-  await walk(root, files, visited, true);
-  return files.sort();
+  return (await scanConfigFiles(dir)).files;
 }
 
-async function walk(dir: string, files: string[], visited: Set<string>, isRoot: boolean): Promise<void> {
+/** A folder under the config directory that could not be read, and why. */
+export interface UnreadablePath {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** What {@link scanConfigFiles} found: the config files, and the folders it had to skip. */
+export interface ConfigFileScan {
+  readonly files: string[];
+  readonly unreadable: UnreadablePath[];
+}
+
+/**
+ * Like {@link listConfigFiles}, but a folder below `dir` that cannot be read is skipped and reported rather
+ * than failing the walk, so that one unreadable folder does not stop every other file from reloading.
+ */
+export async function scanConfigFiles(dir: string): Promise<ConfigFileScan> {
+  const root = dir.replace(/\/+$/, "") || "/";
+  const scan: ConfigFileScan = { files: [], unreadable: [] };
+  const visited = new Set<string>();
+  await walk(root, scan, visited, true);
+  scan.files.sort();
+  scan.unreadable.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return scan;
+}
+
+async function walk(dir: string, scan: ConfigFileScan, visited: Set<string>, isRoot: boolean): Promise<void> {
+  const files = scan.files;
   let real: string;
   try {
     real = await Deno.realPath(dir);
   } catch (error) {
-    if (!isRoot && error instanceof Deno.errors.NotFound) return;
-    throw error;
+    if (isRoot) throw error;
+    if (!(error instanceof Deno.errors.NotFound)) {
+      scan.unreadable.push({ path: dir, reason: reasonOf(error) });
+    }
+    return;
   }
   if (visited.has(real)) return;
   visited.add(real);
@@ -34,8 +60,11 @@ async function walk(dir: string, files: string[], visited: Set<string>, isRoot: 
   try {
     for await (const entry of Deno.readDir(dir)) entries.push(entry);
   } catch (error) {
-    if (!isRoot && error instanceof Deno.errors.NotFound) return;
-    throw error;
+    if (isRoot) throw error;
+    if (!(error instanceof Deno.errors.NotFound)) {
+      scan.unreadable.push({ path: dir, reason: reasonOf(error) });
+    }
+    return;
   }
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
@@ -51,7 +80,11 @@ async function walk(dir: string, files: string[], visited: Set<string>, isRoot: 
         continue; // a dangling link is not a config file
       }
     }
-    if (isDirectory) await walk(path, files, visited, false);
+    if (isDirectory) await walk(path, scan, visited, false);
     else if (isFile && isConfigFileName(entry.name)) files.push(path);
   }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

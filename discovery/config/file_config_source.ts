@@ -3,16 +3,17 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
-import { listConfigFiles } from "./config_files.ts";
+import { scanConfigFiles } from "./config_files.ts";
+import { PathWatch, type PathWatchState } from "./path_watch.ts";
 import {
   type ConfigWarning,
-  loadConfigText,
+  loadConfigTextSliced,
   type LoadedDocument,
   unreadableFile,
 } from "./config_file_load.ts";
 import { ConfigDirState, type ConfigDirView } from "./config_dir_state.ts";
 import { ConfigDirReporter } from "./config_dir_reporter.ts";
-import { Debouncer, type Timers } from "./debouncer.ts";
+import { Debouncer, systemTimers, type Timers } from "./debouncer.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
 
 /** Options of {@link FileConfigSource}. */
@@ -33,6 +34,36 @@ export interface FileConfigSourceOptions {
   readonly maxDebounceMs?: number;
   /** Timers of the debounce; a fake clock in tests. */
   readonly timers?: Timers;
+  /** How often the directory's path is checked for a replacement (default 1 s). */
+  readonly checkMs?: number;
+  /**
+   * A changed file is loaded once it has not been modified for this long (default 200 ms), and a directory
+   * found empty is applied as empty only when it is still empty this long later.
+   */
+  readonly settleMs?: number;
+  /**
+   * Largest file read (default 1 MiB, the most an orchestrator ConfigMap holds); a larger one is rejected
+   * whole, its last good version kept, so one huge file can neither take the memory nor stall the server.
+   */
+  readonly maxFileBytes?: number;
+  /** Wall clock in milliseconds, compared with file modification times (default `Date.now`). */
+  readonly wallClock?: () => number;
+}
+
+/** The state of the config directory source, for `/debug/configz`, a metric and readiness. */
+export interface ConfigSourceStatus {
+  /** The `--configDir` path. */
+  readonly dir: string;
+  /** `watching` while the directory is there and watched; `lost` while the path names no directory. */
+  readonly state: PathWatchState;
+  /** When the tree was last read completely (ISO 8601), if ever. */
+  readonly lastLoad?: string;
+  /** Resources served from the directory. */
+  readonly resources: number;
+  /** Folders under the directory that could not be read and were skipped. */
+  readonly unreadable: readonly string[];
+  /** Files changed so recently that their previous version is still served. */
+  readonly settling: readonly string[];
 }
 
 /** Identity of a resource this source wrote, to delete it later. */
@@ -65,8 +96,16 @@ export class FileConfigSource {
   #listError: string | undefined;
   #chain: Promise<void> = Promise.resolve();
   #queued: Promise<void> | undefined;
-  #watcher: Deno.FsWatcher | undefined;
-  #watchLoop: Promise<void> | undefined;
+  readonly #pathWatch: PathWatch;
+  readonly #timers: Timers | undefined;
+  readonly #settleMs: number;
+  readonly #maxFileBytes: number;
+  readonly #wallClock: () => number;
+  #settleTimer: unknown;
+  #settling: string[] = [];
+  #unreadable: readonly string[] = [];
+  #emptySeenAt: number | undefined;
+  #lastLoad: string | undefined;
   #stopped = false;
   #reloads = 0;
 
@@ -82,7 +121,22 @@ export class FileConfigSource {
       maxDelayMs: options.maxDebounceMs ?? 1000,
       ...(options.timers && { timers: options.timers }),
     });
+    this.#timers = options.timers;
+    this.#settleMs = options.settleMs ?? 200;
+    this.#maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+    this.#wallClock = options.wallClock ?? Date.now;
+    this.#pathWatch = new PathWatch({
+      path: this.#dir,
+      onChange: () => this.#debouncer.trigger(),
+      onState: (state) => this.#stateChanged(state),
+      logger: this.#logger,
+      ...(options.checkMs !== undefined && { checkMs: options.checkMs }),
+      ...(options.timers && { timers: options.timers }),
+    });
+    this.#metrics = options.metrics;
   }
+
+  readonly #metrics: Metrics | undefined;
 
   /** The watched directory. */
   get dir(): string {
@@ -115,7 +169,7 @@ export class FileConfigSource {
       );
     }
     // Watch before the first read so that a change made during it is not lost.
-    this.#watch();
+    await this.#pathWatch.start();
     try {
       await this.reload();
     } catch (error) {
@@ -147,13 +201,21 @@ export class FileConfigSource {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#debouncer.cancel();
-    try {
-      this.#watcher?.close();
-    } catch {
-      // already closed
-    }
-    await this.#watchLoop;
+    if (this.#settleTimer !== undefined) (this.#timers ?? systemTimers).clearTimeout(this.#settleTimer);
+    await this.#pathWatch.stop();
     await this.#chain;
+  }
+
+  /** Where the source stands: watching or lost, last load, skipped folders, files still settling. */
+  status(): ConfigSourceStatus {
+    return {
+      dir: this.#dir,
+      state: this.#pathWatch.state,
+      ...(this.#lastLoad !== undefined && { lastLoad: this.#lastLoad }),
+      resources: this.#view.resources.size,
+      unreadable: [...this.#unreadable],
+      settling: [...this.#settling],
+    };
   }
 
   /** Documents currently refused, for `/debug/configz`, sorted by file and line. */
@@ -179,28 +241,13 @@ export class FileConfigSource {
     return doc && { file: doc.file, line: doc.line };
   }
 
-  #watch(): void {
-    const watcher = Deno.watchFs(this.#dir, { recursive: true });
-    this.#watcher = watcher;
-    this.#watchLoop = (async () => {
-      try {
-        for await (const event of watcher) {
-          // Hidden paths matter too: orchestrator volume mounts swap a `..data` link to update every file.
-          if (event.kind !== "access") this.#debouncer.trigger();
-        }
-      } catch (error) {
-        if (!this.#stopped) {
-          this.#logger.error(`stopped watching config directory ${this.#dir}: ${(error as Error).message}`);
-        }
-      }
-    })();
-  }
-
   async #reloadOnce(): Promise<void> {
     let files: string[];
     try {
-      files = await listConfigFiles(this.#dir);
+      const scan = await scanConfigFiles(this.#dir);
+      files = scan.files;
       this.#listError = undefined;
+      this.#reportUnreadable(scan.unreadable.map((u) => `${u.path}: ${u.reason}`));
     } catch (error) {
       const message = `cannot list config directory ${this.#dir}: ${
         (error as Error).message
@@ -210,36 +257,136 @@ export class FileConfigSource {
       if (this.#reloads === 0) throw new Error(message, { cause: error });
       return;
     }
+    if (this.#holdEmpty(files)) return;
     const present = new Set(files);
     for (const file of this.#state.files()) {
       if (!present.has(file)) this.#forget(file);
     }
-    for (const file of files) await this.#read(file);
+    const settling: string[] = [];
+    for (const file of files) {
+      if (await this.#read(file) === "settling") settling.push(file);
+    }
+    this.#settling = settling;
+    if (settling.length > 0) this.#scheduleSettled();
     const view = this.#state.view();
     this.#view = view;
     this.#apply(view.resources);
     this.#reporter.report(view.rejections, view.warnings);
     this.#reloads++;
+    this.#lastLoad = new Date(this.#wallClock()).toISOString();
   }
 
-  async #read(file: string): Promise<void> {
+  /**
+   * True when the tree is found empty while resources are served and it has not been empty for
+   * `settleMs` yet: a directory being replaced (removed, then copied back) passes through empty, and
+   * serving nothing in between would withdraw every resource from the fleet.
+   */
+  #holdEmpty(files: readonly string[]): boolean {
+    if (files.length > 0 || this.#owned.size === 0) {
+      this.#emptySeenAt = undefined;
+      return false;
+    }
+    const now = (this.#timers ?? systemTimers).now();
+    if (this.#emptySeenAt === undefined) this.#emptySeenAt = now;
+    if (now - this.#emptySeenAt < this.#settleMs) {
+      this.#scheduleSettled();
+      return true;
+    }
+    this.#emptySeenAt = undefined;
+    this.#logger.warn(
+      `config directory ${this.#dir} has been empty for ${this.#settleMs} ms; ` +
+        `withdrawing the ${this.#owned.size} resources loaded from it`,
+      { dir: this.#dir, resources: this.#owned.size },
+    );
+    return false;
+  }
+
+  #scheduleSettled(): void {
+    if (this.#settleTimer !== undefined || this.#stopped) return;
+    const timers = this.#timers ?? systemTimers;
+    this.#settleTimer = timers.setTimeout(() => {
+      this.#settleTimer = undefined;
+      void this.reload();
+    }, this.#settleMs);
+  }
+
+  #stateChanged(state: PathWatchState): void {
+    this.#metrics?.gauge("discovery_config_source_lost").set(
+      { source: "configDir" },
+      state === "lost" ? 1 : 0,
+    );
+    if (state === "lost") {
+      this.#logger.warn(
+        `config directory ${this.#dir} (--configDir) is gone; serving the config last loaded from it ` +
+          "until a directory is back at that path",
+        { dir: this.#dir },
+      );
+    } else if (this.#reloads > 0) {
+      this.#logger.info(`config directory ${this.#dir} is back; reading it again`, { dir: this.#dir });
+    }
+  }
+
+  #reportUnreadable(unreadable: readonly string[]): void {
+    const before = new Set(this.#unreadable);
+    for (const entry of unreadable) {
+      if (!before.has(entry)) {
+        this.#logger.error(`skipping unreadable folder under the config directory: ${entry}`, {
+          dir: this.#dir,
+        });
+      }
+    }
+    this.#unreadable = unreadable;
+    this.#metrics?.gauge("discovery_config_source_unreadable_paths").set(
+      { source: "configDir" },
+      unreadable.length,
+    );
+  }
+
+  /**
+   * Reads one file into the state. A file changed less than `settleMs` ago may still be being written: its
+   * previous version stays (none, for a new file) and `settling` is returned so the tree is read again.
+   */
+  async #read(file: string): Promise<"read" | "settling"> {
     let text: string;
     try {
+      const before = await Deno.stat(file);
+      if (before.size > this.#maxFileBytes) {
+        // Not read at all; the marker keeps an unchanged oversized file from being reported on every reload.
+        const marker = `\0oversized:${before.size}:${before.mtime?.getTime()}`;
+        if (this.#texts.get(file) === marker) return "read";
+        this.#texts.set(file, marker);
+        this.#state.update(unreadableFile(file, 1, [
+          `${file}:1: file is ${before.size} bytes, over the ${this.#maxFileBytes}-byte limit of a config ` +
+          "file; split it into several files",
+        ]));
+        return "read";
+      }
       text = await Deno.readTextFile(file);
+      const changed = this.#texts.get(file) !== text;
+      const modified = before.mtime?.getTime();
+      if (
+        changed && this.#reloads > 0 && modified !== undefined &&
+        this.#wallClock() - modified < this.#settleMs
+      ) {
+        return "settling";
+      }
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
         this.#forget(file);
-        return;
+        return "read";
       }
       this.#texts.delete(file);
       this.#state.update(
         unreadableFile(file, 1, [`${file}:1: cannot read the file: ${(error as Error).message}`]),
       );
-      return;
+      return "read";
     }
-    if (this.#texts.get(file) === text) return;
+    if (this.#texts.get(file) === text) return "read";
     this.#texts.set(file, text);
-    this.#state.update(loadConfigText(file, text, this.#defaultNamespace));
+    // Parsed in slices, and other work runs between files: a large file or tree never stalls `/ready` or xDS.
+    this.#state.update(await loadConfigTextSliced(file, text, this.#defaultNamespace));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return "read";
   }
 
   #forget(file: string): void {

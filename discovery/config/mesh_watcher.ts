@@ -46,6 +46,8 @@ export interface MeshFileStatus {
   readonly loaded: boolean;
   /** Problems with its current content, each as `file:line: field.path: message`. */
   readonly errors: readonly string[];
+  /** True while the file, once loaded, is missing: its last config is served and the server is not ready. */
+  readonly lost: boolean;
 }
 
 /**
@@ -98,9 +100,22 @@ export class MeshWatcher {
     }
   }
 
-  /** Loads both files once and starts watching them. Never fails for a missing or bad file. */
-  async start(): Promise<void> {
+  /**
+   * Loads both files once and starts watching them. A missing file means the defaults. A file that exists
+   * but is invalid is logged and the defaults kept, unless `requireValid` (startup), where it throws
+   * {@link MeshConfigError}-style issues naming the file and nothing is watched.
+   */
+  async start(options: { readonly requireValid?: boolean } = {}): Promise<void> {
     await this.reload();
+    if (options.requireValid) {
+      const problems = [this.#mesh, this.#networks].flatMap((f) => f?.errors ?? []);
+      if (problems.length > 0) {
+        throw new Error(
+          `Invalid mesh config file (--meshConfig/--networksConfig): ${problems.join("; ")}; ` +
+            "fix the file or remove it to use the defaults",
+        );
+      }
+    }
     this.#mesh?.start();
     this.#networks?.start();
   }
@@ -129,7 +144,7 @@ export class MeshWatcher {
   status(): MeshFileStatus[] {
     return [this.#mesh, this.#networks]
       .filter((f) => f !== undefined)
-      .map((f) => ({ file: f.path, loaded: f.loaded, errors: f.errors }));
+      .map((f) => ({ file: f.path, loaded: f.loaded, errors: f.errors, lost: f.lost }));
   }
 
   /** Subscribes to effective changes; returns a function that unsubscribes. */

@@ -54,6 +54,7 @@ Deno.test("MeshWatcher uses the defaults for missing files and follows a live fi
           file: meshFile,
           loaded: true,
           errors: watcher.status()[0].errors,
+          lost: false,
         });
       },
     );
@@ -150,4 +151,32 @@ Deno.test("MeshWatcher without files serves the defaults and watches nothing", a
   assert.deepEqual(watcher.current(), defaultMeshConfig());
   assert.deepEqual(watcher.status(), []);
   await watcher.stop();
+});
+
+Deno.test("MeshWatcher follows the mesh config when its folder is replaced, removed and recreated", async () => {
+  const root = await Deno.makeTempDir({ prefix: "mesh_watcher_folder_" });
+  await Deno.mkdir(`${root}/etc`);
+  await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /dev/stdout\n");
+  const watcher = new MeshWatcher({ meshConfigFile: `${root}/etc/mesh`, debounceMs: 20, dirPollMs: 30 });
+  try {
+    await watcher.start();
+    assert.equal(watcher.current().accessLogFile, "/dev/stdout");
+    await Deno.mkdir(`${root}/next`);
+    await Deno.writeTextFile(`${root}/next/mesh`, "accessLogFile: /tmp/a\n");
+    await Deno.rename(`${root}/etc`, `${root}/old`);
+    await Deno.rename(`${root}/next`, `${root}/etc`);
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/a", "the replaced folder's file");
+    await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /tmp/b\n");
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/b", "an edit in the replaced folder");
+    await Deno.remove(`${root}/etc`, { recursive: true });
+    await waitFor(() => watcher.status()[0].lost, "the file to be lost");
+    assert.equal(watcher.current().accessLogFile, "/tmp/b", "the last config stays");
+    await Deno.mkdir(`${root}/etc`);
+    await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /tmp/c\n");
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/c", "the recreated file");
+    assert.equal(watcher.status()[0].lost, false);
+  } finally {
+    await watcher.stop();
+    await Deno.remove(root, { recursive: true });
+  }
 });

@@ -3,6 +3,9 @@ import { MeshConfigError } from "../../shared/config/mesh/mesh_config_error.ts";
 import { deepEqual } from "./deep_equal.ts";
 import { Debouncer, systemTimers, type Timers } from "./debouncer.ts";
 
+/** Largest mesh config file read: the most an orchestrator ConfigMap holds; real ones are a few KiB. */
+export const MAX_MESH_FILE_BYTES = 1024 * 1024;
+
 /** Options of {@link WatchedFile}. */
 export interface WatchedFileOptions<T> {
   /** What the file holds, for log lines (`mesh config`). */
@@ -32,6 +35,7 @@ export class WatchedFile<T> {
   readonly #timers: Timers;
   #value: T;
   #loadedFromFile = false;
+  #lost = false;
   #lastText: string | undefined;
   #errors: readonly string[] = [];
   #lastLogged: string | undefined;
@@ -65,6 +69,11 @@ export class WatchedFile<T> {
   /** Problems with the file's current content (empty when it loaded or is simply missing). */
   get errors(): readonly string[] {
     return this.#errors;
+  }
+
+  /** True while a file that was loaded is missing: its last config is still served. */
+  get lost(): boolean {
+    return this.#lost;
   }
 
   /** True once the file has been loaded successfully at least once. */
@@ -102,9 +111,22 @@ export class WatchedFile<T> {
     const { label, path, logger } = this.#options;
     let text: string;
     try {
+      const { size } = await Deno.stat(path);
+      if (size > MAX_MESH_FILE_BYTES) {
+        this.#errors = [`${path}: file is ${size} bytes, over the ${MAX_MESH_FILE_BYTES}-byte limit`];
+        this.#logOnce(
+          this.#errors[0],
+          "error",
+          `${label} file ${path} is ${size} bytes, over the ${MAX_MESH_FILE_BYTES}-byte limit; not read, ` +
+            `keeping the current ${label}`,
+        );
+        return;
+      }
       text = await Deno.readTextFile(path);
+      this.#lost = false;
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
+        this.#lost = this.#loadedFromFile;
         this.#errors = [];
         this.#lastText = undefined;
         if (this.#loadedFromFile) {
@@ -181,7 +203,10 @@ export class WatchedFile<T> {
     const dir = slash < 0 ? "." : slash === 0 ? "/" : path.slice(0, slash);
     const base = path.slice(slash + 1);
     let watcher: Deno.FsWatcher;
+    let identity: string;
     try {
+      const info = Deno.statSync(dir);
+      identity = `${info.dev}:${info.ino}`;
       watcher = Deno.watchFs(dir, { recursive: false });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) {
@@ -195,6 +220,7 @@ export class WatchedFile<T> {
       return;
     }
     this.#watcher = watcher;
+    this.#scheduleDirectoryCheck(dir, identity);
     this.#watchLoop = (async () => {
       try {
         for await (const event of watcher) {
@@ -211,5 +237,37 @@ export class WatchedFile<T> {
         }
       }
     })();
+  }
+
+  /**
+   * A kernel watch follows the directory's inode: when the folder holding the file is renamed away and
+   * replaced (or removed and recreated), the watch moves to whatever the path names now and the file is read.
+   */
+  #scheduleDirectoryCheck(dir: string, identity: string): void {
+    this.#pollTimer = this.#timers.setTimeout(async () => {
+      this.#pollTimer = undefined;
+      if (this.#stopped) return;
+      let now: string | undefined;
+      try {
+        const info = await Deno.stat(dir);
+        now = `${info.dev}:${info.ino}`;
+      } catch {
+        now = undefined;
+      }
+      if (now === identity) {
+        this.#scheduleDirectoryCheck(dir, identity);
+        return;
+      }
+      // The old watch must be torn down first: a new watch on the same path opened meanwhile gets no events.
+      try {
+        this.#watcher?.close();
+      } catch {
+        // already closed
+      }
+      this.#watcher = undefined;
+      await this.#watchLoop;
+      this.#watchDirectory();
+      this.#debouncer.trigger();
+    }, this.#options.dirPollMs);
   }
 }

@@ -1,3 +1,5 @@
+import { loopbackOnly } from "../../shared/http/serve.ts";
+import { ADMIN_BODY_LIMITS, describeInput, readBodyText } from "../../shared/http/request_limits.ts";
 import { HttpError, jsonResponse, type Router } from "../../shared/http/router.ts";
 import { type Level, LEVELS } from "../../shared/log/levels.ts";
 import type { LogManager } from "../../shared/log/log_manager.ts";
@@ -11,6 +13,8 @@ export interface CtrlzDeps {
   readonly info: BuildInfo;
   readonly args: readonly string[];
   readonly startedAt: Date;
+  /** `DEBUG_REMOTE_ACCESS`: `/envj/` and `/argsj/` answer callers other than loopback too. */
+  readonly allowRemote?: boolean;
 }
 
 /**
@@ -28,14 +32,17 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
     const name = decodeURIComponent(url.pathname.slice("/scopej/".length));
     if (name === "") return jsonResponse(deps.logs.levels().map(scopeJson));
     const scope = deps.logs.levels().find((s) => s.scope === name);
-    if (!scope) throw new HttpError(404, `Unknown log scope "${name}"`);
+    if (!scope) throw new HttpError(404, `Unknown log scope ${describeInput(name)}`);
     if (request.method === "GET") return jsonResponse(scopeJson(scope));
     const body = await readJson(request);
     const output = body.output_level;
     const stack = body.stack_trace_level;
     for (const [field, value] of [["output_level", output], ["stack_trace_level", stack]] as const) {
       if (value !== undefined && !(LEVELS as readonly unknown[]).includes(value)) {
-        throw new HttpError(400, `Invalid ${field} "${value}": expected one of ${LEVELS.join(", ")}`);
+        throw new HttpError(
+          400,
+          `Invalid ${field} ${describeInput(value)}: expected one of ${LEVELS.join(", ")}`,
+        );
       }
     }
     if (output !== undefined) deps.logs.setLevel(name, output as Level);
@@ -58,12 +65,18 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
       cwd: safe(() => Deno.cwd()),
     }));
   router.add("/memj/", "Memory usage", () => jsonResponse(Deno.memoryUsage()));
+  // The environment and arguments may carry secrets: loopback callers only unless the operator opts in.
+  const allowRemote = deps.allowRemote ?? false;
   router.add(
     "/envj/",
-    "Environment variables the program reads, resolved",
-    () => jsonResponse(deps.env.resolved()),
+    "Environment variables the program reads, resolved (loopback only unless DEBUG_REMOTE_ACCESS=true)",
+    loopbackOnly(() => jsonResponse(deps.env.resolved()), allowRemote),
   );
-  router.add("/argsj/", "Command-line arguments", () => jsonResponse(deps.args));
+  router.add(
+    "/argsj/",
+    "Command-line arguments (loopback only unless DEBUG_REMOTE_ACCESS=true)",
+    loopbackOnly(() => jsonResponse(deps.args), allowRemote),
+  );
   router.add("/versionj/", "Build information", () => jsonResponse(deps.info));
   return router;
 }
@@ -78,18 +91,18 @@ function scopeJson(s: ReturnType<LogManager["levels"]>[number]) {
 }
 
 async function readJson(request: Request): Promise<Record<string, unknown>> {
+  const text = await readBodyText(request, ADMIN_BODY_LIMITS);
+  let body: unknown;
   try {
-    const body = await request.json();
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new TypeError("not an object");
-    }
-    return body;
-  } catch (error) {
-    throw new HttpError(
-      400,
-      `Invalid JSON body: ${(error as Error).message}; expected an object such as {"output_level":"debug"}`,
-    );
+    body = JSON.parse(text);
+  } catch {
+    // The parser's message quotes the input; the reply must not.
+    body = undefined;
   }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'Invalid body: expected a JSON object such as {"output_level":"debug"}');
+  }
+  return body as Record<string, unknown>;
 }
 
 function safe(fn: () => string): string | undefined {

@@ -65,6 +65,19 @@ Deno.test("ControlZ lists scopes and changes a scope's levels while running", as
     assert.equal((await call("/scopej/nope")).status, 404);
     assert.equal((await call("/scopej/ads", { method: "PUT", body: "{" })).status, 400);
   });
+  await t.step("a body over 64 KiB is 413 and no reply carries the input back", async () => {
+    const big = JSON.stringify({ output_level: "x".repeat(1024 * 1024) });
+    const tooBig = await call("/scopej/ads", { method: "PUT", body: big });
+    assert.equal(tooBig.status, 413);
+    assert.ok((await tooBig.text()).length < 200);
+    const long = JSON.stringify({ output_level: "<script>".repeat(100) });
+    const refused = await call("/scopej/ads", { method: "PUT", body: long });
+    const { error } = await refused.json();
+    assert.equal(refused.status, 400);
+    assert.ok(!error.includes("<script>"), error);
+    const notJson = await call("/scopej/ads", { method: "PUT", body: "{secret-token" });
+    assert.ok(!(await notJson.text()).includes("secret-token"));
+  });
 });
 
 Deno.test("ControlZ describes the process, environment, arguments and version", async () => {

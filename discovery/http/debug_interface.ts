@@ -1,4 +1,14 @@
 import { type Handler, jsonResponse, type Route, Router } from "../../shared/http/router.ts";
+import { loopbackOnly } from "../../shared/http/serve.ts";
+
+/** Debug paths that reveal the environment, the full config or what proxies were sent: loopback only by default. */
+export const SENSITIVE_DEBUG_PATHS: readonly string[] = [
+  "/debug/configz",
+  "/debug/env",
+  "/debug/mesh",
+  "/debug/config_dump",
+  "/debug/edsz",
+];
 
 /** Methods the mounted `/debug/` prefix forwards; the debug router answers 405 for those a path does not take. */
 const FORWARDED_METHODS = ["GET", "POST", "PUT", "DELETE"];
@@ -12,6 +22,15 @@ const FORWARDED_METHODS = ["GET", "POST", "PUT", "DELETE"];
 export class DebugInterface {
   /** The router of the debug paths; every path starts with `/debug/`. */
   readonly router: Router = new Router();
+  readonly #allowRemote: boolean;
+
+  /**
+   * `allowRemote` (`DEBUG_REMOTE_ACCESS`) lets callers other than loopback read the paths that reveal the
+   * environment or the full config ({@link SENSITIVE_DEBUG_PATHS}); off by default.
+   */
+  constructor(options: { readonly allowRemote?: boolean } = {}) {
+    this.#allowRemote = options.allowRemote ?? false;
+  }
 
   /** Registers a debug path with its one-line help. */
   add(path: string, help: string, handler: Handler, methods?: string[]): this {
@@ -38,10 +57,12 @@ export class DebugInterface {
         .map((r) => ({ path: r.path, methods: r.methods, help: r.help }));
       return jsonResponse({ paths });
     });
+    const guarded = loopbackOnly((request) => this.router.handle(request), this.#allowRemote);
     outer.add(
       "/debug/",
       "Debug paths (listed by /debug)",
-      (request) => this.router.handle(request),
+      (request, url) =>
+        SENSITIVE_DEBUG_PATHS.includes(url.pathname) ? guarded(request) : this.router.handle(request),
       FORWARDED_METHODS,
     );
     return outer;

@@ -23,6 +23,8 @@ export interface ModelDebugSources {
   readonly env: EnvSettings;
   /** Connected proxies, for `/debug/instancesz`; none until the xDS server provides them. */
   readonly proxies?: () => readonly Proxy[];
+  /** The state of each file source (watching or lost, last load), for `/debug/configz`. */
+  readonly sourceStatus?: () => unknown;
 }
 
 /**
@@ -41,6 +43,7 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
       jsonResponse({
         resources: KINDS.flatMap((k) => sources.store.list(k.kind)),
         rejected: sources.rejected(),
+        ...(sources.sourceStatus && { sources: sources.sourceStatus() }),
       }),
   );
   debug.add(

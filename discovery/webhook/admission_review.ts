@@ -1,3 +1,4 @@
+import { describeInput } from "../../shared/http/request_limits.ts";
 /** AdmissionReview API versions the webhook speaks; it answers in the version it was asked in. */
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
@@ -65,12 +66,12 @@ export function parseAdmissionReview(body: unknown): AdmissionReview {
   const { apiVersion, kind, request } = body;
   if (!ADMISSION_API_VERSIONS.includes(apiVersion as AdmissionApiVersion)) {
     throw new TypeError(
-      `Unsupported AdmissionReview apiVersion ${JSON.stringify(apiVersion)}: expected ` +
+      `Unsupported AdmissionReview apiVersion ${describeInput(apiVersion)}: expected ` +
         ADMISSION_API_VERSIONS.map((v) => `"${v}"`).join(" or "),
     );
   }
   if (kind !== "AdmissionReview") {
-    throw new TypeError(`Body is not an AdmissionReview: kind is ${JSON.stringify(kind)}`);
+    throw new TypeError(`Body is not an AdmissionReview: kind is ${describeInput(kind)}`);
   }
   if (!isRecord(request)) throw new TypeError("AdmissionReview has no request object");
   if (typeof request.uid !== "string" || request.uid === "") {

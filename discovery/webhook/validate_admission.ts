@@ -47,7 +47,7 @@ const CHECKED_OPERATIONS = ["CREATE", "UPDATE"];
 /**
  * Decides one admission request: CREATE and UPDATE of mesh kinds are validated like a config file document
  * (envelope, unknown top-level fields, the kind's spec); other operations are allowed unchecked; objects of API
- * groups that are not the mesh's are allowed, since they are not ours to judge. Pure: no I/O, no metrics.
+ * groups or kinds the mesh does not serve are denied (fail closed). Pure: no I/O, no metrics.
  */
 export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDecision {
   const object = request.object;
@@ -74,7 +74,16 @@ export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDe
     );
   }
   const meshGroup = group === undefined ? undefined : canonicalGroup(group);
-  if (group !== undefined && meshGroup === undefined) return allow(target, subject, { result: "ignored" });
+  if (group !== undefined && meshGroup === undefined) {
+    // Fail closed: the webhook is registered for the mesh's groups only, so anything else reaching it is
+    // misrouted or forged, and allowing it would let it through unchecked.
+    return deny(
+      target,
+      subject,
+      FAILURE_REASON.unknownType,
+      `${subject}: API group "${group}" is not served by the mesh; expected one of its groups`,
+    );
+  }
   if (meshGroup !== undefined && kind !== "" && !findKind(meshGroup, kind)) {
     const known = KINDS.filter((k) => k.group === meshGroup).map((k) => k.kind).join(", ");
     return deny(

@@ -105,12 +105,12 @@ Deno.test("validateAdmissionRequest lets through what it does not check", async 
     });
   }
   for (const apiVersion of ["apps/v1", "v1", "gateway.networking.k8s.io/v1beta1"]) {
-    await t.step(`an object of "${apiVersion}" is not ours`, () => {
+    await t.step(`an object of "${apiVersion}" is denied: the webhook fails closed`, () => {
       const decision = validateAdmissionRequest(
         request({ apiVersion, kind: "Thing", metadata: { name: "x" }, junk: 1 }),
       );
-      assert.deepEqual(decision.response, { allowed: true });
-      assert.deepEqual(decision.outcome, { result: "ignored" });
+      assert.equal(decision.response.allowed, false);
+      assert.deepEqual(decision.outcome, { result: "failed", reason: "unknown_type" });
     });
   }
 });

@@ -1,6 +1,7 @@
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { jsonError, jsonResponse, type Router } from "../../shared/http/router.ts";
+import { HttpError, jsonError, jsonResponse, type Router } from "../../shared/http/router.ts";
+import { type BodyLimits, readBodyText } from "../../shared/http/request_limits.ts";
 import { admissionReviewResponse, parseAdmissionReview } from "./admission_review.ts";
 import { type AdmissionDecision, validateAdmissionRequest } from "./validate_admission.ts";
 
@@ -11,6 +12,18 @@ export interface ValidationWebhookDeps {
   /** Where malformed requests and decisions are logged. */
   readonly log: Logger;
 }
+
+/**
+ * Limits of an AdmissionReview body. The review carries the object and, on update, its old version; the API
+ * server stores objects of at most 1.5 MiB, so two of them and the envelope fit in 3 MiB, while mesh
+ * resources are a few KiB. The API server calls webhooks with a 10 s default timeout: a body slower than
+ * that has no one waiting for the answer.
+ */
+export const ADMISSION_BODY_LIMITS: BodyLimits = Object.freeze({
+  maxBytes: 3 * 1024 * 1024,
+  timeoutMs: 10_000,
+  contentTypes: ["application/json"],
+});
 
 /** The paths the validation webhook answers on; `/admitpilot` is the reference's legacy name for `/validate`. */
 export const VALIDATION_WEBHOOK_PATHS = ["/validate", "/admitpilot"] as const;
@@ -30,17 +43,20 @@ export function validationWebhookHandler(
     return jsonError(status, message);
   };
   return async (request) => {
-    const body = await request.text();
-    if (body.trim() === "") return fail(400, "No body found: expected an AdmissionReview JSON document");
-    const contentType = request.headers.get("content-type") ?? "";
-    if (contentType.split(";")[0].trim().toLowerCase() !== "application/json") {
-      return fail(415, `Invalid Content-Type "${contentType}": expected "application/json"`);
+    let body: string;
+    try {
+      body = await readBodyText(request, ADMISSION_BODY_LIMITS);
+    } catch (error) {
+      if (error instanceof HttpError) return fail(error.status, error.message);
+      throw error;
     }
+    if (body.trim() === "") return fail(400, "No body found: expected an AdmissionReview JSON document");
     let decoded: unknown;
     try {
       decoded = JSON.parse(body);
-    } catch (error) {
-      return fail(400, `Cannot decode body as JSON: ${(error as Error).message}`);
+    } catch {
+      // The parser's message quotes the input; the reply must not.
+      return fail(400, "Cannot decode body as JSON: expected an AdmissionReview JSON document");
     }
     let review;
     try {

@@ -48,20 +48,27 @@ Deno.test("Validation webhook handler checks the HTTP envelope before the review
     const { post, metrics, log } = setup();
     const response = await post(JSON.stringify(admissionReview({})), {});
     assert.equal(response.status, 415);
-    assert.equal((await response.json()).error, 'Invalid Content-Type "": expected "application/json"');
+    assert.equal((await response.json()).error, "Unsupported content type: expected application/json");
     assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 1);
     assert.deepEqual(log.lines.map((l) => [l.level, l.msg]), [[
       "warn",
       "Rejected validation webhook request",
     ]]);
   });
-  await t.step("an empty body is 400 even with a wrong content type, as in the reference", async () => {
+  await t.step("the content type is checked before the body, so an empty text body is 415", async () => {
     const { post, metrics } = setup();
     const response = await post("  \n", { "content-type": "text/plain" });
+    assert.equal(response.status, 415);
+    await response.body?.cancel();
+    assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "400" }), 0);
+    assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 1);
+  });
+  await t.step("an empty JSON body is 400", async () => {
+    const { post, metrics } = setup();
+    const response = await post("  \n", { "content-type": "application/json" });
     assert.equal(response.status, 400);
     await response.body?.cancel();
     assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "400" }), 1);
-    assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 0);
   });
 });
 
@@ -78,13 +85,14 @@ Deno.test("Validation webhook handler counts and logs each decision", async (t) 
     assert.equal(line?.fields?.reason, "invalid_config");
     assert.match(String(line?.fields?.error), /spec\.http\[0\]\.route\[1\]\.weight/);
   });
-  await t.step("objects of other groups are counted neither passed nor failed", async () => {
+  await t.step("objects of other groups are denied and counted as an unknown type", async () => {
     assert.equal(
       (await send({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } })).allowed,
-      true,
+      false,
     );
     const { values: passed } = await metrics.counter("config_validation_passed").get();
     assert.deepEqual(passed, []);
+    assert.equal(await counterValue(metrics, "config_validation_failed", { reason: "unknown_type" }), 1);
   });
   await t.step("passes and failures carry group, version, resource (and reason)", async () => {
     await send(virtualService(VALID_SPEC));

@@ -32,6 +32,8 @@ export interface WebhookServerOptions {
    * routes to it. Routes may also be added to the returned `router` later.
    */
   readonly router?: Router;
+  /** The certificate already loaded (startup checks the files before opening any port); loaded here if absent. */
+  readonly tls?: ServingTls;
 }
 
 /** The running webhook server. */
@@ -53,7 +55,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const addr = typeof options.addr === "string"
     ? parseListenAddress(options.addr, "--httpsAddr")
     : options.addr;
-  const tls = await loadServingTls(options);
+  const tls = options.tls ?? await loadServingTls(options);
   const router = options.router ?? new Router();
   router.add(
     HTTPS_READY_PATH,
@@ -68,6 +70,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const server = await serveHttp("webhook server", addr, router.handle, options.log, {
     cert: tls.cert,
     key: tls.key,
-  });
+  }, "--httpsAddr");
   return { server, router, tls, url: server.url, shutdown: () => server.shutdown() };
 }

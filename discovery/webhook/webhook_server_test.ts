@@ -150,14 +150,15 @@ Deno.test("Webhook server validates AdmissionReviews over TLS with a self-signed
         /unrecognized kind "Quota" in API group "security.istio.io"/,
       );
     });
-    await t.step("a kind of another API group is allowed", async () => {
+    await t.step("a kind of a group the mesh does not serve is denied (fail closed)", async () => {
       const body = await review({
-        apiVersion: "apps/v1",
-        kind: "Deployment",
+        apiVersion: "evil.io/v1",
+        kind: "Gizmo",
         metadata: { name: "d" },
         spec: 1,
       });
-      assert.equal(body.response.allowed, true);
+      assert.equal(body.response.allowed, false);
+      assert.match(body.response.status.message, /API group "evil.io" is not served by the mesh/);
     });
     await t.step("an empty body is 400", async () => {
       const response = await post("/validate", "");
@@ -167,15 +168,47 @@ Deno.test("Webhook server validates AdmissionReviews over TLS with a self-signed
     await t.step("a text/plain body is 415", async () => {
       const response = await post("/validate", JSON.stringify(admissionReview({})), "text/plain");
       assert.equal(response.status, 415);
-      assert.equal(
-        (await response.json()).error,
-        'Invalid Content-Type "text/plain": expected "application/json"',
-      );
+      assert.equal((await response.json()).error, "Unsupported content type: expected application/json");
+    });
+    await t.step("a body over 3 MiB is 413, and the reply does not carry it back", async () => {
+      const response = await post("/validate", `{"x":"${"a".repeat(3 * 1024 * 1024)}"}`);
+      const text = await response.text();
+      assert.equal(response.status, 413);
+      assert.ok(text.length < 200, text.slice(0, 200));
+    });
+    await t.step("a declared 100 MB body is refused before it is sent", async () => {
+      const conn = await Deno.connectTls({ hostname: "127.0.0.1", port, caCerts: [caPem] });
+      try {
+        await conn.write(new TextEncoder().encode(
+          "POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+            "Content-Length: 100000000\r\n\r\n",
+        ));
+        const buf = new Uint8Array(4096);
+        const n = await conn.read(buf);
+        assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1.1 413 /);
+      } finally {
+        conn.close();
+      }
+    });
+    await t.step("a wrong content type is refused before the body is read", async () => {
+      const conn = await Deno.connectTls({ hostname: "127.0.0.1", port, caCerts: [caPem] });
+      try {
+        await conn.write(new TextEncoder().encode(
+          "POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n",
+        ));
+        const buf = new Uint8Array(4096);
+        const n = await conn.read(buf);
+        assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1.1 415 /);
+      } finally {
+        conn.close();
+      }
     });
     await t.step("invalid JSON is 400", async () => {
       const response = await post("/validate", "{not json");
       assert.equal(response.status, 400);
-      assert.match((await response.json()).error, /^Cannot decode body as JSON: /);
+      const { error } = await response.json();
+      assert.match(error, /^Cannot decode body as JSON: /);
+      assert.ok(!error.includes("not json"), "the reply does not quote the input");
     });
     await t.step("JSON that is not an AdmissionReview is 400", async () => {
       const response = await post("/validate", JSON.stringify(virtualService(VALID_SPEC)));
@@ -201,10 +234,11 @@ Deno.test("Webhook server validates AdmissionReviews over TLS with a self-signed
         await counterValue(metrics, "config_validation_failed", { ...vs, reason: "unsupported_operation" }),
         1,
       );
-      assert.equal(await counterValue(metrics, "config_validation_failed", { reason: "unknown_type" }), 1);
+      assert.equal(await counterValue(metrics, "config_validation_failed", { reason: "unknown_type" }), 2);
       assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "400" }), 3);
-      assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 1);
-      assert.match(await metrics.render(), /config_validation_http_error\{status="415"\} 1/);
+      assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 2);
+      assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "413" }), 2);
+      assert.match(await metrics.render(), /config_validation_http_error\{status="415"\} 2/);
     });
     await t.step("the certificate also verifies for localhost", async () => {
       const client = Deno.createHttpClient({ caCerts: [caPem] });

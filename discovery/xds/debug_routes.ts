@@ -31,9 +31,16 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
   const schema = options.schema ?? loadEnvoySchema();
   router.add(
     "/debug/adsz",
-    "Connected proxies and their watches; ?push=true pushes everything",
-    (_req, url) => {
-      const pushed = url.searchParams.get("push") === "true" ? service.pushAll("debug") : undefined;
+    "Connected proxies and their watches; POST ?push=true pushes everything (ENABLE_ADMIN_ENDPOINTS=true)",
+    (request, url) => {
+      const pushRequested = url.searchParams.get("push") === "true";
+      if (pushRequested && !options.adminEndpoints) {
+        throw new HttpError(403, "Pushing from the debug interface needs ENABLE_ADMIN_ENDPOINTS=true");
+      }
+      if (pushRequested && request.method !== "POST") {
+        throw new HttpError(405, "Pushing changes state: use POST /debug/adsz?push=true");
+      }
+      const pushed = pushRequested ? service.pushAll("debug") : undefined;
       const clients = service.connections().map((c) => ({
         connectionId: c.id,
         proxyId: c.proxy.id,
@@ -50,6 +57,7 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
         clients,
       });
     },
+    ["GET", "POST"],
   );
   router.add(
     "/debug/syncz",
@@ -117,7 +125,7 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
         if (disconnected === 0) throw unknownProxy(id);
         return jsonResponse({ proxyId: id, disconnected });
       },
-      ["GET", "POST"],
+      ["POST"],
     );
   }
   return router;

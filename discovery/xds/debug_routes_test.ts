@@ -5,8 +5,12 @@ import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import { sidecarId, startTestServer, type TestServer } from "./_test_fixtures.ts";
 import { addXdsDebugRoutes } from "./debug_routes.ts";
 
-async function get(router: Router, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await router.handle(new Request(`http://localhost${path}`));
+async function get(
+  router: Router,
+  path: string,
+  method = "GET",
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await router.handle(new Request(`http://localhost${path}`, { method }));
   return { status: response.status, body: await response.json() };
 }
 
@@ -37,8 +41,8 @@ async function withProxy(
   }
 }
 
-Deno.test("/debug/adsz lists connections with their watches and can push everything", async () => {
-  await withProxy(false, async (_server, router, client) => {
+Deno.test("/debug/adsz lists connections with their watches", async () => {
+  await withProxy(false, async (_server, router) => {
     const { status, body } = await get(router, "/debug/adsz");
     assert.equal(status, 200);
     assert.equal(body.totalClients, 1);
@@ -46,10 +50,26 @@ Deno.test("/debug/adsz lists connections with their watches and can push everyth
     assert.equal(entry.proxyId, "app.test");
     assert.equal(entry.protocol, "sotw");
     assert.deepEqual(entry.watches, { CDS: ["*"], EDS: ["a"] });
-    const pushed = await get(router, "/debug/adsz?push=true");
-    assert.equal(pushed.body.pushed, true);
-    assert.equal((await client.next()).typeUrl, TYPE_URL.cluster);
-    assert.equal((await client.next()).typeUrl, TYPE_URL.endpoint);
+  });
+});
+
+Deno.test("/debug/adsz pushes to every proxy only on POST with ENABLE_ADMIN_ENDPOINTS", async (t) => {
+  await t.step("without admin endpoints a push is refused, by GET or POST", async () => {
+    await withProxy(false, async (server, router) => {
+      const before = server.service.connections()[0].syncStatus()[TYPE_URL.cluster].nonceSent;
+      assert.equal((await get(router, "/debug/adsz?push=true")).status, 403);
+      assert.equal((await get(router, "/debug/adsz?push=true", "POST")).status, 403);
+      assert.equal(server.service.connections()[0].syncStatus()[TYPE_URL.cluster].nonceSent, before);
+    });
+  });
+  await t.step("with admin endpoints GET is refused and POST pushes", async () => {
+    await withProxy(true, async (_server, router, client) => {
+      assert.equal((await get(router, "/debug/adsz?push=true")).status, 405);
+      const pushed = await get(router, "/debug/adsz?push=true", "POST");
+      assert.equal(pushed.body.pushed, true);
+      assert.equal((await client.next()).typeUrl, TYPE_URL.cluster);
+      assert.equal((await client.next()).typeUrl, TYPE_URL.endpoint);
+    });
   });
 });
 
@@ -128,9 +148,10 @@ Deno.test("/debug/force_disconnect exists only with ENABLE_ADMIN_ENDPOINTS and e
   });
   await t.step("with admin endpoints it disconnects the proxy", async () => {
     await withProxy(true, async (server, router, client) => {
-      assert.equal((await get(router, "/debug/force_disconnect")).status, 400);
-      assert.equal((await get(router, "/debug/force_disconnect?proxyID=nobody.test")).status, 404);
-      const { status, body } = await get(router, "/debug/force_disconnect?proxyID=app.test");
+      assert.equal((await get(router, "/debug/force_disconnect?proxyID=app.test")).status, 405, "GET");
+      assert.equal((await get(router, "/debug/force_disconnect", "POST")).status, 400);
+      assert.equal((await get(router, "/debug/force_disconnect?proxyID=nobody.test", "POST")).status, 404);
+      const { status, body } = await get(router, "/debug/force_disconnect?proxyID=app.test", "POST");
       assert.equal(status, 200);
       assert.equal(body.disconnected, 1);
       assert.equal((await client.ended()).code, 14);

@@ -22,17 +22,17 @@ Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
       new EnvSettings("discovery", {
         DISCOVERY_PUSH_THROTTLE: "7",
         DISCOVERY_XDS_SEND_TIMEOUT: "250ms",
-        DISCOVERY_XDS_CACHE_SIZE: "-1",
+        DISCOVERY_XDS_CACHE_SIZE: "0",
         ENABLE_ADMIN_ENDPOINTS: "true",
       }),
     );
-    assert.deepEqual([settings.pushThrottle, settings.sendTimeoutMs, settings.cacheSize], [7, 250, -1]);
+    assert.deepEqual([settings.pushThrottle, settings.sendTimeoutMs, settings.cacheSize], [7, 250, 0]);
     assert.equal(settings.adminEndpoints, true);
   });
   await t.step("a throttle below 1 is refused with the variable's name", () => {
     assert.throws(
       () => xdsSettingsFromEnv(new EnvSettings("discovery", { DISCOVERY_PUSH_THROTTLE: "0" })),
-      /Invalid DISCOVERY_PUSH_THROTTLE "0": expected at least 1/,
+      /DISCOVERY_PUSH_THROTTLE="0" is out of range: expected a value from 1/,
     );
   });
 });

@@ -1,5 +1,6 @@
 import { formatDuration, parseDuration } from "../flags/duration.ts";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../flags/scalars.ts";
+import { outOfRange } from "./env_ranges.ts";
 import { ENV_PREFIXES, ENV_VARS, type EnvType, type EnvVarSpec, type Program } from "./env_vars.ts";
 
 /** A typed value of an environment variable; durations are nanoseconds. */
@@ -13,6 +14,16 @@ export class InvalidEnvError extends Error {
       cause,
     });
     this.name = "InvalidEnvError";
+  }
+}
+
+/** A variable set to a value of the right type outside its range (`ENV_RANGES`); startup stops with this error. */
+export class EnvOutOfRangeError extends InvalidEnvError {
+  /** `variable` was set to `value`; `expectation` says what range is accepted. */
+  constructor(variable: string, value: string, type: EnvType, readonly expectation: string) {
+    super(variable, value, type, undefined);
+    this.message = `Environment variable ${variable}="${value}" is out of range: expected ${expectation}`;
+    this.name = "EnvOutOfRangeError";
   }
 }
 
@@ -45,7 +56,7 @@ export class EnvSettings {
       if (!spec.programs.includes(program)) continue;
       const raw = environment[spec.name];
       const text = raw ?? spec.defaultByProgram?.[program] ?? spec.default;
-      const value = parseEnvValue(spec, text);
+      const value = checkRange(spec, text, parseEnvValue(spec, text));
       this.#values.set(spec.name, value);
       this.#resolved.push({
         name: spec.name,
@@ -136,6 +147,19 @@ function parseEnvValue(spec: EnvVarSpec, text: string): EnvValue {
   } catch (cause) {
     throw new InvalidEnvError(spec.name, text, spec.type, cause);
   }
+}
+
+/** Checks a parsed numeric value against its range; durations are compared in milliseconds. */
+function checkRange(spec: EnvVarSpec, text: string, value: EnvValue): EnvValue {
+  if (typeof value !== "number" && typeof value !== "bigint") return value;
+  const number = typeof value === "bigint" ? Number(value / 1_000_000n) : value;
+  const expectation = spec.type === "duration" && value < 0
+    ? "a duration of at least 0s"
+    : spec.type === "duration"
+    ? undefined
+    : outOfRange(spec.name, number);
+  if (expectation !== undefined) throw new EnvOutOfRangeError(spec.name, text, spec.type, expectation);
+  return value;
 }
 
 function describeType(type: EnvType): string {

@@ -35,11 +35,11 @@ Deno.test("EnvSettings takes values from the environment", () => {
   const env = new EnvSettings("discovery", {
     DISCOVERY_DEBOUNCE_AFTER: "250ms",
     ENABLE_ADMIN_ENDPOINTS: "T",
-    DISCOVERY_XDS_CACHE_SIZE: "-1",
+    DISCOVERY_XDS_CACHE_SIZE: "0",
   });
   assert.equal(env.durationMs("DISCOVERY_DEBOUNCE_AFTER"), 250);
   assert.equal(env.bool("ENABLE_ADMIN_ENDPOINTS"), true);
-  assert.equal(env.int("DISCOVERY_XDS_CACHE_SIZE"), -1);
+  assert.equal(env.int("DISCOVERY_XDS_CACHE_SIZE"), 0);
   const row = env.resolved().find((r) => r.name === "DISCOVERY_DEBOUNCE_AFTER");
   assert.deepEqual(row && [row.value, row.source], ["250ms", "environment"]);
 });
@@ -71,4 +71,47 @@ Deno.test("EnvSettings refuses undeclared names, wrong types and the other progr
 Deno.test("EnvSettings collects the MESH_META_ family", () => {
   const env = new EnvSettings("agent", { MESH_META_CLUSTER_ID: "c1", MESH_META_FOO: "bar", OTHER: "x" });
   assert.deepEqual(env.prefixed("MESH_META_"), { MESH_META_CLUSTER_ID: "c1", MESH_META_FOO: "bar" });
+});
+
+Deno.test("EnvSettings refuses values outside a variable's range, naming it, the value and the range", async (t) => {
+  const cases: Array<[string, string, RegExp]> = [
+    [
+      "DISCOVERY_XDS_CACHE_SIZE",
+      "-5",
+      /DISCOVERY_XDS_CACHE_SIZE="-5" is out of range: expected a value from 0/,
+    ],
+    [
+      "DISCOVERY_DEBOUNCE_MAX",
+      "-10s",
+      /DISCOVERY_DEBOUNCE_MAX="-10s" is out of range: expected a duration of at least 0s/,
+    ],
+    [
+      "DISCOVERY_TRACE_SAMPLING",
+      "NaN",
+      /DISCOVERY_TRACE_SAMPLING="NaN" is out of range: expected a finite number from 0 to 100/,
+    ],
+    ["DISCOVERY_TRACE_SAMPLING", "150", /expected a value from 0 to 100 percent/],
+    ["MESH_GPRC_MAXSTREAMS", "0", /MESH_GPRC_MAXSTREAMS="0" is out of range: expected a value from 1/],
+    ["MESH_GPRC_MAXRECVMSGSIZE", "-1", /MESH_GPRC_MAXRECVMSGSIZE="-1" is out of range/],
+    ["DISCOVERY_PUSH_THROTTLE", "0", /DISCOVERY_PUSH_THROTTLE="0" is out of range/],
+    [
+      "INITIAL_BACKOFF_MSEC",
+      "-1",
+      /INITIAL_BACKOFF_MSEC="-1" is out of range: expected a value of at least 0/,
+    ],
+  ]; // deno-fmt-ignore
+  for (const [name, value, message] of cases) {
+    await t.step(`${name}=${value}`, () => {
+      const program = name === "INITIAL_BACKOFF_MSEC" ? "agent" : "discovery";
+      assert.throws(() => new EnvSettings(program, { [name]: value }), { name: "EnvOutOfRangeError", message });
+    });
+  }
+  await t.step("the bounds themselves are accepted", () => {
+    const env = new EnvSettings("discovery", {
+      DISCOVERY_TRACE_SAMPLING: "0",
+      DISCOVERY_XDS_CACHE_SIZE: "0",
+    });
+    assert.equal(env.float("DISCOVERY_TRACE_SAMPLING"), 0);
+    assert.equal(env.int("DISCOVERY_XDS_CACHE_SIZE"), 0);
+  });
 });

@@ -128,4 +128,12 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
     description:
       "Name of the validating webhook configuration to patch; when empty, patching with cluster-admin rights is skipped.",
   },
+  {
+    name: "DEBUG_REMOTE_ACCESS",
+    type: "bool",
+    default: "false",
+    programs: DISCOVERY,
+    description:
+      "When true, debug paths that reveal the environment or the full config (/debug/configz, /debug/env, /debug/mesh, /debug/config_dump, /debug/edsz, ControlZ /envj/ and /argsj/) answer callers other than loopback.",
+  },
 ];

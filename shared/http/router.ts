@@ -44,13 +44,17 @@ export class Router {
   handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const route = this.#routes.get(url.pathname) ?? this.#prefixRoute(url.pathname);
-    if (!route) return jsonError(404, `No handler for path "${url.pathname}"; see /debug for the list`);
+    if (!route) {
+      return jsonError(404, `No handler for path ${describePath(url.pathname)}; see /debug for the list`);
+    }
     if (
       !route.methods.includes(request.method) && !(request.method === "HEAD" && route.methods.includes("GET"))
     ) {
       return jsonError(
         405,
-        `Method ${request.method} is not allowed on "${url.pathname}"; use ${route.methods.join(", ")}`,
+        `Method ${request.method.length <= 20 ? request.method : "(unknown)"} is not allowed on ${
+          describePath(url.pathname)
+        }; use ${route.methods.join(", ")}`,
       );
     }
     try {
@@ -59,7 +63,7 @@ export class Router {
       if (error instanceof HttpError) return jsonError(error.status, error.message);
       return jsonError(
         500,
-        `Internal error handling "${url.pathname}": ${(error as Error)?.message ?? error}`,
+        `Internal error handling ${describePath(url.pathname)}: ${(error as Error)?.message ?? error}`,
       );
     }
   };
@@ -88,4 +92,9 @@ export function jsonResponse(body: unknown, status = 200): Response {
 /** A JSON error response `{"error": message}`. */
 export function jsonError(status: number, message: string): Response {
   return jsonResponse({ error: message }, status);
+}
+
+/** A request path or method fit for an error reply: quoted when short and plain, else only its length. */
+function describePath(text: string): string {
+  return text.length <= 200 && /^[\w.:/@%~+-]*$/.test(text) ? `"${text}"` : `(${text.length} characters)`;
 }

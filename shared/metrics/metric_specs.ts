@@ -480,6 +480,18 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help: "Dynamic secret update failures reported by the proxy.",
   },
   { name: "total_stale_connections", kind: "Sum", programs: AGENT, help: "Stale SDS connections." },
+  {
+    name: "discovery_config_source_lost",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "1 while a configured file source (directory or file) is missing, 0 while it is watched.",
+  },
+  {
+    name: "discovery_config_source_unreadable_paths",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Folders under a config directory that could not be read and were skipped.",
+  },
 ]);
 
 /** Label names per metric, as Istio 1.9 labels the same metrics; metrics not listed have none. */
@@ -516,6 +528,8 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   sidecar_injection_failure_total: ["type"],
   discovery_orch_reg_events: ["type", "event"],
   discovery_orch_cfg_events: ["type", "event"],
+  discovery_config_source_lost: ["source"],
+  discovery_config_source_unreadable_paths: ["source"],
 });
 
 /** Histogram buckets chosen by the unit in a metric's name or help text. */

@@ -1,4 +1,15 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import {
+  Composer,
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseAllDocuments,
+  Parser,
+} from "yaml";
 
 /** One document of a YAML (or JSON) stream, decoded, with a way back from field paths to source lines. */
 export interface YamlDocument {
@@ -44,22 +55,60 @@ export function parseYamlDocuments(text: string): YamlStream {
   const position = (offset: number) => lineCounter.linePos(offset);
   const errors: YamlProblem[] = [];
   const documents: YamlDocument[] = [];
-  for (const [index, doc] of parsed.entries()) {
+  for (const [index, doc] of parsed.entries()) addDocument(doc, index, position, documents, errors);
+  return { documents, errors };
+}
+
+/**
+ * Like {@link parseYamlDocuments}, one document at a time, letting other work run whenever a slice has taken
+ * `sliceMs` (default 20 ms): a large file never holds the event loop for long.
+ */
+export async function parseYamlDocumentsSliced(text: string, sliceMs = 20): Promise<YamlStream> {
+  const lineCounter = new LineCounter();
+  const position = (offset: number) => lineCounter.linePos(offset);
+  const errors: YamlProblem[] = [];
+  const documents: YamlDocument[] = [];
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  const tokens = new Parser(lineCounter.addNewLine).parse(text);
+  let index = 0;
+  let sliceStart = performance.now();
+  const all = (function* () {
+    for (const token of tokens) yield* composer.next(token);
+    yield* composer.end(false, text.length);
+  })();
+  for (const doc of all) {
+    addDocument(doc as Document.Parsed, index++, position, documents, errors);
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStart = performance.now();
+    }
+  }
+  return { documents, errors };
+}
+
+function addDocument(
+  doc: Document.Parsed,
+  index: number,
+  position: (offset: number) => { line: number; col: number },
+  documents: YamlDocument[],
+  errors: YamlProblem[],
+): void {
+  {
     for (const error of doc.errors) {
       const { line, col } = position(error.pos[0]);
       errors.push({ line, column: col, message: firstLine(error.message) });
     }
-    if (doc.errors.length > 0 || doc.contents === null) continue;
+    if (doc.errors.length > 0 || doc.contents === null) return;
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (error) {
       const { line, col } = position(doc.contents.range[0]);
       errors.push({ line, column: col, message: firstLine(String((error as Error).message ?? error)) });
-      continue;
+      return;
     }
     // `---` followed directly by `---` yields an empty scalar: there is nothing to load.
-    if (value === null || value === undefined) continue;
+    if (value === null || value === undefined) return;
     const root = doc.contents as Node;
     documents.push({
       index,
@@ -73,7 +122,6 @@ export function parseYamlDocuments(text: string): YamlStream {
       },
     });
   }
-  return { documents, errors };
 }
 
 /** Splits a field path (`a.b[0]["c.d"]`) into keys and indexes; undefined when it is malformed. */

@@ -1,0 +1,221 @@
+import assert from "node:assert/strict";
+import { symlink } from "../../shared/testing/symlink.ts";
+import { needs, tool } from "../../shared/testing/system_tools.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+import { FileConfigSource } from "./file_config_source.ts";
+import { MemoryConfigStore } from "./memory_config_store.ts";
+import { RecordingLogger, replaceFile, waitFor } from "./_test_helpers.ts";
+
+function serviceEntry(name: string): string {
+  return `apiVersion: networking.mesh.io/v1beta1
+kind: ServiceEntry
+metadata: {name: ${name}, namespace: shop}
+spec:
+  hosts: [${name}.shop.svc.cluster.local]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  ports: [{number: 9080, name: http, protocol: HTTP}]
+`;
+}
+
+/** Writes `names` as one ServiceEntry file each into `dir`. */
+async function populate(dir: string, names: readonly string[]): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  for (const name of names) await Deno.writeTextFile(`${dir}/${name}.yaml`, serviceEntry(name));
+}
+
+async function gaugeValue(metrics: Metrics, name: string): Promise<number | undefined> {
+  const { values } = await metrics.gauge(name).get();
+  return values.find((v) => v.labels.source === "configDir")?.value;
+}
+
+/** A started source over `dir` with short periods, and the names of the ServiceEntries it serves. */
+async function startSource(dir: string) {
+  const store = new MemoryConfigStore();
+  const logger = new RecordingLogger();
+  const metrics = new Metrics("discovery", { version: "test", tag: "test" });
+  const source = new FileConfigSource({
+    dir,
+    store,
+    defaultNamespace: "default",
+    logger,
+    metrics,
+    debounceMs: 20,
+    checkMs: 30,
+    settleMs: 150,
+  });
+  await source.start();
+  const names = () => store.list("ServiceEntry").map((r) => r.meta.name).sort().join(",");
+  return { source, store, logger, metrics, names };
+}
+
+Deno.test("FileConfigSource follows its directory when it is replaced", async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "file_config_source_replace_" });
+  const dir = `${root}/config`;
+  await populate(dir, ["a", "b"]);
+  const { source, logger, metrics, names } = await startSource(dir);
+  try {
+    await t.step(
+      "a populated copy renamed over the directory is served, and so are later edits",
+      async () => {
+        await populate(`${root}/next`, ["a", "b", "c"]);
+        await Deno.rename(dir, `${root}/old`);
+        await Deno.rename(`${root}/next`, dir);
+        await waitFor(() => names() === "a,b,c", "the renamed-in copy");
+        await Deno.writeTextFile(`${dir}/d.yaml`, serviceEntry("d"));
+        await waitFor(() => names() === "a,b,c,d", "an edit in the renamed-in directory");
+        await Deno.remove(`${root}/old`, { recursive: true });
+      },
+    );
+
+    await t.step("removed: the last config stays, the source is lost and says so", async () => {
+      await Deno.remove(dir, { recursive: true });
+      await waitFor(() => source.status().state === "lost", "the source to be lost");
+      assert.equal(names(), "a,b,c,d");
+      assert.equal(await gaugeValue(metrics, "discovery_config_source_lost"), 1);
+      assert.equal(logger.matching("warn", "is gone").length, 1);
+    });
+
+    await t.step("recreated and filled again: the new content is served and the source watched", async () => {
+      await Deno.mkdir(dir);
+      await Deno.writeTextFile(`${dir}/e.yaml`, serviceEntry("e"));
+      await waitFor(() => names() === "e", "the recreated directory's content");
+      assert.equal(source.status().state, "watching");
+      assert.equal(await gaugeValue(metrics, "discovery_config_source_lost"), 0);
+      await Deno.writeTextFile(`${dir}/f.yaml`, serviceEntry("f"));
+      await waitFor(() => names() === "e,f", "a file copied into the recreated directory");
+    });
+
+    await t.step("emptied: applied only once it has stayed empty, with a warning", async () => {
+      await Deno.remove(`${dir}/e.yaml`);
+      await Deno.remove(`${dir}/f.yaml`);
+      await waitFor(() => names() === "", "the empty directory to be applied");
+      assert.equal(logger.matching("warn", "has been empty").length, 1);
+    });
+  } finally {
+    await source.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("FileConfigSource serves an orchestrator volume whose ..data link is swapped", async () => {
+  const root = await Deno.makeTempDir({ prefix: "file_config_source_volume_" });
+  await populate(`${root}/..2024_01`, ["a"]);
+  await symlink("..2024_01", `${root}/..data`);
+  await symlink("..data/a.yaml", `${root}/a.yaml`);
+  const { source, names } = await startSource(root);
+  try {
+    assert.equal(names(), "a");
+    await populate(`${root}/..2024_02`, ["b"]);
+    await symlink("..2024_02", `${root}/..data_tmp`);
+    await Deno.rename(`${root}/..data_tmp`, `${root}/..data`);
+    await symlink("..data/b.yaml", `${root}/b.yaml`);
+    await Deno.remove(`${root}/a.yaml`);
+    await Deno.remove(`${root}/..2024_01`, { recursive: true });
+    await waitFor(() => names() === "b", "the swapped-in data");
+  } finally {
+    await source.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("FileConfigSource loads a file only once it has stopped changing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_settle_" });
+  await populate(dir, ["a"]);
+  let now = Date.now();
+  const store = new MemoryConfigStore();
+  const source = new FileConfigSource({
+    dir,
+    store,
+    defaultNamespace: "default",
+    debounceMs: 5,
+    checkMs: 60_000,
+    settleMs: 60_000,
+    wallClock: () => now,
+  });
+  await source.start();
+  const names = () => store.list("ServiceEntry").map((r) => r.meta.name).sort().join(",");
+  try {
+    // Half of a two-document file: valid YAML with one resource fewer than the complete file.
+    await replaceFile(`${dir}/a.yaml`, `${serviceEntry("b")}`);
+    await source.reload();
+    assert.equal(names(), "a", "a file modified within the settle period keeps its previous version");
+    assert.deepEqual(source.status().settling, [`${dir}/a.yaml`]);
+    now += 120_000;
+    await source.reload();
+    assert.equal(names(), "b");
+    assert.deepEqual(source.status().settling, []);
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const UNSHARE = tool("unshare", ["--version"], "util-linux");
+
+Deno.test("scanConfigFiles skips an unreadable folder and lists the rest", needs(UNSHARE), async () => {
+  const root = await Deno.makeTempDir({ prefix: "file_config_source_unreadable_" });
+  try {
+    await populate(`${root}/open`, ["a"]);
+    await populate(`${root}/locked`, ["b"]);
+    await Deno.chmod(`${root}/locked`, 0o000);
+    // Root reads any folder, so the scan runs as an unprivileged user in a user namespace.
+    const module = new URL("./config_files.ts", import.meta.url).href;
+    const { code, stdout, stderr } = await new Deno.Command("unshare", {
+      args: [
+        "--user",
+        "--map-user=65534",
+        "--map-group=65534",
+        Deno.execPath(),
+        "eval",
+        "--no-config",
+        `import { scanConfigFiles } from "${module}"; console.log(JSON.stringify(await scanConfigFiles("${root}")));`,
+      ],
+      env: { DENO_DIR: `${root}/deno_dir`, NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    const scan = JSON.parse(new TextDecoder().decode(stdout));
+    assert.deepEqual(scan.files, [`${root}/open/a.yaml`]);
+    assert.equal(scan.unreadable.length, 1);
+    assert.equal(scan.unreadable[0].path, `${root}/locked`);
+    assert.match(scan.unreadable[0].reason, /Permission denied/);
+  } finally {
+    await Deno.chmod(`${root}/locked`, 0o755);
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("FileConfigSource rejects a file over the size limit whole and keeps its last good version", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_size_" });
+  await populate(dir, ["a"]);
+  const store = new MemoryConfigStore();
+  const logger = new RecordingLogger();
+  const source = new FileConfigSource({
+    dir,
+    store,
+    defaultNamespace: "default",
+    logger,
+    checkMs: 60_000,
+    settleMs: 0,
+    maxFileBytes: 4096,
+  });
+  await source.start();
+  try {
+    await Deno.writeTextFile(`${dir}/a.yaml`, serviceEntry("b") + `# ${"x".repeat(8192)}\n`);
+    await source.reload();
+    assert.equal(store.list("ServiceEntry").map((r) => r.meta.name).join(","), "a");
+    const [rejected] = source.rejected();
+    assert.match(rejected.errors[0], /a\.yaml:1: file is \d+ bytes, over the 4096-byte limit/);
+    await source.reload();
+    assert.equal(
+      logger.matching("error", "a.yaml").length,
+      1,
+      "an unchanged oversized file is reported once",
+    );
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,91 @@
+import { HttpError } from "./router.ts";
+
+/** Bounds on one request body. */
+export interface BodyLimits {
+  /** Largest body accepted, in bytes; a larger one is refused with 413 without reading the rest. */
+  readonly maxBytes: number;
+  /** Longest the whole body may take to arrive; a slower one is refused with 408. */
+  readonly timeoutMs: number;
+  /** Media types accepted (`application/json`); checked before any byte of the body is read (415). */
+  readonly contentTypes?: readonly string[];
+}
+
+/** Bodies of admin and debug requests (log levels, small JSON objects). */
+export const ADMIN_BODY_LIMITS: BodyLimits = Object.freeze({
+  maxBytes: 64 * 1024,
+  timeoutMs: 10_000,
+});
+
+/**
+ * Reads a request body as text within `limits`: the content type is checked first, then the declared length,
+ * then the bytes as they arrive, so an oversized or slow body is refused without being held in memory.
+ * Throws {@link HttpError} (415, 413, 408) whose message names the limit, never the input.
+ */
+export async function readBodyText(request: Request, limits: BodyLimits): Promise<string> {
+  if (limits.contentTypes) {
+    const type = mediaType(request.headers.get("content-type"));
+    if (!limits.contentTypes.includes(type)) {
+      throw new HttpError(415, `Unsupported content type: expected ${limits.contentTypes.join(" or ")}`);
+    }
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new HttpError(408, `Request body not received within ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    );
+  });
+  try {
+    while (true) {
+      const { done, value } = await Promise.race([reader.read(), timedOut]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      chunks.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The media type of a `content-type` header, lower case, without parameters; "" when absent. */
+export function mediaType(header: string | null): string {
+  return (header ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/**
+ * A value from a request, fit to appear in an error reply: short identifier-like strings are quoted, anything
+ * else is described by its type and size, so that a reply never carries a caller's payload back.
+ */
+export function describeInput(value: unknown): string {
+  if (typeof value === "string") {
+    return value.length <= 64 && /^[\w.:/@-]*$/.test(value)
+      ? JSON.stringify(value)
+      : `a string of ${value.length} characters`;
+  }
+  if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === undefined) return "undefined";
+  return Array.isArray(value)
+    ? "an array"
+    : `a${typeof value === "object" ? "n object" : ` ${typeof value}`}`;
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
+}

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
+}
+
+/** Polls `probe` every 100 ms until it holds; a bound on waiting for file events, not a timing assertion. */
+async function eventually(probe: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+Deno.test("mesh-discovery is not ready while --configDir is gone, and serves the directory put back", async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "config_dir_e2e_" });
+  const dir = `${root}/config`;
+  await copyTree("examples/config", dir);
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, ["--registries", "Mock", "--configDir", dir, "--log_as_json"]),
+  );
+  const ready = async () => {
+    const response = await fetch(`http://${addresses.httpAddr}/ready`);
+    await response.body?.cancel();
+    return response.status === 200;
+  };
+  const resources = async () => {
+    const response = await fetch(`http://${addresses.httpAddr}/debug/configz`);
+    return ((await response.json()).resources as unknown[]).length;
+  };
+  try {
+    await server.waitFor(/"msg":"discovery server started"/);
+    const loaded = await resources();
+    assert.ok(loaded > 0);
+    assert.equal(await ready(), true);
+
+    await t.step("rm -rf: not ready, the loaded config still served", async () => {
+      await Deno.remove(dir, { recursive: true });
+      await eventually(async () => !(await ready()), "/ready to fail");
+      assert.equal(await resources(), loaded);
+    });
+    await t.step("mkdir and copy back: ready again with every resource", async () => {
+      await copyTree("examples/config", dir);
+      await eventually(async () => await ready() && await resources() === loaded, "the copied-back config");
+    });
+    await t.step("renamed away and a populated copy renamed in: later edits are served", async () => {
+      await copyTree("examples/config", `${root}/next`);
+      await Deno.remove(`${root}/next/services/greeter.yaml`);
+      await Deno.rename(dir, `${root}/old`);
+      await Deno.rename(`${root}/next`, dir);
+      await eventually(async () => await resources() < loaded, "the renamed-in copy");
+      await Deno.copyFile("examples/config/services/greeter.yaml", `${dir}/services/greeter.yaml`);
+      await eventually(async () => await resources() === loaded, "an edit in the renamed-in directory");
+    });
+  } finally {
+    await server.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});

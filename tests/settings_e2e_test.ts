@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { discoveryAddresses, discoveryArgs, runProgram, startProgram } from "./helpers/programs.ts";
+
+const BASE = ["--registries", "Mock", "--configDir", "examples/config"];
+
+Deno.test("Out-of-range settings stop mesh-discovery before any port opens", async (t) => {
+  const cases: Array<[string, string, RegExp]> = [
+    [
+      "DISCOVERY_XDS_CACHE_SIZE",
+      "-5",
+      /DISCOVERY_XDS_CACHE_SIZE="-5" is out of range: expected a value from 0/,
+    ],
+    ["DISCOVERY_DEBOUNCE_MAX", "-10s", /DISCOVERY_DEBOUNCE_MAX="-10s" is out of range/],
+    [
+      "DISCOVERY_TRACE_SAMPLING",
+      "NaN",
+      /DISCOVERY_TRACE_SAMPLING="NaN" is out of range: expected a finite number/,
+    ],
+    ["MESH_GPRC_MAXSTREAMS", "0", /MESH_GPRC_MAXSTREAMS="0" is out of range: expected a value from 1/],
+    ["MESH_GPRC_MAXRECVMSGSIZE", "-1", /MESH_GPRC_MAXRECVMSGSIZE="-1" is out of range/],
+  ]; // deno-fmt-ignore
+  for (const [name, value, message] of cases) {
+    await t.step(`${name}=${value}`, async () => {
+      const result = await runProgram("mesh-discovery", discoveryArgs(discoveryAddresses(), BASE), {
+        [name]: value,
+      });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, message);
+      assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+    });
+  }
+});
+
+Deno.test("A port in use stops mesh-discovery naming the flag and the address, with nothing opened", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const busy = `127.0.0.1:${(taken.addr as Deno.NetAddr).port}`;
+  try {
+    const result = await runProgram(
+      "mesh-discovery",
+      discoveryArgs(discoveryAddresses({ httpAddr: busy }), BASE),
+    );
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(`Cannot listen on ${busy} \\(--httpAddr\\): the address is already in use`),
+    );
+    assert.doesNotMatch(result.stdout + result.stderr, /listening/, "nothing opened before the check");
+  } finally {
+    taken.close();
+  }
+});
+
+Deno.test("An invalid --meshConfig file stops startup; a missing one means the defaults", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "settings_e2e_" });
+  try {
+    await t.step("invalid: exit 1 naming the file", async () => {
+      await Deno.writeTextFile(`${dir}/mesh.yaml`, "connectTimeout: soon\nnoSuchField: 1\n");
+      const result = await runProgram(
+        "mesh-discovery",
+        discoveryArgs(discoveryAddresses(), [...BASE, "--meshConfig", `${dir}/mesh.yaml`]),
+      );
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /Invalid mesh config file .*mesh\.yaml/);
+      assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+    });
+    await t.step("missing: the server starts on the defaults", async () => {
+      const server = startProgram(
+        "mesh-discovery",
+        discoveryArgs(discoveryAddresses(), [...BASE, "--meshConfig", `${dir}/absent.yaml`, "--log_as_json"]),
+      );
+      try {
+        await server.waitFor(/"msg":"discovery server started"/);
+      } finally {
+        assert.equal((await server.stop()).code, 0);
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGHUP is ignored with a log line; SIGTERM still stops the server", async () => {
+  const addresses = discoveryAddresses();
+  const server = startProgram("mesh-discovery", discoveryArgs(addresses, [...BASE, "--log_as_json"]));
+  try {
+    await server.waitFor(/"msg":"discovery server started"/);
+    server.child.kill("SIGHUP");
+    await server.waitFor(/SIGHUP received and ignored/);
+    const ready = await fetch(`http://${addresses.httpAddr}/ready`);
+    await ready.body?.cancel();
+    assert.equal(ready.status, 200);
+  } finally {
+    assert.equal((await server.stop()).code, 0);
+  }
+});
+
+Deno.test("A missing TLS file stops mesh-discovery before any port opens", async () => {
+  const result = await runProgram(
+    "mesh-discovery",
+    discoveryArgs(discoveryAddresses(), [
+      ...BASE,
+      "--tlsCertFile",
+      "/tmp/settings_e2e_missing_cert.pem",
+      "--tlsKeyFile",
+      "/tmp/settings_e2e_missing_key.pem",
+    ]),
+  );
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /settings_e2e_missing_cert\.pem/);
+  assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+});
+
+Deno.test("An out-of-range flag stops mesh-discovery naming the flag, value and range", async () => {
+  const result = await runProgram(
+    "mesh-discovery",
+    discoveryArgs(discoveryAddresses(), [...BASE, "--keepaliveTimeout", "-5s"]),
+  );
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /Invalid --keepaliveTimeout "-5s": expected a value greater than 0s/);
+  assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+});
