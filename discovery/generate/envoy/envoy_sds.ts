@@ -31,7 +31,7 @@ export const envoySdsGenerator: XdsGenerator<PushContext> = {
       out.push({
         name,
         key: cacheKey(TYPE_URL.secret, [name, proxy.namespace, digestOf(resource)], [
-          `Secret/${proxy.namespace}/${base}`,
+          configKey("Secret", proxy.namespace, base),
         ]),
         build: () => resource,
       });
