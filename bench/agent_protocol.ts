@@ -32,6 +32,8 @@ export interface ConnectReply {
   readonly incomplete: number;
   /** Streams re-opened after UNAVAILABLE before their first configuration. */
   readonly retries: number;
+  /** Their status details, counted. */
+  readonly retryReasons?: Readonly<Record<string, number>>;
   /** Streams that ended, by status code. */
   readonly ended: Readonly<Record<string, number>>;
   readonly bytes: number;

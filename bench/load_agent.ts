@@ -83,6 +83,10 @@ async function storm(reopen: boolean, timeoutMs: number): Promise<ConnectReply> 
     latencies: done.map((p) => p.fullAt - started),
     incomplete: proxies.length - done.length,
     retries: proxies.reduce((sum, p) => sum + p.retries, 0),
+    retryReasons: proxies.flatMap((p) => p.retryReasons).reduce<Record<string, number>>((counts, reason) => {
+      counts[reason] = (counts[reason] ?? 0) + 1;
+      return counts;
+    }, {}),
     ended: endedCounts(),
     bytes: proxies.reduce((sum, p) => sum + p.arrivals.reduce((s, a) => s + a.bytes, 0), 0),
   };

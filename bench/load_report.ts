@@ -98,9 +98,9 @@ export function renderReport(r: LoadReport): string {
   lines.push(row(
     "first full config (all connect at once)",
     initial,
-    `${r.initial.incomplete} incomplete; ${r.initial.retries} retried connects; ${
-      mib(r.initial.bytes)
-    } received` +
+    `${r.initial.incomplete} incomplete; ${r.initial.retries} retried connects${
+      r.initial.retries > 0 ? ` (${JSON.stringify(r.initial.retryReasons ?? {})})` : ""
+    }; ${mib(r.initial.bytes)} received` +
       cpuNote(r.cpu.initial),
   ));
   const debug = r.debugPush === undefined ? undefined : summarize(r.debugPush.latencies);

@@ -102,6 +102,8 @@ export class SimProxy {
   ended: { code: number; details: string } | undefined;
   /** Streams re-opened after UNAVAILABLE since the latest `open`. */
   retries = 0;
+  /** The status details of each retried stream, for the report. */
+  retryReasons: string[] = [];
   /** The latest raw response per type (kept for capture). */
   readonly latest = new Map<string, Uint8Array>();
   readonly #keepLatest: boolean;
@@ -119,6 +121,7 @@ export class SimProxy {
   /** Opens a new connection and stream and sends the first CDS and LDS requests. */
   open(): void {
     this.retries = 0;
+    this.retryReasons = [];
     this.#reopen();
   }
 
@@ -147,6 +150,7 @@ export class SimProxy {
       if (s.code === grpc.status.UNAVAILABLE && this.fullAt === 0 && this.retries < MAX_RETRIES) {
         const delayMs = RETRY_BASE_MS * 2 ** this.retries * (0.5 + Math.random());
         this.retries++;
+        this.retryReasons.push(s.details);
         setTimeout(() => {
           if (this.#call === call) this.#reopen();
         }, delayMs);
