@@ -70,7 +70,8 @@ const progress = (msg: string) =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Server environment: everything default except what the benchmark must set. */
-const SERVER_ENV: Record<string, string> = {};
+// The debug push is a state-changing admin action: the server must allow admin endpoints.
+const SERVER_ENV: Record<string, string> = { ENABLE_ADMIN_ENDPOINTS: "true" };
 for (const name of ["DISCOVERY_DEBOUNCE_AFTER", "DISCOVERY_PUSH_THROTTLE", "DISCOVERY_XDS_SEND_TIMEOUT"]) {
   const value = Deno.env.get(name);
   if (value !== undefined) SERVER_ENV[name] = value;
@@ -235,8 +236,11 @@ async function main(): Promise<LoadReport> {
       // The push runs partly before the HTTP answer comes back, so CPU is counted from before the request.
       const [reply, debugCpu] = await withCpu(pid, agentPid, async () => {
         const pushStarted = epochMs();
-        const pushResponse = await fetch(`http://${addresses.monitoringAddr}/debug/adsz?push=true`);
+        const pushResponse = await fetch(`http://${addresses.monitoringAddr}/debug/adsz?push=true`, {
+          method: "POST",
+        });
         await pushResponse.body?.cancel();
+        if (!pushResponse.ok) throw new Error(`Debug push refused: ${pushResponse.status}`);
         return await agent.request<AwaitReply>({
           cmd: "await",
           since: pushStarted,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { formatAddress, parseListenAddress } from "../http/listen_address.ts";
 import type { Logger } from "../log/logger.ts";
@@ -39,6 +40,8 @@ export interface GrpcServerOptions {
   readonly keepalive?: GrpcKeepalive;
   /** Per-connection bounds; absent fields take `DEFAULT_GRPC_LIMITS`. */
   readonly limits?: GrpcLimits;
+  /** TCP accept queue length (the kernel caps it at `net.core.somaxconn`); default `DEFAULT_LISTEN_BACKLOG`. */
+  readonly backlog?: number;
   /** Where the bound address and shutdown are logged. */
   readonly logger: Logger;
 }
@@ -55,6 +58,9 @@ export interface RunningGrpcServer {
    */
   close(graceMs?: number): Promise<void>;
 }
+
+/** Connections the kernel may hold for a busy server before it resets new ones: enough for a fleet's storm. */
+export const DEFAULT_LISTEN_BACKLOG = 4096;
 
 /** How long `close` waits for open streams by default before cutting connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
@@ -84,13 +90,32 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const credentials = serverCredentials(options.tls, listen.flag);
   const server = new grpc.Server(grpcChannelOptions(options.keepalive, options.limits));
   for (const service of options.services) server.addService(service.definition, service.implementation);
-  if ("unix" in listen) await removeStaleSocket(listen.unix);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(target.bind, credentials, (error, bound) => {
-      if (error) reject(new GrpcListenError(name, target.shown, listen.flag, error));
-      else resolve(bound);
+  let listener: { tcp: net.Server; injector: grpc.ConnectionInjector } | undefined;
+  let port: number;
+  if ("unix" in listen) {
+    await removeStaleSocket(listen.unix);
+    port = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(target.bind, credentials, (error, bound) => {
+        if (error) reject(new GrpcListenError(name, target.shown, listen.flag, error));
+        else resolve(bound);
+      });
     });
-  });
+  } else {
+    // grpc-js listens with Node's default backlog (511): in a storm of new proxies, connections the busy event
+    // loop has not accepted yet overflow the kernel's accept queue and are reset. Listening ourselves with a
+    // deep backlog and handing each socket to grpc-js keeps them waiting instead.
+    const injector = server.createConnectionInjector(credentials);
+    const tcp = net.createServer((socket) => injector.injectConnection(socket));
+    listener = { tcp, injector };
+    port = await new Promise<number>((resolve, reject) => {
+      tcp.once("error", (error) => reject(new GrpcListenError(name, target.shown, listen.flag, error)));
+      tcp.listen({
+        host: target.hostname,
+        port: target.port,
+        backlog: options.backlog ?? DEFAULT_LISTEN_BACKLOG,
+      }, () => resolve((tcp.address() as net.AddressInfo).port));
+    });
+  }
   const address = "unix" in listen ? target.bind : formatAddress(target.hostname, port);
   logger.info(`${name} gRPC server listening`, { address, tls: options.tls !== undefined });
   let closing: Promise<void> | undefined;
@@ -99,8 +124,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     address,
     close(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
       closing ??= new Promise<void>((resolve) => {
+        // Sessions of injected connections are the injector's: it ends them (and cuts them after the grace).
+        listener?.tcp.close();
+        listener?.injector.drain(Math.max(0, graceMs));
         const timer = setTimeout(() => {
           logger.info(`${name} gRPC server cut its remaining connections`, { address, graceMs });
+          listener?.injector.destroy();
           server.forceShutdown();
           resolve();
         }, Math.max(0, graceMs));
@@ -114,15 +143,15 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   };
 }
 
-function bindTarget(listen: GrpcListen): { bind: string; shown: string; hostname: string } {
+function bindTarget(listen: GrpcListen): { bind: string; shown: string; hostname: string; port: number } {
   if ("unix" in listen) {
     if (listen.unix === "") {
       throw new RangeError(`Invalid ${listen.flag} "": expected the path of a Unix socket`);
     }
-    return { bind: `unix:${listen.unix}`, shown: listen.unix, hostname: "" };
+    return { bind: `unix:${listen.unix}`, shown: listen.unix, hostname: "", port: 0 };
   }
   const { hostname, port } = parseListenAddress(listen.tcp, listen.flag);
-  return { bind: formatAddress(hostname, port), shown: listen.tcp, hostname };
+  return { bind: formatAddress(hostname, port), shown: listen.tcp, hostname, port };
 }
 
 /** A socket file left by a previous run would make the bind fail; anything else at the path is left alone. */
