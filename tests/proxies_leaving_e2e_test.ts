@@ -125,6 +125,27 @@ spec:
 `;
 }
 
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/** Writes `bytes` on a new connection to `address` and reads until the server closes it. */
+async function sendRaw(address: string, bytes: Uint8Array): Promise<void> {
+  const [hostname, port] = address.split(":");
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  try {
+    await conn.write(bytes);
+    const buffer = new Uint8Array(4096);
+    while ((await conn.read(buffer)) !== null) { /* until the server closes */ }
+  } catch {
+    // A reset is a close too.
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
 /** Fails naming the exit and the server's last output when the server is no longer running. */
 function assertRunning(server: RunningProgram, exited: () => Deno.CommandStatus | undefined, after: string) {
   const status = exited();
@@ -191,6 +212,36 @@ Deno.test("mesh-discovery survives proxies leaving in every way and still serves
         if (!ok) return;
       }
     }
+
+    await t.step(
+      "peers that break HTTP/2 are dropped alone, counted by reason and logged at warn",
+      async () => {
+        await sendRaw(addresses.grpcAddr, new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+        const dataOnStream0 = [0, 0, 1, 0x0, 0, 0, 0, 0, 0, 7];
+        await sendRaw(
+          addresses.grpcAddr,
+          Uint8Array.from([...PREFACE, 0, 0, 0, 0x4, 0, 0, 0, 0, 0, ...dataOnStream0]),
+        );
+        const counted = async () => {
+          const text = await (await fetch(`http://${addresses.monitoringAddr}/metrics`)).text();
+          return text.split("\n").filter((line) => line.startsWith("discovery_xds_dropped_connections{"))
+            .sort();
+        };
+        const deadline = Date.now() + STEP_MS;
+        let lines = await counted();
+        while (lines.length < 2 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          lines = await counted();
+        }
+        // The proxies of every round left in ordinary ways: none of them is counted.
+        assert.deepEqual(lines, [
+          'discovery_xds_dropped_connections{reason="not_http2"} 1',
+          'discovery_xds_dropped_connections{reason="protocol_error"} 1',
+        ]);
+        await running.waitFor(/"level":"warn".*ADS gRPC server dropped a peer.*"reason":"protocol_error"/);
+        assertRunning(running, () => status, "the hostile peers");
+      },
+    );
 
     await t.step("afterwards the server is running and serves a new proxy", async () => {
       const proxy = new LeavingProxies(addresses.grpcAddr, "cancel", 1, 1, 0);

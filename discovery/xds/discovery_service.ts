@@ -10,6 +10,7 @@ import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { PeerDrop } from "../../shared/grpc/peer_guard.ts";
 import type { Proxy } from "../model/proxy.ts";
 import {
   mergePushRequests,
@@ -201,6 +202,9 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
   queueStats(): PushQueueStats {
     return this.#queue.stats();
   }
+
+  /** The transport dropped a peer of an xDS port for misbehaving; counted by reason. */
+  readonly peerDropped = (drop: PeerDrop): void => this.#metrics.droppedConnection(drop.reason);
 
   /** The grpc-js handler of `StreamAggregatedResources`. */
   readonly handleStream = (call: AdsCall, authorize?: ProxyAuthorizer): void =>

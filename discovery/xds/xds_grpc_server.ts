@@ -93,6 +93,7 @@ export async function startXdsServer<P extends PushSnapshot>(
     tls: options.tls,
     keepalive: grpcKeepalive(options.keepalive),
     limits: grpcLimits(service.settings),
+    onPeerDropped: service.peerDropped,
     logger: options.logger,
   });
   return {

@@ -114,6 +114,11 @@ export class XdsMetrics {
     this.metrics?.counter("discovery_xds_refused_streams").inc({ code: grpcCodeName(code) });
   }
 
+  /** The transport dropped a connection for misbehaving: `discovery_xds_dropped_connections` by reason. */
+  droppedConnection(reason: string): void {
+    this.metrics?.counter("discovery_xds_dropped_connections").inc({ reason });
+  }
+
   /** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`. */
   writeTimeout(): void {
     this.metrics?.counter("discovery_xds_write_timeout").inc();

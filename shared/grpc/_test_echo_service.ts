@@ -7,7 +7,13 @@
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { peerCertificateDer } from "./peer_identity.ts";
-import type { GrpcService } from "./grpc_server.ts";
+import {
+  type GrpcServerOptions,
+  type GrpcService,
+  type RunningGrpcServer,
+  startGrpcServer,
+} from "./grpc_server.ts";
+import { silentLogger } from "../log/logger.ts";
 
 const bytes = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
@@ -122,4 +128,19 @@ export async function waitUntil(predicate: () => boolean, what: string, limitMs 
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Starts an echo server on a free loopback port; `parts` override the options. */
+export async function startEchoServer(
+  parts: Partial<GrpcServerOptions> = {},
+): Promise<{ server: RunningGrpcServer; holds: HoldRecord }> {
+  const { service, holds } = echoService();
+  const server = await startGrpcServer({
+    name: "Echo",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    services: [service],
+    logger: silentLogger,
+    ...parts,
+  });
+  return { server, holds };
 }

@@ -6,11 +6,18 @@
  * @module
  */
 import net from "node:net";
+import type { EventEmitter } from "node:events";
 import * as grpc from "@grpc/grpc-js";
 import { formatAddress, parseListenAddress } from "../http/listen_address.ts";
 import type { Logger } from "../log/logger.ts";
-import { grpcChannelOptions, type GrpcKeepalive, type GrpcLimits } from "./grpc_channel_options.ts";
+import {
+  grpcChannelOptions,
+  type GrpcKeepalive,
+  type GrpcLimits,
+  MAX_TIMER_MS,
+} from "./grpc_channel_options.ts";
 import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
+import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
 
 /** Where a server listens, and the flag that named it (used in errors and logs). */
 export type GrpcListen =
@@ -42,7 +49,14 @@ export interface GrpcServerOptions {
   readonly limits?: GrpcLimits;
   /** TCP accept queue length (the kernel caps it at `net.core.somaxconn`); default `DEFAULT_LISTEN_BACKLOG`. */
   readonly backlog?: number;
-  /** Where the bound address and shutdown are logged. */
+  /**
+   * From accept until the peer's HTTP/2 SETTINGS (TLS handshake included), milliseconds; a slower peer is cut.
+   * Default `DEFAULT_HANDSHAKE_TIMEOUT_MS`.
+   */
+  readonly handshakeTimeoutMs?: number;
+  /** Told of every peer the transport dropped for misbehaving (after it is logged): counts it in a metric. */
+  readonly onPeerDropped?: (drop: PeerDrop) => void;
+  /** Where the bound address, dropped peers and shutdown are logged. */
   readonly logger: Logger;
 }
 
@@ -61,6 +75,12 @@ export interface RunningGrpcServer {
 
 /** Connections the kernel may hold for a busy server before it resets new ones: enough for a fleet's storm. */
 export const DEFAULT_LISTEN_BACKLOG = 4096;
+
+/** A peer gets this long from accept to its HTTP/2 SETTINGS, as the HTTP listeners give a TLS handshake. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** Repeated drops for one reason are logged at most once per this period, with the count passed over. */
+export const DROP_LOG_PERIOD_MS = 10_000;
 
 /** How long `close` waits for open streams by default before cutting connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
@@ -90,6 +110,21 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const credentials = serverCredentials(options.tls, listen.flag);
   const server = new grpc.Server(grpcChannelOptions(options.keepalive, options.limits));
   for (const service of options.services) server.addService(service.definition, service.implementation);
+  const handshakeTimeoutMs = checkHandshakeTimeout(
+    options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  );
+  let closing: Promise<void> | undefined;
+  const logDrop = dropLogger(name, logger);
+  const guard = (http2Server: EventEmitter) =>
+    guardHttp2Server(http2Server, {
+      secure: options.tls !== undefined,
+      handshakeTimeoutMs,
+      isClosing: () => closing !== undefined,
+      onDrop: (drop) => {
+        logDrop(drop);
+        options.onPeerDropped?.(drop);
+      },
+    });
   let listener: { tcp: net.Server; injector: grpc.ConnectionInjector } | undefined;
   let port: number;
   if ("unix" in listen) {
@@ -100,11 +135,13 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
         else resolve(bound);
       });
     });
+    for (const http2Server of http2ServersOf(server)) guard(http2Server);
   } else {
     // grpc-js listens with Node's default backlog (511): in a storm of new proxies, connections the busy event
     // loop has not accepted yet overflow the kernel's accept queue and are reset. Listening ourselves with a
     // deep backlog and handing each socket to grpc-js keeps them waiting instead.
     const injector = server.createConnectionInjector(credentials);
+    guard(http2ServersOf(server).at(-1)!);
     const tcp = net.createServer((socket) => injector.injectConnection(socket));
     listener = { tcp, injector };
     port = await new Promise<number>((resolve, reject) => {
@@ -118,7 +155,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   }
   const address = "unix" in listen ? target.bind : formatAddress(target.hostname, port);
   logger.info(`${name} gRPC server listening`, { address, tls: options.tls !== undefined });
-  let closing: Promise<void> | undefined;
   return {
     port: "unix" in listen ? 0 : port,
     address,
@@ -140,6 +176,48 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       });
       return closing;
     },
+  };
+}
+
+function checkHandshakeTimeout(ms: number): number {
+  if (!Number.isFinite(ms) || ms < 1 || ms > MAX_TIMER_MS) {
+    throw new RangeError(
+      `Invalid gRPC handshake timeout "${ms}ms": expected 1 to ${MAX_TIMER_MS} milliseconds`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * The HTTP/2 servers grpc-js made for this server (one per bound address or connection injector). grpc-js
+ * offers no public hook on its connections; the guard needs one, and a grpc-js that moved this field fails
+ * every server start (and the tests) rather than silently serving unguarded.
+ */
+function http2ServersOf(server: grpc.Server): EventEmitter[] {
+  const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(servers instanceof Map) || servers.size === 0) {
+    throw new TypeError(
+      "@grpc/grpc-js keeps no HTTP/2 servers in `Server.http2Servers`: shared/grpc/peer_guard.ts needs a new hook",
+    );
+  }
+  return [...servers.keys()] as EventEmitter[];
+}
+
+/** Logs each dropped peer at warn; past the first of a reason in `DROP_LOG_PERIOD_MS`, counts them instead. */
+function dropLogger(name: string, logger: Logger): (drop: PeerDrop) => void {
+  const last = new Map<PeerDropReason, { at: number; passedOver: number }>();
+  return (drop) => {
+    const now = Date.now();
+    const seen = last.get(drop.reason);
+    if (seen !== undefined && now - seen.at < DROP_LOG_PERIOD_MS) {
+      seen.passedOver++;
+      return;
+    }
+    last.set(drop.reason, { at: now, passedOver: 0 });
+    logger.warn(`${name} gRPC server dropped a peer`, {
+      ...drop,
+      ...(seen?.passedOver ? { droppedForThisReasonSinceLastLog: seen.passedOver } : {}),
+    });
   };
 }
 

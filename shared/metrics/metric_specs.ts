@@ -435,6 +435,13 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     programs: DISCOVERY,
     help: "ADS streams the server ended over what the peer sent, by gRPC status code.",
   },
+  {
+    name: "discovery_xds_dropped_connections",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "Connections to the xDS ports the transport dropped for misbehaving (not HTTP/2, protocol error, TLS error, handshake timeout), by reason.",
+  },
   { name: "scrape_failures_total", kind: "Sum", programs: BOTH, help: "Failed scrapes." },
   { name: "scrapes_total", kind: "Sum", programs: BOTH, help: "Scrapes." },
   {
@@ -511,6 +518,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_xds_rds_reject: ["node", "err"],
   discovery_xds_expired_nonce: ["type"],
   discovery_xds_refused_streams: ["code"],
+  discovery_xds_dropped_connections: ["reason"],
   discovery_total_xds_internal_errors: ["type"],
   discovery_inbound_updates: ["type"],
   config_validation_passed: ["group", "version", "resource"],
