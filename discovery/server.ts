@@ -115,6 +115,7 @@ export async function startDiscovery(
     meshConfigFile: options.meshConfigFile,
     networksFile: options.networksConfigFile,
     logger: log,
+    metrics: deps.metrics,
   });
   // A mesh config file that exists but is invalid stops startup: serving the defaults instead would silently
   // change the whole mesh's behaviour.

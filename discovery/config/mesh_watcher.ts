@@ -8,6 +8,7 @@ import {
 import { parseMeshConfig } from "../../shared/config/mesh/parse_mesh_config.ts";
 import type { Timers } from "./debouncer.ts";
 import { WatchedFile } from "./watched_file.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
 
 /** Options of {@link MeshWatcher}. */
 export interface MeshWatcherOptions {
@@ -17,6 +18,8 @@ export interface MeshWatcherOptions {
   readonly networksFile?: string;
   /** Where loads, missing files and errors are logged; silent when absent. */
   readonly logger?: Logger;
+  /** Where a lost file is counted (`discovery_config_source_lost`); nothing is recorded when absent. */
+  readonly metrics?: Metrics;
   /** Quiet period after a change before the file is read again (default 100 ms). */
   readonly debounceMs?: number;
   /** How often to look for a parent directory that does not exist yet (default 5 s). */
@@ -72,9 +75,15 @@ export class MeshWatcher {
       dirPollMs: options.dirPollMs ?? 5000,
       ...(options.timers && { timers: options.timers }),
     };
+    const lostGauge = (source: string) => {
+      const gauge = options.metrics?.gauge("discovery_config_source_lost");
+      gauge?.set({ source }, 0);
+      return (lost: boolean) => gauge?.set({ source }, lost ? 1 : 0);
+    };
     if (options.meshConfigFile) {
       this.#mesh = new WatchedFile<MeshConfig>({
         ...common,
+        onLost: lostGauge("meshConfig"),
         label: "mesh config",
         path: options.meshConfigFile,
         parse: (text, file) => {
@@ -88,6 +97,7 @@ export class MeshWatcher {
     if (options.networksFile) {
       this.#networks = new WatchedFile<MeshNetworks>({
         ...common,
+        onLost: lostGauge("meshNetworks"),
         label: "mesh networks",
         path: options.networksFile,
         parse: (text, file) => {

@@ -2,6 +2,12 @@ import { symlink } from "../../shared/testing/symlink.ts";
 import assert from "node:assert/strict";
 import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
 import { type MeshChangeEvent, MeshWatcher } from "./mesh_watcher.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+
+async function lostGauge(metrics: Metrics, source: string): Promise<number | undefined> {
+  const { values } = await metrics.gauge("discovery_config_source_lost").get();
+  return values.find((v) => v.labels.source === source)?.value;
+}
 import { RecordingLogger, replaceFile, waitFor } from "./_test_helpers.ts";
 
 Deno.test("MeshWatcher uses the defaults for missing files and follows a live file", async (t) => {
@@ -157,9 +163,16 @@ Deno.test("MeshWatcher follows the mesh config when its folder is replaced, remo
   const root = await Deno.makeTempDir({ prefix: "mesh_watcher_folder_" });
   await Deno.mkdir(`${root}/etc`);
   await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /dev/stdout\n");
-  const watcher = new MeshWatcher({ meshConfigFile: `${root}/etc/mesh`, debounceMs: 20, dirPollMs: 30 });
+  const metrics = new Metrics("discovery", { version: "test", tag: "test" });
+  const watcher = new MeshWatcher({
+    meshConfigFile: `${root}/etc/mesh`,
+    debounceMs: 20,
+    dirPollMs: 30,
+    metrics,
+  });
   try {
     await watcher.start();
+    assert.equal(await lostGauge(metrics, "meshConfig"), 0);
     assert.equal(watcher.current().accessLogFile, "/dev/stdout");
     await Deno.mkdir(`${root}/next`);
     await Deno.writeTextFile(`${root}/next/mesh`, "accessLogFile: /tmp/a\n");
@@ -171,10 +184,12 @@ Deno.test("MeshWatcher follows the mesh config when its folder is replaced, remo
     await Deno.remove(`${root}/etc`, { recursive: true });
     await waitFor(() => watcher.status()[0].lost, "the file to be lost");
     assert.equal(watcher.current().accessLogFile, "/tmp/b", "the last config stays");
+    assert.equal(await lostGauge(metrics, "meshConfig"), 1);
     await Deno.mkdir(`${root}/etc`);
     await Deno.writeTextFile(`${root}/etc/mesh`, "accessLogFile: /tmp/c\n");
     await waitFor(() => watcher.current().accessLogFile === "/tmp/c", "the recreated file");
     assert.equal(watcher.status()[0].lost, false);
+    assert.equal(await lostGauge(metrics, "meshConfig"), 0);
   } finally {
     await watcher.stop();
     await Deno.remove(root, { recursive: true });

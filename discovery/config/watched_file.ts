@@ -15,6 +15,8 @@ export interface WatchedFileOptions<T> {
   readonly parse: (text: string, file: string) => { readonly value: T; readonly warnings: readonly string[] };
   /** The value while the file has never been loaded. */
   readonly initial: T;
+  /** Called when the file, once loaded, goes missing (true) and when it is back (false). */
+  readonly onLost?: (lost: boolean) => void;
   /** Called with each new effective value (never for a value equal to the current one). */
   readonly onChange: (value: T) => void;
   readonly logger: Logger;
@@ -107,6 +109,12 @@ export class WatchedFile<T> {
     await this.#chain;
   }
 
+  #setLost(lost: boolean): void {
+    if (lost === this.#lost) return;
+    this.#lost = lost;
+    this.#options.onLost?.(lost);
+  }
+
   async #loadOnce(): Promise<void> {
     const { label, path, logger } = this.#options;
     let text: string;
@@ -123,10 +131,10 @@ export class WatchedFile<T> {
         return;
       }
       text = await Deno.readTextFile(path);
-      this.#lost = false;
+      this.#setLost(false);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
-        this.#lost = this.#loadedFromFile;
+        this.#setLost(this.#loadedFromFile);
         this.#errors = [];
         this.#lastText = undefined;
         if (this.#loadedFromFile) {
