@@ -5,6 +5,7 @@
  * several rounds. Afterwards the server process is still running and serves a new proxy.
  */
 import assert from "node:assert/strict";
+import http2 from "node:http2";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeGreeterConfig } from "./helpers/greeter_mesh.ts";

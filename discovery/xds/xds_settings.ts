@@ -40,7 +40,9 @@ export const DEFAULT_XDS_SETTINGS: XdsSettings = Object.freeze({
   cacheStats: false,
   distributionTracking: true,
   distributionRetentionMs: 60_000,
-  maxConcurrentStreams: 100_000,
+  // The reference's 100000 bounds nothing: one connection could hold that many streams of full config (about
+  // 1.3 MiB each at 400 services). A proxy uses one ADS stream, or a handful without ADS.
+  maxConcurrentStreams: 100,
   maxReceiveMessageBytes: 4 * 1024 * 1024,
   adminEndpoints: false,
 });

@@ -13,7 +13,7 @@ Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
     assert.equal(settings.cacheSize, 20_000);
     assert.equal(settings.distributionTracking, true);
     assert.equal(settings.distributionRetentionMs, 60_000);
-    assert.equal(settings.maxConcurrentStreams, 100_000);
+    assert.equal(settings.maxConcurrentStreams, 100);
     assert.equal(settings.maxReceiveMessageBytes, 4_194_304);
     assert.equal(settings.adminEndpoints, false);
   });

@@ -95,9 +95,10 @@ export const SHARED_ENV_VARS: readonly EnvVarSpec[] = [
   {
     name: "MESH_GPRC_MAXSTREAMS",
     type: "int",
-    default: "100000",
+    default: "100",
     programs: BOTH,
-    description: "Maximum number of concurrent gRPC streams.",
+    description:
+      "Maximum number of concurrent gRPC streams per connection to the xDS ports (the reference's default, 100000, bounds nothing).",
   },
   { name: "MESH_METRICS_ANNOTATIONS", type: "string", default: "", programs: BOTH, description: "" },
   {
