@@ -94,8 +94,12 @@ try {
   }).spawn();
   const started = Date.now();
   const ready = (async () => {
-    const text = await new Response(peer.stdout).text();
-    return /"ready"/.test(text);
+    let text = "";
+    for await (const chunk of peer.stdout.pipeThrough(new TextDecoderStream())) {
+      text += chunk;
+      if (/"ready"/.test(text)) return true;
+    }
+    return false;
   })();
   let servedAllMs: number | undefined;
   const readyOrTimeout = await Promise.race([ready.then((r) => r ? "ready" : "exited"), sleep(holdMs)]);

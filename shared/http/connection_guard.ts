@@ -9,6 +9,12 @@ export interface ConnectionLimits {
   readonly headerTimeoutMs: number;
   /** A connection with no byte in either direction for this long is closed (default 60 s). */
   readonly idleTimeoutMs: number;
+  /**
+   * Over TLS, where headers cannot be read: once the client sends bytes after the handshake, the server must
+   * send something back within this (default 30 s: the header time, the 10 s body limit, and slack), or the
+   * connection is closed. A request trickled byte by byte never gets an answer, so it is cut here.
+   */
+  readonly answerTimeoutMs: number;
   /** Largest header block accepted; a larger one is answered 431 (default 64 KiB). */
   readonly maxHeaderBytes: number;
   /** Connections open at once; more are closed on accept (default 1024). */
@@ -20,6 +26,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
   handshakeTimeoutMs: 10_000,
   headerTimeoutMs: 10_000,
   idleTimeoutMs: 60_000,
+  answerTimeoutMs: 30_000,
   maxHeaderBytes: 64 * 1024,
   maxConnections: 1024,
 });
@@ -32,8 +39,9 @@ export interface ConnectionGuardOptions {
   readonly backend: Deno.NetAddr;
   /**
    * True when the backend terminates TLS: bytes are relayed unread, the handshake (until the client answers
-   * the server's first flight) must finish within `handshakeTimeoutMs`, then `idleTimeoutMs` applies. TLS is
-   * not terminated here because a TLS connection closed mid-handshake in Deno keeps its socket open.
+   * the server's first flight) must finish within `handshakeTimeoutMs`, then `idleTimeoutMs` and
+   * `answerTimeoutMs` apply. TLS is not terminated here because a TLS connection closed mid-handshake in Deno
+   * keeps its socket open.
    */
   readonly tls?: boolean;
   readonly limits: ConnectionLimits;
@@ -104,21 +112,32 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
         const local = backend.localAddr as Deno.NetAddr;
         peers.set(local.port, conn.remoteAddr as Deno.NetAddr);
-        // One deadline for the handshake, not renewed by a trickle; quiet periods are bounded after it.
+        // One deadline for the handshake, not renewed by a trickle; quiet periods are bounded after it, and so is
+        // the wait for an answer: client bytes start the answer clock (later ones do not restart it), any server
+        // byte stops it. The client's last handshake flight does not start it, so an idle pooled connection
+        // waits for its first request under the idle timeout alone.
         let serverSpoke = false;
         let open = false;
+        let answerTimer: ReturnType<typeof setTimeout> | undefined;
         try {
           await Promise.race([
             relay(conn, backend, () => {
-              if (serverSpoke && !open) open = true;
+              if (!open) {
+                open = serverSpoke;
+              } else if (answerTimer === undefined) {
+                answerTimer = setTimeout(closeAll, limits.answerTimeoutMs);
+              }
               if (open) arm(limits.idleTimeoutMs);
             }),
             relay(backend, conn, () => {
               serverSpoke = true;
+              clearTimeout(answerTimer);
+              answerTimer = undefined;
               if (open) arm(limits.idleTimeoutMs);
             }),
           ]);
         } finally {
+          clearTimeout(answerTimer);
           peers.delete(local.port);
         }
         return;

@@ -7,6 +7,7 @@ const SHORT: ConnectionLimits = {
   handshakeTimeoutMs: 200,
   headerTimeoutMs: 200,
   idleTimeoutMs: 300,
+  answerTimeoutMs: 600,
   maxHeaderBytes: 4096,
   maxConnections: 3,
 };
@@ -112,6 +113,65 @@ Deno.test("A TLS client that never completes the handshake is closed", async () 
   }
 });
 
+Deno.test("Over TLS, a request trickled after the handshake is cut when no answer comes in time", async (t) => {
+  const { cert, key } = await selfSigned();
+  const server = await serveHttp(
+    "guarded tls",
+    { hostname: "127.0.0.1", port: 0 },
+    () => new Response("ok"),
+    silentLogger,
+    { cert, key },
+    undefined,
+    SHORT,
+  );
+  const connect = () =>
+    Deno.connectTls({
+      hostname: "127.0.0.1",
+      port: server.address.port,
+      caCerts: [cert],
+      alpnProtocols: ["http/1.1"],
+    });
+  try {
+    await t.step("headers trickled faster than the idle timeout are cut at the answer timeout", async () => {
+      const conn = await connect();
+      await conn.handshake();
+      const started = Date.now();
+      let sent = 0;
+      const request = encode("GET / HTTP/1.1\r\nhost: x\r\nx-slow: " + "a".repeat(40));
+      let cut = false;
+      const trickle = (async () => {
+        for (; sent < request.length && !cut; sent++) {
+          await conn.write(request.subarray(sent, sent + 1)).catch(() => cut = true);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      assert.equal(await readUntilClosed(conn), "");
+      cut = true;
+      const elapsed = Date.now() - started;
+      assert.ok(sent < request.length, "cut before the header block was complete");
+      assert.ok(elapsed >= SHORT.answerTimeoutMs, `cut after ${elapsed} ms, not by the idle timeout`);
+      conn.close();
+      await trickle;
+    });
+    await t.step("a client that gets answers keeps its connection past the answer timeout", async () => {
+      const conn = await connect();
+      try {
+        for (let i = 0; i < 3; i++) {
+          await conn.write(encode("GET / HTTP/1.1\r\nhost: x\r\n\r\n"));
+          const chunk = new Uint8Array(4096);
+          const n = await conn.read(chunk);
+          assert.match(new TextDecoder().decode(chunk.subarray(0, n ?? 0)), /^HTTP\/1.1 200/);
+          await new Promise((resolve) => setTimeout(resolve, SHORT.answerTimeoutMs / 3));
+        }
+      } finally {
+        conn.close();
+      }
+    });
+  } finally {
+    await server.shutdown();
+  }
+});
+
 async function selfSigned(): Promise<{ cert: string; key: string }> {
   const dir = await Deno.makeTempDir({ prefix: "connection_guard_test_" });
   try {
@@ -128,6 +188,10 @@ async function selfSigned(): Promise<{ cert: string; key: string }> {
         "1",
         "-subj",
         "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-addext",
+        "basicConstraints=critical,CA:FALSE",
         "-keyout",
         `${dir}/key.pem`,
         "-out",
