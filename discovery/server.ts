@@ -205,10 +205,11 @@ export async function startDiscovery(
       },
     )
     : undefined;
-  const issueServingCert = ca && (async (names: readonly string[]) => {
-    const issued = await ca.servingCertificate(names, SECURE_PORT_CERT_TTL_MS);
+  const issueServingCertFor = async (names: readonly string[]) => {
+    const issued = await ca!.servingCertificate(names, SECURE_PORT_CERT_TTL_MS);
     return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
-  });
+  };
+  const issueServingCert = ca && issueServingCertFor;
   if (ca) {
     ca.startRotation();
     closers.push(() => ca.close());
@@ -240,6 +241,16 @@ export async function startDiscovery(
         : {}),
     });
     closers.push(() => secure.close());
+    // After a root rotation new connections must trust both roots, and a serving certificate the CA issued is
+    // re-issued by the new signer so that workloads which know only the new root can verify the server.
+    ca.onRootsChanged(async () => {
+      const renewed = options.tlsCertFile ? serving : await issueServingCertFor(securePortNames(
+        options.namespace,
+        options.domain,
+        env.string("MESHD_CUSTOM_HOST"),
+      ));
+      secure.updateTls({ keyPem: renewed.key, certChainPem: renewed.cert, caPem: ca.rootsPem() });
+    });
   }
 
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).

@@ -64,6 +64,7 @@ export class CertificateAuthorityServer {
   readonly #settings: CaSettings;
   readonly #deps: CaDeps;
   #timer?: ReturnType<typeof setTimeout>;
+  readonly #rootListeners = new Set<() => Promise<void> | void>();
 
   private constructor(keys: CaKeyStore, settings: CaSettings, deps: CaDeps) {
     this.#keys = keys;
@@ -140,7 +141,7 @@ export class CertificateAuthorityServer {
       const jitter = this.#settings.jitter ? Math.random() * this.#settings.checkIntervalMs / 2 : 0;
       this.#timer = setTimeout(async () => {
         try {
-          if (await this.#keys.check()) this.#recordExpiry();
+          await this.checkRoots();
         } catch (error) {
           this.#deps.log.error("CA root check failed", { error: (error as Error).message });
         }
@@ -148,6 +149,31 @@ export class CertificateAuthorityServer {
       }, this.#settings.checkIntervalMs + jitter);
     };
     schedule();
+  }
+
+  /**
+   * Checks the root now (rotating it when due) and, when the signer or the trusted roots changed, records the
+   * new expiry and tells every `onRootsChanged` listener; a listener's failure is logged, not thrown.
+   */
+  async checkRoots(): Promise<void> {
+    const before = this.#keys.current;
+    await this.#keys.check();
+    const after = this.#keys.current;
+    if (after.signer === before.signer && after.rootsPem.join("") === before.rootsPem.join("")) return;
+    this.#recordExpiry();
+    for (const listener of [...this.#rootListeners]) {
+      try {
+        await listener();
+      } catch (error) {
+        this.#deps.log.error("acting on the CA's new roots failed", { error: (error as Error).message });
+      }
+    }
+  }
+
+  /** Calls `listener` after each change of the signer or the trusted roots; returns an unsubscribe function. */
+  onRootsChanged(listener: () => Promise<void> | void): () => void {
+    this.#rootListeners.add(listener);
+    return () => this.#rootListeners.delete(listener);
   }
 
   /** Stops the rotation timer. */

@@ -72,6 +72,8 @@ export interface RunningXdsServer {
   readonly port: number;
   /** Ends every stream, then stops the server; resolves when it has stopped. */
   close(): Promise<void>;
+  /** Serves new connections with `tls` (see `RunningGrpcServer.updateTls`). */
+  updateTls(tls: GrpcTls): void;
 }
 
 /**
@@ -102,5 +104,6 @@ export async function startXdsServer<P extends PushSnapshot>(
       service.close();
       return server.close();
     },
+    updateTls: (tls) => server.updateTls(tls),
   };
 }

@@ -71,6 +71,13 @@ export interface RunningGrpcServer {
    * every connection. Resolves when stopped; calling it again returns the same promise.
    */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Serves connections accepted from now on with `tls` (new roots for client certificates, a new serving
+   * certificate); connections already open keep what they were handshaken with. TCP TLS listeners only.
+   *
+   * @throws {TypeError} on a Unix socket or plaintext listener
+   */
+  updateTls(tls: GrpcTls): void;
 }
 
 /** Connections the kernel may hold for a busy server before it resets new ones: enough for a fleet's storm. */
@@ -125,7 +132,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
         options.onPeerDropped?.(drop);
       },
     });
-  let listener: { tcp: net.Server; injector: grpc.ConnectionInjector } | undefined;
+  let listener: { tcp: net.Server; injectors: grpc.ConnectionInjector[] } | undefined;
   let port: number;
   if ("unix" in listen) {
     await removeStaleSocket(listen.unix);
@@ -140,10 +147,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     // grpc-js listens with Node's default backlog (511): in a storm of new proxies, connections the busy event
     // loop has not accepted yet overflow the kernel's accept queue and are reset. Listening ourselves with a
     // deep backlog and handing each socket to grpc-js keeps them waiting instead.
-    const injector = server.createConnectionInjector(credentials);
-    guard(http2ServersOf(server).at(-1)!);
-    const tcp = net.createServer((socket) => injector.injectConnection(socket));
-    listener = { tcp, injector };
+    const injectors = [newInjector(server, credentials, guard)];
+    const tcp = net.createServer((socket) => injectors.at(-1)!.injectConnection(socket));
+    listener = { tcp, injectors };
     port = await new Promise<number>((resolve, reject) => {
       tcp.once("error", (error) => reject(new GrpcListenError(name, target.shown, listen.flag, error)));
       tcp.listen({
@@ -162,10 +168,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       closing ??= new Promise<void>((resolve) => {
         // Sessions of injected connections are the injector's: it ends them (and cuts them after the grace).
         listener?.tcp.close();
-        listener?.injector.drain(Math.max(0, graceMs));
+        for (const injector of listener?.injectors ?? []) injector.drain(Math.max(0, graceMs));
         const timer = setTimeout(() => {
           logger.info(`${name} gRPC server cut its remaining connections`, { address, graceMs });
-          listener?.injector.destroy();
+          for (const injector of listener?.injectors ?? []) injector.destroy();
           server.forceShutdown();
           resolve();
         }, Math.max(0, graceMs));
@@ -176,7 +182,27 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       });
       return closing;
     },
+    updateTls(tls) {
+      if (listener === undefined || options.tls === undefined) {
+        throw new TypeError(`${name} gRPC server on ${address} serves no TLS over TCP: its TLS cannot be updated`);
+      }
+      if (closing !== undefined) return;
+      // The old injectors keep serving their open connections until close drains them.
+      listener.injectors.push(newInjector(server, serverCredentials(tls, listen.flag), guard));
+      logger.info(`${name} gRPC server serves new connections with updated TLS`, { address });
+    },
   };
+}
+
+/** A connection injector for `credentials`, its HTTP/2 server guarded. */
+function newInjector(
+  server: grpc.Server,
+  credentials: grpc.ServerCredentials,
+  guard: (http2Server: EventEmitter) => void,
+): grpc.ConnectionInjector {
+  const injector = server.createConnectionInjector(credentials);
+  guard(http2ServersOf(server).at(-1)!);
+  return injector;
 }
 
 function checkHandshakeTimeout(ms: number): number {
