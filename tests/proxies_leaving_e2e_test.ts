@@ -215,6 +215,22 @@ Deno.test("mesh-discovery survives proxies leaving in every way and still serves
     }
 
     await t.step(
+      "each connection may hold 100 streams at once (MESH_GPRC_MAXSTREAMS's default)",
+      async () => {
+        const session = http2.connect(`http://${addresses.grpcAddr}`);
+        try {
+          const settings = await new Promise<http2.Settings>((resolve, reject) => {
+            session.once("remoteSettings", resolve);
+            session.once("error", reject);
+          });
+          assert.equal(settings.maxConcurrentStreams, 100);
+        } finally {
+          session.destroy();
+        }
+      },
+    );
+
+    await t.step(
       "peers that break HTTP/2 are dropped alone, counted by reason and logged at warn",
       async () => {
         await sendRaw(addresses.grpcAddr, new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));

@@ -184,7 +184,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     },
     updateTls(tls) {
       if (listener === undefined || options.tls === undefined) {
-        throw new TypeError(`${name} gRPC server on ${address} serves no TLS over TCP: its TLS cannot be updated`);
+        throw new TypeError(
+          `${name} gRPC server on ${address} serves no TLS over TCP: its TLS cannot be updated`,
+        );
       }
       if (closing !== undefined) return;
       // The old injectors keep serving their open connections until close drains them.
