@@ -16,7 +16,15 @@ import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
 import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
-import { caSettingsFromEnv, CertificateAuthorityServer, securePortNames, xdsCallerCheck } from "./ca/mod.ts";
+import {
+  caSettingsFromEnv,
+  CertificateAuthorityServer,
+  FederatedBundles,
+  parseBundleEndpoints,
+  readCaCertFile,
+  securePortNames,
+  xdsCallerCheck,
+} from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { loadOrchConfig, OrchConfigSource, OrchRegistry, OrchSecretStore, RateLimiter } from "./orch/mod.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
@@ -80,6 +88,10 @@ export async function startDiscovery(
       log: deps.logs.scope("validationServer"),
     })
     : undefined;
+  // So are --caCertFile and SPIFFE_BUNDLE_ENDPOINTS.
+  const caCertPem = options.caCertFile ? await readCaCertFile(options.caCertFile) : "";
+  const caEnabled = env.bool("ENABLE_CA_SERVER");
+  const bundleEndpoints = parseBundleEndpoints(env.string("SPIFFE_BUNDLE_ENDPOINTS"));
 
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
@@ -196,28 +208,34 @@ export async function startDiscovery(
 
   // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
   const trustDomain = options.trustDomain || mesh.current().trustDomain;
-  const ca = env.bool("ENABLE_CA_SERVER")
-    ? await CertificateAuthorityServer.create(
-      caSettingsFromEnv(env, trustDomain),
-      {
-        log: deps.logs.scope("serverca"),
-        metrics: deps.metrics,
-      },
-    )
+  const federation = caEnabled && bundleEndpoints.length > 0
+    ? new FederatedBundles({ endpoints: bundleEndpoints, log: deps.logs.scope("serverca") })
     : undefined;
-  const issueServingCertFor = async (names: readonly string[]) => {
-    const issued = await ca!.servingCertificate(names, SECURE_PORT_CERT_TTL_MS);
+  await federation?.start();
+  if (federation) closers.push(() => federation.stop());
+  const ca = caEnabled
+    ? await CertificateAuthorityServer.create(caSettingsFromEnv(env, trustDomain), {
+      log: deps.logs.scope("serverca"),
+      metrics: deps.metrics,
+      ...(federation && { federation }),
+    })
+    : undefined;
+  // Roots that verify the discovery server, and those trusted for client certificates on the secure port.
+  const servedRootsPem = () => (ca?.rootsPem() ?? "") + caCertPem;
+  const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
+  const issueServingCert = ca && (async (dnsNames: readonly string[]) => {
+    const issued = await ca.servingCertificate(dnsNames, SECURE_PORT_CERT_TTL_MS);
     return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
-  };
-  const issueServingCert = ca && issueServingCertFor;
-  if (ca) {
+  });
+  if (ca && issueServingCert) {
     ca.startRotation();
     closers.push(() => ca.close());
+    const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
     // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
-    const serving = await loadServingTls({
+    let serving = await loadServingTls({
       tlsCertFile: options.tlsCertFile,
       tlsKeyFile: options.tlsKeyFile,
-      servingNames: securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST")),
+      servingNames: names,
       issue: issueServingCert,
       log: deps.logs.scope("serverca"),
     });
@@ -227,7 +245,7 @@ export async function startDiscovery(
       service: discovery,
       keepalive: options.keepalive,
       logger: adsLog,
-      tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: ca.rootsPem() },
+      tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() },
       services: ca.services(),
       ...(env.bool("XDS_AUTH")
         ? {
@@ -235,22 +253,22 @@ export async function startDiscovery(
             authenticators: ca.authenticators(),
             identityCheck: env.bool("DISCOVERY_ENABLE_XDS_IDENTITY_CHECK"),
             trustDomains: [trustDomain, ...mesh.current().trustDomainAliases],
+            federatedTrustDomains: () => federation?.trustDomains() ?? [],
             skipTrustDomain: env.bool("DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN"),
           }),
         }
         : {}),
     });
     closers.push(() => secure.close());
+    const retrust = () =>
+      secure.updateTls({ keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() });
     // After a root rotation new connections must trust both roots, and a serving certificate the CA issued is
     // re-issued by the new signer so that workloads which know only the new root can verify the server.
     ca.onRootsChanged(async () => {
-      const renewed = options.tlsCertFile ? serving : await issueServingCertFor(securePortNames(
-        options.namespace,
-        options.domain,
-        env.string("MESHD_CUSTOM_HOST"),
-      ));
-      secure.updateTls({ keyPem: renewed.key, certChainPem: renewed.cert, caPem: ca.rootsPem() });
+      if (!options.tlsCertFile) serving = { ...await issueServingCert(names), source: "mesh CA" };
+      retrust();
     });
+    federation?.onChange(retrust);
   }
 
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
@@ -274,8 +292,8 @@ export async function startDiscovery(
   if (ca) {
     debug.add(
       "/debug/ca_roots",
-      "The CA's trusted root certificates (PEM), the current one first",
-      () => new Response(ca.rootsPem(), { headers: { "content-type": "application/x-pem-file" } }),
+      "Roots that verify the discovery server (PEM): the CA's, the current one first, then --caCertFile's",
+      () => new Response(servedRootsPem(), { headers: { "content-type": "application/x-pem-file" } }),
     );
   }
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());

@@ -18,6 +18,11 @@ Deno.test("Out-of-range settings stop mesh-discovery before any port opens", asy
     ],
     ["MESH_GPRC_MAXSTREAMS", "0", /MESH_GPRC_MAXSTREAMS="0" is out of range: expected a value from 1/],
     ["MESH_GPRC_MAXRECVMSGSIZE", "-1", /MESH_GPRC_MAXRECVMSGSIZE="-1" is out of range/],
+    [
+      "SPIFFE_BUNDLE_ENDPOINTS",
+      "partner|http://x/b",
+      /Invalid SPIFFE_BUNDLE_ENDPOINTS URL "http:\/\/x\/b" for partner: a bundle endpoint must be https/,
+    ],
   ]; // deno-fmt-ignore
   for (const [name, value, message] of cases) {
     await t.step(`${name}=${value}`, async () => {
@@ -28,6 +33,29 @@ Deno.test("Out-of-range settings stop mesh-discovery before any port opens", asy
       assert.match(result.stderr, message);
       assert.doesNotMatch(result.stdout + result.stderr, /listening/);
     });
+  }
+});
+
+Deno.test("A --caCertFile that is missing or holds no certificate stops startup, naming the flag", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "settings_e2e_" });
+  try {
+    await Deno.writeTextFile(`${dir}/ca.pem`, "not a certificate\n");
+    for (
+      const [file, message] of [[`${dir}/none.pem`, /Cannot read --caCertFile/], [
+        `${dir}/ca.pem`,
+        /Invalid --caCertFile/,
+      ]]
+    ) {
+      const result = await runProgram(
+        "mesh-discovery",
+        discoveryArgs(discoveryAddresses(), [...BASE, "--caCertFile", file as string]),
+      );
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, message as RegExp);
+      assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

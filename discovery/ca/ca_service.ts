@@ -7,7 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { peerCertificateDer } from "../../shared/grpc/mod.ts";
+import { peerCertificateChainDer, peerCertificateDer } from "../../shared/grpc/mod.ts";
 import type { GrpcService } from "../../shared/grpc/mod.ts";
 import {
   caServiceDefinition,
@@ -88,7 +88,7 @@ export function caGrpcServices(deps: CaServiceDeps): GrpcService[] {
       const der = peerCertificateDer(call);
       handleCreateCertificate(deps, call.request, {
         authorization,
-        ...(der ? { peerCertificateDer: der } : {}),
+        ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
       }).then((response) => callback(null, response), (error) => callback(error));
     },
   };

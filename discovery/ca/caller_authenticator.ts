@@ -14,6 +14,8 @@ import { x509 } from "../../shared/pki/_x509.ts";
 export interface CallerCredentials {
   /** The verified client certificate (DER), when the connection is TLS and the peer presented one. */
   readonly peerCertificateDer?: Uint8Array;
+  /** The verified chain of that certificate, leaf first, trust anchor last, when the transport gives it. */
+  readonly peerCertificateChainDer?: readonly Uint8Array[];
   /** The `authorization` metadata values. */
   readonly authorization: readonly string[];
 }
@@ -41,18 +43,56 @@ export interface CallerAuthenticator {
   authenticate(call: CallerCredentials): Promise<string[] | undefined>;
 }
 
-/** Authenticates by the SPIFFE URI SANs of the verified client certificate. */
+/** Federated trust domains whose roots the secure port also trusts (`SPIFFE_BUNDLE_ENDPOINTS`). */
+export interface FederatedTrust {
+  /** The federated trust domain whose bundle holds this trust anchor, if any. */
+  trustDomainOfAnchor(anchorDer: Uint8Array): string | undefined;
+  /** Every federated trust domain with a loaded bundle. */
+  trustDomains(): readonly string[];
+}
+
+/**
+ * Authenticates by the SPIFFE URI SANs of the verified client certificate. With federation, a root vouches only
+ * for its own trust domain: a certificate verified against a federated bundle names identities of that domain
+ * alone, and one verified against the mesh's roots names none of a federated domain.
+ */
 export class ClientCertAuthenticator implements CallerAuthenticator {
   readonly name = "client certificate";
+
+  constructor(readonly federation?: FederatedTrust) {}
 
   authenticate(call: CallerCredentials): Promise<string[] | undefined> {
     if (call.peerCertificateDer === undefined) return Promise.resolve(undefined);
     const certificate = new x509.X509Certificate(new Uint8Array(call.peerCertificateDer).buffer);
-    const ids = subjectAltNamesOf(certificate).uris.filter((uri) => uri.startsWith("spiffe://"));
+    let ids = subjectAltNamesOf(certificate).uris.filter((uri) => uri.startsWith("spiffe://"));
     if (ids.length === 0) {
       return Promise.reject(
         new AuthenticationError("the client certificate has no SPIFFE URI SAN", { identityMissing: true }),
       );
+    }
+    if (this.federation !== undefined) {
+      const anchor = call.peerCertificateChainDer?.at(-1);
+      const vouching = anchor === undefined ? undefined : this.federation.trustDomainOfAnchor(anchor);
+      const federated = new Set(this.federation.trustDomains());
+      const domainOf = (id: string) => {
+        try {
+          return parseSpiffeUri(id).trustDomain;
+        } catch {
+          return "";
+        }
+      };
+      ids = ids.filter((id) =>
+        vouching !== undefined ? domainOf(id) === vouching : !federated.has(domainOf(id))
+      );
+      if (ids.length === 0) {
+        return Promise.reject(
+          new AuthenticationError(
+            vouching !== undefined
+              ? `the client certificate chains to the bundle of trust domain "${vouching}" but names no identity of it`
+              : "the client certificate chains to the mesh's roots but names only identities of federated trust domains",
+          ),
+        );
+      }
     }
     return Promise.resolve(ids);
   }

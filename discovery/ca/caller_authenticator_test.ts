@@ -93,3 +93,53 @@ Deno.test("The first authenticator that finds its credential decides; none at al
     /TOKEN_ISSUER is not set/,
   );
 });
+
+Deno.test("With federation, a root vouches only for identities of its own trust domain", async () => {
+  const mesh = await createSelfSignedCa({ org: "cluster.local", ttlMs: 3_600_000 });
+  const partner = await createSelfSignedCa({ org: "partner.example", ttlMs: 3_600_000 });
+  const meshAnchor = new Uint8Array(mesh.certificate.rawData);
+  const partnerAnchor = new Uint8Array(partner.certificate.rawData);
+  const federation = {
+    trustDomainOfAnchor: (der: Uint8Array) =>
+      der.length === partnerAnchor.length && der.every((b, i) => b === partnerAnchor[i])
+        ? "partner.example"
+        : undefined,
+    trustDomains: () => ["partner.example"],
+  };
+  const authenticator = new ClientCertAuthenticator(federation);
+  const present = async (ca: typeof mesh, anchor: Uint8Array, uris: string[]) => {
+    const keys = await generateKeyPair({ algorithm: "ECDSA" });
+    const cert = await issueCertificate(ca, { publicKey: keys.publicKey, uris, ttlMs: 3_600_000 });
+    const leaf = new Uint8Array(cert.rawData);
+    return await authenticator.authenticate({
+      peerCertificateDer: leaf,
+      peerCertificateChainDer: [leaf, anchor],
+      authorization: [],
+    });
+  };
+  assert.deepEqual(
+    await present(partner, partnerAnchor, ["spiffe://partner.example/ns/shop/sa/ratings"]),
+    ["spiffe://partner.example/ns/shop/sa/ratings"],
+  );
+  await assert.rejects(
+    () => present(partner, partnerAnchor, ["spiffe://cluster.local/ns/shop/sa/admin"]),
+    /chains to the bundle of trust domain "partner.example" but names no identity of it/,
+    "a partner's CA cannot speak for the mesh",
+  );
+  assert.deepEqual(
+    await present(partner, partnerAnchor, [
+      "spiffe://cluster.local/ns/shop/sa/admin",
+      "spiffe://partner.example/ns/shop/sa/ratings",
+    ]),
+    ["spiffe://partner.example/ns/shop/sa/ratings"],
+    "of several names, only the partner's own count",
+  );
+  assert.deepEqual(
+    await present(mesh, meshAnchor, ["spiffe://cluster.local/ns/shop/sa/ratings"]),
+    ["spiffe://cluster.local/ns/shop/sa/ratings"],
+  );
+  await assert.rejects(
+    () => present(mesh, meshAnchor, ["spiffe://partner.example/ns/shop/sa/ratings"]),
+    /chains to the mesh's roots but names only identities of federated trust domains/,
+  );
+});

@@ -18,6 +18,7 @@ import {
 import {
   type CallerAuthenticator,
   ClientCertAuthenticator,
+  type FederatedTrust,
   JwtAuthenticator,
 } from "./caller_authenticator.ts";
 import { CaKeyStore } from "./ca_keys.ts";
@@ -56,6 +57,8 @@ export interface CaDeps {
   readonly metrics?: Metrics;
   /** The clock (a fake in tests). */
   readonly now?: () => Date;
+  /** Federated trust domains whose roots vouch for client certificates of their own domain. */
+  readonly federation?: FederatedTrust;
 }
 
 /** The running CA. */
@@ -93,7 +96,7 @@ export class CertificateAuthorityServer {
   /** The caller authenticators, in order: client certificate, then JWT. */
   authenticators(): CallerAuthenticator[] {
     return [
-      new ClientCertAuthenticator(),
+      new ClientCertAuthenticator(this.#deps.federation),
       new JwtAuthenticator({
         audiences: this.#settings.audiences,
         requireAudience: this.#settings.requireAudience,

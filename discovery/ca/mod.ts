@@ -3,10 +3,13 @@
  *
  * @module
  */
+export * from "./ca_cert_file.ts";
 export * from "./ca_keys.ts";
 export * from "./ca_service.ts";
 export * from "./ca_settings.ts";
 export * from "./ca_signer.ts";
 export * from "./caller_authenticator.ts";
 export * from "./certificate_authority_server.ts";
+export * from "./federated_bundles.ts";
+export * from "./spiffe_bundle.ts";
 export * from "./xds_caller_check.ts";

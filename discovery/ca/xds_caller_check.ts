@@ -2,12 +2,12 @@
  * Who may open an ADS stream on the secure port (`XDS_AUTH`): a caller authenticated as the CA authenticates
  * callers (client certificate or JWT). With `DISCOVERY_ENABLE_XDS_IDENTITY_CHECK`, the proxy its node names must
  * be in the caller's namespace (and run as its service account, when the node says), else PERMISSION_DENIED.
- * Identities from other trust domains are refused unless they are aliases of the mesh's or
- * `DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN` is set.
+ * Identities from other trust domains are refused unless they are aliases of the mesh's, federated through
+ * `SPIFFE_BUNDLE_ENDPOINTS` (vouched for by that domain's bundle), or `DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN` is set.
  *
  * @module
  */
-import { type PeerCall, peerCertificateDer } from "../../shared/grpc/mod.ts";
+import { type PeerCall, peerCertificateChainDer, peerCertificateDer } from "../../shared/grpc/mod.ts";
 import type { Proxy } from "../model/proxy.ts";
 import { authenticateCaller, type CallerAuthenticator, identityParts } from "./caller_authenticator.ts";
 
@@ -28,6 +28,8 @@ export interface XdsCallerCheckOptions {
   readonly identityCheck: boolean;
   /** The mesh trust domain and its aliases. */
   readonly trustDomains: readonly string[];
+  /** Federated trust domains (`SPIFFE_BUNDLE_ENDPOINTS`), accepted beside the mesh's; read at each call. */
+  readonly federatedTrustDomains?: () => readonly string[];
   /** `DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN`. */
   readonly skipTrustDomain: boolean;
 }
@@ -64,19 +66,18 @@ export function xdsCallerCheck(
       const der = peerCertificateDer(call);
       identities = await authenticateCaller(options.authenticators, {
         authorization: call.metadata.get("authorization").map(String),
-        ...(der ? { peerCertificateDer: der } : {}),
+        ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
       });
     } catch (error) {
       return { code: UNAUTHENTICATED, details: `XDS_AUTH: ${(error as Error).message}` };
     }
     if (!options.skipTrustDomain) {
-      const foreign = identities.filter((id) =>
-        !options.trustDomains.includes(identityParts(id).trustDomain)
-      );
+      const accepted = [...options.trustDomains, ...(options.federatedTrustDomains?.() ?? [])];
+      const foreign = identities.filter((id) => !accepted.includes(identityParts(id).trustDomain));
       if (foreign.length === identities.length) {
         return {
           code: UNAUTHENTICATED,
-          details: `the caller's trust domain is not the mesh's (${options.trustDomains.join(", ")}): ${
+          details: `the caller's trust domain is neither the mesh's nor federated (${accepted.join(", ")}): ${
             foreign.join(", ")
           }`,
         };

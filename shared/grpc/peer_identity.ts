@@ -17,6 +17,35 @@ export function peerCertificateDer(call: PeerCall): Uint8Array | undefined {
   return raw && raw.byteLength > 0 ? new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength) : undefined;
 }
 
+interface DetailedPeerCertificate {
+  readonly raw?: Uint8Array;
+  readonly issuerCertificate?: DetailedPeerCertificate;
+}
+
+/** Longest chain read; real chains are 2 to 4 certificates. */
+const MAX_CHAIN = 10;
+
+/**
+ * The verified client certificate chain, leaf first and the trust anchor it was verified against last (the
+ * runtime reports the anchor even when the peer did not send it); undefined when `peerCertificateDer` would
+ * be, or when the call's connection cannot be read. Callers decide from the anchor which roots vouched for the
+ * peer. Reads the TLS socket under a grpc-js server call without interceptors.
+ */
+export function peerCertificateChainDer(call: PeerCall): Uint8Array[] | undefined {
+  if (peerCertificateDer(call) === undefined) return undefined;
+  // deno-lint-ignore no-explicit-any
+  const socket = (call as any)?.call?.stream?.session?.socket;
+  if (!socket?.authorized || typeof socket.getPeerCertificate !== "function") return undefined;
+  const chain: Uint8Array[] = [];
+  let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  while (cert?.raw && cert.raw.byteLength > 0 && chain.length < MAX_CHAIN) {
+    chain.push(new Uint8Array(cert.raw.buffer, cert.raw.byteOffset, cert.raw.byteLength));
+    if (cert.issuerCertificate === undefined || cert.issuerCertificate === cert) break;
+    cert = cert.issuerCertificate;
+  }
+  return chain.length > 0 ? chain : undefined;
+}
+
 /** The peer's address as grpc-js reports it (`127.0.0.1:53412`, `[::1]:53412`, or the socket path). */
 export function peerAddress(call: PeerCall): string {
   return call.getPeer();
