@@ -21,6 +21,7 @@ import {
   timeoutFields,
 } from "./route_action.ts";
 import { type EnvoyObject, routeMatch } from "./route_match.ts";
+import { corsPolicy, headerFields, mirrorPolicies, redirectAction } from "./route_extras.ts";
 import { type PlannedRoute, planRouteConfiguration, type RoutePlan } from "./route_plan.ts";
 
 /** The Envoy route of one planned route; `spec` is the VirtualService the plan's indices point into. */
@@ -33,6 +34,12 @@ export function envoyRoute(planned: PlannedRoute, spec: VirtualServiceSpec | und
   }
   const match = http !== undefined && planned.match >= 0 ? http.match?.[planned.match] : undefined;
   const name = [http?.name, match?.name].filter((n) => n !== undefined && n !== "").join(".");
+  const common = {
+    ...(name !== "" ? { name } : {}),
+    match: routeMatch(match),
+    ...headerFields(http?.headers),
+  };
+  if (http?.redirect !== undefined) return { ...common, redirect: redirectAction(http.redirect) };
   const retry = retryPolicy(http?.retries);
   const action: EnvoyObject = {
     ...clusterSpecifier(planned.clusters),
@@ -41,11 +48,20 @@ export function envoyRoute(planned: PlannedRoute, spec: VirtualServiceSpec | und
     ...(planned.hashPolicy ? { hash_policy: planned.hashPolicy } : {}),
     ...(http?.rewrite?.uri ? { prefix_rewrite: http.rewrite.uri } : {}),
     ...(http?.rewrite?.authority ? { host_rewrite_literal: http.rewrite.authority } : {}),
+    ...(planned.mirrorCluster
+      ? {
+        request_mirror_policies: mirrorPolicies(
+          planned.mirrorCluster,
+          http?.mirrorPercentage,
+          http?.mirrorPercent,
+        ),
+      }
+      : {}),
+    ...(http?.corsPolicy ? { cors: corsPolicy(http.corsPolicy) } : {}),
   };
   const fault = faultConfig(http?.fault);
   return {
-    ...(name !== "" ? { name } : {}),
-    match: routeMatch(match),
+    ...common,
     route: action,
     ...(fault ? { typed_per_filter_config: { [FAULT_FILTER_NAME]: fault } } : {}),
   };

@@ -29,6 +29,8 @@ export interface PlannedRoute {
   readonly clusters: readonly WeightedCluster[];
   /** Envoy hash policy for consistent-hash load balancing; absent otherwise. */
   readonly hashPolicy?: readonly EnvoyObject[];
+  /** The cluster requests are mirrored to (Envoy proxies only). */
+  readonly mirrorCluster?: string;
 }
 
 /** The resolved inputs of one RouteConfiguration. */
@@ -69,6 +71,8 @@ class RoutePlanner {
     readonly push: PushContext,
     readonly listenerPort: number,
     readonly gatewayNames?: readonly string[],
+    /** Plans for an Envoy proxy: redirects and mirrors are planned too. */
+    readonly envoy = false,
   ) {}
 
   /**
@@ -112,12 +116,15 @@ class RoutePlanner {
     return { clusters: resolved.map((r, i) => ({ name: r.name, weight: kept[i].weight ?? 0 })) };
   }
 
-  /** Planned routes of a VirtualService: HTTP routes that forward, once per match condition that applies. */
+  /**
+   * Planned routes of a VirtualService: HTTP routes that forward (or, for Envoy, redirect), once per match
+   * condition that applies; for Envoy also the mirror's cluster.
+   */
   routes(vs: IndexedVirtualService): PlannedRoute[] {
     const out: PlannedRoute[] = [];
     for (const [i, route] of (vs.resource.spec.http ?? []).entries()) {
-      // gRPC clients reject redirects; delegating routes were merged into their root by the index.
-      if (route.redirect !== undefined || route.delegate !== undefined) continue;
+      // gRPC clients fail RPCs on redirects; delegating routes were merged into their root by the index.
+      if (route.delegate !== undefined || (route.redirect !== undefined && !this.envoy)) continue;
       const matches = route.match ?? [];
       const applicable = matches.length === 0
         ? [-1]
@@ -125,9 +132,12 @@ class RoutePlanner {
           matchApplies(matches[j], this.proxy, this.listenerPort, this.gatewayNames)
         );
       if (applicable.length === 0) continue;
-      const destinations = this.destinations(route);
+      const destinations = route.redirect !== undefined ? { clusters: [] } : this.destinations(route);
       if (destinations === undefined) continue;
-      for (const j of applicable) out.push({ http: i, match: j, ...destinations });
+      const mirror = this.envoy && route.mirror !== undefined ? this.cluster(route.mirror).name : undefined;
+      for (const j of applicable) {
+        out.push({ http: i, match: j, ...destinations, ...(mirror ? { mirrorCluster: mirror } : {}) });
+      }
     }
     return out;
   }
@@ -154,8 +164,9 @@ export function planRouteConfiguration(
   target: GrpcTarget,
   proxy: Proxy,
   push: PushContext,
+  options: { readonly envoy?: boolean } = {},
 ): PlannedRouteConfiguration {
-  const planner = new RoutePlanner(proxy, push, target.port.port);
+  const planner = new RoutePlanner(proxy, push, target.port.port, undefined, options.envoy ?? false);
   planner.dependsOn.add(serviceKey(target.service.namespace, target.service.hostname));
   const base = {
     name: target.name,
@@ -192,7 +203,7 @@ export function planGatewayRoutes(
   port: number,
   gatewayNames: readonly string[],
 ): { routes: PlannedRoute[]; dependsOn: string[] } {
-  const planner = new RoutePlanner(proxy, push, port, gatewayNames);
+  const planner = new RoutePlanner(proxy, push, port, gatewayNames, true);
   planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
   return { routes: planner.routes(vs), dependsOn: [...planner.dependsOn] };
 }

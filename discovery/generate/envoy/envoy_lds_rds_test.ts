@@ -5,6 +5,7 @@ import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator, virtualHostDomains } from "./envoy_rds.ts";
+import { planRouteConfiguration } from "../route_plan.ts";
 
 type Obj = Record<string, unknown>;
 const RATINGS = "ratings.example.svc.cluster.local";
@@ -118,4 +119,93 @@ Deno.test("Every Envoy listener and route encodes and passes Envoy's validation 
   for (const [, cluster] of clusterRefs) {
     assert.ok(cds.byName.has(cluster), `${cluster} is referenced and CDS serves it`);
   }
+});
+
+Deno.test("Envoy routes carry redirects, mirrors, CORS and header changes from the VirtualService", () => {
+  const w = world().apply(networking("VirtualService", "example", "ratings", {
+    hosts: ["ratings"],
+    http: [{
+      name: "moved",
+      match: [{ uri: { prefix: "/old" } }],
+      redirect: { uri: "/new", authority: "ratings.example.svc.cluster.local", redirectCode: 308 },
+    }, {
+      route: [{ destination: { host: "ratings" } }],
+      mirror: { host: "reviews.other.svc.cluster.local", port: { number: 8080 } },
+      mirrorPercentage: { value: 12.5 },
+      corsPolicy: {
+        allowOrigins: [{ exact: "https://shop.example" }, { prefix: "https://dev." }],
+        allowMethods: ["GET", "POST"],
+        allowHeaders: ["x-token"],
+        exposeHeaders: ["x-trace"],
+        maxAge: "24h",
+        allowCredentials: true,
+      },
+      headers: {
+        request: { set: { "x-mesh": "yes" }, add: { "x-hop": "sidecar" }, remove: ["x-internal"] },
+        response: { set: { "cache-control": "no-store" }, remove: ["server"] },
+      },
+    }],
+  }));
+  const proxy = envoySidecar("example", "10.0.2.1");
+  const push = w.push();
+  const rds = run(envoyRdsGenerator, proxy, push);
+  const ratings = (rds.byName.get("8080")!.virtual_hosts as Obj[]).find((h) => h.name === `${RATINGS}:8080`)!;
+  const [moved, main] = ratings.routes as Obj[];
+  assert.equal(moved.name, "moved");
+  assert.deepEqual(moved.redirect, {
+    path_redirect: "/new",
+    host_redirect: "ratings.example.svc.cluster.local",
+    response_code: "PERMANENT_REDIRECT",
+  });
+  assert.equal(moved.route, undefined, "a redirect does not forward");
+  const action = main.route as Obj;
+  assert.deepEqual(action.request_mirror_policies, [{
+    cluster: "outbound|8080||reviews.other.svc.cluster.local",
+    runtime_fraction: { default_value: { numerator: 125_000, denominator: "MILLION" } },
+  }]);
+  assert.deepEqual(action.cors, {
+    allow_origin_string_match: [{ exact: "https://shop.example" }, { prefix: "https://dev." }],
+    allow_methods: "GET,POST",
+    allow_headers: "x-token",
+    expose_headers: "x-trace",
+    max_age: "86400",
+    allow_credentials: { value: true },
+  });
+  assert.deepEqual(main.request_headers_to_add, [
+    { header: { key: "x-mesh", value: "yes" }, append_action: "OVERWRITE_IF_EXISTS_OR_ADD" },
+    { header: { key: "x-hop", value: "sidecar" }, append_action: "APPEND_IF_EXISTS_OR_ADD" },
+  ]);
+  assert.deepEqual(main.request_headers_to_remove, ["x-internal"]);
+  assert.deepEqual(main.response_headers_to_add, [
+    { header: { key: "cache-control", value: "no-store" }, append_action: "OVERWRITE_IF_EXISTS_OR_ADD" },
+  ]);
+  assert.deepEqual(main.response_headers_to_remove, ["server"]);
+  for (const [name, encoded] of rds.bytes) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
+  const cds = run(envoyCdsGenerator, proxy, push);
+  assert.ok(cds.byName.has("outbound|8080||reviews.other.svc.cluster.local"), "the mirror's cluster exists");
+});
+
+Deno.test("Proxyless gRPC clients are not given redirects or mirrors", () => {
+  const w = world().apply(networking("VirtualService", "example", "ratings", {
+    hosts: ["ratings"],
+    http: [
+      { match: [{ uri: { prefix: "/old" } }], redirect: { uri: "/new" } },
+      { route: [{ destination: { host: "ratings" } }], mirror: { host: "reviews.other.svc.cluster.local" } },
+    ],
+  }));
+  const target = `${RATINGS}:8080`;
+  const planned = planRouteConfiguration(
+    {
+      name: target,
+      service: w.push().services().find((s) => s.hostname === RATINGS)!,
+      port: { port: 8080, name: "http", protocol: "HTTP" },
+    },
+    envoySidecar("example", "10.0.2.1"),
+    w.push(),
+  );
+  assert.equal(planned.plan.routes.length, 1, "the redirect route is left out");
+  assert.equal(planned.plan.routes[0].mirrorCluster, undefined);
 });

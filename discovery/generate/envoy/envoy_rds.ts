@@ -2,11 +2,12 @@
  * RDS for Envoy sidecars: one RouteConfiguration per outbound HTTP port (named by the port, as the outbound
  * HTTP listener of that port asks for it), with a virtual host per visible service on that port answering to
  * every name a client of the proxy's namespace may use for it, routes from the VirtualService that claims the
- * service (matches, weights, retries, timeouts, rewrites, faults, consistent hashing) or one default route,
+ * service (matches, weights, retries, timeouts, rewrites, faults, consistent hashing, redirects, mirrors, CORS,
+ * header manipulation) or one default route,
  * and a last `allow_any` virtual host that sends unknown hosts to PassthroughCluster (ALLOW_ANY) or
  * BlackHoleCluster (REGISTRY_ONLY).
  *
- * Not generated yet: redirects, direct responses, mirrors, CORS and header manipulation.
+ * Not generated yet: direct responses, and header manipulation per weighted destination.
  *
  * @module
  */
@@ -108,7 +109,7 @@ export function planRouteConfig(
     if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
     const target = { name: `${service.hostname}:${port}`, service, port: servicePort };
-    const planned = planRouteConfiguration(target, proxy, push);
+    const planned = planRouteConfiguration(target, proxy, push, { envoy: true });
     for (const key of planned.dependsOn) dependsOn.add(key);
     hosts.push({
       plan: planned.plan,
