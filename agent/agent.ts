@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvSettings } from "../shared/env/env_settings.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
+import type { Metrics } from "../shared/metrics/metrics.ts";
 import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
 import { CaClient } from "./proxy/ca_client.ts";
@@ -15,8 +16,10 @@ import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_confi
 import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
 import { ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
+import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
+import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
-import { WorkloadSecrets } from "./proxy/workload_secrets.ts";
+import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 
 /** What `mesh-agent proxy` is started with. */
@@ -33,6 +36,8 @@ export interface ProxyAgentInputs {
   readonly proxyLogLevel: string;
   readonly version: string;
   readonly logs: LogManager;
+  /** The agent's metrics registry. */
+  readonly metrics: Metrics;
 }
 
 /** A running agent. */
@@ -45,6 +50,8 @@ export interface ProxyAgent {
 
 const TOKEN_PATH = "./var/run/secrets/tokens/mesh-token";
 const ROOT_CERT_PATH = "./var/run/secrets/mesh/root-cert.pem";
+/** Where `FILE_MOUNTED_CERTS` expects the workload's key material, as Istio mounts it. */
+const MOUNTED_CERTS_DIR = "./etc/certs";
 
 function readIfExists(path: string): string | undefined {
   return existsSync(path) ? Deno.readTextFileSync(path) : undefined;
@@ -55,6 +62,80 @@ function annotationValue(text: string | undefined, key: string): string | undefi
   if (line === undefined) return undefined;
   const raw = line.slice(key.length + 1);
   return raw.startsWith('"') ? JSON.parse(raw) : raw;
+}
+
+/** The discovery server's certificate names its service, not an IP it is reached at. */
+function serverNameFor(address: string): string {
+  const host = address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "");
+  return /^[0-9.:]+$/.test(host) ? "meshd.mesh-system.svc" : host;
+}
+
+/**
+ * The workload secret's source: files mounted at `./etc/certs` with `FILE_MOUNTED_CERTS`, else the CA at
+ * `CA_ADDR` (default: the discovery address), authenticated by the workload token or, with `PROV_CERT`, a
+ * provisioned certificate.
+ */
+async function startWorkloadSecrets(
+  env: EnvSettings,
+  discoveryAddress: string,
+  logs: LogManager,
+  metrics: Metrics,
+): Promise<{ provider: SecretProvider; close(): void }> {
+  const checkIntervalMs = env.durationMs("SECRET_ROTATION_CHECK_INTERVAL");
+  if (env.bool("FILE_MOUNTED_CERTS")) {
+    const mounted = new MountedSecrets({
+      dir: MOUNTED_CERTS_DIR,
+      checkIntervalMs,
+      log: logs.scope("caclient"),
+    });
+    // The first read must work: an agent without a certificate cannot serve its proxy.
+    await mounted.load();
+    mounted.start();
+    return { provider: mounted, close: () => mounted.close() };
+  }
+  const rootPath = env.string("CA_ROOT_CA") || ROOT_CERT_PATH;
+  const rootPem = readIfExists(rootPath);
+  if (rootPem === undefined) {
+    throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
+  }
+  const caAddress = env.string("CA_ADDR") || discoveryAddress;
+  const provDir = env.string("PROV_CERT");
+  const ca = new CaClient({
+    address: caAddress,
+    rootPem,
+    serverName: serverNameFor(caAddress),
+    token: () => Promise.resolve(readIfExists(TOKEN_PATH)?.trim()),
+    metrics,
+    ...(provDir !== "" ? { clientCert: readProvisionedCert(provDir) } : {}),
+  });
+  const secrets = new WorkloadSecrets({
+    signer: ca,
+    ttlSeconds: env.durationMs("SECRET_TTL") / 1000,
+    graceRatio: env.float("SECRET_GRACE_PERIOD_RATIO"),
+    checkIntervalMs,
+    ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
+    rootPem,
+    log: logs.scope("caclient"),
+  });
+  secrets.start();
+  return {
+    provider: secrets,
+    close: () => {
+      secrets.close();
+      ca.close();
+    },
+  };
+}
+
+/** `PROV_CERT`'s key and chain, read at startup; a missing file stops startup naming it. */
+function readProvisionedCert(dir: string): { keyPem: string; certChainPem: string } {
+  const read = (name: string) => {
+    const path = join(dir, name);
+    const text = readIfExists(path);
+    if (text === undefined) throw new Error(`PROV_CERT: no ${name} in ${dir} (expected ${path})`);
+    return text;
+  };
+  return { keyPem: read(SECRET_FILES.key), certChainPem: read(SECRET_FILES.chain) };
 }
 
 /** Starts everything; resolves once the servers listen and the proxy was started. */
@@ -116,46 +197,42 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   await Deno.writeTextFile(bootstrapPath, JSON.stringify(bootstrap, null, 2));
   log.info("bootstrap written", { path: bootstrapPath, node: node.id });
 
-  // The workload certificate from the CA, served over SDS and used for the upstream xDS connection.
-  const rootPath = env.string("CA_ROOT_CA") || ROOT_CERT_PATH;
-  const rootPem = readIfExists(rootPath);
-  if (rootPem === undefined) {
-    throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
+  // The workload certificate (from the CA, or mounted files), served over SDS and used for the upstream xDS
+  // connection; OUTPUT_CERTS gets a copy of every one.
+  const secrets = await startWorkloadSecrets(env, config.discoveryAddress, logs, inputs.metrics);
+  const outputDir = env.string("OUTPUT_CERTS");
+  if (outputDir !== "") {
+    const write = (secret: WorkloadSecret) =>
+      writeSecretFiles(outputDir, secret).catch((error) =>
+        log.warn("cannot write the workload certificate to OUTPUT_CERTS", {
+          dir: outputDir,
+          error: (error as Error).message,
+        })
+      );
+    secrets.provider.onChange(write);
+    if (secrets.provider.current) await write(secrets.provider.current);
   }
-  const caAddress = env.string("CA_ADDR") || config.discoveryAddress;
-  const serverName = (address: string) => {
-    const host = address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "");
-    // The discovery server's certificate names its service, not an IP it is reached at.
-    return /^[0-9.:]+$/.test(host) ? "meshd.mesh-system.svc" : host;
-  };
-  const ca = new CaClient({
-    address: caAddress,
-    rootPem,
-    serverName: serverName(caAddress),
-    token: () => Promise.resolve(readIfExists(TOKEN_PATH)?.trim()),
+  const sds = await startSdsServer({
+    socket: sdsSocket,
+    secrets: secrets.provider,
+    log: logs.scope("sds"),
+    metrics: inputs.metrics,
+    staleRecycleMs: env.durationMs("STALED_CONNECTION_RECYCLE_RUN_INTERVAL"),
   });
-  const secrets = new WorkloadSecrets({
-    signer: ca,
-    ttlSeconds: env.durationMs("SECRET_TTL") / 1000,
-    graceRatio: env.float("SECRET_GRACE_PERIOD_RATIO"),
-    checkIntervalMs: env.durationMs("SECRET_ROTATION_CHECK_INTERVAL"),
-    ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
-    rootPem,
-    log: logs.scope("caclient"),
-  });
-  secrets.start();
-  const sds = await startSdsServer(sdsSocket, secrets, logs.scope("sds"));
   const upstream = env.string("XDS_UPSTREAM") || config.discoveryAddress;
-  const xds = await startXdsProxy(
-    xdsSocket,
-    {
+  const savePath = env.string("LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH");
+  const xds = await startXdsProxy({
+    socket: xdsSocket,
+    upstream: {
       address: upstream,
       mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
-      serverName: serverName(upstream),
+      serverName: serverNameFor(upstream),
     },
-    secrets,
-    logs.scope("xdsproxy"),
-  );
+    secrets: secrets.provider,
+    log: logs.scope("xdsproxy"),
+    maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
+    ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
+  });
   const quit = Promise.withResolvers<string>();
   const status = await startStatusServer(config.statusPort, {
     adminPort: config.proxyAdminPort,
@@ -178,7 +255,6 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       await supervisor.stop();
       secrets.close();
       await Promise.all([status.shutdown(), xds.close(), sds.close()]);
-      ca.close();
     },
   };
 }

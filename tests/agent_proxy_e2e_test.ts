@@ -5,6 +5,7 @@
  * confirms and whose chain verifies against the mesh root, and readiness turns 200; SIGTERM drains and exits.
  */
 import assert from "node:assert/strict";
+import { TYPE_URL } from "../proto/type_urls.ts";
 import { certificateText, verifyChain } from "../shared/testing/openssl.ts";
 import { startOidcIssuer } from "../shared/testing/oidc_issuer.ts";
 import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
@@ -92,6 +93,8 @@ Deno.test(
           // A short life, so a renewal happens within the test.
           SECRET_TTL: "6s",
           SECRET_ROTATION_CHECK_INTERVAL: "500ms",
+          OUTPUT_CERTS: `${dir}/out-certs`,
+          LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH: `${dir}/xds-snapshot.json`,
           PROXY_CONFIG: JSON.stringify({
             discoveryAddress: addresses.secureGRPCAddr,
             binaryPath: standIn,
@@ -154,6 +157,32 @@ Deno.test(
       );
       const heldCert = async () =>
         (await (await fetch(`http://127.0.0.1:${adminPort}/certs`)).json()).default;
+      await t.step(
+        "OUTPUT_CERTS holds the same certificate, the key readable by its owner only",
+        async () => {
+          const held = await heldCert();
+          const written = await poll("the written chain", async () => {
+            const chain = await Deno.readTextFile(`${dir}/out-certs/cert-chain.pem`).catch(() => undefined);
+            return chain === held ? chain : undefined;
+          });
+          assert.equal(written, held);
+          assert.equal(await Deno.readTextFile(`${dir}/out-certs/root-cert.pem`), rootPem);
+          assert.equal((await Deno.stat(`${dir}/out-certs/key.pem`)).mode! & 0o777, 0o600);
+        },
+      );
+      await t.step(
+        "LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH holds the clusters and listeners relayed",
+        async () => {
+          const snapshot = await poll("the xDS snapshot", async () => {
+            const saved = JSON.parse(await Deno.readTextFile(`${dir}/xds-snapshot.json`));
+            return saved[TYPE_URL.cluster] && saved[TYPE_URL.listener] ? saved : undefined;
+          });
+          assert.ok(snapshot[TYPE_URL.cluster].resources.length > 0);
+          assert.ok(
+            snapshot[TYPE_URL.cluster].resources.every((c: { name?: string }) => typeof c.name === "string"),
+          );
+        },
+      );
       if (
         !await t.step(
           "a certificate near the end of its life is renewed and pushed to the proxy",
@@ -185,7 +214,7 @@ Deno.test(
       ) return;
       if (
         !await t.step(
-          "the discovery server restarting: the agent's proxy reconnects and gets config again",
+          "the discovery server restarting: the agent reconnects upstream and the proxy, on the same stream, gets config again",
           async () => {
             await discovery.stop();
             discovery = startProgram(
@@ -195,10 +224,12 @@ Deno.test(
             );
             await discovery.waitFor(/"msg":"discovery server started"/);
             const before = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
-            await poll("config from the restarted server", async () => {
-              const after = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
-              return after !== before ? true : undefined;
+            const responses = (text: string) => Number(/^envoy_responses (\d+)/m.exec(text)?.[1]);
+            const after = await poll("config from the restarted server", async () => {
+              const text = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
+              return responses(text) > responses(before) ? text : undefined;
             });
+            assert.match(after, /^envoy_ads_stream_failures 0$/m, "the proxy's ADS stream never failed");
           },
         )
       ) return;

@@ -9,6 +9,7 @@ import { UsageError } from "../../shared/cli/command_spec.ts";
 import { logFlagsFrom } from "../../shared/cli/logging_flags.ts";
 import { LogManager } from "../../shared/log/log_manager.ts";
 import { buildInfo } from "../../shared/version/build_info.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
 import { startProxyAgent } from "../agent.ts";
 
 /** Resolves on the first SIGINT or SIGTERM with the signal's name. */
@@ -53,6 +54,7 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             proxyLogLevel: ctx.flags.proxyLogLevel as string,
             version: buildInfo().version,
             logs,
+            metrics: new Metrics("agent", { version: buildInfo().version, tag: buildInfo().tag }),
           });
           const reason = await Promise.race([untilSignal(), agent.quitRequested]);
           logs.scope("default").info("draining and stopping", { reason });

@@ -6,6 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
 import {
   caServiceDefinition,
   type CertificateResponseMessage,
@@ -22,17 +23,31 @@ export interface CaClientOptions {
   readonly token: () => Promise<string | undefined>;
   /** TLS server name to check, when the address is not it (e.g. `meshd.mesh-system.svc`). */
   readonly serverName?: string;
+  /** A provisioned client certificate (`PROV_CERT`) presented to the CA, for workloads without a token. */
+  readonly clientCert?: { readonly keyPem: string; readonly certChainPem: string };
+  /** Where requests, failures, retries and latency are counted (`request_type="csr"`). */
+  readonly metrics?: Metrics;
 }
+
+const CSR = { request_type: "csr" };
 
 /** Signs CSRs through the CA. */
 export class CaClient {
   readonly #client: grpc.Client;
   readonly #options: CaClientOptions;
+  #lastFailed = false;
 
   constructor(options: CaClientOptions) {
     this.#options = options;
     const Client = grpc.makeGenericClientConstructor(caServiceDefinition(MESH_CA_SERVICE), MESH_CA_SERVICE);
-    this.#client = new Client(options.address, grpc.credentials.createSsl(Buffer.from(options.rootPem)), {
+    const credentials = options.clientCert
+      ? grpc.credentials.createSsl(
+        Buffer.from(options.rootPem),
+        Buffer.from(options.clientCert.keyPem),
+        Buffer.from(options.clientCert.certChainPem),
+      )
+      : grpc.credentials.createSsl(Buffer.from(options.rootPem));
+    this.#client = new Client(options.address, credentials, {
       ...(options.serverName ? { "grpc.ssl_target_name_override": options.serverName } : {}),
     });
   }
@@ -46,7 +61,26 @@ export class CaClient {
     const metadata = new grpc.Metadata();
     const token = await this.#options.token();
     if (token !== undefined) metadata.set("authorization", `Bearer ${token}`);
-    return await new Promise<string[]>((resolve, reject) => {
+    const { metrics } = this.#options;
+    metrics?.counter("num_outgoing_requests").inc(CSR);
+    // A request after a failed one is a retry: the secret manager retries with backoff.
+    if (this.#lastFailed) metrics?.counter("num_outgoing_retries").inc(CSR);
+    const started = performance.now();
+    try {
+      const chain = await this.#request(csrPem, ttlSeconds, metadata);
+      this.#lastFailed = false;
+      return chain;
+    } catch (error) {
+      this.#lastFailed = true;
+      metrics?.counter("num_failed_outgoing_requests").inc(CSR);
+      throw error;
+    } finally {
+      metrics?.counter("outgoing_latency").inc(CSR, Math.round(performance.now() - started));
+    }
+  }
+
+  #request(csrPem: string, ttlSeconds: number, metadata: grpc.Metadata): Promise<string[]> {
+    return new Promise<string[]>((resolve, reject) => {
       // deno-lint-ignore no-explicit-any
       (this.#client as any).CreateCertificate(
         { csr: csrPem, validityDuration: ttlSeconds },

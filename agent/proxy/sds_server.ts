@@ -1,7 +1,8 @@
 /**
  * SDS for the proxy on a Unix socket: `default` (the workload's certificate chain and key) and `ROOTCA` (the
  * mesh roots), state of the world. A stream gets what it asks for as soon as the secret exists, and every new
- * secret after that; ACKs are taken, NACKs logged.
+ * secret after that; ACKs are taken, NACKs counted and logged. Streams that never acknowledge what they were
+ * sent are closed every `STALED_CONNECTION_RECYCLE_RUN_INTERVAL`.
  *
  * @module
  */
@@ -13,8 +14,9 @@ import { decodeDiscoveryRequest } from "../../proto/discovery_request.ts";
 import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
-import type { WorkloadSecret, WorkloadSecrets } from "./workload_secrets.ts";
+import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 /** The SDS name of the workload certificate. */
 export const WORKLOAD_SECRET = "default";
@@ -50,26 +52,59 @@ export function envoySecret(name: string, secret: WorkloadSecret): Record<string
     };
 }
 
-/** Serves SDS on `socket` from `secrets`. */
-export async function startSdsServer(
-  socket: string,
-  secrets: WorkloadSecrets,
-  log: Logger,
-): Promise<RunningGrpcServer> {
+/** Options of the SDS server. */
+export interface SdsServerOptions {
+  /** The Unix socket path. */
+  readonly socket: string;
+  readonly secrets: SecretProvider;
+  readonly log: Logger;
+  /** Where pushes, failures, connections and stale streams are counted; nothing is counted when absent. */
+  readonly metrics?: Metrics;
+  /**
+   * `STALED_CONNECTION_RECYCLE_RUN_INTERVAL`: streams that have not acknowledged the secret pushed to them for
+   * this long are closed (the proxy reconnects and gets the current one); absent: never.
+   */
+  readonly staleRecycleMs?: number;
+}
+
+interface StreamState {
+  /** The version last sent and when; cleared by the proxy's ACK. */
+  unacked?: { version: string; since: number };
+  close(): void;
+}
+
+/** Serves SDS on `options.socket` from `options.secrets`. */
+export async function startSdsServer(options: SdsServerOptions): Promise<RunningGrpcServer> {
+  const { secrets, log, metrics } = options;
   let version = 0;
+  const streams = new Set<StreamState>();
   const implementation = {
     StreamSecrets(call: grpc.ServerDuplexStream<Buffer, Buffer>) {
       let names: string[] = [];
       let nonce = 0;
+      const state: StreamState = { close: () => call.end() };
+      streams.add(state);
+      metrics?.gauge("total_active_connections").inc();
       const send = (secret: WorkloadSecret) => {
         const wanted = names.filter((n) => n === WORKLOAD_SECRET || n === ROOT_SECRET);
         if (wanted.length === 0) return;
-        call.write(bytes(frameDiscoveryResponse({
-          version_info: String(version),
-          type_url: TYPE_URL.secret,
-          nonce: String(++nonce),
-          resources: wanted.map((n) => encodeAny(TYPE_URL.secret, envoySecret(n, secret))),
-        })));
+        const versionInfo = String(version);
+        call.write(
+          bytes(frameDiscoveryResponse({
+            version_info: versionInfo,
+            type_url: TYPE_URL.secret,
+            nonce: String(++nonce),
+            resources: wanted.map((n) => encodeAny(TYPE_URL.secret, envoySecret(n, secret))),
+          })),
+          (error?: Error | null) => {
+            if (error) {
+              for (const name of wanted) metrics?.counter("total_push_errors").inc({ resource_name: name });
+              log.warn("SDS push failed", { names: wanted, error: error.message });
+            }
+          },
+        );
+        state.unacked = { version: versionInfo, since: Date.now() };
+        metrics?.counter("total_pushes").inc();
       };
       const unsubscribe = secrets.onChange((secret) => {
         version++;
@@ -87,26 +122,60 @@ export async function startSdsServer(
           return;
         }
         if (request.error_detail !== undefined) {
+          for (const name of names) {
+            metrics?.counter("total_secret_update_failures").inc({ resource_name: name });
+          }
           log.warn("proxy rejected a secret", { names, detail: request.error_detail.message });
+        } else if (request.response_nonce !== "" && request.version_info === state.unacked?.version) {
+          state.unacked = undefined;
         }
         const asked = [...request.resource_names].sort();
         if (asked.join() === names.join() && request.response_nonce !== "") return;
         names = asked;
         if (secrets.current !== undefined) send(secrets.current);
       });
-      const done = () => unsubscribe();
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        unsubscribe();
+        streams.delete(state);
+        metrics?.gauge("total_active_connections").dec();
+      };
       call.on("end", () => {
-        done();
+        finish();
         call.end();
       });
-      call.on("error", done);
-      call.on("cancelled", done);
+      call.on("error", finish);
+      call.on("cancelled", finish);
+      call.on("close", finish);
     },
   };
-  return await startGrpcServer({
+  const server = await startGrpcServer({
     name: "SDS",
-    listen: { unix: socket, flag: "the SDS socket" },
+    listen: { unix: options.socket, flag: "the SDS socket" },
     services: [{ definition: SDS_SERVICE_DEFINITION, implementation: implementation as never }],
     logger: log,
   });
+  const recycleMs = options.staleRecycleMs;
+  const recycler = recycleMs === undefined || recycleMs <= 0 ? undefined : setInterval(() => {
+    const now = Date.now();
+    for (const stream of streams) {
+      if (stream.unacked === undefined || now - stream.unacked.since < recycleMs) continue;
+      metrics?.counter("total_stale_connections").inc();
+      log.warn("closing an SDS stream that never acknowledged its secret", {
+        version: stream.unacked.version,
+        sinceMs: now - stream.unacked.since,
+      });
+      stream.unacked = undefined;
+      stream.close();
+    }
+  }, recycleMs);
+  return {
+    ...server,
+    close: async (graceMs?: number) => {
+      if (recycler !== undefined) clearInterval(recycler);
+      await server.close(graceMs);
+    },
+  };
 }

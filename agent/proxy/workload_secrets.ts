@@ -23,6 +23,14 @@ export interface WorkloadSecret {
   readonly notAfter: Date;
 }
 
+/** Where SDS and the xDS proxy get the workload secret: the CA-backed manager, or mounted files. */
+export interface SecretProvider {
+  /** The current secret, if there is one yet. */
+  readonly current: WorkloadSecret | undefined;
+  /** Subscribes to new secrets; returns an unsubscribe. */
+  onChange(listener: (secret: WorkloadSecret) => void): () => void;
+}
+
 /** Signs a CSR (the CA client in production). */
 export interface CsrSigner {
   sign(csrPem: string, ttlSeconds: number): Promise<string[]>;
@@ -46,7 +54,7 @@ export interface WorkloadSecretsOptions {
 }
 
 /** Keeps the workload secret fresh and tells listeners of each new one. */
-export class WorkloadSecrets {
+export class WorkloadSecrets implements SecretProvider {
   readonly #options: WorkloadSecretsOptions;
   readonly #listeners = new Set<(secret: WorkloadSecret) => void>();
   #current?: WorkloadSecret;

@@ -1,16 +1,21 @@
 /**
- * The xDS proxy on a Unix socket: each ADS stream the proxy opens is relayed, byte for byte, to the discovery
- * server over TLS with the workload certificate (or plaintext when the control plane auth policy is NONE).
- * When the upstream stream fails, the downstream one ends with UNAVAILABLE so the proxy reconnects.
+ * The xDS proxy on a Unix socket: each ADS stream the proxy opens is relayed to the discovery server over TLS
+ * with the workload certificate (or plaintext when the control plane auth policy is NONE). The proxy's stream
+ * outlives its upstream: when the upstream stream fails, or a new workload certificate makes the agent
+ * reconnect, a new upstream stream is opened (with backoff) and the proxy's latest request of each type is sent
+ * again without its nonce, so the server answers with the full state and the proxy never sees the outage.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
+import type protobuf from "protobufjs";
 import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
-import type { WorkloadSecrets } from "./workload_secrets.ts";
+import type { SecretProvider } from "./workload_secrets.ts";
+import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 
 /** Where the relay goes. */
 export interface XdsUpstream {
@@ -22,13 +27,28 @@ export interface XdsUpstream {
   readonly serverName: string;
 }
 
-/** Relays ADS from `socket` to `upstream`. */
-export async function startXdsProxy(
-  socket: string,
-  upstream: XdsUpstream,
-  secrets: WorkloadSecrets,
-  log: Logger,
-): Promise<RunningGrpcServer> {
+/** Options of the xDS proxy. */
+export interface XdsProxyOptions {
+  /** The Unix socket path. */
+  readonly socket: string;
+  readonly upstream: XdsUpstream;
+  readonly secrets: SecretProvider;
+  readonly log: Logger;
+  /** `MESH_GPRC_MAXRECVMSGSIZE`: the largest message taken from either side, bytes. */
+  readonly maxReceiveMessageBytes: number;
+  /** `LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH`: keeps the latest response of each type on disk. */
+  readonly snapshot?: XdsSnapshotWriter;
+}
+
+/** Backoff between upstream attempts: doubling from `first` to `max`. */
+export const UPSTREAM_BACKOFF_MS = { first: 200, max: 30_000 } as const;
+
+type Stream = grpc.ClientDuplexStream<Buffer, Buffer>;
+
+/** Relays ADS from `options.socket` to `options.upstream`. */
+export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGrpcServer> {
+  const { upstream, secrets, log } = options;
+  const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
   const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
   let client: grpc.Client | undefined;
   let clientFor: unknown;
@@ -46,45 +66,133 @@ export async function startXdsProxy(
       : grpc.credentials.createInsecure();
     client = new Client(upstream.address, credentials, {
       ...(upstream.mutualTls ? { "grpc.ssl_target_name_override": upstream.serverName } : {}),
-      "grpc.max_receive_message_length": -1,
+      "grpc.max_receive_message_length": options.maxReceiveMessageBytes,
     });
     clientFor = secret;
     return client;
   };
+  const relays = new Set<{ reconnect(reason: string): void }>();
+  const unsubscribe = secrets.onChange(() => {
+    for (const relay of relays) relay.reconnect("new workload certificate");
+  });
+
   const implementation = {
     StreamAggregatedResources(down: grpc.ServerDuplexStream<Buffer, Buffer>) {
       if (upstream.mutualTls && secrets.current === undefined) {
         down.emit("error", { code: grpc.status.UNAVAILABLE, details: "no workload certificate yet; retry" });
         return;
       }
-      // deno-lint-ignore no-explicit-any
-      const up: grpc.ClientDuplexStream<Buffer, Buffer> = (channel() as any).StreamAggregatedResources();
-      up.on("data", (data: Buffer) => down.write(data));
-      up.on("error", (error: grpc.ServiceError) => {
-        log.warn("upstream ADS stream failed; ending the proxy's stream so it reconnects", {
-          code: error.code,
-          details: error.details,
+      let up: Stream | undefined;
+      let closed = false;
+      let failures = 0;
+      let retryTimer: ReturnType<typeof setTimeout> | undefined;
+      let node: unknown;
+      /** The proxy's latest request of each type, replayed on a new upstream stream. */
+      const latest = new Map<string, protobuf.Message & { type_url?: string; node?: unknown }>();
+
+      const replay = (stream: Stream) => {
+        let first = true;
+        for (const request of latest.values()) {
+          const copy = requestType.fromObject({
+            ...requestType.toObject(request),
+            response_nonce: "",
+            ...(first && node !== undefined ? { node } : {}),
+          });
+          first = false;
+          stream.write(Buffer.from(requestType.encode(copy).finish()));
+        }
+      };
+      const open = (isReplay: boolean) => {
+        if (closed) return;
+        const stream: Stream = (channel() as unknown as { StreamAggregatedResources(): Stream })
+          .StreamAggregatedResources();
+        up = stream;
+        stream.on("data", (data: Buffer) => {
+          failures = 0;
+          options.snapshot?.record(data);
+          down.write(data);
         });
-        down.emit("error", { code: grpc.status.UNAVAILABLE, details: `upstream: ${error.details}` });
+        const lost = (details: string) => {
+          if (up !== stream || closed) return;
+          up = undefined;
+          failures++;
+          const waitMs = Math.min(UPSTREAM_BACKOFF_MS.first * 2 ** (failures - 1), UPSTREAM_BACKOFF_MS.max);
+          if (failures === 1 || failures % 10 === 0) {
+            log.warn("upstream ADS stream lost; keeping the proxy's stream and reconnecting", {
+              details,
+              attempt: failures,
+              retryMs: waitMs,
+            });
+          }
+          retryTimer = setTimeout(() => open(true), waitMs);
+        };
+        stream.on("error", (error: grpc.ServiceError) => lost(`${error.code}: ${error.details}`));
+        stream.on("end", () => lost("the server ended the stream"));
+        if (isReplay) replay(stream);
+      };
+      const relay = {
+        reconnect(reason: string) {
+          if (closed) return;
+          log.info("reconnecting the upstream ADS stream", { reason });
+          clearTimeout(retryTimer);
+          const old = up;
+          up = undefined;
+          old?.cancel();
+          failures = 0;
+          open(true);
+        },
+      };
+      relays.add(relay);
+      down.on("data", (data: Buffer) => {
+        try {
+          const request = requestType.decode(data) as protobuf.Message & {
+            type_url?: string;
+            node?: unknown;
+          };
+          if (request.node !== undefined && request.node !== null) {
+            node = requestType.toObject(request).node;
+          }
+          latest.set(request.type_url ?? "", request);
+        } catch (error) {
+          log.warn("the proxy sent a request that is not a DiscoveryRequest; relaying it as is", {
+            error: (error as Error).message,
+          });
+        }
+        up?.write(data);
       });
-      up.on("end", () => down.end());
-      down.on("data", (data: Buffer) => up.write(data));
-      down.on("end", () => up.end());
-      down.on("cancelled", () => up.cancel());
-      down.on("error", () => up.cancel());
+      const finish = () => {
+        if (closed) return;
+        closed = true;
+        relays.delete(relay);
+        clearTimeout(retryTimer);
+        up?.cancel();
+        up = undefined;
+      };
+      down.on("end", () => {
+        up?.end();
+        finish();
+        down.end();
+      });
+      down.on("cancelled", finish);
+      down.on("error", finish);
+      down.on("close", finish);
+      open(false);
     },
   };
   const server = await startGrpcServer({
     name: "XDS proxy",
-    listen: { unix: socket, flag: "the XDS socket" },
+    listen: { unix: options.socket, flag: "the XDS socket" },
     services: [{ definition: ADS_SERVICE_DEFINITION, implementation: implementation as never }],
+    limits: { maxReceiveMessageBytes: options.maxReceiveMessageBytes },
     logger: log,
   });
   return {
     ...server,
     close: async (graceMs?: number) => {
+      unsubscribe();
       await server.close(graceMs);
       client?.close();
+      await options.snapshot?.flush();
     },
   };
 }

@@ -477,7 +477,8 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
   { name: "xds_cache_evictions", kind: "Sum", programs: BOTH, help: "xDS cache evictions." },
   { name: "xds_cache_reads", kind: "Sum", programs: BOTH, help: "xDS cache reads." },
   { name: "xds_cache_size", kind: "LastValue", programs: BOTH, help: "Current xDS cache size." },
-  { name: "total_active_connections", kind: "Sum", programs: AGENT, help: "Active SDS connections." },
+  // The reference counts these up and down as a Sum; as a Prometheus counter it could not go down.
+  { name: "total_active_connections", kind: "LastValue", programs: AGENT, help: "Active SDS connections." },
   { name: "total_push_errors", kind: "Sum", programs: AGENT, help: "Failed SDS pushes." },
   { name: "total_pushes", kind: "Sum", programs: AGENT, help: "SDS pushes." },
   {

@@ -33,6 +33,8 @@ const encodeRequest = (r: Record<string, unknown>) =>
 const received = new Set<string>();
 const secrets: Record<string, string> = {};
 let responses = 0;
+/** ADS streams that failed: the agent keeps the proxy's stream across upstream loss, so this stays 0. */
+let adsStreamFailures = 0;
 
 function open(
   definition: typeof ADS_SERVICE_DEFINITION | typeof SDS_SERVICE_DEFINITION,
@@ -70,6 +72,7 @@ function open(
   // As Envoy does: a failed stream is opened again after a pause.
   call.on("error", (error: Error) => {
     console.error(`stand-in ${method}: ${error.message}; retrying`);
+    if (method === "StreamAggregatedResources") adsStreamFailures++;
     client.close();
     setTimeout(() => open(definition, method, socket, onResponse, first), 500);
   });
@@ -109,7 +112,10 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: adminPort, onListen() {
     return new globalThis.Response(live ? "LIVE\n" : "PRE_INITIALIZING\n", { status: live ? 200 : 503 });
   }
   if (path === "/stats/prometheus") {
-    return new globalThis.Response(`# TYPE envoy_responses counter\nenvoy_responses ${responses}\n`);
+    return new globalThis.Response(
+      `# TYPE envoy_responses counter\nenvoy_responses ${responses}\n` +
+        `# TYPE envoy_ads_stream_failures counter\nenvoy_ads_stream_failures ${adsStreamFailures}\n`,
+    );
   }
   if (path === "/certs") return globalThis.Response.json(secrets);
   if (path === "/quitquitquit") {

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import * as grpc from "@grpc/grpc-js";
+import { encodeMessage } from "../../proto/any_codec.ts";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import { silentLogger } from "../../shared/log/logger.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+import { SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
+import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+
+const SECRET: WorkloadSecret = {
+  certChainPem: "chain",
+  privateKeyPem: "key",
+  rootPem: "root",
+  notBefore: new Date(0),
+  notAfter: new Date(3_600_000),
+};
+
+class FixedSecret implements SecretProvider {
+  readonly listeners = new Set<(s: WorkloadSecret) => void>();
+  current: WorkloadSecret | undefined = SECRET;
+  onChange(listener: (s: WorkloadSecret) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+const schema = loadEnvoySchema();
+const Response = schema.lookupType("envoy.service.discovery.v3.DiscoveryResponse");
+const request = (fields: Record<string, unknown>) =>
+  Buffer.from(encodeMessage("type.googleapis.com/envoy.service.discovery.v3.DiscoveryRequest", fields));
+
+async function value(metrics: Metrics, kind: "counter" | "gauge", name: string): Promise<number> {
+  const { values } = await metrics[kind](name).get();
+  return values.reduce((sum, v) => sum + v.value, 0);
+}
+
+Deno.test("SDS counts pushes, rejections and connections, and closes streams that never acknowledge", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
+  const metrics = new Metrics("agent", { version: "test", tag: "test" });
+  const secrets = new FixedSecret();
+  const server = await startSdsServer({
+    socket: `${dir}/SDS`,
+    secrets,
+    log: silentLogger,
+    metrics,
+    staleRecycleMs: 300,
+  });
+  const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
+  const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call: grpc.ClientDuplexStream<Buffer, Buffer> = (client as any).StreamSecrets();
+    const responses: { version_info: string; nonce: string }[] = [];
+    const ended = new Promise<void>((resolve) => {
+      call.on("end", resolve);
+      call.on("error", () => resolve());
+    });
+    call.on("data", (bytes: Buffer) => responses.push(Response.decode(bytes) as never));
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    const until = async (what: string, predicate: () => boolean | Promise<boolean>) => {
+      const deadline = Date.now() + 5_000;
+      while (!await predicate()) {
+        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await until("the first push", () => responses.length === 1);
+    assert.equal(await value(metrics, "counter", "total_pushes"), 1);
+    assert.equal(await value(metrics, "gauge", "total_active_connections"), 1);
+
+    // The proxy rejects it: counted per secret name.
+    call.write(request({
+      type_url: TYPE_URL.secret,
+      resource_names: ["default"],
+      version_info: "",
+      response_nonce: responses[0].nonce,
+      error_detail: { code: 3, message: "bad key" },
+    }));
+    await until(
+      "the rejection counted",
+      async () => await value(metrics, "counter", "total_secret_update_failures") === 1,
+    );
+
+    // Never acknowledged: the stream is closed as stale and counted.
+    await ended;
+    assert.equal(await value(metrics, "counter", "total_stale_connections"), 1);
+    await until(
+      "the connection gone",
+      async () => await value(metrics, "gauge", "total_active_connections") === 0,
+    );
+  } finally {
+    client.close();
+    await server.close(10);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SDS keeps a stream that acknowledged its secret", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
+  const metrics = new Metrics("agent", { version: "test", tag: "test" });
+  const server = await startSdsServer({
+    socket: `${dir}/SDS`,
+    secrets: new FixedSecret(),
+    log: silentLogger,
+    metrics,
+    staleRecycleMs: 100,
+  });
+  const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
+  const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call: grpc.ClientDuplexStream<Buffer, Buffer> = (client as any).StreamSecrets();
+    let ended = false;
+    call.on("end", () => ended = true);
+    call.on("error", () => ended = true);
+    const first = new Promise<{ version_info: string; nonce: string }>((resolve) =>
+      call.once("data", (bytes: Buffer) => resolve(Response.decode(bytes) as never))
+    );
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    const response = await first;
+    call.write(request({
+      type_url: TYPE_URL.secret,
+      resource_names: ["default"],
+      version_info: response.version_info,
+      response_nonce: response.nonce,
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(ended, false);
+    assert.equal(await value(metrics, "counter", "total_stale_connections"), 0);
+    call.end();
+  } finally {
+    client.close();
+    await server.close(10);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
