@@ -14,7 +14,7 @@ import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } fro
 import { CaClient } from "./proxy/ca_client.ts";
 import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_config.ts";
 import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
-import { ProxySupervisor } from "./proxy/proxy_supervisor.ts";
+import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
 import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
@@ -34,6 +34,10 @@ export interface ProxyAgentInputs {
   readonly serviceCluster: string;
   /** `--proxyLogLevel`. */
   readonly proxyLogLevel: string;
+  /** `--proxyComponentLogLevel`. */
+  readonly proxyComponentLogLevel: string;
+  /** `--concurrency`; 0 for the proxy's default. */
+  readonly concurrency: number;
   readonly version: string;
   readonly logs: LogManager;
   /** The agent's metrics registry. */
@@ -46,6 +50,8 @@ export interface ProxyAgent {
   stop(): Promise<void>;
   /** Resolves when something asked the agent to quit (`/quitquitquit`). */
   readonly quitRequested: Promise<string>;
+  /** Resolves when the agent cannot go on (the proxy keeps dying): the agent should stop and fail. */
+  readonly failed: Promise<Error>;
 }
 
 const TOKEN_PATH = "./var/run/secrets/tokens/mesh-token";
@@ -150,6 +156,14 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     env: env.string("PROXY_CONFIG"),
     annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
   });
+  // A missing proxy binary stops startup before anything is served, naming the path.
+  if (config.binaryPath.includes("/")) {
+    try {
+      Deno.statSync(config.binaryPath);
+    } catch (error) {
+      throw new ProxyBinaryError(config.binaryPath, error);
+    }
+  }
   const hostIps = Deno.networkInterfaces().filter((i) => i.family === "IPv4" && i.name !== "lo").map((i) =>
     i.address
   );
@@ -239,18 +253,31 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     quit: () => quit.resolve("/quitquitquit"),
     log: logs.scope("healthcheck"),
   });
+  const failed = Promise.withResolvers<Error>();
+  const drainVariable = env.resolved().find((v) => v.name === "TERMINATION_DRAIN_DURATION_SECONDS");
   const supervisor = new ProxySupervisor({
     binaryPath: config.binaryPath,
     bootstrapPath,
     drainSeconds: Math.ceil(config.drainDurationMs / 1000),
     parentShutdownSeconds: Math.ceil(config.parentShutdownDurationMs / 1000),
+    serviceCluster: inputs.serviceCluster,
+    serviceNode: node.id,
     logLevel: inputs.proxyLogLevel,
-    terminationDrainMs: config.terminationDrainDurationMs,
+    componentLogLevel: inputs.proxyComponentLogLevel,
+    concurrency: inputs.concurrency,
+    adminPort: config.proxyAdminPort,
+    role: inputs.role,
+    // TERMINATION_DRAIN_DURATION_SECONDS, when set, wins over ProxyConfig's terminationDrainDuration.
+    terminationDrainMs: drainVariable?.source === "environment"
+      ? env.int("TERMINATION_DRAIN_DURATION_SECONDS") * 1000
+      : config.terminationDrainDurationMs,
+    onGiveUp: (error) => failed.resolve(error),
     log,
   });
   supervisor.start();
   return {
     quitRequested: quit.promise,
+    failed: failed.promise,
     async stop() {
       await supervisor.stop();
       secrets.close();

@@ -233,11 +233,19 @@ Deno.test(
           },
         )
       ) return;
-      await t.step("SIGTERM drains the proxy and the agent exits", async () => {
-        const status = await agent!.stop("SIGTERM");
-        assert.equal(status.code, 0, `${agent!.stdout}${agent!.stderr}`);
-        await assert.rejects(() => fetch(`http://127.0.0.1:${adminPort}/ready`), "the proxy is gone");
-      });
+      await t.step(
+        "SIGTERM drains the proxy's inbound listeners, then stops it within the drain time",
+        async () => {
+          const started = Date.now();
+          const status = await agent!.stop("SIGTERM");
+          const tookMs = Date.now() - started;
+          assert.equal(status.code, 0, `${agent!.stdout}${agent!.stderr}`);
+          assert.match(agent!.stderr, /stand-in: draining listeners \(inboundonly&graceful\)/);
+          assert.ok(tookMs >= 4_000, `the agent waited the 5 s termination drain (took ${tookMs} ms)`);
+          assert.ok(tookMs < 5_000 + 5_000, `and stopped the proxy after it (took ${tookMs} ms)`);
+          await assert.rejects(() => fetch(`http://127.0.0.1:${adminPort}/ready`), "the proxy is gone");
+        },
+      );
     } finally {
       await agent?.stop();
       await discovery.stop();

@@ -52,15 +52,21 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             domain: ctx.flags.domain as string,
             serviceCluster: ctx.flags.serviceCluster as string,
             proxyLogLevel: ctx.flags.proxyLogLevel as string,
+            proxyComponentLogLevel: ctx.flags.proxyComponentLogLevel as string,
+            concurrency: ctx.flags.concurrency as number,
             version: buildInfo().version,
             logs,
             metrics: new Metrics("agent", { version: buildInfo().version, tag: buildInfo().tag }),
           });
-          const reason = await Promise.race([untilSignal(), agent.quitRequested]);
-          logs.scope("default").info("draining and stopping", { reason });
+          const outcome = await Promise.race([untilSignal(), agent.quitRequested, agent.failed]);
+          if (outcome instanceof Error) {
+            logs.scope("default").error("stopping: the agent cannot go on", { error: outcome.message });
+          } else {
+            logs.scope("default").info("draining and stopping", { reason: outcome });
+          }
           await agent.stop();
           logs.close();
-          return 0;
+          return outcome instanceof Error ? 1 : 0;
         },
       },
       waitCommand,

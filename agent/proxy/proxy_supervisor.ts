@@ -1,8 +1,13 @@
 /**
  * Starts the proxy binary and keeps it running: `-c <bootstrap> --restart-epoch <n> --drain-time-s …
- * --parent-shutdown-time-s … --local-address-ip-version v4 --log-level …`; a proxy that exits on its own is
- * started again with the next epoch after a backoff (1 s doubling to 30 s, reset after a minute of running).
- * `stop()` sends SIGTERM, waits up to the drain time, then SIGKILL.
+ * --parent-shutdown-time-s … --service-cluster … --service-node … --local-address-ip-version v4 --log-level …
+ * --component-log-level … [--concurrency n]`; a proxy that exits on its own is started again with the next
+ * epoch after a backoff (1 s doubling to 30 s, reset after a minute of running). After `MAX_QUICK_EXITS`
+ * exits in a row, each within `QUICK_EXIT_MS` of its start, the supervisor gives up and says why.
+ *
+ * `stop()` drains first, as the reference does: POST `/drain_listeners?inboundonly&graceful` to the admin API
+ * (`?graceful` for routers, which have no inbound listeners), waits the termination drain time, then sends
+ * SIGTERM and, if the proxy is still there after `KILL_GRACE_MS`, SIGKILL.
  *
  * @module
  */
@@ -18,11 +23,71 @@ export interface SupervisorOptions {
   readonly drainSeconds: number;
   /** ProxyConfig `parentShutdownDuration` (s). */
   readonly parentShutdownSeconds: number;
+  /** `--serviceCluster`. */
+  readonly serviceCluster: string;
+  /** The node id. */
+  readonly serviceNode: string;
   /** `--proxyLogLevel`. */
   readonly logLevel: string;
-  /** ProxyConfig `terminationDrainDuration` (ms): how long `stop()` waits before killing. */
+  /** `--proxyComponentLogLevel`; empty leaves it out. */
+  readonly componentLogLevel: string;
+  /** `--concurrency` (or ProxyConfig `concurrency`); 0 leaves the proxy's default. */
+  readonly concurrency: number;
+  /** The proxy admin port, where `stop()` asks it to drain. */
+  readonly adminPort: number;
+  /** Routers drain every listener; sidecars only inbound ones. */
+  readonly role: "sidecar" | "router";
+  /** How long `stop()` lets the drained proxy finish before stopping it (termination drain duration), ms. */
   readonly terminationDrainMs: number;
+  /** Wait before a restart: doubling from `first` to `max` ms (default 1 s to 30 s). */
+  readonly restartBackoffMs?: { readonly first: number; readonly max: number };
+  /** Told once when the supervisor gives up restarting the proxy. */
+  readonly onGiveUp?: (error: Error) => void;
   readonly log: Logger;
+}
+
+/** A run shorter than this counts as a quick exit. */
+export const QUICK_EXIT_MS = 10_000;
+/** Quick exits in a row after which the supervisor gives up. */
+export const MAX_QUICK_EXITS = 10;
+/** After SIGTERM, the proxy gets this long before SIGKILL. */
+export const KILL_GRACE_MS = 5_000;
+
+/** The proxy binary is missing or not executable; names the path and the setting. */
+export class ProxyBinaryError extends Error {
+  constructor(readonly binaryPath: string, cause: unknown) {
+    super(
+      `Cannot run the proxy binary "${binaryPath}" (ProxyConfig binaryPath): ${
+        cause instanceof Error ? cause.message : cause
+      }; install the proxy there or set binaryPath`,
+      { cause },
+    );
+    this.name = "ProxyBinaryError";
+  }
+}
+
+/** The command-line arguments the proxy is started with at `epoch`. */
+export function proxyArguments(o: SupervisorOptions, epoch: number): string[] {
+  return [
+    "-c",
+    o.bootstrapPath,
+    "--restart-epoch",
+    String(epoch),
+    "--drain-time-s",
+    String(o.drainSeconds),
+    "--parent-shutdown-time-s",
+    String(o.parentShutdownSeconds),
+    "--service-cluster",
+    o.serviceCluster,
+    "--service-node",
+    o.serviceNode,
+    "--local-address-ip-version",
+    "v4",
+    "--log-level",
+    o.logLevel,
+    ...(o.componentLogLevel !== "" ? ["--component-log-level", o.componentLogLevel] : []),
+    ...(o.concurrency > 0 ? ["--concurrency", String(o.concurrency)] : []),
+  ];
 }
 
 /** Runs and restarts the proxy. */
@@ -31,13 +96,19 @@ export class ProxySupervisor {
   #child?: Deno.ChildProcess;
   #epoch = 0;
   #stopping = false;
-  #backoffMs = 1000;
+  #backoffMs: number;
+  #quickExits = 0;
   #timer?: ReturnType<typeof setTimeout>;
   /** Exits observed (for tests and logs). */
   restarts = 0;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.#backoffMs = this.#backoff.first;
+  }
+
+  get #backoff(): { readonly first: number; readonly max: number } {
+    return this.#options.restartBackoffMs ?? { first: 1000, max: 30_000 };
   }
 
   /** The running proxy's pid, if any. */
@@ -45,31 +116,28 @@ export class ProxySupervisor {
     return this.#child?.pid;
   }
 
-  /** Starts the proxy. */
+  /**
+   * Starts the proxy.
+   *
+   * @throws {ProxyBinaryError} when the binary is missing or cannot be started (the first start only; later
+   *   failures are retried)
+   */
   start(): void {
     const o = this.#options;
-    const args = [
-      "-c",
-      o.bootstrapPath,
-      "--restart-epoch",
-      String(this.#epoch),
-      "--drain-time-s",
-      String(o.drainSeconds),
-      "--parent-shutdown-time-s",
-      String(o.parentShutdownSeconds),
-      "--local-address-ip-version",
-      "v4",
-      "--log-level",
-      o.logLevel,
-    ];
     const startedAt = Date.now();
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(o.binaryPath, { args, stdin: "null", stdout: "inherit", stderr: "inherit" })
-        .spawn();
+      child = new Deno.Command(o.binaryPath, {
+        args: proxyArguments(o, this.#epoch),
+        stdin: "null",
+        stdout: "inherit",
+        stderr: "inherit",
+      }).spawn();
     } catch (error) {
-      o.log.error("cannot start the proxy", { binary: o.binaryPath, error: (error as Error).message });
-      this.#scheduleRestart(0);
+      const failure = new ProxyBinaryError(o.binaryPath, error);
+      if (this.#epoch === 0) throw failure;
+      o.log.error("cannot start the proxy", { binary: o.binaryPath, error: failure.message });
+      this.#exited(0);
       return;
     }
     this.#child = child;
@@ -83,26 +151,57 @@ export class ProxySupervisor {
         epoch: this.#epoch,
       });
       this.restarts++;
-      this.#scheduleRestart(Date.now() - startedAt);
+      this.#exited(Date.now() - startedAt);
     });
   }
 
-  #scheduleRestart(ranMs: number): void {
-    if (ranMs > 60_000) this.#backoffMs = 1000;
+  #exited(ranMs: number): void {
+    if (ranMs > 60_000) this.#backoffMs = this.#backoff.first;
+    this.#quickExits = ranMs < QUICK_EXIT_MS ? this.#quickExits + 1 : 0;
+    if (this.#quickExits >= MAX_QUICK_EXITS) {
+      const error = new Error(
+        `the proxy (${this.#options.binaryPath}) exited ${this.#quickExits} times in a row, each within ` +
+          `${QUICK_EXIT_MS / 1000} s of starting; giving up (see its output above)`,
+      );
+      this.#options.log.error("giving up on the proxy", { error: error.message });
+      this.#options.onGiveUp?.(error);
+      return;
+    }
     const wait = this.#backoffMs;
-    this.#backoffMs = Math.min(30_000, this.#backoffMs * 2);
+    this.#backoffMs = Math.min(this.#backoff.max, this.#backoffMs * 2);
     this.#timer = setTimeout(() => {
       this.#epoch++;
       this.start();
     }, wait);
   }
 
-  /** Asks the proxy to drain and exit (SIGTERM); kills it after the termination drain time. */
+  /** Drains the proxy's listeners, waits the termination drain time, then stops it. */
   async stop(): Promise<void> {
     this.#stopping = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     const child = this.#child;
     if (child === undefined) return;
+    const o = this.#options;
+    const query = o.role === "router" ? "graceful" : "inboundonly&graceful";
+    try {
+      const response = await fetch(`http://127.0.0.1:${o.adminPort}/drain_listeners?${query}`, {
+        method: "POST",
+        signal: AbortSignal.timeout(2_000),
+      });
+      await response.body?.cancel();
+      o.log.info("proxy draining", { status: response.status, waitMs: o.terminationDrainMs });
+    } catch (error) {
+      o.log.warn("cannot ask the proxy to drain; stopping it anyway", { error: (error as Error).message });
+    }
+    let exited = false;
+    let drainTimer: ReturnType<typeof setTimeout> | undefined;
+    const exit = child.status.then(() => exited = true);
+    await Promise.race([
+      exit,
+      new Promise((resolve) => drainTimer = setTimeout(resolve, o.terminationDrainMs)),
+    ]);
+    clearTimeout(drainTimer);
+    if (exited) return;
     try {
       child.kill("SIGTERM");
     } catch {
@@ -114,7 +213,7 @@ export class ProxySupervisor {
       } catch {
         // Already gone.
       }
-    }, this.#options.terminationDrainMs);
+    }, KILL_GRACE_MS);
     await child.status;
     clearTimeout(killer);
   }

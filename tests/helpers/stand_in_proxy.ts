@@ -118,6 +118,11 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: adminPort, onListen() {
     );
   }
   if (path === "/certs") return globalThis.Response.json(secrets);
+  if (path === "/drain_listeners" && request.method === "POST") {
+    // As Envoy: listeners drain, the process keeps running until it is stopped.
+    console.error(`stand-in: draining listeners (${new URL(request.url).search.slice(1)})`);
+    return new globalThis.Response("OK\n");
+  }
   if (path === "/quitquitquit") {
     setTimeout(() => Deno.exit(0), 10);
     return new globalThis.Response("OK\n");

@@ -1,0 +1,18 @@
+/** `mesh-agent proxy` refuses to start without what it needs, naming it, before it serves anything. */
+import assert from "node:assert/strict";
+import { runProgram } from "./helpers/programs.ts";
+
+Deno.test("mesh-agent proxy with a missing proxy binary exits 1 naming the path and the setting", async () => {
+  const result = await runProgram("mesh-agent", ["proxy"], {
+    POD_NAME: "app-1",
+    POD_NAMESPACE: "example",
+    INSTANCE_IP: "10.9.9.9",
+    PROXY_CONFIG: JSON.stringify({ binaryPath: "/nonexistent/envoy" }),
+  });
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  assert.match(
+    result.stderr,
+    /Cannot run the proxy binary "\/nonexistent\/envoy" \(ProxyConfig binaryPath\)/,
+  );
+  assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+});
