@@ -120,6 +120,7 @@ async function startWorkloadSecrets(
     graceRatio: env.float("SECRET_GRACE_PERIOD_RATIO"),
     checkIntervalMs,
     ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
+    pkcs8: env.bool("PKCS8_KEY"),
     rootPem,
     log: logs.scope("caclient"),
   });
@@ -235,12 +236,19 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   });
   const upstream = env.string("XDS_UPSTREAM") || config.discoveryAddress;
   const savePath = env.string("LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH");
+  // XDS_ROOT_CA: the roots the discovery server's certificate must chain to, when not the mesh CA's.
+  const xdsRootPath = env.string("XDS_ROOT_CA");
+  const xdsRootPem = xdsRootPath === "" ? undefined : readIfExists(xdsRootPath);
+  if (xdsRootPath !== "" && xdsRootPem === undefined) {
+    throw new Error(`XDS_ROOT_CA: no file at ${xdsRootPath}; expected the PEM roots of the discovery server`);
+  }
   const xds = await startXdsProxy({
     socket: xdsSocket,
     upstream: {
       address: upstream,
       mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
       serverName: serverNameFor(upstream),
+      ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
     },
     secrets: secrets.provider,
     log: logs.scope("xdsproxy"),

@@ -1,6 +1,6 @@
 /**
  * The workload's certificate and the mesh roots, kept fresh: a key pair (RSA 2048, or ECDSA P-256 with
- * `ECC_SIGNATURE_ALGORITHM=ECDSA`), a CSR signed by the CA for `SECRET_TTL`, renewed once
+ * `ECC_SIGNATURE_ALGORITHM=ECDSA`; PKCS#8 with `PKCS8_KEY`, else PKCS#1/SEC1), a CSR signed by the CA for `SECRET_TTL`, renewed once
  * `SECRET_GRACE_PERIOD_RATIO` of its life has passed (checked every `SECRET_ROTATION_CHECK_INTERVAL`). A failed
  * renewal keeps the current certificate and retries with backoff. Listeners hear of every new secret.
  *
@@ -10,6 +10,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import {
   createCertificateRequest,
   exportPrivateKeyPem,
+  exportTraditionalPrivateKeyPem,
   generateKeyPair,
   parseCertificatesPem,
 } from "../../shared/pki/mod.ts";
@@ -47,6 +48,8 @@ export interface WorkloadSecretsOptions {
   readonly checkIntervalMs: number;
   /** `ECC_SIGNATURE_ALGORITHM=ECDSA`. */
   readonly ecdsa: boolean;
+  /** `PKCS8_KEY`: the key as PKCS#8; else PKCS#1 (RSA) or SEC1 (ECDSA), as the reference writes it. */
+  readonly pkcs8?: boolean;
   /** The roots when the CA's chain does not end in one the agent should trust (else the chain's last). */
   readonly rootPem?: string;
   readonly log: Logger;
@@ -96,7 +99,9 @@ export class WorkloadSecrets implements SecretProvider {
     const [leaf] = parseCertificatesPem(chain[0], "the CA's leaf");
     const secret: WorkloadSecret = {
       certChainPem: chain.slice(0, -1).join("") || chain[0],
-      privateKeyPem: await exportPrivateKeyPem(keys.privateKey),
+      privateKeyPem: this.#options.pkcs8
+        ? await exportPrivateKeyPem(keys.privateKey)
+        : await exportTraditionalPrivateKeyPem(keys.privateKey),
       rootPem: this.#options.rootPem ?? chain.at(-1)!,
       // The life counts from now, not from the leaf's notBefore, which CAs backdate to allow for clock skew.
       notBefore: new Date(

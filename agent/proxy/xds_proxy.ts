@@ -25,6 +25,8 @@ export interface XdsUpstream {
   readonly mutualTls: boolean;
   /** The TLS name to check on the discovery server's certificate. */
   readonly serverName: string;
+  /** Roots for the discovery server's certificate (`XDS_ROOT_CA`); absent: the workload secret's roots. */
+  readonly rootPem?: string;
 }
 
 /** Options of the xDS proxy. */
@@ -59,7 +61,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     client?.close();
     const credentials = upstream.mutualTls && secret !== undefined
       ? grpc.credentials.createSsl(
-        Buffer.from(secret.rootPem),
+        Buffer.from(upstream.rootPem ?? secret.rootPem),
         Buffer.from(secret.privateKeyPem),
         Buffer.from(secret.certChainPem),
       )

@@ -26,6 +26,34 @@ export async function exportPrivateKeyPem(key: CryptoKey): Promise<string> {
   return encodePem("PRIVATE KEY", await crypto.subtle.exportKey("pkcs8", key));
 }
 
+/**
+ * Encodes a private key in the traditional form: PKCS#1 (`-----BEGIN RSA PRIVATE KEY-----`) for RSA, SEC1
+ * with the named curve (`-----BEGIN EC PRIVATE KEY-----`) for ECDSA, as the reference's agent writes keys
+ * unless `PKCS8_KEY` is set.
+ */
+export async function exportTraditionalPrivateKeyPem(key: CryptoKey): Promise<string> {
+  if (key.type !== "private") throw new TypeError(`Expected a private key, got a ${key.type} key`);
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", key));
+  const what = "the exported private key";
+  const [, algorithmId, privateKey] = readChildren(readElement(pkcs8, 0, what).contents, what);
+  const [oid, parameters] = readChildren(algorithmId.contents, what);
+  if (decodeOid(oid.contents) === OID_RSA_ENCRYPTION) {
+    return encodePem("RSA PRIVATE KEY", privateKey.contents);
+  }
+  // WebCrypto's SEC1 leaves out the optional curve ([0]); standalone, readers need it: insert it after the key.
+  const sec1 = readChildren(readElement(privateKey.contents, 0, what).contents, what);
+  const hasCurve = sec1.some((child) => child.tag === 0xa0);
+  const children = sec1.flatMap((child, i) => {
+    const encoded = encodeElement(child.tag, child.contents);
+    return i === 1 && !hasCurve
+      ? [encoded, encodeElement(0xa0, encodeElement(TAG.oid, parameters.contents))]
+      : [
+        encoded,
+      ];
+  });
+  return encodePem("EC PRIVATE KEY", encodeSequence(...children));
+}
+
 /** Encodes a public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`). */
 export async function exportPublicKeyPem(key: CryptoKey): Promise<string> {
   if (key.type !== "public") throw new TypeError(`Expected a public key, got a ${key.type} key`);

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describeKey, generateKeyPair } from "./key_pair.ts";
-import { exportPrivateKeyPem, exportPublicKeyPem, importPrivateKeyPem } from "./private_key_pem.ts";
+import {
+  exportPrivateKeyPem,
+  exportPublicKeyPem,
+  exportTraditionalPrivateKeyPem,
+  importPrivateKeyPem,
+} from "./private_key_pem.ts";
 import { opensslOk } from "../testing/openssl.ts";
 import { needs, OPENSSL } from "../testing/system_tools.ts";
 
@@ -31,6 +36,29 @@ Deno.test(
         assert.ok(await signsForPublicKey(imported, keys.publicKey), "imported key signs for the original");
         assert.equal(await exportPublicKeyPem(imported.publicKey), await exportPublicKeyPem(keys.publicKey));
         assert.equal(await exportPublicKeyPem(keys.publicKey), await opensslOk(["pkey", "-pubout"], pem));
+      });
+    }
+  },
+);
+
+Deno.test(
+  "exportTraditionalPrivateKeyPem writes PKCS#1 and SEC1 with the curve, which openssl and we read back",
+  needs(OPENSSL),
+  async (t) => {
+    for (
+      const [spec, label, said] of [
+        [{ algorithm: "RSA" as const }, "RSA PRIVATE KEY", /Private-Key: \(2048 bit/],
+        [{ algorithm: "ECDSA" as const }, "EC PRIVATE KEY", /ASN1 OID: prime256v1/],
+      ] as const
+    ) {
+      await t.step(`${spec.algorithm} key`, async () => {
+        const keys = await generateKeyPair(spec);
+        const pem = await exportTraditionalPrivateKeyPem(keys.privateKey);
+        assert.match(pem, new RegExp(`^-----BEGIN ${label}-----\n`));
+        assert.match(await opensslOk(["pkey", "-noout", "-text"], pem), said);
+        assert.equal(await exportPublicKeyPem(keys.publicKey), await opensslOk(["pkey", "-pubout"], pem));
+        const imported = await importPrivateKeyPem(pem);
+        assert.ok(await signsForPublicKey(imported, keys.publicKey), "read back, it signs for the original");
       });
     }
   },
