@@ -146,6 +146,8 @@ export async function startDiscovery(
         return mesh.current().defaultServiceExportTo;
       },
       edsForHeadless: env.bool("DISCOVERY_ENABLE_EDS_FOR_HEADLESS_SERVICES"),
+      useEndpointSlices: env.bool("DISCOVERY_USE_ENDPOINT_SLICE"),
+      resyncMs: options.resyncMs,
     })
     : undefined;
   const registries = buildRegistries({

@@ -50,9 +50,15 @@ export function portProtocol(
   return parseProtocol(prefix) ?? "Unsupported";
 }
 
+/**
+ * The creation time in one form (ISO with milliseconds): lists deliver it as a Date, watch events as the API's
+ * text, and the same object must convert to the same service either way.
+ */
 function creationTime(meta: OrchService["metadata"]): string | undefined {
   const t = meta.creationTimestamp;
-  return t === undefined ? undefined : t instanceof Date ? t.toISOString() : t;
+  if (t === undefined) return undefined;
+  const date = t instanceof Date ? t : new Date(t);
+  return Number.isNaN(date.getTime()) ? String(t) : date.toISOString();
 }
 
 /** The model Service of an orchestrator Service. */

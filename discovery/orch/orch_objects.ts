@@ -49,6 +49,20 @@ export interface OrchEndpoints {
   }[];
 }
 
+/** An EndpointSlice (`discovery.k8s.io/v1`): part of a service's endpoints, named by its service label. */
+export interface OrchEndpointSlice {
+  readonly metadata: OrchMeta;
+  readonly addressType?: string;
+  readonly endpoints?: readonly {
+    readonly addresses: readonly string[];
+    /** Absent `ready` means ready, as the API defines it. */
+    readonly conditions?: { readonly ready?: boolean };
+    readonly targetRef?: OrchEndpointAddress["targetRef"];
+    readonly nodeName?: string;
+  }[];
+  readonly ports?: readonly { readonly name?: string; readonly port?: number; readonly protocol?: string }[];
+}
+
 /** A Pod. */
 export interface OrchPod {
   readonly metadata: OrchMeta;

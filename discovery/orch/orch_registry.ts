@@ -1,6 +1,7 @@
 /**
  * The orchestrator as a service registry: informers (list, then watch from the listed resource version,
- * relisting on 410 Gone and reconnecting when a watch drops) over Services, Endpoints, Pods and Nodes, turned
+ * relisting on 410 Gone and reconnecting when a watch drops) over Services, Endpoints (or EndpointSlices with
+ * `DISCOVERY_USE_ENDPOINT_SLICE`), Pods and Nodes, turned
  * into model services and endpoints in a `MemoryRegistry` that the aggregate registry reads.
  *
  * Changes are incremental: an Endpoints or Pod change recomputes the endpoints of the services it touches
@@ -13,9 +14,11 @@ import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
+import type { Endpoint } from "../model/endpoint.ts";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
 import { type ConvertContext, endpointsFromOrch, serviceFromOrch, serviceHostname } from "./orch_convert.ts";
-import type { OrchEndpoints, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
+import type { OrchEndpoints, OrchEndpointSlice, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
+import { endpointsFromSlices, sliceServiceKey } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 
@@ -31,9 +34,16 @@ export interface OrchRegistryOptions extends ConvertContext {
   readonly metrics?: Metrics;
   /** First retry delay after a failed list or watch, doubled up to 30 s. */
   readonly retryMs?: number;
+  /**
+   * `--resync`: how often every service and its endpoints are recomputed from the informers' caches, so any
+   * drift is repaired; results equal to what the registry holds emit nothing. Absent: never.
+   */
+  readonly resyncMs?: number;
+  /** `DISCOVERY_USE_ENDPOINT_SLICE`: read EndpointSlices instead of Endpoints. */
+  readonly useEndpointSlices?: boolean;
 }
 
-type Kind = "Services" | "Endpoints" | "Pods" | "Nodes";
+type Kind = "Services" | "Endpoints" | "EndpointSlices" | "Pods" | "Nodes";
 type AnyObject = { metadata?: { name?: string; namespace?: string } };
 
 /** Reads the orchestrator's Services, Endpoints, Pods and Nodes into a registry. */
@@ -45,8 +55,21 @@ export class OrchRegistry {
   readonly #endpoints = new Map<string, OrchEndpoints>();
   readonly #pods = new Map<string, OrchPod>();
   readonly #nodes = new Map<string, OrchNode>();
+  readonly #slices = new Map<string, OrchEndpointSlice>();
+  /** Slice key → the `ns/service` it was last filed under, so a deleted or relabelled slice is found. */
+  readonly #sliceService = new Map<string, string>();
+  /** `ns/service` → keys of its slices. */
+  readonly #serviceSlices = new Map<string, Set<string>>();
   /** `ns/pod` → keys (`ns/service`) of Endpoints waiting for that pod. */
   readonly #waitingOnPod = new Map<string, Set<string>>();
+  /** `ns/pod` → keys of the Endpoints that name it, so a pod change touches only those. */
+  readonly #podEndpoints = new Map<string, Set<string>>();
+  /** Endpoints key → the pods it named at its last recompute. */
+  readonly #endpointPods = new Map<string, Set<string>>();
+  /** What was last handed to the registry per `ns/service`: an unchanged result emits nothing. */
+  readonly #lastService = new Map<string, string>();
+  readonly #lastEndpoints = new Map<string, string>();
+  #resyncTimer?: ReturnType<typeof setInterval>;
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
   #stopped = false;
@@ -75,13 +98,24 @@ export class OrchRegistry {
       this.#services,
       (key) => this.#serviceChanged(key),
     );
-    this.#watch(
-      "Endpoints",
-      "/api/v1/endpoints",
-      () => core.listEndpointsForAllNamespaces(),
-      this.#endpoints,
-      (key) => this.#recomputeEndpoints(key),
-    );
+    if (this.#options.useEndpointSlices) {
+      const discoveryApi = this.#options.kubeConfig.makeApiClient(k8s.DiscoveryV1Api);
+      this.#watch(
+        "EndpointSlices",
+        "/apis/discovery.k8s.io/v1/endpointslices",
+        () => discoveryApi.listEndpointSliceForAllNamespaces(),
+        this.#slices,
+        (key) => this.#sliceChanged(key),
+      );
+    } else {
+      this.#watch(
+        "Endpoints",
+        "/api/v1/endpoints",
+        () => core.listEndpointsForAllNamespaces(),
+        this.#endpoints,
+        (key) => this.#recomputeEndpoints(key),
+      );
+    }
     this.#watch(
       "Pods",
       "/api/v1/pods",
@@ -95,6 +129,7 @@ export class OrchRegistry {
   /** Stops every informer and pending retry. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    if (this.#resyncTimer !== undefined) clearInterval(this.#resyncTimer);
     await Promise.all(this.#informers.map((i) => i.stop()));
   }
 
@@ -133,8 +168,15 @@ export class OrchRegistry {
 
   /** After every informer's first list: all services and endpoints at once, then the registry is synced. */
   #initialSync(): void {
+    for (const key of this.#slices.keys()) this.#fileSlice(key);
     for (const key of this.#services.keys()) this.#serviceChanged(key);
     this.registry.setSynced(true);
+    const resyncMs = this.#options.resyncMs;
+    if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
+      this.#resyncTimer = setInterval(() => {
+        for (const key of this.#services.keys()) this.#serviceChanged(key);
+      }, resyncMs);
+    }
   }
 
   #serviceChanged(key: string): void {
@@ -142,29 +184,87 @@ export class OrchRegistry {
     const hostname = serviceHostname(name, namespace, this.#options.domain);
     const svc = this.#services.get(key);
     if (svc === undefined) {
+      this.#lastService.delete(key);
+      this.#lastEndpoints.delete(key);
       this.registry.removeService(hostname, namespace);
       return;
     }
-    this.registry.addService(serviceFromOrch(svc, this.#options));
+    const converted = serviceFromOrch(svc, this.#options);
+    const text = JSON.stringify(converted);
+    if (this.#lastService.get(key) !== text) {
+      this.#lastService.set(key, text);
+      this.registry.addService(converted);
+    }
     this.#recomputeEndpoints(key);
   }
 
-  #podChanged(key: string): void {
-    const waiting = this.#waitingOnPod.get(key);
-    const affected = new Set(waiting ?? []);
-    const pod = this.#pods.get(key);
-    // A pod's labels, account or readiness change what its endpoints say: recompute the Endpoints naming it.
-    for (const [epKey, eps] of this.#endpoints) {
-      const names = eps.subsets?.some((s) =>
-        [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])].some((a) =>
-          a.targetRef?.name !== undefined &&
-          `${a.targetRef.namespace ?? eps.metadata.namespace}/${a.targetRef.name}` === key
-        )
-      );
-      if (names) affected.add(epKey);
+  /** Files a slice under its service (or out of the old one) and rebuilds the services' Endpoints view. */
+  #fileSlice(sliceKey: string): string[] {
+    const before = this.#sliceService.get(sliceKey);
+    const slice = this.#slices.get(sliceKey);
+    const after = slice === undefined ? undefined : sliceServiceKey(slice);
+    if (before !== undefined && before !== after) {
+      this.#serviceSlices.get(before)?.delete(sliceKey);
+      this.#sliceService.delete(sliceKey);
     }
-    if (pod !== undefined) this.#waitingOnPod.delete(key);
+    if (after !== undefined) {
+      const set = this.#serviceSlices.get(after) ?? new Set();
+      set.add(sliceKey);
+      this.#serviceSlices.set(after, set);
+      this.#sliceService.set(sliceKey, after);
+    }
+    const touched = [...new Set([before, after].filter((k) => k !== undefined))];
+    for (const serviceKey of touched) {
+      const keys = [...this.#serviceSlices.get(serviceKey) ?? []];
+      if (keys.length === 0) {
+        this.#serviceSlices.delete(serviceKey);
+        this.#endpoints.delete(serviceKey);
+        continue;
+      }
+      const [namespace, name] = serviceKey.split("/");
+      this.#endpoints.set(
+        serviceKey,
+        endpointsFromSlices(namespace, name, keys.map((k) => this.#slices.get(k)!)),
+      );
+    }
+    return touched;
+  }
+
+  #sliceChanged(sliceKey: string): void {
+    for (const serviceKey of this.#fileSlice(sliceKey)) this.#recomputeEndpoints(serviceKey);
+  }
+
+  #podChanged(key: string): void {
+    // A pod's labels, account or readiness change what its endpoints say: recompute the Endpoints naming it.
+    const affected = new Set([...this.#waitingOnPod.get(key) ?? [], ...this.#podEndpoints.get(key) ?? []]);
+    if (this.#pods.has(key)) this.#waitingOnPod.delete(key);
     for (const epKey of affected) this.#recomputeEndpoints(epKey);
+  }
+
+  /** Files which pods `eps` names under `epKey` in the pod index. */
+  #indexPods(epKey: string, eps: OrchEndpoints | undefined): void {
+    const namespace = eps?.metadata.namespace ?? "default";
+    const now = new Set<string>();
+    for (const subset of eps?.subsets ?? []) {
+      for (const address of [...(subset.addresses ?? []), ...(subset.notReadyAddresses ?? [])]) {
+        if (address.targetRef?.name) {
+          now.add(`${address.targetRef.namespace ?? namespace}/${address.targetRef.name}`);
+        }
+      }
+    }
+    for (const pod of this.#endpointPods.get(epKey) ?? []) {
+      if (now.has(pod)) continue;
+      const set = this.#podEndpoints.get(pod);
+      set?.delete(epKey);
+      if (set?.size === 0) this.#podEndpoints.delete(pod);
+    }
+    for (const pod of now) {
+      const set = this.#podEndpoints.get(pod) ?? new Set();
+      set.add(epKey);
+      this.#podEndpoints.set(pod, set);
+    }
+    if (now.size > 0) this.#endpointPods.set(epKey, now);
+    else this.#endpointPods.delete(epKey);
   }
 
   #recomputeAll(): void {
@@ -173,11 +273,12 @@ export class OrchRegistry {
 
   #recomputeEndpoints(key: string): void {
     const [namespace, name] = key.split("/");
-    if (!this.#services.has(key)) return;
     const eps = this.#endpoints.get(key);
+    this.#indexPods(key, eps);
+    if (!this.#services.has(key)) return;
     const hostname = serviceHostname(name, namespace, this.#options.domain);
     if (eps === undefined) {
-      this.registry.setEndpoints(hostname, namespace, []);
+      this.#setEndpoints(key, hostname, namespace, []);
       return;
     }
     const converted = endpointsFromOrch(
@@ -192,6 +293,13 @@ export class OrchRegistry {
       this.#waitingOnPod.set(pod, set);
     }
     this.#options.metrics?.gauge("discovery_orch_endpoints_pending_pod").set(this.#waitingOnPod.size);
-    this.registry.setEndpoints(hostname, namespace, converted.endpoints);
+    this.#setEndpoints(key, hostname, namespace, converted.endpoints);
+  }
+
+  #setEndpoints(key: string, hostname: string, namespace: string, endpoints: Endpoint[]): void {
+    const text = JSON.stringify(endpoints);
+    if (this.#lastEndpoints.get(key) === text) return;
+    this.#lastEndpoints.set(key, text);
+    this.registry.setEndpoints(hostname, namespace, endpoints);
   }
 }

@@ -45,7 +45,28 @@ function endpoints(ready: [string, string][], notReady: [string, string][] = [])
   };
 }
 
-async function withRegistry(api: OrchApiServer, fn: (r: OrchRegistry) => Promise<void>): Promise<void> {
+function slice(name: string, ready: [string, string][], notReady: [string, string][] = []): ApiObject {
+  const endpoint = (isReady: boolean) => ([pod, ip]: [string, string]) => ({
+    addresses: [ip],
+    conditions: { ready: isReady },
+    nodeName: "node-a",
+    targetRef: { kind: "Pod", name: pod, namespace: "shop" },
+  });
+  return {
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: { name, namespace: "shop", labels: { "kubernetes.io/service-name": "ratings" } },
+    addressType: "IPv4",
+    endpoints: [...ready.map(endpoint(true)), ...notReady.map(endpoint(false))],
+    ports: [{ name: "http", port: 9080, protocol: "TCP" }],
+  };
+}
+
+async function withRegistry(
+  api: OrchApiServer,
+  fn: (r: OrchRegistry) => Promise<void>,
+  extra: { useEndpointSlices?: boolean; resyncMs?: number } = {},
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
   const registry = new OrchRegistry({
@@ -57,6 +78,7 @@ async function withRegistry(api: OrchApiServer, fn: (r: OrchRegistry) => Promise
     defaultExportTo: ["*"],
     edsForHeadless: false,
     retryMs: 50,
+    ...extra,
   });
   try {
     registry.start();
@@ -122,6 +144,66 @@ Deno.test("An Endpoints change is an endpoint event, not a service event", async
       assert.deepEqual(services, []);
       assert.ok(eps.length > 0 && eps.every((e) => e.hostname === HOST));
     });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("With DISCOVERY_USE_ENDPOINT_SLICE a service's EndpointSlices are its endpoints, changes EDS only", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply(service());
+    for (
+      const [name, ip] of [["ratings-1", "10.1.0.1"], ["ratings-2", "10.1.0.2"], ["ratings-3", "10.1.0.3"]]
+    ) {
+      api.apply(pod(name, ip));
+    }
+    // Endpoints that disagree with the slices: the registry must read only the slices.
+    api.apply(endpoints([["ratings-3", "10.1.0.3"]]));
+    api.apply(slice("ratings-a", [["ratings-1", "10.1.0.1"]]));
+    api.apply(slice("ratings-b", [], [["ratings-2", "10.1.0.2"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.hasSynced(), "the first sync");
+      const addresses = () =>
+        r.registry.instances(HOST).map((i) => `${i.endpoint.address}:${i.endpoint.healthy}`).sort().join();
+      assert.equal(addresses(), "10.1.0.1:true,10.1.0.2:false");
+      const services: ServiceEvent[] = [];
+      r.registry.onServiceEvent((e) => services.push(e));
+      api.apply(slice("ratings-b", [["ratings-2", "10.1.0.2"], ["ratings-3", "10.1.0.3"]]));
+      await waitFor(() => addresses() === "10.1.0.1:true,10.1.0.2:true,10.1.0.3:true", "the changed slice");
+      api.delete("discovery.k8s.io/v1", "EndpointSlice", "shop", "ratings-a");
+      await waitFor(() => addresses() === "10.1.0.2:true,10.1.0.3:true", "the deleted slice gone");
+      assert.deepEqual(services, [], "slice changes are endpoint events only");
+    }, { useEndpointSlices: true });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("Updates that change nothing the mesh reads, and periodic resyncs, emit no events", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply(service());
+    api.apply(pod("ratings-1", "10.1.0.1"));
+    api.apply(pod("other-1", "10.1.0.9", { app: "other" }));
+    api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.instances(HOST).length === 1, "the first endpoint");
+      const events: unknown[] = [];
+      r.registry.onServiceEvent((e) => events.push(e));
+      r.registry.onEndpointEvent((e) => events.push(e));
+      // A status-only change of the pod (a new resource version), and a change to a pod no endpoint names.
+      api.apply({
+        ...pod("ratings-1", "10.1.0.1"),
+        status: { podIP: "10.1.0.1", phase: "Running", hostIP: "1.2.3.4" },
+      });
+      api.apply(pod("other-1", "10.1.0.9", { app: "other", version: "v2" }));
+      api.apply(service());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(events, [], "three resyncs and three no-op updates later");
+      api.apply(pod("ratings-1", "10.1.0.1", { version: "v2" }));
+      await waitFor(() => events.length === 1, "a label change, which endpoints carry");
+    }, { resyncMs: 100 });
   } finally {
     await api.close();
   }
