@@ -54,7 +54,13 @@ const CORE: readonly ResourceType[] = [
   { group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false },
   { group: "", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false },
   { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
-  { group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true },
+  {
+    group: "discovery.k8s.io",
+    version: "v1",
+    kind: "EndpointSlice",
+    plural: "endpointslices",
+    namespaced: true,
+  },
 ];
 
 /** The mesh kinds, in every version, under their own and Istio's group names. */
