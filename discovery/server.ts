@@ -151,6 +151,7 @@ export async function startDiscovery(
     })
     : undefined;
   const registries = buildRegistries({
+    ...(orch && env.bool("DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS") ? { pods: orch.pods } : {}),
     ...(orch ? { factories: { Orchestrator: () => orch.serviceRegistry } } : {}),
     registries: options.registries,
     clusterId: options.clusterId,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { WorkloadEntrySpec } from "../../shared/config/networking/workload_entry.ts";
 import { parseProtocol } from "../../shared/config/validation/ports.ts";
 import { type Endpoint, tlsModeFromLabels } from "../model/endpoint.ts";
 import type { Service, ServicePort, ServiceProtocol } from "../model/service.ts";
@@ -175,4 +176,25 @@ export function endpointsFromOrch(
     for (const address of subset.notReadyAddresses ?? []) convert(address, false, ports);
   }
   return { endpoints: out, pendingPods: pending };
+}
+
+/**
+ * A pod as a WorkloadEntry would describe it, for ServiceEntries that select pods; undefined for a pod that
+ * cannot take traffic (no IP, not running, or not ready).
+ */
+export function podWorkloadSpec(
+  pod: OrchPod,
+  nodes: (name: string) => OrchNode | undefined,
+): WorkloadEntrySpec | undefined {
+  const ip = pod.status?.podIP;
+  if (!ip || pod.status?.phase !== "Running") return undefined;
+  const ready = pod.status.conditions?.find((c) => c.type === "Ready");
+  if (ready !== undefined && ready.status !== "True") return undefined;
+  const locality = nodeLocality(pod.spec?.nodeName ? nodes(pod.spec.nodeName) : undefined);
+  return {
+    address: ip,
+    labels: { ...(pod.metadata.labels ?? {}) },
+    serviceAccount: pod.spec?.serviceAccountName ?? "default",
+    ...(locality !== "" ? { locality } : {}),
+  };
 }

@@ -67,7 +67,11 @@ export interface OrchEndpointSlice {
 export interface OrchPod {
   readonly metadata: OrchMeta;
   readonly spec?: { readonly serviceAccountName?: string; readonly nodeName?: string };
-  readonly status?: { readonly podIP?: string; readonly phase?: string };
+  readonly status?: {
+    readonly podIP?: string;
+    readonly phase?: string;
+    readonly conditions?: readonly { readonly type: string; readonly status: string }[];
+  };
 }
 
 /** A Node. */

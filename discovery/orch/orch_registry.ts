@@ -16,7 +16,14 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
 import type { Endpoint } from "../model/endpoint.ts";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
-import { type ConvertContext, endpointsFromOrch, serviceFromOrch, serviceHostname } from "./orch_convert.ts";
+import {
+  type ConvertContext,
+  endpointsFromOrch,
+  podWorkloadSpec,
+  serviceFromOrch,
+  serviceHostname,
+} from "./orch_convert.ts";
+import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
 import type { OrchEndpoints, OrchEndpointSlice, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
 import { endpointsFromSlices, sliceServiceKey } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
@@ -70,6 +77,7 @@ export class OrchRegistry {
   readonly #lastService = new Map<string, string>();
   readonly #lastEndpoints = new Map<string, string>();
   #resyncTimer?: ReturnType<typeof setInterval>;
+  readonly #podListeners = new Set<(namespace: string) => void>();
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
   #stopped = false;
@@ -87,6 +95,26 @@ export class OrchRegistry {
   get serviceRegistry(): ServiceRegistry {
     return this.registry;
   }
+
+  /**
+   * The pods as workloads other registries select (ServiceEntries with a workload selector): running pods with
+   * an IP that are ready, as WorkloadEntry-shaped specs (labels, service account, locality from the node).
+   */
+  readonly pods: WorkloadSource = {
+    workloads: (namespace) => {
+      const out: SelectableWorkload[] = [];
+      for (const pod of this.#pods.values()) {
+        if ((pod.metadata.namespace ?? "default") !== namespace) continue;
+        const spec = podWorkloadSpec(pod, (node) => this.#nodes.get(`/${node}`));
+        if (spec !== undefined) out.push({ name: pod.metadata.name, namespace, spec });
+      }
+      return out.sort((a, b) => a.name.localeCompare(b.name));
+    },
+    onChange: (listener) => {
+      this.#podListeners.add(listener);
+      return () => this.#podListeners.delete(listener);
+    },
+  };
 
   /** Starts every informer; returns at once (sync is reported through `hasSynced`). */
   start(): void {
@@ -170,6 +198,8 @@ export class OrchRegistry {
   #initialSync(): void {
     for (const key of this.#slices.keys()) this.#fileSlice(key);
     for (const key of this.#services.keys()) this.#serviceChanged(key);
+    const namespaces = new Set([...this.#pods.values()].map((p) => p.metadata.namespace ?? "default"));
+    for (const namespace of namespaces) for (const listener of [...this.#podListeners]) listener(namespace);
     this.registry.setSynced(true);
     const resyncMs = this.#options.resyncMs;
     if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
@@ -235,6 +265,8 @@ export class OrchRegistry {
   }
 
   #podChanged(key: string): void {
+    const namespace = key.slice(0, key.indexOf("/"));
+    for (const listener of [...this.#podListeners]) listener(namespace);
     // A pod's labels, account or readiness change what its endpoints say: recompute the Endpoints naming it.
     const affected = new Set([...this.#waitingOnPod.get(key) ?? [], ...this.#podEndpoints.get(key) ?? []]);
     if (this.#pods.has(key)) this.#waitingOnPod.delete(key);

@@ -4,6 +4,7 @@ import { AggregateRegistry } from "./aggregate_registry.ts";
 import { createMockRegistry } from "./memory_registry.ts";
 import type { ServiceRegistry } from "./service_registry.ts";
 import { ServiceEntryRegistry } from "./serviceentry/service_entry_registry.ts";
+import type { WorkloadSource } from "./workload_source.ts";
 
 /** A platform registry named by `--registries` that this build cannot create. */
 export class UnavailableRegistryError extends Error {
@@ -22,6 +23,8 @@ export type RegistryFactory = (clusterId: string) => ServiceRegistry;
 
 /** What buildRegistries needs. */
 export interface BuildRegistriesOptions {
+  /** Pods ServiceEntries may select (the orchestrator's, with `DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS`). */
+  readonly pods?: WorkloadSource;
   /** `--registries`, in order: earlier entries take precedence for a hostname. */
   readonly registries: readonly string[];
   /** `--clusterID` (or CLUSTER_ID). */
@@ -75,6 +78,7 @@ export function buildRegistries(options: BuildRegistriesOptions): Registries {
     appNamespaces: options.appNamespaces,
     defaultExportTo: options.defaultServiceExportTo,
     log: options.log,
+    ...(options.pods ? { pods: options.pods } : {}),
   });
   aggregate.addRegistry(serviceEntries);
   return { aggregate, serviceEntries, ...(mock ? { mock } : {}) };

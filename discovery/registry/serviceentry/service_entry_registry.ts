@@ -10,6 +10,7 @@ import type { Service } from "../../model/service.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import { compareByCreation } from "../../model/config_order.ts";
 import { Listeners } from "../listeners.ts";
+import type { WorkloadSource } from "../workload_source.ts";
 import {
   compareServices,
   type EndpointEvent,
@@ -28,6 +29,8 @@ export interface ServiceEntryRegistryOptions {
   readonly defaultExportTo: () => readonly string[];
   /** Logger of conversions and selection. */
   readonly log: Logger;
+  /** Orchestrator pods that entries' workload selectors also pick (`DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS`). */
+  readonly pods?: WorkloadSource;
 }
 
 /** A WorkloadEntry as the registry keeps it: identity and spec, for selection and debugging. */
@@ -64,6 +67,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   /** `namespace/hostname` → instances of every entry defining the hostname there. */
   #instances = new Map<string, readonly ServiceInstance[]>();
   #unsubscribe?: () => void;
+  #unsubscribePods?: () => void;
 
   /** A registry over `store`; it reads nothing until started. */
   constructor(store: ConfigStore, options: ServiceEntryRegistryOptions) {
@@ -76,6 +80,9 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   start(): void {
     if (this.#unsubscribe) return;
     this.#unsubscribe = this.#store.onEvent((event) => this.#onConfig(event));
+    this.#unsubscribePods = this.#options.pods?.onChange((namespace) =>
+      this.#change(() => this.#reselect(namespace))
+    );
     this.#change(() => {
       for (const r of this.#store.list("WorkloadEntry")) this.#putWorkload(r as Resource<WorkloadEntrySpec>);
       for (const r of this.#store.list("ServiceEntry")) this.#putEntry(r as Resource<ServiceEntrySpec>);
@@ -86,6 +93,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   stop(): void {
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+    this.#unsubscribePods?.();
+    this.#unsubscribePods = undefined;
   }
 
   /** Converts every entry again, for settings read at conversion (mesh `defaultServiceExportTo`) that changed. */
@@ -154,13 +163,17 @@ export class ServiceEntryRegistry implements ServiceRegistry {
       }
       if (event.type === "delete") this.#workloads.delete(`${namespace}/${name}`);
       else this.#putWorkload(event.resource as Resource<WorkloadEntrySpec>);
-      // Only entries of the namespace that select workloads can change; their services stay as they are.
-      for (const state of this.#entries.values()) {
-        if (state.resource.meta.namespace === namespace && state.resource.spec.workloadSelector) {
-          this.#putEntry(state.resource, state.services);
-        }
-      }
+      this.#reselect(namespace);
     });
+  }
+
+  /** Only entries of the namespace that select workloads can change; their services stay as they are. */
+  #reselect(namespace: string): void {
+    for (const state of this.#entries.values()) {
+      if (state.resource.meta.namespace === namespace && state.resource.spec.workloadSelector) {
+        this.#putEntry(state.resource, state.services);
+      }
+    }
   }
 
   #managed(namespace: string): boolean {
@@ -185,7 +198,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     const instances = [...inlineInstances(resource, converted, this.clusterId)];
     const selector = resource.spec.workloadSelector?.labels;
     if (selector) {
-      for (const w of this.workloads()) {
+      const pods = this.#managed(namespace) ? this.#options.pods?.workloads(namespace) ?? [] : [];
+      for (const w of [...this.workloads(), ...pods]) {
         if (w.namespace !== namespace || !selectorMatches(selector, w.spec.labels ?? {})) continue;
         instances.push(
           ...workloadInstances(resource, converted, w.spec, {

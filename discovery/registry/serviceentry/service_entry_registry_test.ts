@@ -6,6 +6,7 @@ import { AggregateRegistry } from "../aggregate_registry.ts";
 import type { EndpointEvent, ServiceEvent } from "../service_registry.ts";
 import { networking, orderedStore, sidecar } from "../_test_support.ts";
 import { ServiceEntryRegistry, type ServiceEntryRegistryOptions } from "./service_entry_registry.ts";
+import type { SelectableWorkload, WorkloadSource } from "../workload_source.ts";
 
 const se = (ns: string, name: string, spec: ServiceEntrySpec) => networking("ServiceEntry", ns, name, spec);
 const we = (ns: string, name: string, spec: WorkloadEntrySpec) => networking("WorkloadEntry", ns, name, spec);
@@ -269,4 +270,55 @@ Deno.test("ServiceEntryRegistry keeps duplicate hosts, oldest entry first", () =
   const aggregate = new AggregateRegistry("c1");
   aggregate.addRegistry(registry);
   assert.equal(aggregate.services().length, 2);
+});
+
+Deno.test("ServiceEntryRegistry selects orchestrator pods too, following their changes as endpoint events", () => {
+  let pods: SelectableWorkload[] = [
+    {
+      name: "reviews-1",
+      namespace: "shop",
+      spec: { address: "10.2.0.1", labels: { app: "reviews" }, serviceAccount: "reviews" },
+    },
+    { name: "other-1", namespace: "shop", spec: { address: "10.2.0.9", labels: { app: "other" } } },
+  ];
+  const listeners = new Set<(namespace: string) => void>();
+  const source: WorkloadSource = {
+    workloads: (namespace) => pods.filter((p) => p.namespace === namespace),
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  const { store, registry, serviceEvents, endpointEvents } = setup({ pods: source });
+  store.apply(we("shop", "vm-1", { address: "10.1.0.1", labels: { app: "reviews" } }));
+  store.apply(se("shop", "reviews", {
+    hosts: ["reviews.shop.svc.cluster.local"],
+    ports: [HTTP],
+    location: "MESH_INTERNAL",
+    resolution: "STATIC",
+    workloadSelector: { labels: { app: "reviews" } },
+  }));
+  const endpoints = () =>
+    registry.instances("reviews.shop.svc.cluster.local").map((i) =>
+      `${i.endpoint.address} ${i.endpoint.workloadName}`
+    );
+  assert.deepEqual(endpoints(), ["10.1.0.1 vm-1", "10.2.0.1 reviews-1"]);
+  assert.equal(registry.instances("reviews.shop.svc.cluster.local")[1].endpoint.serviceAccount, "reviews");
+
+  serviceEvents.length = 0;
+  endpointEvents.length = 0;
+  pods = [...pods, {
+    name: "reviews-2",
+    namespace: "shop",
+    spec: { address: "10.2.0.2", labels: { app: "reviews" } },
+  }];
+  for (const listener of listeners) listener("shop");
+  assert.deepEqual(endpoints(), ["10.1.0.1 vm-1", "10.2.0.1 reviews-1", "10.2.0.2 reviews-2"]);
+  assert.deepEqual(serviceEvents, [], "a pod change is no service change");
+  assert.equal(endpointEvents.length, 1);
+
+  for (const listener of listeners) listener("shop");
+  assert.equal(endpointEvents.length, 1, "news of a namespace whose pods did not change emits nothing");
+  registry.stop();
+  assert.equal(listeners.size, 0, "stopping unsubscribes");
 });
