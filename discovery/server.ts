@@ -162,6 +162,9 @@ export async function startDiscovery(
   });
   registries.serviceEntries.start();
   closers.push(() => registries.serviceEntries.stop());
+  if (orch && env.bool("DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES")) {
+    orch.selectWorkloadEntries(registries.serviceEntries.workloadEntries);
+  }
   orch?.start();
   if (orch) closers.push(() => orch.stop());
   // Gateway credentials: the orchestrator's Secrets when it is read.

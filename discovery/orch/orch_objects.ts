@@ -28,6 +28,7 @@ export interface OrchService {
       readonly port: number;
       readonly protocol?: string;
       readonly appProtocol?: string;
+      readonly targetPort?: number | string;
     }[];
   };
 }

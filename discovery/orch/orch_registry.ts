@@ -24,6 +24,8 @@ import {
   serviceHostname,
 } from "./orch_convert.ts";
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
+import { convertEndpoint } from "../registry/serviceentry/convert_service_entry.ts";
+import { selectorMatches } from "../model/labels.ts";
 import type { OrchEndpoints, OrchEndpointSlice, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
 import { endpointsFromSlices, sliceServiceKey } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
@@ -78,6 +80,7 @@ export class OrchRegistry {
   readonly #lastEndpoints = new Map<string, string>();
   #resyncTimer?: ReturnType<typeof setInterval>;
   readonly #podListeners = new Set<(namespace: string) => void>();
+  #workloadEntries?: WorkloadSource;
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
   #stopped = false;
@@ -115,6 +118,22 @@ export class OrchRegistry {
       return () => this.#podListeners.delete(listener);
     },
   };
+
+  /**
+   * WorkloadEntries that Services also select by their selector (`DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`);
+   * set once, after the registries exist. Their changes recompute the endpoints of that namespace's Services.
+   */
+  selectWorkloadEntries(source: WorkloadSource): void {
+    this.#workloadEntries = source;
+    source.onChange((namespace) => {
+      if (this.#synced.size < 4) return;
+      for (const [key, svc] of this.#services) {
+        if ((svc.metadata.namespace ?? "default") === namespace && svc.spec?.selector) {
+          this.#recomputeEndpoints(key);
+        }
+      }
+    });
+  }
 
   /** Starts every informer; returns at once (sync is reported through `hasSynced`). */
   start(): void {
@@ -309,8 +328,9 @@ export class OrchRegistry {
     this.#indexPods(key, eps);
     if (!this.#services.has(key)) return;
     const hostname = serviceHostname(name, namespace, this.#options.domain);
+    const selected = this.#workloadEntryEndpoints(key);
     if (eps === undefined) {
-      this.#setEndpoints(key, hostname, namespace, []);
+      this.#setEndpoints(key, hostname, namespace, selected);
       return;
     }
     const converted = endpointsFromOrch(
@@ -325,7 +345,33 @@ export class OrchRegistry {
       this.#waitingOnPod.set(pod, set);
     }
     this.#options.metrics?.gauge("discovery_orch_endpoints_pending_pod").set(this.#waitingOnPod.size);
-    this.#setEndpoints(key, hostname, namespace, converted.endpoints);
+    this.#setEndpoints(key, hostname, namespace, [...converted.endpoints, ...selected]);
+  }
+
+  /** Endpoints of the WorkloadEntries the Service at `key` selects, one per service port. */
+  #workloadEntryEndpoints(key: string): Endpoint[] {
+    const svc = this.#services.get(key);
+    const selector = svc?.spec?.selector;
+    if (
+      this.#workloadEntries === undefined || svc === undefined || !selector ||
+      Object.keys(selector).length === 0
+    ) {
+      return [];
+    }
+    const namespace = svc.metadata.namespace ?? "default";
+    const out: Endpoint[] = [];
+    for (const workload of this.#workloadEntries.workloads(namespace)) {
+      if (!selectorMatches(selector, workload.spec.labels ?? {})) continue;
+      for (const port of svc.spec?.ports ?? []) {
+        const target = typeof port.targetPort === "number" ? port.targetPort : undefined;
+        out.push(convertEndpoint(workload.spec, {
+          number: port.port,
+          ...(port.name ? { name: port.name } : {}),
+          ...(target ? { targetPort: target } : {}),
+        }, { namespace, workloadName: workload.name, clusterId: this.#options.clusterId }));
+      }
+    }
+    return out;
   }
 
   #setEndpoints(key: string, hostname: string, namespace: string, endpoints: Endpoint[]): void {

@@ -5,6 +5,7 @@ import { waitFor } from "../config/_test_helpers.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchRegistry } from "./orch_registry.ts";
+import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
 
 const HOST = "ratings.shop.svc.cluster.local";
 
@@ -246,6 +247,49 @@ Deno.test("Ready running pods are lent as selectable workloads, with news of the
       api.apply(pod("ratings-4", "10.1.0.4"));
       await waitFor(() => changed.includes("shop"), "a new pod's namespace announced");
       assert.deepEqual(r.pods.workloads("shop").map((w) => w.name), ["ratings-1", "ratings-4"]);
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("A Service selects WorkloadEntries too, following their changes", async () => {
+  const api = OrchApiServer.start();
+  let entries: SelectableWorkload[] = [
+    {
+      name: "vm-1",
+      namespace: "shop",
+      spec: { address: "10.9.0.1", labels: { app: "ratings" }, ports: { http: 9090 } },
+    },
+    { name: "vm-x", namespace: "shop", spec: { address: "10.9.0.9", labels: { app: "other" } } },
+  ];
+  const listeners = new Set<(namespace: string) => void>();
+  const source: WorkloadSource = {
+    workloads: (namespace) => entries.filter((e) => e.namespace === namespace),
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  try {
+    api.apply(service());
+    api.apply(pod("ratings-1", "10.1.0.1"));
+    api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
+    await withRegistry(api, async (r) => {
+      r.selectWorkloadEntries(source);
+      await waitFor(() => r.registry.instances(HOST).length === 2, "the pod and the selected WorkloadEntry");
+      const vm = r.registry.instances(HOST).find((i) => i.endpoint.address === "10.9.0.1")!.endpoint;
+      assert.equal(vm.endpointPort, 9090, "the WorkloadEntry's port for the service port's name");
+      assert.equal(vm.workloadName, "vm-1");
+      entries = [...entries, {
+        name: "vm-2",
+        namespace: "shop",
+        spec: { address: "10.9.0.2", labels: { app: "ratings" } },
+      }];
+      for (const listener of listeners) listener("shop");
+      await waitFor(() => r.registry.instances(HOST).length === 3, "the new WorkloadEntry");
+      const vm2 = r.registry.instances(HOST).find((i) => i.endpoint.address === "10.9.0.2")!.endpoint;
+      assert.equal(vm2.endpointPort, 8080, "without a named port: the service port");
     });
   } finally {
     await api.close();

@@ -68,6 +68,16 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   #instances = new Map<string, readonly ServiceInstance[]>();
   #unsubscribe?: () => void;
   #unsubscribePods?: () => void;
+  readonly #workloadListeners = new Set<(namespace: string) => void>();
+
+  /** The WorkloadEntries as workloads other registries select (orchestrator Services, with `DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`). */
+  readonly workloadEntries: WorkloadSource = {
+    workloads: (namespace) => this.workloads().filter((w) => w.namespace === namespace),
+    onChange: (listener) => {
+      this.#workloadListeners.add(listener);
+      return () => this.#workloadListeners.delete(listener);
+    },
+  };
 
   /** A registry over `store`; it reads nothing until started. */
   constructor(store: ConfigStore, options: ServiceEntryRegistryOptions) {
@@ -165,6 +175,9 @@ export class ServiceEntryRegistry implements ServiceRegistry {
       else this.#putWorkload(event.resource as Resource<WorkloadEntrySpec>);
       this.#reselect(namespace);
     });
+    if (kind === "WorkloadEntry") {
+      for (const listener of [...this.#workloadListeners]) listener(event.resource.meta.namespace);
+    }
   }
 
   /** Only entries of the namespace that select workloads can change; their services stay as they are. */

@@ -322,3 +322,14 @@ Deno.test("ServiceEntryRegistry selects orchestrator pods too, following their c
   registry.stop();
   assert.equal(listeners.size, 0, "stopping unsubscribes");
 });
+
+Deno.test("ServiceEntryRegistry lends its WorkloadEntries by namespace and announces their changes", () => {
+  const { store, registry } = setup();
+  const news: string[] = [];
+  registry.workloadEntries.onChange((namespace) => news.push(namespace));
+  store.apply(we("vm", "vm-1", { address: "10.1.0.1", labels: { app: "reviews" } }));
+  store.apply(we("other", "vm-x", { address: "10.1.0.9" }));
+  store.apply(se("vm", "reviews", { hosts: ["r.example"], ports: [HTTP], resolution: "STATIC" }));
+  assert.deepEqual(registry.workloadEntries.workloads("vm").map((w) => w.name), ["vm-1"]);
+  assert.deepEqual(news, ["vm", "other"], "WorkloadEntry changes only");
+});
