@@ -26,7 +26,14 @@ import {
   xdsCallerCheck,
 } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
-import { loadOrchConfig, OrchConfigSource, OrchRegistry, OrchSecretStore, RateLimiter } from "./orch/mod.ts";
+import {
+  limitWatches,
+  loadOrchConfig,
+  OrchConfigSource,
+  OrchRegistry,
+  OrchSecretStore,
+  RateLimiter,
+} from "./orch/mod.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
@@ -96,13 +103,14 @@ export async function startDiscovery(
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
   // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources).
+  const orchLimiter = new RateLimiter(options.orchApiQps, options.orchApiBurst);
   const orchClient = options.registries.includes("Orchestrator")
     ? {
-      kubeConfig: loadOrchConfig({
-        orchConfig: options.orchConfig,
-        serviceHost: env.string("ORCH_SERVICE_HOST"),
-      }),
-      limiter: new RateLimiter(options.orchApiQps, options.orchApiBurst),
+      kubeConfig: limitWatches(
+        loadOrchConfig({ orchConfig: options.orchConfig, serviceHost: env.string("ORCH_SERVICE_HOST") }),
+        orchLimiter,
+      ),
+      limiter: orchLimiter,
     }
     : undefined;
   const files = options.configDir === "" ? undefined : new FileConfigSource({

@@ -25,6 +25,8 @@ export interface OrchClientOptions {
   readonly orchConfig: string;
   /** `ORCH_SERVICE_HOST`, read when `orchConfig` is empty. */
   readonly serviceHost: string;
+  /** Where the service account's token and CA are mounted in-cluster (default `SERVICE_ACCOUNT_DIR`). */
+  readonly serviceAccountDir?: string;
 }
 
 /**
@@ -62,7 +64,8 @@ export function loadOrchConfig(options: OrchClientOptions): k8s.KubeConfig {
       "No orchestrator configuration: give --orchconfig FILE, or run in-cluster where ORCH_SERVICE_HOST is set",
     );
   }
-  const token = `${SERVICE_ACCOUNT_DIR}/token`;
+  const accountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  const token = `${accountDir}/token`;
   if (!existsSync(token)) {
     throw new OrchConfigError(
       token,
@@ -75,11 +78,11 @@ export function loadOrchConfig(options: OrchClientOptions): k8s.KubeConfig {
       server: `https://${
         options.serviceHost.includes(":") ? `[${options.serviceHost}]` : options.serviceHost
       }:443`,
-      caFile: `${SERVICE_ACCOUNT_DIR}/ca.crt`,
+      caFile: `${accountDir}/ca.crt`,
       skipTLSVerify: false,
     }],
-    // Read once at start: a projected token rotates, so a long-running server must restart within its life.
-    users: [{ name: "in-cluster", token: Deno.readTextFileSync(token).trim() }],
+    // A projected token rotates: the client reads the file again at most a minute after it was last read.
+    users: [{ name: "in-cluster", authProvider: { name: "tokenFile", config: { tokenFile: token } } }],
     contexts: [{ name: "in-cluster", cluster: "in-cluster", user: "in-cluster" }],
     currentContext: "in-cluster",
   });
@@ -117,4 +120,18 @@ export class RateLimiter {
     const wait = this.take();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
+}
+
+/**
+ * Makes every watch request made with `kc` wait for a token of `limiter` (`--orchApiQPS`/`--orchApiBurst`), as
+ * list calls already do: a watch that keeps dropping reconnects no faster than the limit. The client's watch
+ * reads its request options from `applyToFetchOptions` right before connecting, so the wait goes there.
+ */
+export function limitWatches(kc: k8s.KubeConfig, limiter: RateLimiter): k8s.KubeConfig {
+  const apply = kc.applyToFetchOptions.bind(kc);
+  kc.applyToFetchOptions = async (options) => {
+    await limiter.acquire();
+    return await apply(options);
+  };
+  return kc;
 }

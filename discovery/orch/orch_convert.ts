@@ -10,7 +10,14 @@ import type { WorkloadEntrySpec } from "../../shared/config/networking/workload_
 import { parseProtocol } from "../../shared/config/validation/ports.ts";
 import { type Endpoint, tlsModeFromLabels } from "../model/endpoint.ts";
 import type { Service, ServicePort, ServiceProtocol } from "../model/service.ts";
-import type { OrchEndpointAddress, OrchEndpoints, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
+import type {
+  OrchEndpointAddress,
+  OrchEndpoints,
+  OrchNamespace,
+  OrchNode,
+  OrchPod,
+  OrchService,
+} from "./orch_objects.ts";
 
 /** The annotations that narrow where a Service is visible (ours, then Istio's). */
 export const EXPORT_TO_ANNOTATIONS: readonly string[] = [
@@ -107,6 +114,20 @@ export function serviceFromOrch(svc: OrchService, ctx: ConvertContext): Service 
   };
 }
 
+/** Labels that put a workload (or every workload of a namespace) on a network, ours first. */
+export const NETWORK_LABELS = ["topology.mesh.io/network", "topology.istio.io/network"] as const;
+
+/** The network of an endpoint: its pod's network label, else its namespace's, else none. */
+export function networkOf(
+  podLabels: Readonly<Record<string, string>>,
+  namespace: OrchNamespace | undefined,
+): string {
+  for (const labels of [podLabels, namespace?.metadata.labels ?? {}]) {
+    for (const key of NETWORK_LABELS) if (labels[key]) return labels[key];
+  }
+  return "";
+}
+
 /** The locality of a node, `region/zone/subzone` (empty parts left empty). */
 export function nodeLocality(node: OrchNode | undefined): string {
   const labels = node?.metadata.labels ?? {};
@@ -133,6 +154,7 @@ export function endpointsFromOrch(
   pods: (namespace: string, name: string) => OrchPod | undefined,
   nodes: (name: string) => OrchNode | undefined,
   ctx: ConvertContext,
+  namespaces: (name: string) => OrchNamespace | undefined = () => undefined,
 ): ConvertedEndpoints {
   const namespace = eps.metadata.namespace ?? "default";
   const out: Endpoint[] = [];
@@ -160,7 +182,7 @@ export function endpointsFromOrch(
         servicePortName: port.name ?? "",
         labels,
         locality: { label: nodeLocality(nodeName ? nodes(nodeName) : undefined), clusterId: ctx.clusterId },
-        network: "",
+        network: networkOf(labels, namespaces(pod?.metadata.namespace ?? namespace)),
         weight: 1,
         tlsMode: tlsModeFromLabels(labels),
         serviceAccount: pod?.spec?.serviceAccountName ?? (pod ? "default" : ""),

@@ -75,6 +75,11 @@ export interface OrchPod {
   };
 }
 
+/** A Namespace. */
+export interface OrchNamespace {
+  readonly metadata: OrchMeta;
+}
+
 /** A Node. */
 export interface OrchNode {
   readonly metadata: OrchMeta;

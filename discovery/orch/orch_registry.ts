@@ -1,7 +1,7 @@
 /**
  * The orchestrator as a service registry: informers (list, then watch from the listed resource version,
  * relisting on 410 Gone and reconnecting when a watch drops) over Services, Endpoints (or EndpointSlices with
- * `DISCOVERY_USE_ENDPOINT_SLICE`), Pods and Nodes, turned
+ * `DISCOVERY_USE_ENDPOINT_SLICE`), Pods, Nodes and Namespaces, turned
  * into model services and endpoints in a `MemoryRegistry` that the aggregate registry reads.
  *
  * Changes are incremental: an Endpoints or Pod change recomputes the endpoints of the services it touches
@@ -26,7 +26,14 @@ import {
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
 import { convertEndpoint } from "../registry/serviceentry/convert_service_entry.ts";
 import { selectorMatches } from "../model/labels.ts";
-import type { OrchEndpoints, OrchEndpointSlice, OrchNode, OrchPod, OrchService } from "./orch_objects.ts";
+import type {
+  OrchEndpoints,
+  OrchEndpointSlice,
+  OrchNamespace,
+  OrchNode,
+  OrchPod,
+  OrchService,
+} from "./orch_objects.ts";
 import { endpointsFromSlices, sliceServiceKey } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
@@ -52,7 +59,10 @@ export interface OrchRegistryOptions extends ConvertContext {
   readonly useEndpointSlices?: boolean;
 }
 
-type Kind = "Services" | "Endpoints" | "EndpointSlices" | "Pods" | "Nodes";
+type Kind = "Services" | "Endpoints" | "EndpointSlices" | "Pods" | "Nodes" | "Namespaces";
+
+/** Informers the registry runs: services, endpoints (or slices), pods, nodes and namespaces. */
+const INFORMERS = 5;
 type AnyObject = { metadata?: { name?: string; namespace?: string } };
 
 /** Reads the orchestrator's Services, Endpoints, Pods and Nodes into a registry. */
@@ -64,6 +74,7 @@ export class OrchRegistry {
   readonly #endpoints = new Map<string, OrchEndpoints>();
   readonly #pods = new Map<string, OrchPod>();
   readonly #nodes = new Map<string, OrchNode>();
+  readonly #namespaces = new Map<string, OrchNamespace>();
   readonly #slices = new Map<string, OrchEndpointSlice>();
   /** Slice key → the `ns/service` it was last filed under, so a deleted or relabelled slice is found. */
   readonly #sliceService = new Map<string, string>();
@@ -126,7 +137,7 @@ export class OrchRegistry {
   selectWorkloadEntries(source: WorkloadSource): void {
     this.#workloadEntries = source;
     source.onChange((namespace) => {
-      if (this.#synced.size < 4) return;
+      if (this.#synced.size < INFORMERS) return;
       for (const [key, svc] of this.#services) {
         if ((svc.metadata.namespace ?? "default") === namespace && svc.spec?.selector) {
           this.#recomputeEndpoints(key);
@@ -171,6 +182,13 @@ export class OrchRegistry {
       (key) => this.#podChanged(key),
     );
     this.#watch("Nodes", "/api/v1/nodes", () => core.listNode(), this.#nodes, () => this.#recomputeAll());
+    // A namespace's network label is the network of its endpoints that have none of their own.
+    this.#watch("Namespaces", "/api/v1/namespaces", () => core.listNamespace(), this.#namespaces, (key) => {
+      const namespace = key.slice(key.indexOf("/") + 1);
+      for (const epKey of this.#endpoints.keys()) {
+        if (epKey.startsWith(`${namespace}/`)) this.#recomputeEndpoints(epKey);
+      }
+    });
   }
 
   /** Stops every informer and pending retry. */
@@ -210,7 +228,7 @@ export class OrchRegistry {
     if (this.#synced.has(kind) || this.#stopped) return;
     this.#synced.add(kind);
     this.#options.log.info("orchestrator informer synced", { kind, objects });
-    if (this.#synced.size === 4) this.#initialSync();
+    if (this.#synced.size === INFORMERS) this.#initialSync();
   }
 
   /** After every informer's first list: all services and endpoints at once, then the registry is synced. */
@@ -338,6 +356,7 @@ export class OrchRegistry {
       (ns, pod) => this.#pods.get(`${ns}/${pod}`),
       (node) => this.#nodes.get(`/${node}`),
       this.#options,
+      (name) => this.#namespaces.get(`/${name}`),
     );
     for (const pod of converted.pendingPods) {
       const set = this.#waitingOnPod.get(pod) ?? new Set();

@@ -296,6 +296,33 @@ Deno.test("A Service selects WorkloadEntries too, following their changes", asyn
   }
 });
 
+Deno.test("Endpoints are on their pod's network, else their namespace's, following namespace changes", async () => {
+  const api = OrchApiServer.start();
+  const namespace = (network: string) => ({
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: "shop", labels: { "topology.istio.io/network": network } },
+  });
+  try {
+    api.apply(namespace("net-a"));
+    api.apply(service());
+    api.apply(pod("ratings-1", "10.1.0.1"));
+    api.apply(pod("ratings-2", "10.1.0.2", { "topology.mesh.io/network": "net-own" }));
+    api.apply(endpoints([["ratings-1", "10.1.0.1"], ["ratings-2", "10.1.0.2"]]));
+    await withRegistry(api, async (r) => {
+      const networks = () =>
+        r.registry.instances(HOST).map((i) => `${i.endpoint.address} ${i.endpoint.network}`).sort();
+      await waitFor(() => r.registry.hasSynced(), "the first sync");
+      assert.deepEqual(networks(), ["10.1.0.1 net-a", "10.1.0.2 net-own"]);
+      api.apply(namespace("net-b"));
+      await waitFor(() => networks()[0] === "10.1.0.1 net-b", "the namespace's new network");
+      assert.equal(networks()[1], "10.1.0.2 net-own");
+    });
+  } finally {
+    await api.close();
+  }
+});
+
 Deno.test("An endpoint whose pod is not known yet is added when the pod arrives", async () => {
   const api = OrchApiServer.start();
   try {
