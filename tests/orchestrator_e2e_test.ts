@@ -75,7 +75,7 @@ Deno.test("Without a reachable orchestrator, mesh-discovery stays up and not rea
   }
 });
 
-Deno.test("Orchestrator services and endpoints reach a sidecar; an Endpoints change pushes EDS alone", async () => {
+Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless client; an Endpoints change pushes EDS alone", async () => {
   const api = OrchApiServer.start();
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
   api.apply({
@@ -88,6 +88,7 @@ Deno.test("Orchestrator services and endpoints reach a sidecar; an Endpoints cha
   api.apply(endpoints(["10.1.0.1"]));
   const { server, addresses } = await start(dir, api.kubeconfig());
   let client: Client | undefined;
+  let proxyless: Client | undefined;
   try {
     const deadline = Date.now() + 20_000;
     while ((await readyStatus(addresses.httpAddr)).status !== 200 && Date.now() < deadline) {
@@ -127,7 +128,33 @@ Deno.test("Orchestrator services and endpoints reach a sidecar; an Endpoints cha
     ack(pushed, [CLUSTER]);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(client.buffered, 0, "nothing but EDS was pushed");
+
+    // A proxyless gRPC client of the same namespace gets the service's listener, cluster and endpoints.
+    proxyless = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+    const grpcNode = testNode("sidecar~10.9.9.8~grpc.shop~shop.svc.cluster.local", {
+      NAMESPACE: "shop",
+      GENERATOR: "grpc",
+    });
+    const target = "ratings.shop.svc.cluster.local:8080";
+    for (
+      const [typeUrl, name] of [[TYPE_URL.listener, target], [TYPE_URL.cluster, CLUSTER], [
+        TYPE_URL.endpoint,
+        CLUSTER,
+      ]]
+    ) {
+      proxyless.send({ node: grpcNode, type_url: typeUrl, resource_names: [name] });
+      const response = await proxyless.next(20_000);
+      assert.equal(response.typeUrl, typeUrl);
+      assert.deepEqual(response.resources.map((r) => r.name), [name]);
+      if (typeUrl === TYPE_URL.endpoint) {
+        assert.match(
+          JSON.stringify(response.resources[0].fields),
+          /10\.1\.0\.1.*10\.1\.0\.2|10\.1\.0\.2.*10\.1\.0\.1/,
+        );
+      }
+    }
   } finally {
+    proxyless?.close();
     client?.close();
     await server.stop();
     await api.close();
