@@ -38,6 +38,7 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   "envoy/admin/v3/config_dump.proto",
   "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
   "envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto",
+  "envoy/extensions/filters/network/sni_cluster/v3/sni_cluster.proto",
   "envoy/extensions/filters/network/rbac/v3/rbac.proto",
   "envoy/extensions/filters/http/router/v3/router.proto",
   "envoy/extensions/filters/http/fault/v3/fault.proto",

@@ -8,6 +8,8 @@
  */
 import type { Destination } from "../../shared/config/networking/destination.ts";
 import type { HTTPRoute } from "../../shared/config/networking/virtual_service_http.ts";
+import type { RouteDestination } from "../../shared/config/networking/route_destinations.ts";
+import type { L4MatchAttributes } from "../../shared/config/networking/virtual_service_match.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
@@ -31,6 +33,15 @@ export interface PlannedRoute {
   readonly hashPolicy?: readonly EnvoyObject[];
   /** The cluster requests are mirrored to (Envoy proxies only). */
   readonly mirrorCluster?: string;
+}
+
+/** TCP and TLS routes resolved for one listener: clusters per route, and the SNI names of TLS ones. */
+export interface PlannedL4Routes {
+  readonly tcp: readonly { readonly clusters: readonly WeightedCluster[] }[];
+  readonly tls: readonly {
+    readonly sniHosts: readonly string[];
+    readonly clusters: readonly WeightedCluster[];
+  }[];
 }
 
 /** The resolved inputs of one RouteConfiguration. */
@@ -142,6 +153,35 @@ class RoutePlanner {
     return out;
   }
 
+  /** The clusters of TCP or TLS route destinations, weighted as `destinations` weighs HTTP ones. */
+  l4Clusters(route: readonly RouteDestination[]): WeightedCluster[] {
+    const kept = route.length === 1 ? route : route.filter((d) => (d.weight ?? 0) > 0);
+    return kept.map((d) => ({
+      name: this.cluster(d.destination).name,
+      weight: kept.length === 1 ? 100 : d.weight ?? 0,
+    }));
+  }
+
+  /** The TCP and TLS routes of a VirtualService that apply to the listener port and gateways, in order. */
+  l4Routes(vs: IndexedVirtualService): PlannedL4Routes {
+    const applies = (matches: readonly L4MatchAttributes[] | undefined) =>
+      (matches ?? []).length === 0 ||
+      (matches ?? []).some((m) => matchApplies(m, this.proxy, this.listenerPort, this.gatewayNames));
+    const spec = vs.resource.spec;
+    return {
+      tcp: (spec.tcp ?? []).filter((r) => applies(r.match)).map((r) => ({
+        clusters: this.l4Clusters(r.route),
+      }))
+        .filter((r) => r.clusters.length > 0),
+      tls: (spec.tls ?? []).flatMap((r) =>
+        r.match.filter((m) => applies([m])).map((m) => ({
+          sniHosts: [...m.sniHosts],
+          clusters: this.l4Clusters(r.route),
+        }))
+      ).filter((r) => r.clusters.length > 0),
+    };
+  }
+
   /** The route of a service without VirtualService routes: every path to the service's own cluster. */
   defaultRoute(target: GrpcTarget): PlannedRoute {
     const destination = { host: target.service.hostname, port: { number: target.port.port } };
@@ -206,4 +246,37 @@ export function planGatewayRoutes(
   const planner = new RoutePlanner(proxy, push, port, gatewayNames, true);
   planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
   return { routes: planner.routes(vs), dependsOn: [...planner.dependsOn] };
+}
+
+/**
+ * Plans the TCP and TLS routes of a VirtualService bound to a gateway, for a listener port of that gateway:
+ * the routes whose matches apply to the gateway (by any of `gatewayNames`) and port, clusters resolved.
+ */
+export function planGatewayL4Routes(
+  vs: IndexedVirtualService,
+  proxy: Proxy,
+  push: PushContext,
+  port: number,
+  gatewayNames: readonly string[],
+): PlannedL4Routes & { dependsOn: string[] } {
+  const planner = new RoutePlanner(proxy, push, port, gatewayNames, true);
+  planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
+  return { ...planner.l4Routes(vs), dependsOn: [...planner.dependsOn] };
+}
+
+/**
+ * Plans the TCP and TLS routes a sidecar applies to a service port: those of the VirtualService that claims
+ * the hostname among the ones the proxy imports for the mesh, whose matches apply to the proxy and port.
+ */
+export function planMeshL4Routes(
+  hostname: string,
+  port: number,
+  proxy: Proxy,
+  push: PushContext,
+): PlannedL4Routes & { dependsOn: string[] } {
+  const vs = virtualServiceFor(push.virtualServicesFor(proxy, "mesh"), hostname);
+  if (vs === undefined) return { tcp: [], tls: [], dependsOn: [] };
+  const planner = new RoutePlanner(proxy, push, port, undefined, true);
+  planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
+  return { ...planner.l4Routes(vs), dependsOn: [...planner.dependsOn] };
 }

@@ -16,6 +16,7 @@
 import { spiffeId } from "../../../shared/pki/spiffe_id.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { selectorMatches } from "../../model/labels.ts";
+import { planGatewayListeners } from "./gateway_plan.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -62,6 +63,8 @@ export interface EnvoyClusterPlan {
   readonly tls: UpstreamTlsPlan;
   /** Endpoints of STRICT_DNS and STATIC clusters. */
   readonly endpoints?: readonly StaticEndpoint[];
+  /** The EDS resource of an EDS cluster, when not the cluster's own name (SNI-DNAT clones share one). */
+  readonly edsServiceName?: string;
 }
 
 function loadAssignment(name: string, endpoints: readonly StaticEndpoint[]): EnvoyObject {
@@ -85,7 +88,10 @@ export function envoyCluster(plan: EnvoyClusterPlan): EnvoyObject {
   const discovery: EnvoyObject = {
     EDS: {
       type: "EDS",
-      eds_cluster_config: { eds_config: { ads: {}, resource_api_version: "V3" }, service_name: plan.name },
+      eds_cluster_config: {
+        eds_config: { ads: {}, resource_api_version: "V3" },
+        service_name: plan.edsServiceName ?? plan.name,
+      },
     },
     STRICT_DNS: {
       type: "STRICT_DNS",
@@ -234,6 +240,33 @@ function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan
   return [...byPort.keys()].sort((a, b) => a - b).map((port) => byPort.get(port)!);
 }
 
+/**
+ * For a gateway with an AUTO_PASSTHROUGH server: a clone of each EDS outbound cluster named as the SNI a mesh
+ * client sends (`outbound_.<port>_.<subset>_.<host>`), sharing its endpoints, without TLS of its own (the
+ * client's mTLS passes through to the workload).
+ */
+function sniDnatPlans(
+  proxy: Proxy,
+  push: PushContext,
+  outbound: readonly { plan: EnvoyClusterPlan; dependsOn: string[] }[],
+): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
+  if (proxy.type !== "router") return [];
+  const { plans, dependsOn } = planGatewayListeners(proxy, push);
+  if (!plans.some((p) => p.servers.some((s) => s.l4?.mode === "auto"))) return [];
+  return outbound.filter(({ plan }) => plan.discovery === "EDS").map(({ plan, dependsOn: own }) => {
+    const [, port, subset, host] = plan.name.split("|");
+    return {
+      plan: {
+        ...plan,
+        name: `outbound_.${port}_.${subset}_.${host}`,
+        edsServiceName: plan.name,
+        tls: { kind: "none" as const },
+      },
+      dependsOn: [...own, ...dependsOn],
+    };
+  });
+}
+
 function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
   return [
     {
@@ -255,8 +288,10 @@ function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
 export const envoyCdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.cluster,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const outbound = push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service));
     const plans = [
-      ...push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service)),
+      ...outbound,
+      ...sniDnatPlans(proxy, push, outbound),
       ...inboundPlans(proxy, push),
       ...catchAllPlans(),
     ];

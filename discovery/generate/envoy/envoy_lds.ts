@@ -26,7 +26,9 @@ import { serviceKey } from "../../push/push_request.ts";
 import { outboundClusterName } from "../../push/service_index.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
-import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";
+import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME, type WeightedCluster } from "../route_action.ts";
+import { planMeshL4Routes, type PlannedL4Routes } from "../route_plan.ts";
+import { tcpProxy, tcpProxyTo } from "./tcp_proxy.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { isHttpPort, outboundHttpPorts } from "./envoy_rds.ts";
@@ -54,18 +56,14 @@ export type ListenerPlan =
     readonly name: string;
     readonly address: string;
     readonly port: number;
-    readonly cluster: string;
+    /** Where connections go: the VirtualService's first applying TCP route, else the service's cluster. */
+    readonly clusters: readonly WeightedCluster[];
+    /** TLS routes of the VirtualService: connections whose SNI names one of their hosts go there instead. */
+    readonly sni: PlannedL4Routes["tls"];
   };
 
 function socketAddress(address: string, port: number): EnvoyObject {
   return { socket_address: { address, port_value: port } };
-}
-
-function tcpProxy(statPrefix: string, cluster: string): EnvoyObject {
-  return {
-    name: "envoy.filters.network.tcp_proxy",
-    typed_config: { "@type": TYPE_URL.tcpProxy, stat_prefix: statPrefix, cluster },
-  };
 }
 
 const HTTP_FILTERS = [
@@ -89,7 +87,7 @@ function httpConnectionManager(statPrefix: string, routes: EnvoyObject): EnvoyOb
 
 function inboundFilters(port: number, http: boolean): EnvoyObject[] {
   const cluster = `inbound|${port}||`;
-  if (!http) return [tcpProxy(cluster, cluster)];
+  if (!http) return [tcpProxyTo(cluster)];
   return [httpConnectionManager(cluster, {
     route_config: {
       name: cluster,
@@ -132,7 +130,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         traffic_direction: "OUTBOUND",
         filter_chains: [{
           name: "virtualOutbound-catchall-tcp",
-          filters: [tcpProxy(plan.fallback, plan.fallback)],
+          filters: [tcpProxyTo(plan.fallback)],
         }],
       };
     case "virtualInbound":
@@ -166,7 +164,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
               filters: inboundFilters(port, http),
             }]),
           ]),
-          { name: "virtualInbound-catchall", filters: [tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)] },
+          { name: "virtualInbound-catchall", filters: [tcpProxyTo(PASSTHROUGH_CLUSTER)] },
         ],
       };
     case "http":
@@ -190,7 +188,21 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         address: socketAddress(plan.address, plan.port),
         bind_to_port: { value: false },
         traffic_direction: "OUTBOUND",
-        filter_chains: [{ filters: [tcpProxy(plan.cluster, plan.cluster)] }],
+        ...(plan.sni.length > 0
+          ? {
+            listener_filters: [{
+              name: "envoy.filters.listener.tls_inspector",
+              typed_config: { "@type": TYPE_URL.tlsInspector },
+            }],
+          }
+          : {}),
+        filter_chains: [
+          ...plan.sni.map((route) => ({
+            filter_chain_match: { server_names: [...route.sniHosts] },
+            filters: [tcpProxy(plan.name, route.clusters)],
+          })),
+          { filters: [tcpProxy(plan.name, plan.clusters)] },
+        ],
       };
   }
 }
@@ -224,15 +236,18 @@ export function planListeners(
         const name = `${address}_${port.port}`;
         if (taken.has(name)) continue;
         taken.add(name);
+        const routes = planMeshL4Routes(service.hostname, port.port, proxy, push);
         out.push({
           plan: {
             kind: "tcp",
             name,
             address,
             port: port.port,
-            cluster: outboundClusterName(service.hostname, port.port),
+            clusters: routes.tcp[0]?.clusters ??
+              [{ name: outboundClusterName(service.hostname, port.port), weight: 100 }],
+            sni: routes.tls,
           },
-          dependsOn: [serviceKey(service.namespace, service.hostname)],
+          dependsOn: [serviceKey(service.namespace, service.hostname), ...routes.dependsOn],
         });
       }
     }

@@ -209,3 +209,42 @@ Deno.test("Proxyless gRPC clients are not given redirects or mirrors", () => {
   assert.equal(planned.plan.routes.length, 1, "the redirect route is left out");
   assert.equal(planned.plan.routes[0].mirrorCluster, undefined);
 });
+
+Deno.test("A sidecar's TCP listener follows the VirtualService's TCP route and routes TLS by SNI", () => {
+  const w = world().apply(networking("VirtualService", "other", "redis", {
+    hosts: ["reviews.other.svc.cluster.local"],
+    tcp: [
+      { match: [{ port: 9999 }], route: [{ destination: { host: "reviews.other.svc.cluster.local" } }] },
+      {
+        match: [{ port: 6379 }],
+        route: [
+          { destination: { host: "reviews.other.svc.cluster.local", port: { number: 6379 } }, weight: 90 },
+          { destination: { host: RATINGS, port: { number: 8080 } }, weight: 10 },
+        ],
+      },
+    ],
+    tls: [{
+      match: [{ port: 6379, sniHosts: ["reviews.other.svc.cluster.local"] }],
+      route: [{ destination: { host: RATINGS, port: { number: 8080 } } }],
+    }],
+  }));
+  const proxy = envoySidecar("example", "10.0.2.1");
+  const lds = run(envoyLdsGenerator, proxy, w.push());
+  const listener = lds.byName.get("10.96.0.9_6379")!;
+  const chains = listener.filter_chains as Obj[];
+  assert.equal(chains.length, 2);
+  assert.deepEqual((chains[0].filter_chain_match as Obj).server_names, ["reviews.other.svc.cluster.local"]);
+  const proxyOf = (chain: Obj) => ((chain.filters as Obj[])[0].typed_config as Obj);
+  assert.equal(proxyOf(chains[0]).cluster, `outbound|8080||${RATINGS}`);
+  assert.deepEqual(proxyOf(chains[1]).weighted_clusters, {
+    clusters: [
+      { name: "outbound|6379||reviews.other.svc.cluster.local", weight: 90 },
+      { name: `outbound|8080||${RATINGS}`, weight: 10 },
+    ],
+  }, "the first TCP route whose match applies to the port");
+  assert.match(JSON.stringify(listener.listener_filters), /tls_inspector/);
+  for (const [name, encoded] of lds.bytes) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
+});

@@ -2,10 +2,12 @@
  * What a gateway (`router` proxy) serves, resolved from the Gateways that select it: one listener per port, a
  * filter chain per server on it (plain HTTP, or TLS terminated with the server's `credentialName` fetched over
  * SDS), and, per HTTP server, the route configuration `http.<port>` or `https.<port>.<server>` built from the
- * VirtualServices bound to the gateway whose hosts the server exposes.
+ * VirtualServices bound to the gateway whose hosts the server exposes. TCP servers (and TLS servers that
+ * terminate) forward to the first applying `tcp` route of a bound VirtualService; PASSTHROUGH servers route by
+ * SNI with the bound `tls` routes whose SNI hosts they expose; AUTO_PASSTHROUGH servers route by SNI to the
+ * mesh's `outbound_.<port>_.<subset>_.<host>` clusters.
  *
- * Not generated yet: PASSTHROUGH and AUTO_PASSTHROUGH servers, plain TCP/TLS routes, `httpsRedirect`, SNI
- * routing of TLS VirtualServices, and `defaultEndpoint`.
+ * Not generated yet: `httpsRedirect` and `defaultEndpoint`.
  *
  * @module
  */
@@ -17,7 +19,13 @@ import { configKey } from "../../push/push_request.ts";
 import type { IndexedVirtualService } from "../../push/virtual_service_index.ts";
 import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
 import { virtualServiceFingerprint } from "../virtual_service_lookup.ts";
-import { planGatewayRoutes, type PlannedRoute } from "../route_plan.ts";
+import {
+  planGatewayL4Routes,
+  planGatewayRoutes,
+  type PlannedL4Routes,
+  type PlannedRoute,
+} from "../route_plan.ts";
+import type { WeightedCluster } from "../route_action.ts";
 
 /** One server of a gateway on a port. */
 export interface GatewayServerPlan {
@@ -27,7 +35,15 @@ export interface GatewayServerPlan {
   readonly hosts: readonly string[];
   /** Terminated TLS: SIMPLE or MUTUAL with the secret names. */
   readonly tls?: { readonly mode: "SIMPLE" | "MUTUAL"; readonly credentialName: string };
+  /** What a non-HTTP server forwards to; absent for HTTP and HTTPS servers (they route through RDS). */
+  readonly l4?: GatewayL4Plan;
 }
+
+/** The forwarding of a TCP, TLS passthrough or AUTO_PASSTHROUGH server. */
+export type GatewayL4Plan =
+  | { readonly mode: "tcp"; readonly clusters: readonly WeightedCluster[] }
+  | { readonly mode: "passthrough"; readonly routes: PlannedL4Routes["tls"] }
+  | { readonly mode: "auto" };
 
 /** One gateway listener. */
 export interface GatewayListenerPlan {
@@ -46,6 +62,9 @@ export interface GatewayVirtualHost {
   readonly spec: VirtualServiceSpec;
 }
 
+/** Server protocols served as opaque TCP. */
+const TCP_PROTOCOLS = new Set(["TCP", "MONGO", "MYSQL", "REDIS"]);
+
 const bareHost = (host: string) => host.includes("/") ? host.slice(host.indexOf("/") + 1) : host;
 
 /** The listeners of a gateway proxy: ports of the servers of every Gateway selecting it, merged by port. */
@@ -58,7 +77,11 @@ export function planGatewayListeners(
   for (const gateway of push.gatewaysFor(proxy)) {
     dependsOn.push(configKey("Gateway", gateway.resource.meta.namespace, gateway.resource.meta.name));
     for (const [i, server] of gateway.resource.spec.servers.entries()) {
-      const plan = serverPlan(server, gateway.name, i);
+      const base = serverPlan(server, gateway.name, i);
+      if (base === undefined) continue;
+      const plan = base.l4 === undefined
+        ? base
+        : withL4Routes(base, server, proxy, push, gateway.name, dependsOn);
       if (plan === undefined) continue;
       const entry = byPort.get(server.port.number) ?? { bind: server.bind ?? "0.0.0.0", servers: [] };
       entry.servers.push(plan);
@@ -71,16 +94,75 @@ export function planGatewayListeners(
   };
 }
 
+/** Names a gateway gives itself in `gateways` lists of VirtualService matches. */
+function gatewayNamesOf(gateway: string): string[] {
+  const [namespace, name] = gateway.split("/");
+  return [gateway, name, `${namespace}/${name}`];
+}
+
+/**
+ * Resolves the forwarding of a TCP or TLS passthrough server from the VirtualServices bound to its gateway;
+ * undefined when nothing routes through it (no filter chain is made).
+ */
+function withL4Routes(
+  plan: GatewayServerPlan,
+  server: Server,
+  proxy: Proxy,
+  push: PushContext,
+  gateway: string,
+  dependsOn: string[],
+): GatewayServerPlan | undefined {
+  if (plan.l4?.mode === "auto") return plan;
+  const port = server.port.number;
+  const tcp: WeightedCluster[][] = [];
+  const tls: PlannedL4Routes["tls"][number][] = [];
+  for (const vs of boundVirtualServices(push, proxy, gateway)) {
+    const planned = planGatewayL4Routes(vs, proxy, push, port, gatewayNamesOf(gateway));
+    dependsOn.push(...planned.dependsOn);
+    // The VirtualService's hosts and the server's must meet (either may be the wider wildcard).
+    const meets = (host: string) => plan.hosts.some((h) => hostSubsetOf(host, h) || hostSubsetOf(h, host));
+    if (!vs.hosts.some(meets)) continue;
+    tcp.push(...planned.tcp.map((r) => [...r.clusters]));
+    for (const route of planned.tls) {
+      const exposed = route.sniHosts.filter((sni) =>
+        plan.hosts.some((h) => h === "*" || hostSubsetOf(sni, h))
+      );
+      if (exposed.length > 0) tls.push({ sniHosts: exposed, clusters: route.clusters });
+    }
+  }
+  if (plan.l4?.mode === "tcp") {
+    return tcp.length > 0 ? { ...plan, l4: { mode: "tcp", clusters: tcp[0] } } : undefined;
+  }
+  return tls.length > 0 ? { ...plan, l4: { mode: "passthrough", routes: tls } } : undefined;
+}
+
 function serverPlan(server: Server, gateway: string, index: number): GatewayServerPlan | undefined {
   const protocol = (server.port.protocol ?? "").toUpperCase();
   const hosts = server.hosts.map(bareHost);
+  const name = server.name ?? `${gateway.replace("/", "-")}-${index}`;
   if (protocol === "HTTP" || protocol === "HTTP2" || protocol === "GRPC") {
     return { routeName: `http.${server.port.number}`, hosts };
+  }
+  const tlsMode = server.tls?.mode;
+  if ((protocol === "TLS" || protocol === "HTTPS") && tlsMode === "PASSTHROUGH") {
+    return { routeName: `tls.${server.port.number}.${name}`, hosts, l4: { mode: "passthrough", routes: [] } };
+  }
+  if (protocol === "TLS" && tlsMode === "AUTO_PASSTHROUGH") {
+    return { routeName: `tls.${server.port.number}.${name}`, hosts, l4: { mode: "auto" } };
+  }
+  if (TCP_PROTOCOLS.has(protocol) || (protocol === "TLS" && (tlsMode === "SIMPLE" || tlsMode === "MUTUAL"))) {
+    const credentialName = server.tls?.credentialName ?? "";
+    if (protocol === "TLS" && credentialName === "") return undefined;
+    return {
+      routeName: `tcp.${server.port.number}.${name}`,
+      hosts,
+      ...(protocol === "TLS" ? { tls: { mode: tlsMode as "SIMPLE" | "MUTUAL", credentialName } } : {}),
+      l4: { mode: "tcp", clusters: [] },
+    };
   }
   if (protocol === "HTTPS" && (server.tls?.mode === "SIMPLE" || server.tls?.mode === "MUTUAL")) {
     const credentialName = server.tls.credentialName ?? "";
     if (credentialName === "") return undefined;
-    const name = server.name ?? `${gateway.replace("/", "-")}-${index}`;
     return {
       routeName: `https.${server.port.number}.${name}`,
       hosts,
@@ -118,12 +200,7 @@ export function planGatewayRouteConfig(
       if (plan?.routeName !== routeName) continue;
       dependsOn.push(configKey("Gateway", gateway.resource.meta.namespace, gateway.resource.meta.name));
       for (const vs of boundVirtualServices(push, proxy, gateway.name)) {
-        const [gwNamespace, gwName] = gateway.name.split("/");
-        const planned = planGatewayRoutes(vs, proxy, push, port, [
-          gateway.name,
-          gwName,
-          `${gwNamespace}/${gwName}`,
-        ]);
+        const planned = planGatewayRoutes(vs, proxy, push, port, gatewayNamesOf(gateway.name));
         dependsOn.push(...planned.dependsOn);
         if (planned.routes.length === 0) continue;
         for (const host of vs.hosts) {

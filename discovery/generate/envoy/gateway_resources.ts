@@ -10,7 +10,14 @@ import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";
 import type { EnvoyObject } from "../route_match.ts";
-import type { GatewayListenerPlan, GatewayVirtualHost } from "./gateway_plan.ts";
+import type {
+  GatewayL4Plan,
+  GatewayListenerPlan,
+  GatewayServerPlan,
+  GatewayVirtualHost,
+} from "./gateway_plan.ts";
+import { tcpProxy } from "./tcp_proxy.ts";
+import { BLACK_HOLE_CLUSTER } from "./envoy_cds.ts";
 
 /** The SDS name of the CA certificates of a MUTUAL server's credential. */
 export function caSecretName(credentialName: string): string {
@@ -19,6 +26,55 @@ export function caSecretName(credentialName: string): string {
 
 const adsSds = (name: string) => ({ name, sds_config: { ads: {}, resource_api_version: "V3" } });
 
+/** The filter chains of a TCP, TLS passthrough or AUTO_PASSTHROUGH server. */
+function l4Chains(server: GatewayServerPlan, l4: GatewayL4Plan): EnvoyObject[] {
+  const names = server.hosts.filter((h) => h !== "*");
+  switch (l4.mode) {
+    case "tcp":
+      return [{
+        name: server.routeName,
+        ...(server.tls && names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
+        ...(server.tls ? { transport_socket: terminatingTls(server.tls) } : {}),
+        filters: [tcpProxy(server.routeName, l4.clusters)],
+      }];
+    case "passthrough":
+      return l4.routes.map((route, i) => ({
+        name: `${server.routeName}.${i}`,
+        filter_chain_match: { server_names: [...route.sniHosts] },
+        filters: [tcpProxy(server.routeName, route.clusters)],
+      }));
+    case "auto":
+      // The SNI the client sends (`outbound_.<port>_.<subset>_.<host>`) names the cluster: the mesh's mTLS
+      // passes through untouched.
+      return [{
+        name: server.routeName,
+        ...(names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
+        filters: [
+          { name: "envoy.filters.network.sni_cluster", typed_config: { "@type": TYPE_URL.sniCluster } },
+          tcpProxy(server.routeName, [{ name: BLACK_HOLE_CLUSTER, weight: 100 }]),
+        ],
+      }];
+  }
+}
+
+/** A downstream TLS transport socket terminating with the server's credential (and client CA when MUTUAL). */
+function terminatingTls(tls: NonNullable<GatewayServerPlan["tls"]>, alpn?: readonly string[]): EnvoyObject {
+  return {
+    name: "envoy.transport_sockets.tls",
+    typed_config: {
+      "@type": TYPE_URL.downstreamTlsContext,
+      common_tls_context: {
+        tls_certificate_sds_secret_configs: [adsSds(tls.credentialName)],
+        ...(tls.mode === "MUTUAL"
+          ? { validation_context_sds_secret_config: adsSds(caSecretName(tls.credentialName)) }
+          : {}),
+        ...(alpn ? { alpn_protocols: [...alpn] } : {}),
+      },
+      ...(tls.mode === "MUTUAL" ? { require_client_certificate: { value: true } } : {}),
+    },
+  };
+}
+
 /** The gateway listener of a plan. */
 export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
   const seen = new Set<string>();
@@ -26,6 +82,10 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
   for (const server of plan.servers) {
     if (seen.has(server.routeName)) continue;
     seen.add(server.routeName);
+    if (server.l4 !== undefined) {
+      chains.push(...l4Chains(server, server.l4));
+      continue;
+    }
     const hcm = {
       name: "envoy.filters.network.http_connection_manager",
       typed_config: {
@@ -47,24 +107,12 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
     chains.push({
       name: server.routeName,
       ...(names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
-      transport_socket: {
-        name: "envoy.transport_sockets.tls",
-        typed_config: {
-          "@type": TYPE_URL.downstreamTlsContext,
-          common_tls_context: {
-            tls_certificate_sds_secret_configs: [adsSds(server.tls.credentialName)],
-            ...(server.tls.mode === "MUTUAL"
-              ? { validation_context_sds_secret_config: adsSds(caSecretName(server.tls.credentialName)) }
-              : {}),
-            alpn_protocols: ["h2", "http/1.1"],
-          },
-          ...(server.tls.mode === "MUTUAL" ? { require_client_certificate: { value: true } } : {}),
-        },
-      },
+      transport_socket: terminatingTls(server.tls, ["h2", "http/1.1"]),
       filters: [hcm],
     });
   }
-  const tls = plan.servers.some((s) => s.tls !== undefined);
+  // SNI is read for terminated TLS and for passthrough alike.
+  const tls = plan.servers.some((s) => s.tls !== undefined || (s.l4 !== undefined && s.l4.mode !== "tcp"));
   return {
     name: `${plan.bind}_${plan.port}`,
     address: { socket_address: { address: plan.bind, port_value: plan.port } },
