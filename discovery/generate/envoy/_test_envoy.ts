@@ -5,7 +5,9 @@
  */
 import type { Resource } from "../../../shared/config/resource.ts";
 import { parseProxy, type Proxy } from "../../model/proxy.ts";
-import { greeterResources, networking } from "../_test_world.ts";
+import { greeterResources, MESH, networking, type World } from "../_test_world.ts";
+import type { SecretStore } from "../../model/secret_store.ts";
+import { buildPushContext, type PushContext } from "../../push/push_context.ts";
 
 /** An Envoy sidecar in `namespace` at `ip` (no GENERATOR metadata: the default family). */
 export function envoySidecar(
@@ -16,6 +18,26 @@ export function envoySidecar(
   return parseProxy({
     id: `sidecar~${ip}~app.${namespace}~${namespace}.svc.cluster.local`,
     metadata: { NAMESPACE: namespace, LABELS: labels, INSTANCE_IPS: ip },
+  });
+}
+
+/** A gateway (`router`) proxy labelled `app: ingress` in namespace `example`. */
+export function ingressGateway(): Proxy {
+  return parseProxy({
+    id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
+    metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
+  });
+}
+
+/** The push context of `world` with gateway credentials from `secrets`. */
+export function pushWithSecrets(world: World, secrets: SecretStore): PushContext {
+  return buildPushContext({
+    store: world.store,
+    services: world.registry,
+    mesh: MESH,
+    domain: "cluster.local",
+    endpoints: world.endpoints,
+    secrets,
   });
 }
 

@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
 import { parseProxy } from "../../model/proxy.ts";
 import type { SecretStore } from "../../model/secret_store.ts";
-import { buildPushContext } from "../../push/push_context.ts";
-import { MESH, networking, run, World } from "../_test_world.ts";
-import { envoyResources } from "./_test_envoy.ts";
+import { networking, run, World } from "../_test_world.ts";
+import { envoyResources, ingressGateway, pushWithSecrets } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 
@@ -49,20 +48,10 @@ function push() {
       }],
     }),
   );
-  return buildPushContext({
-    store: world.store,
-    services: world.registry,
-    mesh: MESH,
-    domain: "cluster.local",
-    endpoints: world.endpoints,
-    secrets,
-  });
+  return pushWithSecrets(world, secrets);
 }
 
-const gateway = parseProxy({
-  id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
-  metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
-});
+const gateway = ingressGateway();
 
 const tcpProxyOf = (
   chain: Obj,

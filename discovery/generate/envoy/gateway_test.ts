@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
-import { parseProxy } from "../../model/proxy.ts";
 import type { SecretStore, TlsSecret } from "../../model/secret_store.ts";
-import { buildPushContext } from "../../push/push_context.ts";
-import { MESH, networking, run, World } from "../_test_world.ts";
-import { envoyResources } from "./_test_envoy.ts";
+import { networking, run, World } from "../_test_world.ts";
+import { envoyResources, ingressGateway, pushWithSecrets } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator } from "./envoy_rds.ts";
@@ -39,20 +37,10 @@ function push() {
       http: [{ route: [{ destination: { host: "ratings", port: { number: 8080 } } }] }],
     }),
   );
-  return buildPushContext({
-    store: world.store,
-    services: world.registry,
-    mesh: MESH,
-    domain: "cluster.local",
-    endpoints: world.endpoints,
-    secrets,
-  });
+  return pushWithSecrets(world, secrets);
 }
 
-const gateway = parseProxy({
-  id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
-  metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
-});
+const gateway = ingressGateway();
 
 Deno.test("A gateway gets a listener per server port, HTTP on RDS and HTTPS terminated with its credential over SDS", () => {
   const { byName, names } = run(envoyLdsGenerator, gateway, push());
