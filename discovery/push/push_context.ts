@@ -27,6 +27,7 @@ export type PushMeshConfig = Pick<
   | "outboundTrafficPolicy"
   | "enableAutoMtls"
   | "trustDomain"
+  | "localityLbSetting"
 >;
 
 /** Everything a snapshot is built from. */

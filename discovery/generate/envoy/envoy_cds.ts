@@ -17,6 +17,7 @@ import { spiffeId } from "../../../shared/pki/spiffe_id.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
+import { usesLocalityWeights } from "./locality_lb.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -65,6 +66,8 @@ export interface EnvoyClusterPlan {
   readonly endpoints?: readonly StaticEndpoint[];
   /** The EDS resource of an EDS cluster, when not the cluster's own name (SNI-DNAT clones share one). */
   readonly edsServiceName?: string;
+  /** A locality `distribute` rule is in force: locality weights must count (EDS sets them per proxy). */
+  readonly localityWeighted?: boolean;
 }
 
 function loadAssignment(name: string, endpoints: readonly StaticEndpoint[]): EnvoyObject {
@@ -107,13 +110,22 @@ export function envoyCluster(plan: EnvoyClusterPlan): EnvoyObject {
   }[plan.discovery] as EnvoyObject;
   // ORIGINAL_DST clusters pick the host themselves: a load balancer setting would make Envoy reject them.
   const lb = plan.discovery === "ORIGINAL_DST" ? {} : clusterLbFields(policy?.loadBalancer);
+  // Policies given as `load_balancing_policy` weigh localities already (wrr_locality); ring hashing cannot.
+  const localityWeighted = plan.localityWeighted === true && lb.load_balancing_policy === undefined &&
+    lb.lb_policy !== "RING_HASH";
+  const outlier = outlierDetectionFields(policy?.outlierDetection);
+  const commonLb = {
+    ...(outlier.common_lb_config as EnvoyObject | undefined),
+    ...(localityWeighted ? { locality_weighted_lb_config: {} } : {}),
+  };
   return {
     name: plan.name,
     ...discovery,
     connect_timeout: connectTimeout(policy?.connectionPool),
     ...lb,
     circuit_breakers: circuitBreakers(policy?.connectionPool),
-    ...outlierDetectionFields(policy?.outlierDetection),
+    ...outlier,
+    ...(Object.keys(commonLb).length > 0 ? { common_lb_config: commonLb } : {}),
     ...connectionFields(plan.protocol, policy?.connectionPool),
     ...upstreamTlsFields(plan.tls),
   };
@@ -198,10 +210,13 @@ function outboundPlans(
         : service.resolution === "DNSLB"
         ? "STRICT_DNS"
         : "ORIGINAL_DST";
+      const localityWeighted = discovery === "EDS" &&
+        usesLocalityWeights(policy?.loadBalancer?.localityLbSetting ?? push.mesh.localityLbSetting);
       const plan: EnvoyClusterPlan = {
         name,
         discovery,
         protocol: port.protocol,
+        ...(localityWeighted ? { localityWeighted } : {}),
         ...(policy ? { policy } : {}),
         tls,
         ...(discovery === "STRICT_DNS"
