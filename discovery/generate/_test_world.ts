@@ -15,7 +15,12 @@ import { parseProxy, type Proxy } from "../model/proxy.ts";
 import { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import { ServiceEntryRegistry } from "../registry/serviceentry/service_entry_registry.ts";
 import { EndpointIndex } from "../push/endpoint_index.ts";
-import { buildPushContext, type PushContext, type PushMeshConfig } from "../push/push_context.ts";
+import {
+  buildPushContext,
+  type PushContext,
+  type PushContextInputs,
+  type PushMeshConfig,
+} from "../push/push_context.ts";
 import { type CacheableResource, type GenerateRequest, isCacheable, type XdsGenerator } from "./generator.ts";
 import { loadLbPolicySchema } from "./cluster_lb.ts";
 
@@ -62,7 +67,7 @@ export class World {
   }
 
   /** A new snapshot of the current state. */
-  push(): PushContext {
+  push(inputs: Partial<PushContextInputs> = {}): PushContext {
     return buildPushContext({
       store: this.store,
       services: this.registry,
@@ -70,6 +75,7 @@ export class World {
       domain: "cluster.local",
       endpoints: this.endpoints,
       version: `v${++this.#version}`,
+      ...inputs,
     });
   }
 }

@@ -28,7 +28,25 @@ export type PushMeshConfig = Pick<
   | "enableAutoMtls"
   | "trustDomain"
   | "localityLbSetting"
+  | "protocolDetectionTimeout"
 >;
+
+/** Whether listeners detect HTTP on ports of undeclared protocol, and how long inbound ones wait for bytes. */
+export interface ProtocolSniffing {
+  /** `DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_OUTBOUND`. */
+  readonly outbound: boolean;
+  /** `DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_INBOUND`. */
+  readonly inbound: boolean;
+  /** `DISCOVERY_INBOUND_PROTOCOL_DETECTION_TIMEOUT`, milliseconds. */
+  readonly inboundTimeoutMs: number;
+}
+
+/** Sniffing as the reference's defaults have it. */
+export const DEFAULT_PROTOCOL_SNIFFING: ProtocolSniffing = Object.freeze({
+  outbound: true,
+  inbound: true,
+  inboundTimeoutMs: 1_000,
+});
 
 /** Everything a snapshot is built from. */
 export interface PushContextInputs {
@@ -46,6 +64,8 @@ export interface PushContextInputs {
   readonly secrets?: SecretStore;
   /** DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE (default true). */
   readonly enableVirtualServiceDelegate?: boolean;
+  /** Protocol sniffing of ports whose protocol is not declared (default: both directions, 1 s inbound). */
+  readonly protocolSniffing?: ProtocolSniffing;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** Version of the snapshot; defaults to its creation time. */
@@ -66,6 +86,8 @@ export class PushContext {
   readonly createdAt: string;
   /** The mesh settings the snapshot was built with. */
   readonly mesh: PushMeshConfig;
+  /** Protocol sniffing of undeclared ports, read by listener and route generators. */
+  readonly protocolSniffing: ProtocolSniffing;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -97,6 +119,7 @@ export class PushContext {
     this.createdAt = now().toISOString();
     this.version = inputs.version ?? this.createdAt;
     this.mesh = inputs.mesh;
+    this.protocolSniffing = inputs.protocolSniffing ?? DEFAULT_PROTOCOL_SNIFFING;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

@@ -54,6 +54,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const endpoints = new EndpointIndex(registry);
   const scopeGatewayToNamespace = env.bool("DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE");
   const enableVirtualServiceDelegate = env.bool("DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE");
+  const protocolSniffing = Object.freeze({
+    outbound: env.bool("DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_OUTBOUND"),
+    inbound: env.bool("DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_INBOUND"),
+    inboundTimeoutMs: env.durationMs("DISCOVERY_INBOUND_PROTOCOL_DETECTION_TIMEOUT"),
+  });
   let builds = 0;
   const stage = new SnapshotStage({
     build: () =>
@@ -64,6 +69,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         domain: options.domain,
         scopeGatewayToNamespace,
         enableVirtualServiceDelegate,
+        protocolSniffing,
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

@@ -26,12 +26,13 @@ import { serviceKey } from "../../push/push_request.ts";
 import { outboundClusterName } from "../../push/service_index.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
+import { durationFromNanos } from "../envoy_duration.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME, type WeightedCluster } from "../route_action.ts";
 import { planMeshL4Routes, type PlannedL4Routes } from "../route_plan.ts";
 import { tcpProxy, tcpProxyTo } from "./tcp_proxy.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
-import { isHttpPort, outboundHttpPorts } from "./envoy_rds.ts";
+import { isHttpPort, isSniffedPort, outboundHttpPorts } from "./envoy_rds.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { MESH_ALPN } from "./upstream_tls.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
@@ -48,7 +49,10 @@ export type ListenerPlan =
   | { readonly kind: "virtualOutbound"; readonly fallback: string }
   | {
     readonly kind: "virtualInbound";
-    readonly ports: readonly { port: number; http: boolean; mtls: InboundMtlsMode }[];
+    /** `sniff`: the port's protocol is undeclared, HTTP is detected on it. */
+    readonly ports: readonly { port: number; http: boolean; sniff?: boolean; mtls: InboundMtlsMode }[];
+    /** How long the listener waits to tell HTTP from TCP on sniffed ports, ms. */
+    readonly detectionTimeoutMs?: number;
   }
   | { readonly kind: "http"; readonly name: string; readonly port: number }
   | {
@@ -60,6 +64,10 @@ export type ListenerPlan =
     readonly clusters: readonly WeightedCluster[];
     /** TLS routes of the VirtualService: connections whose SNI names one of their hosts go there instead. */
     readonly sni: PlannedL4Routes["tls"];
+    /** The port's protocol is undeclared and sniffed: HTTP goes through the port's route configuration. */
+    readonly sniffHttp: boolean;
+    /** How long the listener waits for the first bytes to tell HTTP from TCP (mesh `protocolDetectionTimeout`), ms. */
+    readonly detectionTimeoutMs: number;
   };
 
 function socketAddress(address: string, port: number): EnvoyObject {
@@ -83,6 +91,31 @@ function httpConnectionManager(statPrefix: string, routes: EnvoyObject): EnvoyOb
       normalize_path: { value: true },
     },
   };
+}
+
+const TLS_INSPECTOR = {
+  name: "envoy.filters.listener.tls_inspector",
+  typed_config: { "@type": TYPE_URL.tlsInspector },
+};
+const HTTP_INSPECTOR = {
+  name: "envoy.filters.listener.http_inspector",
+  typed_config: { "@type": TYPE_URL.httpInspector },
+};
+/** What the HTTP inspector reports for plaintext HTTP: the chains that take it. */
+const SNIFFED_HTTP = ["http/1.0", "http/1.1", "h2c"];
+/** The ALPN a mesh client offers when it carries HTTP inside mesh mTLS. */
+const MESH_HTTP_ALPN = ["istio-http/1.0", "istio-http/1.1", "istio-h2"];
+
+/** Listener filters get this long to tell the protocol; without a verdict the connection goes on as TCP. */
+function detectionTimeout(ms: number): EnvoyObject {
+  return {
+    listener_filters_timeout: durationFromNanos(BigInt(Math.round(ms)) * 1_000_000n),
+    continue_on_listener_filters_timeout: true,
+  };
+}
+
+function rdsFor(port: number): EnvoyObject {
+  return { rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: String(port) } };
 }
 
 function inboundFilters(port: number, http: boolean): EnvoyObject[] {
@@ -140,30 +173,43 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         traffic_direction: "INBOUND",
         listener_filters: [
           { name: "envoy.filters.listener.original_dst", typed_config: { "@type": TYPE_URL.originalDst } },
-          { name: "envoy.filters.listener.tls_inspector", typed_config: { "@type": TYPE_URL.tlsInspector } },
+          TLS_INSPECTOR,
+          ...(plan.ports.some((p) => p.sniff) ? [HTTP_INSPECTOR] : []),
         ],
+        ...(plan.ports.some((p) => p.sniff) ? detectionTimeout(plan.detectionTimeoutMs ?? 1_000) : {}),
         filter_chains: [
-          ...plan.ports.flatMap(({ port, http, mtls }) => [
-            ...(mtls === "DISABLE" ? [] : [{
-              name: `inbound|${port}|mtls`,
-              filter_chain_match: {
-                destination_port: { value: port },
-                transport_protocol: "tls",
-                application_protocols: [...MESH_ALPN],
-              },
-              transport_socket: meshServerTls(),
-              filters: inboundFilters(port, http),
-            }]),
-            // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
-            ...(mtls === "STRICT" ? [] : [{
-              name: `inbound|${port}|plaintext`,
-              filter_chain_match: {
-                destination_port: { value: port },
-                ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
-              },
-              filters: inboundFilters(port, http),
-            }]),
-          ]),
+          ...plan.ports.flatMap(({ port, http, sniff, mtls }) => {
+            // A sniffed port gets an HTTP variant of each chain, picked by what the client speaks: the HTTP
+            // inspector's verdict in plaintext, the mesh ALPN inside mTLS; everything else is TCP.
+            const variants = sniff
+              ? [{ http: true, suffix: "|http" }, { http: false, suffix: "|tcp" }]
+              : [{ http, suffix: "" }];
+            return variants.flatMap((variant, i) => {
+              const detected = sniff && i === 0;
+              return [
+                ...(mtls === "DISABLE" ? [] : [{
+                  name: `inbound|${port}|mtls${variant.suffix}`,
+                  filter_chain_match: {
+                    destination_port: { value: port },
+                    transport_protocol: "tls",
+                    application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
+                  },
+                  transport_socket: meshServerTls(),
+                  filters: inboundFilters(port, variant.http),
+                }]),
+                // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
+                ...(mtls === "STRICT" ? [] : [{
+                  name: `inbound|${port}|plaintext${variant.suffix}`,
+                  filter_chain_match: {
+                    destination_port: { value: port },
+                    ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
+                    ...(detected ? { application_protocols: SNIFFED_HTTP } : {}),
+                  },
+                  filters: inboundFilters(port, variant.http),
+                }]),
+              ];
+            });
+          }),
           { name: "virtualInbound-catchall", filters: [tcpProxyTo(PASSTHROUGH_CLUSTER)] },
         ],
       };
@@ -188,15 +234,22 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         address: socketAddress(plan.address, plan.port),
         bind_to_port: { value: false },
         traffic_direction: "OUTBOUND",
-        ...(plan.sni.length > 0
+        ...(plan.sni.length > 0 || plan.sniffHttp
           ? {
-            listener_filters: [{
-              name: "envoy.filters.listener.tls_inspector",
-              typed_config: { "@type": TYPE_URL.tlsInspector },
-            }],
+            listener_filters: [
+              ...(plan.sni.length > 0 ? [TLS_INSPECTOR] : []),
+              ...(plan.sniffHttp ? [HTTP_INSPECTOR] : []),
+            ],
+            ...(plan.sniffHttp ? detectionTimeout(plan.detectionTimeoutMs) : {}),
           }
           : {}),
         filter_chains: [
+          ...(plan.sniffHttp
+            ? [{
+              filter_chain_match: { application_protocols: [...SNIFFED_HTTP] },
+              filters: [httpConnectionManager(plan.name, rdsFor(plan.port))],
+            }]
+            : []),
           ...plan.sni.map((route) => ({
             filter_chain_match: { server_names: [...route.sniHosts] },
             filters: [tcpProxy(plan.name, route.clusters)],
@@ -246,13 +299,15 @@ export function planListeners(
             clusters: routes.tcp[0]?.clusters ??
               [{ name: outboundClusterName(service.hostname, port.port), weight: 100 }],
             sni: routes.tls,
+            sniffHttp: isSniffedPort(port, push),
+            detectionTimeoutMs: Number(push.mesh.protocolDetectionTimeout / 1_000_000n),
           },
           dependsOn: [serviceKey(service.namespace, service.hostname), ...routes.dependsOn],
         });
       }
     }
   }
-  const inbound = new Map<number, boolean>();
+  const inbound = new Map<number, { http: boolean; sniff: boolean }>();
   const inboundDeps: string[] = [];
   if (proxy.type === "sidecar") {
     const own = new Set(proxy.ipAddresses);
@@ -260,7 +315,10 @@ export function planListeners(
       for (const instances of shards.byCluster.values()) {
         for (const { service, servicePort, endpoint } of instances) {
           if (!own.has(endpoint.address) || inbound.has(endpoint.endpointPort)) continue;
-          inbound.set(endpoint.endpointPort, isHttpPort(servicePort));
+          inbound.set(endpoint.endpointPort, {
+            http: isHttpPort(servicePort),
+            sniff: servicePort.protocol === "Unsupported" && push.protocolSniffing.inbound,
+          });
           inboundDeps.push(serviceKey(service.namespace, service.hostname));
         }
       }
@@ -272,9 +330,13 @@ export function planListeners(
       kind: "virtualInbound",
       ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({
         port,
-        http: inbound.get(port)!,
+        http: inbound.get(port)!.http,
+        ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
         mtls: inboundMtlsMode(authn.policies, port),
       })),
+      ...([...inbound.values()].some((p) => p.sniff)
+        ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
+        : {}),
     },
     dependsOn: [...inboundDeps, ...authn.dependsOn],
   });

@@ -31,6 +31,16 @@ export function isHttpPort(port: ServicePort): boolean {
   return port.protocol !== "Unsupported" && isHttpProtocol(port.protocol) && port.protocol !== "HTTPS";
 }
 
+/** True for ports of undeclared protocol whose listeners detect HTTP (outbound sniffing on). */
+export function isSniffedPort(port: ServicePort, push: PushContext): boolean {
+  return port.protocol === "Unsupported" && push.protocolSniffing.outbound;
+}
+
+/** True for ports that have a route configuration: HTTP ones, and sniffed ones for the HTTP they detect. */
+function isRoutedPort(port: ServicePort, push: PushContext): boolean {
+  return isHttpPort(port) || isSniffedPort(port, push);
+}
+
 /**
  * The names a client in `namespace` may use for a service, most literal first: the FQDN and, for a service of
  * the client's own namespace under `<ns>.svc.<domain>`, the short name and `name.ns`, `name.ns.svc`; for other
@@ -99,7 +109,7 @@ export function planRouteConfig(
   const hosts: VirtualHostPlan[] = [];
   const dependsOn = new Set<string>();
   const services = push.servicesVisibleTo(proxy)
-    .filter((s) => s.ports.some((p) => p.port === port && isHttpPort(p)))
+    .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
     .slice()
     .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
   for (const service of services) {
@@ -127,11 +137,16 @@ export function planRouteConfig(
   };
 }
 
-/** The outbound HTTP ports of the services a proxy sees, ascending. */
-export function outboundHttpPorts(proxy: Proxy, push: PushContext): number[] {
+/**
+ * The outbound HTTP ports of the services a proxy sees, ascending; with `sniffed`, also the ports of
+ * undeclared protocol whose listeners detect HTTP (they route through the same route configurations).
+ */
+export function outboundHttpPorts(proxy: Proxy, push: PushContext, sniffed = false): number[] {
   const ports = new Set<number>();
   for (const service of push.servicesVisibleTo(proxy)) {
-    for (const port of service.ports) if (isHttpPort(port)) ports.add(port.port);
+    for (const port of service.ports) {
+      if (isHttpPort(port) || (sniffed && isSniffedPort(port, push))) ports.add(port.port);
+    }
   }
   return [...ports].sort((a, b) => a - b);
 }
@@ -158,7 +173,7 @@ export const envoyRdsGenerator: XdsGenerator<PushContext> = {
       return out;
     }
     const ports = request.names.length === 0
-      ? outboundHttpPorts(proxy, push)
+      ? outboundHttpPorts(proxy, push, true)
       : [...new Set(request.names)].filter((n) => /^[1-9][0-9]{0,4}$/.test(n)).map(Number);
     return ports.map((port) => {
       const { plan, hosts, dependsOn } = planRouteConfig(proxy, push, port);
