@@ -19,6 +19,8 @@ import { startSdsServer } from "./proxy/sds_server.ts";
 import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
+import { parseAppProbers } from "./proxy/app_probers.ts";
+import { parseMetricsAnnotations } from "./proxy/merged_stats.ts";
 import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 
@@ -157,6 +159,9 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     env: env.string("PROXY_CONFIG"),
     annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
   });
+  // Settings read from JSON are checked before anything is served.
+  const appProbes = parseAppProbers(env.string("MESH_ORCH_APP_PROBERS"));
+  const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"));
   // A missing proxy binary stops startup before anything is served, naming the path.
   if (config.binaryPath.includes("/")) {
     try {
@@ -258,6 +263,9 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   const quit = Promise.withResolvers<string>();
   const status = await startStatusServer(config.statusPort, {
     adminPort: config.proxyAdminPort,
+    metrics: inputs.metrics,
+    probes: appProbes,
+    ...(appMetrics ? { appMetrics } : {}),
     quit: () => quit.resolve("/quitquitquit"),
     log: logs.scope("healthcheck"),
   });

@@ -51,6 +51,7 @@ Deno.test(
     const discoveryEnv = { TOKEN_ISSUER: issuer.url, ROOT_CA_DIR: `${dir}/cacerts` };
     let discovery = startProgram("mesh-discovery", discoveryArgs(addresses, DISCOVERY_FLAGS), discoveryEnv);
     let agent: RunningProgram | undefined;
+    let app: Deno.HttpServer<Deno.NetAddr> | undefined;
     try {
       await discovery.waitFor(/"msg":"discovery server started"/);
       const rootPem = await (await fetch(`http://${addresses.httpAddr}/debug/ca_roots`)).text();
@@ -68,6 +69,13 @@ Deno.test(
       );
       await Deno.chmod(standIn, 0o755);
       const adminPort = freePort();
+      // The application beside the proxy: probes and metrics of its own.
+      const application = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+        const path = new URL(request.url).pathname;
+        if (path === "/metrics") return new Response("# TYPE app_orders counter\napp_orders 3\n");
+        return new Response(path, { status: path === "/alive" ? 200 : 503 });
+      });
+      app = application;
       const statusPort = freePort();
       // The agent runs in its own directory (it writes ./etc/mesh/proxy), with the repository's config and
       // permission to start the stand-in.
@@ -94,6 +102,15 @@ Deno.test(
           SECRET_TTL: "6s",
           SECRET_ROTATION_CHECK_INTERVAL: "500ms",
           OUTPUT_CERTS: `${dir}/out-certs`,
+          MESH_ORCH_APP_PROBERS: JSON.stringify({
+            "/app-health/web/livez": { httpGet: { path: "/alive", port: application.addr.port } },
+            "/app-health/web/readyz": { httpGet: { path: "/not-yet", port: application.addr.port } },
+          }),
+          MESH_METRICS_ANNOTATIONS: JSON.stringify({
+            scrape: "true",
+            path: "/metrics",
+            port: String(application.addr.port),
+          }),
           LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH: `${dir}/xds-snapshot.json`,
           PROXY_CONFIG: JSON.stringify({
             discoveryAddress: addresses.secureGRPCAddr,
@@ -157,6 +174,23 @@ Deno.test(
       );
       const heldCert = async () =>
         (await (await fetch(`http://127.0.0.1:${adminPort}/certs`)).json()).default;
+      await t.step(
+        "the status port runs the application's rewritten probes and merges every metric",
+        async () => {
+          const probe = async (path: string) => {
+            const response = await fetch(`http://127.0.0.1:${statusPort}${path}`);
+            await response.body?.cancel();
+            return response.status;
+          };
+          assert.equal(await probe("/app-health/web/livez"), 200);
+          assert.equal(await probe("/app-health/web/readyz"), 503);
+          assert.equal(await probe("/app-health/other/livez"), 404);
+          const stats = await (await fetch(`http://127.0.0.1:${statusPort}/stats/prometheus`)).text();
+          assert.match(stats, /^envoy_responses \d+$/m, "the proxy's");
+          assert.match(stats, /^app_orders 3$/m, "the application's");
+          assert.match(stats, /^total_pushes(\{[^}]*\})? \d+$/m, "the agent's");
+        },
+      );
       await t.step(
         "OUTPUT_CERTS holds the same certificate, the key readable by its owner only",
         async () => {
@@ -248,6 +282,7 @@ Deno.test(
       );
     } finally {
       await agent?.stop();
+      await app?.shutdown();
       await discovery.stop();
       await issuer.close();
       await Deno.remove(dir, { recursive: true });

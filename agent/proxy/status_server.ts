@@ -1,18 +1,29 @@
 /**
  * The agent's status port (15020): `/healthz/ready` answers 200 once the proxy says it is live and has its
- * first configuration (its admin `/ready`), 503 with the reason before; `/stats/prometheus` relays the proxy's
- * stats; `/quitquitquit` (POST, loopback callers only) asks the agent to shut down.
+ * first configuration (its admin `/ready`), 503 with the reason before; `/stats/prometheus` merges the proxy's
+ * stats, the application's metrics (when annotated) and the agent's own; `/app-health/<container>/<probe>`
+ * runs the container's rewritten probe; `/quitquitquit` (POST, loopback callers only) asks the agent to shut
+ * down.
  *
  * @module
  */
 import { Router } from "../../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { type AppProbe, runProbe } from "./app_probers.ts";
+import { type AppMetricsTarget, httpSource, mergeStats, type StatsSource } from "./merged_stats.ts";
 
 /** What the status server reads and can do. */
 export interface StatusDeps {
   /** The proxy's admin port. */
   readonly adminPort: number;
+  /** The application's metrics, when it asked to be scraped. */
+  readonly appMetrics?: AppMetricsTarget;
+  /** The agent's own metrics. */
+  readonly metrics?: Metrics;
+  /** Rewritten application probes by path. */
+  readonly probes?: ReadonlyMap<string, AppProbe>;
   /** Asks the agent to drain and exit. */
   readonly quit: () => void;
   readonly log: Logger;
@@ -41,18 +52,29 @@ export async function startStatusServer(port: number, deps: StatusDeps): Promise
     const { ready, reason } = await proxyReady(deps.adminPort);
     return new Response(ready ? "ready\n" : `not ready: ${reason}\n`, { status: ready ? 200 : 503 });
   });
-  router.add("/stats/prometheus", "The proxy's statistics", async () => {
-    try {
-      const response = await fetch(`http://127.0.0.1:${deps.adminPort}/stats/prometheus`, {
-        signal: AbortSignal.timeout(2000),
-      });
-      return new Response(await response.text(), {
+  const sources: StatsSource[] = [
+    // The admin API serves what the proxy's 15090 listener routes to it, without depending on that listener.
+    httpSource("proxy stats", `http://127.0.0.1:${deps.adminPort}/stats/prometheus`),
+    ...(deps.appMetrics
+      ? [httpSource("application metrics", `http://127.0.0.1:${deps.appMetrics.port}${deps.appMetrics.path}`)]
+      : []),
+    ...(deps.metrics ? [{ name: "agent metrics", read: () => deps.metrics!.registry.metrics() }] : []),
+  ];
+  const failing = new Set<string>();
+  router.add(
+    "/stats/prometheus",
+    "The proxy's, the application's and the agent's metrics",
+    async () =>
+      new Response(await mergeStats(sources, deps.log, failing), {
         headers: { "content-type": "text/plain; version=0.0.4" },
-      });
-    } catch (error) {
-      return new Response(`proxy stats unavailable: ${(error as Error).message}\n`, { status: 503 });
-    }
-  });
+      }),
+  );
+  for (const [path, probe] of deps.probes ?? []) {
+    router.add(path, `The application's ${path.split("/").at(-1)} probe`, async () => {
+      const result = await runProbe(probe);
+      return new Response(`${result.detail}\n`, { status: result.status });
+    });
+  }
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
     const host = new URL(request.url).hostname;
     const forwarded = request.headers.get("x-forwarded-for");

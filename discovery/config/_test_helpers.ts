@@ -1,39 +1,4 @@
-import type { LogFields, Logger } from "../../shared/log/logger.ts";
-
-/** One recorded log line. */
-export interface LogLine {
-  readonly level: "debug" | "info" | "warn" | "error" | "fatal";
-  readonly msg: string;
-  readonly fields?: LogFields;
-}
-
-/** A logger that keeps every line, for assertions. */
-export class RecordingLogger implements Logger {
-  readonly scope = "test";
-  readonly debugEnabled = true;
-  readonly lines: LogLine[] = [];
-
-  debug(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "debug", msg, ...(fields && { fields }) });
-  }
-  info(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "info", msg, ...(fields && { fields }) });
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "warn", msg, ...(fields && { fields }) });
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "error", msg, ...(fields && { fields }) });
-  }
-  fatal(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "fatal", msg, ...(fields && { fields }) });
-  }
-
-  /** Lines of a level whose message contains `text`. */
-  matching(level: LogLine["level"], text: string): LogLine[] {
-    return this.lines.filter((l) => l.level === level && l.msg.includes(text));
-  }
-}
+export { type LogLine, RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 /**
  * Polls `condition` every 10 ms until it holds; fails after `timeoutMs` naming what was awaited. For tests
