@@ -20,6 +20,7 @@ import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_f
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
 import { parseAppProbers } from "./proxy/app_probers.ts";
+import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstrap_template.ts";
 import { parseMetricsAnnotations } from "./proxy/merged_stats.ts";
 import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
@@ -34,6 +35,8 @@ export interface ProxyAgentInputs {
   readonly domain: string;
   /** `--serviceCluster`. */
   readonly serviceCluster: string;
+  /** `--templateFile`: a Go template of the bootstrap; empty for ours. */
+  readonly templateFile: string;
   /** `--proxyLogLevel`. */
   readonly proxyLogLevel: string;
   /** `--proxyComponentLogLevel`. */
@@ -173,6 +176,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   const hostIps = Deno.networkInterfaces().filter((i) => i.family === "IPv4" && i.name !== "lo").map((i) =>
     i.address
   );
+  const labels = parseLabelsFile(readIfExists("./etc/mesh/pod/labels") ?? "");
   const node = buildProxyNode({
     role: inputs.role,
     podName: env.string("POD_NAME") || Deno.hostname(),
@@ -181,7 +185,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
     meta: env.prefixed("MESH_META_"),
     metaJson: env.prefixed("MESH_METAJSON_"),
-    labels: parseLabelsFile(readIfExists("./etc/mesh/pod/labels") ?? ""),
+    labels,
     serviceCluster: inputs.serviceCluster,
     version: inputs.version,
   });
@@ -196,15 +200,27 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
     "envoy/extensions/filters/http/router/v3/router.proto",
   ]);
-  let bootstrap = defaultBootstrap({
-    node,
-    xdsSocket,
-    sdsSocket,
+  const ports = {
     statusPort: config.statusPort,
     adminPort: config.proxyAdminPort,
     statsPort: 15090,
     readinessPort: 15021,
-  });
+  };
+  // --templateFile: the user's Go template instead of our bootstrap; the override and the schema check follow.
+  let bootstrap = inputs.templateFile
+    ? renderBootstrapTemplate(
+      inputs.templateFile,
+      bootstrapTemplateData({
+        node,
+        labels,
+        config: { ...config },
+        discoveryAddress: config.discoveryAddress,
+        xdsSocket,
+        sdsSocket,
+        ...ports,
+      }),
+    )
+    : defaultBootstrap({ node, xdsSocket, sdsSocket, ...ports });
   const overridePath = env.string("MESH_BOOTSTRAP_OVERRIDE");
   if (overridePath !== "") {
     bootstrap = mergeOverride(
@@ -212,7 +228,10 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       parseOverride(Deno.readTextFileSync(overridePath), overridePath),
     ) as never;
   }
-  validateBootstrap(bootstrap, overridePath === "" ? "the bootstrap" : `the bootstrap with ${overridePath}`);
+  const described = inputs.templateFile
+    ? `the bootstrap rendered from ${inputs.templateFile}`
+    : "the bootstrap";
+  validateBootstrap(bootstrap, overridePath === "" ? described : `${described} with ${overridePath}`);
   const bootstrapPath = join(dir, "envoy-rev0.json");
   await Deno.writeTextFile(bootstrapPath, JSON.stringify(bootstrap, null, 2));
   log.info("bootstrap written", { path: bootstrapPath, node: node.id });

@@ -16,3 +16,21 @@ Deno.test("mesh-agent proxy with a missing proxy binary exits 1 naming the path 
   );
   assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
 });
+
+Deno.test("mesh-agent proxy with a broken --templateFile exits 1 naming the file and line, serving nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "agent_startup_e2e_" });
+  try {
+    await Deno.writeTextFile(`${dir}/bootstrap.tmpl`, '{\n  "node": {{ if .nodeID }}\n}\n');
+    const result = await runProgram("mesh-agent", ["proxy", "--templateFile", `${dir}/bootstrap.tmpl`], {
+      POD_NAME: "app-1",
+      POD_NAMESPACE: "example",
+      INSTANCE_IP: "10.9.9.9",
+      PROXY_CONFIG: JSON.stringify({ binaryPath: "/bin/sh", configPath: `${dir}/proxy` }),
+    });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stderr, new RegExp(`${dir}/bootstrap\\.tmpl:2: missing \\{\\{ end \\}\\}`));
+    assert.doesNotMatch(result.stdout + result.stderr, /listening/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -51,6 +51,7 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             meshConfigFile: ctx.flags.meshConfig as string,
             domain: ctx.flags.domain as string,
             serviceCluster: ctx.flags.serviceCluster as string,
+            templateFile: ctx.flags.templateFile as string,
             proxyLogLevel: ctx.flags.proxyLogLevel as string,
             proxyComponentLogLevel: ctx.flags.proxyComponentLogLevel as string,
             concurrency: ctx.flags.concurrency as number,

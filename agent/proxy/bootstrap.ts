@@ -7,9 +7,10 @@
  * @module
  */
 import { parse as parseYaml } from "yaml";
-import { encodeAny } from "../../proto/any_codec.ts";
+import { encodeAny, messageTypeForUrl } from "../../proto/any_codec.ts";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import { fromProtoJson } from "../../proto/proto_json.ts";
 import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts";
-import { jsonToStruct } from "../../proto/struct_json.ts";
 import { typeUrlOf } from "../../proto/type_urls.ts";
 import type { ProxyNode } from "./proxy_node.ts";
 
@@ -41,7 +42,8 @@ export class BootstrapError extends Error {
   }
 }
 
-type Json = Record<string, unknown>;
+/** A JSON object. */
+export type Json = Record<string, unknown>;
 
 function udsCluster(name: string, path: string): Json {
   return {
@@ -182,11 +184,10 @@ export function parseOverride(text: string, source: string): Json {
 export function validateBootstrap(bootstrap: Json, source: string): void {
   let bytes: Uint8Array;
   try {
-    const node = bootstrap.node as Json | undefined;
-    const encodable = node?.metadata !== undefined
-      ? { ...bootstrap, node: { ...node, metadata: jsonToStruct(node.metadata as never) } }
-      : bootstrap;
-    bytes = encodeAny(BOOTSTRAP_TYPE_URL, encodable);
+    // Envoy reads the file as proto3 JSON ("1s" durations, bare wrapper values, plain-JSON Structs).
+    const root = loadEnvoySchema();
+    const encodable = fromProtoJson(messageTypeForUrl(BOOTSTRAP_TYPE_URL, root), bootstrap, root);
+    bytes = encodeAny(BOOTSTRAP_TYPE_URL, encodable as Json);
   } catch (cause) {
     throw new BootstrapError(`${source} does not fit Envoy's Bootstrap: ${(cause as Error).message}`, {
       cause,

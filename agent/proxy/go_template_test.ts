@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { parseGoTemplate, TemplateError } from "./go_template.ts";
+
+const render = (template: string, data: unknown) => parseGoTemplate("test.tmpl", template)(data);
+
+Deno.test("Go templates: fields, variables, literals and pipelines into functions", () => {
+  const data = { name: "app", node: { id: "n1" }, meta: { a: 1 }, port: 15000, list: ["x", "y"] };
+  assert.equal(render(`{{ .name }}/{{ .node.id }}/{{ $.port }}`, data), "app/n1/15000");
+  assert.equal(render(`{{ toJSON .meta }} {{ .meta | toJSON }}`, data), `{"a":1} {"a":1}`);
+  assert.equal(render(`{{ printf "%s:%d %q" .name .port "q" }}`, data), `app:15000 "q"`);
+  assert.equal(render(`{{ $p := .port }}{{ $p }}`, data), "15000");
+  assert.equal(
+    render(`{{ index .meta "a" }} {{ len .list }} {{ default "none" .missing }}`, data),
+    "1 2 none",
+  );
+  assert.equal(render(`{{ (printf "%s" .name) | print }}`, data), "app");
+  assert.equal(render("a\n  {{- .name -}}  \nb {{/* a comment */}}c", data), "aappb c");
+});
+
+Deno.test("Go templates: if/else if/else, range with variables and else, with", () => {
+  const data = { on: true, off: false, zero: 0, empty: [], items: ["a", "b", "c"], m: { b: 2, a: 1 } };
+  assert.equal(render(`{{ if .off }}1{{ else if .on }}2{{ else }}3{{ end }}`, data), "2");
+  assert.equal(render(`{{ if or .zero .empty }}t{{ else }}f{{ end }}`, data), "f");
+  assert.equal(
+    render(`{{ if eq .zero 0 1 }}eq{{ end }}{{ if and .on (not .off) }}and{{ end }}`, data),
+    "eqand",
+  );
+  assert.equal(
+    render(`{{ range $i, $v := .items }}{{ if $i }},{{ end }}"{{ $v }}"{{ end }}`, data),
+    `"a","b","c"`,
+  );
+  assert.equal(render(`{{ range .empty }}x{{ else }}none{{ end }}`, data), "none");
+  assert.equal(
+    render(`{{ range $k, $v := .m }}{{ $k }}={{ $v }};{{ end }}`, data),
+    "a=1;b=2;",
+    "keys sorted",
+  );
+  assert.equal(
+    render(`{{ with .m }}{{ .a }}{{ else }}-{{ end }}{{ with .empty }}x{{ else }}-{{ end }}`, data),
+    "1-",
+  );
+  assert.equal(render(`{{ range .items }}{{ . }}{{ $.on }}{{ end }}`, data), "atruebtruectrue");
+});
+
+Deno.test("Go templates: what is wrong is named with the template and line", () => {
+  const fails = (template: string, message: RegExp) =>
+    assert.throws(
+      () => render(template, { a: 1 }),
+      (e: Error) => e instanceof TemplateError && message.test(e.message),
+    );
+  fails("line1\n{{ if .a }}", /^test\.tmpl:2: missing \{\{ end \}\}/);
+  fails("{{ end }}", /test\.tmpl:1: \{\{ end \}\} without an if, range or with/);
+  fails("\n\n{{ .missing }}", /test\.tmpl:3: the value printed here is missing/);
+  fails("{{ nosuch .a }}", /unknown function "nosuch"/);
+  fails("{{ .a", /unclosed action/);
+  fails('{{ template "x" }}', /\{\{ template \}\} is not supported/);
+});
