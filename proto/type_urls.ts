@@ -20,6 +20,8 @@ export const TYPE_URL = {
   cors: `${PREFIX}envoy.extensions.filters.http.cors.v3.Cors`,
   tcpProxy: `${PREFIX}envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy`,
   sniCluster: `${PREFIX}envoy.extensions.filters.network.sni_cluster.v3.SniCluster`,
+  rbacNetwork: `${PREFIX}envoy.extensions.filters.network.rbac.v3.RBAC`,
+  rbacHttp: `${PREFIX}envoy.extensions.filters.http.rbac.v3.RBAC`,
   tlsInspector: `${PREFIX}envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector`,
   httpInspector: `${PREFIX}envoy.extensions.filters.listener.http_inspector.v3.HttpInspector`,
   originalDst: `${PREFIX}envoy.extensions.filters.listener.original_dst.v3.OriginalDst`,

@@ -38,6 +38,7 @@ import { MESH_ALPN } from "./upstream_tls.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from "./inbound_mtls.ts";
 import { gatewayListener } from "./gateway_resources.ts";
+import { authorizationPoliciesFor, type AuthzFilters, authzFilters } from "./authz_rbac.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -53,6 +54,8 @@ export type ListenerPlan =
     readonly ports: readonly { port: number; http: boolean; sniff?: boolean; mtls: InboundMtlsMode }[];
     /** How long the listener waits to tell HTTP from TCP on sniffed ports, ms. */
     readonly detectionTimeoutMs?: number;
+    /** RBAC filters from the AuthorizationPolicies selecting the workload; absent when none does. */
+    readonly authz?: AuthzFilters;
   }
   | { readonly kind: "http"; readonly name: string; readonly port: number }
   | {
@@ -79,14 +82,18 @@ const HTTP_FILTERS = [
   { name: ROUTER_FILTER_NAME, typed_config: { "@type": TYPE_URL.router } },
 ];
 
-function httpConnectionManager(statPrefix: string, routes: EnvoyObject): EnvoyObject {
+function httpConnectionManager(
+  statPrefix: string,
+  routes: EnvoyObject,
+  before: readonly EnvoyObject[] = [],
+): EnvoyObject {
   return {
     name: "envoy.filters.network.http_connection_manager",
     typed_config: {
       "@type": TYPE_URL.httpConnectionManager,
       stat_prefix: statPrefix,
       ...routes,
-      http_filters: HTTP_FILTERS,
+      http_filters: [...before, ...HTTP_FILTERS],
       use_remote_address: { value: false },
       normalize_path: { value: true },
     },
@@ -118,9 +125,9 @@ function rdsFor(port: number): EnvoyObject {
   return { rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: String(port) } };
 }
 
-function inboundFilters(port: number, http: boolean): EnvoyObject[] {
+function inboundFilters(port: number, http: boolean, authz: AuthzFilters | undefined): EnvoyObject[] {
   const cluster = `inbound|${port}||`;
-  if (!http) return [tcpProxyTo(cluster)];
+  if (!http) return [...(authz?.tcp ?? []), tcpProxyTo(cluster)];
   return [httpConnectionManager(cluster, {
     route_config: {
       name: cluster,
@@ -131,7 +138,7 @@ function inboundFilters(port: number, http: boolean): EnvoyObject[] {
       }],
       validate_clusters: { value: false },
     },
-  })];
+  }, authz?.http)];
 }
 
 function meshServerTls(): EnvoyObject {
@@ -195,7 +202,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
                   },
                   transport_socket: meshServerTls(),
-                  filters: inboundFilters(port, variant.http),
+                  filters: inboundFilters(port, variant.http, plan.authz),
                 }]),
                 // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
                 ...(mtls === "STRICT" ? [] : [{
@@ -205,7 +212,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
                     ...(detected ? { application_protocols: SNIFFED_HTTP } : {}),
                   },
-                  filters: inboundFilters(port, variant.http),
+                  filters: inboundFilters(port, variant.http, plan.authz),
                 }]),
               ];
             });
@@ -325,6 +332,7 @@ export function planListeners(
     }
   }
   const authn = peerAuthenticationsFor(proxy, push);
+  const authz = authorizationPoliciesFor(proxy, push);
   out.push({
     plan: {
       kind: "virtualInbound",
@@ -337,8 +345,9 @@ export function planListeners(
       ...([...inbound.values()].some((p) => p.sniff)
         ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
         : {}),
+      ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
     },
-    dependsOn: [...inboundDeps, ...authn.dependsOn],
+    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn],
   });
   return out;
 }
