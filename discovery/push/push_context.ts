@@ -41,6 +41,14 @@ export interface ProtocolSniffing {
   readonly inboundTimeoutMs: number;
 }
 
+/** How sidecars' outbound HTTP connection managers treat requests. */
+export interface OutboundHttpOptions {
+  /** `DISCOVERY_HTTP10`: accept HTTP/1.0 requests. */
+  readonly http10: boolean;
+  /** `DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS`: trust the connection's address, not X-Forwarded-For. */
+  readonly useRemoteAddress: boolean;
+}
+
 /** Sniffing as the reference's defaults have it. */
 export const DEFAULT_PROTOCOL_SNIFFING: ProtocolSniffing = Object.freeze({
   outbound: true,
@@ -66,6 +74,8 @@ export interface PushContextInputs {
   readonly enableVirtualServiceDelegate?: boolean;
   /** Protocol sniffing of ports whose protocol is not declared (default: both directions, 1 s inbound). */
   readonly protocolSniffing?: ProtocolSniffing;
+  /** Outbound HTTP settings of sidecars (default: both off). */
+  readonly outboundHttp?: OutboundHttpOptions;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** Version of the snapshot; defaults to its creation time. */
@@ -88,6 +98,8 @@ export class PushContext {
   readonly mesh: PushMeshConfig;
   /** Protocol sniffing of undeclared ports, read by listener and route generators. */
   readonly protocolSniffing: ProtocolSniffing;
+  /** Outbound HTTP settings of sidecars, read by the listener generator. */
+  readonly outboundHttp: OutboundHttpOptions;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -120,6 +132,7 @@ export class PushContext {
     this.version = inputs.version ?? this.createdAt;
     this.mesh = inputs.mesh;
     this.protocolSniffing = inputs.protocolSniffing ?? DEFAULT_PROTOCOL_SNIFFING;
+    this.outboundHttp = inputs.outboundHttp ?? { http10: false, useRemoteAddress: false };
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

@@ -54,6 +54,10 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const endpoints = new EndpointIndex(registry);
   const scopeGatewayToNamespace = env.bool("DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE");
   const enableVirtualServiceDelegate = env.bool("DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE");
+  const outboundHttp = Object.freeze({
+    http10: env.bool("DISCOVERY_HTTP10"),
+    useRemoteAddress: env.bool("DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS"),
+  });
   const protocolSniffing = Object.freeze({
     outbound: env.bool("DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_OUTBOUND"),
     inbound: env.bool("DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_INBOUND"),
@@ -70,6 +74,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         scopeGatewayToNamespace,
         enableVirtualServiceDelegate,
         protocolSniffing,
+        outboundHttp,
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

@@ -21,7 +21,7 @@
  */
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import type { Proxy } from "../../model/proxy.ts";
-import type { PushContext } from "../../push/push_context.ts";
+import type { OutboundHttpOptions, PushContext } from "../../push/push_context.ts";
 import { serviceKey } from "../../push/push_request.ts";
 import { outboundClusterName } from "../../push/service_index.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
@@ -57,7 +57,13 @@ export type ListenerPlan =
     /** RBAC filters from the AuthorizationPolicies selecting the workload; absent when none does. */
     readonly authz?: AuthzFilters;
   }
-  | { readonly kind: "http"; readonly name: string; readonly port: number }
+  | {
+    readonly kind: "http";
+    readonly name: string;
+    readonly port: number;
+    /** `DISCOVERY_HTTP10` and `DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS`. */
+    readonly outbound: OutboundHttpOptions;
+  }
   | {
     readonly kind: "tcp";
     readonly name: string;
@@ -71,6 +77,8 @@ export type ListenerPlan =
     readonly sniffHttp: boolean;
     /** How long the listener waits for the first bytes to tell HTTP from TCP (mesh `protocolDetectionTimeout`), ms. */
     readonly detectionTimeoutMs: number;
+    /** Settings of the HTTP chain of a sniffed port. */
+    readonly outbound: OutboundHttpOptions;
   };
 
 function socketAddress(address: string, port: number): EnvoyObject {
@@ -86,6 +94,7 @@ function httpConnectionManager(
   statPrefix: string,
   routes: EnvoyObject,
   before: readonly EnvoyObject[] = [],
+  outbound?: OutboundHttpOptions,
 ): EnvoyObject {
   return {
     name: "envoy.filters.network.http_connection_manager",
@@ -94,7 +103,8 @@ function httpConnectionManager(
       stat_prefix: statPrefix,
       ...routes,
       http_filters: [...before, ...HTTP_FILTERS],
-      use_remote_address: { value: false },
+      use_remote_address: { value: outbound?.useRemoteAddress ?? false },
+      ...(outbound?.http10 ? { http_protocol_options: { accept_http_10: true } } : {}),
       normalize_path: { value: true },
     },
   };
@@ -227,12 +237,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         bind_to_port: { value: false },
         traffic_direction: "OUTBOUND",
         filter_chains: [{
-          filters: [httpConnectionManager(plan.name, {
-            rds: {
-              config_source: { ads: {}, resource_api_version: "V3" },
-              route_config_name: String(plan.port),
-            },
-          })],
+          filters: [httpConnectionManager(plan.name, rdsFor(plan.port), [], plan.outbound)],
         }],
       };
     case "tcp":
@@ -254,7 +259,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
           ...(plan.sniffHttp
             ? [{
               filter_chain_match: { application_protocols: [...SNIFFED_HTTP] },
-              filters: [httpConnectionManager(plan.name, rdsFor(plan.port))],
+              filters: [httpConnectionManager(plan.name, rdsFor(plan.port), [], plan.outbound)],
             }]
             : []),
           ...plan.sni.map((route) => ({
@@ -281,7 +286,10 @@ export function planListeners(
   ];
   const httpPorts = new Set(outboundHttpPorts(proxy, push));
   for (const port of httpPorts) {
-    out.push({ plan: { kind: "http", name: `0.0.0.0_${port}`, port }, dependsOn: [] });
+    out.push({
+      plan: { kind: "http", name: `0.0.0.0_${port}`, port, outbound: push.outboundHttp },
+      dependsOn: [],
+    });
   }
   const taken = new Set([...httpPorts].map((p) => `0.0.0.0_${p}`));
   const services = push.servicesVisibleTo(proxy).slice()
@@ -308,6 +316,7 @@ export function planListeners(
             sni: routes.tls,
             sniffHttp: isSniffedPort(port, push),
             detectionTimeoutMs: Number(push.mesh.protocolDetectionTimeout / 1_000_000n),
+            outbound: push.outboundHttp,
           },
           dependsOn: [serviceKey(service.namespace, service.hostname), ...routes.dependsOn],
         });

@@ -248,3 +248,21 @@ Deno.test("A sidecar's TCP listener follows the VirtualService's TCP route and r
     assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
   }
 });
+
+Deno.test("DISCOVERY_HTTP10 and DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS reach the outbound HTTP connection managers", () => {
+  const hcmOf = (http10: boolean, useRemoteAddress: boolean) => {
+    const lds = run(
+      envoyLdsGenerator,
+      envoySidecar("example", "10.0.2.1"),
+      world().push({ outboundHttp: { http10, useRemoteAddress } }),
+    );
+    const chain = (lds.byName.get("0.0.0.0_8080")!.filter_chains as Obj[])[0];
+    return (chain.filters as Obj[])[0].typed_config as Obj;
+  };
+  const off = hcmOf(false, false);
+  assert.equal(off.http_protocol_options, undefined);
+  assert.deepEqual(off.use_remote_address, { value: false });
+  const on = hcmOf(true, true);
+  assert.deepEqual(on.http_protocol_options, { accept_http_10: true });
+  assert.deepEqual(on.use_remote_address, { value: true });
+});

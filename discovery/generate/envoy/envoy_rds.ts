@@ -163,7 +163,12 @@ export const envoyRdsGenerator: XdsGenerator<PushContext> = {
       for (const name of new Set(request.names)) {
         const planned = planGatewayRouteConfig(proxy, push, name);
         if (planned === undefined) continue;
-        const key = planned.hosts.map((h) => ({ host: h.host, routes: h.routes, vs: h.virtualService }));
+        const key = planned.hosts.map((h) => ({
+          host: h.host,
+          routes: h.routes,
+          vs: h.virtualService,
+          redirect: h.httpsRedirect ?? false,
+        }));
         out.push({
           name,
           key: cacheKey(TYPE_URL.route, ["gateway", name, stableJson(key)], planned.dependsOn),

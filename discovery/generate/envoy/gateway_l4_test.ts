@@ -6,6 +6,7 @@ import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, ingressGateway, pushWithSecrets } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
+import { envoyRdsGenerator } from "./envoy_rds.ts";
 
 type Obj = Record<string, unknown>;
 const RATINGS = "ratings.example.svc.cluster.local";
@@ -106,4 +107,29 @@ Deno.test("A sidecar gets no SNI-named clusters", () => {
   });
   const cds = run(envoyCdsGenerator, sidecar, push());
   assert.ok(![...cds.byName.keys()].some((name) => name.startsWith("outbound_.")));
+});
+
+Deno.test("An HTTP server with httpsRedirect makes its hosts redirect to HTTPS, routed or not", () => {
+  const world = new World().apply(
+    ...envoyResources(),
+    networking("Gateway", "example", "web", {
+      selector: { app: "ingress" },
+      servers: [{
+        port: { number: 80, name: "http", protocol: "HTTP" },
+        hosts: ["shop.example.com", "docs.example.com"],
+        tls: { httpsRedirect: true },
+      }],
+    }),
+    networking("VirtualService", "example", "shop", {
+      hosts: ["shop.example.com"],
+      gateways: ["web"],
+      http: [{ route: [{ destination: { host: RATINGS, port: { number: 8080 } } }] }],
+    }),
+  );
+  const rds = run(envoyRdsGenerator, gateway, pushWithSecrets(world, secrets), { names: ["http.80"] });
+  const hosts = rds.byName.get("http.80")!.virtual_hosts as Obj[];
+  assert.deepEqual(hosts.map((h) => [h.name, h.require_tls]), [
+    ["shop.example.com:80", "ALL"],
+    ["docs.example.com:80", "ALL"],
+  ]);
 });

@@ -37,6 +37,8 @@ export interface GatewayServerPlan {
   readonly tls?: { readonly mode: "SIMPLE" | "MUTUAL"; readonly credentialName: string };
   /** What a non-HTTP server forwards to; absent for HTTP and HTTPS servers (they route through RDS). */
   readonly l4?: GatewayL4Plan;
+  /** A plain HTTP server with `tls.httpsRedirect`: its hosts answer every request with a redirect to HTTPS. */
+  readonly httpsRedirect?: boolean;
 }
 
 /** The forwarding of a TCP, TLS passthrough or AUTO_PASSTHROUGH server. */
@@ -59,7 +61,9 @@ export interface GatewayVirtualHost {
   /** The VirtualService's fingerprint. */
   readonly virtualService: string;
   /** The VirtualService's spec, which the routes' indices point into (not part of the key). */
-  readonly spec: VirtualServiceSpec;
+  readonly spec?: VirtualServiceSpec;
+  /** Requests to the host are redirected to HTTPS (`tls.httpsRedirect` of the server exposing it). */
+  readonly httpsRedirect?: boolean;
 }
 
 /** Server protocols served as opaque TCP. */
@@ -141,7 +145,11 @@ function serverPlan(server: Server, gateway: string, index: number): GatewayServ
   const hosts = server.hosts.map(bareHost);
   const name = server.name ?? `${gateway.replace("/", "-")}-${index}`;
   if (protocol === "HTTP" || protocol === "HTTP2" || protocol === "GRPC") {
-    return { routeName: `http.${server.port.number}`, hosts };
+    return {
+      routeName: `http.${server.port.number}`,
+      hosts,
+      ...(server.tls?.httpsRedirect ? { httpsRedirect: true } : {}),
+    };
   }
   const tlsMode = server.tls?.mode;
   if ((protocol === "TLS" || protocol === "HTTPS") && tlsMode === "PASSTHROUGH") {
@@ -212,8 +220,21 @@ export function planGatewayRouteConfig(
             routes: planned.routes,
             virtualService: virtualServiceFingerprint(vs, push),
             spec: vs.resource.spec,
+            ...(plan.httpsRedirect ? { httpsRedirect: true } : {}),
           });
         }
+      }
+    }
+  }
+  // A redirecting server's hosts redirect even when no VirtualService routes them.
+  for (const gateway of push.gatewaysFor(proxy)) {
+    for (const [i, server] of gateway.resource.spec.servers.entries()) {
+      const plan = serverPlan(server, gateway.name, i);
+      if (plan?.routeName !== routeName || !plan.httpsRedirect) continue;
+      for (const host of plan.hosts) {
+        if (seen.has(host)) continue;
+        seen.add(host);
+        hosts.push({ host, routes: [], virtualService: "", httpsRedirect: true });
       }
     }
   }

@@ -141,6 +141,7 @@ export function gatewayRouteConfig(
       name: `${h.host}:${port}`,
       domains: [h.host, `${h.host}:${port}`],
       routes: h.routes.map((r) => envoyRoute(r, h.spec)),
+      ...(h.httpsRedirect ? { require_tls: "ALL" } : {}),
     })),
     validate_clusters: { value: false },
   };
