@@ -18,6 +18,7 @@ import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { usesLocalityWeights } from "./locality_lb.ts";
+import { sidecarIngressPorts } from "./sidecar_ingress.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -48,6 +49,8 @@ export interface StaticEndpoint {
   readonly locality: string;
   /** Load-balancing weight, at least 1. */
   readonly weight: number;
+  /** A Unix socket instead of `address:port` (a Sidecar ingress `unix://` endpoint). */
+  readonly pipe?: string;
 }
 
 /** The resolved inputs of one cluster; its stable JSON is the cache key. */
@@ -78,7 +81,11 @@ function loadAssignment(name: string, endpoints: readonly StaticEndpoint[]): Env
     endpoints: [...byLocality.keys()].sort().map((locality) => ({
       locality: localityOf(locality),
       lb_endpoints: byLocality.get(locality)!.map((e) => ({
-        endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
+        endpoint: {
+          address: e.pipe !== undefined
+            ? { pipe: { path: e.pipe } }
+            : { socket_address: { address: e.address, port_value: e.port } },
+        },
         load_balancing_weight: { value: e.weight },
       })),
     })),
@@ -231,7 +238,27 @@ function outboundPlans(
 
 /** `inbound|<port>||` clusters for the service ports whose endpoints are this proxy's own addresses. */
 function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
-  if (proxy.type !== "sidecar" || proxy.ipAddresses.length === 0) return [];
+  if (proxy.type !== "sidecar") return [];
+  const declared = sidecarIngressPorts(proxy, push);
+  if (declared !== undefined) {
+    const sidecar = push.sidecarScope(proxy).sidecar;
+    const dependsOn = sidecar ? [configKey("Sidecar", sidecar.meta.namespace, sidecar.meta.name)] : [];
+    return declared.map(({ port, protocol, endpoint }) => ({
+      plan: {
+        name: `inbound|${port}||`,
+        discovery: "STATIC" as const,
+        protocol,
+        tls: { kind: "none" as const },
+        endpoints: [
+          "pipe" in endpoint
+            ? { address: "", port: 0, pipe: endpoint.pipe, locality: "", weight: 1 }
+            : { address: endpoint.address, port: endpoint.port, locality: "", weight: 1 },
+        ],
+      },
+      dependsOn,
+    }));
+  }
+  if (proxy.ipAddresses.length === 0) return [];
   const own = new Set(proxy.ipAddresses);
   const byPort = new Map<number, { plan: EnvoyClusterPlan; dependsOn: string[] }>();
   for (const shards of push.endpointIndex.all()) {

@@ -22,7 +22,7 @@
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { OutboundHttpOptions, PushContext } from "../../push/push_context.ts";
-import { serviceKey } from "../../push/push_request.ts";
+import { configKey, serviceKey } from "../../push/push_request.ts";
 import { outboundClusterName } from "../../push/service_index.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
@@ -39,6 +39,7 @@ import { planGatewayListeners } from "./gateway_plan.ts";
 import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from "./inbound_mtls.ts";
 import { gatewayListener } from "./gateway_resources.ts";
 import { authorizationPoliciesFor, type AuthzFilters, authzFilters } from "./authz_rbac.ts";
+import { sidecarIngressPorts } from "./sidecar_ingress.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -325,7 +326,18 @@ export function planListeners(
   }
   const inbound = new Map<number, { http: boolean; sniff: boolean }>();
   const inboundDeps: string[] = [];
-  if (proxy.type === "sidecar") {
+  const declared = proxy.type === "sidecar" ? sidecarIngressPorts(proxy, push) : undefined;
+  if (declared !== undefined) {
+    // The Sidecar's ingress listeners replace the ports found from the services.
+    const sidecar = push.sidecarScope(proxy).sidecar;
+    if (sidecar) inboundDeps.push(configKey("Sidecar", sidecar.meta.namespace, sidecar.meta.name));
+    for (const { port, protocol } of declared) {
+      inbound.set(port, {
+        http: isHttpPort({ port, protocol, name: "" }),
+        sniff: protocol === "Unsupported" && push.protocolSniffing.inbound,
+      });
+    }
+  } else if (proxy.type === "sidecar") {
     const own = new Set(proxy.ipAddresses);
     for (const shards of push.endpointIndex.all()) {
       for (const instances of shards.byCluster.values()) {
