@@ -44,6 +44,7 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   "envoy/extensions/filters/http/fault/v3/fault.proto",
   "envoy/extensions/filters/http/cors/v3/cors.proto",
   "envoy/extensions/filters/http/rbac/v3/rbac.proto",
+  "envoy/extensions/filters/http/jwt_authn/v3/config.proto",
   "envoy/extensions/filters/http/grpc_stats/v3/config.proto",
   "envoy/extensions/filters/http/grpc_web/v3/grpc_web.proto",
   "envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto",

@@ -22,6 +22,7 @@ export const TYPE_URL = {
   sniCluster: `${PREFIX}envoy.extensions.filters.network.sni_cluster.v3.SniCluster`,
   rbacNetwork: `${PREFIX}envoy.extensions.filters.network.rbac.v3.RBAC`,
   rbacHttp: `${PREFIX}envoy.extensions.filters.http.rbac.v3.RBAC`,
+  jwtAuthn: `${PREFIX}envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication`,
   tlsInspector: `${PREFIX}envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector`,
   httpInspector: `${PREFIX}envoy.extensions.filters.listener.http_inspector.v3.HttpInspector`,
   originalDst: `${PREFIX}envoy.extensions.filters.listener.original_dst.v3.OriginalDst`,

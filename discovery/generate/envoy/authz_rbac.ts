@@ -26,6 +26,7 @@ import type { PushContext } from "../../push/push_context.ts";
 import { configKey } from "../../push/push_request.ts";
 import { compareByCreation } from "../../model/config_order.ts";
 import type { EnvoyObject } from "../route_match.ts";
+import { JWT_FILTER_NAME, JWT_PAYLOAD_METADATA } from "./jwt_authn.ts";
 
 /** A policy that selects the proxy, with its name for Envoy's policy names and stats. */
 export interface SelectedPolicy {
@@ -93,6 +94,30 @@ function namespacePrincipal(value: string): Matcher {
       principal_name: { safe_regex: { regex: `.*/ns/${value === "*" ? ".*" : escaped}/.*` } },
     },
   };
+}
+
+/** A claim of the verified token, as the JWT filter puts its payload in the request's metadata. */
+function claim(name: string, matcher: Matcher): Matcher {
+  return {
+    metadata: {
+      filter: JWT_FILTER_NAME,
+      path: [{ key: JWT_PAYLOAD_METADATA }, { key: name }],
+      value: { string_match: matcher },
+    },
+  };
+}
+
+/**
+ * A request principal, `<iss>/<sub>` of the verified token: `*` any verified token, `<iss>/*` any subject of
+ * that issuer, else both exactly (the issuer may contain `/`: the subject is what follows the last one).
+ */
+function requestPrincipal(value: string): Matcher {
+  if (value === "*") return claim("iss", { safe_regex: { regex: ".+" } });
+  const slash = value.lastIndexOf("/");
+  if (slash < 0) return claim("iss", { exact: value });
+  const [iss, sub] = [value.slice(0, slash), value.slice(slash + 1)];
+  if (sub === "*") return claim("iss", { exact: iss });
+  return { and_ids: { ids: [claim("iss", { exact: iss }), claim("sub", { exact: sub })] } };
 }
 
 function headerMatcher(name: string, value: string, ignoreCase = false): Matcher {
@@ -195,15 +220,7 @@ function rulePolicy(rule: AuthorizationRule, t: Translation): EnvoyObject | unde
         ...field(
           httpOnly(t, s.requestPrincipals),
           httpOnly(t, s.notRequestPrincipals),
-          (v) => ({
-            metadata: {
-              filter: "envoy.filters.http.jwt_authn",
-              path: [{ key: "payload" }, { key: "request_principal" }],
-              value: {
-                string_match: stringMatcher(v) === "any" ? { safe_regex: { regex: ".+" } } : stringMatcher(v),
-              },
-            },
-          }),
+          requestPrincipal,
           "or_ids",
           "not_id",
         ),

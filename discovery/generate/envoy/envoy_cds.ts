@@ -19,6 +19,7 @@ import { selectorMatches } from "../../model/labels.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { usesLocalityWeights } from "./locality_lb.ts";
 import { sidecarIngressPorts } from "./sidecar_ingress.ts";
+import { jwksTarget, jwtRulesFor } from "./jwt_authn.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -309,6 +310,34 @@ function sniDnatPlans(
   });
 }
 
+/** The system roots a proxy image carries, for verifying JWKS servers (public web PKI). */
+const SYSTEM_ROOTS = "/etc/ssl/certs/ca-certificates.crt";
+
+/** One cluster per `jwksUri` host of the RequestAuthentications selecting a sidecar, by DNS, over TLS for https. */
+function jwksPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
+  if (proxy.type !== "sidecar") return [];
+  const { rules, dependsOn } = jwtRulesFor(proxy, push);
+  const byName = new Map<string, { plan: EnvoyClusterPlan; dependsOn: string[] }>();
+  for (const rule of rules) {
+    if (rule.jwks || !rule.jwksUri) continue;
+    const target = jwksTarget(rule.jwksUri);
+    if (target === undefined || byName.has(target.cluster)) continue;
+    byName.set(target.cluster, {
+      plan: {
+        name: target.cluster,
+        discovery: "STRICT_DNS",
+        protocol: "HTTP",
+        tls: target.tls
+          ? { kind: "files", settings: { mode: "SIMPLE", caCertificates: SYSTEM_ROOTS }, sni: target.host }
+          : { kind: "none" },
+        endpoints: [{ address: target.host, port: target.port, locality: "", weight: 1 }],
+      },
+      dependsOn,
+    });
+  }
+  return [...byName.values()];
+}
+
 function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
   return [
     {
@@ -334,6 +363,7 @@ export const envoyCdsGenerator: XdsGenerator<PushContext> = {
     const plans = [
       ...outbound,
       ...sniDnatPlans(proxy, push, outbound),
+      ...jwksPlans(proxy, push),
       ...inboundPlans(proxy, push),
       ...catchAllPlans(),
     ];

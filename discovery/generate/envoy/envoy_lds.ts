@@ -40,6 +40,7 @@ import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from ".
 import { gatewayListener } from "./gateway_resources.ts";
 import { authorizationPoliciesFor, type AuthzFilters, authzFilters } from "./authz_rbac.ts";
 import { sidecarIngressPorts } from "./sidecar_ingress.ts";
+import { jwtAuthnFilter, jwtRulesFor } from "./jwt_authn.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -57,6 +58,8 @@ export type ListenerPlan =
     readonly detectionTimeoutMs?: number;
     /** RBAC filters from the AuthorizationPolicies selecting the workload; absent when none does. */
     readonly authz?: AuthzFilters;
+    /** The JWT filter from the RequestAuthentications selecting the workload; absent when none does. */
+    readonly jwt?: EnvoyObject;
   }
   | {
     readonly kind: "http";
@@ -136,7 +139,12 @@ function rdsFor(port: number): EnvoyObject {
   return { rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: String(port) } };
 }
 
-function inboundFilters(port: number, http: boolean, authz: AuthzFilters | undefined): EnvoyObject[] {
+function inboundFilters(
+  port: number,
+  http: boolean,
+  authz: AuthzFilters | undefined,
+  jwt: EnvoyObject | undefined,
+): EnvoyObject[] {
   const cluster = `inbound|${port}||`;
   if (!http) return [...(authz?.tcp ?? []), tcpProxyTo(cluster)];
   return [httpConnectionManager(cluster, {
@@ -149,7 +157,7 @@ function inboundFilters(port: number, http: boolean, authz: AuthzFilters | undef
       }],
       validate_clusters: { value: false },
     },
-  }, authz?.http)];
+  }, [...(jwt ? [jwt] : []), ...(authz?.http ?? [])])];
 }
 
 function meshServerTls(): EnvoyObject {
@@ -213,7 +221,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
                   },
                   transport_socket: meshServerTls(),
-                  filters: inboundFilters(port, variant.http, plan.authz),
+                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt),
                 }]),
                 // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
                 ...(mtls === "STRICT" ? [] : [{
@@ -223,7 +231,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
                     ...(detected ? { application_protocols: SNIFFED_HTTP } : {}),
                   },
-                  filters: inboundFilters(port, variant.http, plan.authz),
+                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt),
                 }]),
               ];
             });
@@ -354,6 +362,8 @@ export function planListeners(
   }
   const authn = peerAuthenticationsFor(proxy, push);
   const authz = authorizationPoliciesFor(proxy, push);
+  const jwtRules = jwtRulesFor(proxy, push);
+  const jwt = jwtAuthnFilter(jwtRules.rules);
   out.push({
     plan: {
       kind: "virtualInbound",
@@ -367,8 +377,9 @@ export function planListeners(
         ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
         : {}),
       ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
+      ...(jwt ? { jwt } : {}),
     },
-    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn],
+    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
   });
   return out;
 }
