@@ -1,5 +1,7 @@
 /**
- * Test support: the configuration an Envoy sidecar and a gateway get from a representative mesh, as JSON (the
+ * Test support: the configuration Envoy sidecars (one in a namespace without a Sidecar resource, one in a
+ * namespace whose Sidecar narrows egress and declares ingress) and a gateway get from a representative mesh, as
+ * JSON (the
  * decoded resources, by type and name), compared with the files in `tests/golden/envoy/` by the golden test and
  * rewritten by `deno task golden:update` after an intended change. Only tests and that task import this file.
  *
@@ -16,6 +18,7 @@ import { envoyGenerators } from "./envoy_generators.ts";
 /** The golden files, by name, relative to the repository root. */
 export const GOLDEN_FILES = {
   sidecar: "tests/golden/envoy/sidecar.json",
+  scopedSidecar: "tests/golden/envoy/sidecar_scoped.json",
   gateway: "tests/golden/envoy/gateway.json",
 } as const;
 
@@ -50,6 +53,27 @@ function push() {
         route: [{ destination: { host: "ratings" } }],
         timeout: "2s",
       }],
+    }),
+    // A namespace whose Sidecar narrows what its workloads see and declares their inbound port.
+    networking("ServiceEntry", "billing", "billing", {
+      hosts: ["billing.billing.svc.cluster.local"],
+      location: "MESH_INTERNAL",
+      resolution: "STATIC",
+      ports: [{ number: 7000, name: "http", protocol: "HTTP" }],
+      workloadSelector: { labels: { app: "billing" } },
+    }),
+    networking("WorkloadEntry", "billing", "billing-1", {
+      address: "10.0.9.1",
+      labels: { app: "billing", "security.istio.io/tlsMode": "istio" },
+      serviceAccount: "billing",
+    }),
+    networking("Sidecar", "billing", "default", {
+      egress: [{ hosts: ["./*", "example/ratings.example.svc.cluster.local"] }],
+      ingress: [{
+        port: { number: 7000, protocol: "HTTP", name: "http" },
+        defaultEndpoint: "127.0.0.1:7070",
+      }],
+      outboundTrafficPolicy: { mode: "REGISTRY_ONLY" },
     }),
   );
   return buildPushContext({
@@ -104,6 +128,7 @@ export function goldenDocuments(): Record<keyof typeof GOLDEN_FILES, string> {
   const render = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
   return {
     sidecar: render(configOf(envoySidecar("example", "10.0.2.1", { app: "ratings" }))),
+    scopedSidecar: render(configOf(envoySidecar("billing", "10.0.9.1", { app: "billing" }))),
     gateway: render(configOf(gateway)),
   };
 }
