@@ -26,6 +26,7 @@ const { values: flags } = parseArgs({
     services: { type: "string", default: "1000" },
     delta: { type: "boolean", default: false },
     listeners: { type: "string", default: "all" },
+    envoy: { type: "boolean", default: false },
   },
 });
 
@@ -35,7 +36,8 @@ const serviceCount = Number(flags.services);
 
 /** Explicit targets: K services per proxy, always including service 0 (the one the benchmark edits). */
 function subscriptionFor(i: number): Subscription {
-  if (flags.listeners === "all") return {};
+  // Envoy sidecars watch every cluster and listener; what they see is narrowed by Sidecar resources instead.
+  if (flags.listeners === "all" || flags.envoy) return {};
   const k = Number(flags.listeners);
   const picked = new Set([0]);
   for (let m = 0; picked.size < Math.min(k, serviceCount); m++) picked.add((i * 7 + m * 13) % serviceCount);
@@ -49,9 +51,18 @@ const proxies: SimProxy[] = Array.from({ length: proxyCount }, (_, i) => {
   const ip = `10.200.${Math.floor(i / 250)}.${(i % 250) + 1}`;
   const node = {
     id: `sidecar~${ip}~load-${i}.${namespace}~${namespace}.svc.cluster.local`,
-    metadata: jsonToStruct({ GENERATOR: "grpc", NAMESPACE: namespace, LABELS: { app: "load" } }),
+    metadata: jsonToStruct({
+      ...(flags.envoy ? {} : { GENERATOR: "grpc" }),
+      NAMESPACE: namespace,
+      LABELS: { app: "load" },
+    }),
   };
-  const ctx: ProxyContext = { delta: flags.delta, subscription: subscriptionFor(i), nameMemo };
+  const ctx: ProxyContext = {
+    delta: flags.delta,
+    subscription: subscriptionFor(i),
+    nameMemo,
+    envoy: flags.envoy,
+  };
   return new SimProxy(i, flags.addr!, node, ctx, i === 0);
 });
 

@@ -170,6 +170,28 @@ export async function writeMesh(configDir: string, services: number): Promise<Me
 }
 
 /**
+ * Writes a Sidecar per namespace of the mesh that limits its workloads' egress to their own namespace: the
+ * "scoped" sidecars of the load benchmark.
+ */
+export async function writeNamespaceSidecars(configDir: string, services: number): Promise<void> {
+  for (let i = 0; i < services; i += SERVICES_PER_NAMESPACE) {
+    const { namespace } = meshService(i);
+    await Deno.writeTextFile(
+      `${configDir}/${namespace}/sidecar.yaml`,
+      `apiVersion: networking.mesh.io/v1beta1
+kind: Sidecar
+metadata:
+  name: default
+  namespace: ${namespace}
+spec:
+  egress:
+    - hosts: ["./*"]
+`,
+    );
+  }
+}
+
+/**
  * Replaces one service's file atomically: the new text is written beside the config dir and renamed into
  * place, so the watcher never reads a half-written file. Returns the wall-clock time (ms since the epoch,
  * sub-millisecond) at which the rename finished.

@@ -38,6 +38,8 @@ export interface Subscription {
 /** Shared by every proxy of a load process. */
 export interface ProxyContext {
   readonly delta: boolean;
+  /** An Envoy sidecar: its routes are named by the port of each HTTP listener `0.0.0.0_<port>`. */
+  readonly envoy?: boolean;
   readonly subscription: Subscription;
   /** Names read from a state-of-the-world response, by type, version and size: equal for equal shapes. */
   readonly nameMemo: Map<string, readonly string[]>;
@@ -282,7 +284,7 @@ export class SimProxy {
     } else if (head.typeUrl === TYPE_URL.cluster) {
       this.#subscribe(TYPE_URL.endpoint, [...this.ctx.subscription.clusters!]);
     } else if (head.typeUrl === TYPE_URL.listener) {
-      this.#follow(state, bytes, head, TYPE_URL.route);
+      this.#follow(state, bytes, head, TYPE_URL.route, this.ctx.envoy ? envoyRouteNames : undefined);
     }
     if (this.fullAt === 0 && this.#hasFullConfig()) this.fullAt = at;
   }
@@ -293,11 +295,12 @@ export class SimProxy {
     bytes: Uint8Array,
     head: ReturnType<typeof readResponseHead>,
     dependent: string,
+    rename: (names: readonly string[]) => string[] = (names) => [...names],
   ): void {
     if (this.ctx.delta) {
       for (const name of readResourceNames(bytes, true)) state.held.add(name);
       for (const name of head.removed) state.held.delete(name);
-      this.#subscribe(dependent, [...state.held]);
+      this.#subscribe(dependent, rename([...state.held]));
       return;
     }
     const key = `${head.typeUrl} ${head.version} ${bytes.length}`;
@@ -306,7 +309,7 @@ export class SimProxy {
       names = readResourceNames(bytes, false);
       this.ctx.nameMemo.set(key, names);
     }
-    this.#subscribe(dependent, [...names]);
+    this.#subscribe(dependent, rename(names));
   }
 
   /** Every watched type answered since its latest subscription change. */
@@ -316,6 +319,11 @@ export class SimProxy {
       return s !== undefined && s.answeredAt > 0;
     });
   }
+}
+
+/** The route names an Envoy sidecar asks for: the port of each outbound HTTP listener `0.0.0.0_<port>`. */
+function envoyRouteNames(listeners: readonly string[]): string[] {
+  return listeners.filter((n) => n.startsWith("0.0.0.0_")).map((n) => n.slice("0.0.0.0_".length));
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {

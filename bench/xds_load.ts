@@ -34,8 +34,10 @@ import {
   listenerName,
   meshService,
   rewriteService,
+  SERVICE_PORT,
   type ServiceKnobs,
   writeMesh,
+  writeNamespaceSidecars,
 } from "./mesh_fixture.ts";
 
 const { values: flags } = parseArgs({
@@ -46,6 +48,8 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "3" },
     delta: { type: "boolean", default: false },
     listeners: { type: "string", default: "all" },
+    envoy: { type: "boolean", default: false },
+    "sidecar-scope": { type: "boolean", default: false },
     reconnect: { type: "boolean", default: false },
     "no-baseline": { type: "boolean", default: false },
     server: { type: "string", default: "real" },
@@ -138,7 +142,8 @@ const EDITS: readonly EditKind[] = [
     types: delta ? [TYPE_URL.route] : ALL_TYPES,
     inspect: {
       typeUrl: TYPE_URL.route,
-      name: listenerName(target),
+      // An Envoy sidecar's routes are one configuration per port; a proxyless client's, one per target.
+      name: flags.envoy ? String(SERVICE_PORT) : listenerName(target),
       expect: (k) => new RegExp(`"value":${k.v1Weight}\\b`),
     },
   },
@@ -182,10 +187,12 @@ async function main(): Promise<LoadReport> {
     flags.listeners!,
   ];
   if (delta) agentArgs.push("--delta");
+  if (flags.envoy) agentArgs.push("--envoy");
   const agentV8 = proxies > 2000 ? ["--max-old-space-size=16384"] : [];
   try {
     progress(`writing ${services} services to ${configDir}`);
     await writeMesh(configDir, services);
+    if (flags["sidecar-scope"]) await writeNamespaceSidecars(configDir, services);
     const { addresses, server } = startServer(configDir);
     let diedAlone = false;
     server.child.status.then(() => diedAlone = true);
