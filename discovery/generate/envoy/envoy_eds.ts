@@ -15,6 +15,7 @@ import { stableJson } from "../fingerprint.ts";
 import { clusterLoadAssignment, type EndpointsPlan, planEndpoints } from "../grpc_eds.ts";
 import { mergeTrafficPolicy } from "../traffic_policy_merge.ts";
 import { applyLocalityLb, type LocalityLbPlan } from "./locality_lb.ts";
+import { envoyProxyShape } from "./envoy_shape.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { TLS_MODE_METADATA } from "./upstream_tls.ts";
 
@@ -62,6 +63,7 @@ export function localityLbPlanFor(
  */
 export const envoyEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
+  shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { locality: true }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => {
       const locality = localityLbPlanFor(proxy, push, plan);

@@ -25,6 +25,7 @@ import type { VirtualServiceSpec } from "../../../shared/config/networking/virtu
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { planGatewayRouteConfig } from "./gateway_plan.ts";
 import { gatewayRouteConfig } from "./gateway_resources.ts";
+import { envoyProxyShape } from "./envoy_shape.ts";
 
 /** True for ports an outbound HTTP listener (and so a route configuration) serves. */
 export function isHttpPort(port: ServicePort): boolean {
@@ -157,6 +158,7 @@ export function outboundHttpPorts(proxy: Proxy, push: PushContext, sniffed = fal
  */
 export const envoyRdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.route,
+  shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { labels: true }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     if (proxy.type === "router") {
       const out: GeneratedResource[] = [];

@@ -1,0 +1,33 @@
+/**
+ * The shape of an Envoy proxy for the generators that can share their work between proxies (EDS and RDS):
+ * everything of the proxy they read, so two proxies with equal shapes get equal resources from one snapshot and
+ * request and the server generates once per shape. CDS and LDS read the proxy's own addresses (its inbound
+ * clusters and listeners), so they are not shared this way.
+ *
+ * What EDS reads: the proxy's type, namespace (DestinationRule precedence) and Sidecar scope (which clusters it
+ * sees), and its locality (locality load balancing). What RDS reads: type, namespace (short names), scope, and
+ * its labels (`sourceLabels` matches; for a gateway, which Gateways select it).
+ *
+ * @module
+ */
+import type { Proxy } from "../../model/proxy.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { stableJson } from "../fingerprint.ts";
+
+/** The shape of `proxy`, with its locality or its labels for the generators that read them. */
+export function envoyProxyShape(
+  proxy: Proxy,
+  push: PushContext,
+  reads: { readonly locality?: boolean; readonly labels?: boolean },
+): string {
+  const scope = push.sidecarScope(proxy);
+  return stableJson([
+    proxy.type,
+    proxy.namespace,
+    proxy.dnsDomain,
+    scope.name,
+    scope.namespace,
+    reads.locality ? proxy.locality ?? null : null,
+    reads.labels ? proxy.metadata.labels : null,
+  ]);
+}
