@@ -40,6 +40,7 @@ import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from ".
 import { gatewayListener } from "./gateway_resources.ts";
 import { authorizationPoliciesFor, type AuthzFilters, authzFilters } from "./authz_rbac.ts";
 import { sidecarIngressPorts } from "./sidecar_ingress.ts";
+import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 import { jwtAuthnFilter, jwtRulesFor } from "./jwt_authn.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
@@ -303,9 +304,11 @@ export function planListeners(
   const taken = new Set([...httpPorts].map((p) => `0.0.0.0_${p}`));
   const services = push.servicesVisibleTo(proxy).slice()
     .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
+  const portBound = hasPortBoundEgress(scope);
   for (const service of services) {
     for (const port of service.ports) {
       if (isHttpPort(port)) continue;
+      if (portBound && !egressServicesForPort(scope, port.port).has(service)) continue;
       const addresses = service.addresses.filter((a) => a !== "0.0.0.0");
       // A listener per address and port; a service without an address takes the port's wildcard listener,
       // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).

@@ -266,3 +266,20 @@ Deno.test("DISCOVERY_HTTP10 and DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS reach the o
   assert.deepEqual(on.http_protocol_options, { accept_http_10: true });
   assert.deepEqual(on.use_remote_address, { value: true });
 });
+
+Deno.test("A Sidecar's port-bound egress listener decides what a port reaches; the catch-all decides the rest", () => {
+  const w = world().apply(networking("Sidecar", "example", "default", {
+    egress: [
+      { port: { number: 8080, protocol: "HTTP", name: "http" }, hosts: [`example/${RATINGS}`] },
+      { hosts: ["other/*", "./*"] },
+    ],
+  }));
+  const proxy = envoySidecar("example", "10.0.2.1");
+  const push = w.push();
+  const rds = run(envoyRdsGenerator, proxy, push);
+  const hosts = (rds.byName.get("8080")!.virtual_hosts as Obj[]).map((h) => h.name);
+  assert.ok(hosts.includes(`${RATINGS}:8080`));
+  assert.ok(!hosts.includes("reviews.other.svc.cluster.local:8080"), "the 8080 listener does not import it");
+  const lds = run(envoyLdsGenerator, proxy, push);
+  assert.ok(lds.names.includes("10.96.0.9_6379"), "other ports of other/* come from the catch-all listener");
+});

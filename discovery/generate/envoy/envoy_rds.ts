@@ -26,6 +26,7 @@ import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { planGatewayRouteConfig } from "./gateway_plan.ts";
 import { gatewayRouteConfig } from "./gateway_resources.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
+import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 
 /** True for ports an outbound HTTP listener (and so a route configuration) serves. */
 export function isHttpPort(port: ServicePort): boolean {
@@ -109,7 +110,10 @@ export function planRouteConfig(
   const taken = new Set<string>();
   const hosts: VirtualHostPlan[] = [];
   const dependsOn = new Set<string>();
+  const scope = push.sidecarScope(proxy);
+  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(scope, port) : undefined;
   const services = push.servicesVisibleTo(proxy)
+    .filter((s) => onPort === undefined || onPort.has(s))
     .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
     .slice()
     .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
@@ -144,8 +148,11 @@ export function planRouteConfig(
  */
 export function outboundHttpPorts(proxy: Proxy, push: PushContext, sniffed = false): number[] {
   const ports = new Set<number>();
+  const scope = push.sidecarScope(proxy);
+  const portBound = hasPortBoundEgress(scope);
   for (const service of push.servicesVisibleTo(proxy)) {
     for (const port of service.ports) {
+      if (portBound && !egressServicesForPort(scope, port.port).has(service)) continue;
       if (isHttpPort(port) || (sniffed && isSniffedPort(port, push))) ports.add(port.port);
     }
   }
