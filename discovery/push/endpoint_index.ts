@@ -24,6 +24,12 @@ export interface EndpointShards {
 export class EndpointIndex {
   readonly #discovery: ServiceDiscovery;
   readonly #shards = new Map<string, EndpointShards>();
+  #generation = 0;
+
+  /** Goes up with every change of any service's endpoints: a key for results derived from all of them. */
+  get generation(): number {
+    return this.#generation;
+  }
 
   /** An empty index over `discovery`; a service's shards are read on first use or when an event names it. */
   constructor(discovery: ServiceDiscovery) {
@@ -37,6 +43,7 @@ export class EndpointIndex {
     const byCluster = this.#read(event.hostname, event.namespace);
     if (previous && sameShards(previous.byCluster, byCluster)) return false;
     if (!previous && byCluster.size === 0) return false;
+    this.#generation++;
     this.#shards.set(
       key,
       Object.freeze({

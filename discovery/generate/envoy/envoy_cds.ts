@@ -283,6 +283,30 @@ function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan
   return [...byPort.keys()].sort((a, b) => a - b).map((port) => byPort.get(port)!);
 }
 
+type Planned = { plan: EnvoyClusterPlan; dependsOn: string[] };
+
+/** Outbound plans by snapshot, then by what they read of a proxy; only the latest endpoint generation is kept. */
+const outboundMemo = new WeakMap<PushContext, Map<string, { generation: number; plans: Planned[] }>>();
+
+/**
+ * The outbound cluster plans of `proxy`, planned once per snapshot, endpoint generation and the parts of a
+ * proxy they read (its namespace, for DestinationRule precedence, and its Sidecar scope): every sidecar of one
+ * namespace and scope shares them.
+ */
+function sharedOutboundPlans(proxy: Proxy, push: PushContext): Planned[] {
+  const scope = push.sidecarScope(proxy);
+  const key = `${proxy.namespace}\u0000${scope.name}\u0000${scope.namespace}`;
+  const generation = push.endpointIndex.generation;
+  let byKey = outboundMemo.get(push);
+  if (byKey === undefined) outboundMemo.set(push, byKey = new Map());
+  const hit = byKey.get(key);
+  if (hit !== undefined && hit.generation === generation) return hit.plans;
+  const plans = push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service));
+  // Planning may read services' endpoints for the first time, which moves the generation: key by the newest.
+  byKey.set(key, { generation: push.endpointIndex.generation, plans });
+  return plans;
+}
+
 /**
  * For a gateway with an AUTO_PASSTHROUGH server: a clone of each EDS outbound cluster named as the SNI a mesh
  * client sends (`outbound_.<port>_.<subset>_.<host>`), sharing its endpoints, without TLS of its own (the
@@ -359,7 +383,7 @@ function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
 export const envoyCdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.cluster,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    const outbound = push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service));
+    const outbound = sharedOutboundPlans(proxy, push);
     const plans = [
       ...outbound,
       ...sniDnatPlans(proxy, push, outbound),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseProxy } from "../../model/proxy.ts";
-import { World } from "../_test_world.ts";
+import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
@@ -33,4 +33,27 @@ Deno.test("Envoy sidecars of one namespace and scope share EDS and RDS shapes; w
   assert.notEqual(eds(a, push), eds(located, push), "locality matters to EDS");
   assert.equal(envoyCdsGenerator.shapeOf, undefined, "CDS reads the proxy's own addresses: not shared");
   assert.equal(envoyLdsGenerator.shapeOf, undefined);
+});
+
+Deno.test("Sidecars of one namespace and scope share outbound cluster plans until endpoints change", () => {
+  const world = new World().apply(...envoyResources());
+  const push = world.push();
+  const identitiesOf = (ip: string) => {
+    const cds = run(envoyCdsGenerator, envoySidecar("example", ip, { app: "web" }), push);
+    return JSON.stringify(cds.byName.get("outbound|8080||ratings.example.svc.cluster.local"));
+  };
+  const first = identitiesOf("10.0.2.11");
+  assert.equal(identitiesOf("10.0.2.12"), first, "a second sidecar of the same shape gets the same clusters");
+  assert.ok(!first.includes("sa/ratings-canary"));
+  // A new workload of the service runs under another account: same snapshot, new endpoint generation.
+  world.apply(networking("WorkloadEntry", "example", "ratings-canary", {
+    address: "10.0.2.99",
+    labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
+    serviceAccount: "ratings-canary",
+  }));
+  assert.match(
+    identitiesOf("10.0.2.13"),
+    /sa\/ratings-canary/,
+    "the shared plans follow the endpoint change",
+  );
 });
