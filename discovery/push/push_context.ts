@@ -271,6 +271,16 @@ export class PushContext {
       // Only load-balanced services get their endpoints over EDS; DNS and passthrough ones need none.
       if (service.resolution !== "ClientSideLB") continue;
       const shards = this.endpointIndex.shards(service.hostname, service.namespace);
+      for (const list of shards.byCluster.values()) {
+        for (const { endpoint } of list) {
+          if (endpoint.healthy) continue;
+          this.problems.add(
+            "discovery_endpoint_not_ready",
+            `${endpoint.address}:${endpoint.endpointPort}`,
+            `Endpoint ${endpoint.address}:${endpoint.endpointPort} of "${service.hostname}" is not ready`,
+          );
+        }
+      }
       for (const port of service.ports) {
         const has = [...shards.byCluster.values()].some((list) =>
           list.some((i) => i.servicePort.port === port.port)

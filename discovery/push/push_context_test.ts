@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { MESH, networking, proxyIn, serviceEntry, world } from "./_test_fixtures.ts";
+import { MemoryRegistry } from "../registry/memory_registry.ts";
 
 const hosts = (services: readonly { hostname: string; namespace: string }[]) =>
   services.map((s) => `${s.namespace}/${s.hostname}`);
@@ -115,4 +116,52 @@ Deno.test("PushContext captures every config kind at build time", () => {
   assert.deepEqual(push.configs("EnvoyFilter").map((r) => r.meta.name), ["ef"]);
   assert.deepEqual(push.configs("Unknown"), []);
   assert.equal(push.mesh.rootNamespace, MESH.rootNamespace);
+});
+
+Deno.test("PushContext counts endpoints that are not ready in discovery_endpoint_not_ready", async () => {
+  const w = world();
+  const orch = new MemoryRegistry({ provider: "Orchestrator", clusterId: "c1" });
+  w.registry.addRegistry(orch);
+  orch.addService({
+    hostname: "api.ns.svc.cluster.local",
+    namespace: "ns",
+    addresses: ["10.96.0.1"],
+    ports: [{ name: "http", port: 80, protocol: "HTTP" }],
+    resolution: "ClientSideLB",
+    meshExternal: false,
+    labels: {},
+    exportTo: ["*"],
+    serviceAccounts: [],
+    attributes: {
+      name: "api",
+      namespace: "ns",
+      serviceRegistry: "Orchestrator",
+      clusterId: "c1",
+      labelSelectors: {},
+    },
+  } as never);
+  const endpoint = (address: string, healthy: boolean) => ({
+    address,
+    endpointPort: 8080,
+    servicePortName: "http",
+    labels: {},
+    locality: { label: "", clusterId: "c1" },
+    network: "",
+    weight: 1,
+    tlsMode: "disabled",
+    serviceAccount: "",
+    namespace: "ns",
+    workloadName: "",
+    healthy,
+  });
+  orch.setEndpoints(
+    "api.ns.svc.cluster.local",
+    "ns",
+    [endpoint("10.1.0.1", true), endpoint("10.1.0.2", false)] as never,
+  );
+  const push = w.push();
+  assert.deepEqual(push.problems.keys("discovery_endpoint_not_ready"), ["10.1.0.2:8080"]);
+  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
+  push.problems.record(metrics);
+  assert.match(await metrics.render(), /^discovery_endpoint_not_ready 1$/m);
 });

@@ -5,7 +5,8 @@ export type ProblemMetric =
   | "discovery_destrule_subsets"
   | "discovery_vservice_dup_domain"
   | "discovery_eds_no_instances"
-  | "discovery_duplicate_proxy_clusters";
+  | "discovery_duplicate_proxy_clusters"
+  | "discovery_endpoint_not_ready";
 
 /** Problem metrics whose entries become a `cluster` label in the exported gauge. */
 const CLUSTER_LABELLED: ReadonlySet<ProblemMetric> = new Set([
@@ -67,7 +68,12 @@ export class PushProblems {
    * (after clearing the previous snapshot's clusters, so fixed problems disappear).
    */
   record(metrics: Metrics): void {
-    for (const metric of ["discovery_destrule_subsets", "discovery_vservice_dup_domain"] as const) {
+    const counted = [
+      "discovery_destrule_subsets",
+      "discovery_vservice_dup_domain",
+      "discovery_endpoint_not_ready",
+    ] as const;
+    for (const metric of counted) {
       metrics.gauge(metric).set(this.count(metric));
     }
     for (const metric of CLUSTER_LABELLED) {
