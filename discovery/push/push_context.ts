@@ -16,6 +16,7 @@ import { PushProblems } from "./push_problems.ts";
 import { outboundClusterName, ServiceIndex } from "./service_index.ts";
 import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeOf } from "./sidecar_scope.ts";
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
+import { ListenerConflicts } from "./listener_conflicts.ts";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig = Pick<
@@ -112,6 +113,8 @@ export class PushContext {
   readonly endpointIndex: EndpointIndex;
   /** Problems found while building the snapshot (duplicates, conflicts); frozen once built. */
   readonly problems: PushProblems;
+  /** Listener conflicts the generators meet while serving this snapshot. */
+  readonly listenerConflicts = new ListenerConflicts();
   /**
    * Gateway credentials. Read live, not frozen: a generator that reads a secret puts its digest in the cache
    * key, and every change to the store triggers a full push.

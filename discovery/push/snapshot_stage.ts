@@ -75,5 +75,6 @@ export class SnapshotStage {
     metrics.gauge("discovery_services").set(push.services().length);
     metrics.gauge("discovery_virt_services").set(push.virtualServiceIndex.all.length);
     push.problems.record(metrics);
+    push.listenerConflicts.bind(metrics);
   }
 }

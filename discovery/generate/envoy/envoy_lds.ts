@@ -314,7 +314,15 @@ export function planListeners(
       // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).
       for (const address of addresses.length > 0 ? addresses : ["0.0.0.0"]) {
         const name = `${address}_${port.port}`;
-        if (taken.has(name)) continue;
+        if (taken.has(name)) {
+          push.listenerConflicts.add(
+            httpPorts.has(port.port) && address === "0.0.0.0"
+              ? "discovery_conflict_outbound_listener_tcp_over_current_http"
+              : "discovery_conflict_outbound_listener_tcp_over_current_tcp",
+            `${name} ${service.hostname}`,
+          );
+          continue;
+        }
         taken.add(name);
         const routes = planMeshL4Routes(service.hostname, port.port, proxy, push);
         out.push({
@@ -353,7 +361,18 @@ export function planListeners(
     for (const shards of push.endpointIndex.all()) {
       for (const instances of shards.byCluster.values()) {
         for (const { service, servicePort, endpoint } of instances) {
-          if (!own.has(endpoint.address) || inbound.has(endpoint.endpointPort)) continue;
+          if (!own.has(endpoint.address)) continue;
+          const held = inbound.get(endpoint.endpointPort);
+          if (held !== undefined) {
+            // Another service already claimed the port: a different protocol is a conflict, the first wins.
+            if (held.http !== isHttpPort(servicePort)) {
+              push.listenerConflicts.add(
+                "discovery_conflict_inbound_listener",
+                `${proxy.id} ${endpoint.endpointPort} ${service.hostname}`,
+              );
+            }
+            continue;
+          }
           inbound.set(endpoint.endpointPort, {
             http: isHttpPort(servicePort),
             sniff: servicePort.protocol === "Unsupported" && push.protocolSniffing.inbound,

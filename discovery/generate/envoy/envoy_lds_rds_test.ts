@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Metrics } from "../../../shared/metrics/metrics.ts";
 import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
 import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
@@ -282,4 +283,42 @@ Deno.test("A Sidecar's port-bound egress listener decides what a port reaches; t
   assert.ok(!hosts.includes("reviews.other.svc.cluster.local:8080"), "the 8080 listener does not import it");
   const lds = run(envoyLdsGenerator, proxy, push);
   assert.ok(lds.names.includes("10.96.0.9_6379"), "other ports of other/* come from the catch-all listener");
+});
+
+Deno.test("Listener conflicts keep the first claimant and are counted in the discovery_conflict_* gauges", async () => {
+  const tcp = (name: string, port: number, extra: Record<string, unknown> = {}) =>
+    networking("ServiceEntry", "example", name, {
+      hosts: [`${name}.example.svc.cluster.local`],
+      location: "MESH_INTERNAL",
+      resolution: "STATIC",
+      ports: [{ number: port, name: "tcp", protocol: "TCP" }],
+      ...extra,
+    });
+  const w = world().apply(
+    tcp("a-raw", 8080), // wants the wildcard 8080 listener the HTTP services hold
+    tcp("b-raw", 7777),
+    tcp("c-raw", 7777), // wants the wildcard 7777 listener b-raw holds
+    tcp("ratings-tcp", 9080, { workloadSelector: { labels: { app: "ratings" } } }),
+  );
+  const push = w.push();
+  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
+  push.listenerConflicts.bind(metrics);
+  const outbound = run(envoyLdsGenerator, envoySidecar("example", "10.0.9.9"), push);
+  assert.ok(outbound.names.includes("0.0.0.0_7777"));
+  assert.deepEqual(
+    push.listenerConflicts.keys("discovery_conflict_outbound_listener_tcp_over_current_http"),
+    [
+      "0.0.0.0_8080 a-raw.example.svc.cluster.local",
+    ],
+  );
+  assert.ok(
+    push.listenerConflicts.keys("discovery_conflict_outbound_listener_tcp_over_current_tcp")
+      .includes("0.0.0.0_7777 c-raw.example.svc.cluster.local"),
+  );
+  // The ratings workload (10.0.2.1) backs an HTTP service and a TCP one on 9080: the first (by hostname) wins.
+  run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), push);
+  assert.equal(push.listenerConflicts.count("discovery_conflict_inbound_listener"), 1);
+  const text = await metrics.render();
+  assert.match(text, /^discovery_conflict_outbound_listener_tcp_over_current_tcp [1-9]\d*$/m);
+  assert.match(text, /^discovery_conflict_inbound_listener 1$/m);
 });

@@ -1,0 +1,54 @@
+/**
+ * Listener conflicts met while generating a snapshot's listeners: a port two services want with different
+ * protocols, or an outbound wildcard listener another service already holds. The generators keep the first
+ * claimant (deterministically, by hostname) and report the loser here; the `discovery_conflict_*` gauges
+ * follow the latest snapshot, counting the distinct conflicts found so far.
+ *
+ * @module
+ */
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+
+/** The conflict metrics. */
+export type ConflictMetric =
+  | "discovery_conflict_inbound_listener"
+  | "discovery_conflict_outbound_listener_http_over_current_tcp"
+  | "discovery_conflict_outbound_listener_tcp_over_current_http"
+  | "discovery_conflict_outbound_listener_tcp_over_current_tcp";
+
+const METRICS: readonly ConflictMetric[] = [
+  "discovery_conflict_inbound_listener",
+  "discovery_conflict_outbound_listener_http_over_current_tcp",
+  "discovery_conflict_outbound_listener_tcp_over_current_http",
+  "discovery_conflict_outbound_listener_tcp_over_current_tcp",
+];
+
+/** The conflicts of one snapshot, by metric, each counted once however many proxies meet it. */
+export class ListenerConflicts {
+  readonly #found = new Map<ConflictMetric, Set<string>>();
+  #metrics?: Metrics;
+
+  /** Reports to `metrics` from now on (the latest snapshot's conflicts replace the previous ones: all 0). */
+  bind(metrics: Metrics): void {
+    this.#metrics = metrics;
+    for (const metric of METRICS) metrics.gauge(metric).set(this.count(metric));
+  }
+
+  /** Records one conflict, `key` naming it (e.g. the listener and the losing service). */
+  add(metric: ConflictMetric, key: string): void {
+    let set = this.#found.get(metric);
+    if (set === undefined) this.#found.set(metric, set = new Set());
+    if (set.has(key)) return;
+    set.add(key);
+    this.#metrics?.gauge(metric).set(set.size);
+  }
+
+  /** Distinct conflicts recorded for `metric`. */
+  count(metric: ConflictMetric): number {
+    return this.#found.get(metric)?.size ?? 0;
+  }
+
+  /** The recorded conflicts of `metric`, sorted. */
+  keys(metric: ConflictMetric): string[] {
+    return [...this.#found.get(metric) ?? []].sort();
+  }
+}
