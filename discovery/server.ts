@@ -176,8 +176,10 @@ export async function startDiscovery(
   orch?.start();
   if (orch) closers.push(() => orch.stop());
   // Gateway credentials: the orchestrator's Secrets when it is read.
-  const secrets = orchClient &&
-    new OrchSecretStore({ ...orchClient, log: deps.logs.scope("secretcontroller") });
+  // MESHD_ENABLE_SDS_SERVER=false: gateways get their credentials from their own agent, not from here.
+  const secrets = orchClient && env.bool("MESHD_ENABLE_SDS_SERVER")
+    ? new OrchSecretStore({ ...orchClient, log: deps.logs.scope("secretcontroller") })
+    : undefined;
   secrets?.start();
   if (secrets) closers.push(() => secrets.stop());
   const pipeline = createPushPipeline({

@@ -52,6 +52,11 @@ export interface GatewayListenerPlan {
   readonly port: number;
   readonly bind: string;
   readonly servers: readonly GatewayServerPlan[];
+  /**
+   * Where TLS servers' credentials come from: the discovery server over ADS when it serves them
+   * (`MESHD_ENABLE_SDS_SERVER`, with a secret store), else the gateway's own agent over its SDS socket.
+   */
+  readonly credentialsFrom: "discovery" | "agent";
 }
 
 /** One virtual host of a gateway route configuration. */
@@ -93,7 +98,11 @@ export function planGatewayListeners(
     }
   }
   return {
-    plans: [...byPort.keys()].sort((a, b) => a - b).map((port) => ({ port, ...byPort.get(port)! })),
+    plans: [...byPort.keys()].sort((a, b) => a - b).map((port) => ({
+      port,
+      ...byPort.get(port)!,
+      credentialsFrom: push.secrets !== undefined ? "discovery" as const : "agent" as const,
+    })),
     dependsOn,
   };
 }

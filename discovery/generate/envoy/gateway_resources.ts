@@ -17,6 +17,7 @@ import type {
   GatewayVirtualHost,
 } from "./gateway_plan.ts";
 import { tcpProxy } from "./tcp_proxy.ts";
+import { sdsSecretConfig } from "./sds_config.ts";
 import { BLACK_HOLE_CLUSTER } from "./envoy_cds.ts";
 
 /** The SDS name of the CA certificates of a MUTUAL server's credential. */
@@ -27,14 +28,18 @@ export function caSecretName(credentialName: string): string {
 const adsSds = (name: string) => ({ name, sds_config: { ads: {}, resource_api_version: "V3" } });
 
 /** The filter chains of a TCP, TLS passthrough or AUTO_PASSTHROUGH server. */
-function l4Chains(server: GatewayServerPlan, l4: GatewayL4Plan): EnvoyObject[] {
+function l4Chains(
+  server: GatewayServerPlan,
+  l4: GatewayL4Plan,
+  from: GatewayListenerPlan["credentialsFrom"],
+): EnvoyObject[] {
   const names = server.hosts.filter((h) => h !== "*");
   switch (l4.mode) {
     case "tcp":
       return [{
         name: server.routeName,
         ...(server.tls && names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
-        ...(server.tls ? { transport_socket: terminatingTls(server.tls) } : {}),
+        ...(server.tls ? { transport_socket: terminatingTls(server.tls, from) } : {}),
         filters: [tcpProxy(server.routeName, l4.clusters)],
       }];
     case "passthrough":
@@ -58,15 +63,20 @@ function l4Chains(server: GatewayServerPlan, l4: GatewayL4Plan): EnvoyObject[] {
 }
 
 /** A downstream TLS transport socket terminating with the server's credential (and client CA when MUTUAL). */
-function terminatingTls(tls: NonNullable<GatewayServerPlan["tls"]>, alpn?: readonly string[]): EnvoyObject {
+function terminatingTls(
+  tls: NonNullable<GatewayServerPlan["tls"]>,
+  from: GatewayListenerPlan["credentialsFrom"],
+  alpn?: readonly string[],
+): EnvoyObject {
+  const sds = from === "discovery" ? adsSds : sdsSecretConfig;
   return {
     name: "envoy.transport_sockets.tls",
     typed_config: {
       "@type": TYPE_URL.downstreamTlsContext,
       common_tls_context: {
-        tls_certificate_sds_secret_configs: [adsSds(tls.credentialName)],
+        tls_certificate_sds_secret_configs: [sds(tls.credentialName)],
         ...(tls.mode === "MUTUAL"
-          ? { validation_context_sds_secret_config: adsSds(caSecretName(tls.credentialName)) }
+          ? { validation_context_sds_secret_config: sds(caSecretName(tls.credentialName)) }
           : {}),
         ...(alpn ? { alpn_protocols: [...alpn] } : {}),
       },
@@ -83,7 +93,7 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
     if (seen.has(server.routeName)) continue;
     seen.add(server.routeName);
     if (server.l4 !== undefined) {
-      chains.push(...l4Chains(server, server.l4));
+      chains.push(...l4Chains(server, server.l4, plan.credentialsFrom));
       continue;
     }
     const hcm = {
@@ -107,7 +117,7 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
     chains.push({
       name: server.routeName,
       ...(names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
-      transport_socket: terminatingTls(server.tls, ["h2", "http/1.1"]),
+      transport_socket: terminatingTls(server.tls, plan.credentialsFrom, ["h2", "http/1.1"]),
       filters: [hcm],
     });
   }

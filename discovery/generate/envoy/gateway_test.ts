@@ -16,7 +16,7 @@ const secrets: SecretStore = {
   onChange: () => () => {},
 };
 
-function push() {
+function push(served = true) {
   const world = new World().apply(
     ...envoyResources(),
     networking("Gateway", "example", "shop", {
@@ -37,7 +37,7 @@ function push() {
       http: [{ route: [{ destination: { host: "ratings", port: { number: 8080 } } }] }],
     }),
   );
-  return pushWithSecrets(world, secrets);
+  return served ? pushWithSecrets(world, secrets) : world.push();
 }
 
 const gateway = ingressGateway();
@@ -51,6 +51,21 @@ Deno.test("A gateway gets a listener per server port, HTTP on RDS and HTTPS term
   assert.match(https, /"server_names":\["shop.example.com"\]/);
   assert.match(https, /"route_config_name":"https.443.shop-https"/);
   assert.match(JSON.stringify(byName.get("0.0.0.0_80")), /"route_config_name":"http.80"/);
+});
+
+Deno.test("Without the discovery server's secret store, a gateway's TLS credentials come from its agent's SDS socket", () => {
+  const sdsSources = (served: boolean) => {
+    const https = run(envoyLdsGenerator, gateway, push(served)).byName.get("0.0.0.0_443")!;
+    const chain = ((https.filter_chains as Obj[])[0].transport_socket as Obj).typed_config as Obj;
+    const common = chain.common_tls_context as Obj;
+    return [
+      ...(common.tls_certificate_sds_secret_configs as Obj[]),
+      common.validation_context_sds_secret_config as Obj,
+    ]
+      .map((c) => JSON.stringify((c.sds_config as Obj).api_config_source ?? "ads"));
+  };
+  assert.deepEqual(sdsSources(true), ['"ads"', '"ads"']);
+  for (const source of sdsSources(false)) assert.match(source, /"cluster_name":"sds-grpc"/);
 });
 
 Deno.test("A gateway's routes come from the VirtualServices bound to it, for the hosts its servers expose", () => {
