@@ -1,11 +1,20 @@
 /**
  * A gateway end to end through the orchestrator: the real `mesh-discovery` reads a Service, a Gateway, a
  * VirtualService bound to it and a TLS Secret from the test API server; a `router` proxy gets a listener per
- * server port, the routes of its servers, and the credential over SDS, all consistent with each other.
+ * server port, the routes of its servers, and the credential over SDS, all consistent with each other. The
+ * credential goes only to a stream on the secure port that proved an identity in the gateway's namespace.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import * as grpc from "@grpc/grpc-js";
 import { TYPE_URL } from "../proto/type_urls.ts";
+import {
+  certificatesToPem,
+  exportPrivateKeyPem,
+  generateKeyPair,
+  issueCertificate,
+} from "../shared/pki/mod.ts";
+import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import {
   plainResource as plain,
@@ -16,6 +25,24 @@ import {
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
 
 type Obj = Record<string, unknown>;
+const DAY = 24 * 3_600_000;
+
+/** Client credentials for the secure port, as `identity`, issued by the plugged-in CA. */
+async function credentialsAs(identity: string, caDir: string): Promise<grpc.ChannelCredentials> {
+  const plugged = await makePluggedInCa(30 * DAY);
+  await writePluggedInCa(plugged, caDir);
+  const keys = await generateKeyPair({ algorithm: "ECDSA" });
+  const cert = await issueCertificate(plugged.intermediate, {
+    publicKey: keys.publicKey,
+    uris: [identity],
+    ttlMs: DAY,
+  });
+  return grpc.credentials.createSsl(
+    Buffer.from(plugged.files["root-cert.pem"]),
+    Buffer.from(await exportPrivateKeyPem(keys.privateKey)),
+    Buffer.from(certificatesToPem([cert]) + plugged.files["ca-cert.pem"]),
+  );
+}
 
 Deno.test("A gateway gets listeners, routes and its TLS credential from orchestrator resources", async () => {
   const api = OrchApiServer.start();
@@ -62,6 +89,7 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
     },
   });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const credentials = await credentialsAs("spiffe://cluster.local/ns/edge/sa/ingress", dir);
   const addresses = discoveryAddresses();
   const server = startProgram(
     "mesh-discovery",
@@ -72,20 +100,32 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
       `${dir}/kubeconfig`,
       "--log_as_json",
     ]),
+    { ROOT_CA_DIR: dir, XDS_AUTH: "true" },
   );
+  let plaintext: Client | undefined;
   let client: Client | undefined;
   try {
     await server.waitFor(/"msg":"discovery server started"/);
-    client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+    plaintext = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
+    client = TestAdsClient.sotwTls(
+      Number(addresses.secureGRPCAddr.split(":").at(-1)),
+      credentials,
+      "localhost",
+    );
     const node = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.local", {
       NAMESPACE: "edge",
       LABELS: { app: "ingress" },
     });
-    const fetchType = async (typeUrl: string, names: string[], until: (r: Obj[]) => boolean) => {
-      client!.send({ node, type_url: typeUrl, resource_names: names });
+    const fetchType = async (
+      typeUrl: string,
+      names: string[],
+      until: (r: Obj[]) => boolean,
+      stream: Client = client!,
+    ) => {
+      stream.send({ node, type_url: typeUrl, resource_names: names });
       for (;;) {
-        const r = await client!.next(20_000);
-        client!.send({
+        const r = await stream.next(20_000);
+        stream.send({
           node,
           type_url: r.typeUrl,
           version_info: r.version,
@@ -104,7 +144,10 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
     assert.match(JSON.stringify(routes), /outbound\|8080\|\|shop\.edge\.svc\.cluster\.local/);
     const [secret] = await fetchType(TYPE_URL.secret, ["shop-cert"], (r) => r.length === 1);
     assert.match(JSON.stringify(secret), /"inline_string":"CHAIN"/);
+    // The same node on the plaintext port proved nothing: the same request is answered with no secret.
+    assert.deepEqual(await fetchType(TYPE_URL.secret, ["shop-cert"], () => true, plaintext), []);
   } finally {
+    plaintext?.close();
     client?.close();
     await server.stop();
     await api.close();

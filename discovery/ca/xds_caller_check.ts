@@ -56,10 +56,16 @@ export function proxyAllowed(identities: readonly string[], proxy: Proxy): Calle
   };
 }
 
+/** A caller that proved who it is: its identities, and the check of each proxy it speaks for. */
+export interface CheckedCaller {
+  readonly identities: readonly string[];
+  authorize(proxy: Proxy): CallerRefusal | undefined;
+}
+
 /** The stream authenticator of the secure port. */
 export function xdsCallerCheck(
   options: XdsCallerCheckOptions,
-): (call: CheckedCall) => Promise<((proxy: Proxy) => CallerRefusal | undefined) | CallerRefusal> {
+): (call: CheckedCall) => Promise<CheckedCaller | CallerRefusal> {
   return async (call) => {
     let identities: string[];
     try {
@@ -84,6 +90,10 @@ export function xdsCallerCheck(
       }
       identities = identities.filter((id) => !foreign.includes(id));
     }
-    return options.identityCheck ? (proxy) => proxyAllowed(identities, proxy) : () => undefined;
+    const proved = identities;
+    return {
+      identities: proved,
+      authorize: options.identityCheck ? (proxy) => proxyAllowed(proved, proxy) : () => undefined,
+    };
   };
 }

@@ -69,6 +69,11 @@ export interface Proxy {
   readonly metadata: ProxyMetadata;
   /** The node's locality; absent when it sent no region, zone or sub-zone. */
   readonly locality?: ProxyLocality;
+  /**
+   * The SPIFFE identities its stream's caller proved on the secure port; absent on the plaintext port, where
+   * nothing about the caller is verified.
+   */
+  readonly verifiedIdentities?: readonly string[];
 }
 
 /** An xDS node whose id or metadata cannot describe a proxy; the stream is refused with this message. */

@@ -52,15 +52,23 @@ export interface StreamRefusal {
  */
 export type ProxyAuthorizer = (proxy: Proxy) => StreamRefusal | undefined;
 
+/** The authenticated caller of a stream: the identities it proved, and who it may speak for. */
+export interface StreamCaller {
+  /** The SPIFFE identities the caller proved (client certificate or token), in accepted trust domains. */
+  readonly identities: readonly string[];
+  /** The first request's proxy must pass it. */
+  readonly authorize: ProxyAuthorizer;
+}
+
 /**
  * Serves `call` as a state-of-the-world (`sotw`) or incremental (`delta`) ADS stream until it ends; with
- * `authorize`, the first request's proxy must pass it.
+ * an authenticated `caller`, the first request's proxy must pass its check and carries its identities.
  */
 export function serveAdsStream<P extends PushSnapshot>(
   host: StreamHost<P>,
   protocol: XdsProtocol,
   call: AdsCall,
-  authorize?: ProxyAuthorizer,
+  caller?: StreamCaller,
 ): void {
   let connection: XdsConnection<P> | undefined;
   let ended = false;
@@ -90,7 +98,7 @@ export function serveAdsStream<P extends PushSnapshot>(
       return;
     }
     if (connection === undefined) {
-      const admitted = admit(host, protocol, call, request.node, authorize);
+      const admitted = admit(host, protocol, call, request.node, caller);
       if ("refused" in admitted) {
         refuse(admitted.refused.code, admitted.refused.details);
         return;
@@ -126,7 +134,7 @@ function admit<P extends PushSnapshot>(
   protocol: XdsProtocol,
   call: AdsCall,
   node: XdsNode | undefined,
-  authorize: ProxyAuthorizer | undefined,
+  caller: StreamCaller | undefined,
 ): { connection: XdsConnection<P> } | { refused: StreamRefusal } {
   const invalid = (details: string) => ({ refused: { code: GRPC_STATUS.INVALID_ARGUMENT, details } });
   if (node === undefined || node === null) {
@@ -142,8 +150,12 @@ function admit<P extends PushSnapshot>(
     if (error instanceof InvalidNodeError) return invalid(error.message);
     throw error;
   }
-  const denied = authorize?.(proxy);
+  const denied = caller?.authorize(proxy);
   if (denied !== undefined) return { refused: denied };
+  // Only what the transport proved is trusted: secrets are served to verified identities alone.
+  if (caller !== undefined) {
+    proxy = Object.freeze({ ...proxy, verifiedIdentities: Object.freeze([...caller.identities]) });
+  }
   if (!host.ready()) {
     return {
       refused: {

@@ -18,7 +18,7 @@ import {
   pushRequest,
   type TriggerReason,
 } from "../push/push_request.ts";
-import { type ProxyAuthorizer, serveAdsStream, type StreamHost } from "./ads_stream.ts";
+import { serveAdsStream, type StreamCaller, type StreamHost } from "./ads_stream.ts";
 import { DeltaConnection } from "./delta_connection.ts";
 import { DistributionTracker } from "./distribution_tracker.ts";
 import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
@@ -207,12 +207,12 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
   readonly peerDropped = (drop: PeerDrop): void => this.#metrics.droppedConnection(drop.reason);
 
   /** The grpc-js handler of `StreamAggregatedResources`. */
-  readonly handleStream = (call: AdsCall, authorize?: ProxyAuthorizer): void =>
-    serveAdsStream(this.#host, "sotw", call, authorize);
+  readonly handleStream = (call: AdsCall, caller?: StreamCaller): void =>
+    serveAdsStream(this.#host, "sotw", call, caller);
 
   /** The grpc-js handler of `DeltaAggregatedResources`. */
-  readonly handleDeltaStream = (call: AdsCall, authorize?: ProxyAuthorizer): void =>
-    serveAdsStream(this.#host, "delta", call, authorize);
+  readonly handleDeltaStream = (call: AdsCall, caller?: StreamCaller): void =>
+    serveAdsStream(this.#host, "delta", call, caller);
 
   /** Ends every stream with UNAVAILABLE and stops pushing. */
   close(): void {

@@ -14,7 +14,7 @@ import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
 import type { DiscoveryService } from "./discovery_service.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
-import type { ProxyAuthorizer, StreamRefusal } from "./ads_stream.ts";
+import type { StreamCaller, StreamRefusal } from "./ads_stream.ts";
 import { grpcKeepalive, grpcLimits, type KeepaliveOptions } from "./xds_settings.ts";
 
 /** The ADS service of `service`, to register on any listener (plaintext, or TLS beside the CA). */
@@ -22,11 +22,11 @@ export function adsGrpcService<P extends PushSnapshot>(
   service: DiscoveryService<P>,
   authenticate?: StreamAuthenticator,
 ): GrpcService {
-  const gated = (call: AdsCall, serve: (authorize?: ProxyAuthorizer) => void) => {
+  const gated = (call: AdsCall, serve: (caller?: StreamCaller) => void) => {
     if (authenticate === undefined) return serve();
     // Requests wait in the stream (no reader yet) while the caller is authenticated.
     authenticate(call).then(
-      (result) => typeof result === "function" ? serve(result) : call.emit("error", result),
+      (result) => "authorize" in result ? serve(result) : call.emit("error", result),
       (error) =>
         call.emit("error", { code: 13, details: `authentication failed: ${(error as Error).message}` }),
     );
@@ -41,10 +41,10 @@ export function adsGrpcService<P extends PushSnapshot>(
 }
 
 /**
- * Authenticates the caller of a stream before its first request is read: the authorizer its proxy must pass,
- * or the refusal the stream ends with (UNAUTHENTICATED).
+ * Authenticates the caller of a stream before its first request is read: who it proved to be, or the refusal
+ * the stream ends with (UNAUTHENTICATED).
  */
-export type StreamAuthenticator = (call: AdsCall) => Promise<ProxyAuthorizer | StreamRefusal>;
+export type StreamAuthenticator = (call: AdsCall) => Promise<StreamCaller | StreamRefusal>;
 
 /** Where and how to serve ADS. */
 export interface XdsServerOptions<P extends PushSnapshot> {

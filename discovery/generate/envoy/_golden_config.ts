@@ -121,10 +121,14 @@ function configOf(proxy: ReturnType<typeof parseProxy>): Record<string, Record<s
 
 /** The golden documents, as the files hold them. */
 export function goldenDocuments(): Record<keyof typeof GOLDEN_FILES, string> {
-  const gateway = parseProxy({
-    id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
-    metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
-  });
+  // Connected on the secure port as its namespace's identity, so it may read its credentials.
+  const gateway = {
+    ...parseProxy({
+      id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
+      metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
+    }),
+    verifiedIdentities: ["spiffe://cluster.local/ns/example/sa/ingress"],
+  };
   const render = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
   return {
     sidecar: render(configOf(envoySidecar("example", "10.0.2.1", { app: "ratings" }))),

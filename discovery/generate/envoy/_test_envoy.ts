@@ -22,11 +22,16 @@ export function envoySidecar(
 }
 
 /** A gateway (`router`) proxy labelled `app: ingress` in namespace `example`. */
-export function ingressGateway(): Proxy {
-  return parseProxy({
-    id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
-    metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
-  });
+export function ingressGateway(
+  verifiedIdentities: readonly string[] = ["spiffe://cluster.local/ns/example/sa/ingress"],
+): Proxy {
+  return {
+    ...parseProxy({
+      id: "router~10.8.0.1~ingress-1.example~example.svc.cluster.local",
+      metadata: { NAMESPACE: "example", LABELS: { app: "ingress" } },
+    }),
+    verifiedIdentities,
+  };
 }
 
 /** The push context of `world` with gateway credentials from `secrets`. */

@@ -89,6 +89,23 @@ Deno.test("A gateway's secrets come from the secret store of its namespace; unkn
   assert.match(JSON.stringify(byName.get("shop-cert-cacert")), /"inline_string":"CA"/);
 });
 
+Deno.test("Gateway secrets go only to a stream that proved an identity in the gateway's namespace", () => {
+  const asked = { names: ["shop-cert", "shop-cert-cacert"] };
+  for (const identities of [[], ["spiffe://cluster.local/ns/other/sa/ingress"], ["not a spiffe id"]]) {
+    assert.deepEqual(
+      run(envoySdsGenerator, ingressGateway(identities), push(), asked).names,
+      [],
+      `${identities}`,
+    );
+  }
+  const unauthenticated = { ...ingressGateway(), verifiedIdentities: undefined };
+  assert.deepEqual(run(envoySdsGenerator, unauthenticated, push(), asked).names, []);
+  assert.deepEqual(
+    run(envoySdsGenerator, ingressGateway(["spiffe://old.local/ns/example/sa/other"]), push(), asked).names,
+    ["shop-cert", "shop-cert-cacert"],
+  );
+});
+
 Deno.test("Every gateway resource passes Envoy's validation rules, and what listeners and routes name exists", () => {
   const p = push();
   const lds = run(envoyLdsGenerator, gateway, p);
