@@ -34,6 +34,8 @@ import {
   OrchSecretStore,
   RateLimiter,
 } from "./orch/mod.ts";
+import { DirSecretStore } from "./model/dir_secret_store.ts";
+import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
@@ -175,13 +177,25 @@ export async function startDiscovery(
   }
   orch?.start();
   if (orch) closers.push(() => orch.stop());
-  // Gateway credentials: the orchestrator's Secrets when it is read.
+  // Gateway credentials: the orchestrator's Secrets when it is read, then MESHD_GATEWAY_CREDENTIALS_DIR.
   // MESHD_ENABLE_SDS_SERVER=false: gateways get their credentials from their own agent, not from here.
-  const secrets = orchClient && env.bool("MESHD_ENABLE_SDS_SERVER")
+  const sdsServer = env.bool("MESHD_ENABLE_SDS_SERVER");
+  const orchSecrets = orchClient && sdsServer
     ? new OrchSecretStore({ ...orchClient, log: deps.logs.scope("secretcontroller") })
     : undefined;
-  secrets?.start();
-  if (secrets) closers.push(() => secrets.stop());
+  orchSecrets?.start();
+  if (orchSecrets) closers.push(() => orchSecrets.stop());
+  const credentialsDir = env.string("MESHD_GATEWAY_CREDENTIALS_DIR");
+  const dirSecrets = credentialsDir !== "" && sdsServer
+    ? new DirSecretStore({
+      dir: credentialsDir,
+      log: deps.logs.scope("secretcontroller"),
+      onProblem: () => deps.metrics.counter("discovery_gateway_credential_errors").inc(),
+    })
+    : undefined;
+  await dirSecrets?.start();
+  if (dirSecrets) closers.push(() => dirSecrets.stop());
+  const secrets = mergeSecretStores([orchSecrets, dirSecrets]);
   const pipeline = createPushPipeline({
     ...(secrets ? { secrets } : {}),
     store,

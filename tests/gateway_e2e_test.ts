@@ -27,6 +27,29 @@ import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/progr
 type Obj = Record<string, unknown>;
 const DAY = 24 * 3_600_000;
 
+/** Asks `stream` for `names` of `typeUrl` as `node`, acknowledging every response, until `until` holds. */
+async function fetchUntil(
+  stream: Client,
+  node: ReturnType<typeof testNode>,
+  typeUrl: string,
+  names: string[],
+  until: (r: Obj[]) => boolean,
+): Promise<Obj[]> {
+  stream.send({ node, type_url: typeUrl, resource_names: names });
+  for (;;) {
+    const r = await stream.next(20_000);
+    stream.send({
+      node,
+      type_url: r.typeUrl,
+      version_info: r.version,
+      response_nonce: r.nonce,
+      resource_names: names,
+    });
+    const resources = r.resources.map(plain);
+    if (r.typeUrl === typeUrl && until(resources)) return resources;
+  }
+}
+
 /** Client credentials for the secure port, as `identity`, issued by the plugged-in CA. */
 async function credentialsAs(identity: string, caDir: string): Promise<grpc.ChannelCredentials> {
   const plugged = await makePluggedInCa(30 * DAY);
@@ -116,26 +139,8 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
       NAMESPACE: "edge",
       LABELS: { app: "ingress" },
     });
-    const fetchType = async (
-      typeUrl: string,
-      names: string[],
-      until: (r: Obj[]) => boolean,
-      stream: Client = client!,
-    ) => {
-      stream.send({ node, type_url: typeUrl, resource_names: names });
-      for (;;) {
-        const r = await stream.next(20_000);
-        stream.send({
-          node,
-          type_url: r.typeUrl,
-          version_info: r.version,
-          response_nonce: r.nonce,
-          resource_names: names,
-        });
-        const resources = r.resources.map(plain);
-        if (r.typeUrl === typeUrl && until(resources)) return resources;
-      }
-    };
+    const fetchType = (typeUrl: string, names: string[], until: (r: Obj[]) => boolean, stream = client!) =>
+      fetchUntil(stream, node, typeUrl, names, until);
     const listeners = await fetchType(TYPE_URL.listener, [], (r) => r.some((l) => l.name === "0.0.0.0_8443"));
     const text = JSON.stringify(listeners);
     assert.match(text, /"route_config_name":"https\.8443\.shop"/);
@@ -151,6 +156,76 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
     client?.close();
     await server.stop();
     await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Without an orchestrator, gateway credentials come from MESHD_GATEWAY_CREDENTIALS_DIR and follow its files", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mesh_gateway_dir_e2e_" });
+  const configDir = `${dir}/config`;
+  const folder = `${dir}/credentials/edge/shop-cert`;
+  await Deno.mkdir(configDir);
+  await Deno.mkdir(folder, { recursive: true });
+  await Deno.writeTextFile(
+    `${configDir}/gateway.yaml`,
+    [
+      "apiVersion: networking.mesh.io/v1beta1",
+      "kind: Gateway",
+      "metadata: { name: public, namespace: edge }",
+      "spec:",
+      "  selector: { app: ingress }",
+      "  servers:",
+      "  - port: { number: 8443, name: https, protocol: HTTPS }",
+      "    hosts: [shop.example.com]",
+      "    tls: { mode: MUTUAL, credentialName: shop-cert }",
+      "",
+    ].join("\n"),
+  );
+  const first = await makePluggedInCa(DAY);
+  const second = await makePluggedInCa(DAY);
+  const writeCredential = async (ca: typeof first) => {
+    await Deno.writeTextFile(`${folder}/tls.key`, ca.files["ca-key.pem"]);
+    await Deno.writeTextFile(`${folder}/tls.crt`, ca.files["ca-cert.pem"]);
+    await Deno.writeTextFile(`${folder}/ca.crt`, ca.files["root-cert.pem"]);
+  };
+  await writeCredential(first);
+  const credentials = await credentialsAs("spiffe://cluster.local/ns/edge/sa/ingress", dir);
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, ["--registries", "Mock", "--configDir", configDir, "--log_as_json"]),
+    { ROOT_CA_DIR: dir, MESHD_GATEWAY_CREDENTIALS_DIR: `${dir}/credentials` },
+  );
+  let client: Client | undefined;
+  try {
+    await server.waitFor(/"msg":"discovery server started"/);
+    client = TestAdsClient.sotwTls(
+      Number(addresses.secureGRPCAddr.split(":").at(-1)),
+      credentials,
+      "localhost",
+    );
+    const node = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.local", {
+      NAMESPACE: "edge",
+      LABELS: { app: "ingress" },
+    });
+    const names = ["shop-cert", "shop-cert-cacert"];
+    const chainOf = (r: Obj[]) => JSON.stringify(r.find((s) => s.name === "shop-cert") ?? {});
+    const served = await fetchUntil(client, node, TYPE_URL.secret, names, (r) => r.length === 2);
+    assert.ok(chainOf(served).includes(JSON.stringify(first.files["ca-cert.pem"]).slice(1, -1)));
+    assert.match(JSON.stringify(served), /"validation_context"/);
+    // A rotated certificate reaches the gateway without a restart.
+    await writeCredential(second);
+    const rotated = await fetchUntil(
+      client,
+      node,
+      TYPE_URL.secret,
+      names,
+      (r) => chainOf(r).includes(JSON.stringify(second.files["ca-cert.pem"]).slice(1, -1)),
+    );
+    assert.equal(rotated.length, 2);
+  } finally {
+    client?.close();
+    await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });

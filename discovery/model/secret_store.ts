@@ -1,12 +1,7 @@
+import type { TlsCredential } from "../../shared/credentials/tls_credential.ts";
+
 /** A TLS credential a gateway serves or checks peers with, in PEM. */
-export interface TlsSecret {
-  /** The certificate chain, leaf first. */
-  readonly certChainPem: string;
-  /** The private key of the leaf. */
-  readonly privateKeyPem: string;
-  /** CA certificates that verify client certificates (MUTUAL mode); absent when the secret has none. */
-  readonly caCertPem?: string;
-}
+export type TlsSecret = TlsCredential;
 
 /**
  * Where gateway credentials (`credentialName`) come from: files on disk, or the orchestrator's Secrets.

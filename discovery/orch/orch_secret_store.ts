@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "../../shared/log/logger.ts";
+import { tlsCredentialOf } from "../../shared/credentials/tls_credential.ts";
 import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
@@ -26,15 +27,9 @@ type SecretObject = { metadata?: { name?: string; namespace?: string }; data?: R
 /** The TLS credential a Secret holds, if any. */
 export function tlsSecretOf(object: SecretObject): TlsSecret | undefined {
   const data = object.data ?? {};
-  const text = (...keys: string[]) => {
-    const key = keys.find((k) => data[k] !== undefined);
-    return key === undefined ? undefined : Buffer.from(data[key], "base64").toString("utf8");
-  };
-  const certChainPem = text("tls.crt", "cert");
-  const privateKeyPem = text("tls.key", "key");
-  if (!certChainPem || !privateKeyPem) return undefined;
-  const caCertPem = text("ca.crt", "cacert");
-  return { certChainPem, privateKeyPem, ...(caCertPem ? { caCertPem } : {}) };
+  return tlsCredentialOf((key) =>
+    data[key] === undefined ? undefined : Buffer.from(data[key], "base64").toString("utf8")
+  );
 }
 
 /** Watches Secrets and serves the TLS ones by namespace and name. */

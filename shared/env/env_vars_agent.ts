@@ -69,6 +69,14 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
   },
   { name: "FILE_MOUNTED_CERTS", type: "bool", default: "false", programs: AGENT, description: "" },
   {
+    name: "GATEWAY_CREDENTIALS_DIR",
+    type: "string",
+    default: "",
+    programs: AGENT,
+    description:
+      "Not in the reference. A directory of gateway credentials, <dir>/<credentialName>/ holding tls.crt, tls.key and optionally ca.crt, served to the proxy over the SDS socket (for MESHD_ENABLE_SDS_SERVER=false); empty: none.",
+  },
+  {
     name: "CLOUD_METADATA",
     type: "string",
     default: "",

@@ -5,6 +5,14 @@ const DISCOVERY: readonly Program[] = ["discovery"];
 /** Variables only the discovery program reads (mesh-discovery.md 4.5). */
 export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
   {
+    name: "MESHD_GATEWAY_CREDENTIALS_DIR",
+    type: "string",
+    default: "",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. A directory of gateway credentials, <dir>/<namespace>/<credentialName>/ holding tls.crt, tls.key and optionally ca.crt, served over SDS beside the orchestrator's Secrets; empty: none.",
+  },
+  {
     name: "AUDIENCE",
     type: "string",
     default: "",

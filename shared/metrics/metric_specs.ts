@@ -201,6 +201,13 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help: "Events from orchestrator config.",
   },
   {
+    name: "discovery_gateway_credential_errors",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "Problems with folders of MESHD_GATEWAY_CREDENTIALS_DIR (unreadable, incomplete, not PEM), each counted once.",
+  },
+  {
     name: "discovery_orch_object_errors",
     kind: "LastValue",
     programs: DISCOVERY,

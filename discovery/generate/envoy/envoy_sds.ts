@@ -15,10 +15,8 @@ import type { PushContext } from "../../push/push_context.ts";
 import { configKey } from "../../push/push_request.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { digestOf } from "../fingerprint.ts";
-import { gatewaySecret } from "./gateway_resources.ts";
 import { parseSpiffeId } from "../../../shared/pki/spiffe_id.ts";
-
-const CA_SUFFIX = "-cacert";
+import { credentialOfSdsName, envoyCredentialSecret } from "../../../shared/credentials/tls_credential.ts";
 
 /** Whether the proxy's caller proved an identity in the proxy's namespace, whose secrets it asks for. */
 export function mayReadSecrets(proxy: Proxy): boolean {
@@ -38,11 +36,10 @@ export const envoySdsGenerator: XdsGenerator<PushContext> = {
     if (proxy.type !== "router" || push.secrets === undefined || !mayReadSecrets(proxy)) return [];
     const out: GeneratedResource[] = [];
     for (const name of new Set(request.names)) {
-      const caOnly = name.endsWith(CA_SUFFIX);
-      const base = caOnly ? name.slice(0, -CA_SUFFIX.length) : name;
+      const { credential: base, caOnly } = credentialOfSdsName(name);
       const secret = push.secrets.get(proxy.namespace, base);
       if (secret === undefined) continue;
-      const resource = gatewaySecret(name, secret, caOnly);
+      const resource = envoyCredentialSecret(name, secret, caOnly);
       if (resource === undefined) continue;
       out.push({
         name,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TlsSecret } from "../../model/secret_store.ts";
+import { CA_CREDENTIAL_SUFFIX } from "../../../shared/credentials/tls_credential.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";
@@ -22,7 +22,7 @@ import { BLACK_HOLE_CLUSTER } from "./envoy_cds.ts";
 
 /** The SDS name of the CA certificates of a MUTUAL server's credential. */
 export function caSecretName(credentialName: string): string {
-  return `${credentialName}-cacert`;
+  return `${credentialName}${CA_CREDENTIAL_SUFFIX}`;
 }
 
 const adsSds = (name: string) => ({ name, sds_config: { ads: {}, resource_api_version: "V3" } });
@@ -154,21 +154,5 @@ export function gatewayRouteConfig(
       ...(h.httpsRedirect ? { require_tls: "ALL" } : {}),
     })),
     validate_clusters: { value: false },
-  };
-}
-
-/** The Envoy Secret `name` from a TLS secret: the certificate and key, or for `-cacert` names the CA bundle. */
-export function gatewaySecret(name: string, secret: TlsSecret, caOnly: boolean): EnvoyObject | undefined {
-  if (caOnly) {
-    return secret.caCertPem
-      ? { name, validation_context: { trusted_ca: { inline_string: secret.caCertPem } } }
-      : undefined;
-  }
-  return {
-    name,
-    tls_certificate: {
-      certificate_chain: { inline_string: secret.certChainPem },
-      private_key: { inline_string: secret.privateKeyPem },
-    },
   };
 }
