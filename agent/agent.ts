@@ -16,6 +16,7 @@ import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_confi
 import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
+import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
 import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
@@ -61,6 +62,9 @@ export interface ProxyAgent {
 
 const TOKEN_PATH = "./var/run/secrets/tokens/mesh-token";
 const ROOT_CERT_PATH = "./var/run/secrets/mesh/root-cert.pem";
+/** How often `GATEWAY_CREDENTIALS_DIR` is read again. */
+const CREDENTIALS_CHECK_MS = 2_000;
+
 /** Where `FILE_MOUNTED_CERTS` expects the workload's key material, as Istio mounts it. */
 const MOUNTED_CERTS_DIR = "./etc/certs";
 
@@ -251,9 +255,20 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     secrets.provider.onChange(write);
     if (secrets.provider.current) await write(secrets.provider.current);
   }
+  // GATEWAY_CREDENTIALS_DIR: credentialName folders a gateway serves, when the discovery server does not.
+  const credentialsDir = env.string("GATEWAY_CREDENTIALS_DIR");
+  const credentials = credentialsDir === "" ? undefined : new CredentialDirectory({
+    dir: credentialsDir,
+    layout: "flat",
+    checkMs: CREDENTIALS_CHECK_MS,
+    setting: "GATEWAY_CREDENTIALS_DIR",
+    log: logs.scope("sds"),
+  });
+  await credentials?.start();
   const sds = await startSdsServer({
     socket: sdsSocket,
     secrets: secrets.provider,
+    ...(credentials ? { credentials } : {}),
     log: logs.scope("sds"),
     metrics: inputs.metrics,
     staleRecycleMs: env.durationMs("STALED_CONNECTION_RECYCLE_RUN_INTERVAL"),
@@ -316,6 +331,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     async stop() {
       await supervisor.stop();
       secrets.close();
+      credentials?.close();
       await Promise.all([status.shutdown(), xds.close(), sds.close()]);
     },
   };

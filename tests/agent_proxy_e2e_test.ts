@@ -14,12 +14,11 @@ import {
   discoveryAddresses,
   discoveryArgs,
   freePort,
-  programArgs,
   RunningProgram,
   startProgram,
 } from "./helpers/programs.ts";
+import { startAgentProgram, writeStandInLauncher } from "./helpers/agent_program.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const DISCOVERY_FLAGS = ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"];
 
 async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -62,12 +61,7 @@ Deno.test(
         await issuer.serviceAccountToken("example", "app"),
       );
       await Deno.writeTextFile(`${dir}/var/run/secrets/mesh/root-cert.pem`, rootPem);
-      const standIn = `${dir}/stand-in-proxy`;
-      await Deno.writeTextFile(
-        standIn,
-        `#!/bin/sh\nexec deno run --config ${ROOT}deno.json --allow-net --allow-read --allow-write --allow-env --allow-sys ${ROOT}tests/helpers/stand_in_proxy.ts "$@"\n`,
-      );
-      await Deno.chmod(standIn, 0o755);
+      const standIn = await writeStandInLauncher(dir);
       const adminPort = freePort();
       // The application beside the proxy: probes and metrics of its own.
       const application = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
@@ -77,54 +71,32 @@ Deno.test(
       });
       app = application;
       const statusPort = freePort();
-      // The agent runs in its own directory (it writes ./etc/mesh/proxy), with the repository's config and
-      // permission to start the stand-in.
-      const args = programArgs("mesh-agent").flatMap((a) =>
-        a.startsWith("--allow-run=")
-          ? [`${a},${standIn}`]
-          : a.endsWith("agent/main.ts")
-          ? ["--config", `${ROOT}deno.json`, `${ROOT}agent/main.ts`]
-          : [a]
-      );
-      const child = new Deno.Command("deno", {
-        args: [...args, "proxy", "sidecar"],
-        cwd: dir,
-        clearEnv: true,
-        env: {
-          PATH: Deno.env.get("PATH") ?? "",
-          HOME: Deno.env.get("HOME") ?? dir,
-          ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-          NO_COLOR: "1",
-          POD_NAME: "app-1",
-          POD_NAMESPACE: "example",
-          INSTANCE_IP: "10.9.9.9",
-          // A short life, so a renewal happens within the test.
-          SECRET_TTL: "6s",
-          SECRET_ROTATION_CHECK_INTERVAL: "500ms",
-          OUTPUT_CERTS: `${dir}/out-certs`,
-          MESH_ORCH_APP_PROBERS: JSON.stringify({
-            "/app-health/web/livez": { httpGet: { path: "/alive", port: application.addr.port } },
-            "/app-health/web/readyz": { httpGet: { path: "/not-yet", port: application.addr.port } },
-          }),
-          MESH_METRICS_ANNOTATIONS: JSON.stringify({
-            scrape: "true",
-            path: "/metrics",
-            port: String(application.addr.port),
-          }),
-          LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH: `${dir}/xds-snapshot.json`,
-          PROXY_CONFIG: JSON.stringify({
-            discoveryAddress: addresses.secureGRPCAddr,
-            binaryPath: standIn,
-            proxyAdminPort: adminPort,
-            statusPort,
-            terminationDrainDuration: "5s",
-          }),
-        },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      agent = new RunningProgram(child);
+      agent = startAgentProgram(dir, "sidecar", standIn, {
+        POD_NAME: "app-1",
+        POD_NAMESPACE: "example",
+        INSTANCE_IP: "10.9.9.9",
+        // A short life, so a renewal happens within the test.
+        SECRET_TTL: "6s",
+        SECRET_ROTATION_CHECK_INTERVAL: "500ms",
+        OUTPUT_CERTS: `${dir}/out-certs`,
+        MESH_ORCH_APP_PROBERS: JSON.stringify({
+          "/app-health/web/livez": { httpGet: { path: "/alive", port: application.addr.port } },
+          "/app-health/web/readyz": { httpGet: { path: "/not-yet", port: application.addr.port } },
+        }),
+        MESH_METRICS_ANNOTATIONS: JSON.stringify({
+          scrape: "true",
+          path: "/metrics",
+          port: String(application.addr.port),
+        }),
+        LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH: `${dir}/xds-snapshot.json`,
+        PROXY_CONFIG: JSON.stringify({
+          discoveryAddress: addresses.secureGRPCAddr,
+          binaryPath: standIn,
+          proxyAdminPort: adminPort,
+          statusPort,
+          terminationDrainDuration: "5s",
+        }),
+      });
 
       if (
         !await t.step("the bootstrap is written and names the agent's sockets", async () => {

@@ -1,6 +1,7 @@
 /**
  * SDS for the proxy on a Unix socket: `default` (the workload's certificate chain and key) and `ROOTCA` (the
- * mesh roots), state of the world. A stream gets what it asks for as soon as the secret exists, and every new
+ * mesh roots), state of the world; for gateways also the credentials of `GATEWAY_CREDENTIALS_DIR` by their
+ * `credentialName` (and `<credentialName>-cacert` for their CA certificates). A stream gets what it asks for as soon as the secret exists, and every new
  * secret after that; ACKs are taken, NACKs counted and logged. Streams that never acknowledge what they were
  * sent are closed every `STALED_CONNECTION_RECYCLE_RUN_INTERVAL`.
  *
@@ -17,6 +18,11 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+import {
+  credentialOfSdsName,
+  envoyCredentialSecret,
+  type TlsCredential,
+} from "../../shared/credentials/tls_credential.ts";
 
 /** The SDS name of the workload certificate. */
 export const WORKLOAD_SECRET = "default";
@@ -57,6 +63,8 @@ export interface SdsServerOptions {
   /** The Unix socket path. */
   readonly socket: string;
   readonly secrets: SecretProvider;
+  /** Gateway credentials by name (`GATEWAY_CREDENTIALS_DIR`); absent: only the workload's secrets are served. */
+  readonly credentials?: CredentialSource;
   readonly log: Logger;
   /** Where pushes, failures, connections and stale streams are counted; nothing is counted when absent. */
   readonly metrics?: Metrics;
@@ -67,6 +75,13 @@ export interface SdsServerOptions {
   readonly staleRecycleMs?: number;
 }
 
+/** Named TLS credentials, and word of which changed. */
+export interface CredentialSource {
+  get(name: string): TlsCredential | undefined;
+  /** Calls `listener` with the name of every credential added, changed or removed; returns an unsubscribe. */
+  onChange(listener: (name: string) => void): () => void;
+}
+
 interface StreamState {
   /** The version last sent and when; cleared by the proxy's ACK. */
   unacked?: { version: string; since: number };
@@ -75,8 +90,25 @@ interface StreamState {
 
 /** Serves SDS on `options.socket` from `options.secrets`. */
 export async function startSdsServer(options: SdsServerOptions): Promise<RunningGrpcServer> {
-  const { secrets, log, metrics } = options;
+  const { secrets, credentials, log, metrics } = options;
+  /** The Envoy secrets among `names` that exist now. */
+  const resourcesFor = (names: readonly string[]): Record<string, unknown>[] => {
+    const out: Record<string, unknown>[] = [];
+    for (const name of names) {
+      if (name === WORKLOAD_SECRET || name === ROOT_SECRET) {
+        if (secrets.current !== undefined) out.push(envoySecret(name, secrets.current));
+        continue;
+      }
+      const { credential, caOnly } = credentialOfSdsName(name);
+      const found = credentials?.get(credential);
+      const resource = found && envoyCredentialSecret(name, found, caOnly);
+      if (resource !== undefined) out.push(resource);
+    }
+    return out;
+  };
+  // One version per change, whatever the number of streams: subscribed before any stream's listener runs.
   let version = 0;
+  const unsubscribeVersion = [secrets.onChange(() => version++), credentials?.onChange(() => version++)];
   const streams = new Set<StreamState>();
   const implementation = {
     StreamSecrets(call: grpc.ServerDuplexStream<Buffer, Buffer>) {
@@ -85,16 +117,17 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
       const state: StreamState = { close: () => call.end() };
       streams.add(state);
       metrics?.gauge("total_active_connections").inc();
-      const send = (secret: WorkloadSecret) => {
-        const wanted = names.filter((n) => n === WORKLOAD_SECRET || n === ROOT_SECRET);
-        if (wanted.length === 0) return;
+      const send = () => {
+        const resources = resourcesFor(names);
+        if (resources.length === 0) return;
+        const wanted = resources.map((r) => r.name as string);
         const versionInfo = String(version);
         call.write(
           bytes(frameDiscoveryResponse({
             version_info: versionInfo,
             type_url: TYPE_URL.secret,
             nonce: String(++nonce),
-            resources: wanted.map((n) => encodeAny(TYPE_URL.secret, envoySecret(n, secret))),
+            resources: resources.map((r) => encodeAny(TYPE_URL.secret, r)),
           })),
           (error?: Error | null) => {
             if (error) {
@@ -106,9 +139,11 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
         state.unacked = { version: versionInfo, since: Date.now() };
         metrics?.counter("total_pushes").inc();
       };
-      const unsubscribe = secrets.onChange((secret) => {
-        version++;
-        send(secret);
+      const unsubscribeWorkload = secrets.onChange(() => {
+        if (names.includes(WORKLOAD_SECRET) || names.includes(ROOT_SECRET)) send();
+      });
+      const unsubscribeCredentials = credentials?.onChange((changed) => {
+        if (names.some((n) => credentialOfSdsName(n).credential === changed)) send();
       });
       call.on("data", (data: Buffer) => {
         let request;
@@ -132,13 +167,14 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
         const asked = [...request.resource_names].sort();
         if (asked.join() === names.join() && request.response_nonce !== "") return;
         names = asked;
-        if (secrets.current !== undefined) send(secrets.current);
+        send();
       });
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
-        unsubscribe();
+        unsubscribeWorkload();
+        unsubscribeCredentials?.();
         streams.delete(state);
         metrics?.gauge("total_active_connections").dec();
       };
@@ -175,6 +211,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
     ...server,
     close: async (graceMs?: number) => {
       if (recycler !== undefined) clearInterval(recycler);
+      for (const unsubscribe of unsubscribeVersion) unsubscribe?.();
       await server.close(graceMs);
     },
   };

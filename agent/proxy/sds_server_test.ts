@@ -6,7 +6,8 @@ import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
-import { SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
+import { type CredentialSource, SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
+import type { TlsCredential } from "../../shared/credentials/tls_credential.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 const SECRET: WorkloadSecret = {
@@ -129,6 +130,77 @@ Deno.test("SDS keeps a stream that acknowledged its secret", async () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.equal(ended, false);
     assert.equal(await value(metrics, "counter", "total_stale_connections"), 0);
+    call.end();
+  } finally {
+    client.close();
+    await server.close(10);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+class Credentials implements CredentialSource {
+  readonly byName = new Map<string, TlsCredential>();
+  readonly listeners = new Set<(name: string) => void>();
+  get(name: string): TlsCredential | undefined {
+    return this.byName.get(name);
+  }
+  onChange(listener: (name: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  set(name: string, credential: TlsCredential): void {
+    this.byName.set(name, credential);
+    for (const listener of this.listeners) listener(name);
+  }
+}
+
+Deno.test("SDS serves a gateway's credentials by name, with its CA certificates as <name>-cacert, and pushes changes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
+  const credentials = new Credentials();
+  credentials.set("shop-cert", { certChainPem: "CHAIN-1", privateKeyPem: "KEY", caCertPem: "CA" });
+  const server = await startSdsServer({
+    socket: `${dir}/SDS`,
+    secrets: new FixedSecret(),
+    credentials,
+    log: silentLogger,
+  });
+  const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
+  const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call: grpc.ClientDuplexStream<Buffer, Buffer> = (client as any).StreamSecrets();
+    const responses: Record<string, unknown>[][] = [];
+    const Secret = schema.lookupType("envoy.extensions.transport_sockets.tls.v3.Secret");
+    call.on("data", (bytes: Buffer) => {
+      const response = Response.decode(bytes) as unknown as { resources: { value: Uint8Array }[] };
+      responses.push(response.resources.map((r) => Secret.toObject(Secret.decode(r.value))));
+    });
+    call.on("error", () => {});
+    const next = async (count: number) => {
+      const deadline = Date.now() + 5_000;
+      while (responses.length < count) {
+        if (Date.now() > deadline) assert.fail(`timed out waiting for response ${count}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return JSON.stringify(responses[count - 1]);
+    };
+    const names = ["shop-cert", "shop-cert-cacert", "unknown-cert", "default"];
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: names }));
+    const first = await next(1);
+    assert.equal(responses[0].length, 3, first);
+    assert.match(
+      first,
+      /"name":"shop-cert","tls_certificate":\{"certificate_chain":\{"inline_string":"CHAIN-1"/,
+    );
+    assert.match(
+      first,
+      /"name":"shop-cert-cacert","validation_context":\{"trusted_ca":\{"inline_string":"CA"\}/,
+    );
+    assert.match(first, /"name":"default"/);
+    credentials.set("other-cert", { certChainPem: "X", privateKeyPem: "Y" });
+    credentials.set("shop-cert", { certChainPem: "CHAIN-2", privateKeyPem: "KEY", caCertPem: "CA" });
+    assert.match(await next(2), /"inline_string":"CHAIN-2"/);
+    assert.equal(responses.length, 2, "a credential the stream did not ask for pushes nothing");
     call.end();
   } finally {
     client.close();

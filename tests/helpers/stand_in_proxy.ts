@@ -1,7 +1,8 @@
 /**
  * The stand-in for Envoy in tests: started by `mesh-agent proxy` exactly as Envoy would be
  * (`-c <bootstrap> --restart-epoch …`), it reads the bootstrap, opens ADS on the agent's XDS socket and SDS on its
- * SDS socket as Envoy does (ACKing what it gets), and serves the admin paths the agent uses: `/ready` (LIVE once
+ * SDS socket as Envoy does (ACKing what it gets; `default`, `ROOTCA`, and every secret its listeners name on the
+ * bootstrap's `sds-grpc` cluster, such as a gateway's credentials), and serves the admin paths the agent uses: `/ready` (LIVE once
  * clusters and listeners arrived), `/stats/prometheus`, `/quitquitquit`, and `/certs` (the secrets it holds, as
  * PEM, for tests to inspect). SIGTERM ends it, as it ends Envoy.
  *
@@ -81,17 +82,11 @@ function open(
   }
 }
 
-open(
-  ADS_SERVICE_DEFINITION,
-  "StreamAggregatedResources",
-  pipeOf("xds-grpc"),
-  (typeUrl) => received.add(typeUrl),
-  [
-    { type_url: TYPE_URL.cluster, resource_names: [] },
-    { type_url: TYPE_URL.listener, resource_names: [] },
-  ],
-);
-for (const name of ["default", "ROOTCA"]) {
+/** As Envoy: one SDS subscription per secret name, opened the first time something names it. */
+const subscribed = new Set<string>();
+function subscribeSecret(name: string): void {
+  if (subscribed.has(name)) return;
+  subscribed.add(name);
   open(SDS_SERVICE_DEFINITION, "StreamSecrets", pipeOf("sds-grpc"), (_typeUrl, resources) => {
     for (const secret of resources) {
       const s = secret as {
@@ -104,6 +99,38 @@ for (const name of ["default", "ROOTCA"]) {
     }
   }, [{ type_url: TYPE_URL.secret, resource_names: [name] }]);
 }
+
+/** The secret names `value` (a listener, as JSON) asks for over the bootstrap's `sds-grpc` cluster. */
+function sdsNamesIn(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) {
+    for (const item of value) sdsNamesIn(item, out);
+  } else if (value !== null && typeof value === "object") {
+    const o = value as { name?: string; sds_config?: { api_config_source?: unknown } };
+    if (
+      typeof o.name === "string" &&
+      JSON.stringify(o.sds_config?.api_config_source ?? "").includes('"sds-grpc"')
+    ) {
+      out.push(o.name);
+    }
+    for (const child of Object.values(value)) sdsNamesIn(child, out);
+  }
+  return out;
+}
+
+open(
+  ADS_SERVICE_DEFINITION,
+  "StreamAggregatedResources",
+  pipeOf("xds-grpc"),
+  (typeUrl, resources) => {
+    received.add(typeUrl);
+    if (typeUrl === TYPE_URL.listener) { for (const name of sdsNamesIn(resources)) subscribeSecret(name); }
+  },
+  [
+    { type_url: TYPE_URL.cluster, resource_names: [] },
+    { type_url: TYPE_URL.listener, resource_names: [] },
+  ],
+);
+for (const name of ["default", "ROOTCA"]) subscribeSecret(name);
 
 const server = Deno.serve({ hostname: "127.0.0.1", port: adminPort, onListen() {} }, (request) => {
   const path = new URL(request.url).pathname;
