@@ -97,8 +97,12 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       this.recordAck(typeUrl, nonce, this.sync(typeUrl).versionSent ?? "");
     }
     if (!first && !subscribedMore) return;
-    const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, true);
-    if (response !== undefined) await this.#sendPrepared(response);
+    // Answered through the same gate as pushes: a connect storm is throttled like a push.
+    await this.ctx.gate.run(async () => {
+      if (this.closed) return;
+      const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, true);
+      if (response !== undefined) await this.#sendPrepared(response);
+    });
   }
 
   /** Sends what changed of every watched type (only EDS for an endpoint-only push), in push order. */
@@ -108,17 +112,25 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       : this.#watches.has(TYPE_URL.endpoint)
       ? [TYPE_URL.endpoint]
       : [];
-    // Every response is built before the first send and from the newest snapshot (which may be newer than
-    // the request's if the push waited): a cache entry is never built from a snapshot older than the
-    // invalidation that preceded it.
-    const snapshot = this.ctx.currentPush();
-    const prepared: Prepared[] = [];
+    // Each type is sent as soon as it is built, through the response gate, from the newest snapshot at that
+    // moment: a cache entry is never built from a snapshot older than the invalidation that preceded it.
+    let sent = 0;
     for (const typeUrl of types) {
-      const response = this.#prepare(typeUrl, snapshot, request.full, request.configsUpdated, false);
-      if (response !== undefined) prepared.push(response);
+      if (this.closed) return;
+      await this.ctx.gate.run(async () => {
+        const response = this.#prepare(
+          typeUrl,
+          this.ctx.currentPush(),
+          request.full,
+          request.configsUpdated,
+          false,
+        );
+        if (response === undefined) return;
+        await this.#sendPrepared(response);
+        sent++;
+      });
     }
-    for (const response of prepared) await this.#sendPrepared(response);
-    if (prepared.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+    if (sent > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 
   /** Applies subscribe/unsubscribe; true when something new was subscribed (which needs an answer). */

@@ -24,6 +24,7 @@ import { DistributionTracker } from "./distribution_tracker.ts";
 import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
+import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
 import { SotwConnection } from "./sotw_connection.ts";
 import { XdsCache } from "./xds_cache.ts";
 import {
@@ -114,6 +115,7 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
       cache: this.cache,
       schema: this.#schema,
       shapes: this.#shapes,
+      gate: new ResponseGate(options.settings.pushThrottle),
       metrics: this.#metrics,
       logger: this.#logger,
       sendTimeoutMs: options.settings.sendTimeoutMs,
@@ -201,6 +203,11 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
   /** Waiting and running pushes. */
   queueStats(): PushQueueStats {
     return this.#queue.stats();
+  }
+
+  /** Responses (pushed or asked for) being built and sent, and waiting for a permit. */
+  gateStats(): ResponseGateStats {
+    return this.#context.gate.stats();
   }
 
   /** The transport dropped a peer of an xDS port for misbehaving; counted by reason. */

@@ -126,3 +126,27 @@ Deno.test("At most DISCOVERY_PUSH_THROTTLE pushes are in flight", async (t) => {
     });
   }
 });
+
+Deno.test("Answers to new watches wait for DISCOVERY_PUSH_THROTTLE like pushes, so a connect storm is bounded", async () => {
+  const server = await startTestServer({ settings: { sendTimeoutMs: 60_000, pushThrottle: 1 } });
+  const stalled = await stalledProxy(server, "stalled");
+  const newcomer = TestAdsClient.sotw(server.port);
+  try {
+    server.push(testPush("v2", { clusters: { a: BIG, b: 0 } }));
+    await waitFor(() => sendsTo(server, "stalled") === 1, "the stalled proxy's push to hold the only permit");
+    newcomer.send({ node: testNode(sidecarId("newcomer")), type_url: CDS });
+    await waitFor(
+      () => server.service.gateStats().waiting === 1,
+      "the newcomer's answer to wait for a permit",
+    );
+    assert.deepEqual(server.service.gateStats(), { running: 1, waiting: 1 });
+    await stalled.close();
+    const answer = await newcomer.next();
+    assert.equal(answer.version, "v2");
+    await waitFor(() => server.service.gateStats().running === 0, "the permit to be returned");
+  } finally {
+    newcomer.close();
+    await stalled.close();
+    await server.close();
+  }
+});

@@ -94,17 +94,20 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       : this.#watches.has(TYPE_URL.endpoint)
       ? [TYPE_URL.endpoint]
       : [];
-    // Every response is built before the first send and from the newest snapshot (which may be newer than
-    // the request's if the push waited): a cache entry is never built from a snapshot older than the
-    // invalidation that preceded it.
-    const snapshot = this.ctx.currentPush();
-    const prepared: Prepared[] = [];
+    // Each type is sent as soon as it is built, through the response gate. Each is built from the newest
+    // snapshot at that moment (which may be newer than the request's): a cache entry is never built from a
+    // snapshot older than the invalidation that preceded it, and a newer snapshot queues its own push.
+    let sent = 0;
     for (const typeUrl of types) {
-      const response = this.#prepare(typeUrl, snapshot, request.full, request.configsUpdated);
-      if (response !== undefined) prepared.push(response);
+      if (this.closed) return;
+      await this.ctx.gate.run(async () => {
+        const response = this.#prepare(typeUrl, this.ctx.currentPush(), request.full, request.configsUpdated);
+        if (response === undefined) return;
+        await this.#sendPrepared(response);
+        sent++;
+      });
     }
-    for (const response of prepared) await this.#sendPrepared(response);
-    if (prepared.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+    if (sent > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 
   /** Records the watch; false when empty names unsubscribe from a non-wildcard type. */
@@ -118,9 +121,13 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     return true;
   }
 
+  /** Answers a request, through the same gate as pushes: a connect storm is throttled like a push. */
   async #respond(typeUrl: string): Promise<void> {
-    const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined);
-    if (response !== undefined) await this.#sendPrepared(response);
+    await this.ctx.gate.run(async () => {
+      if (this.closed) return;
+      const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined);
+      if (response !== undefined) await this.#sendPrepared(response);
+    });
   }
 
   #prepare(

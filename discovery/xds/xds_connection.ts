@@ -19,6 +19,7 @@ import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
+import type { ResponseGate } from "./response_gate.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
 
@@ -51,6 +52,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly metrics: XdsMetrics;
   /** Logger of the connection's events. */
   readonly logger: Logger;
+  /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
+  readonly gate: ResponseGate;
   /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
   readonly sendTimeoutMs: number;
   /** Present when config distribution tracking is on; nonces then carry the push version. */

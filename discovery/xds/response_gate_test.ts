@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { ResponseGate, yieldToLoop } from "./response_gate.ts";
+
+/** A gate whose turns of the event loop the test hands out one at a time. */
+function manualGate(permits: number) {
+  const turns: (() => void)[] = [];
+  const gate = new ResponseGate(permits, (next) => turns.push(next));
+  const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const nextTurn = async () => {
+    const turn = turns.shift();
+    assert.ok(turn, "a holder is waiting for its turn");
+    turn();
+    await flush();
+  };
+  return { gate, turns, nextTurn, flush };
+}
+
+Deno.test("ResponseGate runs at most `permits` responses at once, in arrival order", async () => {
+  const { gate, nextTurn, flush } = manualGate(2);
+  const started: string[] = [];
+  const finish = new Map<string, () => void>();
+  const work = (name: string) =>
+    gate.run(() => {
+      started.push(name);
+      return new Promise<void>((resolve) => finish.set(name, resolve));
+    });
+  const runs = ["a", "b", "c", "d"].map(work);
+  await flush();
+  await nextTurn();
+  await nextTurn();
+  assert.deepEqual(started, ["a", "b"]);
+  assert.deepEqual(gate.stats(), { running: 2, waiting: 2 });
+  finish.get("b")!();
+  await flush();
+  await nextTurn();
+  assert.deepEqual(started, ["a", "b", "c"]);
+  finish.get("a")!();
+  await flush();
+  await nextTurn();
+  finish.get("c")!();
+  finish.get("d")!();
+  await Promise.all(runs);
+  assert.deepEqual(started, ["a", "b", "c", "d"]);
+  assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
+});
+
+Deno.test("ResponseGate starts each response in a turn of the event loop of its own", async () => {
+  const { gate, turns, nextTurn, flush } = manualGate(10);
+  const started: string[] = [];
+  for (const name of ["a", "b", "c"]) {
+    void gate.run(() => {
+      started.push(name);
+      return Promise.resolve();
+    });
+  }
+  await flush();
+  assert.deepEqual(started, [], "nothing is built before the loop has turned");
+  assert.equal(turns.length, 1, "one turn is asked for at a time");
+  await nextTurn();
+  assert.deepEqual(started, ["a"]);
+  await nextTurn();
+  await nextTurn();
+  assert.deepEqual(started, ["a", "b", "c"]);
+});
+
+Deno.test("ResponseGate returns the permit when the work fails", async () => {
+  const gate = new ResponseGate(1, yieldToLoop);
+  await assert.rejects(gate.run(() => Promise.reject(new Error("send failed"))), /send failed/);
+  assert.equal(await gate.run(() => Promise.resolve(7)), 7);
+  assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
+});
+
+Deno.test("ResponseGate lets pending I/O run between two responses", async () => {
+  const gate = new ResponseGate(10);
+  const order: string[] = [];
+  const responses = [1, 2].map((n) =>
+    gate.run(() => {
+      order.push(`response ${n}`);
+      if (n === 1) {
+        // A timer that falls due while the first response is built stands for I/O that became ready.
+        setTimeout(() => order.push("I/O"), 0);
+        const until = performance.now() + 3;
+        while (performance.now() < until) { /* building */ }
+      }
+      return Promise.resolve();
+    })
+  );
+  await Promise.all(responses);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(order.indexOf("I/O") < order.indexOf("response 2"), order.join(", "));
+});
+
+Deno.test("ResponseGate refuses fewer than one permit", () => {
+  assert.throws(() => new ResponseGate(0), /expected at least 1 permit/);
+});
