@@ -114,10 +114,12 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       : [];
     // Each type is sent as soon as it is built, through the response gate, from the newest snapshot at that
     // moment: a cache entry is never built from a snapshot older than the invalidation that preceded it.
+    if (types.length === 0) return;
     let sent = 0;
-    for (const typeUrl of types) {
-      if (this.closed) return;
-      await this.ctx.gate.run(async () => {
+    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
+    await this.ctx.gate.run(async () => {
+      for (const typeUrl of types) {
+        if (this.closed) return;
         const response = this.#prepare(
           typeUrl,
           this.ctx.currentPush(),
@@ -125,11 +127,11 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
           request.configsUpdated,
           false,
         );
-        if (response === undefined) return;
+        if (response === undefined) continue;
         await this.#sendPrepared(response);
         sent++;
-      });
-    }
+      }
+    });
     if (sent > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 

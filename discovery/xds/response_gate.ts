@@ -2,8 +2,9 @@
  * The response gate: every ADS response, pushed or asked for, is built and sent while holding one of
  * `DISCOVERY_PUSH_THROTTLE` permits, so a thousand proxies connecting at once hold at most that many built
  * responses (and their bytes in the transport) at a time, as a push does. Permits are granted in arrival
- * order, and holders start one per turn of the event loop: between the starts of two responses the transport
- * gets to write, so the first bytes of a push leave while the rest is still being built.
+ * order, and holders start in turns of the event loop of at most `sliceMs` of building each: between two
+ * slices the transport gets to write, so the first bytes of a push leave while the rest is still being built,
+ * and small responses still share a turn instead of paying one each.
  *
  * A holder must never wait for anything that itself waits for a permit (a connection's serialised work is
  * fine: only work already holding a permit is ever ahead of it).
@@ -28,23 +29,37 @@ export interface ResponseGateStats {
   readonly waiting: number;
 }
 
-/** A FIFO counting semaphore over response work that yields to the event loop before each holder runs. */
+/** How the gate shares the event loop; tests pass their own. */
+export interface ResponseGateOptions {
+  /** How a turn of the event loop is awaited (default: the check phase, after I/O). */
+  readonly yieldTo?: YieldToLoop;
+  /** Building time after which a turn ends and the loop runs again (default 4 ms). */
+  readonly sliceMs?: number;
+  /** Monotonic milliseconds (default `performance.now`). */
+  readonly now?: () => number;
+}
+
+/** A FIFO counting semaphore over response work that lets the event loop run between slices of it. */
 export class ResponseGate {
   readonly #permits: number;
   readonly #yield: YieldToLoop;
+  readonly #sliceMs: number;
+  readonly #now: () => number;
   readonly #waiting: (() => void)[] = [];
-  /** Holders with a permit waiting for their turn of the loop; one is let in per turn. */
+  /** Holders with a permit waiting for a turn of the loop. */
   readonly #ready: (() => void)[] = [];
   #turnScheduled = false;
   #running = 0;
 
   /** Throws RangeError when `permits` is below 1. */
-  constructor(permits: number, yieldTo: YieldToLoop = yieldToLoop) {
+  constructor(permits: number, options: ResponseGateOptions = {}) {
     if (!(permits >= 1)) {
       throw new RangeError(`Invalid response gate size "${permits}": expected at least 1 permit`);
     }
     this.#permits = permits;
-    this.#yield = yieldTo;
+    this.#yield = options.yieldTo ?? yieldToLoop;
+    this.#sliceMs = options.sliceMs ?? 4;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /** Runs `work` once a permit is free and the event loop has had a turn; the permit is returned after. */
@@ -67,7 +82,7 @@ export class ResponseGate {
     }
   }
 
-  /** Queues a holder for its turn; turns are handed out one per turn of the event loop. */
+  /** Queues a holder for the next turn of the event loop. */
   #enter(granted: () => void): void {
     this.#ready.push(granted);
     this.#scheduleTurn();
@@ -76,9 +91,23 @@ export class ResponseGate {
   #scheduleTurn(): void {
     if (this.#turnScheduled || this.#ready.length === 0) return;
     this.#turnScheduled = true;
-    this.#yield(() => {
+    this.#yield(() => this.#turn(this.#now()));
+  }
+
+  /**
+   * Lets holders in one after another until the slice is used. A holder's synchronous part (building the
+   * response and handing it to the transport) runs in the job its grant queues, before the job queued next.
+   */
+  #turn(started: number): void {
+    const next = this.#ready.shift();
+    if (next === undefined) {
       this.#turnScheduled = false;
-      this.#ready.shift()?.();
+      return;
+    }
+    next();
+    queueMicrotask(() => {
+      if (this.#now() - started < this.#sliceMs) return this.#turn(started);
+      this.#turnScheduled = false;
       this.#scheduleTurn();
     });
   }

@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { ResponseGate, yieldToLoop } from "./response_gate.ts";
 
 /** A gate whose turns of the event loop the test hands out one at a time. */
-function manualGate(permits: number) {
+function manualGate(permits: number, msPerResponse = 20) {
   const turns: (() => void)[] = [];
-  const gate = new ResponseGate(permits, (next) => turns.push(next));
+  let clock = 0;
+  // Every reading of the clock is one more response built: each takes `msPerResponse`.
+  const now = () => (clock += msPerResponse);
+  const gate = new ResponseGate(permits, { yieldTo: (next) => turns.push(next), now, sliceMs: 15 });
   const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
   const nextTurn = async () => {
     const turn = turns.shift();
@@ -44,7 +47,7 @@ Deno.test("ResponseGate runs at most `permits` responses at once, in arrival ord
   assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
 });
 
-Deno.test("ResponseGate starts each response in a turn of the event loop of its own", async () => {
+Deno.test("ResponseGate gives a turn of the event loop to each response that fills a slice", async () => {
   const { gate, turns, nextTurn, flush } = manualGate(10);
   const started: string[] = [];
   for (const name of ["a", "b", "c"]) {
@@ -63,8 +66,26 @@ Deno.test("ResponseGate starts each response in a turn of the event loop of its 
   assert.deepEqual(started, ["a", "b", "c"]);
 });
 
+Deno.test("ResponseGate lets small responses share a turn, up to the slice", async () => {
+  const { gate, turns, nextTurn, flush } = manualGate(10, 4);
+  const started: string[] = [];
+  for (const name of ["a", "b", "c", "d", "e"]) {
+    void gate.run(() => {
+      started.push(name);
+      return Promise.resolve();
+    });
+  }
+  await flush();
+  await nextTurn();
+  // The turn's start reads the clock once, then each response once: 4, 8, 12 ms used, 16 ends the slice.
+  assert.deepEqual(started, ["a", "b", "c", "d"]);
+  assert.equal(turns.length, 1);
+  await nextTurn();
+  assert.deepEqual(started, ["a", "b", "c", "d", "e"]);
+});
+
 Deno.test("ResponseGate returns the permit when the work fails", async () => {
-  const gate = new ResponseGate(1, yieldToLoop);
+  const gate = new ResponseGate(1, { yieldTo: yieldToLoop });
   await assert.rejects(gate.run(() => Promise.reject(new Error("send failed"))), /send failed/);
   assert.equal(await gate.run(() => Promise.resolve(7)), 7);
   assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
@@ -79,7 +100,7 @@ Deno.test("ResponseGate lets pending I/O run between two responses", async () =>
       if (n === 1) {
         // A timer that falls due while the first response is built stands for I/O that became ready.
         setTimeout(() => order.push("I/O"), 0);
-        const until = performance.now() + 3;
+        const until = performance.now() + 6; // longer than the 4 ms slice
         while (performance.now() < until) { /* building */ }
       }
       return Promise.resolve();

@@ -97,16 +97,18 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // Each type is sent as soon as it is built, through the response gate. Each is built from the newest
     // snapshot at that moment (which may be newer than the request's): a cache entry is never built from a
     // snapshot older than the invalidation that preceded it, and a newer snapshot queues its own push.
+    if (types.length === 0) return;
     let sent = 0;
-    for (const typeUrl of types) {
-      if (this.closed) return;
-      await this.ctx.gate.run(async () => {
+    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
+    await this.ctx.gate.run(async () => {
+      for (const typeUrl of types) {
+        if (this.closed) return;
         const response = this.#prepare(typeUrl, this.ctx.currentPush(), request.full, request.configsUpdated);
-        if (response === undefined) return;
+        if (response === undefined) continue;
         await this.#sendPrepared(response);
         sent++;
-      });
-    }
+      }
+    });
     if (sent > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 
