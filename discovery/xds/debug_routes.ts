@@ -31,7 +31,7 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
   const schema = options.schema ?? loadEnvoySchema();
   router.add(
     "/debug/adsz",
-    "Connected proxies and their watches; POST ?push=true pushes everything (ENABLE_ADMIN_ENDPOINTS=true)",
+    "Connected proxies and their watches; POST ?push=true pushes everything and answers with the outcome only (ENABLE_ADMIN_ENDPOINTS=true)",
     (request, url) => {
       const pushRequested = url.searchParams.get("push") === "true";
       if (pushRequested && !options.adminEndpoints) {
@@ -40,7 +40,11 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
       if (pushRequested && request.method !== "POST") {
         throw new HttpError(405, "Pushing changes state: use POST /debug/adsz?push=true");
       }
-      const pushed = pushRequested ? service.pushAll("debug") : undefined;
+      if (pushRequested) {
+        // Only the outcome: listing every proxy's watched names (millions of strings at fleet scale) would
+        // hold the event loop before the push could send its first byte.
+        return jsonResponse({ pushed: service.pushAll("debug"), totalClients: service.connections().length });
+      }
       const clients = service.connections().map((c) => ({
         connectionId: c.id,
         proxyId: c.proxy.id,
@@ -52,7 +56,6 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
         watches: byShortType(c.watches()),
       }));
       return jsonResponse({
-        ...(pushed === undefined ? {} : { pushed }),
         totalClients: clients.length,
         clients,
       });

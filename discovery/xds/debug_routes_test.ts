@@ -67,6 +67,8 @@ Deno.test("/debug/adsz pushes to every proxy only on POST with ENABLE_ADMIN_ENDP
       assert.equal((await get(router, "/debug/adsz?push=true")).status, 405);
       const pushed = await get(router, "/debug/adsz?push=true", "POST");
       assert.equal(pushed.body.pushed, true);
+      assert.equal(pushed.body.totalClients, 1);
+      assert.equal(pushed.body.clients, undefined, "a push answers with its outcome, not the listing");
       assert.equal((await client.next()).typeUrl, TYPE_URL.cluster);
       assert.equal((await client.next()).typeUrl, TYPE_URL.endpoint);
     });
