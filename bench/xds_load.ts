@@ -121,6 +121,7 @@ function profileServer(monitoringAddr: string, name: string): Promise<void> {
   const seconds = flags["profile-seconds"];
   return (async () => {
     const response = await fetch(`http://${monitoringAddr}/debug/pprof/profile?seconds=${seconds}`);
+    await Deno.mkdir(flags.profile!, { recursive: true });
     await Deno.writeTextFile(`${flags.profile}/${name}.cpuprofile`, await response.text());
     progress(`saved ${flags.profile}/${name}.cpuprofile`);
   })();

@@ -3,6 +3,7 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
+import { resolve } from "node:path";
 import { scanConfigFiles } from "./config_files.ts";
 import { PathWatch, type PathWatchState } from "./path_watch.ts";
 import {
@@ -91,6 +92,8 @@ export class FileConfigSource {
   readonly #debouncer: Debouncer;
   readonly #state = new ConfigDirState();
   readonly #texts = new Map<string, string>();
+  /** Per file, the identity and modification (see `stampOf`) of the version last read whole. */
+  readonly #stamps = new Map<string, string>();
   #owned = new Map<string, Owned>();
   #view: ConfigDirView = EMPTY_VIEW;
   #listError: string | undefined;
@@ -127,7 +130,10 @@ export class FileConfigSource {
     this.#wallClock = options.wallClock ?? Date.now;
     this.#pathWatch = new PathWatch({
       path: this.#dir,
-      onChange: () => this.#debouncer.trigger(),
+      onChange: (event) => {
+        if (event !== undefined) this.#noteEvent(event);
+        this.#debouncer.trigger();
+      },
       onState: (state) => this.#stateChanged(state),
       logger: this.#logger,
       ...(options.checkMs !== undefined && { checkMs: options.checkMs }),
@@ -137,6 +143,8 @@ export class FileConfigSource {
   }
 
   readonly #metrics: Metrics | undefined;
+  /** Recent write and rename events by absolute path (see `#noteEvent`). */
+  readonly #events = new Map<string, { writtenAt?: number; renamedAt?: number }>();
 
   /** The watched directory. */
   get dir(): string {
@@ -263,11 +271,16 @@ export class FileConfigSource {
       if (!present.has(file)) this.#forget(file);
     }
     const settling: string[] = [];
+    // Stat every file first, many at a time; only files whose identity or modification changed are read.
+    const stats = await statAll(files);
     for (const file of files) {
+      const info = stats.get(file);
+      if (info !== undefined && this.#stamps.get(file) === stampOf(info)) continue;
       if (await this.#read(file) === "settling") settling.push(file);
     }
     this.#settling = settling;
     if (settling.length > 0) this.#scheduleSettled();
+    this.#pruneEvents();
     const view = this.#state.view();
     this.#view = view;
     this.#apply(view.resources);
@@ -348,11 +361,13 @@ export class FileConfigSource {
    */
   async #read(file: string): Promise<"read" | "settling"> {
     let text: string;
+    let before: Deno.FileInfo;
     try {
-      const before = await Deno.stat(file);
+      before = await Deno.stat(file);
       if (before.size > this.#maxFileBytes) {
         // Not read at all; the marker keeps an unchanged oversized file from being reported on every reload.
         const marker = `\0oversized:${before.size}:${before.mtime?.getTime()}`;
+        this.#stamps.set(file, stampOf(before));
         if (this.#texts.get(file) === marker) return "read";
         this.#texts.set(file, marker);
         this.#state.update(unreadableFile(file, 1, [
@@ -363,11 +378,7 @@ export class FileConfigSource {
       }
       text = await Deno.readTextFile(file);
       const changed = this.#texts.get(file) !== text;
-      const modified = before.mtime?.getTime();
-      if (
-        changed && this.#reloads > 0 && modified !== undefined &&
-        this.#wallClock() - modified < this.#settleMs
-      ) {
+      if (changed && this.#reloads > 0 && this.#mayBeInProgress(file, before.mtime?.getTime())) {
         return "settling";
       }
     } catch (error) {
@@ -381,6 +392,8 @@ export class FileConfigSource {
       );
       return "read";
     }
+    // Stamped with what was seen before reading: a change during the read makes the next reload read it again.
+    this.#stamps.set(file, stampOf(before));
     if (this.#texts.get(file) === text) return "read";
     this.#texts.set(file, text);
     // Parsed in slices, and other work runs between files: a large file or tree never stalls `/ready` or xDS.
@@ -389,9 +402,51 @@ export class FileConfigSource {
     return "read";
   }
 
+  /**
+   * Remembers when each path was last written to (`create`, `modify`) or renamed into place (`rename`): a file
+   * that arrived by a rename is whole, one still being written to is not.
+   */
+  #noteEvent(event: Deno.FsEvent): void {
+    const now = this.#wallClock();
+    for (const path of event.paths) {
+      const key = resolve(path);
+      const seen = this.#events.get(key) ?? {};
+      if (event.kind === "rename") seen.renamedAt = now;
+      else if (event.kind === "create" || event.kind === "modify") seen.writtenAt = now;
+      else continue;
+      this.#events.set(key, seen);
+    }
+  }
+
+  /**
+   * Whether a changed file may still be being written. Written to within `settleMs`: yes. Renamed into place
+   * since its last write (how editors, `kubectl cp` and config tools replace files atomically): no, it is
+   * whole. Otherwise, without events for it (a swapped directory, a watch being moved): its modification time
+   * says.
+   */
+  #mayBeInProgress(file: string, modified: number | undefined): boolean {
+    const now = this.#wallClock();
+    const seen = this.#events.get(resolve(file));
+    if (seen?.writtenAt !== undefined && now - seen.writtenAt < this.#settleMs) {
+      if (seen.renamedAt === undefined || seen.renamedAt < seen.writtenAt) return true;
+    }
+    if (seen?.renamedAt !== undefined && now - seen.renamedAt < this.#settleMs) return false;
+    return modified !== undefined && now - modified < this.#settleMs;
+  }
+
+  /** Forgets events older than the settle period, which no longer decide anything. */
+  #pruneEvents(): void {
+    const now = this.#wallClock();
+    for (const [path, seen] of this.#events) {
+      const latest = Math.max(seen.writtenAt ?? -Infinity, seen.renamedAt ?? -Infinity);
+      if (now - latest >= this.#settleMs) this.#events.delete(path);
+    }
+  }
+
   #forget(file: string): void {
     this.#state.remove(file);
     this.#texts.delete(file);
+    this.#stamps.delete(file);
   }
 
   #apply(resources: ReadonlyMap<string, LoadedDocument>): void {
@@ -406,4 +461,20 @@ export class FileConfigSource {
     }
     this.#owned = owned;
   }
+}
+
+/** Identity, size and modification times of a file: equal stamps mean the file was not touched. */
+function stampOf(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+}
+
+/** Stats `files`, 64 at a time; a file that cannot be stat'ed is left out (reading it reports why). */
+async function statAll(files: readonly string[]): Promise<Map<string, Deno.FileInfo>> {
+  const out = new Map<string, Deno.FileInfo>();
+  for (let i = 0; i < files.length; i += 64) {
+    const batch = files.slice(i, i + 64);
+    const infos = await Promise.all(batch.map((file) => Deno.stat(file).catch(() => undefined)));
+    batch.forEach((file, j) => infos[j] !== undefined && out.set(file, infos[j]));
+  }
+  return out;
 }

@@ -136,8 +136,8 @@ Deno.test("FileConfigSource loads a file only once it has stopped changing", asy
   await source.start();
   const names = () => store.list("ServiceEntry").map((r) => r.meta.name).sort().join(",");
   try {
-    // Half of a two-document file: valid YAML with one resource fewer than the complete file.
-    await replaceFile(`${dir}/a.yaml`, `${serviceEntry("b")}`);
+    // Half of a two-document file, written in place: valid YAML with one resource fewer than the whole.
+    await Deno.writeTextFile(`${dir}/a.yaml`, `${serviceEntry("b")}`);
     await source.reload();
     assert.equal(names(), "a", "a file modified within the settle period keeps its previous version");
     assert.deepEqual(source.status().settling, [`${dir}/a.yaml`]);
@@ -145,6 +145,36 @@ Deno.test("FileConfigSource loads a file only once it has stopped changing", asy
     await source.reload();
     assert.equal(names(), "b");
     assert.deepEqual(source.status().settling, []);
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileConfigSource loads a file renamed into place at once: it arrived whole", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_rename_" });
+  await populate(dir, ["a"]);
+  const store = new MemoryConfigStore();
+  // A settle period and a clock that never let a recently modified file load by its modification time.
+  const source = new FileConfigSource({
+    dir,
+    store,
+    defaultNamespace: "default",
+    debounceMs: 5,
+    checkMs: 60_000,
+    settleMs: 60_000,
+    wallClock: () => Date.now(),
+  });
+  await source.start();
+  const names = () => store.list("ServiceEntry").map((r) => r.meta.name).sort().join(",");
+  try {
+    await replaceFile(`${dir}/a.yaml`, serviceEntry("b"));
+    await waitFor(() => names() === "b", "the renamed file to load without settling");
+    assert.deepEqual(source.status().settling, []);
+    // Written to in place afterwards: that write may be half done, so it settles.
+    await Deno.writeTextFile(`${dir}/a.yaml`, serviceEntry("c"));
+    await waitFor(() => source.status().settling.length === 1, "the in-place write to settle");
+    assert.equal(names(), "b");
   } finally {
     await source.stop();
     await Deno.remove(dir, { recursive: true });

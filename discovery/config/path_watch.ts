@@ -8,8 +8,11 @@ export type PathWatchState = "watching" | "lost";
 export interface PathWatchOptions {
   /** The directory, by path: whatever is found at this path is what is watched. */
   readonly path: string;
-  /** Called on every change under the directory and whenever what the path names changes. */
-  readonly onChange: () => void;
+  /**
+   * Called on every change under the directory, with the kernel's event (its kind and paths), and without one
+   * whenever what the path names changes.
+   */
+  readonly onChange: (event?: Deno.FsEvent) => void;
   /** Called when the state changes (`lost` when the path disappears, `watching` when it is back). */
   readonly onState?: (state: PathWatchState) => void;
   /** How often the path is checked for a replacement (default 1 s). */
@@ -125,7 +128,7 @@ export class PathWatch {
       try {
         for await (const event of watcher) {
           // Hidden paths matter too: orchestrator volume mounts swap a `..data` link to update every file.
-          if (event.kind !== "access") this.#options.onChange();
+          if (event.kind !== "access") this.#options.onChange(event);
         }
       } catch (error) {
         if (!this.#stopped && this.#watcher === watcher) {
