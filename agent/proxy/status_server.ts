@@ -11,7 +11,8 @@ import { Router } from "../../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { type AppProbe, runProbe } from "./app_probers.ts";
+import type { AppProbes } from "./app_probe_config.ts";
+import { runAppProbe } from "./app_probers.ts";
 import { type AppMetricsTarget, httpSource, mergeStats, type StatsSource } from "./merged_stats.ts";
 
 /** What the status server reads and can do. */
@@ -22,8 +23,8 @@ export interface StatusDeps {
   readonly appMetrics?: AppMetricsTarget;
   /** The agent's own metrics. */
   readonly metrics?: Metrics;
-  /** Rewritten application probes by path. */
-  readonly probes?: ReadonlyMap<string, AppProbe>;
+  /** Rewritten application probes by path, parsed at startup from `MESH_ORCH_APP_PROBERS`. */
+  readonly probes?: AppProbes;
   /** Asks the agent to drain and exit. */
   readonly quit: () => void;
   readonly log: Logger;
@@ -69,10 +70,10 @@ export async function startStatusServer(port: number, deps: StatusDeps): Promise
         headers: { "content-type": "text/plain; version=0.0.4" },
       }),
   );
-  for (const [path, probe] of deps.probes ?? []) {
+  for (const [path, probe] of Object.entries(deps.probes ?? {})) {
     router.add(path, `The application's ${path.split("/").at(-1)} probe`, async () => {
-      const result = await runProbe(probe);
-      return new Response(`${result.detail}\n`, { status: result.status });
+      const result = await runAppProbe(probe);
+      return new Response(result.error === undefined ? null : `${result.error}\n`, { status: result.status });
     });
   }
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
