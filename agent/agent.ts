@@ -22,7 +22,7 @@ import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
 import { parseAppProbes } from "./proxy/app_probe_config.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstrap_template.ts";
-import { parseMetricsAnnotations } from "./proxy/merged_stats.ts";
+import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
 import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 
@@ -168,7 +168,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   });
   // Settings read from JSON are checked before anything is served.
   const appProbes = parseAppProbes(env.string("MESH_ORCH_APP_PROBERS"));
-  const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"));
+  const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"), config.statusPort);
   // A missing proxy binary stops startup before anything is served, naming the path.
   if (config.binaryPath.includes("/")) {
     try {

@@ -13,16 +13,20 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { AppProbes } from "./app_probe_config.ts";
 import { runAppProbe } from "./app_probers.ts";
-import { type AppMetricsTarget, httpSource, mergeStats, type StatsSource } from "./merged_stats.ts";
+import { MergedStats, STATS_CONTENT_TYPE } from "./merged_stats.ts";
+import type { AppMetricsTarget } from "./metrics_annotations.ts";
+import { httpStatsSource, registryStatsSource, type StatsSource } from "./stats_sources.ts";
 
 /** What the status server reads and can do. */
 export interface StatusDeps {
   /** The proxy's admin port. */
   readonly adminPort: number;
-  /** The application's metrics, when it asked to be scraped. */
+  /** The application's metrics, when it asked to be scraped (`MESH_METRICS_ANNOTATIONS`). */
   readonly appMetrics?: AppMetricsTarget;
-  /** The agent's own metrics. */
-  readonly metrics?: Metrics;
+  /** The agent's own metrics, served with the proxy's; scrapes and failed sources are counted here. */
+  readonly metrics: Metrics;
+  /** Per-source timeout and size cap of `/stats/prometheus`; the defaults suit production. */
+  readonly statsLimits?: { readonly timeoutMs?: number; readonly maxBytes?: number };
   /** Rewritten application probes by path, parsed at startup from `MESH_ORCH_APP_PROBERS`. */
   readonly probes?: AppProbes;
   /** Asks the agent to drain and exit. */
@@ -53,22 +57,21 @@ export async function startStatusServer(port: number, deps: StatusDeps): Promise
     const { ready, reason } = await proxyReady(deps.adminPort);
     return new Response(ready ? "ready\n" : `not ready: ${reason}\n`, { status: ready ? 200 : 503 });
   });
+  // The application's metrics go last: were they OpenMetrics despite the Accept header, their closing `# EOF`
+  // would end the exposition for a parser that honours it.
   const sources: StatsSource[] = [
     // The admin API serves what the proxy's 15090 listener routes to it, without depending on that listener.
-    httpSource("proxy stats", `http://127.0.0.1:${deps.adminPort}/stats/prometheus`),
+    httpStatsSource("envoy", `http://127.0.0.1:${deps.adminPort}/stats/prometheus`),
+    registryStatsSource("agent", deps.metrics),
     ...(deps.appMetrics
-      ? [httpSource("application metrics", `http://127.0.0.1:${deps.appMetrics.port}${deps.appMetrics.path}`)]
+      ? [httpStatsSource("application", `http://127.0.0.1:${deps.appMetrics.port}${deps.appMetrics.path}`)]
       : []),
-    ...(deps.metrics ? [{ name: "agent metrics", read: () => deps.metrics!.registry.metrics() }] : []),
   ];
-  const failing = new Set<string>();
+  const stats = new MergedStats({ sources, metrics: deps.metrics, log: deps.log, ...deps.statsLimits });
   router.add(
     "/stats/prometheus",
-    "The proxy's, the application's and the agent's metrics",
-    async () =>
-      new Response(await mergeStats(sources, deps.log, failing), {
-        headers: { "content-type": "text/plain; version=0.0.4" },
-      }),
+    "The proxy's, the agent's and the application's metrics",
+    async () => new Response(await stats.render(), { headers: { "content-type": STATS_CONTENT_TYPE } }),
   );
   for (const [path, probe] of Object.entries(deps.probes ?? {})) {
     router.add(path, `The application's ${path.split("/").at(-1)} probe`, async () => {
