@@ -1,18 +1,25 @@
 /**
  * The agent's status port (15020): `/healthz/ready` answers 200 once the proxy says it is live and has its
- * first configuration (its admin `/ready`), 503 with the reason before; `/stats/prometheus` merges the proxy's
- * stats, the application's metrics (when annotated) and the agent's own; `/app-health/<container>/<probe>`
- * runs the container's rewritten probe; `/quitquitquit` (POST, loopback callers only) asks the agent to shut
- * down.
+ * first configuration (its admin `/ready`), 503 with the reason before; `/app-health/<container>/<kind>` runs
+ * the application probe configured for that path (`MESH_ORCH_APP_PROBERS`); `/stats/prometheus` serves the
+ * proxy's, the agent's and (with `MESH_METRICS_ANNOTATIONS`) the application's metrics in one exposition;
+ * `/quitquitquit` (POST, loopback callers only) asks the agent to shut down.
  *
  * @module
  */
-import { Router } from "../../shared/http/router.ts";
+import { HttpError, Router } from "../../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { AppProbes } from "./app_probe_config.ts";
+import {
+  APP_HEALTH_PATH,
+  APP_PROBERS_VARIABLE,
+  appProbeFor,
+  type AppProbes,
+  NO_APP_PROBES,
+} from "./app_probe_config.ts";
 import { runAppProbe } from "./app_probers.ts";
+import { FailureLog } from "./failure_log.ts";
 import { MergedStats, STATS_CONTENT_TYPE } from "./merged_stats.ts";
 import type { AppMetricsTarget } from "./metrics_annotations.ts";
 import { httpStatsSource, registryStatsSource, type StatsSource } from "./stats_sources.ts";
@@ -21,16 +28,16 @@ import { httpStatsSource, registryStatsSource, type StatsSource } from "./stats_
 export interface StatusDeps {
   /** The proxy's admin port. */
   readonly adminPort: number;
-  /** The application's metrics, when it asked to be scraped (`MESH_METRICS_ANNOTATIONS`). */
-  readonly appMetrics?: AppMetricsTarget;
-  /** The agent's own metrics, served with the proxy's; scrapes and failed sources are counted here. */
-  readonly metrics: Metrics;
-  /** Per-source timeout and size cap of `/stats/prometheus`; the defaults suit production. */
-  readonly statsLimits?: { readonly timeoutMs?: number; readonly maxBytes?: number };
-  /** Rewritten application probes by path, parsed at startup from `MESH_ORCH_APP_PROBERS`. */
-  readonly probes?: AppProbes;
   /** Asks the agent to drain and exit. */
   readonly quit: () => void;
+  /** The application probes by path, parsed at startup from `MESH_ORCH_APP_PROBERS`; none when absent. */
+  readonly probes?: AppProbes;
+  /** Where the application's metrics are scraped from (`MESH_METRICS_ANNOTATIONS`); not scraped when absent. */
+  readonly appMetrics?: AppMetricsTarget;
+  /** The agent's own metrics, served with the proxy's; `scrapes_total` and its failures are counted here. */
+  readonly metrics: Metrics;
+  /** Per-source timeout and size cap of `/stats/prometheus`; defaults suit production. */
+  readonly statsLimits?: { readonly timeoutMs?: number; readonly maxBytes?: number };
   readonly log: Logger;
 }
 
@@ -50,14 +57,40 @@ async function proxyReady(adminPort: number): Promise<{ ready: boolean; reason: 
   }
 }
 
-/** Serves the status port on `port` (all interfaces: the orchestrator probes it from outside the pod). */
-export async function startStatusServer(port: number, deps: StatusDeps): Promise<RunningServer> {
+/** The status port's routes, without a socket: what {@link startStatusServer} serves. */
+export function statusRouter(deps: StatusDeps): Router {
   const router = new Router();
   router.add("/healthz/ready", "200 once the proxy is live with its first configuration", async () => {
     const { ready, reason } = await proxyReady(deps.adminPort);
     return new Response(ready ? "ready\n" : `not ready: ${reason}\n`, { status: ready ? 200 : 503 });
   });
-  // The application's metrics go last: were they OpenMetrics despite the Accept header, their closing `# EOF`
+
+  const probeFailures = new FailureLog(deps.log, "application probe");
+  router.add(
+    "/app-health/",
+    "The application's probe for this path, run from the pod",
+    async (_request, url) => {
+      const probe = appProbeFor(deps.probes ?? NO_APP_PROBES, url.pathname);
+      if (probe === undefined) {
+        // The path is named only when it has the strict probe-path shape, so no caller text is reflected.
+        throw new HttpError(
+          404,
+          APP_HEALTH_PATH.test(url.pathname)
+            ? `No application probe is configured for ${url.pathname}; ${APP_PROBERS_VARIABLE} names the probed paths`
+            : "Not an application probe path: expected /app-health/<container>/<livez|readyz|startupz>",
+        );
+      }
+      const outcome = await runAppProbe(probe);
+      if (outcome.error === undefined) {
+        probeFailures.succeeded(url.pathname);
+        return new Response(null, { status: outcome.status });
+      }
+      probeFailures.failed(url.pathname, outcome.error);
+      return new Response(`${outcome.error}\n`, { status: outcome.status });
+    },
+  );
+
+  // The application's metrics go last: were they OpenMetrics despite our Accept header, their closing `# EOF`
   // would end the exposition for a parser that honours it.
   const sources: StatsSource[] = [
     // The admin API serves what the proxy's 15090 listener routes to it, without depending on that listener.
@@ -68,17 +101,10 @@ export async function startStatusServer(port: number, deps: StatusDeps): Promise
       : []),
   ];
   const stats = new MergedStats({ sources, metrics: deps.metrics, log: deps.log, ...deps.statsLimits });
-  router.add(
-    "/stats/prometheus",
-    "The proxy's, the agent's and the application's metrics",
-    async () => new Response(await stats.render(), { headers: { "content-type": STATS_CONTENT_TYPE } }),
-  );
-  for (const [path, probe] of Object.entries(deps.probes ?? {})) {
-    router.add(path, `The application's ${path.split("/").at(-1)} probe`, async () => {
-      const result = await runAppProbe(probe);
-      return new Response(result.error === undefined ? null : `${result.error}\n`, { status: result.status });
-    });
-  }
+  router.add("/stats/prometheus", "The proxy's, the agent's and the application's metrics", async () => {
+    return new Response(await stats.render(), { headers: { "content-type": STATS_CONTENT_TYPE } });
+  });
+
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
     const host = new URL(request.url).hostname;
     const forwarded = request.headers.get("x-forwarded-for");
@@ -89,5 +115,10 @@ export async function startStatusServer(port: number, deps: StatusDeps): Promise
     deps.quit();
     return new Response("OK\n");
   }, ["POST"]);
-  return await serveHttp("status", { hostname: "0.0.0.0", port }, router.handle, deps.log);
+  return router;
+}
+
+/** Serves the status port on `port` (all interfaces: the orchestrator probes it from outside the pod). */
+export async function startStatusServer(port: number, deps: StatusDeps): Promise<RunningServer> {
+  return await serveHttp("status", { hostname: "0.0.0.0", port }, statusRouter(deps).handle, deps.log);
 }
