@@ -20,9 +20,9 @@ import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
 import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
-import { parseAppProbers } from "./proxy/app_probers.ts";
+import { parseAppProbes } from "./proxy/app_probe_config.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstrap_template.ts";
-import { parseMetricsAnnotations } from "./proxy/merged_stats.ts";
+import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
 import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 
@@ -167,8 +167,8 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
   });
   // Settings read from JSON are checked before anything is served.
-  const appProbes = parseAppProbers(env.string("MESH_ORCH_APP_PROBERS"));
-  const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"));
+  const appProbes = parseAppProbes(env.string("MESH_ORCH_APP_PROBERS"));
+  const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"), config.statusPort);
   // A missing proxy binary stops startup before anything is served, naming the path.
   if (config.binaryPath.includes("/")) {
     try {

@@ -34,3 +34,42 @@ Deno.test("mesh-agent proxy with a broken --templateFile exits 1 naming the file
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("mesh-agent proxy with a bad JSON setting for its status port exits 1 naming the field, serving nothing", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "agent_startup_e2e_" });
+  const env = {
+    POD_NAME: "app-1",
+    POD_NAMESPACE: "example",
+    INSTANCE_IP: "10.9.9.9",
+    PROXY_CONFIG: JSON.stringify({ binaryPath: "/bin/sh", configPath: `${dir}/proxy` }),
+  };
+  try {
+    await t.step("a probe on a named port", async () => {
+      const result = await runProgram("mesh-agent", ["proxy"], {
+        ...env,
+        MESH_ORCH_APP_PROBERS: JSON.stringify({ "/app-health/app/livez": { httpGet: { port: "http" } } }),
+      });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.match(
+        result.stderr,
+        /MESH_ORCH_APP_PROBERS\["\/app-health\/app\/livez"\]\.httpGet\.port is invalid: expected an integer port/,
+      );
+      assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+    });
+    await t.step("application metrics on the status port itself", async () => {
+      const result = await runProgram("mesh-agent", ["proxy"], {
+        ...env,
+        MESH_METRICS_ANNOTATIONS: JSON.stringify({ scrape: "true", port: "15020" }),
+      });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.match(
+        result.stderr,
+        /MESH_METRICS_ANNOTATIONS\.port is invalid: expected a port other than the status port 15020/,
+      );
+      assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+    });
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "nothing was written");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,111 +1,95 @@
 /**
- * The status port's `/stats/prometheus`: the proxy's statistics, the application's metrics when
- * `MESH_METRICS_ANNOTATIONS` says to scrape them (JSON `{"scrape": "true", "path": "/metrics", "port": "9090"}`,
- * as the injector writes it from the pod's scrape annotations), and the agent's own metrics, in one Prometheus
- * text exposition. A source that fails is skipped with a `#` comment saying why; the others are still served.
+ * The status port's `/stats/prometheus`: the expositions of several sources (the proxy, the agent, the
+ * application) concatenated into one, so Prometheus scrapes one port per pod. A source that fails or is too
+ * slow or too large is skipped with a `# ` comment line saying why, and the others are still served.
  *
  * @module
  */
 import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { FailureLog } from "./failure_log.ts";
+import type { StatsSource } from "./stats_sources.ts";
 
-/** Where the application's metrics are, when it asked to be scraped. */
-export interface AppMetricsTarget {
-  readonly port: number;
-  readonly path: string;
+/** The content type of the merged exposition: Prometheus text format 0.0.4. */
+export const STATS_CONTENT_TYPE = "text/plain; version=0.0.4";
+
+/** How long each source may take, by default: under Prometheus' default scrape timeout of 10 s. */
+export const DEFAULT_STATS_TIMEOUT_MS = 5000;
+
+/** The most bytes taken from each source, by default: room for a proxy with thousands of clusters. */
+export const DEFAULT_STATS_MAX_BYTES = 32 * 1024 * 1024;
+
+/** What a merged exposition is made from. */
+export interface MergedStatsOptions {
+  /** The sources, in the order their expositions are served. */
+  readonly sources: readonly StatsSource[];
+  /** How long each source may take (default {@link DEFAULT_STATS_TIMEOUT_MS}). */
+  readonly timeoutMs?: number;
+  /** The most bytes taken from each source (default {@link DEFAULT_STATS_MAX_BYTES}). */
+  readonly maxBytes?: number;
+  /** Counts `scrapes_total` and `scrape_failures_total` by source. */
+  readonly metrics: Metrics;
+  /** Where a failing source is logged, once until it recovers. */
+  readonly log: Logger;
 }
 
-/** One source of the merged exposition. */
-export interface StatsSource {
-  /** Names the source in the comment of a failure. */
-  readonly name: string;
-  /** The source's exposition text. */
-  read(): Promise<string>;
-}
+/** Reads every source in parallel and concatenates what they return. */
+export class MergedStats {
+  readonly #options: MergedStatsOptions;
+  readonly #failures: FailureLog;
 
-/** The largest exposition taken from one source; a bigger one is cut off at a line and flagged. */
-export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
-/** How long one source may take. */
-export const SOURCE_TIMEOUT_MS = 2_000;
-
-/**
- * Parses `MESH_METRICS_ANNOTATIONS`; undefined when it is empty or does not ask for scraping.
- *
- * @throws {RangeError} naming the variable and what is wrong
- */
-export function parseMetricsAnnotations(
-  text: string,
-  name = "MESH_METRICS_ANNOTATIONS",
-): AppMetricsTarget | undefined {
-  if (text.trim() === "") return undefined;
-  let doc: { scrape?: unknown; path?: unknown; port?: unknown };
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new RangeError(`Invalid ${name}: not JSON: ${(error as Error).message}`);
+  /** Merges `options.sources`. */
+  constructor(options: MergedStatsOptions) {
+    this.#options = options;
+    this.#failures = new FailureLog(options.log, "metrics source");
   }
-  if (String(doc?.scrape ?? "").toLowerCase() !== "true") return undefined;
-  const port = Number(doc.port ?? 80);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new RangeError(`Invalid ${name}: port "${doc.port}": expected a port number from 1 to 65535`);
-  }
-  const path = typeof doc.path === "string" && doc.path !== "" ? doc.path : "/metrics";
-  if (!path.startsWith("/")) {
-    throw new RangeError(`Invalid ${name}: path "${path}": expected a path starting with /`);
-  }
-  return Object.freeze({ port, path });
-}
 
-/** A source read over HTTP from localhost with a timeout and a size cap. */
-export function httpSource(name: string, url: string): StatsSource {
-  return {
-    name,
-    async read() {
-      const response = await fetch(url, { signal: AbortSignal.timeout(SOURCE_TIMEOUT_MS) });
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error(`HTTP ${response.status}`);
-      }
-      const reader = response.body!.getReader();
-      const decoder = new TextDecoder();
-      let text = "";
-      let size = 0;
-      while (true) {
-        const { done, value } = await reader.read();
-        if (done) return text + decoder.decode();
-        size += value.length;
-        if (size > MAX_SOURCE_BYTES) {
-          await reader.cancel();
-          const cut = text.lastIndexOf("\n");
-          return `${cut < 0 ? "" : text.slice(0, cut + 1)}# cut: ${name} is over ${MAX_SOURCE_BYTES} bytes\n`;
-        }
-        text += decoder.decode(value, { stream: true });
-      }
-    },
-  };
-}
+  /** The merged exposition; never rejects. */
+  async render(): Promise<string> {
+    this.#options.metrics.counter("scrapes_total").inc();
+    const parts = await Promise.all(this.#options.sources.map((source) => this.#read(source)));
+    return parts.join("");
+  }
 
-/** Reads every source at once and joins them in order; failures become comments and are logged once each. */
-export async function mergeStats(
-  sources: readonly StatsSource[],
-  log: Logger,
-  logged: Set<string>,
-): Promise<string> {
-  const parts = await Promise.all(sources.map(async (source) => {
+  async #read(source: StatsSource): Promise<string> {
+    const timeoutMs = this.#options.timeoutMs ?? DEFAULT_STATS_TIMEOUT_MS;
+    const controller = new AbortController();
+    const expired = Promise.withResolvers<never>();
+    const timer = setTimeout(() => {
+      const error = new Error(`no answer within ${timeoutMs} ms`);
+      controller.abort(error);
+      expired.reject(error);
+    }, timeoutMs);
     try {
-      const text = await source.read();
-      logged.delete(source.name);
-      return text.endsWith("\n") || text === "" ? text : `${text}\n`;
+      // The race bounds a source that ignores the signal; the signal stops one that listens.
+      const text = await Promise.race([
+        source.read({
+          signal: controller.signal,
+          maxBytes: this.#options.maxBytes ?? DEFAULT_STATS_MAX_BYTES,
+        }),
+        expired.promise,
+      ]);
+      this.#failures.succeeded(source.name);
+      return text === "" || text.endsWith("\n") ? text : `${text}\n`;
     } catch (error) {
-      const message = (error as Error).message;
-      if (!logged.has(source.name)) {
-        log.warn("a statistics source is unavailable; serving the others", {
-          source: source.name,
-          error: message,
-        });
-        logged.add(source.name);
-      }
-      return `# ${source.name} unavailable: ${message.replaceAll("\n", " ")}\n`;
+      const reason = oneLine(
+        controller.signal.aborted ? String(controller.signal.reason?.message) : describe(error),
+      );
+      this.#options.metrics.counter("scrape_failures_total").inc({ type: source.name });
+      this.#failures.failed(source.name, reason);
+      return `# mesh-agent skipped the ${source.name} metrics: ${reason}\n`;
+    } finally {
+      clearTimeout(timer);
     }
-  }));
-  return parts.join("");
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// A comment is one line: a line break inside the reason would start a line Prometheus cannot parse.
+function oneLine(text: string): string {
+  const flat = text.replace(/[\r\n]+/g, " ").trim();
+  return flat.length <= 300 ? flat : `${flat.slice(0, 297)}...`;
 }

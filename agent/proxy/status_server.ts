@@ -1,31 +1,43 @@
 /**
  * The agent's status port (15020): `/healthz/ready` answers 200 once the proxy says it is live and has its
- * first configuration (its admin `/ready`), 503 with the reason before; `/stats/prometheus` merges the proxy's
- * stats, the application's metrics (when annotated) and the agent's own; `/app-health/<container>/<probe>`
- * runs the container's rewritten probe; `/quitquitquit` (POST, loopback callers only) asks the agent to shut
- * down.
+ * first configuration (its admin `/ready`), 503 with the reason before; `/app-health/<container>/<kind>` runs
+ * the application probe configured for that path (`MESH_ORCH_APP_PROBERS`); `/stats/prometheus` serves the
+ * proxy's, the agent's and (with `MESH_METRICS_ANNOTATIONS`) the application's metrics in one exposition;
+ * `/quitquitquit` (POST, loopback callers only) asks the agent to shut down.
  *
  * @module
  */
-import { Router } from "../../shared/http/router.ts";
+import { HttpError, Router } from "../../shared/http/router.ts";
 import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { type AppProbe, runProbe } from "./app_probers.ts";
-import { type AppMetricsTarget, httpSource, mergeStats, type StatsSource } from "./merged_stats.ts";
+import {
+  APP_HEALTH_PATH,
+  APP_PROBERS_VARIABLE,
+  appProbeFor,
+  type AppProbes,
+  NO_APP_PROBES,
+} from "./app_probe_config.ts";
+import { runAppProbe } from "./app_probers.ts";
+import { FailureLog } from "./failure_log.ts";
+import { MergedStats, STATS_CONTENT_TYPE } from "./merged_stats.ts";
+import type { AppMetricsTarget } from "./metrics_annotations.ts";
+import { httpStatsSource, registryStatsSource, type StatsSource } from "./stats_sources.ts";
 
 /** What the status server reads and can do. */
 export interface StatusDeps {
   /** The proxy's admin port. */
   readonly adminPort: number;
-  /** The application's metrics, when it asked to be scraped. */
-  readonly appMetrics?: AppMetricsTarget;
-  /** The agent's own metrics. */
-  readonly metrics?: Metrics;
-  /** Rewritten application probes by path. */
-  readonly probes?: ReadonlyMap<string, AppProbe>;
   /** Asks the agent to drain and exit. */
   readonly quit: () => void;
+  /** The application probes by path, parsed at startup from `MESH_ORCH_APP_PROBERS`; none when absent. */
+  readonly probes?: AppProbes;
+  /** Where the application's metrics are scraped from (`MESH_METRICS_ANNOTATIONS`); not scraped when absent. */
+  readonly appMetrics?: AppMetricsTarget;
+  /** The agent's own metrics, served with the proxy's; `scrapes_total` and its failures are counted here. */
+  readonly metrics: Metrics;
+  /** Per-source timeout and size cap of `/stats/prometheus`; defaults suit production. */
+  readonly statsLimits?: { readonly timeoutMs?: number; readonly maxBytes?: number };
   readonly log: Logger;
 }
 
@@ -45,36 +57,54 @@ async function proxyReady(adminPort: number): Promise<{ ready: boolean; reason: 
   }
 }
 
-/** Serves the status port on `port` (all interfaces: the orchestrator probes it from outside the pod). */
-export async function startStatusServer(port: number, deps: StatusDeps): Promise<RunningServer> {
+/** The status port's routes, without a socket: what {@link startStatusServer} serves. */
+export function statusRouter(deps: StatusDeps): Router {
   const router = new Router();
   router.add("/healthz/ready", "200 once the proxy is live with its first configuration", async () => {
     const { ready, reason } = await proxyReady(deps.adminPort);
     return new Response(ready ? "ready\n" : `not ready: ${reason}\n`, { status: ready ? 200 : 503 });
   });
+
+  const probeFailures = new FailureLog(deps.log, "application probe");
+  router.add(
+    "/app-health/",
+    "The application's probe for this path, run from the pod",
+    async (_request, url) => {
+      const probe = appProbeFor(deps.probes ?? NO_APP_PROBES, url.pathname);
+      if (probe === undefined) {
+        // The path is named only when it has the strict probe-path shape, so no caller text is reflected.
+        throw new HttpError(
+          404,
+          APP_HEALTH_PATH.test(url.pathname)
+            ? `No application probe is configured for ${url.pathname}; ${APP_PROBERS_VARIABLE} names the probed paths`
+            : "Not an application probe path: expected /app-health/<container>/<livez|readyz|startupz>",
+        );
+      }
+      const outcome = await runAppProbe(probe);
+      if (outcome.error === undefined) {
+        probeFailures.succeeded(url.pathname);
+        return new Response(null, { status: outcome.status });
+      }
+      probeFailures.failed(url.pathname, outcome.error);
+      return new Response(`${outcome.error}\n`, { status: outcome.status });
+    },
+  );
+
+  // The application's metrics go last: were they OpenMetrics despite our Accept header, their closing `# EOF`
+  // would end the exposition for a parser that honours it.
   const sources: StatsSource[] = [
     // The admin API serves what the proxy's 15090 listener routes to it, without depending on that listener.
-    httpSource("proxy stats", `http://127.0.0.1:${deps.adminPort}/stats/prometheus`),
+    httpStatsSource("envoy", `http://127.0.0.1:${deps.adminPort}/stats/prometheus`),
+    registryStatsSource("agent", deps.metrics),
     ...(deps.appMetrics
-      ? [httpSource("application metrics", `http://127.0.0.1:${deps.appMetrics.port}${deps.appMetrics.path}`)]
+      ? [httpStatsSource("application", `http://127.0.0.1:${deps.appMetrics.port}${deps.appMetrics.path}`)]
       : []),
-    ...(deps.metrics ? [{ name: "agent metrics", read: () => deps.metrics!.registry.metrics() }] : []),
   ];
-  const failing = new Set<string>();
-  router.add(
-    "/stats/prometheus",
-    "The proxy's, the application's and the agent's metrics",
-    async () =>
-      new Response(await mergeStats(sources, deps.log, failing), {
-        headers: { "content-type": "text/plain; version=0.0.4" },
-      }),
-  );
-  for (const [path, probe] of deps.probes ?? []) {
-    router.add(path, `The application's ${path.split("/").at(-1)} probe`, async () => {
-      const result = await runProbe(probe);
-      return new Response(`${result.detail}\n`, { status: result.status });
-    });
-  }
+  const stats = new MergedStats({ sources, metrics: deps.metrics, log: deps.log, ...deps.statsLimits });
+  router.add("/stats/prometheus", "The proxy's, the agent's and the application's metrics", async () => {
+    return new Response(await stats.render(), { headers: { "content-type": STATS_CONTENT_TYPE } });
+  });
+
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
     const host = new URL(request.url).hostname;
     const forwarded = request.headers.get("x-forwarded-for");
@@ -85,5 +115,10 @@ export async function startStatusServer(port: number, deps: StatusDeps): Promise
     deps.quit();
     return new Response("OK\n");
   }, ["POST"]);
-  return await serveHttp("status", { hostname: "0.0.0.0", port }, router.handle, deps.log);
+  return router;
+}
+
+/** Serves the status port on `port` (all interfaces: the orchestrator probes it from outside the pod). */
+export async function startStatusServer(port: number, deps: StatusDeps): Promise<RunningServer> {
+  return await serveHttp("status", { hostname: "0.0.0.0", port }, statusRouter(deps).handle, deps.log);
 }

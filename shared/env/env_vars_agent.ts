@@ -95,7 +95,14 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
   { name: "INSTANCE_IP", type: "string", default: "", programs: AGENT, description: "" },
   { name: "MESH_BOOTSTRAP", type: "string", default: "", programs: AGENT, description: "" },
   { name: "MESH_BOOTSTRAP_OVERRIDE", type: "string", default: "", programs: AGENT, description: "" },
-  { name: "MESH_ORCH_APP_PROBERS", type: "string", default: "", programs: AGENT, description: "" },
+  {
+    name: "MESH_ORCH_APP_PROBERS",
+    type: "string",
+    default: "",
+    programs: AGENT,
+    description:
+      "JSON object mapping /app-health/<container>/<livez|readyz|startupz> to the application's httpGet or tcpSocket probe, run by the status port.",
+  },
   { name: "MESH_META_CLUSTER_ID", type: "string", default: "", programs: AGENT, description: "" },
   {
     name: "MESH_META_DNS_CAPTURE",

@@ -100,7 +100,14 @@ export const SHARED_ENV_VARS: readonly EnvVarSpec[] = [
     description:
       "Maximum number of concurrent gRPC streams per connection to the xDS ports (the reference's default, 100000, bounds nothing).",
   },
-  { name: "MESH_METRICS_ANNOTATIONS", type: "string", default: "", programs: BOTH, description: "" },
+  {
+    name: "MESH_METRICS_ANNOTATIONS",
+    type: "string",
+    default: "",
+    programs: BOTH,
+    description:
+      'JSON of the pod\'s prometheus.io annotations ({"scrape":"true","path":"/metrics","port":"9090"}); with scrape "true" the agent\'s status port merges the application\'s metrics into /stats/prometheus.',
+  },
   {
     name: "JWT_POLICY",
     type: "string",

@@ -546,6 +546,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_orch_cfg_events: ["type", "event"],
   discovery_config_source_lost: ["source"],
   discovery_config_source_unreadable_paths: ["source"],
+  scrape_failures_total: ["type"],
 });
 
 /** Histogram buckets chosen by the unit in a metric's name or help text. */
