@@ -7,14 +7,15 @@
  * `else`, `range` (with `$v :=` or `$i, $v :=`, and `else`), `with`/`else`, each closed by `end`; pipelines
  * `a | f b`; operands `.`, `.a.b`, `$`, `$x`, `$x.a`, string, number, `true`/`false`/`nil` literals and
  * parenthesized pipelines; variable declarations `$x := pipeline`; functions `and or not eq ne lt le gt ge len
- * index print printf js toJSON toJson default` (`toJSON` is Istio's: nil writes `{}`; `toJson` is sprig's: nil
- * writes `null`). As in Go, an unknown function fails when the template is parsed, even in a branch that would
- * not run. Truth is Go's: false, 0, "", nil, empty lists and maps are false. A value that is missing prints as
- * an error naming the template, line and path, with the fields that are there (Go would print `<no value>`,
- * which only breaks the JSON later and further away).
+ * index print printf js toJSON toJson default` (`printf` is Go's, in `go_printf.ts`; `toJSON` is Istio's: nil
+ * writes `{}`; `toJson` is sprig's: nil writes `null`). As in Go, an unknown function fails when the template
+ * is parsed, even in a branch that would not run. Truth is Go's: false, 0, "", nil, empty lists and maps are
+ * false. A value that is missing prints as an error naming the template, line and path, with the fields that
+ * are there (Go would print `<no value>`, which only breaks the JSON later and further away).
  *
  * @module
  */
+import { formatValue, sprintf } from "./go_printf.ts";
 
 /** A template that cannot be parsed or run; the message names the template and the line. */
 export class TemplateError extends Error {
@@ -277,23 +278,6 @@ export function truthy(value: unknown): boolean {
   return true;
 }
 
-function formatValue(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "object" && value !== null) return JSON.stringify(value);
-  return String(value);
-}
-
-function printf(format: string, args: unknown[]): string {
-  let i = 0;
-  return format.replace(/%([%sdvqt])/g, (_, verb: string) => {
-    if (verb === "%") return "%";
-    const value = args[i++];
-    if (verb === "d") return String(Math.trunc(Number(value)));
-    if (verb === "q") return JSON.stringify(formatValue(value));
-    return formatValue(value);
-  });
-}
-
 function sprint(args: unknown[]): string {
   return args.map((arg, i) =>
     (i > 0 && typeof arg !== "string" && typeof args[i - 1] !== "string" ? " " : "") + formatValue(arg)
@@ -330,7 +314,12 @@ const FUNCTIONS: Readonly<Record<string, (...args: unknown[]) => unknown>> = {
     keys.reduce((v: unknown, k) => (v as Record<string, unknown> | undefined)?.[k as string], a),
   // Go's fmt.Sprint: a space between two operands when neither is a string.
   print: (...args) => sprint(args),
-  printf: (format, ...args) => printf(String(format), args),
+  printf: (format, ...args) => {
+    if (typeof format !== "string") {
+      throw new TypeError(`the format must be a string, not ${formatValue(format)}`);
+    }
+    return sprintf(format, args);
+  },
   js: (...args) => jsEscape(sprint(args)),
   // Istio's toJSON writes nil as an empty object; sprig's toJson (newer Istio templates) writes null.
   toJSON: (a) => a === undefined || a === null ? "{}" : JSON.stringify(a),

@@ -72,6 +72,7 @@ Deno.test("Go templates: what is wrong is named with the template and line", () 
   fails("{{ nosuch .a }}", /unknown function "nosuch"; the functions are and, default, eq, /);
   fails("{{ if false }}\n{{ nosuch }}{{ end }}", /^test\.tmpl:2: unknown function "nosuch"/);
   fails("{{ if .a }}x\n{{ else if ) }}y{{ end }}", /^test\.tmpl:2: /);
+  fails('\n{{ printf "%d" "x" }}', /^test\.tmpl:2: printf: "%d" wants an integer, got string "x"$/);
   fails("{{ .a", /unclosed action/);
   fails('{{ template "x" }}', /\{\{ template \}\} is not supported/);
 });
