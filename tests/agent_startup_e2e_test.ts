@@ -73,3 +73,20 @@ Deno.test("mesh-agent proxy with a bad JSON setting for its status port exits 1 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("mesh-agent proxy with a --templateFile that is not there exits 1 naming the flag and the path", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "agent_startup_e2e_" });
+  try {
+    const result = await runProgram("mesh-agent", ["proxy", "--templateFile", `${dir}/absent.tmpl`], {
+      POD_NAME: "app-1",
+      POD_NAMESPACE: "example",
+      INSTANCE_IP: "10.9.9.9",
+      PROXY_CONFIG: JSON.stringify({ binaryPath: "/bin/sh", configPath: `${dir}/proxy` }),
+    });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stderr, new RegExp(`Cannot read --templateFile "${dir}/absent\\.tmpl"`));
+    assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

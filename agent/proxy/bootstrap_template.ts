@@ -3,32 +3,48 @@
  * rendered with the data below and parsed as JSON; `MESH_BOOTSTRAP_OVERRIDE` and the schema check follow as for
  * the built-in bootstrap.
  *
- * The data, as templates read it:
+ * The data, as templates read it. The names marked "Istio" are the ones Istio 1.9's bootstrap template
+ * reads, so that template renders here and passes the schema check; only its hard-coded socket paths
+ * (`./etc/istio/proxy/XDS` and `SDS`) need pointing at `{{ .xds_socket }}` and `{{ .sds_socket }}`.
+ * Options Istio leaves out when unset (`.zipkin`, `.region`, `.sts_port`, …) are left out here too, so the
+ * `{{ if }}`s around them skip. Newer Istio templates read options added after 1.9; adapt those lines.
  *
  * | field | value |
  * | --- | --- |
- * | `.ID`, `.nodeID` | the node id, `sidecar~10.1.2.3~pod.ns~ns.svc.cluster.local` |
- * | `.cluster` | the service cluster (`--serviceCluster`) |
+ * | `.ID`, `.nodeID` (Istio) | the node id, `sidecar~10.1.2.3~pod.ns~ns.svc.cluster.local` |
+ * | `.nodeType` (Istio) | `sidecar` or `router`, the node id's first part |
+ * | `.cluster` (Istio) | the service cluster (`--serviceCluster`) |
  * | `.meta` | the node metadata (object) |
- * | `.meta_json_str` | the node metadata as JSON text |
+ * | `.meta_json_str` (Istio) | the node metadata as JSON text |
  * | `.labels` | the workload's labels |
- * | `.config` | the resolved ProxyConfig (`discoveryAddress`, `binaryPath`, `proxyAdminPort`, …) |
- * | `.discovery_address` | where the proxy's ADS would go without the agent |
+ * | `.config` (Istio) | the resolved ProxyConfig by Istio's Go field names (below) and ours (`.proxyAdminPort`) |
+ * | `.discovery_address` (Istio) | where the proxy's ADS would go without the agent |
+ * | `.proxy_via_agent` (Istio) | `true`: the proxy's xDS always goes through the agent's socket |
+ * | `.xds_type` (Istio) | `GRPC` |
+ * | `.runtime_flags` (Istio) | `{}`: the agent sets no runtime flags |
  * | `.xds_socket`, `.sds_socket` | the agent's xDS and SDS Unix sockets |
  * | `.admin_port`, `.stats_port`, `.readiness_port`, `.status_port` | 15000, 15090, 15021, 15020 by default |
- * | `.localhost`, `.wildcard`, `.dns_lookup_family` | `127.0.0.1`, `0.0.0.0`, `V4_ONLY` |
+ * | `.envoy_prometheus_port`, `.envoy_status_port` (Istio) | the stats and readiness ports again |
+ * | `.localhost`, `.wildcard`, `.dns_lookup_family` (Istio) | `127.0.0.1`, `0.0.0.0`, `V4_ONLY` |
+ *
+ * `.config`'s Go names: `.ConfigPath`, `.BinaryPath`, `.ServiceCluster`, `.DiscoveryAddress`,
+ * `.ProxyAdminPort`, `.StatusPort`; `.DrainDuration`, `.ParentShutdownDuration`, `.TerminationDrainDuration`
+ * as Go prints durations (`45s`, `1m0s`); `.ControlPlaneAuthPolicy` as Istio's enum number, 1 for MUTUAL_TLS
+ * and 0 for NONE.
  *
  * @module
  */
+import { formatDuration, msToDuration } from "../../shared/flags/duration.ts";
 import type { Json } from "./bootstrap.ts";
 import { parseGoTemplate } from "./go_template.ts";
+import type { ProxyConfig } from "./proxy_config.ts";
 import type { ProxyNode } from "./proxy_node.ts";
 
 /** What a bootstrap template is rendered with. */
 export interface BootstrapTemplateInputs {
   readonly node: ProxyNode;
   readonly labels: Readonly<Record<string, string>>;
-  readonly config: Readonly<Record<string, unknown>>;
+  readonly config: ProxyConfig;
   readonly discoveryAddress: string;
   readonly xdsSocket: string;
   readonly sdsSocket: string;
@@ -38,23 +54,49 @@ export interface BootstrapTemplateInputs {
   readonly statusPort: number;
 }
 
+/** ProxyConfig as Istio's templates see it: the fields of its Go struct, by their Go names. */
+function istioProxyConfig(config: ProxyConfig, serviceCluster: string): Record<string, unknown> {
+  const duration = (ms: number) => formatDuration(msToDuration(ms));
+  return {
+    ConfigPath: config.configPath,
+    BinaryPath: config.binaryPath,
+    ServiceCluster: serviceCluster,
+    DiscoveryAddress: config.discoveryAddress,
+    ProxyAdminPort: config.proxyAdminPort,
+    StatusPort: config.statusPort,
+    DrainDuration: duration(config.drainDurationMs),
+    ParentShutdownDuration: duration(config.parentShutdownDurationMs),
+    TerminationDrainDuration: duration(config.terminationDrainDurationMs),
+    // Istio's AuthenticationPolicy enum, which its templates compare as a number:
+    // `eq .config.ControlPlaneAuthPolicy 1`.
+    ControlPlaneAuthPolicy: config.controlPlaneAuthPolicy === "MUTUAL_TLS" ? 1 : 0,
+  };
+}
+
 /** The template data of the table above. */
 export function bootstrapTemplateData(inputs: BootstrapTemplateInputs): Record<string, unknown> {
   return {
     ID: inputs.node.id,
     nodeID: inputs.node.id,
+    // Istio derives the type from the node id the same way.
+    nodeType: inputs.node.id.split("~")[0],
     cluster: inputs.node.cluster,
     meta: inputs.node.metadata,
     meta_json_str: JSON.stringify(inputs.node.metadata),
     labels: inputs.labels,
-    config: inputs.config,
+    config: { ...inputs.config, ...istioProxyConfig(inputs.config, inputs.node.cluster) },
     discovery_address: inputs.discoveryAddress,
+    proxy_via_agent: true,
+    xds_type: "GRPC",
+    runtime_flags: "{}",
     xds_socket: inputs.xdsSocket,
     sds_socket: inputs.sdsSocket,
     admin_port: inputs.adminPort,
     stats_port: inputs.statsPort,
     readiness_port: inputs.readinessPort,
     status_port: inputs.statusPort,
+    envoy_prometheus_port: inputs.statsPort,
+    envoy_status_port: inputs.readinessPort,
     localhost: "127.0.0.1",
     wildcard: "0.0.0.0",
     dns_lookup_family: "V4_ONLY",

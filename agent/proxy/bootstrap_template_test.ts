@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { validateBootstrap } from "./bootstrap.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./bootstrap_template.ts";
-import { TemplateError } from "./go_template.ts";
+import { parseGoTemplate, TemplateError } from "./go_template.ts";
+import { DEFAULT_PROXY_CONFIG } from "./proxy_config.ts";
 import { buildProxyNode } from "./proxy_node.ts";
 
 loadEnvoySchema([
@@ -12,9 +13,10 @@ loadEnvoySchema([
   "envoy/extensions/filters/http/router/v3/router.proto",
 ]);
 
-const TEMPLATE = fileURLToPath(
-  new URL("../../tests/fixtures/bootstrap/sidecar_bootstrap.json.tmpl", import.meta.url),
-);
+const fixture = (name: string) =>
+  fileURLToPath(new URL(`../../tests/fixtures/bootstrap/${name}`, import.meta.url));
+const TEMPLATE = fixture("sidecar_bootstrap.json.tmpl");
+const ISTIO_STYLE_TEMPLATE = fixture("istio_style_bootstrap.json.tmpl");
 
 const node = buildProxyNode({
   role: "sidecar",
@@ -34,7 +36,7 @@ function data(extra: Record<string, unknown> = {}) {
     ...bootstrapTemplateData({
       node,
       labels: { app: "ratings" },
-      config: { discoveryAddress: "meshd.mesh-system.svc:15012" },
+      config: DEFAULT_PROXY_CONFIG,
       discoveryAddress: "meshd.mesh-system.svc:15012",
       xdsSocket: "/etc/mesh/proxy/XDS",
       sdsSocket: "/etc/mesh/proxy/SDS",
@@ -82,4 +84,73 @@ Deno.test("A bootstrap template's problems name the file and line, or say the re
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("The template data carries Istio's names, so Istio's bootstrap templates read what they expect", () => {
+  const render = (template: string, extra: Record<string, unknown> = {}) =>
+    parseGoTemplate("istio-names.tmpl", template)(data(extra));
+  assert.equal(
+    render("{{ .config.ConfigPath }} {{ .config.ProxyAdminPort }} {{ .config.StatusPort }}"),
+    "./etc/mesh/proxy 15000 15020",
+  );
+  assert.equal(
+    render("{{ .config.DrainDuration }} {{ .config.ParentShutdownDuration }} {{ .config.ServiceCluster }}"),
+    "45s 1m0s ratings.shop",
+    "durations as Go prints them; the service cluster from --serviceCluster",
+  );
+  assert.equal(
+    render("{{ if eq .config.ControlPlaneAuthPolicy 1 }}mutual TLS{{ end }}"),
+    "mutual TLS",
+    "Istio's enum number",
+  );
+  assert.equal(render("{{ .config.proxyAdminPort }}"), "15000", "our names stay beside Istio's");
+  assert.equal(
+    render("{{ .nodeType }} {{ .envoy_prometheus_port }} {{ .envoy_status_port }} {{ .xds_type }}"),
+    "sidecar 15090 15021 GRPC",
+  );
+  assert.equal(render("{{ if .proxy_via_agent }}{{ .runtime_flags }}{{ end }}"), "{}");
+  assert.equal(
+    render("{{ if or .zipkin .region .sts_port }}set{{ else }}unset{{ end }}"),
+    "unset",
+    "options Istio leaves out when unset are left out",
+  );
+});
+
+Deno.test("An Istio-style template renders and passes Envoy's schema with its options unset and set", async (t) => {
+  await t.step("unset: no locality, no extra stats, no tracer cluster", () => {
+    const bootstrap = renderBootstrapTemplate(ISTIO_STYLE_TEMPLATE, data());
+    validateBootstrap(bootstrap, ISTIO_STYLE_TEMPLATE);
+    const n = bootstrap.node as Record<string, unknown>;
+    assert.equal(n.id, node.id);
+    assert.deepEqual(n.locality, {});
+    const clusters = (bootstrap.static_resources as { clusters: { name: string }[] }).clusters;
+    assert.deepEqual(clusters.map((c) => c.name), ["prometheus_stats", "agent", "sds-grpc", "xds-grpc"]);
+    assert.match(JSON.stringify(clusters[3]), /"\.\/etc\/mesh\/proxy\/XDS"/);
+    assert.match(JSON.stringify(clusters[2]), /"\/etc\/mesh\/proxy\/SDS"/);
+  });
+  await t.step(
+    "set: locality joined by commas, ranges over stats options, the first tracer of the chain",
+    () => {
+      const bootstrap = renderBootstrapTemplate(
+        ISTIO_STYLE_TEMPLATE,
+        data({
+          region: "eu",
+          zone: "eu-1",
+          extraStatTags: ["app"],
+          inclusionPrefix: ["cluster_manager"],
+          inclusionRegexps: ['.*"quoted".*'],
+          zipkin: '{"address":"zipkin.mesh-system","port_value":9411}',
+          datadog: '{"address":"never.used","port_value":8126}',
+        }),
+      );
+      validateBootstrap(bootstrap, ISTIO_STYLE_TEMPLATE);
+      assert.deepEqual((bootstrap.node as Record<string, unknown>).locality, { region: "eu", zone: "eu-1" });
+      const stats = JSON.stringify(bootstrap.stats_config);
+      assert.match(stats, /"tag_name":"app"/);
+      assert.match(stats, /"prefix":"cluster_manager"/);
+      assert.match(stats, /"regex":".\*\\"quoted\\".\*"/, "js escaped the quotes, so the JSON held");
+      const clusters = (bootstrap.static_resources as { clusters: { name: string }[] }).clusters;
+      assert.deepEqual(clusters.map((c) => c.name).slice(4), ["zipkin"]);
+    },
+  );
 });

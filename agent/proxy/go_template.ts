@@ -7,12 +7,15 @@
  * `else`, `range` (with `$v :=` or `$i, $v :=`, and `else`), `with`/`else`, each closed by `end`; pipelines
  * `a | f b`; operands `.`, `.a.b`, `$`, `$x`, `$x.a`, string, number, `true`/`false`/`nil` literals and
  * parenthesized pipelines; variable declarations `$x := pipeline`; functions `and or not eq ne lt le gt ge len
- * index print printf toJSON default`. Truth is Go's: false, 0, "", nil, empty lists and maps are false. A value
- * that is missing prints as an error naming the template, line and path (Go would print `<no value>`, which only
- * breaks the JSON later and further away).
+ * index print printf js toJSON toJson default` (`printf` is Go's, in `go_printf.ts`; `toJSON` is Istio's: nil
+ * writes `{}`; `toJson` is sprig's: nil writes `null`). As in Go, an unknown function fails when the template
+ * is parsed, even in a branch that would not run. Truth is Go's: false, 0, "", nil, empty lists and maps are
+ * false. A value that is missing prints as an error naming the template, line and path, with the fields that
+ * are there (Go would print `<no value>`, which only breaks the JSON later and further away).
  *
  * @module
  */
+import { formatValue, sprintf } from "./go_printf.ts";
 
 /** A template that cannot be parsed or run; the message names the template and the line. */
 export class TemplateError extends Error {
@@ -25,7 +28,12 @@ export class TemplateError extends Error {
 type Node =
   | { kind: "text"; text: string }
   | { kind: "action"; line: number; pipe: Pipeline }
-  | { kind: "if"; line: number; branches: { pipe: Pipeline; body: Node[] }[]; otherwise: Node[] }
+  | {
+    kind: "if";
+    line: number;
+    branches: { line: number; pipe: Pipeline; body: Node[] }[];
+    otherwise: Node[];
+  }
   | { kind: "range"; line: number; vars: string[]; pipe: Pipeline; body: Node[]; otherwise: Node[] }
   | { kind: "with"; line: number; pipe: Pipeline; body: Node[]; otherwise: Node[] };
 
@@ -61,7 +69,7 @@ function tokenize(source: string, template: string): Token[] {
       if (text !== "") tokens.push({ text, line });
       break;
     }
-    const trimBefore = template.startsWith("{{- ", open) || template.startsWith("{{-\n", open);
+    const trimBefore = /^\{\{-\s/.test(template.slice(open, open + 4));
     if (trimBefore) text = text.replace(/\s+$/, "");
     if (text !== "") tokens.push({ text, line });
     line += (template.slice(at, open).match(/\n/g) ?? []).length;
@@ -138,19 +146,25 @@ class Parser {
   }
 
   #end(): string {
-    const token = this.tokens[this.#at++];
-    return token.action!;
+    return this.#endToken().action!;
+  }
+
+  #endToken(): Token {
+    return this.tokens[this.#at++];
   }
 
   #if(line: number, rest: string): Node {
-    const branches = [{ pipe: this.#pipeline(line, rest), body: this.#block(["else", "end"]) }];
+    const branches = [{ line, pipe: this.#pipeline(line, rest), body: this.#block(["else", "end"]) }];
     let otherwise: Node[] = [];
     while (true) {
-      const stop = this.#end();
+      const token = this.#endToken();
+      const stop = token.action!;
       if (stop === "end") break;
       const elseIf = stop.match(/^else\s+if\s+(.*)$/s);
       if (elseIf) {
-        branches.push({ pipe: this.#pipeline(line, elseIf[1]), body: this.#block(["else", "end"]) });
+        // An `else if` is reported at its own line, not at its `if`'s.
+        const pipe = this.#pipeline(token.line, elseIf[1]);
+        branches.push({ line: token.line, pipe, body: this.#block(["else", "end"]) });
         continue;
       }
       otherwise = this.#block(["end"]);
@@ -242,7 +256,16 @@ class Parser {
       const [name, ...path] = word.split(".");
       return { kind: "field", base: name === "$" ? "root" : name, path };
     }
-    if (/^[A-Za-z_]\w*$/.test(word)) return { kind: "ident", name: word };
+    if (/^[A-Za-z_]\w*$/.test(word)) {
+      if (!Object.hasOwn(FUNCTIONS, word)) {
+        throw new TemplateError(
+          this.source,
+          line,
+          `unknown function "${word}"; the functions are ${Object.keys(FUNCTIONS).sort().join(", ")}`,
+        );
+      }
+      return { kind: "ident", name: word };
+    }
     throw new TemplateError(this.source, line, `cannot read "${word}"`);
   }
 }
@@ -255,21 +278,22 @@ export function truthy(value: unknown): boolean {
   return true;
 }
 
-function formatValue(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "object" && value !== null) return JSON.stringify(value);
-  return String(value);
+function sprint(args: unknown[]): string {
+  return args.map((arg, i) =>
+    (i > 0 && typeof arg !== "string" && typeof args[i - 1] !== "string" ? " " : "") + formatValue(arg)
+  ).join("");
 }
 
-function printf(format: string, args: unknown[]): string {
-  let i = 0;
-  return format.replace(/%([%sdvqt])/g, (_, verb: string) => {
-    if (verb === "%") return "%";
-    const value = args[i++];
-    if (verb === "d") return String(Math.trunc(Number(value)));
-    if (verb === "q") return JSON.stringify(formatValue(value));
-    return formatValue(value);
-  });
+/** Go's `js` escaping (`template.JSEscapeString`): quotes, backslash, `<>&=` and control characters. */
+function jsEscape(text: string): string {
+  let out = "";
+  for (const c of text) {
+    if (c === "\\" || c === "'" || c === '"') out += `\\${c}`;
+    else if ("<>&=".includes(c) || c.charCodeAt(0) < 0x20) {
+      out += `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    } else out += c;
+  }
+  return out;
 }
 
 const compare = (a: unknown, b: unknown) =>
@@ -288,9 +312,18 @@ const FUNCTIONS: Readonly<Record<string, (...args: unknown[]) => unknown>> = {
   len: (a) => Array.isArray(a) || typeof a === "string" ? a.length : Object.keys(a ?? {}).length,
   index: (a, ...keys) =>
     keys.reduce((v: unknown, k) => (v as Record<string, unknown> | undefined)?.[k as string], a),
-  print: (...args) => args.map(formatValue).join(""),
-  printf: (format, ...args) => printf(String(format), args),
-  toJSON: (a) => JSON.stringify(a ?? null),
+  // Go's fmt.Sprint: a space between two operands when neither is a string.
+  print: (...args) => sprint(args),
+  printf: (format, ...args) => {
+    if (typeof format !== "string") {
+      throw new TypeError(`the format must be a string, not ${formatValue(format)}`);
+    }
+    return sprintf(format, args);
+  },
+  js: (...args) => jsEscape(sprint(args)),
+  // Istio's toJSON writes nil as an empty object; sprig's toJson (newer Istio templates) writes null.
+  toJSON: (a) => a === undefined || a === null ? "{}" : JSON.stringify(a),
+  toJson: (a) => JSON.stringify(a ?? null),
   default: (fallback, value) => truthy(value) ? value : fallback,
 };
 
@@ -323,13 +356,13 @@ class Runner {
         const value = this.#pipe(node.line, node.pipe, scope);
         if (node.pipe.decl.length > 0) return;
         if (value === undefined || value === null) {
-          throw new TemplateError(this.source, node.line, "the value printed here is missing");
+          throw new TemplateError(this.source, node.line, this.#missing(node.pipe, scope));
         }
         this.#out.push(formatValue(value));
         return;
       }
       case "if": {
-        const branch = node.branches.find((b) => truthy(this.#pipe(node.line, b.pipe, scope)));
+        const branch = node.branches.find((b) => truthy(this.#pipe(b.line, b.pipe, scope)));
         this.#nodes(branch?.body ?? node.otherwise, scope);
         return;
       }
@@ -361,6 +394,20 @@ class Runner {
     }
   }
 
+  /** Says which printed value is missing and, for a field, which fields its parent has. */
+  #missing(pipe: Pipeline, scope: Scope): string {
+    const [command] = pipe.commands;
+    const operand = pipe.commands.length === 1 && command.length === 1 ? command[0] : undefined;
+    if (operand?.kind !== "field" || operand.path.length === 0) return "the value printed here is missing";
+    const base = operand.base === "dot" ? "" : operand.base === "root" ? "$" : operand.base;
+    const name = `${base}.${operand.path.join(".")}`;
+    const parent = this.#operand(0, { ...operand, path: operand.path.slice(0, -1) }, scope);
+    const fields = typeof parent === "object" && parent !== null && !Array.isArray(parent)
+      ? `; the fields there are ${Object.keys(parent).sort().join(", ")}`
+      : "";
+    return `${name} is missing${fields}`;
+  }
+
   #pipe(line: number, pipe: Pipeline, scope: Scope): unknown {
     let value: unknown;
     pipe.commands.forEach((command, i) => {
@@ -373,9 +420,14 @@ class Runner {
   #command(line: number, command: Operand[], scope: Scope, piped: unknown[]): unknown {
     const [head, ...rest] = command;
     if (head.kind === "ident") {
+      // The parser only lets known function names through.
       const fn = FUNCTIONS[head.name];
-      if (fn === undefined) throw new TemplateError(this.source, line, `unknown function "${head.name}"`);
-      return fn(...rest.map((o) => this.#operand(line, o, scope)), ...piped);
+      const args = [...rest.map((o) => this.#operand(line, o, scope)), ...piped];
+      try {
+        return fn(...args);
+      } catch (error) {
+        throw new TemplateError(this.source, line, `${head.name}: ${(error as Error).message}`);
+      }
     }
     if (rest.length > 0 || piped.length > 0) {
       throw new TemplateError(this.source, line, "a value cannot take arguments; only functions can");

@@ -15,6 +15,23 @@ Deno.test("Go templates: fields, variables, literals and pipelines into function
   );
   assert.equal(render(`{{ (printf "%s" .name) | print }}`, data), "app");
   assert.equal(render("a\n  {{- .name -}}  \nb {{/* a comment */}}c", data), "aappb c");
+  assert.equal(render("a\t{{-\t.name\t-}}\tb", data), "aappb", "any white space after the trim dash");
+});
+
+Deno.test("Go templates: js, toJSON and toJson as Istio's templates use them, print as Go spaces it", () => {
+  const data = { re: `a'b"c\\d<e>&=`, meta: { a: [1] } };
+  assert.equal(render(`{{ js .re }}`, data), `a\\'b\\"c\\\\d\\u003Ce\\u003E\\u0026\\u003D`);
+  assert.equal(
+    render(`{{ toJSON .meta }} {{ toJSON .missing }}`, data),
+    `{"a":[1]} {}`,
+    "Istio's: nil is {}",
+  );
+  assert.equal(
+    render(`{{ toJson .meta }} {{ toJson .missing }}`, data),
+    `{"a":[1]} null`,
+    "sprig's: nil is null",
+  );
+  assert.equal(render(`{{ print 1 2 "a" 3 "b" }}`, data), "1 2a3b", "a space only between two non-strings");
 });
 
 Deno.test("Go templates: if/else if/else, range with variables and else, with", () => {
@@ -50,8 +67,12 @@ Deno.test("Go templates: what is wrong is named with the template and line", () 
     );
   fails("line1\n{{ if .a }}", /^test\.tmpl:2: missing \{\{ end \}\}/);
   fails("{{ end }}", /test\.tmpl:1: \{\{ end \}\} without an if, range or with/);
-  fails("\n\n{{ .missing }}", /test\.tmpl:3: the value printed here is missing/);
-  fails("{{ nosuch .a }}", /unknown function "nosuch"/);
+  fails("\n\n{{ .missing }}", /^test\.tmpl:3: \.missing is missing; the fields there are a$/);
+  fails("{{ $.a.b.c }}", /^test\.tmpl:1: \$\.a\.b\.c is missing$/);
+  fails("{{ nosuch .a }}", /unknown function "nosuch"; the functions are and, default, eq, /);
+  fails("{{ if false }}\n{{ nosuch }}{{ end }}", /^test\.tmpl:2: unknown function "nosuch"/);
+  fails("{{ if .a }}x\n{{ else if ) }}y{{ end }}", /^test\.tmpl:2: /);
+  fails('\n{{ printf "%d" "x" }}', /^test\.tmpl:2: printf: "%d" wants an integer, got string "x"$/);
   fails("{{ .a", /unclosed action/);
   fails('{{ template "x" }}', /\{\{ template \}\} is not supported/);
 });
