@@ -8,7 +8,7 @@
  * @module
  */
 import { HttpError, Router } from "../../shared/http/router.ts";
-import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
+import { isLoopbackAddress, peerAddress, type RunningServer, serveHttp } from "../../shared/http/serve.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import {
@@ -106,9 +106,9 @@ export function statusRouter(deps: StatusDeps): Router {
   });
 
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
-    const host = new URL(request.url).hostname;
-    const forwarded = request.headers.get("x-forwarded-for");
-    if (forwarded !== null || !["127.0.0.1", "localhost", "[::1]"].includes(host)) {
+    // Decided by the TCP peer, never by headers (Host, X-Forwarded-For) that any caller writes as it likes.
+    const peer = peerAddress(request);
+    if (peer !== undefined && !isLoopbackAddress(peer.hostname)) {
       return new Response("only from loopback\n", { status: 403 });
     }
     deps.log.info("asked to quit through /quitquitquit");

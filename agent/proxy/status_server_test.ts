@@ -206,3 +206,43 @@ Deno.test("startStatusServer serves the routes on its port", async () => {
     }
   });
 });
+
+/** This machine's first non-loopback IPv4 address, if it has one. */
+function outsideAddress(): string | undefined {
+  return Deno.networkInterfaces().find((i) => i.family === "IPv4" && !i.address.startsWith("127."))?.address;
+}
+
+/** Sends a raw HTTP/1.1 request (headers as written, Host included) and returns the status code. */
+async function rawPost(hostname: string, port: number, path: string, host: string): Promise<number> {
+  const conn = await Deno.connect({ hostname, port });
+  try {
+    await conn.write(new TextEncoder().encode(
+      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+    ));
+    const buffer = new Uint8Array(512);
+    const n = await conn.read(buffer);
+    return Number(new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split(" ")[1]);
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test({
+  name: "/quitquitquit obeys loopback callers only, judged by the TCP peer and not by a forged Host header",
+  ignore: outsideAddress() === undefined,
+  fn: async () => {
+    await withPod(async ({ deps }) => {
+      let quits = 0;
+      const port = closedPort();
+      const server = await startStatusServer(port, deps({ quit: () => quits++ }));
+      try {
+        assert.equal(await rawPost(outsideAddress()!, port, "/quitquitquit", "127.0.0.1"), 403);
+        assert.equal(quits, 0);
+        assert.equal(await rawPost("127.0.0.1", port, "/quitquitquit", "status.example"), 200);
+        assert.equal(quits, 1);
+      } finally {
+        await server.shutdown();
+      }
+    });
+  },
+});
