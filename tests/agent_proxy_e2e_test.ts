@@ -18,23 +18,9 @@ import {
   startProgram,
 } from "./helpers/programs.ts";
 import { startAgentProgram, writeStandInLauncher } from "./helpers/agent_program.ts";
+import { poll } from "./helpers/poll.ts";
 
 const DISCOVERY_FLAGS = ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"];
-
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`Timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-}
 
 Deno.test(
   "mesh-agent proxy bootstraps a proxy, relays its xDS, serves it a certificate and reports it ready",

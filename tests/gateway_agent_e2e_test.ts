@@ -16,36 +16,10 @@ import {
   startProgram,
 } from "./helpers/programs.ts";
 import { startAgentProgram, writeStandInLauncher } from "./helpers/agent_program.ts";
+import { poll } from "./helpers/poll.ts";
+import { MUTUAL_GATEWAY_YAML, writeCredentialFolder } from "./helpers/gateway_fixture.ts";
 
 const DAY = 24 * 3_600_000;
-
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`Timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-}
-
-const GATEWAY = [
-  "apiVersion: networking.mesh.io/v1beta1",
-  "kind: Gateway",
-  "metadata: { name: public, namespace: edge }",
-  "spec:",
-  "  selector: { app: ingress }",
-  "  servers:",
-  "  - port: { number: 8443, name: https, protocol: HTTPS }",
-  "    hosts: [shop.example.com]",
-  "    tls: { mode: MUTUAL, credentialName: shop-cert }",
-  "",
-].join("\n");
 
 Deno.test("A gateway's agent serves its credentials from GATEWAY_CREDENTIALS_DIR when discovery does not", async () => {
   const issuer = await startOidcIssuer();
@@ -54,16 +28,10 @@ Deno.test("A gateway's agent serves its credentials from GATEWAY_CREDENTIALS_DIR
   await Deno.mkdir(`${dir}/cacerts`);
   await writePluggedInCa(mesh, `${dir}/cacerts`);
   await Deno.mkdir(`${dir}/config`);
-  await Deno.writeTextFile(`${dir}/config/gateway.yaml`, GATEWAY);
+  await Deno.writeTextFile(`${dir}/config/gateway.yaml`, MUTUAL_GATEWAY_YAML);
   const folder = `${dir}/credentials/shop-cert`;
-  await Deno.mkdir(folder, { recursive: true });
-  const writeCredential = async (ca: typeof mesh) => {
-    await Deno.writeTextFile(`${folder}/tls.key`, ca.files["ca-key.pem"]);
-    await Deno.writeTextFile(`${folder}/tls.crt`, ca.files["ca-cert.pem"]);
-    await Deno.writeTextFile(`${folder}/ca.crt`, ca.files["root-cert.pem"]);
-  };
   const first = await makePluggedInCa(DAY);
-  await writeCredential(first);
+  await writeCredentialFolder(folder, first);
   const addresses = discoveryAddresses();
   const discovery = startProgram(
     "mesh-discovery",
@@ -104,7 +72,7 @@ Deno.test("A gateway's agent serves its credentials from GATEWAY_CREDENTIALS_DIR
     assert.equal(served["shop-cert"], first.files["ca-cert.pem"]);
     assert.equal(served["shop-cert-cacert"], first.files["root-cert.pem"]);
     const second = await makePluggedInCa(DAY);
-    await writeCredential(second);
+    await writeCredentialFolder(folder, second);
     await poll("the rotated credential", async () => {
       const certs = await held();
       return certs["shop-cert"] === second.files["ca-cert.pem"] ? certs : undefined;

@@ -23,9 +23,16 @@ import {
   testNode,
 } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { MUTUAL_GATEWAY_YAML, writeCredentialFolder } from "./helpers/gateway_fixture.ts";
 
 type Obj = Record<string, unknown>;
 const DAY = 24 * 3_600_000;
+
+/** The ingress gateway of namespace `edge`. */
+const INGRESS_NODE = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.local", {
+  NAMESPACE: "edge",
+  LABELS: { app: "ingress" },
+});
 
 /** Asks `stream` for `names` of `typeUrl` as `node`, acknowledging every response, until `until` holds. */
 async function fetchUntil(
@@ -135,10 +142,7 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
       credentials,
       "localhost",
     );
-    const node = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.local", {
-      NAMESPACE: "edge",
-      LABELS: { app: "ingress" },
-    });
+    const node = INGRESS_NODE;
     const fetchType = (typeUrl: string, names: string[], until: (r: Obj[]) => boolean, stream = client!) =>
       fetchUntil(stream, node, typeUrl, names, until);
     const listeners = await fetchType(TYPE_URL.listener, [], (r) => r.some((l) => l.name === "0.0.0.0_8443"));
@@ -165,30 +169,10 @@ Deno.test("Without an orchestrator, gateway credentials come from MESHD_GATEWAY_
   const configDir = `${dir}/config`;
   const folder = `${dir}/credentials/edge/shop-cert`;
   await Deno.mkdir(configDir);
-  await Deno.mkdir(folder, { recursive: true });
-  await Deno.writeTextFile(
-    `${configDir}/gateway.yaml`,
-    [
-      "apiVersion: networking.mesh.io/v1beta1",
-      "kind: Gateway",
-      "metadata: { name: public, namespace: edge }",
-      "spec:",
-      "  selector: { app: ingress }",
-      "  servers:",
-      "  - port: { number: 8443, name: https, protocol: HTTPS }",
-      "    hosts: [shop.example.com]",
-      "    tls: { mode: MUTUAL, credentialName: shop-cert }",
-      "",
-    ].join("\n"),
-  );
+  await Deno.writeTextFile(`${configDir}/gateway.yaml`, MUTUAL_GATEWAY_YAML);
   const first = await makePluggedInCa(DAY);
   const second = await makePluggedInCa(DAY);
-  const writeCredential = async (ca: typeof first) => {
-    await Deno.writeTextFile(`${folder}/tls.key`, ca.files["ca-key.pem"]);
-    await Deno.writeTextFile(`${folder}/tls.crt`, ca.files["ca-cert.pem"]);
-    await Deno.writeTextFile(`${folder}/ca.crt`, ca.files["root-cert.pem"]);
-  };
-  await writeCredential(first);
+  await writeCredentialFolder(folder, first);
   const credentials = await credentialsAs("spiffe://cluster.local/ns/edge/sa/ingress", dir);
   const addresses = discoveryAddresses();
   const server = startProgram(
@@ -204,17 +188,14 @@ Deno.test("Without an orchestrator, gateway credentials come from MESHD_GATEWAY_
       credentials,
       "localhost",
     );
-    const node = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.local", {
-      NAMESPACE: "edge",
-      LABELS: { app: "ingress" },
-    });
+    const node = INGRESS_NODE;
     const names = ["shop-cert", "shop-cert-cacert"];
     const chainOf = (r: Obj[]) => JSON.stringify(r.find((s) => s.name === "shop-cert") ?? {});
     const served = await fetchUntil(client, node, TYPE_URL.secret, names, (r) => r.length === 2);
     assert.ok(chainOf(served).includes(JSON.stringify(first.files["ca-cert.pem"]).slice(1, -1)));
     assert.match(JSON.stringify(served), /"validation_context"/);
     // A rotated certificate reaches the gateway without a restart.
-    await writeCredential(second);
+    await writeCredentialFolder(folder, second);
     const rotated = await fetchUntil(
       client,
       node,
