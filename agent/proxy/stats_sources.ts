@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { decodeChunks } from "../../shared/http/request_limits.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 
 /** The limits one read must keep. */
@@ -73,11 +74,5 @@ async function readCapped(response: Response, maxBytes: number, url: string): Pr
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return decodeChunks(chunks, size);
 }

@@ -55,6 +55,11 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
   } finally {
     clearTimeout(timer);
   }
+  return decodeChunks(chunks, size);
+}
+
+/** The UTF-8 text of `chunks` (`size` bytes in all), joined. */
+export function decodeChunks(chunks: readonly Uint8Array[], size: number): string {
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
