@@ -14,17 +14,44 @@ interface Memoized {
   readonly resources: readonly VersionedResource[];
 }
 
-/** The memo key of one generation: who (flavour, shape), what (type, names) and why (full, changes). */
+/**
+ * Joined forms of name lists and change sets, by identity: a connection keeps its watched names in one array
+ * until they change, and one push hands the same change set to every connection, so each is joined once
+ * rather than once per proxy per push (3000 names at a full view).
+ */
+const joinedLists = new WeakMap<readonly string[], string>();
+const joinedSets = new WeakMap<ReadonlySet<string>, string>();
+
+function joinedList(names: readonly string[]): string {
+  let joined = joinedLists.get(names);
+  if (joined === undefined) {
+    joined = names.join("\u0001");
+    joinedLists.set(names, joined);
+  }
+  return joined;
+}
+
+function joinedSet(changes: ReadonlySet<string>): string {
+  let joined = joinedSets.get(changes);
+  if (joined === undefined) {
+    joined = [...changes].sort().join("\u0001");
+    joinedSets.set(changes, joined);
+  }
+  return joined;
+}
+
+/**
+ * The memo key of one generation: who (flavour, shape), what (type, names) and why (full, changes). Name
+ * lists and change sets must not be modified after they are first used here (they are read-only throughout).
+ */
 export function shapeMemoKey(
   flavor: string,
   typeUrl: string,
   shape: string,
   request: GenerateRequest,
 ): string {
-  const changes = request.configsUpdated === undefined
-    ? "*"
-    : [...request.configsUpdated].sort().join("\u0001");
-  return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes, request.names.join("\u0001")]
+  const changes = request.configsUpdated === undefined ? "*" : joinedSet(request.configsUpdated);
+  return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes, joinedList(request.names)]
     .join("\u0000");
 }
 
