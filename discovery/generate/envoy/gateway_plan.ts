@@ -12,6 +12,7 @@
  * @module
  */
 import type { Server } from "../../../shared/config/networking/gateway.ts";
+import { isMeshMutual } from "../../../shared/config/networking/tls_settings.ts";
 import { hostSubsetOf } from "../../model/host_match.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -27,14 +28,22 @@ import {
 } from "../route_plan.ts";
 import type { WeightedCluster } from "../route_action.ts";
 
+/** How a gateway server terminates TLS. */
+export type GatewayTlsPlan =
+  | { readonly mode: "SIMPLE" | "MUTUAL"; readonly credentialName: string }
+  | { readonly mode: "MESH_MUTUAL" };
+
 /** One server of a gateway on a port. */
 export interface GatewayServerPlan {
   /** `http.<port>` or `https.<port>.<server name>`: the route configuration of the server. */
   readonly routeName: string;
   /** The hosts the server exposes (without namespace prefixes). */
   readonly hosts: readonly string[];
-  /** Terminated TLS: SIMPLE or MUTUAL with the secret names. */
-  readonly tls?: { readonly mode: "SIMPLE" | "MUTUAL"; readonly credentialName: string };
+  /**
+   * Terminated TLS: SIMPLE or MUTUAL with `credentialName`'s secrets, or MESH_MUTUAL with the gateway's own
+   * workload certificate and the mesh roots (no credential name).
+   */
+  readonly tls?: GatewayTlsPlan;
   /** What a non-HTTP server forwards to; absent for HTTP and HTTPS servers (they route through RDS). */
   readonly l4?: GatewayL4Plan;
   /** A plain HTTP server with `tls.httpsRedirect`: its hosts answer every request with a redirect to HTTPS. */
@@ -167,26 +176,31 @@ function serverPlan(server: Server, gateway: string, index: number): GatewayServ
   if (protocol === "TLS" && tlsMode === "AUTO_PASSTHROUGH") {
     return { routeName: `tls.${server.port.number}.${name}`, hosts, l4: { mode: "auto" } };
   }
-  if (TCP_PROTOCOLS.has(protocol) || (protocol === "TLS" && (tlsMode === "SIMPLE" || tlsMode === "MUTUAL"))) {
-    const credentialName = server.tls?.credentialName ?? "";
-    if (protocol === "TLS" && credentialName === "") return undefined;
+  const tls = terminatedTls(server.tls);
+  if (TCP_PROTOCOLS.has(protocol) || (protocol === "TLS" && tls !== undefined)) {
+    if (protocol === "TLS" && tls === undefined) return undefined;
     return {
       routeName: `tcp.${server.port.number}.${name}`,
       hosts,
-      ...(protocol === "TLS" ? { tls: { mode: tlsMode as "SIMPLE" | "MUTUAL", credentialName } } : {}),
+      ...(protocol === "TLS" && tls !== undefined ? { tls } : {}),
       l4: { mode: "tcp", clusters: [] },
     };
   }
-  if (protocol === "HTTPS" && (server.tls?.mode === "SIMPLE" || server.tls?.mode === "MUTUAL")) {
-    const credentialName = server.tls.credentialName ?? "";
-    if (credentialName === "") return undefined;
-    return {
-      routeName: `https.${server.port.number}.${name}`,
-      hosts,
-      tls: { mode: server.tls.mode, credentialName },
-    };
+  if (protocol === "HTTPS" && tls !== undefined) {
+    return { routeName: `https.${server.port.number}.${name}`, hosts, tls };
   }
   return undefined;
+}
+
+/**
+ * How a server's TLS settings terminate: SIMPLE and MUTUAL need a `credentialName` (undefined without one, as
+ * file paths on the gateway are not served); ISTIO_MUTUAL/MESH_MUTUAL use the mesh's certificates.
+ */
+function terminatedTls(tls: Server["tls"]): GatewayTlsPlan | undefined {
+  if (isMeshMutual(tls?.mode)) return { mode: "MESH_MUTUAL" };
+  if (tls?.mode !== "SIMPLE" && tls?.mode !== "MUTUAL") return undefined;
+  const credentialName = tls.credentialName ?? "";
+  return credentialName === "" ? undefined : { mode: tls.mode, credentialName };
 }
 
 /** VirtualServices bound to `gateway` (`namespace/name`), by full or short name from the gateway's namespace. */

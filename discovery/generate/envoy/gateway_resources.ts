@@ -17,7 +17,7 @@ import type {
   GatewayVirtualHost,
 } from "./gateway_plan.ts";
 import { tcpProxy } from "./tcp_proxy.ts";
-import { sdsSecretConfig } from "./sds_config.ts";
+import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { BLACK_HOLE_CLUSTER } from "./envoy_cds.ts";
 
 /** The SDS name of the CA certificates of a MUTUAL server's credential. */
@@ -62,25 +62,30 @@ function l4Chains(
   }
 }
 
-/** A downstream TLS transport socket terminating with the server's credential (and client CA when MUTUAL). */
+/**
+ * A downstream TLS transport socket terminating with the server's credential (and requiring client
+ * certificates from its CA when MUTUAL), or with the mesh's certificates when MESH_MUTUAL.
+ */
 function terminatingTls(
   tls: NonNullable<GatewayServerPlan["tls"]>,
   from: GatewayListenerPlan["credentialsFrom"],
   alpn?: readonly string[],
 ): EnvoyObject {
-  const sds = from === "discovery" ? adsSds : sdsSecretConfig;
+  // Mesh mTLS is the gateway's own workload identity, which only its agent holds.
+  const sds = from === "discovery" && tls.mode !== "MESH_MUTUAL" ? adsSds : sdsSecretConfig;
+  const [certificate, clientCa] = tls.mode === "MESH_MUTUAL"
+    ? [WORKLOAD_SECRET_NAME, ROOT_SECRET_NAME]
+    : [tls.credentialName, tls.mode === "MUTUAL" ? caSecretName(tls.credentialName) : undefined];
   return {
     name: "envoy.transport_sockets.tls",
     typed_config: {
       "@type": TYPE_URL.downstreamTlsContext,
       common_tls_context: {
-        tls_certificate_sds_secret_configs: [sds(tls.credentialName)],
-        ...(tls.mode === "MUTUAL"
-          ? { validation_context_sds_secret_config: sds(caSecretName(tls.credentialName)) }
-          : {}),
+        tls_certificate_sds_secret_configs: [sds(certificate)],
+        ...(clientCa !== undefined ? { validation_context_sds_secret_config: sds(clientCa) } : {}),
         ...(alpn ? { alpn_protocols: [...alpn] } : {}),
       },
-      ...(tls.mode === "MUTUAL" ? { require_client_certificate: { value: true } } : {}),
+      ...(clientCa !== undefined ? { require_client_certificate: { value: true } } : {}),
     },
   };
 }

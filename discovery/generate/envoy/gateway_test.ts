@@ -106,6 +106,55 @@ Deno.test("Gateway secrets go only to a stream that proved an identity in the ga
   );
 });
 
+Deno.test("A MESH_MUTUAL (or ISTIO_MUTUAL) server terminates with the gateway's own certificate and requires mesh clients", () => {
+  for (const mode of ["MESH_MUTUAL", "ISTIO_MUTUAL"]) {
+    const world = new World().apply(
+      ...envoyResources(),
+      networking("Gateway", "example", "mesh", {
+        selector: { app: "ingress" },
+        servers: [
+          {
+            port: { number: 443, name: "https", protocol: "HTTPS" },
+            hosts: ["*"],
+            tls: { mode },
+            name: "mesh",
+          },
+          {
+            port: { number: 9443, name: "tls", protocol: "TLS" },
+            hosts: ["*"],
+            tls: { mode },
+            name: "mesh-tcp",
+          },
+        ],
+      }),
+      networking("VirtualService", "example", "mesh-tcp", {
+        hosts: ["*"],
+        gateways: ["mesh"],
+        tcp: [{
+          match: [{ port: 9443 }],
+          route: [{ destination: { host: "ratings", port: { number: 8080 } } }],
+        }],
+      }),
+    );
+    const { byName, bytes, names } = run(envoyLdsGenerator, gateway, pushWithSecrets(world, secrets));
+    assert.deepEqual(names, ["0.0.0.0_443", "0.0.0.0_9443"], mode);
+    for (const name of names) {
+      const chain = (byName.get(name)!.filter_chains as Obj[])[0];
+      const tls = (chain.transport_socket as Obj).typed_config as Obj;
+      const common = tls.common_tls_context as Obj;
+      const sources = [
+        ...(common.tls_certificate_sds_secret_configs as Obj[]),
+        common.validation_context_sds_secret_config as Obj,
+      ];
+      assert.deepEqual(sources.map((c) => c.name), ["default", "ROOTCA"], `${mode} ${name}`);
+      // The workload identity is the agent's to serve, even while discovery serves named credentials.
+      for (const source of sources) assert.match(JSON.stringify(source), /"cluster_name":"sds-grpc"/);
+      assert.deepEqual(tls.require_client_certificate, { value: true });
+      assert.equal(validatePgvAny(bytes.get(name)!).length, 0);
+    }
+  }
+});
+
 Deno.test("Every gateway resource passes Envoy's validation rules, and what listeners and routes name exists", () => {
   const p = push();
   const lds = run(envoyLdsGenerator, gateway, p);

@@ -53,6 +53,7 @@ export function upstreamTlsPlan(
     case "DISABLE":
       return { kind: "none" };
     case "ISTIO_MUTUAL":
+    case "MESH_MUTUAL":
       return { kind: "mesh", sni: tls.sni ?? options.sni, identities: options.identities };
     case "SIMPLE":
     case "MUTUAL":

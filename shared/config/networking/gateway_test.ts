@@ -126,6 +126,11 @@ Deno.test("Gateway rejects invalid gateways with the field path", async (t) => {
     assert.deepEqual(tls({ mode: "ISTIO_MUTUAL", privateKey: "/k" }).errors, [
       "spec.servers[0].tls.privateKey",
     ]);
+    // MESH_MUTUAL is our name for ISTIO_MUTUAL: accepted, and held to the same rules.
+    assert.deepEqual(tls({ mode: "MESH_MUTUAL" }).errors, []);
+    assert.deepEqual(tls({ mode: "MESH_MUTUAL", privateKey: "/k" }).errors, [
+      "spec.servers[0].tls.privateKey",
+    ]);
     assert.deepEqual(
       tls({
         mode: "SIMPLE",

@@ -3,7 +3,8 @@ import { booleanAt, objectAt, stringAt } from "../validation/fields.ts";
 import { enumAt, stringListAt } from "../validation/values.ts";
 
 /** TLS modes of a client (sidecar or gateway) talking to an upstream service. */
-export type ClientTLSMode = "DISABLE" | "SIMPLE" | "MUTUAL" | "ISTIO_MUTUAL";
+/** Client TLS modes; `MESH_MUTUAL` is our name for Istio's `ISTIO_MUTUAL`, and both are accepted. */
+export type ClientTLSMode = "DISABLE" | "SIMPLE" | "MUTUAL" | "ISTIO_MUTUAL" | "MESH_MUTUAL";
 
 /** TLS settings for connections to an upstream service. */
 export interface ClientTLSSettings {
@@ -24,7 +25,19 @@ export interface ClientTLSSettings {
 }
 
 /** TLS modes of a gateway server. */
-export type ServerTLSMode = "PASSTHROUGH" | "SIMPLE" | "MUTUAL" | "AUTO_PASSTHROUGH" | "ISTIO_MUTUAL";
+/** Gateway server TLS modes; `MESH_MUTUAL` is our name for Istio's `ISTIO_MUTUAL`, and both are accepted. */
+export type ServerTLSMode =
+  | "PASSTHROUGH"
+  | "SIMPLE"
+  | "MUTUAL"
+  | "AUTO_PASSTHROUGH"
+  | "ISTIO_MUTUAL"
+  | "MESH_MUTUAL";
+
+/** Whether a mode is mesh mTLS (the workload's own certificate, verified against the mesh roots). */
+export function isMeshMutual(mode: string | undefined): boolean {
+  return mode === "ISTIO_MUTUAL" || mode === "MESH_MUTUAL";
+}
 
 /** TLS protocol versions a gateway server may be limited to. */
 export type TLSProtocol = "TLS_AUTO" | "TLSV1_0" | "TLSV1_1" | "TLSV1_2" | "TLSV1_3";
@@ -65,13 +78,14 @@ export interface ServerTLSSettings {
   readonly cipherSuites?: readonly string[];
 }
 
-const CLIENT_MODES: readonly ClientTLSMode[] = ["DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL"];
+const CLIENT_MODES: readonly ClientTLSMode[] = ["DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL", "MESH_MUTUAL"];
 const SERVER_MODES: readonly ServerTLSMode[] = [
   "PASSTHROUGH",
   "SIMPLE",
   "MUTUAL",
   "AUTO_PASSTHROUGH",
   "ISTIO_MUTUAL",
+  "MESH_MUTUAL",
 ];
 const PROTOCOLS: readonly TLSProtocol[] = ["TLS_AUTO", "TLSV1_0", "TLSV1_1", "TLSV1_2", "TLSV1_3"];
 
@@ -109,10 +123,10 @@ export function clientTlsAt(
       report.error(childPath(path, "clientCertificate"), "client certificate required for mutual TLS");
     }
     if (!files.privateKey) report.error(childPath(path, "privateKey"), "private key required for mutual TLS");
-  } else if (mode === "ISTIO_MUTUAL") {
+  } else if (isMeshMutual(mode)) {
     for (const f of ["clientCertificate", "privateKey", "caCertificates", "credentialName"]) {
       if (files[f]) {
-        report.warn(childPath(path, f), `ignored in ISTIO_MUTUAL mode, which uses the mesh's certificates`);
+        report.warn(childPath(path, f), `ignored in ${mode} mode, which uses the mesh's certificates`);
       }
     }
   }
@@ -162,10 +176,10 @@ export function serverTlsAt(
       `minProtocolVersion ${min} is above maxProtocolVersion ${max}`,
     );
   }
-  if (mode === "ISTIO_MUTUAL") {
+  if (isMeshMutual(mode)) {
     for (const f of ["serverCertificate", "privateKey", "caCertificates"]) {
       if (files[f]) {
-        report.error(childPath(path, f), "ISTIO_MUTUAL TLS uses the mesh's certificates; remove this field");
+        report.error(childPath(path, f), `${mode} TLS uses the mesh's certificates; remove this field`);
       }
     }
   } else if ((mode === "SIMPLE" || mode === "MUTUAL") && !files.credentialName) {
