@@ -181,7 +181,11 @@ export async function startDiscovery(
   // MESHD_ENABLE_SDS_SERVER=false: gateways get their credentials from their own agent, not from here.
   const sdsServer = env.bool("MESHD_ENABLE_SDS_SERVER");
   const orchSecrets = orchClient && sdsServer
-    ? new OrchSecretStore({ ...orchClient, log: deps.logs.scope("secretcontroller") })
+    ? new OrchSecretStore({
+      ...orchClient,
+      log: deps.logs.scope("secretcontroller"),
+      onProblem: () => deps.metrics.counter("discovery_gateway_credential_errors").inc(),
+    })
     : undefined;
   orchSecrets?.start();
   if (orchSecrets) closers.push(() => orchSecrets.stop());

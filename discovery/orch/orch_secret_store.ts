@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "../../shared/log/logger.ts";
-import { tlsCredentialOf } from "../../shared/credentials/tls_credential.ts";
+import { checkTlsCredential, tlsCredentialOf } from "../../shared/credentials/tls_credential.ts";
 import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
@@ -20,6 +20,8 @@ export interface OrchSecretStoreOptions {
   readonly log: Logger;
   /** First retry delay after a failed list or watch, doubled up to 30 s. */
   readonly retryMs?: number;
+  /** Called once for each new problem with a Secret (for a metric); the log line is written regardless. */
+  readonly onProblem?: (key: string, message: string) => void;
 }
 
 type SecretObject = { metadata?: { name?: string; namespace?: string }; data?: Record<string, string> };
@@ -37,6 +39,8 @@ export class OrchSecretStore implements SecretStore {
   readonly #options: OrchSecretStoreOptions;
   readonly #secrets = new Map<string, TlsSecret>();
   readonly #listeners = new Set<(namespace: string, name: string) => void>();
+  /** The problem last reported per Secret, so each is logged and counted once. */
+  readonly #problems = new Map<string, string>();
   #informer?: RunningInformer;
 
   constructor(options: OrchSecretStoreOptions) {
@@ -60,6 +64,8 @@ export class OrchSecretStore implements SecretStore {
       const name = object.metadata?.name ?? "";
       const key = `${namespace}/${name}`;
       const secret = gone ? undefined : tlsSecretOf(object);
+      if (secret !== undefined && !this.#usable(key, secret)) return;
+      this.#problems.delete(key);
       const had = this.#secrets.has(key);
       if (secret === undefined) this.#secrets.delete(key);
       else this.#secrets.set(key, secret);
@@ -73,6 +79,25 @@ export class OrchSecretStore implements SecretStore {
       onUpdate: (o) => changed(o as SecretObject, false),
       onDelete: (o) => changed(o as SecretObject, true),
     });
+  }
+
+  /**
+   * Whether a credential's parts are certificates and a key. One that is not is refused alone and reported
+   * once; the version served before (if any) stays, so a bad edit never takes a gateway's TLS away.
+   */
+  #usable(key: string, secret: TlsSecret): boolean {
+    try {
+      checkTlsCredential(secret, `Secret ${key}`);
+      return true;
+    } catch (error) {
+      const message = `${(error as Error).message}; keeping the last good credential`;
+      if (this.#problems.get(key) !== message) {
+        this.#problems.set(key, message);
+        this.#options.log.warn(message, { secret: key });
+        this.#options.onProblem?.(key, message);
+      }
+      return false;
+    }
   }
 
   /** Stops watching. */

@@ -5,8 +5,15 @@ import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../config/_test_helpers.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
+import { makePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
+const DAY = 24 * 3_600_000;
+const first = await makePluggedInCa(DAY);
+const second = await makePluggedInCa(DAY);
+const CHAIN = first.files["ca-cert.pem"], KEY = first.files["ca-key.pem"], CA = first.files["root-cert.pem"];
+const CHAIN2 = second.files["ca-cert.pem"], KEY2 = second.files["ca-key.pem"];
 
 Deno.test("Secrets holding a certificate and key become gateway credentials; changes are announced", async () => {
   const api = OrchApiServer.start();
@@ -25,7 +32,7 @@ Deno.test("Secrets holding a certificate and key become gateway credentials; cha
       apiVersion: "v1",
       kind: "Secret",
       metadata: { name: "shop-cert", namespace: "shop" },
-      data: { "tls.crt": b64("CHAIN"), "tls.key": b64("KEY"), "ca.crt": b64("CA") },
+      data: { "tls.crt": b64(CHAIN), "tls.key": b64(KEY), "ca.crt": b64(CA) },
     });
     api.apply({
       apiVersion: "v1",
@@ -36,22 +43,60 @@ Deno.test("Secrets holding a certificate and key become gateway credentials; cha
     store.start();
     await waitFor(() => store.get("shop", "shop-cert") !== undefined, "the credential");
     assert.deepEqual(store.get("shop", "shop-cert"), {
-      certChainPem: "CHAIN",
-      privateKeyPem: "KEY",
-      caCertPem: "CA",
+      certChainPem: CHAIN,
+      privateKeyPem: KEY,
+      caCertPem: CA,
     });
     assert.equal(store.get("shop", "token"), undefined, "not a credential");
     api.apply({
       apiVersion: "v1",
       kind: "Secret",
       metadata: { name: "shop-cert", namespace: "shop" },
-      data: { cert: b64("CHAIN2"), key: b64("KEY2") },
+      data: { cert: b64(CHAIN2), key: b64(KEY2) },
     });
-    await waitFor(() => store.get("shop", "shop-cert")?.certChainPem === "CHAIN2", "the update");
+    await waitFor(() => store.get("shop", "shop-cert")?.certChainPem === CHAIN2, "the update");
     api.delete("v1", "Secret", "shop", "shop-cert");
     await waitFor(() => store.get("shop", "shop-cert") === undefined, "the deletion");
     assert.ok(changes.filter((c) => c === "shop/shop-cert").length >= 3);
     assert.ok(!changes.includes("shop/token"));
+  } finally {
+    await store.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("A Secret whose certificate or key is not PEM is refused alone, reported once, and the last good one kept", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_secrets_" });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const log = new RecordingLogger();
+  const problems: string[] = [];
+  const store = new OrchSecretStore({
+    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
+    limiter: new RateLimiter(1000, 100),
+    log,
+    retryMs: 50,
+    onProblem: (key) => problems.push(key),
+  });
+  const secret = (name: string, crt: string) => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace: "shop" },
+    data: { "tls.crt": b64(crt), "tls.key": b64(KEY) },
+  });
+  try {
+    api.apply(secret("good", CHAIN));
+    api.apply(secret("bad", "not a certificate"));
+    store.start();
+    await waitFor(() => store.get("shop", "good") !== undefined, "the good credential");
+    await waitFor(() => problems.length === 1, "the bad one reported");
+    assert.equal(store.get("shop", "bad"), undefined);
+    api.apply(secret("good", CHAIN.slice(0, 80)));
+    await waitFor(() => problems.length === 2, "the broken edit reported");
+    assert.equal(store.get("shop", "good")?.certChainPem, CHAIN, "the last good version stays");
+    assert.deepEqual(problems, ["shop/bad", "shop/good"]);
+    assert.match(log.lines.find((l) => l.level === "warn")?.msg ?? "", /Secret shop\/bad: certificate chain/);
   } finally {
     await store.stop();
     await api.close();

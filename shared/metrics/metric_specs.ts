@@ -205,7 +205,7 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     kind: "Sum",
     programs: DISCOVERY,
     help:
-      "Problems with folders of MESHD_GATEWAY_CREDENTIALS_DIR (unreadable, incomplete, not PEM), each counted once.",
+      "Gateway credentials refused (orchestrator Secrets or MESHD_GATEWAY_CREDENTIALS_DIR folders that are unreadable, incomplete or not PEM), each problem counted once.",
   },
   {
     name: "discovery_orch_object_errors",
