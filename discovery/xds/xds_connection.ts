@@ -18,6 +18,7 @@ import type { GenerateRequest, GeneratorRegistry, PushSnapshot } from "../genera
 import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
+import { SentRecord } from "./sent_record.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
 import type { ResponseGate } from "./response_gate.ts";
 import type { XdsCache } from "./xds_cache.ts";
@@ -138,7 +139,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   /** Which ADS protocol the subclass speaks. */
   abstract readonly protocol: XdsProtocol;
   readonly #sync = new Map<string, TypeSync>();
-  readonly #sent = new Map<string, Map<string, VersionedResource>>();
+  readonly #sent = new Map<string, SentRecord>();
   readonly #pendingSends = new Set<(error: Error) => void>();
   readonly #loggedNacks = new Set<string>();
   #chain: Promise<unknown> = Promise.resolve();
@@ -194,7 +195,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     const out = new Map<string, SentResources>();
     for (const [type, resources] of this.#sent) {
       const sync = this.#sync.get(type);
-      out.set(type, { version: sync?.versionSent ?? "", nonce: sync?.nonceSent ?? "", resources });
+      out.set(type, {
+        version: sync?.versionSent ?? "",
+        nonce: sync?.nonceSent ?? "",
+        resources: resources.toMap(),
+      });
     }
     return out;
   }
@@ -297,15 +302,19 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       sentAt: new Date().toISOString(),
     });
     let record = this.#sent.get(typeUrl);
-    if (record === undefined || options.replace) {
-      record = new Map();
+    if (record === undefined) {
+      record = new SentRecord();
       this.#sent.set(typeUrl, record);
     }
-    for (const r of resources) record.set(r.name, r);
-    for (const name of options.removed ?? []) record.delete(name);
-    if (options.keep !== undefined) {
-      for (const name of [...record.keys()]) if (!options.keep.has(name)) record.delete(name);
+    const { keep, removed = [] } = options;
+    // A full answer, or a state-of-the-world answer that covers every watched name: the list as sent.
+    if (options.replace || (keep !== undefined && removed.length === 0 && covers(resources, keep))) {
+      record.replace(resources);
+      return;
     }
+    for (const r of resources) record.set(r);
+    for (const name of removed) record.delete(name);
+    if (keep !== undefined) record.retain(keep);
   }
 
   /** Drops resources the proxy no longer holds from the record of what was sent. */
@@ -365,6 +374,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     this.ctx.metrics.pushed(typeUrl);
     this.ctx.metrics.pushTime(typeUrl, (builtMs + performance.now() - started) / 1000);
   }
+}
+
+/** Whether `resources` are exactly the names of `keep`. */
+function covers(resources: readonly VersionedResource[], keep: ReadonlySet<string>): boolean {
+  return resources.length === keep.size && resources.every((r) => keep.has(r.name));
 }
 
 /**

@@ -1,0 +1,49 @@
+/**
+ * What a proxy holds of one type, as `/debug/config_dump` shows it. A state-of-the-world response is usually
+ * the whole set, and proxies of one shape are sent the very same list: the record keeps that list as it is
+ * (shared, never copied) and only the changes since (endpoint-only pushes, delta updates) in a map of its
+ * own. A thousand full-view proxies then hold one list per shape instead of a map of 8000 entries each.
+ *
+ * @module
+ */
+import type { VersionedResource } from "./versioned_resource.ts";
+
+/** The resources one proxy holds of one type. */
+export class SentRecord {
+  /** A list as sent; shared with other records and the shape memo, so never modified. */
+  #base: readonly VersionedResource[] = [];
+  /** Changes on top of `#base` by name: a resource sent since, or null for one the proxy dropped. */
+  #changes = new Map<string, VersionedResource | null>();
+
+  /** The proxy now holds exactly `resources` (kept by reference: the caller must not modify it). */
+  replace(resources: readonly VersionedResource[]): void {
+    this.#base = resources;
+    this.#changes = new Map();
+  }
+
+  /** The proxy now also holds `resource` (replacing one of the same name). */
+  set(resource: VersionedResource): void {
+    this.#changes.set(resource.name, resource);
+  }
+
+  /** The proxy no longer holds `name`. */
+  delete(name: string): void {
+    this.#changes.set(name, null);
+  }
+
+  /** Keeps only the names in `keep`. */
+  retain(keep: ReadonlySet<string>): void {
+    this.replace([...this.toMap().values()].filter((r) => keep.has(r.name)));
+  }
+
+  /** The resources held, by name (a new map; base first, then the changes in the order they came). */
+  toMap(): Map<string, VersionedResource> {
+    const out = new Map<string, VersionedResource>();
+    for (const resource of this.#base) out.set(resource.name, resource);
+    for (const [name, resource] of this.#changes) {
+      if (resource === null) out.delete(name);
+      else out.set(name, resource);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { SentRecord } from "./sent_record.ts";
+import { VersionedResource } from "./versioned_resource.ts";
+
+const resource = (name: string, byte = 1) => new VersionedResource(name, new Uint8Array([byte]));
+const names = (record: SentRecord) => [...record.toMap().keys()];
+
+Deno.test("SentRecord holds a sent list as it is and layers later changes over it", () => {
+  const record = new SentRecord();
+  const list = [resource("a"), resource("b"), resource("c")];
+  record.replace(list);
+  assert.deepEqual(names(record), ["a", "b", "c"]);
+  assert.equal(record.toMap().get("b"), list[1], "the very objects sent, not copies");
+  const newer = resource("b", 2);
+  record.set(newer);
+  record.delete("c");
+  record.set(resource("d"));
+  assert.deepEqual(names(record), ["a", "b", "d"]);
+  assert.equal(record.toMap().get("b"), newer);
+  assert.deepEqual(list.map((r) => r.name), ["a", "b", "c"], "the shared list is never modified");
+});
+
+Deno.test("SentRecord keeps only the retained names, and a new full set replaces everything", () => {
+  const record = new SentRecord();
+  record.replace([resource("a"), resource("b")]);
+  record.set(resource("c"));
+  record.retain(new Set(["b", "c", "z"]));
+  assert.deepEqual(names(record), ["b", "c"]);
+  record.replace([resource("x")]);
+  assert.deepEqual(names(record), ["x"]);
+});
