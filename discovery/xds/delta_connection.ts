@@ -150,7 +150,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
         continue;
       }
       if (!watch.subscribed.has(name)) more = true;
-      watch.subscribed.add(name);
+      watch.subscribed.add(this.ctx.names.intern(name));
       // A repeated subscription asks for the resource again; on the first request the proxy's
       // initial_resource_versions say what it already holds.
       if (!first) {

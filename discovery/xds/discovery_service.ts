@@ -25,6 +25,7 @@ import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
+import { NameInterner } from "./name_interner.ts";
 import { SotwConnection } from "./sotw_connection.ts";
 import { XdsCache } from "./xds_cache.ts";
 import {
@@ -116,6 +117,7 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
       schema: this.#schema,
       shapes: this.#shapes,
       gate: new ResponseGate(options.settings.pushThrottle),
+      names: new NameInterner(),
       metrics: this.#metrics,
       logger: this.#logger,
       sendTimeoutMs: options.settings.sendTimeoutMs,

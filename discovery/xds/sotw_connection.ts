@@ -119,7 +119,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       this.forgetType(typeUrl);
       return false;
     }
-    this.#watches.set(typeUrl, { names: [...names] });
+    this.#watches.set(typeUrl, { names: this.ctx.names.internAll(names) });
     return true;
   }
 

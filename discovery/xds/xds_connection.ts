@@ -21,6 +21,7 @@ import type { VersionedResource } from "./versioned_resource.ts";
 import { SentRecord } from "./sent_record.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
 import type { ResponseGate } from "./response_gate.ts";
+import type { NameInterner } from "./name_interner.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
 
@@ -53,6 +54,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly metrics: XdsMetrics;
   /** Logger of the connection's events. */
   readonly logger: Logger;
+  /** Shares the strings of watched names between connections. */
+  readonly names: NameInterner;
   /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
   readonly gate: ResponseGate;
   /** How long a send may wait for the transport before the stream is ended, in milliseconds. */

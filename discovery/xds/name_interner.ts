@@ -1,0 +1,41 @@
+/**
+ * One string object per watched resource name across connections. Every proxy's request decodes its own copies
+ * of the names it watches (3000–8000 at a full view); a connection that keeps them would hold a thousand copies
+ * of each name at a thousand proxies. The table is bounded: past `maxEntries` it starts afresh, which costs
+ * only sharing (names already kept stay valid), never correctness.
+ *
+ * @module
+ */
+
+/** Returns a shared string equal to each name it is given. */
+export class NameInterner {
+  readonly #maxEntries: number;
+  #table = new Map<string, string>();
+
+  /** Throws RangeError when `maxEntries` is below 1. */
+  constructor(maxEntries = 500_000) {
+    if (!(maxEntries >= 1)) {
+      throw new RangeError(`Invalid interner size "${maxEntries}": expected at least 1`);
+    }
+    this.#maxEntries = maxEntries;
+  }
+
+  /** The shared string equal to `name`. */
+  intern(name: string): string {
+    const shared = this.#table.get(name);
+    if (shared !== undefined) return shared;
+    if (this.#table.size >= this.#maxEntries) this.#table = new Map();
+    this.#table.set(name, name);
+    return name;
+  }
+
+  /** The shared strings equal to `names`, in a new array. */
+  internAll(names: readonly string[]): string[] {
+    return names.map((name) => this.intern(name));
+  }
+
+  /** Names in the table now. */
+  get size(): number {
+    return this.#table.size;
+  }
+}
