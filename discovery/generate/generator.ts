@@ -73,11 +73,12 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
   /**
    * Optional: a string equal for two proxies exactly when `generate` returns the same resources for both
    * (same snapshot, same request), built from everything of the proxy that `generate` reads (e.g. its
-   * namespace, Sidecar scope, labels it matches on, metadata it reads). The server then generates once per
+   * namespace, Sidecar scope, labels it matches on, metadata it reads); `request` for what of the proxy a
+   * given request makes it read (the request itself is part of the memo key already). The server then generates once per
    * shape and push and shares the list. A shape that omits something `generate` reads leaks one proxy's
    * configuration to another: when in doubt, leave this out.
    */
-  shapeOf?(proxy: Proxy, push: P): string;
+  shapeOf?(proxy: Proxy, push: P, request: GenerateRequest): string;
 }
 
 /** The node `GENERATOR` metadata value that selects the Envoy sidecar generators (also used when unset). */

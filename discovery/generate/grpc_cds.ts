@@ -91,7 +91,8 @@ function dnsTarget(
  */
 export const grpcCdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.cluster,
-  shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, false),
+  shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
+    grpcProxyShape(proxy, push, request, false),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const out: GeneratedResource[] = [];
     for (const { name, service, port, subset: subsetName } of wantedClusters(request.names, proxy, push)) {

@@ -98,7 +98,8 @@ export function planEndpoints(proxy: Proxy, push: PushContext, request: Generate
 /** Builds the endpoints of the clusters a proxyless gRPC client watches (see `planEndpoints`). */
 export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
-  shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, false),
+  shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
+    grpcProxyShape(proxy, push, request, false),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => ({
       name: plan.name,

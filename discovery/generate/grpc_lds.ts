@@ -36,7 +36,8 @@ export function apiListener(name: string): EnvoyObject {
 /** Builds the API listeners a proxyless gRPC client asks for. Reads the proxy's service scope only. */
 export const grpcLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
-  shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, false),
+  shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
+    grpcProxyShape(proxy, push, request, false),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return grpcTargets(request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => ({
       name: target.name,

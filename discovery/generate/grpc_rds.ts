@@ -87,7 +87,8 @@ export function routeConfiguration(plan: RoutePlan, spec: VirtualServiceSpec | u
  */
 export const grpcRdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.route,
-  shapeOf: (proxy: Proxy, push: PushContext) => grpcProxyShape(proxy, push, true),
+  shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
+    grpcProxyShape(proxy, push, request, true),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return grpcTargets(request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => {
       const { plan, virtualService, dependsOn } = planRouteConfiguration(target, proxy, push);

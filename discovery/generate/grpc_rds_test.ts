@@ -349,3 +349,17 @@ Deno.test("gRPC RDS cache keys follow exactly the inputs of the route", async (t
     assert.ok(after.dependsOn.includes("DestinationRule/example/greeter"));
   });
 });
+
+Deno.test("gRPC RDS hashes as the DestinationRule the service's namespace exports, seen from any namespace", () => {
+  const world = new World().apply(
+    ...greeterResources(),
+    networking("DestinationRule", "example", "greeter", {
+      host: "greeter",
+      trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: "x-user" } } },
+    }),
+  );
+  for (const namespace of ["example", "elsewhere"]) {
+    const [route] = routesOf(routeConfig(world, grpcProxy(namespace)));
+    assert.deepEqual((route.route as Obj).hash_policy, [{ header: { header_name: "x-user" } }], namespace);
+  }
+});

@@ -2,24 +2,37 @@
  * The shape of a proxyless gRPC client: everything of the proxy the gRPC generators read, so two clients with
  * equal shapes get equal resources from one snapshot and request (the server then generates once per shape).
  *
- * What the generators read of a proxy: its Sidecar scope (chosen by its type, namespace and labels, and named
- * by the scope), its namespace (short-name lookups, DestinationRule precedence, `sourceNamespace`), its DNS
- * domain (short listener names), and for RDS its labels (`sourceLabels`).
+ * What the generators read of a proxy: its type and Sidecar scope (chosen by its type, namespace and labels,
+ * and named by the scope); its namespace only through the push context (visibility, DestinationRule
+ * precedence, `sourceNamespace`), which says when a namespace sees the snapshot like any other
+ * ({@link PushContext.namespaceView}); its DNS domain, whose cluster part completes `name.ns` listener names
+ * and whose whole completes dotless ones; and for RDS its labels (`sourceLabels`).
  *
  * @module
  */
+import type { GenerateRequest } from "./generator.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { stableJson } from "./fingerprint.ts";
+import { clusterDomainOf, namesShortHost } from "./grpc_target.ts";
 
 /** The shape of `proxy` for a generator; `withLabels` for generators that match on the proxy's labels. */
-export function grpcProxyShape(proxy: Proxy, push: PushContext, withLabels: boolean): string {
+export function grpcProxyShape(
+  proxy: Proxy,
+  push: PushContext,
+  request: GenerateRequest,
+  withLabels: boolean,
+): string {
   const scope = push.sidecarScope(proxy);
+  const view = push.namespaceView(proxy.namespace);
+  // A wildcard request lists services by hostname: no short name is ever completed.
+  const completesShortNames = view !== "" || namesShortHost(request.names);
   return stableJson([
-    proxy.namespace,
-    proxy.dnsDomain,
+    proxy.type,
+    view,
+    clusterDomainOf(proxy.dnsDomain),
+    completesShortNames ? proxy.dnsDomain : "",
     scope.name,
-    scope.namespace,
     withLabels ? proxy.metadata.labels : null,
   ]);
 }

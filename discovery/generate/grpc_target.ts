@@ -81,11 +81,31 @@ export function serviceByHostname(services: readonly Service[], hostname: string
   return byHostname(services).get(hostname);
 }
 
+/** The cluster's DNS domain in a proxy's DNS domain (`cluster.local` in `ns.svc.cluster.local`), or "". */
+export function clusterDomainOf(dnsDomain: string): string {
+  const svc = dnsDomain.indexOf(".svc.");
+  return svc < 0 ? "" : dnsDomain.slice(svc + ".svc.".length);
+}
+
+const shortNameLists = new WeakMap<readonly string[], boolean>();
+
+/**
+ * True when some listener name in `names` has a host without a dot, which only the proxy's own DNS domain
+ * (its namespace) completes. Remembered per list: a connection keeps one list until its watch changes.
+ */
+export function namesShortHost(names: readonly string[]): boolean {
+  let short = shortNameLists.get(names);
+  if (short === undefined) {
+    short = names.some((name) => !(splitHostPort(name)?.host ?? name).includes("."));
+    shortNameLists.set(names, short);
+  }
+  return short;
+}
+
 /** The hostnames a (possibly short) host stands for from the proxy's namespace, most literal first. */
 export function candidateHostnames(host: string, proxy: Proxy): string[] {
   const out = [host];
-  const svc = proxy.dnsDomain.indexOf(".svc.");
-  const clusterDomain = svc < 0 ? "" : proxy.dnsDomain.slice(svc + ".svc.".length);
+  const clusterDomain = clusterDomainOf(proxy.dnsDomain);
   const dots = host.split(".").length - 1;
   if (dots === 0) out.push(`${host}.${proxy.dnsDomain}`);
   if (clusterDomain !== "") {

@@ -100,7 +100,9 @@ class RoutePlanner {
 
   /** The hash policy of the DestinationRule for a destination, when it asks for consistent hashing. */
   hash(destination: Destination, port: number): EnvoyObject[] | undefined {
-    const rule = this.push.destinationRule(this.proxy, destination.host);
+    // By service when the host is one, so the rules its namespace exports apply as they do to its clusters.
+    const service = this.push.serviceForHostname(this.proxy, destination.host);
+    const rule = this.push.destinationRule(this.proxy, service ?? destination.host);
     if (rule === undefined) return undefined;
     for (const source of rule.sources) {
       this.dependsOn.add(configKey("DestinationRule", source.meta.namespace, source.meta.name));

@@ -20,3 +20,11 @@ export function exportToOverlaps(a: readonly string[], b: readonly string[]): bo
   if (a.includes("*") || b.includes("*")) return true;
   return a.some((ns) => b.includes(ns));
 }
+
+/**
+ * The namespaces a normalized exportTo list singles out: those it names when it does not export to every
+ * namespace. A namespace not singled out by any list sees exactly what every other such namespace sees.
+ */
+export function namespacesSingledOut(exportTo: readonly string[]): readonly string[] {
+  return exportTo.includes("*") ? [] : exportTo.filter((ns) => ns !== "~");
+}

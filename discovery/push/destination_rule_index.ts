@@ -2,8 +2,8 @@ import type { Resource } from "../../shared/config/resource.ts";
 import type { DestinationRuleSpec, Subset } from "../../shared/config/networking/destination_rule.ts";
 import { compareByCreation } from "../model/config_order.ts";
 import { deepFreeze } from "../model/deep_freeze.ts";
-import { mostSpecificMatch, resolveShortName } from "../model/host_match.ts";
-import { exportedTo, normalizeExportTo } from "../model/visibility.ts";
+import { isWildcardHost, mostSpecificMatch, resolveShortName } from "../model/host_match.ts";
+import { exportedTo, namespacesSingledOut, normalizeExportTo } from "../model/visibility.ts";
 import type { PushProblems } from "./push_problems.ts";
 
 /**
@@ -43,6 +43,7 @@ export class DestinationRuleIndex {
   readonly #local = new Map<string, RulesByHost>();
   readonly #exported = new Map<string, RulesByHost>();
   readonly #rootNamespace: string;
+  readonly #singledOut = new Set<string>();
 
   /**
    * Merges and indexes `resources` at once; duplicate subsets found while merging are recorded in `problems`.
@@ -56,6 +57,9 @@ export class DestinationRuleIndex {
       const explicit = rule.spec.exportTo ?? [];
       const exportTo = normalizeExportTo(explicit.length > 0 ? explicit : options.defaultExportTo, namespace);
       merge(byNamespace(this.#local, namespace), rule, host, exportTo, problems);
+      // Its own namespace sees a rule that is not exported everywhere; a namespace nobody names does not.
+      if (!exportTo.includes("*")) this.#singledOut.add(namespace);
+      for (const ns of namespacesSingledOut(exportTo)) this.#singledOut.add(ns);
       // A rule visible only in its own namespace is never found from another one.
       if (!(exportTo.length === 1 && exportTo[0] === namespace)) {
         merge(byNamespace(this.#exported, namespace), rule, host, exportTo, problems);
@@ -68,6 +72,21 @@ export class DestinationRuleIndex {
         [...this.#local.get(ns)!.values()].sort((a, b) => a.host.localeCompare(b.host))
       ),
     );
+  }
+
+  /**
+   * True when lookups from `namespace` may answer differently from lookups from a namespace that no rule
+   * names. Besides exportTo, a namespace's own rules come first for its workloads: they single it out unless
+   * each names a host only that namespace defines (`ownerOf`), which every namespace then finds the same way,
+   * through the rules the service's namespace exports.
+   */
+  singlesOut(namespace: string, ownerOf: (hostname: string) => string | undefined): boolean {
+    if (this.#singledOut.has(namespace)) return true;
+    if (namespace === this.#rootNamespace) return false;
+    for (const host of this.#local.get(namespace)?.keys() ?? []) {
+      if (isWildcardHost(host) || ownerOf(host) !== namespace) return true;
+    }
+    return false;
   }
 
   /**

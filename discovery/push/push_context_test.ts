@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { Metrics } from "../../shared/metrics/metrics.ts";
-import { MESH, networking, proxyIn, serviceEntry, world } from "./_test_fixtures.ts";
+import type { Resource } from "../../shared/config/resource.ts";
+import {
+  MESH,
+  namespaceViewCases,
+  networking,
+  ordinaryMesh,
+  proxyIn,
+  serviceEntry,
+  world,
+} from "./_test_fixtures.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
 
 const hosts = (services: readonly { hostname: string; namespace: string }[]) =>
@@ -164,4 +173,35 @@ Deno.test("PushContext counts endpoints that are not ready in discovery_endpoint
   const metrics = new Metrics("discovery", { version: "t", tag: "t" });
   push.problems.record(metrics);
   assert.match(await metrics.render(), /^discovery_endpoint_not_ready 1$/m);
+});
+
+/** The view of each namespace in `namespaces` after applying `resources`. */
+function views(resources: readonly Resource[], namespaces: readonly string[]): Record<string, string> {
+  const w = world();
+  w.apply(...resources);
+  const push = w.push();
+  return Object.fromEntries(namespaces.map((ns) => [ns, push.namespaceView(ns)]));
+}
+
+Deno.test("Namespaces whose own rules name only their own hosts, exported everywhere, share one view", () => {
+  assert.deepEqual(views(ordinaryMesh(), ["a", "b", "c", "unnamed"]), { a: "", b: "", c: "", unnamed: "" });
+});
+
+Deno.test("A namespace is seen alone when something in the snapshot treats it differently", async (t) => {
+  for (const { what, resources, alone } of namespaceViewCases()) {
+    await t.step(what, () => {
+      const expected = Object.fromEntries(
+        ["a", "b", "c", "unnamed"].map((ns) => [ns, alone.includes(ns) ? ns : ""]),
+      );
+      assert.deepEqual(views([...ordinaryMesh(), ...resources], ["a", "b", "c", "unnamed"]), expected);
+    });
+  }
+});
+
+Deno.test("The root namespace's own DestinationRules do not single out any namespace", () => {
+  const rule = networking("DestinationRule", MESH.rootNamespace, "mesh-wide", { host: "*.cluster.local" });
+  assert.deepEqual(views([...ordinaryMesh(), rule], ["a", MESH.rootNamespace]), {
+    a: "",
+    [MESH.rootNamespace]: "",
+  });
 });

@@ -1,5 +1,6 @@
 import type { Service } from "../model/service.ts";
 import { serviceVisibleFrom } from "../model/service.ts";
+import { namespacesSingledOut } from "../model/visibility.ts";
 import type { PushProblems } from "./push_problems.ts";
 
 /** The name of the outbound cluster of a service port, as proxies see it. */
@@ -16,6 +17,7 @@ export class ServiceIndex {
   readonly all: readonly Service[];
   readonly #byHostname = new Map<string, Service[]>();
   readonly #visible = new Map<string, readonly Service[]>();
+  readonly #singledOut = new Set<string>();
 
   /** Indexes `services` at once; duplicate hostnames in a namespace are recorded in `problems`. */
   constructor(services: readonly Service[], problems: PushProblems) {
@@ -42,6 +44,26 @@ export class ServiceIndex {
       else this.#byHostname.set(service.hostname, [service]);
     }
     this.all = Object.freeze(kept);
+    for (const service of kept) {
+      for (const ns of namespacesSingledOut(service.exportTo)) this.#singledOut.add(ns);
+      // A workload prefers its own namespace's definition of a hostname defined in several.
+      const definitions = this.byHostname(service.hostname);
+      if (definitions.length > 1) { for (const d of definitions) this.#singledOut.add(d.namespace); }
+    }
+  }
+
+  /**
+   * True when workloads of `namespace` may see these services differently from workloads of a namespace that
+   * no service names: an exportTo list names it, or it defines a hostname another namespace defines too.
+   */
+  singlesOut(namespace: string): boolean {
+    return this.#singledOut.has(namespace);
+  }
+
+  /** The one namespace defining `hostname`; undefined when none or several do. */
+  ownerOf(hostname: string): string | undefined {
+    const definitions = this.byHostname(hostname);
+    return definitions.length === 1 ? definitions[0].namespace : undefined;
   }
 
   /** Services with this hostname, one per defining namespace. */

@@ -3,7 +3,12 @@ import type { VirtualServiceSpec } from "../../shared/config/networking/virtual_
 import type { HTTPRoute } from "../../shared/config/networking/virtual_service_http.ts";
 import { compareByCreation, resourceName } from "../model/config_order.ts";
 import { deepFreeze } from "../model/deep_freeze.ts";
-import { exportedTo, exportToOverlaps, normalizeExportTo } from "../model/visibility.ts";
+import {
+  exportedTo,
+  exportToOverlaps,
+  namespacesSingledOut,
+  normalizeExportTo,
+} from "../model/visibility.ts";
 import type { PushProblems } from "./push_problems.ts";
 import { resolveVirtualService } from "./resolve_names.ts";
 import { mergeDelegateRoutes } from "./virtual_service_delegate.ts";
@@ -39,6 +44,7 @@ export class VirtualServiceIndex {
   /** Every usable VirtualService (delegates themselves excluded), oldest first. */
   readonly all: readonly IndexedVirtualService[];
   readonly #byGateway = new Map<string, IndexedVirtualService[]>();
+  readonly #singledOut = new Set<string>();
 
   /**
    * Resolves, merges and indexes `resources` at once; problems such as conflicting domains go to `problems`.
@@ -74,8 +80,18 @@ export class VirtualServiceIndex {
         if (list) list.push(vs);
         else this.#byGateway.set(gateway, [vs]);
       }
+      for (const ns of namespacesSingledOut(vs.exportTo)) this.#singledOut.add(ns);
+      collectSourceNamespaces(vs.resource.spec, this.#singledOut);
     }
     this.#reportDuplicateDomains(problems);
+  }
+
+  /**
+   * True when workloads of `namespace` may see these VirtualServices differently from workloads of a
+   * namespace that none names: an exportTo list or a match's `sourceNamespace` names it.
+   */
+  singlesOut(namespace: string): boolean {
+    return this.#singledOut.has(namespace);
   }
 
   /** VirtualServices bound to `gateway` (`mesh` or `namespace/name`) and visible from `namespace`. */
@@ -136,6 +152,17 @@ export class VirtualServiceIndex {
           }
           claims.push({ host, vs });
         }
+      }
+    }
+  }
+}
+
+/** Adds every `sourceNamespace` of the matches in `spec` (HTTP, TCP and TLS routes) to `out`. */
+function collectSourceNamespaces(spec: VirtualServiceSpec, out: Set<string>): void {
+  for (const routes of [spec.http, spec.tcp, spec.tls]) {
+    for (const route of routes ?? []) {
+      for (const match of route.match ?? []) {
+        if (match.sourceNamespace) out.add(match.sourceNamespace);
       }
     }
   }

@@ -65,7 +65,12 @@ export function buildResources<P extends PushSnapshot>(
   }
   let key: string;
   try {
-    key = shapeMemoKey(deps.generators.flavorOf(proxy), typeUrl, generator.shapeOf(proxy, push), request);
+    key = shapeMemoKey(
+      deps.generators.flavorOf(proxy),
+      typeUrl,
+      generator.shapeOf(proxy, push, request),
+      request,
+    );
   } catch (cause) {
     throw new GenerateError(typeUrl, proxy.id, cause);
   }

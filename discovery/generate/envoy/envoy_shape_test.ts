@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseProxy } from "../../model/proxy.ts";
+import { parseProxy, type Proxy } from "../../model/proxy.ts";
+import type { PushContext } from "../../push/push_context.ts";
 import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
@@ -11,8 +12,9 @@ Deno.test("Envoy sidecars of one namespace and scope share EDS and RDS shapes; w
   const push = new World().apply(...envoyResources()).push();
   const a = envoySidecar("example", "10.0.2.1", { app: "web" });
   const b = envoySidecar("example", "10.0.2.2", { app: "web" });
-  const eds = envoyEdsGenerator.shapeOf!;
-  const rds = envoyRdsGenerator.shapeOf!;
+  const wildcard = { names: [], full: true };
+  const eds = (proxy: Proxy, p: PushContext) => envoyEdsGenerator.shapeOf!(proxy, p, wildcard);
+  const rds = (proxy: Proxy, p: PushContext) => envoyRdsGenerator.shapeOf!(proxy, p, wildcard);
   assert.equal(eds(a, push), eds(b, push), "addresses do not matter to EDS");
   assert.equal(rds(a, push), rds(b, push));
   assert.notEqual(
