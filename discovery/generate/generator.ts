@@ -79,6 +79,12 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
    * configuration to another: when in doubt, leave this out.
    */
   shapeOf?(proxy: Proxy, push: P, request: GenerateRequest): string;
+  /**
+   * Optional, with `shapeOf`: true when, for a request that lists names, every resource is named by the
+   * request and is the same whichever other names are asked for. The server then shares each name's resource
+   * between proxies of a shape that watch different lists, and generates only names no such proxy asked for.
+   */
+  readonly resourcePerName?: boolean;
 }
 
 /** The node `GENERATOR` metadata value that selects the Envoy sidecar generators (also used when unset). */

@@ -93,6 +93,8 @@ export const grpcCdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.cluster,
   shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
     grpcProxyShape(proxy, push, request, false),
+  // Each resource is named by the request and read only from its own name.
+  resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const out: GeneratedResource[] = [];
     for (const { name, service, port, subset: subsetName } of wantedClusters(request.names, proxy, push)) {

@@ -100,6 +100,8 @@ export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
   shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
     grpcProxyShape(proxy, push, request, false),
+  // Each resource is named by the request and read only from its own name.
+  resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => ({
       name: plan.name,

@@ -38,6 +38,8 @@ export const grpcLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
   shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
     grpcProxyShape(proxy, push, request, false),
+  // Each resource is named by the request and read only from its own name.
+  resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return grpcTargets(request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => ({
       name: target.name,

@@ -89,6 +89,8 @@ export const grpcRdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.route,
   shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
     grpcProxyShape(proxy, push, request, true),
+  // Each resource is named by the request and read only from its own name.
+  resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return grpcTargets(request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => {
       const { plan, virtualService, dependsOn } = planRouteConfiguration(target, proxy, push);

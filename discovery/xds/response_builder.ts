@@ -14,7 +14,7 @@ import {
   type PushSnapshot,
   type XdsGenerator,
 } from "../generate/generator.ts";
-import { type ShapeMemo, shapeMemoKey } from "./shape_memo.ts";
+import { type ShapeMemo, shapeMemoKey, shapeMemoPrefix } from "./shape_memo.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 import type { XdsCache } from "./xds_cache.ts";
 
@@ -63,9 +63,9 @@ export function buildResources<P extends PushSnapshot>(
   if (generator.shapeOf === undefined || deps.shapes === undefined || !deps.cache.enabled) {
     return resolve(deps, generator, proxy, typeUrl, push, request);
   }
-  let key: string;
+  let prefix: string;
   try {
-    key = shapeMemoKey(
+    prefix = shapeMemoPrefix(
       deps.generators.flavorOf(proxy),
       typeUrl,
       generator.shapeOf(proxy, push, request),
@@ -74,11 +74,46 @@ export function buildResources<P extends PushSnapshot>(
   } catch (cause) {
     throw new GenerateError(typeUrl, proxy.id, cause);
   }
+  const key = shapeMemoKey(prefix, request.names);
   const shared = deps.shapes.get(key, push);
   if (shared !== undefined) return shared;
-  const resources = resolve(deps, generator, proxy, typeUrl, push, request);
+  const resources = generator.resourcePerName === true && request.names.length > 0
+    ? resolveByName(deps, generator, proxy, typeUrl, push, request, deps.shapes.byName(prefix, push))
+    : resolve(deps, generator, proxy, typeUrl, push, request);
   deps.shapes.set(key, push, resources);
   return resources;
+}
+
+/**
+ * Resolves a named request name by name: names another proxy of the shape already asked for are taken from
+ * `known`, only the others are generated (in one call), and what they gave is added to `known`. Proxies that
+ * each watch their own few names then share the work per name, as proxies watching equal lists share lists.
+ */
+function resolveByName<P extends PushSnapshot>(
+  deps: BuildDeps<P>,
+  generator: XdsGenerator<P>,
+  proxy: Proxy,
+  typeUrl: string,
+  push: P,
+  request: GenerateRequest,
+  known: Map<string, VersionedResource | null>,
+): VersionedResource[] {
+  const missing = request.names.filter((name) => !known.has(name));
+  if (missing.length > 0) {
+    const generated = resolve(deps, generator, proxy, typeUrl, push, { ...request, names: missing });
+    for (const name of missing) known.set(name, null);
+    for (const resource of generated) known.set(resource.name, resource);
+  }
+  const out: VersionedResource[] = [];
+  const seen = new Set<string>();
+  for (const name of request.names) {
+    const resource = known.get(name);
+    if (resource !== null && resource !== undefined && !seen.has(name)) {
+      seen.add(name);
+      out.push(resource);
+    }
+  }
+  return out;
 }
 
 function resolve<P extends PushSnapshot>(

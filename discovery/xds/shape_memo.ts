@@ -14,6 +14,11 @@ interface Memoized {
   readonly resources: readonly VersionedResource[];
 }
 
+interface MemoizedByName {
+  readonly push: object;
+  readonly byName: Map<string, VersionedResource | null>;
+}
+
 /**
  * Joined forms of name lists and change sets, by identity: a connection keeps its watched names in one array
  * until they change, and one push hands the same change set to every connection, so each is joined once
@@ -41,23 +46,34 @@ function joinedSet(changes: ReadonlySet<string>): string {
 }
 
 /**
- * The memo key of one generation: who (flavour, shape), what (type, names) and why (full, changes). Name
- * lists and change sets must not be modified after they are first used here (they are read-only throughout).
+ * The memo key of one generation but for the names: who (flavour, shape), what type and why (full,
+ * changes). Change sets must not be modified after they are first used here (they are read-only throughout).
  */
-export function shapeMemoKey(
+export function shapeMemoPrefix(
   flavor: string,
   typeUrl: string,
   shape: string,
   request: GenerateRequest,
 ): string {
   const changes = request.configsUpdated === undefined ? "*" : joinedSet(request.configsUpdated);
-  return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes, joinedList(request.names)]
-    .join("\u0000");
+  return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes].join("\u0000");
 }
 
-/** Resource lists by memo key, valid for one snapshot until the next push. */
+/**
+ * The memo key of one generation: its {@link shapeMemoPrefix} and the names asked for. Name lists must not
+ * be modified after they are first used here.
+ */
+export function shapeMemoKey(prefix: string, names: readonly string[]): string {
+  return `${prefix}\u0000${joinedList(names)}`;
+}
+
+/**
+ * Resource lists by memo key, and single resources by memo prefix and name, valid for one snapshot until the
+ * next push.
+ */
 export class ShapeMemo {
   readonly #results = new Map<string, Memoized>();
+  readonly #byName = new Map<string, MemoizedByName>();
 
   /** The list generated for `key` from `push`, if any. */
   get(key: string, push: object): readonly VersionedResource[] | undefined {
@@ -70,9 +86,22 @@ export class ShapeMemo {
     this.#results.set(key, { push, resources });
   }
 
+  /**
+   * What each name generated for `prefix` from `push`: its resource, or null when the name gave none. The
+   * caller adds what it generates; the map starts empty for a new snapshot.
+   */
+  byName(prefix: string, push: object): Map<string, VersionedResource | null> {
+    const hit = this.#byName.get(prefix);
+    if (hit !== undefined && hit.push === push) return hit.byName;
+    const byName = new Map<string, VersionedResource | null>();
+    this.#byName.set(prefix, { push, byName });
+    return byName;
+  }
+
   /** Forgets everything; called on every push. */
   clear(): void {
     this.#results.clear();
+    this.#byName.clear();
   }
 
   /** Number of remembered lists. */

@@ -77,3 +77,55 @@ Deno.test("buildResources shares nothing between proxies when DISCOVERY_ENABLE_X
   assert.equal(calls.n, 2);
   assert.equal(deps.shapes.size, 0);
 });
+
+/** A listener per requested name, the same for every proxy; records the names each call generated. */
+function listenersByName(calls: string[][]): XdsGenerator {
+  return {
+    typeUrl: TYPE_URL.listener,
+    shapeOf: () => "everyone",
+    resourcePerName: true,
+    generate(_p, _push, request) {
+      calls.push([...request.names]);
+      return request.names.filter((name) => !name.startsWith("unknown")).map((name) => ({
+        name,
+        key: cacheKey(TYPE_URL.listener, [name], []),
+        build: () => ({ name, address: { socket_address: { address: "0.0.0.0", port_value: 80 } } }),
+      }));
+    },
+  };
+}
+
+Deno.test("buildResources shares each name's resource between proxies of a shape that watch different names", async (t) => {
+  const calls: string[][] = [];
+  const deps = {
+    generators: new GeneratorRegistry().register(listenersByName(calls)),
+    cache: new XdsCache({ enabled: true, maxEntries: 0, stats: false }),
+    schema,
+    shapes: new ShapeMemo(),
+  };
+  const v1 = { version: "v1" };
+  const build = (pod: string, names: string[], push = v1) =>
+    buildResources(deps, proxy(pod, "one"), TYPE_URL.listener, push, { names, full: true })!.map((r) =>
+      r.name
+    );
+
+  await t.step("only names no proxy of the shape asked for are generated", () => {
+    assert.deepEqual(build("a", ["l1", "l2", "unknown1"]), ["l1", "l2"]);
+    assert.deepEqual(build("b", ["l2", "l3", "unknown1"]), ["l2", "l3"]);
+    assert.deepEqual(build("c", ["l3", "l1", "l3"]), ["l3", "l1"], "in the order asked, each once");
+    assert.deepEqual(calls, [["l1", "l2", "unknown1"], ["l3"]], "a name that gave nothing is remembered too");
+  });
+  await t.step("the same resource object is shared", () => {
+    const a = buildResources(deps, proxy("d", "one"), TYPE_URL.listener, v1, { names: ["l1"], full: true })!;
+    const b = buildResources(deps, proxy("e", "one"), TYPE_URL.listener, v1, {
+      names: ["l1", "l2"],
+      full: true,
+    })!;
+    assert.equal(a[0], b[0]);
+  });
+  await t.step("a new snapshot generates again", () => {
+    calls.length = 0;
+    build("a", ["l1"], { version: "v2" });
+    assert.deepEqual(calls, [["l1"]]);
+  });
+});
