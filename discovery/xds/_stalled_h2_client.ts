@@ -2,7 +2,9 @@
  * Test helper: a minimal HTTP/2 gRPC client over a raw TCP socket that opens one stream, sends one message
  * and then never grants flow-control credit (no WINDOW_UPDATE), like a proxy that stopped reading. The
  * server can send it at most the initial 65,535-byte window; after that its writes wait. (grpc-js clients in
- * Deno keep granting credit even when paused, so they cannot play this part.)
+ * Deno keep granting credit even when paused, so they cannot play this part.) Opened with a wide window, it
+ * plays the other stalled proxy: one that granted all the credit it could and then stopped reading its
+ * socket, so the server's bytes wait in socket buffers instead.
  *
  * @module
  */
@@ -11,6 +13,13 @@ const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 const DATA = 0x0, HEADERS = 0x1, RST_STREAM = 0x3, SETTINGS = 0x4, PING = 0x6, WINDOW_UPDATE = 0x8;
 const END_STREAM = 0x1, ACK = 0x1, END_HEADERS = 0x4;
 const STREAM = 1;
+const SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
+
+function windowIncrement(bytes: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, bytes);
+  return out;
+}
 
 function frame(
   type: number,
@@ -45,13 +54,22 @@ export class StalledH2Client {
   connectionClosed = false;
   readonly #conn: Deno.TcpConn;
   #reading: Promise<void> | undefined;
+  #paused: { promise: Promise<void>; resolve: () => void } | undefined;
 
   private constructor(conn: Deno.TcpConn) {
     this.#conn = conn;
   }
 
-  /** Connects to 127.0.0.1:`port`, opens `path` and sends one gRPC message. */
-  static async open(port: number, path: string, message: Uint8Array): Promise<StalledH2Client> {
+  /**
+   * Connects to 127.0.0.1:`port`, opens `path` and sends one gRPC message. With `wideWindow`, the client
+   * grants the largest stream and connection windows HTTP/2 allows at once.
+   */
+  static async open(
+    port: number,
+    path: string,
+    message: Uint8Array,
+    options: { wideWindow?: boolean } = {},
+  ): Promise<StalledH2Client> {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     const client = new StalledH2Client(conn);
     const headers = Uint8Array.from([
@@ -65,7 +83,18 @@ export class StalledH2Client {
     const grpcMessage = new Uint8Array(5 + message.length);
     new DataView(grpcMessage.buffer).setUint32(1, message.length);
     grpcMessage.set(message, 5);
-    await client.#write(PREFACE, frame(SETTINGS, 0, 0), frame(HEADERS, END_HEADERS, STREAM, headers));
+    const settings = new Uint8Array(options.wideWindow ? 6 : 0);
+    if (options.wideWindow) {
+      const view = new DataView(settings.buffer);
+      view.setUint16(0, SETTINGS_INITIAL_WINDOW_SIZE);
+      view.setUint32(2, 0x7fffffff);
+    }
+    await client.#write(
+      PREFACE,
+      frame(SETTINGS, 0, 0, settings),
+      frame(HEADERS, END_HEADERS, STREAM, headers),
+    );
+    if (options.wideWindow) await client.#write(frame(WINDOW_UPDATE, 0, 0, windowIncrement(0x7fff0000)));
     await client.#write(frame(DATA, 0, STREAM, grpcMessage));
     client.#reading = client.#readLoop();
     return client;
@@ -73,13 +102,27 @@ export class StalledH2Client {
 
   /** Grants a large amount of credit, as a proxy that starts reading again would. */
   async resume(): Promise<void> {
-    const increment = new Uint8Array(4);
-    new DataView(increment.buffer).setUint32(0, 0x7fff0000);
+    const increment = windowIncrement(0x7fff0000);
     await this.#write(frame(WINDOW_UPDATE, 0, 0, increment), frame(WINDOW_UPDATE, 0, STREAM, increment));
+  }
+
+  /** Stops reading the socket: what the server sends waits in socket buffers. */
+  pauseReading(): void {
+    if (this.#paused !== undefined) return;
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => resolve = r);
+    this.#paused = { promise, resolve };
+  }
+
+  /** Reads the socket again. */
+  resumeReading(): void {
+    this.#paused?.resolve();
+    this.#paused = undefined;
   }
 
   /** Closes the socket and waits for the read loop to stop. */
   async close(): Promise<void> {
+    this.resumeReading();
     if (!this.connectionClosed) {
       this.connectionClosed = true;
       try {
@@ -102,6 +145,7 @@ export class StalledH2Client {
     let pending = new Uint8Array(0);
     const chunk = new Uint8Array(64 * 1024);
     for (;;) {
+      if (this.#paused !== undefined) await this.#paused.promise;
       let n: number | null;
       try {
         n = await this.#conn.read(chunk);

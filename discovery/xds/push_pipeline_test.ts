@@ -20,7 +20,11 @@ const BIG = 1_000_000;
 const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
 
 /** Opens a CDS watch from a client that then stops reading, and waits for its (small) first response. */
-async function stalledProxy(server: TestServer, pod: string): Promise<StalledH2Client> {
+async function stalledProxy(
+  server: TestServer,
+  pod: string,
+  options: { wideWindow?: boolean } = {},
+): Promise<StalledH2Client> {
   const request = requestType.encode(
     requestType.fromObject({ node: testNode(sidecarId(pod)), type_url: CDS }),
   ).finish();
@@ -28,6 +32,7 @@ async function stalledProxy(server: TestServer, pod: string): Promise<StalledH2C
     server.port,
     ADS_SERVICE_DEFINITION.StreamAggregatedResources.path,
     request,
+    options,
   );
   await waitFor(() => client.dataBytes > 0, `the first response to ${pod}`);
   return client;
@@ -68,6 +73,28 @@ Deno.test("A proxy that stops reading does not hold up pushes to the others", as
     await waitFor(() => !pushedTo(server, "stalled") && idle(server), "the stalled push to be released");
   } finally {
     healthy.close();
+    await stalled.close();
+    await server.close();
+  }
+});
+
+Deno.test("A proxy that granted a wide window and stopped reading holds its push slot until its bytes leave", async () => {
+  const server = await startTestServer({ settings: { sendTimeoutMs: 60_000 } });
+  const stalled = await stalledProxy(server, "stalled", { wideWindow: true });
+  // Far beyond what loopback socket buffers hold, so most of it must wait in the server.
+  const huge = 64_000_000;
+  try {
+    stalled.pauseReading();
+    server.push(testPush("v2", { clusters: { a: huge, b: 0 } }));
+    await waitFor(() => sendsTo(server, "stalled") === 1, "the send to start");
+    // Let the transport take all it will: with the window open, only the socket holds the bytes back.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(sendsTo(server, "stalled"), 1, "the send waits for the socket, not just the HTTP/2 window");
+    assert.equal(server.service.queueStats().inFlight, 1, "and keeps its push slot");
+    stalled.resumeReading();
+    await waitFor(() => sendsTo(server, "stalled") === 0 && idle(server), "the send to finish once read");
+    assert.ok(stalled.dataBytes > huge, "the client got the whole response");
+  } finally {
     await stalled.close();
     await server.close();
   }

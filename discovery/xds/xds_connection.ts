@@ -10,7 +10,7 @@ import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import type { RpcStatus } from "../../proto/discovery_request.ts";
 import { shortTypeName } from "../../proto/type_urls.ts";
 import type { Logger } from "../../shared/log/logger.ts";
-import { whenOutboundFlushed } from "../../shared/grpc/outbound_state.ts";
+import { socketBytesWritten, whenOutboundFlushed } from "../../shared/grpc/outbound_state.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import type { PushRequest } from "../push/push_request.ts";
@@ -258,11 +258,16 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       }, this.ctx.sendTimeoutMs);
       this.#pendingSends.add(settle);
       // The write callback can come before the bytes leave (the runtime may buffer them natively while the
-      // peer grants no flow-control credit), so the send ends only once the transport holds nothing back.
+      // peer grants no flow-control credit, or take megabytes into a wide window before the socket writes
+      // them), so the send ends only once the transport holds nothing back and the socket has written as
+      // many bytes as the response has: until then it holds its response-gate permit, which bounds what
+      // the server holds in native buffers. Other streams of the connection can only make this end sooner.
+      const before = socketBytesWritten(this.call);
+      const socketTarget = before === undefined ? undefined : before + bytes.length;
       this.call.write(bytes, (error?: Error | null) => {
         if (!this.#pendingSends.has(settle)) return;
         if (error) return settle(error);
-        whenOutboundFlushed(this.call, flushing.signal).then(
+        whenOutboundFlushed(this.call, flushing.signal, socketTarget).then(
           () => this.#pendingSends.has(settle) && settle(),
           () => {},
         );

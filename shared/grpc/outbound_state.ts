@@ -3,6 +3,8 @@
  * A write callback alone cannot say a message left: some runtimes complete it as soon as the bytes are handed
  * to the native HTTP/2 session, even when the peer's flow-control window is closed. The peer's remaining
  * window says it on every runtime: zero means the peer has stopped granting credit and data is waiting.
+ * A peer with a wide window lets the session take megabytes it has not yet written to the socket, so the
+ * socket's own count of bytes written says when a response has really left.
  *
  * @module
  */
@@ -13,6 +15,8 @@ export interface OutboundState {
   readonly queuedBytes: number;
   /** Bytes the peer still lets the server send on the connection (HTTP/2 connection window). */
   readonly peerWindowBytes: number;
+  /** Bytes the connection's socket has handed to the kernel; undefined when the runtime does not say. */
+  readonly socketBytesWritten?: number;
 }
 
 interface Http2StreamLike {
@@ -21,6 +25,7 @@ interface Http2StreamLike {
   readonly session?: {
     readonly state?: { readonly remoteWindowSize?: number };
     readonly destroyed?: boolean;
+    readonly socket?: { readonly bytesWritten?: number; readonly writableLength?: number };
   };
 }
 
@@ -42,26 +47,51 @@ export function outboundState(call: unknown): OutboundState | undefined {
     return undefined;
   }
   if (typeof window !== "number") return undefined;
-  return { queuedBytes: stream.writableLength ?? 0, peerWindowBytes: window };
+  const socket = stream.session?.socket;
+  const written = socket?.bytesWritten;
+  // Bytes still in the socket's own buffer are counted as written by some runtimes: not yet sent.
+  const socketBytesWritten = typeof written === "number"
+    ? written - (socket?.writableLength ?? 0)
+    : undefined;
+  return {
+    queuedBytes: stream.writableLength ?? 0,
+    peerWindowBytes: window,
+    ...(socketBytesWritten === undefined ? {} : { socketBytesWritten }),
+  };
 }
 
-/** True when data for `call`'s peer is waiting: bytes queued, or a closed connection window. */
-export function isOutboundStalled(call: unknown): boolean {
+/** Bytes `call`'s connection has handed to the kernel so far; undefined when that cannot be read. */
+export function socketBytesWritten(call: unknown): number | undefined {
+  return outboundState(call)?.socketBytesWritten;
+}
+
+/**
+ * True when data for `call`'s peer is waiting: bytes queued, a closed connection window, or fewer than
+ * `socketTarget` bytes written to the socket (when given and readable).
+ */
+export function isOutboundStalled(call: unknown, socketTarget?: number): boolean {
   const state = outboundState(call);
-  return state !== undefined && (state.queuedBytes > 0 || state.peerWindowBytes <= 0);
+  if (state === undefined) return false;
+  if (state.queuedBytes > 0 || state.peerWindowBytes <= 0) return true;
+  return socketTarget !== undefined && state.socketBytesWritten !== undefined &&
+    state.socketBytesWritten < socketTarget;
 }
 
 /** The first and the longest wait of `whenOutboundFlushed` between two looks at a stalled call. */
 export const OUTBOUND_POLL_MS = { first: 5, max: 200 } as const;
 
 /**
- * Resolves once nothing written to `call` waits for its peer (or the connection is gone); rejects with the
- * signal's reason when `signal` aborts first. A healthy peer grants credit within a round trip, so this
+ * Resolves once nothing written to `call` waits for its peer and its socket has written `socketTarget` bytes
+ * (or the connection is gone); rejects with the signal's reason when `signal` aborts first. A healthy peer grants credit within a round trip, so this
  * resolves at once or after a few milliseconds; a peer that stopped reading keeps it waiting, looked at less
  * and less often (the wait doubles up to `OUTBOUND_POLL_MS.max`) so thousands of stalled sends stay cheap.
  */
-export function whenOutboundFlushed(call: unknown, signal?: AbortSignal): Promise<void> {
-  if (!isOutboundStalled(call)) return Promise.resolve();
+export function whenOutboundFlushed(
+  call: unknown,
+  signal?: AbortSignal,
+  socketTarget?: number,
+): Promise<void> {
+  if (!isOutboundStalled(call, socketTarget)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stop = () => {
@@ -70,7 +100,7 @@ export function whenOutboundFlushed(call: unknown, signal?: AbortSignal): Promis
     };
     const look = (waitMs: number) => {
       timer = setTimeout(() => {
-        if (isOutboundStalled(call)) return look(Math.min(waitMs * 2, OUTBOUND_POLL_MS.max));
+        if (isOutboundStalled(call, socketTarget)) return look(Math.min(waitMs * 2, OUTBOUND_POLL_MS.max));
         signal?.removeEventListener("abort", stop);
         resolve();
       }, waitMs);
