@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { MemoryPeaks } from "./memory_sampler.ts";
 import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
 import type { MachineInfo, ProcessMemory } from "./bench_processes.ts";
 import { type LatencySummary, summarize } from "./latency_stats.ts";
@@ -45,12 +46,16 @@ export interface LoadReport {
   /** Per edit kind, one result per round. */
   readonly changes: Readonly<Record<string, readonly RoundResult[]>>;
   readonly serverMemory: ProcessMemory;
+  /** Peaks of the server's own memory figures, sampled through ControlZ while proxies were connected. */
+  readonly memoryPeaks?: MemoryPeaks;
   readonly reconnect?: ConnectReply;
   readonly baseline?: {
     readonly initial: ConnectReply;
     readonly push: AwaitReply;
     readonly serverWriteMs: number;
     readonly cpu: { readonly initial: CpuUse; readonly push: CpuUse };
+    /** Peak RSS of the replay server: the transport's own memory for the same bytes. */
+    readonly peakRssKiB?: number;
   };
 }
 
@@ -151,7 +156,10 @@ export function renderReport(r: LoadReport): string {
     lines.push(row(
       "baseline replay: push of the same bytes",
       summarize(r.baseline.push.latencies),
-      `server write loop ${ms(r.baseline.serverWriteMs)}${cpuNote(r.baseline.cpu.push)}`,
+      `server write loop ${ms(r.baseline.serverWriteMs)}${cpuNote(r.baseline.cpu.push)}` +
+        (r.baseline.peakRssKiB === undefined
+          ? ""
+          : `; replay server peak RSS ${mibOf(r.baseline.peakRssKiB * 1024)} MiB`),
     ));
   }
   lines.push("");
@@ -159,7 +167,13 @@ export function renderReport(r: LoadReport): string {
     `Server memory: peak RSS ${(r.serverMemory.peakRssKiB / 1024).toFixed(0)} MiB (after connect ` +
       `${(r.afterConnect.rssKiB / 1024).toFixed(0)} MiB, at end ${
         (r.serverMemory.rssKiB / 1024).toFixed(0)
-      } MiB).`,
+      } MiB).` +
+      (r.memoryPeaks === undefined || r.memoryPeaks.samples === 0
+        ? ""
+        : ` Sampled peaks (${r.memoryPeaks.samples} samples): V8 heap ${
+          mibOf(r.memoryPeaks.heapUsed)
+        } used of ${mibOf(r.memoryPeaks.heapTotal)}, ` +
+          `external (Buffers) ${mibOf(r.memoryPeaks.external)}, RSS ${mibOf(r.memoryPeaks.rss)} MiB.`),
   );
   if (r.baseline) {
     const basePush = summarize(r.baseline.push.latencies).max;
@@ -194,4 +208,8 @@ export function renderReport(r: LoadReport): string {
     lines.push(`Target: ${c.proxies} proxies reconnecting, slowest ${ms(slowest)} ≤ 10 s ${verdict(ok)}.`);
   }
   return lines.join("\n");
+}
+
+function mibOf(bytes: number): string {
+  return (bytes / 1048576).toFixed(0);
 }

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { sampleMemory } from "./memory_sampler.ts";
 import { parseArgs } from "node:util";
 import { TYPE_URL } from "../proto/type_urls.ts";
 import {
@@ -217,6 +218,8 @@ async function main(): Promise<LoadReport> {
     const pid = server.child.pid;
     progress(`server ready in ${startupMs.toFixed(0)} ms (pid ${pid}, ${processMemory(pid).rssKiB} KiB)`);
 
+    const memory = sampleMemory(`127.0.0.1:${addresses.ctrlzPort}`);
+    cleanups.unshift(() => memory.stop());
     const agent = startChild("load_agent.ts", ["--addr", addresses.grpcAddr, ...agentArgs], {
       v8Flags: agentV8,
       permissions: [`--allow-write=${captured}`],
@@ -325,6 +328,7 @@ async function main(): Promise<LoadReport> {
       progress(`reconnect: ${JSON.stringify(summarize(storm.latencies))}, incomplete ${storm.incomplete}`);
     }
     const serverMemory = processMemory(pid);
+    const memoryPeaks = await memory.stop();
     const complaints = (server.stdout + server.stderr).split("\n").filter((l) => /\b(warn|error)\b/i.test(l));
     if (complaints.length > 0) {
       progress(
@@ -335,7 +339,7 @@ async function main(): Promise<LoadReport> {
     }
     await agent.request({ cmd: "close" });
     await agent.close();
-    cleanups.splice(0, 2);
+    cleanups.splice(0, 3);
     await stopServer();
 
     let baseline: LoadReport["baseline"];
@@ -360,6 +364,7 @@ async function main(): Promise<LoadReport> {
       capturedSizes,
       changes,
       serverMemory,
+      memoryPeaks,
       reconnect,
       baseline,
     };
@@ -431,8 +436,15 @@ async function runBaseline(
           pushed.ms.toFixed(0)
         } ms`,
       );
+      const replayMemory = processMemory(replayPid);
       await agent.request({ cmd: "close" });
-      return { initial, push, serverWriteMs: pushed.ms, cpu: { initial: initialCpu, push: pushCpu } };
+      return {
+        initial,
+        push,
+        serverWriteMs: pushed.ms,
+        cpu: { initial: initialCpu, push: pushCpu },
+        peakRssKiB: replayMemory.peakRssKiB,
+      };
     } finally {
       await agent.close();
       cleanups.splice(cleanups.indexOf(killAgent), 1);
