@@ -75,15 +75,19 @@ export class WireWriter {
 
   /** Writes a length-delimited field whose payload is `payload`. */
   lenField(field: number, payload: Uint8Array): this {
-    this.tag(field, LEN).varint(payload.length);
-    this.bytes.set(payload, this.pos);
-    this.pos += payload.length;
-    return this;
+    return this.tag(field, LEN).varint(payload.length).raw(payload);
   }
 
   /** Writes the tag and length prefix of a length-delimited field whose payload the caller writes next. */
   lenHeader(field: number, payloadLength: number): this {
     return this.tag(field, LEN).varint(payloadLength);
+  }
+
+  /** Writes bytes that are already wire format (whole fields). */
+  raw(bytes: Uint8Array): this {
+    this.bytes.set(bytes, this.pos);
+    this.pos += bytes.length;
+    return this;
   }
 
   /** Writes a varint field. */

@@ -22,6 +22,11 @@ export interface DiscoveryResponseParts {
   readonly version_info: string;
   /** Each element is one encoded `google.protobuf.Any` (see `encodeAny`). */
   readonly resources: readonly Uint8Array[];
+  /**
+   * More resources, already framed as the `resources` field by {@link frameResourceRun}; written after
+   * `resources`. Proxies sent the same list then share one framing of it.
+   */
+  readonly resource_run?: Uint8Array;
   /** The type URL of every resource in the response. */
   readonly type_url: string;
   /** The nonce the proxy echoes in its ACK or NACK. */
@@ -54,6 +59,11 @@ export interface DeltaDiscoveryResponseParts {
   readonly system_version_info: string;
   /** The added or changed resources. */
   readonly resources: readonly DeltaResourceParts[];
+  /**
+   * More added or changed resources, each already encoded as an `envoy.service.discovery.v3.Resource`
+   * (see {@link encodeDeltaResource}); written after `resources`.
+   */
+  readonly encoded_resources?: readonly Uint8Array[];
   /** The type URL of every resource in the response. */
   readonly type_url: string;
   /** Names of resources the proxy should drop. */
@@ -81,6 +91,18 @@ function controlPlaneBytes(controlPlane: ControlPlaneInfo): Uint8Array {
   return w.finish();
 }
 
+/**
+ * Frames encoded `google.protobuf.Any` messages as the `resources` field of a DiscoveryResponse, back to
+ * back, for {@link DiscoveryResponseParts.resource_run}.
+ */
+export function frameResourceRun(resources: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const resource of resources) size += lenFieldSize(2, resource.length);
+  const w = new WireWriter(size);
+  for (const resource of resources) w.lenField(2, resource);
+  return w.finish();
+}
+
 /** Encodes a DiscoveryResponse whose resources are already-encoded Any messages. */
 export function frameDiscoveryResponse(parts: DiscoveryResponseParts): Uint8Array {
   const version = utf8Bytes(parts.version_info);
@@ -89,12 +111,14 @@ export function frameDiscoveryResponse(parts: DiscoveryResponseParts): Uint8Arra
   const controlPlane = parts.control_plane === undefined ? undefined : controlPlaneBytes(parts.control_plane);
   let size = stringFieldSize(1, version) + stringFieldSize(4, typeUrl) + stringFieldSize(5, nonce);
   for (const resource of parts.resources) size += lenFieldSize(2, resource.length);
+  size += parts.resource_run?.length ?? 0;
   if (parts.canary === true) size += varintFieldSize(3, 1);
   if (controlPlane !== undefined) size += lenFieldSize(6, controlPlane.length);
 
   const w = new WireWriter(size);
   writeString(w, 1, version);
   for (const resource of parts.resources) w.lenField(2, resource);
+  if (parts.resource_run !== undefined) w.raw(parts.resource_run);
   if (parts.canary === true) w.varintField(3, 1);
   writeString(w, 4, typeUrl);
   writeString(w, 5, nonce);
@@ -167,6 +191,19 @@ function writeResource(w: WireWriter, r: PreparedResource): void {
 }
 
 /**
+ * Encodes one `envoy.service.discovery.v3.Resource`, for {@link DeltaDiscoveryResponseParts.encoded_resources}:
+ * a resource sent to many proxies is then encoded once.
+ *
+ * @throws {RangeError} when the ttl is negative or its nanos are out of range
+ */
+export function encodeDeltaResource(resource: DeltaResourceParts): Uint8Array {
+  const prepared = prepareResource(resource, 0);
+  const w = new WireWriter(prepared.size);
+  writeResource(w, prepared);
+  return w.finish();
+}
+
+/**
  * Encodes a DeltaDiscoveryResponse whose resources carry already-encoded Any messages.
  *
  * @throws {RangeError} when a resource's ttl is negative or its nanos are out of range
@@ -180,6 +217,7 @@ export function frameDeltaDiscoveryResponse(parts: DeltaDiscoveryResponseParts):
   const controlPlane = parts.control_plane === undefined ? undefined : controlPlaneBytes(parts.control_plane);
   let size = stringFieldSize(1, systemVersion) + stringFieldSize(4, typeUrl) + stringFieldSize(5, nonce);
   for (const r of resources) size += lenFieldSize(2, r.size);
+  for (const encoded of parts.encoded_resources ?? []) size += lenFieldSize(2, encoded.length);
   for (const name of removed) size += lenFieldSize(6, name.length);
   if (controlPlane !== undefined) size += lenFieldSize(7, controlPlane.length);
 
@@ -189,6 +227,7 @@ export function frameDeltaDiscoveryResponse(parts: DeltaDiscoveryResponseParts):
     w.lenHeader(2, r.size);
     writeResource(w, r);
   }
+  for (const encoded of parts.encoded_resources ?? []) w.lenField(2, encoded);
   writeString(w, 4, typeUrl);
   writeString(w, 5, nonce);
   for (const name of removed) w.lenField(6, name);

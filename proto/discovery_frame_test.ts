@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { encodeAny } from "./any_codec.ts";
-import { frameDeltaDiscoveryResponse, frameDiscoveryResponse } from "./discovery_frame.ts";
+import {
+  encodeDeltaResource,
+  frameDeltaDiscoveryResponse,
+  frameDiscoveryResponse,
+  frameResourceRun,
+} from "./discovery_frame.ts";
 import { loadEnvoySchema } from "./envoy_schema.ts";
 import { TYPE_URL } from "./type_urls.ts";
 
@@ -139,6 +144,47 @@ Deno.test("frameDeltaDiscoveryResponse writes what protobufjs writes for the sam
     assert.equal(decoded.resources[2].resource, undefined);
     assert.deepEqual(decoded.resources[2].cache_control, {});
   });
+});
+
+Deno.test("A resource run framed ahead with frameResourceRun frames to the same bytes as the resources", () => {
+  const common = { version_info: "1", type_url: TYPE_URL.cluster, nonce: "n" };
+  assert.deepEqual(
+    frameDiscoveryResponse({
+      ...common,
+      resources: [],
+      resource_run: frameResourceRun([clusterA, clusterB]),
+    }),
+    frameDiscoveryResponse({ ...common, resources: [clusterA, clusterB] }),
+  );
+  assert.deepEqual(
+    frameDiscoveryResponse({ ...common, resources: [clusterA], resource_run: frameResourceRun([clusterB]) }),
+    frameDiscoveryResponse({ ...common, resources: [clusterA, clusterB] }),
+  );
+});
+
+Deno.test("Resources encoded ahead with encodeDeltaResource frame to the same bytes as their parts", () => {
+  const resources = [
+    { name: "a", version: "v1", resource: clusterA, ttl: { seconds: 30 } },
+    { name: "b", version: "v2", resource: clusterB },
+  ];
+  const common = { system_version_info: "s", type_url: TYPE_URL.cluster, nonce: "n" };
+  assert.deepEqual(
+    frameDeltaDiscoveryResponse({
+      ...common,
+      resources: [],
+      encoded_resources: resources.map(encodeDeltaResource),
+    }),
+    frameDeltaDiscoveryResponse({ ...common, resources }),
+  );
+  assert.deepEqual(
+    frameDeltaDiscoveryResponse({
+      ...common,
+      resources: [resources[0]],
+      encoded_resources: [encodeDeltaResource(resources[1])],
+    }),
+    frameDeltaDiscoveryResponse({ ...common, resources }),
+    "parts first, then what was encoded ahead",
+  );
 });
 
 Deno.test("frameDeltaDiscoveryResponse rejects a negative TTL or out-of-range nanos", () => {

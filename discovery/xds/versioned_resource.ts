@@ -5,6 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { encodeDeltaResource } from "../../proto/discovery_frame.ts";
 
 /** The version of an encoded resource: 96 bits of its SHA-256, base64url (16 characters). */
 export function resourceVersion(encoded: Uint8Array): string {
@@ -14,6 +15,7 @@ export function resourceVersion(encoded: Uint8Array): string {
 /** A named resource as `google.protobuf.Any` bytes; the version is computed on first use and kept. */
 export class VersionedResource {
   #version: string | undefined;
+  #deltaResource: Uint8Array | undefined;
 
   /** `name` is the resource's name; `encoded` the bytes of its `google.protobuf.Any`. */
   constructor(readonly name: string, readonly encoded: Uint8Array) {}
@@ -21,5 +23,17 @@ export class VersionedResource {
   /** `resourceVersion(encoded)`, computed once. */
   get version(): string {
     return this.#version ??= resourceVersion(this.encoded);
+  }
+
+  /**
+   * The resource as an incremental-xDS `Resource` message (name, version, bytes), encoded on first use and
+   * kept: every delta proxy that gets this resource is sent these same bytes.
+   */
+  get deltaResource(): Uint8Array {
+    return this.#deltaResource ??= encodeDeltaResource({
+      name: this.name,
+      version: this.version,
+      resource: this.encoded,
+    });
   }
 }
