@@ -230,7 +230,10 @@ async function main(): Promise<LoadReport> {
     const agentPid = agent.child.pid;
     const cpu: Record<string, CpuUse> = {};
     let initial: ConnectReply;
+    const connectProfile = profileServer(addresses.monitoringAddr, "connect");
+    await sleep(flags.profile === undefined ? 0 : 100);
     [initial, cpu.initial] = await withCpu(pid, agentPid, () => agent.request({ cmd: "connect", timeoutMs }));
+    await connectProfile;
     progress(
       `initial: ${JSON.stringify(summarize(initial.latencies))}, incomplete ${initial.incomplete}, ` +
         `ended ${JSON.stringify(initial.ended)}`,

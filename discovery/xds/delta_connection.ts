@@ -25,9 +25,26 @@ import { isWildcardType, pushOrder } from "./xds_types.ts";
 
 const WILDCARD = "*";
 
+const namesOfLists = new WeakMap<readonly VersionedResource[], ReadonlySet<string>>();
+
+/** The names in a resource list, computed once per list (proxies of one shape share the list). */
+function namesOf(resources: readonly VersionedResource[]): ReadonlySet<string> {
+  let names = namesOfLists.get(resources);
+  if (names === undefined) {
+    names = new Set(resources.map((r) => r.name));
+    namesOfLists.set(resources, names);
+  }
+  return names;
+}
+
 interface DeltaWatch {
   wildcard: boolean;
   readonly subscribed: Set<string>;
+  /**
+   * `subscribed` as a list, kept until the subscription changes: the shape memo and name caches key on the
+   * list itself, so a fresh copy per push would make each proxy join and hash thousands of names again.
+   */
+  names?: readonly string[];
   /** Resource name → version the proxy holds. */
   readonly known: Map<string, string>;
   /** Subscribed names already reported as not existing. */
@@ -149,7 +166,10 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
         watch.wildcard = true;
         continue;
       }
-      if (!watch.subscribed.has(name)) more = true;
+      if (!watch.subscribed.has(name)) {
+        more = true;
+        watch.names = undefined;
+      }
       watch.subscribed.add(this.ctx.names.intern(name));
       // A repeated subscription asks for the resource again; on the first request the proxy's
       // initial_resource_versions say what it already holds.
@@ -165,7 +185,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
         watch.wildcard = false;
         continue;
       }
-      watch.subscribed.delete(name);
+      if (watch.subscribed.delete(name)) watch.names = undefined;
       watch.reportedAbsent.delete(name);
     }
     if (!watch.wildcard) {
@@ -191,7 +211,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (watch === undefined || (!watch.wildcard && watch.subscribed.size === 0)) return undefined;
     const started = performance.now();
     const resources = generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
-      names: watch.wildcard ? [] : [...watch.subscribed],
+      names: watch.wildcard ? [] : (watch.names ??= Object.freeze([...watch.subscribed])),
       full,
       ...(configsUpdated === undefined ? {} : { configsUpdated }),
     });
@@ -209,7 +229,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const absent: string[] = [];
     // A partial (endpoint-only) generation says nothing about resources it did not return.
     if (full) {
-      const present = new Set(resources.map((r) => r.name));
+      const present = namesOf(resources);
       for (const name of watch.known.keys()) if (!present.has(name)) removed.push(name);
       for (const name of watch.subscribed) {
         if (!present.has(name) && !watch.known.has(name) && !watch.reportedAbsent.has(name)) {
@@ -222,7 +242,8 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const nonce = makeNonce(this.nonceVersionFor(version));
     const bytes = frameDeltaDiscoveryResponse({
       system_version_info: version,
-      resources: changed.map((r) => ({ name: r.name, version: r.version, resource: r.encoded })),
+      resources: [],
+      encoded_resources: changed.map((r) => r.deltaResource),
       type_url: typeUrl,
       removed_resources: [...removed, ...absent],
       nonce,

@@ -14,7 +14,7 @@ import {
   type PushSnapshot,
   type XdsGenerator,
 } from "../generate/generator.ts";
-import { type ShapeMemo, shapeMemoKey, shapeMemoPrefix } from "./shape_memo.ts";
+import { type ShapeMemo, shapeMemoPrefix } from "./shape_memo.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 import type { XdsCache } from "./xds_cache.ts";
 
@@ -74,13 +74,12 @@ export function buildResources<P extends PushSnapshot>(
   } catch (cause) {
     throw new GenerateError(typeUrl, proxy.id, cause);
   }
-  const key = shapeMemoKey(prefix, request.names);
-  const shared = deps.shapes.get(key, push);
+  const shared = deps.shapes.get(prefix, request.names, push);
   if (shared !== undefined) return shared;
   const resources = generator.resourcePerName === true && request.names.length > 0
     ? resolveByName(deps, generator, proxy, typeUrl, push, request, deps.shapes.byName(prefix, push))
     : resolve(deps, generator, proxy, typeUrl, push, request);
-  deps.shapes.set(key, push, resources);
+  deps.shapes.set(prefix, request.names, push, resources);
   return resources;
 }
 

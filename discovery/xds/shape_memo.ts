@@ -9,13 +9,12 @@
 import type { GenerateRequest } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 
-interface Memoized {
+/** What one prefix (shape, type, reason) generated from one snapshot. */
+interface PrefixEntry {
   readonly push: object;
-  readonly resources: readonly VersionedResource[];
-}
-
-interface MemoizedByName {
-  readonly push: object;
+  /** Lists by joined name list (the joined string is kept per list, so its hash is computed once). */
+  readonly lists: Map<string, readonly VersionedResource[]>;
+  /** Each name's resource, or null when it gave none. */
   readonly byName: Map<string, VersionedResource | null>;
 }
 
@@ -60,52 +59,49 @@ export function shapeMemoPrefix(
 }
 
 /**
- * The memo key of one generation: its {@link shapeMemoPrefix} and the names asked for. Name lists must not
- * be modified after they are first used here.
- */
-export function shapeMemoKey(prefix: string, names: readonly string[]): string {
-  return `${prefix}\u0000${joinedList(names)}`;
-}
-
-/**
- * Resource lists by memo key, and single resources by memo prefix and name, valid for one snapshot until the
- * next push.
+ * Resource lists by memo prefix and name list, and single resources by memo prefix and name, valid for one
+ * snapshot until the next push. Name lists must not be modified after they are first used here.
  */
 export class ShapeMemo {
-  readonly #results = new Map<string, Memoized>();
-  readonly #byName = new Map<string, MemoizedByName>();
+  readonly #byPrefix = new Map<string, PrefixEntry>();
 
-  /** The list generated for `key` from `push`, if any. */
-  get(key: string, push: object): readonly VersionedResource[] | undefined {
-    const hit = this.#results.get(key);
-    return hit !== undefined && hit.push === push ? hit.resources : undefined;
+  /** The list generated for `names` under `prefix` from `push`, if any. */
+  get(prefix: string, names: readonly string[], push: object): readonly VersionedResource[] | undefined {
+    const entry = this.#byPrefix.get(prefix);
+    return entry !== undefined && entry.push === push ? entry.lists.get(joinedList(names)) : undefined;
   }
 
-  /** Remembers the list generated for `key` from `push`. */
-  set(key: string, push: object, resources: readonly VersionedResource[]): void {
-    this.#results.set(key, { push, resources });
+  /** Remembers the list generated for `names` under `prefix` from `push`. */
+  set(prefix: string, names: readonly string[], push: object, resources: readonly VersionedResource[]): void {
+    this.#entry(prefix, push).lists.set(joinedList(names), resources);
   }
 
   /**
-   * What each name generated for `prefix` from `push`: its resource, or null when the name gave none. The
+   * What each name generated under `prefix` from `push`: its resource, or null when the name gave none. The
    * caller adds what it generates; the map starts empty for a new snapshot.
    */
   byName(prefix: string, push: object): Map<string, VersionedResource | null> {
-    const hit = this.#byName.get(prefix);
-    if (hit !== undefined && hit.push === push) return hit.byName;
-    const byName = new Map<string, VersionedResource | null>();
-    this.#byName.set(prefix, { push, byName });
-    return byName;
+    return this.#entry(prefix, push).byName;
   }
 
   /** Forgets everything; called on every push. */
   clear(): void {
-    this.#results.clear();
-    this.#byName.clear();
+    this.#byPrefix.clear();
   }
 
   /** Number of remembered lists. */
   get size(): number {
-    return this.#results.size;
+    let lists = 0;
+    for (const entry of this.#byPrefix.values()) lists += entry.lists.size;
+    return lists;
+  }
+
+  #entry(prefix: string, push: object): PrefixEntry {
+    let entry = this.#byPrefix.get(prefix);
+    if (entry === undefined || entry.push !== push) {
+      entry = { push, lists: new Map(), byName: new Map() };
+      this.#byPrefix.set(prefix, entry);
+    }
+    return entry;
   }
 }

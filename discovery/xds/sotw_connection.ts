@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
+import { frameDiscoveryResponse, frameResourceRun } from "../../proto/discovery_frame.ts";
 import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
@@ -16,6 +16,21 @@ import { makeNonce } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
+
+/**
+ * Framed resource lists by list: proxies of one shape are handed the very same list for a push, so the
+ * resources are framed once for all of them and each response copies one run of bytes.
+ */
+const resourceRuns = new WeakMap<readonly VersionedResource[], Uint8Array>();
+
+function resourceRun(resources: readonly VersionedResource[]): Uint8Array {
+  let run = resourceRuns.get(resources);
+  if (run === undefined) {
+    run = frameResourceRun(resources.map((r) => r.encoded));
+    resourceRuns.set(resources, run);
+  }
+  return run;
+}
 
 /** The names a proxy watches for one type. */
 interface Watch {
@@ -157,7 +172,8 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const nonce = makeNonce(this.nonceVersionFor(version));
     const bytes = frameDiscoveryResponse({
       version_info: version,
-      resources: resources.map((r) => r.encoded),
+      resources: [],
+      resource_run: resourceRun(resources),
       type_url: typeUrl,
       nonce,
       ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
