@@ -130,3 +130,107 @@ export function decodeDeltaDiscoveryRequest(
 ): DeltaDiscoveryRequest {
   return decodeAs("envoy.service.discovery.v3.DeltaDiscoveryRequest", bytes, root) as DeltaDiscoveryRequest;
 }
+
+/** A DiscoveryRequest's `resource_names` as one run of encoded entries, and the message without them. */
+export interface SplitRequest {
+  /** The message without the run. */
+  readonly rest: Uint8Array;
+  /** The `resource_names` entries (field 3), back to back as they arrived. */
+  readonly names: Uint8Array;
+}
+
+/**
+ * Finds the `resource_names` of a DiscoveryRequest when they are one contiguous run of entries, as every
+ * encoder that writes fields in order produces. Undefined when there are none, when they are interleaved with
+ * other fields, or when the bytes do not parse (the full decoder then reports what is wrong).
+ */
+export function splitResourceNames(bytes: Uint8Array): SplitRequest | undefined {
+  let start = -1;
+  let end = -1;
+  let pos = 0;
+  while (pos < bytes.length) {
+    const fieldStart = pos;
+    const tag = readVarint(bytes, pos);
+    if (tag === undefined) return undefined;
+    pos = tag.next;
+    const field = tag.value >>> 3;
+    switch (tag.value & 7) {
+      case 0: {
+        const value = readVarint(bytes, pos);
+        if (value === undefined) return undefined;
+        pos = value.next;
+        break;
+      }
+      case 1:
+        pos += 8;
+        break;
+      case 2: {
+        const length = readVarint(bytes, pos);
+        if (length === undefined) return undefined;
+        pos = length.next + length.value;
+        break;
+      }
+      case 5:
+        pos += 4;
+        break;
+      default:
+        return undefined;
+    }
+    if (pos > bytes.length) return undefined;
+    if (field !== 3) continue;
+    if ((tag.value & 7) !== 2) return undefined;
+    if (start < 0) start = fieldStart;
+    else if (end !== fieldStart) return undefined;
+    end = pos;
+  }
+  if (start < 0) return undefined;
+  const rest = new Uint8Array(bytes.length - (end - start));
+  rest.set(bytes.subarray(0, start));
+  rest.set(bytes.subarray(end), start);
+  return { rest, names: bytes.subarray(start, end) };
+}
+
+const utf8 = new TextDecoder();
+
+/** Decodes a run of `resource_names` entries (see {@link splitResourceNames}). */
+export function decodeNameRun(run: Uint8Array): string[] {
+  const out: string[] = [];
+  let pos = 0;
+  while (pos < run.length) {
+    const tag = readVarint(run, pos)!;
+    const length = readVarint(run, tag.next)!;
+    out.push(utf8.decode(run.subarray(length.next, length.next + length.value)));
+    pos = length.next + length.value;
+  }
+  return out;
+}
+
+/**
+ * Decodes a DiscoveryRequest, turning its `resource_names` into a list through `listOf`, which is given
+ * their encoded run: a caller can hand every request that repeats a run the list it made the first time.
+ *
+ * @throws {TypeError} when the bytes are not a valid DiscoveryRequest
+ */
+export function decodeDiscoveryRequestSharingNames(
+  bytes: Uint8Array,
+  root: protobuf.Root,
+  listOf: (run: Uint8Array) => readonly string[],
+): DiscoveryRequest {
+  const split = splitResourceNames(bytes);
+  if (split === undefined) return decodeDiscoveryRequest(bytes, root);
+  const request = decodeDiscoveryRequest(split.rest, root);
+  return { ...request, resource_names: listOf(split.names) };
+}
+
+/** A varint at `pos` (up to 2^53), or undefined when it runs past the end or is too long. */
+function readVarint(bytes: Uint8Array, pos: number): { value: number; next: number } | undefined {
+  let value = 0;
+  let scale = 1;
+  for (let i = pos; i < bytes.length && i < pos + 8; i++) {
+    const byte = bytes[i];
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return { value, next: i + 1 };
+    scale *= 128;
+  }
+  return undefined;
+}

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { cat, dbl, len, str, vint } from "./_test_bytes.ts";
-import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from "./discovery_request.ts";
+import {
+  decodeDeltaDiscoveryRequest,
+  decodeDiscoveryRequest,
+  decodeDiscoveryRequestSharingNames,
+  decodeNameRun,
+  splitResourceNames,
+} from "./discovery_request.ts";
+import { loadEnvoySchema } from "./envoy_schema.ts";
 import { TYPE_URL } from "./type_urls.ts";
 
 // Field numbers from envoy/config/core/v3/base.proto (Node, Locality), google/protobuf/struct.proto and
@@ -126,4 +133,51 @@ Deno.test("decodeDiscoveryRequest rejects malformed bytes with a TypeError", () 
     () => decodeDeltaDiscoveryRequest(Uint8Array.of(0x0a, 0xff)),
     /^TypeError: Malformed DeltaDiscoveryRequest/,
   );
+});
+
+Deno.test("A request whose names share a list decodes as the full decoder does, names through the caller", async (t) => {
+  const root = loadEnvoySchema();
+  const names = ["outbound|80||a.ns.svc.cluster.local", "outbound|80||b.ns.svc.cluster.local", "ünïcode"];
+  const run = cat(...names.map((n) => str(3, n)));
+  const runs: Uint8Array[] = [];
+  const listOf = (r: Uint8Array) => {
+    runs.push(r.slice());
+    return decodeNameRun(r);
+  };
+
+  await t.step("names in field order: split out, everything else decoded alike", () => {
+    const bytes = cat(str(1, "v1"), len(2, NODE), run, str(4, TYPE_URL.endpoint), str(5, "n-1"));
+    assert.deepEqual(
+      decodeDiscoveryRequestSharingNames(bytes, root, listOf),
+      decodeDiscoveryRequest(bytes, root),
+    );
+    assert.deepEqual(runs.at(-1), run, "the caller saw the names' bytes");
+    assert.deepEqual(
+      splitResourceNames(bytes)?.rest,
+      cat(str(1, "v1"), len(2, NODE), str(4, TYPE_URL.endpoint), str(5, "n-1")),
+    );
+  });
+  await t.step("names interleaved with other fields: decoded in full, the caller not asked", () => {
+    runs.length = 0;
+    const bytes = cat(str(3, names[0]), str(4, TYPE_URL.endpoint), str(3, names[1]));
+    assert.equal(splitResourceNames(bytes), undefined);
+    assert.deepEqual(
+      decodeDiscoveryRequestSharingNames(bytes, root, listOf).resource_names,
+      names.slice(0, 2),
+    );
+    assert.equal(runs.length, 0);
+  });
+  await t.step("no names: decoded in full", () => {
+    const bytes = cat(str(4, TYPE_URL.cluster), str(5, "n"));
+    assert.deepEqual(
+      decodeDiscoveryRequestSharingNames(bytes, root, listOf),
+      decodeDiscoveryRequest(bytes, root),
+    );
+  });
+  await t.step("malformed bytes are refused as the full decoder refuses them", () => {
+    const truncated = cat(str(4, TYPE_URL.cluster), run).slice(0, -3);
+    assert.throws(() => decodeDiscoveryRequestSharingNames(truncated, root, listOf), TypeError);
+    const wrongWireType = cat(vint(3, 7), str(4, TYPE_URL.cluster));
+    assert.equal(splitResourceNames(wrongWireType), undefined);
+  });
 });

@@ -9,6 +9,7 @@ import type protobuf from "protobufjs";
 import {
   decodeDeltaDiscoveryRequest,
   decodeDiscoveryRequest,
+  decodeDiscoveryRequestSharingNames,
   type XdsNode,
 } from "../../proto/discovery_request.ts";
 import type { Logger } from "../../shared/log/logger.ts";
@@ -23,11 +24,14 @@ import {
   type XdsProtocol,
 } from "./xds_connection.ts";
 import { grpcCodeName } from "./xds_metrics.ts";
+import type { NameListTable } from "./name_list_table.ts";
 
 /** What a stream needs from the server that accepted it. */
 export interface StreamHost<P extends PushSnapshot> {
   /** Envoy's v3 schema, for decoding requests. */
   readonly schema: protobuf.Root;
+  /** Shares watched-name lists between requests that repeat them; each request decodes its own without. */
+  readonly nameLists?: NameListTable;
   /** Where refused streams and failed requests are logged. */
   readonly logger: Logger;
   /** False until the first push snapshot exists; streams are refused meanwhile. */
@@ -90,9 +94,11 @@ export function serveAdsStream<P extends PushSnapshot>(
     if (ended || connection?.closed) return;
     let request: { readonly node?: XdsNode; readonly type_url: string };
     try {
-      request = protocol === "sotw"
+      request = protocol === "delta"
+        ? decodeDeltaDiscoveryRequest(bytes, host.schema)
+        : host.nameLists === undefined
         ? decodeDiscoveryRequest(bytes, host.schema)
-        : decodeDeltaDiscoveryRequest(bytes, host.schema);
+        : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => host.nameLists!.listOf(run));
     } catch (error) {
       refuse(GRPC_STATUS.INVALID_ARGUMENT, (error as Error).message);
       return;

@@ -26,6 +26,7 @@ import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
 import { NameInterner } from "./name_interner.ts";
+import { NameListTable } from "./name_list_table.ts";
 import { SotwConnection } from "./sotw_connection.ts";
 import { XdsCache } from "./xds_cache.ts";
 import {
@@ -111,13 +112,14 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
       run: (connection, request, queuedMs) => this.#runPush(connection, request, queuedMs),
       onError: (connection, error) => this.#pushFailed(connection, error),
     });
+    const names = new NameInterner();
     this.#context = {
       generators: this.generators,
       cache: this.cache,
       schema: this.#schema,
       shapes: this.#shapes,
       gate: new ResponseGate(options.settings.pushThrottle),
-      names: new NameInterner(),
+      names,
       metrics: this.#metrics,
       logger: this.#logger,
       sendTimeoutMs: options.settings.sendTimeoutMs,
@@ -133,6 +135,7 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
     };
     this.#host = {
       schema: this.#schema,
+      nameLists: new NameListTable(names),
       logger: this.#logger,
       ready: () => this.#push !== undefined && !this.#closed,
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),

@@ -11,6 +11,7 @@
 export class NameInterner {
   readonly #maxEntries: number;
   #table = new Map<string, string>();
+  readonly #lists = new WeakSet<readonly string[]>();
 
   /** Throws RangeError when `maxEntries` is below 1. */
   constructor(maxEntries = 500_000) {
@@ -29,9 +30,15 @@ export class NameInterner {
     return name;
   }
 
-  /** The shared strings equal to `names`, in a new array. */
-  internAll(names: readonly string[]): string[] {
-    return names.map((name) => this.intern(name));
+  /**
+   * The shared strings equal to `names`, as a frozen list: `names` itself when it is a list this interner
+   * made (at no cost), else a new one.
+   */
+  internAll(names: readonly string[]): readonly string[] {
+    if (this.#lists.has(names)) return names;
+    const list = Object.freeze(names.map((name) => this.intern(name)));
+    this.#lists.add(list);
+    return list;
   }
 
   /** Names in the table now. */

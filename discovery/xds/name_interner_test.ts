@@ -11,6 +11,8 @@ Deno.test("NameInterner returns the first string seen for every equal name", () 
   const again = interner.internAll([copyOf(first), copyOf("other")]);
   assert.equal(again[0], first);
   assert.equal(interner.size, 2);
+  assert.equal(interner.internAll(again), again, "a list it made is returned as it is");
+  assert.ok(Object.isFrozen(again));
 });
 
 Deno.test("NameInterner starts afresh past its bound and still returns equal names", () => {

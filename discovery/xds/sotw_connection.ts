@@ -222,6 +222,8 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
 
 /** Equal as sets: order and repeats of names carry no meaning. */
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  // Requests that repeat a list arrive as the very list the watch holds (NameListTable).
+  if (a === b) return true;
   // An ACK usually repeats the names in the same order: checked in one pass, without building sets.
   if (a.length === b.length && a.every((name, i) => name === b[i])) return true;
   const left = new Set(a);

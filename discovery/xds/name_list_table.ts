@@ -1,0 +1,83 @@
+/**
+ * One list object per distinct watched-name list across connections. At a full view every proxy ACKs every
+ * response with the same 3000 names: decoding them again per ACK cost a push more than the push itself, and
+ * a thousand equal lists defeated every cache keyed by list. Lists are found by their encoded bytes (a
+ * sampled hash picks the candidates, a byte comparison decides), so a repeated list costs a comparison.
+ * The table is bounded: past `maxLists` lists or `maxBytes` of encoded runs it starts afresh, which costs
+ * only sharing, never correctness.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { decodeNameRun } from "../../proto/discovery_request.ts";
+import type { NameInterner } from "./name_interner.ts";
+
+interface Entry {
+  readonly run: Buffer;
+  readonly names: readonly string[];
+}
+
+/** Bytes sampled for the hash: enough to tell most lists apart, few enough to cost nothing. */
+const SAMPLES = 64;
+
+/** A cheap hash of the run's length and evenly spread bytes; equal runs always hash alike. */
+function sampledHash(run: Uint8Array): number {
+  let hash = run.length | 0;
+  const step = Math.max(1, Math.floor(run.length / SAMPLES));
+  for (let i = 0; i < run.length; i += step) hash = Math.imul(hash ^ run[i], 0x01000193);
+  // The end of a list differs most often when one name is added.
+  for (let i = Math.max(0, run.length - 16); i < run.length; i++) hash = Math.imul(hash ^ run[i], 0x01000193);
+  return hash >>> 0;
+}
+
+/** Shared, frozen name lists by their encoded runs; the names themselves go through `interner`. */
+export class NameListTable {
+  readonly #interner: NameInterner;
+  readonly #maxLists: number;
+  readonly #maxBytes: number;
+  #byHash = new Map<number, Entry[]>();
+  #lists = 0;
+  #bytes = 0;
+
+  /** Throws RangeError when `maxLists` or `maxBytes` is below 1. */
+  constructor(interner: NameInterner, limits: { maxLists?: number; maxBytes?: number } = {}) {
+    const { maxLists = 20_000, maxBytes = 64 * 1024 * 1024 } = limits;
+    if (!(maxLists >= 1) || !(maxBytes >= 1)) {
+      throw new RangeError(
+        `Invalid name list table limits "${maxLists}" lists, "${maxBytes}" bytes: expected at least 1 each`,
+      );
+    }
+    this.#interner = interner;
+    this.#maxLists = maxLists;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The shared list a run of encoded `resource_names` entries decodes to; never modify it. */
+  listOf(run: Uint8Array): readonly string[] {
+    const hash = sampledHash(run);
+    const bytes = Buffer.from(run.buffer, run.byteOffset, run.byteLength);
+    const candidates = this.#byHash.get(hash);
+    for (const entry of candidates ?? []) {
+      if (entry.run.equals(bytes)) return entry.names;
+    }
+    if (this.#lists >= this.#maxLists || this.#bytes + run.length > this.#maxBytes) {
+      this.#byHash = new Map();
+      this.#lists = 0;
+      this.#bytes = 0;
+    }
+    const names = this.#interner.internAll(decodeNameRun(run));
+    // A copy: the request's buffer belongs to the transport.
+    const entry = { run: Buffer.from(run), names };
+    const list = this.#byHash.get(hash);
+    if (list === undefined) this.#byHash.set(hash, [entry]);
+    else list.push(entry);
+    this.#lists++;
+    this.#bytes += run.length;
+    return names;
+  }
+
+  /** Lists in the table now. */
+  get size(): number {
+    return this.#lists;
+  }
+}
