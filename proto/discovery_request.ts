@@ -151,23 +151,26 @@ export function splitResourceNames(bytes: Uint8Array): SplitRequest | undefined 
   while (pos < bytes.length) {
     const fieldStart = pos;
     const tag = readVarint(bytes, pos);
-    if (tag === undefined) return undefined;
-    pos = tag.next;
-    const field = tag.value >>> 3;
-    switch (tag.value & 7) {
-      case 0: {
-        const value = readVarint(bytes, pos);
-        if (value === undefined) return undefined;
-        pos = value.next;
+    if (tag < 0) return undefined;
+    pos = varintEnd;
+    const field = Math.floor(tag / 8);
+    const wireType = tag % 8;
+    if (field === 3) {
+      if (wireType !== 2 || (start >= 0 && end !== fieldStart)) return undefined;
+      if (start < 0) start = fieldStart;
+    }
+    switch (wireType) {
+      case 0:
+        if (readVarint(bytes, pos) < 0) return undefined;
+        pos = varintEnd;
         break;
-      }
       case 1:
         pos += 8;
         break;
       case 2: {
         const length = readVarint(bytes, pos);
-        if (length === undefined) return undefined;
-        pos = length.next + length.value;
+        if (length < 0) return undefined;
+        pos = varintEnd + length;
         break;
       }
       case 5:
@@ -177,11 +180,7 @@ export function splitResourceNames(bytes: Uint8Array): SplitRequest | undefined 
         return undefined;
     }
     if (pos > bytes.length) return undefined;
-    if (field !== 3) continue;
-    if ((tag.value & 7) !== 2) return undefined;
-    if (start < 0) start = fieldStart;
-    else if (end !== fieldStart) return undefined;
-    end = pos;
+    if (field === 3) end = pos;
   }
   if (start < 0) return undefined;
   const rest = new Uint8Array(bytes.length - (end - start));
@@ -197,10 +196,10 @@ export function decodeNameRun(run: Uint8Array): string[] {
   const out: string[] = [];
   let pos = 0;
   while (pos < run.length) {
-    const tag = readVarint(run, pos)!;
-    const length = readVarint(run, tag.next)!;
-    out.push(utf8.decode(run.subarray(length.next, length.next + length.value)));
-    pos = length.next + length.value;
+    readVarint(run, pos);
+    const length = readVarint(run, varintEnd);
+    out.push(utf8.decode(run.subarray(varintEnd, varintEnd + length)));
+    pos = varintEnd + length;
   }
   return out;
 }
@@ -222,15 +221,21 @@ export function decodeDiscoveryRequestSharingNames(
   return { ...request, resource_names: listOf(split.names) };
 }
 
-/** A varint at `pos` (up to 2^53), or undefined when it runs past the end or is too long. */
-function readVarint(bytes: Uint8Array, pos: number): { value: number; next: number } | undefined {
+/** Where the varint last read by {@link readVarint} ended (kept outside to read without allocating). */
+let varintEnd = 0;
+
+/** The varint at `pos` (up to 2^53), ending at `varintEnd`; -1 when it runs past the end or is too long. */
+function readVarint(bytes: Uint8Array, pos: number): number {
   let value = 0;
   let scale = 1;
   for (let i = pos; i < bytes.length && i < pos + 8; i++) {
     const byte = bytes[i];
     value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return { value, next: i + 1 };
+    if (byte < 0x80) {
+      varintEnd = i + 1;
+      return value;
+    }
     scale *= 128;
   }
-  return undefined;
+  return -1;
 }

@@ -14,11 +14,17 @@ export class SentRecord {
   #base: readonly VersionedResource[] = [];
   /** Changes on top of `#base` by name: a resource sent since, or null for one the proxy dropped. */
   #changes = new Map<string, VersionedResource | null>();
+  /** The name list the record was last narrowed to; narrowing to the very same list again changes nothing. */
+  #narrowedTo: readonly string[] | undefined;
 
-  /** The proxy now holds exactly `resources` (kept by reference: the caller must not modify it). */
-  replace(resources: readonly VersionedResource[]): void {
+  /**
+   * The proxy now holds exactly `resources` (kept by reference: the caller must not modify it); `names`, when
+   * given, is a list of exactly their names.
+   */
+  replace(resources: readonly VersionedResource[], names?: readonly string[]): void {
     this.#base = resources;
     this.#changes = new Map();
+    this.#narrowedTo = names;
   }
 
   /** The proxy now also holds `resource` (replacing one of the same name). */
@@ -31,9 +37,15 @@ export class SentRecord {
     this.#changes.set(name, null);
   }
 
-  /** Keeps only the names in `keep`. */
-  retain(keep: ReadonlySet<string>): void {
-    this.replace([...this.toMap().values()].filter((r) => keep.has(r.name)));
+  /**
+   * Keeps only the names in `keep` (a list never modified). Only resources for watched names are ever added,
+   * so a record already narrowed to this very list is left as it is: an endpoint push to a proxy watching
+   * 3000 names does not rebuild its record.
+   */
+  retain(keep: readonly string[]): void {
+    if (this.#narrowedTo === keep) return;
+    const names = new Set(keep);
+    this.replace([...this.toMap().values()].filter((r) => names.has(r.name)), keep);
   }
 
   /** The resources held, by name (a new map; base first, then the changes in the order they came). */

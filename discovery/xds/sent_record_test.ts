@@ -24,8 +24,20 @@ Deno.test("SentRecord keeps only the retained names, and a new full set replaces
   const record = new SentRecord();
   record.replace([resource("a"), resource("b")]);
   record.set(resource("c"));
-  record.retain(new Set(["b", "c", "z"]));
+  record.retain(["b", "c", "z"]);
   assert.deepEqual(names(record), ["b", "c"]);
   record.replace([resource("x")]);
   assert.deepEqual(names(record), ["x"]);
+});
+
+Deno.test("SentRecord narrowed to a name list again keeps changes made since, and narrows to a new list", () => {
+  const record = new SentRecord();
+  const watched = ["a", "b"];
+  record.replace([resource("a"), resource("b")], watched);
+  const newer = resource("a", 2);
+  record.set(newer);
+  record.retain(watched);
+  assert.equal(record.toMap().get("a"), newer, "an endpoint update on top of the list survives");
+  record.retain(["a"]);
+  assert.deepEqual(names(record), ["a"], "a shorter watch drops what it no longer names");
 });

@@ -195,7 +195,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // Recorded before the write so an ACK racing the write callback matches the latest nonce.
     this.recordSent(typeUrl, response.version, response.nonce, response.resources, {
       replace: response.full && isWildcardType(typeUrl),
-      ...(response.names.length > 0 ? { keep: new Set(response.names) } : {}),
+      ...(response.names.length > 0 ? { keep: response.names } : {}),
     });
     await this.sendCounted(typeUrl, response.bytes, response.builtMs);
     if (this.ctx.logger.debugEnabled) {

@@ -302,7 +302,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     version: string,
     nonce: string,
     resources: readonly VersionedResource[],
-    options: { replace: boolean; removed?: readonly string[]; keep?: ReadonlySet<string> },
+    options: { replace: boolean; removed?: readonly string[]; keep?: readonly string[] },
   ): void {
     Object.assign(this.sync(typeUrl), {
       nonceSent: nonce,
@@ -317,7 +317,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     const { keep, removed = [] } = options;
     // A full answer, or a state-of-the-world answer that covers every watched name: the list as sent.
     if (options.replace || (keep !== undefined && removed.length === 0 && covers(resources, keep))) {
-      record.replace(resources);
+      record.replace(resources, keep);
       return;
     }
     for (const r of resources) record.set(r);
@@ -384,9 +384,20 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 }
 
-/** Whether `resources` are exactly the names of `keep`. */
-function covers(resources: readonly VersionedResource[], keep: ReadonlySet<string>): boolean {
-  return resources.length === keep.size && resources.every((r) => keep.has(r.name));
+const coverage = new WeakMap<readonly VersionedResource[], { keep: readonly string[]; covers: boolean }>();
+
+/**
+ * Whether `resources` are exactly the names of `keep` (a list without repeats, as watches hold). Proxies of a
+ * shape share both lists, so the answer is kept per resource list for the last name list asked about.
+ */
+function covers(resources: readonly VersionedResource[], keep: readonly string[]): boolean {
+  if (resources.length !== keep.length) return false;
+  const known = coverage.get(resources);
+  if (known !== undefined && known.keep === keep) return known.covers;
+  const names = new Set(keep);
+  const result = names.size === keep.length && resources.every((r) => names.has(r.name));
+  coverage.set(resources, { keep, covers: result });
+  return result;
 }
 
 /**
