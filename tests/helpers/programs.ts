@@ -121,11 +121,21 @@ export function startProgram(
 
 /** A loopback port that was free a moment ago. */
 export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
+  // A port just closed can be handed out again at once: never give the same one twice in a row of calls
+  // (a program's five addresses are picked together and would otherwise collide now and then).
+  for (;;) {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    if (recentPorts.includes(port)) continue;
+    recentPorts.push(port);
+    if (recentPorts.length > 64) recentPorts.shift();
+    return port;
+  }
 }
+
+/** Ports `freePort` handed out lately. */
+const recentPorts: number[] = [];
 
 function baseEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1" };
