@@ -64,6 +64,8 @@ export interface DeltaDiscoveryResponseParts {
    * (see {@link encodeDeltaResource}); written after `resources`.
    */
   readonly encoded_resources?: readonly Uint8Array[];
+  /** More resources, already framed by {@link frameResourceRun} from encoded `Resource` messages; written last. */
+  readonly resource_run?: Uint8Array;
   /** The type URL of every resource in the response. */
   readonly type_url: string;
   /** Names of resources the proxy should drop. */
@@ -92,8 +94,9 @@ function controlPlaneBytes(controlPlane: ControlPlaneInfo): Uint8Array {
 }
 
 /**
- * Frames encoded `google.protobuf.Any` messages as the `resources` field of a DiscoveryResponse, back to
- * back, for {@link DiscoveryResponseParts.resource_run}.
+ * Frames encoded messages as the `resources` field (2) of a response, back to back: `google.protobuf.Any`
+ * messages for {@link DiscoveryResponseParts.resource_run}, `Resource` messages (see
+ * {@link encodeDeltaResource}) for {@link DeltaDiscoveryResponseParts.resource_run}.
  */
 export function frameResourceRun(resources: readonly Uint8Array[]): Uint8Array {
   let size = 0;
@@ -218,6 +221,7 @@ export function frameDeltaDiscoveryResponse(parts: DeltaDiscoveryResponseParts):
   let size = stringFieldSize(1, systemVersion) + stringFieldSize(4, typeUrl) + stringFieldSize(5, nonce);
   for (const r of resources) size += lenFieldSize(2, r.size);
   for (const encoded of parts.encoded_resources ?? []) size += lenFieldSize(2, encoded.length);
+  size += parts.resource_run?.length ?? 0;
   for (const name of removed) size += lenFieldSize(6, name.length);
   if (controlPlane !== undefined) size += lenFieldSize(7, controlPlane.length);
 
@@ -228,6 +232,7 @@ export function frameDeltaDiscoveryResponse(parts: DeltaDiscoveryResponseParts):
     writeResource(w, r);
   }
   for (const encoded of parts.encoded_resources ?? []) w.lenField(2, encoded);
+  if (parts.resource_run !== undefined) w.raw(parts.resource_run);
   writeString(w, 4, typeUrl);
   writeString(w, 5, nonce);
   for (const name of removed) w.lenField(6, name);

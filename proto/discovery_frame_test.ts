@@ -185,6 +185,15 @@ Deno.test("Resources encoded ahead with encodeDeltaResource frame to the same by
     frameDeltaDiscoveryResponse({ ...common, resources }),
     "parts first, then what was encoded ahead",
   );
+  assert.deepEqual(
+    frameDeltaDiscoveryResponse({
+      ...common,
+      resources: [],
+      resource_run: frameResourceRun(resources.map(encodeDeltaResource)),
+    }),
+    frameDeltaDiscoveryResponse({ ...common, resources }),
+    "a run of encoded Resource messages",
+  );
 });
 
 Deno.test("frameDeltaDiscoveryResponse rejects a negative TTL or out-of-range nanos", () => {

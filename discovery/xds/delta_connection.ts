@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { frameDeltaDiscoveryResponse } from "../../proto/discovery_frame.ts";
+import { frameDeltaDiscoveryResponse, frameResourceRun } from "../../proto/discovery_frame.ts";
 import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
@@ -24,6 +24,18 @@ import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_co
 import { isWildcardType, pushOrder } from "./xds_types.ts";
 
 const WILDCARD = "*";
+
+const deltaRuns = new WeakMap<readonly VersionedResource[], Uint8Array>();
+
+/** A shared list's `Resource` messages framed as a response's resources, once per list. */
+function deltaRun(resources: readonly VersionedResource[]): Uint8Array {
+  let run = deltaRuns.get(resources);
+  if (run === undefined) {
+    run = frameResourceRun(resources.map((r) => r.deltaResource));
+    deltaRuns.set(resources, run);
+  }
+  return run;
+}
 
 const namesOfLists = new WeakMap<readonly VersionedResource[], ReadonlySet<string>>();
 
@@ -59,6 +71,8 @@ interface Prepared {
   readonly changed: readonly VersionedResource[];
   readonly removed: readonly string[];
   readonly absent: readonly string[];
+  /** After it, the proxy holds exactly `changed` (a full generation, all of it sent). */
+  readonly holdsExactly: boolean;
   readonly builtMs: number;
 }
 
@@ -224,7 +238,10 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       });
       return undefined;
     }
-    const changed = resources.filter((r) => watch.known.get(r.name) !== r.version);
+    const filtered = resources.filter((r) => watch.known.get(r.name) !== r.version);
+    // All of them (a first answer, usually): the shared list itself, framed once for every proxy of the shape.
+    const whole = filtered.length === resources.length;
+    const changed = whole ? resources : filtered;
     const removed: string[] = [];
     const absent: string[] = [];
     // A partial (endpoint-only) generation says nothing about resources it did not return.
@@ -243,13 +260,25 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const bytes = frameDeltaDiscoveryResponse({
       system_version_info: version,
       resources: [],
-      encoded_resources: changed.map((r) => r.deltaResource),
+      ...(whole
+        ? { resource_run: deltaRun(resources) }
+        : { encoded_resources: changed.map((r) => r.deltaResource) }),
       type_url: typeUrl,
       removed_resources: [...removed, ...absent],
       nonce,
       ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
     });
-    return { typeUrl, bytes, version, nonce, changed, removed, absent, builtMs: performance.now() - started };
+    return {
+      typeUrl,
+      bytes,
+      version,
+      nonce,
+      changed,
+      removed,
+      absent,
+      holdsExactly: full && whole,
+      builtMs: performance.now() - started,
+    };
   }
 
   async #sendPrepared(response: Prepared): Promise<void> {
@@ -264,7 +293,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       for (const name of response.absent) watch.reportedAbsent.add(name);
     }
     this.recordSent(typeUrl, response.version, response.nonce, response.changed, {
-      replace: false,
+      replace: response.holdsExactly,
       removed: response.removed,
     });
     await this.sendCounted(typeUrl, response.bytes, response.builtMs);
