@@ -1,8 +1,37 @@
 import assert from "node:assert/strict";
 import { isCacheable } from "./generator.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { PushContext } from "../push/push_context.ts";
 import { grpcGenerators } from "./grpc_generators.ts";
 import { GREETER, greeterResources, grpcProxy, networking, World } from "./_test_world.ts";
 import { namespaceViewCases, ordinaryMesh, world } from "../push/_test_fixtures.ts";
+
+/**
+ * Generates every name for every proxy and asserts that proxies of equal shape got equal resources: what is
+ * sent and what invalidates it (cache key ids may name the proxy's namespace and still agree).
+ */
+function assertEqualShapesGetEqualResources(
+  generator: ReturnType<typeof grpcGenerators>[number],
+  push: PushContext,
+  proxies: readonly Proxy[],
+  names: readonly string[],
+): void {
+  const byShape = new Map<string, string>();
+  for (const proxy of proxies) {
+    for (const name of names) {
+      const request = { names: name === "" ? [] : [name], full: true };
+      const shape = `${generator.shapeOf!(proxy, push, request)} ${name}`;
+      const out = JSON.stringify(
+        generator.generate(proxy, push, request).map((r) =>
+          isCacheable(r) ? [r.name, r.build(), [...r.key.dependsOn].sort()] : [r.name, [...r.encoded]]
+        ),
+      );
+      const seen = byShape.get(shape);
+      if (seen === undefined) byShape.set(shape, out);
+      else assert.equal(out, seen, `${generator.typeUrl}: proxies of shape ${shape} got different resources`);
+    }
+  }
+}
 
 Deno.test("Proxyless gRPC clients with equal shapes get equal resources", async (t) => {
   const world = new World().apply(
@@ -53,22 +82,7 @@ Deno.test("Proxyless gRPC clients with equal shapes get equal resources", async 
 
   for (const generator of grpcGenerators()) {
     await t.step(`${generator.typeUrl.split(".").at(-1)}: equal shapes, equal resources`, () => {
-      const byShape = new Map<string, string>();
-      for (const proxy of proxies) {
-        for (const name of names) {
-          const request = { names: name === "" ? [] : [name], full: true };
-          const shape = `${generator.shapeOf!(proxy, push, request)} ${name}`;
-          // What is sent and what invalidates it; cache key ids may name the proxy's namespace and still agree.
-          const out = JSON.stringify(
-            generator.generate(proxy, push, request).map((r) =>
-              isCacheable(r) ? [r.name, r.build(), [...r.key.dependsOn].sort()] : [r.name, [...r.encoded]]
-            ),
-          );
-          const seen = byShape.get(shape);
-          if (seen === undefined) byShape.set(shape, out);
-          else assert.equal(out, seen, `proxies of shape ${shape} got different resources`);
-        }
-      }
+      assertEqualShapesGetEqualResources(generator, push, proxies, names);
     });
   }
 
@@ -116,25 +130,7 @@ Deno.test("Proxyless gRPC clients in namespaces that see a snapshot alike share 
       w.apply(...ordinaryMesh(), ...resources);
       const push = w.push();
       for (const generator of grpcGenerators()) {
-        const byShape = new Map<string, string>();
-        for (const proxy of proxies) {
-          for (const name of names) {
-            const request = { names: name === "" ? [] : [name], full: true };
-            const shape = `${generator.shapeOf!(proxy, push, request)} ${name}`;
-            const out = JSON.stringify(
-              generator.generate(proxy, push, request).map((r) =>
-                isCacheable(r) ? [r.name, r.build(), [...r.key.dependsOn].sort()] : [r.name, [...r.encoded]]
-              ),
-            );
-            const seen = byShape.get(shape);
-            if (seen === undefined) byShape.set(shape, out);
-            else {assert.equal(
-                out,
-                seen,
-                `${generator.typeUrl}: proxies of shape ${shape} got different resources`,
-              );}
-          }
-        }
+        assertEqualShapesGetEqualResources(generator, push, proxies, names);
       }
       // What sharing buys: every namespace not seen alone shares one wildcard shape.
       const [, , lds] = grpcGenerators();

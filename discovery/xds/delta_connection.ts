@@ -13,29 +13,18 @@
  *
  * @module
  */
-import { frameDeltaDiscoveryResponse, frameResourceRun } from "../../proto/discovery_frame.ts";
+import { frameDeltaDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
+import { deltaRun } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
 
 const WILDCARD = "*";
-
-const deltaRuns = new WeakMap<readonly VersionedResource[], Uint8Array>();
-
-/** A shared list's `Resource` messages framed as a response's resources, once per list. */
-function deltaRun(resources: readonly VersionedResource[]): Uint8Array {
-  let run = deltaRuns.get(resources);
-  if (run === undefined) {
-    run = frameResourceRun(resources.map((r) => r.deltaResource));
-    deltaRuns.set(resources, run);
-  }
-  return run;
-}
 
 const namesOfLists = new WeakMap<readonly VersionedResource[], ReadonlySet<string>>();
 

@@ -7,30 +7,16 @@
  *
  * @module
  */
-import { frameDiscoveryResponse, frameResourceRun } from "../../proto/discovery_frame.ts";
+import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
+import { anyRun } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
-
-/**
- * Framed resource lists by list: proxies of one shape are handed the very same list for a push, so the
- * resources are framed once for all of them and each response copies one run of bytes.
- */
-const resourceRuns = new WeakMap<readonly VersionedResource[], Uint8Array>();
-
-function resourceRun(resources: readonly VersionedResource[]): Uint8Array {
-  let run = resourceRuns.get(resources);
-  if (run === undefined) {
-    run = frameResourceRun(resources.map((r) => r.encoded));
-    resourceRuns.set(resources, run);
-  }
-  return run;
-}
 
 /** The names a proxy watches for one type. */
 interface Watch {
@@ -173,7 +159,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const bytes = frameDiscoveryResponse({
       version_info: version,
       resources: [],
-      resource_run: resourceRun(resources),
+      resource_run: anyRun(resources),
       type_url: typeUrl,
       nonce,
       ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
