@@ -19,6 +19,7 @@ import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
+import { HeldVersions } from "./held_versions.ts";
 import { deltaRun } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
@@ -47,7 +48,7 @@ interface DeltaWatch {
    */
   names?: readonly string[];
   /** Resource name → version the proxy holds. */
-  readonly known: Map<string, string>;
+  readonly known: HeldVersions;
   /** Subscribed names already reported as not existing. */
   readonly reportedAbsent: Set<string>;
 }
@@ -60,8 +61,11 @@ interface Prepared {
   readonly changed: readonly VersionedResource[];
   readonly removed: readonly string[];
   readonly absent: readonly string[];
-  /** After it, the proxy holds exactly `changed` (a full generation, all of it sent). */
-  readonly holdsExactly: boolean;
+  /**
+   * What the proxy holds after it when that is a whole generation (a full one: what it did not get it held
+   * already, and what it held beyond it is removed); undefined after a partial one.
+   */
+  readonly holds?: readonly VersionedResource[];
   readonly builtMs: number;
 }
 
@@ -95,7 +99,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       watch = {
         wildcard: isWildcardType(typeUrl) && request.resource_names_subscribe.length === 0,
         subscribed: new Set(),
-        known: new Map(Object.entries(request.initial_resource_versions ?? {})),
+        known: new HeldVersions(request.initial_resource_versions ?? {}),
         reportedAbsent: new Set(),
       };
       this.#watches.set(typeUrl, watch);
@@ -192,7 +196,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       watch.reportedAbsent.delete(name);
     }
     if (!watch.wildcard) {
-      for (const name of [...watch.known.keys()]) {
+      for (const name of [...watch.known.names()]) {
         if (!watch.subscribed.has(name)) {
           watch.known.delete(name);
           dropped.push(name);
@@ -227,7 +231,10 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       });
       return undefined;
     }
-    const filtered = resources.filter((r) => watch.known.get(r.name) !== r.version);
+    // A proxy that holds this very list already (it was sent it whole, nothing since) needs none of it.
+    const filtered = watch.known.holdsExactly(resources)
+      ? []
+      : resources.filter((r) => watch.known.get(r.name) !== r.version);
     // All of them (a first answer, usually): the shared list itself, framed once for every proxy of the shape.
     const whole = filtered.length === resources.length;
     const changed = whole ? resources : filtered;
@@ -236,14 +243,21 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     // A partial (endpoint-only) generation says nothing about resources it did not return.
     if (full) {
       const present = namesOf(resources);
-      for (const name of watch.known.keys()) if (!present.has(name)) removed.push(name);
+      if (!watch.known.holdsExactly(resources)) {
+        for (const name of watch.known.names()) if (!present.has(name)) removed.push(name);
+      }
       for (const name of watch.subscribed) {
         if (!present.has(name) && !watch.known.has(name) && !watch.reportedAbsent.has(name)) {
           absent.push(name);
         }
       }
     }
-    if (changed.length === 0 && removed.length === 0 && absent.length === 0 && !force) return undefined;
+    if (changed.length === 0 && removed.length === 0 && absent.length === 0 && !force) {
+      // Nothing to send, and the proxy holds exactly this generation: say so, so the next push of the same
+      // list is recognised at once.
+      if (full) watch.known.holdExactly(resources);
+      return undefined;
+    }
     const version = push.version;
     const nonce = makeNonce(this.nonceVersionFor(version));
     const bytes = frameDeltaDiscoveryResponse({
@@ -265,7 +279,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       changed,
       removed,
       absent,
-      holdsExactly: full && whole,
+      ...(full ? { holds: resources } : {}),
       builtMs: performance.now() - started,
     };
   }
@@ -274,15 +288,18 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const { typeUrl } = response;
     const watch = this.#watches.get(typeUrl);
     if (watch !== undefined) {
-      for (const r of response.changed) {
-        watch.known.set(r.name, r.version);
-        watch.reportedAbsent.delete(r.name);
+      if (response.holds !== undefined) watch.known.holdExactly(response.holds);
+      else {
+        for (const r of response.changed) watch.known.set(r.name, r.version);
+        for (const name of response.removed) watch.known.delete(name);
       }
-      for (const name of response.removed) watch.known.delete(name);
+      if (watch.reportedAbsent.size > 0) {
+        for (const r of response.changed) watch.reportedAbsent.delete(r.name);
+      }
       for (const name of response.absent) watch.reportedAbsent.add(name);
     }
-    this.recordSent(typeUrl, response.version, response.nonce, response.changed, {
-      replace: response.holdsExactly,
+    this.recordSent(typeUrl, response.version, response.nonce, response.holds ?? response.changed, {
+      replace: response.holds !== undefined,
       removed: response.removed,
     });
     await this.sendCounted(typeUrl, response.bytes, response.builtMs);

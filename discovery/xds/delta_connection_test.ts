@@ -72,6 +72,23 @@ Deno.test("Delta ADS sends only changed resources and removals", async (t) => {
       ack(client, update);
     });
 
+    await t.step("what the proxy holds still lists the cluster it was not sent again", () => {
+      const held = server.service.connections()[0].sentResources().get(CDS)?.resources;
+      assert.deepEqual([...held?.keys() ?? []].sort(), ["a", "b"]);
+    });
+
+    await t.step(
+      "the same content pushed again sends nothing",
+      async () => {
+        server.push(testPush("v2", { clusters: { a: 7, b: 0 } }), { configsUpdated: ["Cluster/test/a"] });
+        await waitFor(
+          () => server.service.queueStats().inFlight + server.service.queueStats().pending === 0,
+          "push",
+        );
+        await probe(client);
+      },
+    );
+
     await t.step("a push that removes a cluster sends its name in removed_resources", async () => {
       server.push(testPush("v3", { clusters: { a: 7 } }), { configsUpdated: ["Cluster/test/b"] });
       const update = await client.next();

@@ -1,0 +1,78 @@
+/**
+ * The resource versions an incremental (delta) proxy holds of one type. Most answers send a proxy a shape's
+ * whole list, so the record keeps that list as it is (shared with every proxy of the shape, its name index
+ * built once per list) and only later changes in a map of its own: a thousand full-view proxies held four
+ * million map entries, written one by one on every first answer.
+ *
+ * @module
+ */
+import type { VersionedResource } from "./versioned_resource.ts";
+
+const indexes = new WeakMap<readonly VersionedResource[], ReadonlyMap<string, VersionedResource>>();
+
+function indexOf(list: readonly VersionedResource[]): ReadonlyMap<string, VersionedResource> {
+  let index = indexes.get(list);
+  if (index === undefined) {
+    index = new Map(list.map((r) => [r.name, r]));
+    indexes.set(list, index);
+  }
+  return index;
+}
+
+/** Resource name → version held, as a shared list plus changes. */
+export class HeldVersions {
+  #base: readonly VersionedResource[] = [];
+  #index: ReadonlyMap<string, VersionedResource> = new Map();
+  /** Changes over the list: a version now held, or null for a listed resource no longer held. */
+  #changes = new Map<string, string | null>();
+
+  /** Versions the proxy said it holds (`initial_resource_versions`). */
+  constructor(initial: Readonly<Record<string, string>> = {}) {
+    for (const [name, version] of Object.entries(initial)) this.#changes.set(name, version);
+  }
+
+  /** The version held of `name`, if any. */
+  get(name: string): string | undefined {
+    const changed = this.#changes.get(name);
+    if (changed !== undefined) return changed ?? undefined;
+    return this.#index.get(name)?.version;
+  }
+
+  /** Whether some version of `name` is held. */
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  /** The proxy now holds `version` of `name`. */
+  set(name: string, version: string): void {
+    this.#changes.set(name, version);
+  }
+
+  /** The proxy no longer holds `name`; true when it did. */
+  delete(name: string): boolean {
+    const held = this.has(name);
+    if (this.#index.has(name)) this.#changes.set(name, null);
+    else this.#changes.delete(name);
+    return held;
+  }
+
+  /** The proxy now holds exactly `list` (kept by reference: never modified). */
+  holdExactly(list: readonly VersionedResource[]): void {
+    this.#base = list;
+    this.#index = indexOf(list);
+    this.#changes = new Map();
+  }
+
+  /** True when the proxy holds exactly `list`, known without looking at its resources. */
+  holdsExactly(list: readonly VersionedResource[]): boolean {
+    return this.#base === list && this.#changes.size === 0;
+  }
+
+  /** The names held. */
+  *names(): IterableIterator<string> {
+    for (const resource of this.#base) {
+      if (!this.#changes.has(resource.name)) yield resource.name;
+    }
+    for (const [name, version] of this.#changes) if (version !== null) yield name;
+  }
+}
