@@ -231,21 +231,15 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       });
       return undefined;
     }
-    // A proxy that holds this very list already (it was sent it whole, nothing since) needs none of it.
-    const filtered = watch.known.holdsExactly(resources)
-      ? []
-      : resources.filter((r) => watch.known.get(r.name) !== r.version);
+    const changed = watch.known.changedIn(resources);
     // All of them (a first answer, usually): the shared list itself, framed once for every proxy of the shape.
-    const whole = filtered.length === resources.length;
-    const changed = whole ? resources : filtered;
+    const whole = changed === resources;
     const removed: string[] = [];
     const absent: string[] = [];
     // A partial (endpoint-only) generation says nothing about resources it did not return.
     if (full) {
       const present = namesOf(resources);
-      if (!watch.known.holdsExactly(resources)) {
-        for (const name of watch.known.names()) if (!present.has(name)) removed.push(name);
-      }
+      removed.push(...watch.known.namesNotIn(present));
       for (const name of watch.subscribed) {
         if (!present.has(name) && !watch.known.has(name) && !watch.reportedAbsent.has(name)) {
           absent.push(name);

@@ -68,6 +68,36 @@ export class HeldVersions {
     return this.#base === list && this.#changes.size === 0;
   }
 
+  /**
+   * The resources of `resources` whose version the proxy does not hold: `resources` itself when that is all
+   * of them. A resource that is the very object held is unchanged without comparing versions.
+   */
+  changedIn(resources: readonly VersionedResource[]): readonly VersionedResource[] {
+    if (this.holdsExactly(resources)) return [];
+    const out: VersionedResource[] = [];
+    for (const resource of resources) {
+      const changed = this.#changes.get(resource.name);
+      if (changed === undefined) {
+        const held = this.#index.get(resource.name);
+        if (held === resource || (held !== undefined && held.version === resource.version)) continue;
+      } else if (changed === resource.version) continue;
+      out.push(resource);
+    }
+    return out.length === resources.length ? resources : out;
+  }
+
+  /** The names held that are not in `present`. */
+  namesNotIn(present: ReadonlySet<string>): string[] {
+    const out: string[] = [];
+    for (const resource of this.#base) {
+      if (!present.has(resource.name) && !this.#changes.has(resource.name)) out.push(resource.name);
+    }
+    for (const [name, version] of this.#changes) {
+      if (version !== null && !present.has(name)) out.push(name);
+    }
+    return out;
+  }
+
   /** The names held. */
   *names(): IterableIterator<string> {
     for (const resource of this.#base) {

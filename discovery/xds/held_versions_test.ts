@@ -29,3 +29,24 @@ Deno.test("HeldVersions holds a whole list by reference and layers changes over 
   assert.equal(held.delete("d"), true);
   assert.deepEqual([...held.names()], ["a", "b"]);
 });
+
+Deno.test("HeldVersions tells which resources of a generation are new to the proxy, and which held names are gone", () => {
+  const [a, b, c] = [resource("a"), resource("b"), resource("c")];
+  const held = new HeldVersions();
+  const first = [a, b];
+  assert.equal(held.changedIn(first), first, "everything is new: the very list");
+  held.holdExactly(first);
+  assert.deepEqual(held.changedIn(first), [], "the list it holds");
+  const next = [a, resource("b", 2), c];
+  assert.deepEqual(held.changedIn(next).map((r) => r.name), ["b", "c"]);
+  assert.deepEqual(held.changedIn([resource("a"), b]), [], "equal bytes in another object are not a change");
+  assert.deepEqual(held.namesNotIn(new Set(["a"])), ["b"]);
+  held.set("d", "v1");
+  held.delete("a");
+  assert.deepEqual(held.namesNotIn(new Set(["b"])), ["d"]);
+  assert.deepEqual(
+    held.changedIn([resource("d")]).length,
+    1,
+    "a version other than the one held is a change",
+  );
+});
