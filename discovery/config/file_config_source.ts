@@ -15,6 +15,7 @@ import {
 import { ConfigDirState, type ConfigDirView } from "./config_dir_state.ts";
 import { ConfigDirReporter } from "./config_dir_reporter.ts";
 import { Debouncer, systemTimers, type Timers } from "./debouncer.ts";
+import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
 
 /** Options of {@link FileConfigSource}. */
@@ -92,8 +93,8 @@ export class FileConfigSource {
   readonly #debouncer: Debouncer;
   readonly #state = new ConfigDirState();
   readonly #texts = new Map<string, string>();
-  /** Per file, the identity and modification (see `stampOf`) of the version last read whole. */
-  readonly #stamps = new Map<string, string>();
+  /** Per file, the stamp of the version last read whole (see `file_stamp.ts`). */
+  readonly #stamps = new Map<string, FileStamp>();
   #owned = new Map<string, Owned>();
   #view: ConfigDirView = EMPTY_VIEW;
   #listError: string | undefined;
@@ -275,7 +276,7 @@ export class FileConfigSource {
     const stats = await statAll(files);
     for (const file of files) {
       const info = stats.get(file);
-      if (info !== undefined && this.#stamps.get(file) === stampOf(info)) continue;
+      if (info !== undefined && unchangedSince(this.#stamps.get(file), info)) continue;
       if (await this.#read(file) === "settling") settling.push(file);
     }
     this.#settling = settling;
@@ -367,7 +368,7 @@ export class FileConfigSource {
       if (before.size > this.#maxFileBytes) {
         // Not read at all; the marker keeps an unchanged oversized file from being reported on every reload.
         const marker = `\0oversized:${before.size}:${before.mtime?.getTime()}`;
-        this.#stamps.set(file, stampOf(before));
+        this.#stamp(file, before);
         if (this.#texts.get(file) === marker) return "read";
         this.#texts.set(file, marker);
         this.#state.update(unreadableFile(file, 1, [
@@ -393,13 +394,17 @@ export class FileConfigSource {
       return "read";
     }
     // Stamped with what was seen before reading: a change during the read makes the next reload read it again.
-    this.#stamps.set(file, stampOf(before));
+    this.#stamp(file, before);
     if (this.#texts.get(file) === text) return "read";
     this.#texts.set(file, text);
     // Parsed in slices, and other work runs between files: a large file or tree never stalls `/ready` or xDS.
     this.#state.update(await loadConfigTextSliced(file, text, this.#defaultNamespace));
     await new Promise((resolve) => setTimeout(resolve, 0));
     return "read";
+  }
+
+  #stamp(file: string, info: Deno.FileInfo): void {
+    this.#stamps.set(file, fileStamp(info, Date.now()));
   }
 
   /**
@@ -461,11 +466,6 @@ export class FileConfigSource {
     }
     this.#owned = owned;
   }
-}
-
-/** Identity, size and modification times of a file: equal stamps mean the file was not touched. */
-function stampOf(info: Deno.FileInfo): string {
-  return `${info.dev}:${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
 }
 
 /** Stats `files`, 64 at a time; a file that cannot be stat'ed is left out (reading it reports why). */

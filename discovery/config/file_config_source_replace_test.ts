@@ -151,6 +151,35 @@ Deno.test("FileConfigSource loads a file only once it has stopped changing", asy
   }
 });
 
+Deno.test("FileConfigSource reads again a file rewritten with the same size right after it was read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_racy_" });
+  await populate(dir, ["a0"]);
+  const store = new MemoryConfigStore();
+  // No settle period: only the stamps decide whether a file is read again.
+  const source = new FileConfigSource({
+    dir,
+    store,
+    defaultNamespace: "default",
+    checkMs: 60_000,
+    settleMs: 0,
+  });
+  await source.start();
+  const names = () => store.list("ServiceEntry").map((r) => r.meta.name).join(",");
+  try {
+    // Same length every time, within the file system's timestamp tick of the previous read: the stamp alone
+    // (identity, size, times) cannot tell these versions apart.
+    for (let i = 1; i < 20; i++) {
+      const name = `${i % 2 === 0 ? "a" : "b"}${i % 10}`;
+      await Deno.writeTextFile(`${dir}/a0.yaml`, serviceEntry(name));
+      await source.reload();
+      assert.equal(names(), name, `rewrite ${i}`);
+    }
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("FileConfigSource loads a file renamed into place at once: it arrived whole", async () => {
   const dir = await Deno.makeTempDir({ prefix: "file_config_source_rename_" });
   await populate(dir, ["a"]);
