@@ -2,17 +2,19 @@
  * The benchmark's baseline: an ADS server that only replays captured responses as raw bytes over grpc-js
  * with identity serializers. It answers each new or changed watch with the captured response of its type,
  * ignores ACKs, and on the `push` command writes every captured response to every stream, at most
- * `--throttle` streams at a time. What it costs is the floor of any push of the same bytes.
+ * `--throttle` streams at a time. What it costs is the floor of any push of the same bytes. With `--delta` it
+ * serves incremental streams instead: a request that subscribes (or opens a type) gets the captured delta
+ * response of its type, an ACK nothing.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env bench/baseline_server.ts \
- *     --captured DIR [--throttle 100]
+ *     --captured DIR [--throttle 100] [--delta]
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
 import type * as grpc from "@grpc/grpc-js";
-import { decodeDiscoveryRequest } from "../proto/discovery_request.ts";
+import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from "../proto/discovery_request.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { startGrpcServer } from "../shared/grpc/grpc_server.ts";
@@ -22,7 +24,11 @@ import { epochMs } from "./mesh_fixture.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
-  options: { captured: { type: "string" }, throttle: { type: "string", default: "100" } },
+  options: {
+    captured: { type: "string" },
+    throttle: { type: "string", default: "100" },
+    delta: { type: "boolean", default: false },
+  },
 });
 if (flags.captured === undefined) {
   throw new TypeError("Missing --captured: expected the dir of *.bin responses");
@@ -70,6 +76,24 @@ function serve(call: Call): void {
   call.on("close", drop);
 }
 
+/** Serves an incremental stream: each subscribing request gets its type's captured response. */
+function serveDelta(call: Call): void {
+  streams.add(call);
+  call.on("data", (bytes: Buffer) => {
+    const request = decodeDeltaDiscoveryRequest(bytes);
+    if (request.response_nonce !== "" && request.resource_names_subscribe.length === 0) return;
+    const response = captured.get(request.type_url);
+    if (response !== undefined) void write(call, response);
+  });
+  const drop = () => streams.delete(call);
+  call.on("end", () => {
+    drop();
+    call.end();
+  });
+  call.on("error", drop);
+  call.on("close", drop);
+}
+
 /** Writes every captured response to every stream, `throttle` streams at a time. */
 async function pushAll(throttle: number): Promise<number> {
   const queue = [...streams];
@@ -89,8 +113,12 @@ if (import.meta.main) {
     services: [{
       definition: ADS_SERVICE_DEFINITION,
       implementation: {
-        StreamAggregatedResources: serve,
-        DeltaAggregatedResources: (call: Call) => call.destroy(new Error("Delta is not replayed")),
+        StreamAggregatedResources: flags.delta
+          ? (call: Call) => call.destroy(new Error("Only delta is replayed (--delta)"))
+          : serve,
+        DeltaAggregatedResources: flags.delta
+          ? serveDelta
+          : (call: Call) => call.destroy(new Error("Delta is not replayed without --delta")),
       },
     }],
     logger: silentLogger,

@@ -175,7 +175,14 @@ export function renderReport(r: LoadReport): string {
         } used of ${mibOf(r.memoryPeaks.heapTotal)}, ` +
           `external (Buffers) ${mibOf(r.memoryPeaks.external)}, RSS ${mibOf(r.memoryPeaks.rss)} MiB.`),
   );
-  if (r.baseline) {
+  if (r.baseline && c.protocol === "delta") {
+    // Delta pushes send only what changed: only the first configuration compares with the replay.
+    lines.push(
+      `First full config ÷ replay of the same bytes (slowest proxy): ${
+        (summarize(r.initial.latencies).max / summarize(r.baseline.initial.latencies).max).toFixed(2)
+      }×.`,
+    );
+  } else if (r.baseline) {
     const basePush = summarize(r.baseline.push.latencies).max;
     const fullLabel = Object.keys(aggregated).find((l) => l.includes("(full push)"));
     const configPush = fullLabel === undefined

@@ -270,7 +270,8 @@ async function main(): Promise<LoadReport> {
       );
       await debugProfile;
     }
-    const capturedSizes = delta ? {} : (await agent.request<{ captured: Record<string, number> }>({
+    // Before any edit, so a delta proxy's latest responses are still its whole first configuration.
+    const capturedSizes = (await agent.request<{ captured: Record<string, number> }>({
       cmd: "capture",
       dir: captured,
     })).captured;
@@ -346,7 +347,7 @@ async function main(): Promise<LoadReport> {
     await stopServer();
 
     let baseline: LoadReport["baseline"];
-    if (!delta && !flags["no-baseline"]) baseline = await runBaseline(captured, agentArgs, agentV8);
+    if (!flags["no-baseline"]) baseline = await runBaseline(captured, agentArgs, agentV8, delta);
     return {
       date: new Date().toISOString(),
       machine: { ...machine, loadAverageAfter: loadAverage() },
@@ -400,9 +401,10 @@ async function runBaseline(
   captured: string,
   agentArgs: string[],
   agentV8: string[],
+  delta: boolean,
 ): Promise<LoadReport["baseline"]> {
   progress("baseline: replaying captured bytes");
-  const replay = startChild("baseline_server.ts", ["--captured", captured]);
+  const replay = startChild("baseline_server.ts", ["--captured", captured, ...(delta ? ["--delta"] : [])]);
   const killReplay = () => replay.kill();
   cleanups.unshift(killReplay);
   try {
