@@ -5,9 +5,8 @@
  * VirtualServices bound to the gateway whose hosts the server exposes. TCP servers (and TLS servers that
  * terminate) forward to the first applying `tcp` route of a bound VirtualService; PASSTHROUGH servers route by
  * SNI with the bound `tls` routes whose SNI hosts they expose; AUTO_PASSTHROUGH servers route by SNI to the
- * mesh's `outbound_.<port>_.<subset>_.<host>` clusters.
- *
- * Not generated yet: `httpsRedirect` and `defaultEndpoint`.
+ * mesh's `outbound_.<port>_.<subset>_.<host>` clusters. An HTTP server with `tls.httpsRedirect` answers
+ * every request with a redirect to HTTPS (`require_tls: ALL` on its virtual hosts, `gateway_resources.ts`).
  *
  * @module
  */
