@@ -56,15 +56,15 @@ function write(call: Call, bytes: Buffer): Promise<void> {
   });
 }
 
-function serve(call: Call): void {
+/**
+ * Serves a stream: `answers` says whether a request (raw bytes) is answered, and with which type's captured
+ * response; the stream is tracked for pushes until it ends.
+ */
+function serveWith(call: Call, answers: (bytes: Buffer) => string | undefined): void {
   streams.add(call);
-  const watched = new Map<string, string>();
   call.on("data", (bytes: Buffer) => {
-    const request = decodeDiscoveryRequest(bytes);
-    const names = [...request.resource_names].sort().join("\n");
-    if (watched.get(request.type_url) === names) return;
-    watched.set(request.type_url, names);
-    const response = captured.get(request.type_url);
+    const typeUrl = answers(bytes);
+    const response = typeUrl === undefined ? undefined : captured.get(typeUrl);
     if (response !== undefined) void write(call, response);
   });
   const drop = () => streams.delete(call);
@@ -76,22 +76,25 @@ function serve(call: Call): void {
   call.on("close", drop);
 }
 
+/** Serves a state-of-the-world stream: a request whose names differ from the type's last ones is answered. */
+function serve(call: Call): void {
+  const watched = new Map<string, string>();
+  serveWith(call, (bytes) => {
+    const request = decodeDiscoveryRequest(bytes);
+    const names = [...request.resource_names].sort().join("\n");
+    if (watched.get(request.type_url) === names) return undefined;
+    watched.set(request.type_url, names);
+    return request.type_url;
+  });
+}
+
 /** Serves an incremental stream: each subscribing request gets its type's captured response. */
 function serveDelta(call: Call): void {
-  streams.add(call);
-  call.on("data", (bytes: Buffer) => {
+  serveWith(call, (bytes) => {
     const request = decodeDeltaDiscoveryRequest(bytes);
-    if (request.response_nonce !== "" && request.resource_names_subscribe.length === 0) return;
-    const response = captured.get(request.type_url);
-    if (response !== undefined) void write(call, response);
+    const isAck = request.response_nonce !== "" && request.resource_names_subscribe.length === 0;
+    return isAck ? undefined : request.type_url;
   });
-  const drop = () => streams.delete(call);
-  call.on("end", () => {
-    drop();
-    call.end();
-  });
-  call.on("error", drop);
-  call.on("close", drop);
 }
 
 /** Writes every captured response to every stream, `throttle` streams at a time. */
