@@ -221,6 +221,23 @@ export function decodeDiscoveryRequestSharingNames(
   return { ...request, resource_names: listOf(split.names) };
 }
 
+/**
+ * Decodes a DeltaDiscoveryRequest, turning its `resource_names_subscribe` (field 3, as `resource_names` is in
+ * a DiscoveryRequest) into a list through `listOf`, given their encoded run.
+ *
+ * @throws {TypeError} when the bytes are not a valid DeltaDiscoveryRequest
+ */
+export function decodeDeltaDiscoveryRequestSharingNames(
+  bytes: Uint8Array,
+  root: protobuf.Root,
+  listOf: (run: Uint8Array) => readonly string[],
+): DeltaDiscoveryRequest {
+  const split = splitResourceNames(bytes);
+  if (split === undefined) return decodeDeltaDiscoveryRequest(bytes, root);
+  const request = decodeDeltaDiscoveryRequest(split.rest, root);
+  return { ...request, resource_names_subscribe: listOf(split.names) };
+}
+
 /** Where the varint last read by {@link readVarint} ended (kept outside to read without allocating). */
 let varintEnd = 0;
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { cat, dbl, len, str, vint } from "./_test_bytes.ts";
 import {
   decodeDeltaDiscoveryRequest,
+  decodeDeltaDiscoveryRequestSharingNames,
   decodeDiscoveryRequest,
   decodeDiscoveryRequestSharingNames,
   decodeNameRun,
@@ -180,4 +181,26 @@ Deno.test("A request whose names share a list decodes as the full decoder does, 
     const wrongWireType = cat(vint(3, 7), str(4, TYPE_URL.cluster));
     assert.equal(splitResourceNames(wrongWireType), undefined);
   });
+});
+
+Deno.test("A delta request's subscribed names share a list the same way; unsubscribed names are decoded", () => {
+  const root = loadEnvoySchema();
+  const bytes = cat(
+    len(1, NODE),
+    str(2, TYPE_URL.endpoint),
+    str(3, "a"),
+    str(3, "b"),
+    str(4, "gone"),
+    str(6, "n-1"),
+  );
+  const shared = Object.freeze(["a", "b"]);
+  const request = decodeDeltaDiscoveryRequestSharingNames(bytes, root, (run) => {
+    assert.deepEqual(decodeNameRun(run), ["a", "b"]);
+    return shared;
+  });
+  assert.equal(request.resource_names_subscribe, shared);
+  assert.deepEqual(
+    { ...request, resource_names_subscribe: [...shared] },
+    decodeDeltaDiscoveryRequest(bytes, root),
+  );
 });

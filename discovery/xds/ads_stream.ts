@@ -8,6 +8,7 @@
 import type protobuf from "protobufjs";
 import {
   decodeDeltaDiscoveryRequest,
+  decodeDeltaDiscoveryRequestSharingNames,
   decodeDiscoveryRequest,
   decodeDiscoveryRequestSharingNames,
   type XdsNode,
@@ -94,11 +95,16 @@ export function serveAdsStream<P extends PushSnapshot>(
     if (ended || connection?.closed) return;
     let request: { readonly node?: XdsNode; readonly type_url: string };
     try {
-      request = protocol === "delta"
-        ? decodeDeltaDiscoveryRequest(bytes, host.schema)
-        : host.nameLists === undefined
-        ? decodeDiscoveryRequest(bytes, host.schema)
-        : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => host.nameLists!.listOf(run));
+      const lists = host.nameLists;
+      if (protocol === "delta") {
+        request = lists === undefined
+          ? decodeDeltaDiscoveryRequest(bytes, host.schema)
+          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
+      } else {
+        request = lists === undefined
+          ? decodeDiscoveryRequest(bytes, host.schema)
+          : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
+      }
     } catch (error) {
       refuse(GRPC_STATUS.INVALID_ARGUMENT, (error as Error).message);
       return;

@@ -167,6 +167,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     first: boolean,
   ): boolean {
     let more = false;
+    const wasEmpty = watch.subscribed.size === 0;
     for (const name of request.resource_names_subscribe) {
       if (name === WILDCARD) {
         more ||= !watch.wildcard;
@@ -185,6 +186,15 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
         const reported = watch.reportedAbsent.delete(name);
         if (held || reported) more = true;
       }
+    }
+    // A first subscription that is exactly a shared list (NameListTable) keeps that list: proxies subscribing
+    // the same names then share it, and with it every per-list cache (memo keys, short-name checks).
+    const list = request.resource_names_subscribe;
+    if (
+      wasEmpty && request.resource_names_unsubscribe.length === 0 && Object.isFrozen(list) &&
+      watch.subscribed.size === list.length && !list.includes(WILDCARD)
+    ) {
+      watch.names = list;
     }
     const dropped: string[] = [];
     for (const name of request.resource_names_unsubscribe) {
