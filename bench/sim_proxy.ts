@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
+import { lenFieldSize, utf8Bytes, WireWriter } from "../proto/_wire.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { epochMs } from "./mesh_fixture.ts";
 import { readResourceNames, readResponseHead } from "./wire_reader.ts";
@@ -69,32 +70,13 @@ const namesRuns = new WeakMap<readonly string[], Uint8Array>();
 function namesRun(names: readonly string[]): Uint8Array {
   let run = namesRuns.get(names);
   if (run === undefined) {
-    const encoded = names.map((name) => new TextEncoder().encode(name));
-    const parts = encoded.flatMap((bytes) => [Uint8Array.of(0x1a, ...varint(bytes.length)), bytes]);
-    run = concatBytes(...parts);
+    const encoded = names.map(utf8Bytes);
+    const w = new WireWriter(encoded.reduce((size, bytes) => size + lenFieldSize(3, bytes.length), 0));
+    for (const bytes of encoded) w.lenField(3, bytes);
+    run = w.finish();
     namesRuns.set(names, run);
   }
   return run;
-}
-
-function varint(value: number): number[] {
-  const out: number[] = [];
-  while (value >= 0x80) {
-    out.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  out.push(value);
-  return out;
-}
-
-function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 function requestType(delta: boolean): protobuf.Type {
@@ -231,7 +213,9 @@ export class SimProxy {
     const head = type.encode(type.fromObject(message)).finish();
     // SotW names go last as one run of bytes framed once per list: 1000 proxies ACKing 3000 names each
     // would otherwise make this one load process, not the server, the slowest part of every push.
-    this.#call?.write(names === undefined || names.length === 0 ? head : concatBytes(head, namesRun(names)));
+    if (names === undefined || names.length === 0) return void this.#call?.write(head);
+    const run = namesRun(names);
+    this.#call?.write(new WireWriter(head.length + run.length).raw(head).raw(run).finish());
   }
 
   /** Starts or changes the watch of a type; `[]` is a wildcard for CDS and LDS. */

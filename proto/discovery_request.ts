@@ -215,10 +215,7 @@ export function decodeDiscoveryRequestSharingNames(
   root: protobuf.Root,
   listOf: (run: Uint8Array) => readonly string[],
 ): DiscoveryRequest {
-  const split = splitResourceNames(bytes);
-  if (split === undefined) return decodeDiscoveryRequest(bytes, root);
-  const request = decodeDiscoveryRequest(split.rest, root);
-  return { ...request, resource_names: listOf(split.names) };
+  return decodeSharingNames(bytes, (b) => decodeDiscoveryRequest(b, root), "resource_names", listOf);
 }
 
 /**
@@ -232,10 +229,24 @@ export function decodeDeltaDiscoveryRequestSharingNames(
   root: protobuf.Root,
   listOf: (run: Uint8Array) => readonly string[],
 ): DeltaDiscoveryRequest {
+  return decodeSharingNames(
+    bytes,
+    (b) => decodeDeltaDiscoveryRequest(b, root),
+    "resource_names_subscribe",
+    listOf,
+  );
+}
+
+/** Decodes with `decode`, the field-3 name run (when one contiguous run) set to what `listOf` makes of it. */
+function decodeSharingNames<R, K extends keyof R>(
+  bytes: Uint8Array,
+  decode: (bytes: Uint8Array) => R,
+  field: K,
+  listOf: (run: Uint8Array) => readonly string[],
+): R {
   const split = splitResourceNames(bytes);
-  if (split === undefined) return decodeDeltaDiscoveryRequest(bytes, root);
-  const request = decodeDeltaDiscoveryRequest(split.rest, root);
-  return { ...request, resource_names_subscribe: listOf(split.names) };
+  if (split === undefined) return decode(bytes);
+  return { ...decode(split.rest), [field]: listOf(split.names) };
 }
 
 /** Where the varint last read by {@link readVarint} ended (kept outside to read without allocating). */

@@ -177,11 +177,7 @@ class Parser {
   #range(line: number, rest: string): Node {
     const pipe = this.#pipeline(line, rest);
     const body = this.#block(["else", "end"]);
-    const otherwise = this.#end() === "end" ? [] : (() => {
-      const nodes = this.#block(["end"]);
-      this.#end();
-      return nodes;
-    })();
+    const otherwise = this.#otherwise();
     return {
       kind: "range",
       line,
@@ -192,14 +188,18 @@ class Parser {
     };
   }
 
+  /** After a body ended by `else` or `end`: the `else` block up to its `end`, or nothing. */
+  #otherwise(): Node[] {
+    if (this.#end() === "end") return [];
+    const nodes = this.#block(["end"]);
+    this.#end();
+    return nodes;
+  }
+
   #with(line: number, rest: string): Node {
     const pipe = this.#pipeline(line, rest);
     const body = this.#block(["else", "end"]);
-    const otherwise = this.#end() === "end" ? [] : (() => {
-      const nodes = this.#block(["end"]);
-      this.#end();
-      return nodes;
-    })();
+    const otherwise = this.#otherwise();
     return { kind: "with", line, pipe, body, otherwise };
   }
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
-import type { LogFields, Logger } from "../../shared/log/logger.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { DiscoveryService } from "./discovery_service.ts";
 import { configKey, pushRequest } from "../push/push_request.ts";
@@ -125,35 +125,6 @@ export function testGenerators(
         })),
   };
   return new GeneratorRegistry<TestPush>().register(cds).register(eds).register(lds).register(rds);
-}
-
-/** One logged line. */
-export interface LogEntry {
-  readonly level: "debug" | "info" | "warn" | "error" | "fatal";
-  readonly msg: string;
-  readonly fields?: LogFields;
-}
-
-/** A logger that keeps every line. */
-export class RecordingLogger implements Logger {
-  readonly scope = "test";
-  readonly debugEnabled = true;
-  readonly entries: LogEntry[] = [];
-  debug(msg: string, fields?: LogFields): void {
-    this.entries.push({ level: "debug", msg, fields });
-  }
-  info(msg: string, fields?: LogFields): void {
-    this.entries.push({ level: "info", msg, fields });
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.entries.push({ level: "warn", msg, fields });
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.entries.push({ level: "error", msg, fields });
-  }
-  fatal(msg: string, fields?: LogFields): void {
-    this.entries.push({ level: "fatal", msg, fields });
-  }
 }
 
 /** A discovery server on 127.0.0.1:0 with test generators. */

@@ -80,7 +80,7 @@ Deno.test("A peer sending garbage is dropped alone, counted and logged at warn",
       1,
     );
     assert.ok(
-      server.logger.entries.some((line) => line.level === "warn" && line.msg === "refused ADS stream"),
+      server.logger.lines.some((line) => line.level === "warn" && line.msg === "refused ADS stream"),
       "one warn line names the refused peer",
     );
     server.push(testPush("v2"));
@@ -163,9 +163,7 @@ Deno.test("SotW ADS counts a NACK, logs the proxy's error text, and does not res
       }),
       1,
     );
-    const warned = server.logger.entries.filter((e) =>
-      e.level === "warn" && e.msg === "proxy rejected config"
-    );
+    const warned = server.logger.lines.filter((e) => e.level === "warn" && e.msg === "proxy rejected config");
     assert.equal(warned.length, 1);
     assert.equal(warned[0].fields?.error, "cluster a: bad connect_timeout");
     const sync = server.service.connections()[0].syncStatus()[CDS];
@@ -327,9 +325,7 @@ Deno.test("SotW ADS does not answer a type no generator serves, and warns once",
     await probe(client);
     client.send({ type_url: TYPE_URL.secret, resource_names: ["default", "ROOTCA"] });
     await probe(client);
-    const warned = server.logger.entries.filter((e) =>
-      e.msg.startsWith("no generator for the requested type")
-    );
+    const warned = server.logger.lines.filter((e) => e.msg.startsWith("no generator for the requested type"));
     assert.equal(warned.length, 1);
     assert.equal(warned[0].fields?.type, TYPE_URL.secret);
   } finally {
@@ -352,7 +348,7 @@ Deno.test("SotW ADS counts a resource that cannot be encoded and keeps the strea
       await metricValue(server.metrics, "discovery_total_xds_internal_errors", { type: "cds" }),
       1,
     );
-    const logged = server.logger.entries.find((e) => e.level === "error");
+    const logged = server.logger.lines.find((e) => e.level === "error");
     assert.match(
       String(logged?.fields?.error),
       /Generating ".*Cluster" for proxy "app.test" failed: .*connect_timeout/,

@@ -10,9 +10,8 @@
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { parseProxy } from "../../model/proxy.ts";
 import type { SecretStore } from "../../model/secret_store.ts";
-import { buildPushContext } from "../../push/push_context.ts";
-import { MESH, networking, run, World } from "../_test_world.ts";
-import { envoyResources, envoySidecar } from "./_test_envoy.ts";
+import { networking, run, World } from "../_test_world.ts";
+import { envoyResources, envoySidecar, pushWithSecrets } from "./_test_envoy.ts";
 import { envoyGenerators } from "./envoy_generators.ts";
 
 /** The golden files, by name, relative to the repository root. */
@@ -76,16 +75,7 @@ function push() {
       outboundTrafficPolicy: { mode: "REGISTRY_ONLY" },
     }),
   );
-  return buildPushContext({
-    store: world.store,
-    services: world.registry,
-    mesh: MESH,
-    domain: "cluster.local",
-    endpoints: world.endpoints,
-    secrets,
-    version: "golden",
-    now: () => new Date("2026-01-01T00:00:00Z"),
-  });
+  return pushWithSecrets(world, secrets, { version: "golden", now: () => new Date("2026-01-01T00:00:00Z") });
 }
 
 /** Every resource the proxy gets, by type then name; routes and secrets by the names the listeners ask for. */

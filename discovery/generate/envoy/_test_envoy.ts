@@ -7,7 +7,7 @@ import type { Resource } from "../../../shared/config/resource.ts";
 import { parseProxy, type Proxy } from "../../model/proxy.ts";
 import { greeterResources, MESH, networking, type World } from "../_test_world.ts";
 import type { SecretStore } from "../../model/secret_store.ts";
-import { buildPushContext, type PushContext } from "../../push/push_context.ts";
+import { buildPushContext, type PushContext, type PushContextInputs } from "../../push/push_context.ts";
 
 /** An Envoy sidecar in `namespace` at `ip` (no GENERATOR metadata: the default family). */
 export function envoySidecar(
@@ -34,8 +34,12 @@ export function ingressGateway(
   };
 }
 
-/** The push context of `world` with gateway credentials from `secrets`. */
-export function pushWithSecrets(world: World, secrets: SecretStore): PushContext {
+/** The push context of `world` with gateway credentials from `secrets` (and any other inputs given). */
+export function pushWithSecrets(
+  world: World,
+  secrets: SecretStore,
+  overrides: Partial<PushContextInputs> = {},
+): PushContext {
   return buildPushContext({
     store: world.store,
     services: world.registry,
@@ -43,6 +47,7 @@ export function pushWithSecrets(world: World, secrets: SecretStore): PushContext
     domain: "cluster.local",
     endpoints: world.endpoints,
     secrets,
+    ...overrides,
   });
 }
 
