@@ -117,6 +117,23 @@ Deno.test("gRPC EDS rebuilds only the services an endpoint-only push names", () 
   assert.deepEqual(assignments(world, names, false).names, names);
 });
 
+Deno.test("gRPC EDS lists no cluster of a DNS-resolved service, asked for by name or by wildcard", () => {
+  const world = new World().apply(
+    ...greeterResources(),
+    networking("ServiceEntry", "example", "dns", {
+      hosts: ["dns.example.svc.cluster.local"],
+      location: "MESH_INTERNAL",
+      resolution: "DNS",
+      ports: [{ number: 80, name: "grpc", protocol: "GRPC" }],
+      endpoints: [{ address: "backend.example.com" }],
+    }),
+  );
+  const dns = "outbound|80||dns.example.svc.cluster.local";
+  assert.deepEqual(assignments(world, [dns, DEFAULT]).names, [DEFAULT]);
+  assert.ok(!assignments(world, []).names.includes(dns));
+  assert.ok(assignments(world, []).names.includes(DEFAULT));
+});
+
 Deno.test("gRPC EDS cache keys change exactly when the endpoints or subset change", () => {
   const world = new World().apply(...greeterResources());
   const key = () => assignments(world, [V1]).cacheable.get(V1)!.key;

@@ -27,9 +27,9 @@ export function wantedClusters(
   push: PushContext,
   include: (service: Service) => boolean = () => true,
 ): WantedCluster[] {
-  const services = grpcServices(push.servicesVisibleTo(proxy)).filter(include);
+  const reachable = grpcServices(push.servicesVisibleTo(proxy));
   if (names.length === 0) {
-    return services.flatMap((service) => {
+    return reachable.filter(include).flatMap((service) => {
       const subsets = push.destinationRule(proxy, service)?.spec.subsets ?? [];
       return service.ports.flatMap((port) => [
         { name: outboundClusterName(service.hostname, port.port), service, port: port.port, subset: "" },
@@ -42,12 +42,15 @@ export function wantedClusters(
       ]);
     });
   }
+  // Named clusters are looked up by hostname, never by a pass over the scope: an endpoint push asks this of
+  // every proxy, and a scope of a thousand services filtered per proxy was most of such a push's work.
   const out: WantedCluster[] = [];
   for (const name of new Set(names)) {
     const parts = parseClusterName(name);
     if (parts === undefined || parts.direction !== "outbound") continue;
-    const service = serviceByHostname(services, parts.hostname);
-    if (service === undefined || !service.ports.some((p) => p.port === parts.port)) continue;
+    const service = serviceByHostname(reachable, parts.hostname);
+    if (service === undefined || !include(service)) continue;
+    if (!service.ports.some((p) => p.port === parts.port)) continue;
     out.push({ name, service, port: parts.port, subset: parts.subset });
   }
   return out;
