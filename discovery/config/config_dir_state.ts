@@ -25,16 +25,20 @@ export class ConfigDirState {
   /** Per file: documents kept from an earlier read because their current version was rejected. */
   readonly #kept = new Map<string, readonly LoadedDocument[]>();
   readonly #loads = new Map<string, FileLoad>();
+  /** Keys a file contributed before or after an update or removal since {@link takeTouched} was last called. */
+  #touched = new Set<string>();
 
   /** Records a new read of a file. */
   update(load: FileLoad): void {
     const previous = this.#accepted.get(load.file) ?? [];
+    for (const doc of previous) this.#touched.add(doc.key);
     this.#loads.set(load.file, load);
     if (load.unreadable || (load.empty && previous.length > 0)) {
       this.#kept.set(load.file, previous);
       this.#accepted.set(load.file, previous);
       return;
     }
+    for (const doc of load.documents) this.#touched.add(doc.key);
     const accepted = [...load.documents];
     const kept: LoadedDocument[] = [];
     const keys = new Set(accepted.map((d) => d.key));
@@ -53,9 +57,31 @@ export class ConfigDirState {
 
   /** Forgets a file that no longer exists: its resources go away. */
   remove(file: string): void {
+    for (const doc of this.#accepted.get(file) ?? []) this.#touched.add(doc.key);
     this.#accepted.delete(file);
     this.#kept.delete(file);
     this.#loads.delete(file);
+  }
+
+  /**
+   * The resource keys whose winner may have changed since the last call: every key a file updated or removed
+   * since then contributed before or after. Keys of files left alone keep their winner.
+   */
+  takeTouched(): ReadonlySet<string> {
+    const touched = this.#touched;
+    this.#touched = new Set();
+    return touched;
+  }
+
+  /** The document that wins `key` now (the first by file name, then line), if any file defines it. */
+  winner(key: string): LoadedDocument | undefined {
+    let best: LoadedDocument | undefined;
+    for (const docs of this.#accepted.values()) {
+      for (const doc of docs) {
+        if (doc.key === key && (best === undefined || comparePositions(doc, best) < 0)) best = doc;
+      }
+    }
+    return best;
   }
 
   /** Files currently known, sorted. */
@@ -67,7 +93,11 @@ export class ConfigDirState {
   view(): ConfigDirView {
     const byKey = new Map<string, LoadedDocument[]>();
     for (const docs of this.#accepted.values()) {
-      for (const doc of docs) byKey.set(doc.key, [...(byKey.get(doc.key) ?? []), doc]);
+      for (const doc of docs) {
+        const same = byKey.get(doc.key);
+        if (same === undefined) byKey.set(doc.key, [doc]);
+        else same.push(doc);
+      }
     }
     const resources = new Map<string, LoadedDocument>();
     const warnings: ConfigWarning[] = [];

@@ -123,3 +123,18 @@ Deno.test("ConfigDirState keeps a file's resources while it is zero bytes long",
   state.update(loadConfigText("a.yaml", "# nothing here any more\n", "default"));
   assert.deepEqual([...state.view().resources.keys()], []);
 });
+
+Deno.test("ConfigDirState names the keys a read may have changed and the document that wins each", () => {
+  const state = new ConfigDirState();
+  state.update(loadConfigText("/c/b.yaml", `${gateway("a", 80)}---\n${gateway("b", 81)}`, "default"));
+  const [keyA, keyB] = [...state.view().resources.keys()];
+  assert.deepEqual([...state.takeTouched()].sort(), [keyA, keyB]);
+  state.update(loadConfigText("/c/a.yaml", gateway("a", 82), "default"));
+  assert.deepEqual([...state.takeTouched()], [keyA], "only what the read file defines");
+  assert.equal(state.winner(keyA)?.file, "/c/a.yaml", "the first by file name wins");
+  assert.deepEqual([...state.takeTouched()], [], "taken once");
+  state.remove("/c/a.yaml");
+  assert.deepEqual([...state.takeTouched()], [keyA]);
+  assert.equal(state.winner(keyA)?.file, "/c/b.yaml");
+  assert.equal(state.winner("Gateway/default/none"), undefined);
+});
