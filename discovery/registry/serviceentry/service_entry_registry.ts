@@ -60,7 +60,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   readonly #store: ConfigStore;
   readonly #options: ServiceEntryRegistryOptions;
   readonly #entries = new Map<string, EntryState>();
-  readonly #workloads = new Map<string, WorkloadInstance>();
+  /** WorkloadEntries by namespace, then name: an entry selects only workloads of its own namespace. */
+  readonly #workloads = new Map<string, Map<string, WorkloadInstance>>();
   readonly #serviceListeners = new Listeners<ServiceEvent>((e) => this.#logError(e));
   readonly #endpointListeners = new Listeners<EndpointEvent>((e) => this.#logError(e));
   #services: readonly Service[] = [];
@@ -72,7 +73,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   /** The WorkloadEntries as workloads other registries select (orchestrator Services, with `DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`). */
   readonly workloadEntries: WorkloadSource = {
-    workloads: (namespace) => this.workloads().filter((w) => w.namespace === namespace),
+    workloads: (namespace) => this.#workloadsIn(namespace),
     onChange: (listener) => {
       this.#workloadListeners.add(listener);
       return () => this.#workloadListeners.delete(listener);
@@ -148,9 +149,15 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   /** Every WorkloadEntry the registry knows, selected by an entry or not, sorted by namespace and name. */
   workloads(): readonly WorkloadInstance[] {
-    return [...this.#workloads.values()].sort((a, b) =>
-      a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace.localeCompare(b.namespace)
+    return [...this.#workloads.keys()].sort((a, b) => a.localeCompare(b)).flatMap((ns) =>
+      this.#workloadsIn(ns)
     );
+  }
+
+  /** The WorkloadEntries of one namespace, sorted by name. */
+  #workloadsIn(namespace: string): WorkloadInstance[] {
+    const byName = this.#workloads.get(namespace);
+    return byName === undefined ? [] : [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   onServiceEvent(handler: (event: ServiceEvent) => void): () => void {
@@ -171,7 +178,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
         else this.#putEntry(event.resource as Resource<ServiceEntrySpec>);
         return;
       }
-      if (event.type === "delete") this.#workloads.delete(`${namespace}/${name}`);
+      if (event.type === "delete") this.#deleteWorkload(namespace, name);
       else this.#putWorkload(event.resource as Resource<WorkloadEntrySpec>);
       this.#reselect(namespace);
     });
@@ -197,7 +204,18 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   #putWorkload(resource: Resource<WorkloadEntrySpec>): void {
     const { namespace, name } = resource.meta;
     if (!this.#managed(namespace)) return;
-    this.#workloads.set(`${namespace}/${name}`, { name, namespace, spec: resource.spec });
+    let byName = this.#workloads.get(namespace);
+    if (byName === undefined) {
+      byName = new Map();
+      this.#workloads.set(namespace, byName);
+    }
+    byName.set(name, { name, namespace, spec: resource.spec });
+  }
+
+  #deleteWorkload(namespace: string, name: string): void {
+    const byName = this.#workloads.get(namespace);
+    byName?.delete(name);
+    if (byName?.size === 0) this.#workloads.delete(namespace);
   }
 
   #putEntry(resource: Resource<ServiceEntrySpec>, services?: readonly Service[]): void {
@@ -212,7 +230,9 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     const selector = resource.spec.workloadSelector?.labels;
     if (selector) {
       const pods = this.#managed(namespace) ? this.#options.pods?.workloads(namespace) ?? [] : [];
-      for (const w of [...this.workloads(), ...pods]) {
+      // Only the namespace's own workloads: all of them sorted per entry made one WorkloadEntry edit cost
+      // O(entries × workloads) in a large mesh, ahead of every endpoint push.
+      for (const w of [...this.#workloadsIn(namespace), ...pods]) {
         if (w.namespace !== namespace || !selectorMatches(selector, w.spec.labels ?? {})) continue;
         instances.push(
           ...workloadInstances(resource, converted, w.spec, {
@@ -288,8 +308,10 @@ function firstByKey(services: readonly Service[]): Map<string, Service> {
 
 function sameEndpoints(a: readonly ServiceInstance[], b: readonly ServiceInstance[]): boolean {
   if (a.length !== b.length) return false;
+  // Instances of entries a change left alone are the very same objects: only the rest are compared.
   return a.every((x, i) =>
+    x === b[i] ||
     x.servicePort.port === b[i].servicePort.port && x.servicePort.name === b[i].servicePort.name &&
-    isDeepStrictEqual(x.endpoint, b[i].endpoint) && x.service.resolution === b[i].service.resolution
+      isDeepStrictEqual(x.endpoint, b[i].endpoint) && x.service.resolution === b[i].service.resolution
   );
 }
