@@ -47,12 +47,7 @@ export function outboundState(call: unknown): OutboundState | undefined {
     return undefined;
   }
   if (typeof window !== "number") return undefined;
-  const socket = stream.session?.socket;
-  const written = socket?.bytesWritten;
-  // Bytes still in the socket's own buffer are counted as written by some runtimes: not yet sent.
-  const socketBytesWritten = typeof written === "number"
-    ? written - (socket?.writableLength ?? 0)
-    : undefined;
+  const socketBytesWritten = writtenBy(stream);
   return {
     queuedBytes: stream.writableLength ?? 0,
     peerWindowBytes: window,
@@ -60,9 +55,22 @@ export function outboundState(call: unknown): OutboundState | undefined {
   };
 }
 
-/** Bytes `call`'s connection has handed to the kernel so far; undefined when that cannot be read. */
+/** Bytes the socket under `stream` has handed to the kernel; undefined when the runtime does not say. */
+function writtenBy(stream: Http2StreamLike): number | undefined {
+  const socket = stream.session?.socket;
+  const written = socket?.bytesWritten;
+  // Bytes still in the socket's own buffer are counted as written by some runtimes: not yet sent.
+  return typeof written === "number" ? written - (socket?.writableLength ?? 0) : undefined;
+}
+
+/**
+ * Bytes `call`'s connection has handed to the kernel so far; undefined when that cannot be read. Reads only
+ * the socket: the session's state is a copy the runtime makes on each read, and this is asked on every send.
+ */
 export function socketBytesWritten(call: unknown): number | undefined {
-  return outboundState(call)?.socketBytesWritten;
+  const stream = http2StreamOf(call);
+  if (!stream || stream.destroyed || stream.session?.destroyed) return undefined;
+  return writtenBy(stream);
 }
 
 /**
