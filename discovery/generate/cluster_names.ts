@@ -20,11 +20,27 @@ export interface ClusterNameParts {
   readonly hostname: string;
 }
 
+/** Most names {@link parseClusterName} remembers; past it the memo starts over. */
+const PARSED_MAX = 100_000;
+const parsed = new Map<string, ClusterNameParts | null>();
+
 /**
  * Splits a cluster name into its parts; undefined when it is not `outbound|port|subset|host` or
  * `inbound|port|subset|host` with a port in 1..65535 and a non-empty host. The host may itself contain no `|`.
+ * Results are remembered (frozen): every push parses each watched name of every proxy, and a fleet watches
+ * the same few thousand names.
  */
 export function parseClusterName(name: string): ClusterNameParts | undefined {
+  let parts = parsed.get(name);
+  if (parts === undefined) {
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parts = splitClusterName(name) ?? null;
+    parsed.set(name, parts);
+  }
+  return parts ?? undefined;
+}
+
+function splitClusterName(name: string): ClusterNameParts | undefined {
   const parts = name.split("|");
   if (parts.length !== 4) return undefined;
   const [direction, portText, subset, hostname] = parts;
@@ -32,5 +48,5 @@ export function parseClusterName(name: string): ClusterNameParts | undefined {
   if (!/^[1-9][0-9]{0,4}$/.test(portText)) return undefined;
   const port = Number(portText);
   if (port > 65535 || hostname === "") return undefined;
-  return { direction, port, subset, hostname };
+  return Object.freeze({ direction, port, subset, hostname });
 }

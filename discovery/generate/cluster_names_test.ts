@@ -36,4 +36,13 @@ Deno.test("parseClusterName reads Istio's direction|port|subset|host names", asy
       assert.equal(parseClusterName(name), undefined, name);
     }
   });
+
+  await t.step("a name asked for again reads the same, and its parts cannot be changed by a caller", () => {
+    const name = "outbound|9080|v2|reviews.shop.svc.cluster.local";
+    const first = parseClusterName(name)!;
+    assert.deepEqual(parseClusterName(name), first);
+    assert.ok(Object.isFrozen(first));
+    assert.equal(parseClusterName("outbound|x||a"), undefined);
+    assert.equal(parseClusterName("outbound|x||a"), undefined, "a refused name stays refused");
+  });
 });
