@@ -65,6 +65,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   readonly #serviceListeners = new Listeners<ServiceEvent>((e) => this.#logError(e));
   readonly #endpointListeners = new Listeners<EndpointEvent>((e) => this.#logError(e));
   #services: readonly Service[] = [];
+  /** `#services` by `namespace/hostname` (the first of each), as of the last change. */
+  #servicesByKey = new Map<string, Service>();
   /** `namespace/hostname` → instances of every entry defining the hostname there. */
   #instances = new Map<string, readonly ServiceInstance[]>();
   #unsubscribe?: () => void;
@@ -248,11 +250,12 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   /** Applies a mutation, rebuilds the indexes and emits events for what differs. */
   #change(mutate: () => void): void {
-    const oldServices = firstByKey(this.#services);
+    const oldServices = this.#servicesByKey;
     const oldInstances = this.#instances;
     mutate();
     this.#rebuild();
     const newServices = firstByKey(this.#services);
+    this.#servicesByKey = newServices;
     for (const [key, service] of newServices) {
       const previous = oldServices.get(key);
       if (!previous) this.#serviceListeners.emit({ type: "add", service });
