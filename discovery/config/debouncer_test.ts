@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { Debouncer } from "./debouncer.ts";
-import type { Timers } from "../../shared/time/timers.ts";
+import { Debouncer, type Timers } from "./debouncer.ts";
 
 function fakeTimers(clock: FakeTimers.Clock): Timers {
   return {

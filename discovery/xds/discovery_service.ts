@@ -25,7 +25,6 @@ import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
-import { SendDeadlines } from "./send_deadlines.ts";
 import { NameInterner } from "./name_interner.ts";
 import { NameListTable } from "./name_list_table.ts";
 import { SotwConnection } from "./sotw_connection.ts";
@@ -123,7 +122,7 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
       names,
       metrics: this.#metrics,
       logger: this.#logger,
-      sendDeadlines: new SendDeadlines(options.settings.sendTimeoutMs),
+      sendTimeoutMs: options.settings.sendTimeoutMs,
       ...(this.tracker === undefined ? {} : { tracker: this.tracker }),
       ...(options.controlPlane === undefined ? {} : { controlPlane: options.controlPlane }),
       currentPush: () => {

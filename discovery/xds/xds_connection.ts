@@ -15,7 +15,6 @@ import {
   socketBytesWritten,
   whenOutboundFlushed,
 } from "../../shared/grpc/outbound_state.ts";
-import type { SendDeadlines } from "./send_deadlines.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import type { PushRequest } from "../push/push_request.ts";
@@ -63,8 +62,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly names: NameInterner;
   /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
   readonly gate: ResponseGate;
-  /** Times every send: one that waits for the transport longer than this ends the stream. */
-  readonly sendDeadlines: SendDeadlines;
+  /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
+  readonly sendTimeoutMs: number;
   /** Present when config distribution tracking is on; nonces then carry the push version. */
   readonly tracker?: DistributionTracker;
   /** Identifies this control plane in every response; absent leaves the field unset. */
@@ -244,9 +243,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       // Created only for a send that must wait for its peer: most leave at once, and an AbortController
       // (its abort makes a DOMException with a stack) per response was a tenth of an endpoint push's CPU.
       let flushing: AbortController | undefined;
-      let timed = () => {};
       const settle = (error?: Error) => {
-        timed();
+        clearTimeout(timer);
         flushing?.abort();
         this.#pendingSends.delete(settle);
         if (error === undefined) {
@@ -254,17 +252,16 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           resolve();
         } else reject(error);
       };
-      const timeoutMs = this.ctx.sendDeadlines.timeoutMs;
-      timed = this.ctx.sendDeadlines.start(() => {
-        settle(new SendTimeoutError(this.id, typeUrl, timeoutMs));
+      const timer = setTimeout(() => {
+        settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
         this.ctx.metrics.writeTimeout();
         this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
           connection: this.id,
           type: shortTypeName(typeUrl),
-          timeoutMs,
+          timeoutMs: this.ctx.sendTimeoutMs,
         });
         this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
-      });
+      }, this.ctx.sendTimeoutMs);
       this.#pendingSends.add(settle);
       // The write callback can come before the bytes leave (the runtime may buffer them natively while the
       // peer grants no flow-control credit, or take megabytes into a wide window before the socket writes
