@@ -108,6 +108,7 @@ Deno.test("SotW ADS refuses streams with UNAVAILABLE until the first snapshot ex
 Deno.test("SotW ADS answers a new watch, records an ACK and does not answer it", async () => {
   const server = await startTestServer();
   const client = connect(server.port, CDS);
+  const startedAt = Date.now();
   try {
     const first = await client.next();
     assert.equal(first.typeUrl, CDS);
@@ -120,6 +121,10 @@ Deno.test("SotW ADS answers a new watch, records an ACK and does not answer it",
     const sync = connection.syncStatus()[CDS];
     assert.equal(sync.nonceAcked, first.nonce);
     assert.equal(sync.versionAcked, "v1");
+    // Times are ISO 8601, and the ACK is not older than the response it acknowledges.
+    const [sentAt, ackedAt] = [Date.parse(sync.sentAt!), Date.parse(sync.ackedAt!)];
+    assert.match(sync.sentAt!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(startedAt <= sentAt && sentAt <= ackedAt && ackedAt <= Date.now());
     assert.equal(await metricValue(server.metrics, "discovery_xds_pushes", { type: "cds" }), 1);
   } finally {
     client.close();

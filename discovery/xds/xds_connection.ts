@@ -125,6 +125,15 @@ export interface TypeSync {
   lastNack?: NackInfo;
 }
 
+/**
+ * {@link TypeSync} as kept per type: times as epoch milliseconds, formatted only when asked for (every
+ * response and every ACK sets one, and a date string each cost more than the rest of the bookkeeping).
+ */
+interface SyncState extends Omit<TypeSync, "sentAt" | "ackedAt"> {
+  sentAtMs?: number;
+  ackedAtMs?: number;
+}
+
 /** What was last sent of one type, for `/debug/config_dump`. */
 export interface SentResources {
   /** Version of the latest response of the type. */
@@ -145,7 +154,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   readonly connectedAt: Date = new Date();
   /** Which ADS protocol the subclass speaks. */
   abstract readonly protocol: XdsProtocol;
-  readonly #sync = new Map<string, TypeSync>();
+  readonly #sync = new Map<string, SyncState>();
   readonly #sent = new Map<string, SentRecord>();
   readonly #pendingSends = new Set<(error: Error) => void>();
   readonly #loggedNacks = new Set<string>();
@@ -194,7 +203,13 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** Nonce/version state per type URL. */
   syncStatus(): Record<string, Readonly<TypeSync>> {
-    return Object.fromEntries([...this.#sync].map(([type, sync]) => [type, { ...sync }]));
+    return Object.fromEntries([...this.#sync].map(([type, state]) => {
+      const { sentAtMs, ackedAtMs, ...sync } = state;
+      const out: TypeSync = { ...sync };
+      if (sentAtMs !== undefined) out.sentAt = new Date(sentAtMs).toISOString();
+      if (ackedAtMs !== undefined) out.ackedAt = new Date(ackedAtMs).toISOString();
+      return [type, out];
+    }));
   }
 
   /** What was last sent per type URL. */
@@ -289,7 +304,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 
   /** The bookkeeping of one type, created on first use. */
-  protected sync(typeUrl: string): TypeSync {
+  protected sync(typeUrl: string): SyncState {
     let sync = this.#sync.get(typeUrl);
     if (sync === undefined) {
       sync = {};
@@ -312,11 +327,10 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     resources: readonly VersionedResource[],
     options: { replace: boolean; removed?: readonly string[]; keep?: readonly string[] },
   ): void {
-    Object.assign(this.sync(typeUrl), {
-      nonceSent: nonce,
-      versionSent: version,
-      sentAt: new Date().toISOString(),
-    });
+    const sync = this.sync(typeUrl);
+    sync.nonceSent = nonce;
+    sync.versionSent = version;
+    sync.sentAtMs = Date.now();
     let record = this.#sent.get(typeUrl);
     if (record === undefined) {
       record = new SentRecord();
@@ -341,11 +355,10 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** Records an ACK of the latest response of a type, and the version it applied when tracking. */
   protected recordAck(typeUrl: string, nonce: string, version: string): void {
-    Object.assign(this.sync(typeUrl), {
-      nonceAcked: nonce,
-      versionAcked: version,
-      ackedAt: new Date().toISOString(),
-    });
+    const sync = this.sync(typeUrl);
+    sync.nonceAcked = nonce;
+    sync.versionAcked = version;
+    sync.ackedAtMs = Date.now();
     const pushVersion = nonceVersion(nonce);
     if (this.ctx.tracker !== undefined && pushVersion !== undefined) {
       this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
