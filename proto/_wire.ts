@@ -12,23 +12,9 @@ export const LEN = 2;
 
 const utf8 = new TextEncoder();
 
-/** Longest string {@link utf8Bytes} copies by hand before handing it to the runtime's encoder. */
-const HAND_COPY_MAX = 256;
-
-/**
- * Encodes a string as UTF-8. Short ASCII strings (names, nonces, type URLs: several per response) are copied
- * by hand: the runtime's encoder is a native call whose fixed cost is many times that of the copy.
- */
+/** Encodes a string as UTF-8. */
 export function utf8Bytes(text: string): Uint8Array {
-  const length = text.length;
-  if (length > HAND_COPY_MAX) return utf8.encode(text);
-  const out = new Uint8Array(length);
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x80) return utf8.encode(text);
-    out[i] = code;
-  }
-  return out;
+  return utf8.encode(text);
 }
 
 /** Number of bytes a varint takes; `value` is a non-negative integer below 2^64 (bigint for large values). */

@@ -28,20 +28,3 @@ Deno.test("WireWriter.finish fails loudly when the computed size was wrong", () 
     message: "Framing wrote 1 bytes into a buffer sized 3; sizes disagree",
   });
 });
-
-Deno.test("utf8Bytes encodes every string as TextEncoder does, short ASCII ones included", () => {
-  const encoder = new TextEncoder();
-  const texts = [
-    "",
-    "outbound|7070||greeter.example.svc.cluster.local",
-    "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
-    "\u007f",
-    "caf\u00e9",
-    "a".repeat(255) + "\u00e9",
-    "x".repeat(256),
-    "x".repeat(257),
-    "\u{1f600} after a surrogate pair",
-    "lone \ud800 surrogate",
-  ];
-  for (const text of texts) assert.deepEqual(utf8Bytes(text), encoder.encode(text), JSON.stringify(text));
-});
