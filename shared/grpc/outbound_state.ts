@@ -74,15 +74,19 @@ export function socketBytesWritten(call: unknown): number | undefined {
 }
 
 /**
- * True when data for `call`'s peer is waiting: bytes queued, a closed connection window, or fewer than
- * `socketTarget` bytes written to the socket (when given and readable).
+ * True when data for `call`'s peer is waiting: bytes queued, or fewer than `socketTarget` bytes written to the
+ * socket (when given and readable), or else a closed connection window. A socket that has written the target
+ * answers alone: with the connection window closed no DATA frame could have reached it, and the session's
+ * state is a copy the runtime makes on each read, asked once per response.
  */
 export function isOutboundStalled(call: unknown, socketTarget?: number): boolean {
+  const stream = http2StreamOf(call);
+  if (!stream || stream.destroyed || stream.session?.destroyed) return false;
+  if ((stream.writableLength ?? 0) > 0) return true;
+  const written = socketTarget === undefined ? undefined : writtenBy(stream);
+  if (written !== undefined) return written < socketTarget!;
   const state = outboundState(call);
-  if (state === undefined) return false;
-  if (state.queuedBytes > 0 || state.peerWindowBytes <= 0) return true;
-  return socketTarget !== undefined && state.socketBytesWritten !== undefined &&
-    state.socketBytesWritten < socketTarget;
+  return state !== undefined && state.peerWindowBytes <= 0;
 }
 
 /** The first and the longest wait of `whenOutboundFlushed` between two looks at a stalled call. */
