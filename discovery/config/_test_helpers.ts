@@ -18,3 +18,16 @@ export async function replaceFile(path: string, text: string): Promise<void> {
   await Deno.writeTextFile(temp, text);
   await Deno.rename(temp, path);
 }
+
+/** A VirtualService `name` in namespace `shop` routing `host` to itself, as YAML. */
+export function virtualService(name: string, host: string): string {
+  return `apiVersion: networking.mesh.io/v1beta1
+kind: VirtualService
+metadata: {name: ${name}, namespace: shop}
+spec:
+  hosts: [${host}]
+  http:
+  - route:
+    - destination: {host: ${host}}
+`;
+}

@@ -116,7 +116,8 @@ export class FileConfigSource {
   readonly #settleMs: number;
   readonly #maxFileBytes: number;
   readonly #wallClock: () => number;
-  #settleTimer: unknown;
+  /** Pending whole-tree reloads by why they were asked for; at most one of each. */
+  readonly #laterReloads = new Map<"settle" | "verify", unknown>();
   #settling: string[] = [];
   #unreadable: readonly string[] = [];
   #emptySeenAt: number | undefined;
@@ -128,7 +129,6 @@ export class FileConfigSource {
   /** Known config files by absolute path (the state's keys are paths as the walk spelled them). */
   readonly #known = new Map<string, string>();
   readonly #verifyMs: number;
-  #verifyTimer: unknown;
 
   /** A source over `options.dir`; nothing is read or watched until started. */
   constructor(options: FileConfigSourceOptions) {
@@ -236,8 +236,8 @@ export class FileConfigSource {
     this.#stopped = true;
     this.#debouncer.cancel();
     const timers = this.#timers ?? systemTimers;
-    if (this.#settleTimer !== undefined) timers.clearTimeout(this.#settleTimer);
-    if (this.#verifyTimer !== undefined) timers.clearTimeout(this.#verifyTimer);
+    for (const timer of this.#laterReloads.values()) timers.clearTimeout(timer);
+    this.#laterReloads.clear();
     await this.#pathWatch.stop();
     await this.#chain;
   }
@@ -362,7 +362,7 @@ export class FileConfigSource {
       else settling.delete(file);
     }
     this.#settling = [...settling].sort();
-    if (settling.size > 0) this.#scheduleSettled();
+    if (settling.size > 0) this.#reloadLater("settle", this.#settleMs);
     // The store first: the whole view (every file's rejections and warnings) only reports, after the push
     // that the store's events start is already on its way.
     this.#applyTouched(this.#state.takeTouched());
@@ -370,17 +370,7 @@ export class FileConfigSource {
     this.#view = view;
     this.#reporter.report(view.rejections, view.warnings);
     this.#reloads++;
-    this.#scheduleVerify();
-  }
-
-  /** Reads the tree again `verifyMs` from now (one pending check at a time). */
-  #scheduleVerify(): void {
-    if (this.#verifyTimer !== undefined || this.#stopped) return;
-    const timers = this.#timers ?? systemTimers;
-    this.#verifyTimer = timers.setTimeout(() => {
-      this.#verifyTimer = undefined;
-      void this.reload();
-    }, this.#verifyMs);
+    this.#reloadLater("verify", this.#verifyMs);
   }
 
   async #reloadTree(): Promise<void> {
@@ -413,7 +403,7 @@ export class FileConfigSource {
       if (await this.#read(file) === "settling") settling.push(file);
     }
     this.#settling = settling;
-    if (settling.length > 0) this.#scheduleSettled();
+    if (settling.length > 0) this.#reloadLater("settle", this.#settleMs);
     this.#pruneEvents();
     const view = this.#state.view();
     this.#view = view;
@@ -437,7 +427,7 @@ export class FileConfigSource {
     const now = (this.#timers ?? systemTimers).now();
     if (this.#emptySeenAt === undefined) this.#emptySeenAt = now;
     if (now - this.#emptySeenAt < this.#settleMs) {
-      this.#scheduleSettled();
+      this.#reloadLater("settle", this.#settleMs);
       return true;
     }
     this.#emptySeenAt = undefined;
@@ -449,13 +439,20 @@ export class FileConfigSource {
     return false;
   }
 
-  #scheduleSettled(): void {
-    if (this.#settleTimer !== undefined || this.#stopped) return;
+  /**
+   * Reads the whole tree `ms` from now: after the settle period of a file still being written, or to check a
+   * reload that read only the named files. A reload already pending for the same reason is not doubled.
+   */
+  #reloadLater(reason: "settle" | "verify", ms: number): void {
+    if (this.#laterReloads.has(reason) || this.#stopped) return;
     const timers = this.#timers ?? systemTimers;
-    this.#settleTimer = timers.setTimeout(() => {
-      this.#settleTimer = undefined;
-      void this.reload();
-    }, this.#settleMs);
+    this.#laterReloads.set(
+      reason,
+      timers.setTimeout(() => {
+        this.#laterReloads.delete(reason);
+        void this.reload();
+      }, ms),
+    );
   }
 
   #stateChanged(state: PathWatchState): void {

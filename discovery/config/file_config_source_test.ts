@@ -3,7 +3,7 @@ import { Metrics } from "../../shared/metrics/metrics.ts";
 import type { ConfigEvent } from "../model/config_store.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
-import { RecordingLogger, replaceFile, waitFor } from "./_test_helpers.ts";
+import { RecordingLogger, replaceFile, virtualService, waitFor } from "./_test_helpers.ts";
 
 const SERVICES = `apiVersion: networking.mesh.io/v1beta1
 kind: ServiceEntry
@@ -20,18 +20,6 @@ kind: WorkloadEntry
 metadata: {name: reviews-v1, namespace: shop}
 spec: {address: 10.0.0.1, labels: {app: reviews, version: v1}}
 `;
-
-function virtualService(name: string, host: string): string {
-  return `apiVersion: networking.mesh.io/v1beta1
-kind: VirtualService
-metadata: {name: ${name}, namespace: shop}
-spec:
-  hosts: [${host}]
-  http:
-  - route:
-    - destination: {host: ${host}}
-`;
-}
 
 function destinationRule(extra = ""): string {
   return `apiVersion: networking.mesh.io/v1beta1
