@@ -3,8 +3,9 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
-import { dirname, resolve } from "node:path";
-import { isConfigFileName, scanConfigFiles } from "./config_files.ts";
+import { resolve } from "node:path";
+import { scanConfigFiles } from "./config_files.ts";
+import { filesToReread, pathsNamedBy } from "./named_paths.ts";
 import { PathWatch, type PathWatchState } from "./path_watch.ts";
 import {
   type ConfigWarning,
@@ -281,77 +282,18 @@ export class FileConfigSource {
     const named = this.#named;
     this.#named = new Set();
     if (named !== undefined && this.#reloads > 0) {
-      const files = await this.#namedFiles(named);
+      const files = await filesToReread(named, this.#known, this.#dir);
       if (files !== undefined) return await this.#reloadFiles(files);
     }
     await this.#reloadTree();
   }
 
-  /**
-   * Records what a watch event names. An event without paths, one the kernel flags for a rescan (its queue
-   * overflowed), or of an unknown kind means the whole tree must be read.
-   */
+  /** Adds what a watch event names to the next reload, or makes that reload read the whole tree. */
   #noteNamed(event: Deno.FsEvent | undefined): void {
     if (this.#named === undefined) return;
-    const precise = event !== undefined && !event.flag && event.paths.length > 0 &&
-      (event.kind === "create" || event.kind === "modify" || event.kind === "rename" ||
-        event.kind === "remove");
-    if (!precise) {
-      this.#named = undefined;
-      return;
-    }
-    for (const path of event.paths) this.#named.add(resolve(path));
-  }
-
-  /**
-   * The config files to read again for the paths the watcher named, or undefined when only reading the whole
-   * tree is sure to see what changed. A named path is read alone when it is a known config file that is still a
-   * regular file, or a new regular config file in a folder already read; a path that is gone and held no known
-   * file, or is a regular file that is not a config file (an editor's backup, a staged copy), is skipped.
-   */
-  async #namedFiles(named: ReadonlySet<string>): Promise<string[] | undefined> {
-    const root = resolve(this.#dir);
-    const walkRoot = this.#dir.replace(/\/+$/, "") || "/";
-    let knownDirs: Set<string> | undefined;
-    const files: string[] = [];
-    for (const path of named) {
-      let info: Deno.FileInfo | undefined;
-      try {
-        info = await Deno.lstat(path);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) return undefined;
-      }
-      const known = this.#known.get(path);
-      // A known file removed, or replaced by a folder or a link: the walk decides what it holds now.
-      if (known !== undefined) {
-        if (!info?.isFile) return undefined;
-        files.push(known);
-        continue;
-      }
-      if (path === root || !path.startsWith(`${root}/`)) return undefined;
-      const segments = path.slice(root.length + 1).split("/");
-      const name = segments[segments.length - 1];
-      // Inside a hidden folder (an orchestrator mount's `..2021_…` data), or a `..data`-style link: the files
-      // it changes are known by other paths.
-      if (segments.slice(0, -1).some((s) => s.startsWith(".")) || name.startsWith("..")) return undefined;
-      knownDirs ??= this.#knownDirs(root);
-      if (info === undefined) {
-        if (knownDirs.has(path) || [...knownDirs].some((dir) => dir.startsWith(`${path}/`))) return undefined;
-        continue;
-      }
-      if (!info.isFile) return undefined;
-      if (!isConfigFileName(name)) continue;
-      if (!knownDirs.has(dirname(path))) return undefined;
-      files.push(`${walkRoot === "/" ? "" : walkRoot}/${segments.join("/")}`);
-    }
-    return files;
-  }
-
-  /** The folders (absolute) that hold known config files, and the root. */
-  #knownDirs(root: string): Set<string> {
-    const dirs = new Set([root]);
-    for (const path of this.#known.keys()) dirs.add(dirname(path));
-    return dirs;
+    const paths = pathsNamedBy(event);
+    if (paths === undefined) this.#named = undefined;
+    else for (const path of paths) this.#named.add(path);
   }
 
   /** Reads only `files` and writes only the resources whose winner they may have changed. */
