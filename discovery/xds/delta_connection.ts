@@ -20,7 +20,7 @@ import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import { HeldVersions } from "./held_versions.ts";
-import { deltaRun } from "./resource_runs.ts";
+import { deltaFraming } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
@@ -267,9 +267,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const bytes = frameDeltaDiscoveryResponse({
       system_version_info: version,
       resources: [],
-      ...(whole
-        ? { resource_run: deltaRun(resources) }
-        : { encoded_resources: changed.map((r) => r.deltaResource) }),
+      ...(whole ? deltaParts(resources) : { encoded_resources: changed.map((r) => r.deltaResource) }),
       type_url: typeUrl,
       removed_resources: [...removed, ...absent],
       nonce,
@@ -318,4 +316,12 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       });
     }
   }
+}
+
+/** The resources of a delta answer carrying a whole list, framed as {@link deltaFraming} decides. */
+function deltaParts(
+  resources: readonly VersionedResource[],
+): { encoded_resources?: readonly Uint8Array[]; resource_run?: Uint8Array } {
+  const framed = deltaFraming(resources);
+  return framed.run === undefined ? { encoded_resources: framed.inline } : { resource_run: framed.run };
 }

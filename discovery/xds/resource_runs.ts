@@ -1,35 +1,51 @@
 /**
- * Resource lists framed once: proxies of one shape are handed the very same list for a push, so its
- * resources are framed as a response's `resources` field once for all of them, and each response then copies
- * one run of bytes instead of framing thousands of resources field by field.
+ * How a response carries its resource list. Proxies of one shape are handed the very same list for a push, so
+ * from a list's second use on its resources are framed as a response's `resources` field once, and each
+ * response copies that one run of bytes instead of framing thousands of resources field by field. A list used
+ * once — a proxy watching its own mix of names — is framed straight into its response: framing a run first
+ * would copy every resource twice and leave a run nobody reuses.
  *
  * @module
  */
 import { frameResourceRun } from "../../proto/discovery_frame.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 
-const anyRuns = new WeakMap<readonly VersionedResource[], Uint8Array>();
-const deltaRuns = new WeakMap<readonly VersionedResource[], Uint8Array>();
+/** A response's resources: framed in place (`inline`), or a run framed once and shared (`run`). */
+export type ResourceFraming =
+  | { readonly inline: readonly Uint8Array[]; readonly run?: undefined }
+  | { readonly inline?: undefined; readonly run: Uint8Array };
 
-function cachedRun(
-  cache: WeakMap<readonly VersionedResource[], Uint8Array>,
+/** Per kind of message: the runs framed so far, and the lists used once (their next use frames a run). */
+interface Runs {
+  readonly framed: WeakMap<readonly VersionedResource[], Uint8Array>;
+  readonly usedOnce: WeakSet<readonly VersionedResource[]>;
+}
+
+const anyRuns: Runs = { framed: new WeakMap(), usedOnce: new WeakSet() };
+const deltaRuns: Runs = { framed: new WeakMap(), usedOnce: new WeakSet() };
+
+function framing(
+  runs: Runs,
   resources: readonly VersionedResource[],
   bytesOf: (resource: VersionedResource) => Uint8Array,
-): Uint8Array {
-  let run = cache.get(resources);
-  if (run === undefined) {
-    run = frameResourceRun(resources.map(bytesOf));
-    cache.set(resources, run);
+): ResourceFraming {
+  let run = runs.framed.get(resources);
+  if (run !== undefined) return { run };
+  if (!runs.usedOnce.has(resources)) {
+    runs.usedOnce.add(resources);
+    return { inline: resources.map(bytesOf) };
   }
-  return run;
+  run = frameResourceRun(resources.map(bytesOf));
+  runs.framed.set(resources, run);
+  return { run };
 }
 
-/** A list's `Any` messages framed as a state-of-the-world response's resources, once per list. */
-export function anyRun(resources: readonly VersionedResource[]): Uint8Array {
-  return cachedRun(anyRuns, resources, (r) => r.encoded);
+/** How a state-of-the-world response carries `resources` (their `Any` messages). */
+export function anyFraming(resources: readonly VersionedResource[]): ResourceFraming {
+  return framing(anyRuns, resources, (r) => r.encoded);
 }
 
-/** A list's `Resource` messages framed as an incremental response's resources, once per list. */
-export function deltaRun(resources: readonly VersionedResource[]): Uint8Array {
-  return cachedRun(deltaRuns, resources, (r) => r.deltaResource);
+/** How an incremental response carries `resources` (their `Resource` messages). */
+export function deltaFraming(resources: readonly VersionedResource[]): ResourceFraming {
+  return framing(deltaRuns, resources, (r) => r.deltaResource);
 }

@@ -13,7 +13,7 @@ import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
-import { anyRun } from "./resource_runs.ts";
+import { anyFraming } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
@@ -156,10 +156,11 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     if (!full && resources.length === 0) return undefined;
     const version = push.version;
     const nonce = makeNonce(this.nonceVersionFor(version));
+    const framed = anyFraming(resources);
     const bytes = frameDiscoveryResponse({
       version_info: version,
-      resources: [],
-      resource_run: anyRun(resources),
+      resources: framed.inline ?? [],
+      ...(framed.run === undefined ? {} : { resource_run: framed.run }),
       type_url: typeUrl,
       nonce,
       ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),

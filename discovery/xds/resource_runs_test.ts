@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { encodeAny } from "../../proto/any_codec.ts";
+import { frameDeltaDiscoveryResponse, frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import { anyFraming, deltaFraming, type ResourceFraming } from "./resource_runs.ts";
+import { VersionedResource } from "./versioned_resource.ts";
+
+function list(...names: string[]): VersionedResource[] {
+  return names.map((name) =>
+    new VersionedResource(
+      name,
+      encodeAny(TYPE_URL.cluster, { name, type: "EDS", connect_timeout: { seconds: 1 } }),
+    )
+  );
+}
+
+function sotwBytes(framed: ResourceFraming): Uint8Array {
+  return frameDiscoveryResponse({
+    version_info: "v1",
+    resources: framed.inline ?? [],
+    ...(framed.run === undefined ? {} : { resource_run: framed.run }),
+    type_url: TYPE_URL.cluster,
+    nonce: "n1",
+  });
+}
+
+Deno.test("anyFraming frames a list in place on its first use and as one shared run from its second on", () => {
+  const resources = list("a", "b", "c");
+  const first = anyFraming(resources);
+  assert.equal(first.run, undefined, "a list used once is never framed twice");
+  assert.equal(first.inline?.length, 3);
+  const second = anyFraming(resources);
+  assert.ok(second.run !== undefined);
+  assert.equal(anyFraming(resources).run, second.run, "every later use shares the one run");
+  assert.deepEqual(sotwBytes(first), sotwBytes(second), "both framings make the same response");
+  assert.equal(
+    anyFraming(list("a", "b", "c")).run,
+    undefined,
+    "an equal list that is another list starts over",
+  );
+});
+
+Deno.test("deltaFraming does the same with Resource messages, kept apart from the SotW runs", () => {
+  const resources = list("a", "b");
+  assert.ok(anyFraming(resources).inline !== undefined);
+  const first = deltaFraming(resources);
+  const second = deltaFraming(resources);
+  assert.deepEqual(first.inline, resources.map((r) => r.deltaResource), "the SotW use does not count");
+  assert.ok(second.run !== undefined);
+  const response = (framed: ResourceFraming) =>
+    frameDeltaDiscoveryResponse({
+      system_version_info: "v1",
+      resources: [],
+      ...(framed.run === undefined ? { encoded_resources: framed.inline } : { resource_run: framed.run }),
+      type_url: TYPE_URL.cluster,
+      nonce: "n1",
+    });
+  assert.deepEqual(response(first), response(second));
+});
