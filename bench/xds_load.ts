@@ -128,6 +128,18 @@ function profileServer(monitoringAddr: string, name: string): Promise<void> {
   })();
 }
 
+/**
+ * With `--profile DIR`, saves a heap snapshot of the server as `DIR/<name>.heapsnapshot` (open it in Chrome
+ * DevTools, or sum it by constructor) while every proxy is still connected; otherwise does nothing.
+ */
+async function saveHeapSnapshot(monitoringAddr: string, name: string): Promise<void> {
+  if (flags.profile === undefined) return;
+  const response = await fetch(`http://${monitoringAddr}/debug/pprof/heap`);
+  await Deno.mkdir(flags.profile, { recursive: true });
+  await Deno.writeTextFile(`${flags.profile}/${name}.heapsnapshot`, await response.text());
+  progress(`saved ${flags.profile}/${name}.heapsnapshot`);
+}
+
 /** What one kind of edit changes, which types it must reach, and how to check proxy 0 got it. */
 interface EditKind {
   readonly label: string;
@@ -333,6 +345,7 @@ async function main(): Promise<LoadReport> {
     }
     const serverMemory = processMemory(pid);
     const memoryPeaks = await memory.stop();
+    await saveHeapSnapshot(addresses.monitoringAddr, "after_rounds");
     const complaints = (server.stdout + server.stderr).split("\n").filter((l) => /\b(warn|error)\b/i.test(l));
     if (complaints.length > 0) {
       progress(
