@@ -82,9 +82,11 @@ for (const name of ["DISCOVERY_DEBOUNCE_AFTER", "DISCOVERY_PUSH_THROTTLE", "DISC
   if (value !== undefined) SERVER_ENV[name] = value;
 }
 
-/** Polls `url` until it answers 200 or the deadline passes. */
+/** Polls `url` until it answers 200; fails when the deadline passes or the server exits first. */
 async function waitReady(url: string, server: RunningProgram, deadlineMs: number): Promise<void> {
-  while (epochMs() < deadlineMs) {
+  let exited = false;
+  server.child.status.then(() => exited = true);
+  while (epochMs() < deadlineMs && !exited) {
     try {
       const response = await fetch(url);
       await response.body?.cancel();
@@ -92,10 +94,10 @@ async function waitReady(url: string, server: RunningProgram, deadlineMs: number
     } catch {
       // Not listening yet.
     }
-    if (server.child.pid === undefined) break;
     await sleep(100);
   }
-  throw new Error(`Server not ready at ${url} before the deadline:\n${server.stdout}\n${server.stderr}`);
+  const why = exited ? "the server exited" : "the deadline passed";
+  throw new Error(`Server not ready at ${url}: ${why}:\n${server.stdout}\n${server.stderr}`);
 }
 
 function startServer(configDir: string) {
