@@ -26,14 +26,6 @@ import {
   xdsCallerCheck,
 } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
-import {
-  limitWatches,
-  loadOrchConfig,
-  OrchConfigSource,
-  OrchRegistry,
-  OrchSecretStore,
-  RateLimiter,
-} from "./orch/mod.ts";
 import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
@@ -105,11 +97,17 @@ export async function startDiscovery(
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
   // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources).
-  const orchLimiter = new RateLimiter(options.orchApiQps, options.orchApiBurst);
-  const orchClient = options.registries.includes("Orchestrator")
+  // Loaded only when configured: the orchestrator client is the largest library of the program (some 30 MiB of
+  // source, code and objects), which a server of files and other registries never uses.
+  const orchModule = options.registries.includes("Orchestrator") ? await import("./orch/mod.ts") : undefined;
+  const orchLimiter = orchModule && new orchModule.RateLimiter(options.orchApiQps, options.orchApiBurst);
+  const orchClient = orchModule && orchLimiter
     ? {
-      kubeConfig: limitWatches(
-        loadOrchConfig({ orchConfig: options.orchConfig, serviceHost: env.string("ORCH_SERVICE_HOST") }),
+      kubeConfig: orchModule.limitWatches(
+        orchModule.loadOrchConfig({
+          orchConfig: options.orchConfig,
+          serviceHost: env.string("ORCH_SERVICE_HOST"),
+        }),
         orchLimiter,
       ),
       limiter: orchLimiter,
@@ -124,7 +122,7 @@ export async function startDiscovery(
   });
   await files?.start();
   if (files) closers.push(() => files.stop());
-  const orchConfig = orchClient && new OrchConfigSource({
+  const orchConfig = orchModule && orchClient && new orchModule.OrchConfigSource({
     ...orchClient,
     store,
     log: deps.logs.scope("source"),
@@ -145,8 +143,8 @@ export async function startDiscovery(
   closers.push(() => mesh.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
-  const orch = orchClient
-    ? new OrchRegistry({
+  const orch = orchModule && orchClient
+    ? new orchModule.OrchRegistry({
       ...orchClient,
       log: deps.logs.scope("orch"),
       metrics: deps.metrics,
@@ -180,8 +178,8 @@ export async function startDiscovery(
   // Gateway credentials: the orchestrator's Secrets when it is read, then MESHD_GATEWAY_CREDENTIALS_DIR.
   // MESHD_ENABLE_SDS_SERVER=false: gateways get their credentials from their own agent, not from here.
   const sdsServer = env.bool("MESHD_ENABLE_SDS_SERVER");
-  const orchSecrets = orchClient && sdsServer
-    ? new OrchSecretStore({
+  const orchSecrets = orchModule && orchClient && sdsServer
+    ? new orchModule.OrchSecretStore({
       ...orchClient,
       log: deps.logs.scope("secretcontroller"),
       onProblem: () => deps.metrics.counter("discovery_gateway_credential_errors").inc(),
