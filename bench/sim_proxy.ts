@@ -13,6 +13,7 @@ import { lenFieldSize, utf8Bytes, WireWriter } from "../proto/_wire.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { epochMs } from "./mesh_fixture.ts";
 import { readResourceNames, readResponseHead } from "./wire_reader.ts";
+import { memoByIdentity } from "../shared/memo/memo_by_identity.ts";
 
 /** The four types a proxy watches, in the order the server pushes them. */
 export const WATCHED_TYPES = [
@@ -64,20 +65,13 @@ const ADS_CLIENT = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "Aggregate
 
 let requestTypes: { sotw: protobuf.Type; delta: protobuf.Type } | undefined;
 
-const namesRuns = new WeakMap<readonly string[], Uint8Array>();
-
 /** `resource_names` (field 3 of DiscoveryRequest) framed once per list. */
-function namesRun(names: readonly string[]): Uint8Array {
-  let run = namesRuns.get(names);
-  if (run === undefined) {
-    const encoded = names.map(utf8Bytes);
-    const w = new WireWriter(encoded.reduce((size, bytes) => size + lenFieldSize(3, bytes.length), 0));
-    for (const bytes of encoded) w.lenField(3, bytes);
-    run = w.finish();
-    namesRuns.set(names, run);
-  }
-  return run;
-}
+const namesRun = memoByIdentity((names: readonly string[]): Uint8Array => {
+  const encoded = names.map(utf8Bytes);
+  const w = new WireWriter(encoded.reduce((size, bytes) => size + lenFieldSize(3, bytes.length), 0));
+  for (const bytes of encoded) w.lenField(3, bytes);
+  return w.finish();
+});
 
 function requestType(delta: boolean): protobuf.Type {
   if (requestTypes === undefined) {

@@ -10,6 +10,7 @@ import { isIp } from "../../shared/config/validation/ip.ts";
 import { isWildcardHost, mostSpecificMatch } from "../model/host_match.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { Service, ServicePort } from "../model/service.ts";
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
 /** A listener name resolved to the service port it reaches. */
 export interface GrpcTarget {
@@ -49,32 +50,18 @@ export function splitHostPort(authority: string): { host: string; port?: number 
   return port >= 1 && port <= 65535 ? { host, port } : undefined;
 }
 
-const reachableCache = new WeakMap<readonly Service[], readonly Service[]>();
-
 /**
  * Services a gRPC proxy can reach: those of its scope that have endpoints to balance over or resolve. Computed
  * once per (frozen) scope list.
  */
-export function grpcServices(scope: readonly Service[]): readonly Service[] {
-  let out = reachableCache.get(scope);
-  if (out === undefined) {
-    // Passthrough services have no endpoints a client could pick: gRPC cannot send to the original destination.
-    out = Object.freeze(scope.filter((s) => s.resolution !== "Passthrough"));
-    reachableCache.set(scope, out);
-  }
-  return out;
-}
+export const grpcServices: (scope: readonly Service[]) => readonly Service[] = memoByIdentity((scope) =>
+  // Passthrough services have no endpoints a client could pick: gRPC cannot send to the original destination.
+  Object.freeze(scope.filter((s) => s.resolution !== "Passthrough"))
+);
 
-const byHostnameCache = new WeakMap<readonly Service[], ReadonlyMap<string, Service>>();
-
-function byHostname(services: readonly Service[]): ReadonlyMap<string, Service> {
-  let map = byHostnameCache.get(services);
-  if (map === undefined) {
-    map = new Map(services.map((s) => [s.hostname, s]));
-    byHostnameCache.set(services, map);
-  }
-  return map;
-}
+const byHostname = memoByIdentity((services: readonly Service[]): ReadonlyMap<string, Service> =>
+  new Map(services.map((s) => [s.hostname, s]))
+);
 
 /** The service of exactly this hostname among `services`. */
 export function serviceByHostname(services: readonly Service[], hostname: string): Service | undefined {
@@ -87,20 +74,13 @@ export function clusterDomainOf(dnsDomain: string): string {
   return svc < 0 ? "" : dnsDomain.slice(svc + ".svc.".length);
 }
 
-const shortNameLists = new WeakMap<readonly string[], boolean>();
-
 /**
  * True when some listener name in `names` has a host without a dot, which only the proxy's own DNS domain
  * (its namespace) completes. Remembered per list: a connection keeps one list until its watch changes.
  */
-export function namesShortHost(names: readonly string[]): boolean {
-  let short = shortNameLists.get(names);
-  if (short === undefined) {
-    short = names.some((name) => !(splitHostPort(name)?.host ?? name).includes("."));
-    shortNameLists.set(names, short);
-  }
-  return short;
-}
+export const namesShortHost: (names: readonly string[]) => boolean = memoByIdentity((names) =>
+  names.some((name) => !(splitHostPort(name)?.host ?? name).includes("."))
+);
 
 /** The hostnames a (possibly short) host stands for from the proxy's namespace, most literal first. */
 export function candidateHostnames(host: string, proxy: Proxy): string[] {

@@ -24,20 +24,14 @@ import { deltaFraming } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
 const WILDCARD = "*";
 
-const namesOfLists = new WeakMap<readonly VersionedResource[], ReadonlySet<string>>();
-
 /** The names in a resource list, computed once per list (proxies of one shape share the list). */
-function namesOf(resources: readonly VersionedResource[]): ReadonlySet<string> {
-  let names = namesOfLists.get(resources);
-  if (names === undefined) {
-    names = new Set(resources.map((r) => r.name));
-    namesOfLists.set(resources, names);
-  }
-  return names;
-}
+const namesOf = memoByIdentity((resources: readonly VersionedResource[]): ReadonlySet<string> =>
+  new Set(resources.map((r) => r.name))
+);
 
 interface DeltaWatch {
   wildcard: boolean;

@@ -7,17 +7,11 @@
  * @module
  */
 import type { VersionedResource } from "./versioned_resource.ts";
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
-const indexes = new WeakMap<readonly VersionedResource[], ReadonlyMap<string, VersionedResource>>();
-
-function indexOf(list: readonly VersionedResource[]): ReadonlyMap<string, VersionedResource> {
-  let index = indexes.get(list);
-  if (index === undefined) {
-    index = new Map(list.map((r) => [r.name, r]));
-    indexes.set(list, index);
-  }
-  return index;
-}
+const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap<string, VersionedResource> =>
+  new Map(list.map((r) => [r.name, r]))
+);
 
 /** Resource name → version held, as a shared list plus changes. */
 export class HeldVersions {

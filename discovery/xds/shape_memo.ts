@@ -8,6 +8,7 @@
  */
 import type { GenerateRequest } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
 /** What one prefix (shape, type, reason) generated from one snapshot. */
 interface PrefixEntry {
@@ -23,26 +24,8 @@ interface PrefixEntry {
  * until they change, and one push hands the same change set to every connection, so each is joined once
  * rather than once per proxy per push (3000 names at a full view).
  */
-const joinedLists = new WeakMap<readonly string[], string>();
-const joinedSets = new WeakMap<ReadonlySet<string>, string>();
-
-function joinedList(names: readonly string[]): string {
-  let joined = joinedLists.get(names);
-  if (joined === undefined) {
-    joined = names.join("\u0001");
-    joinedLists.set(names, joined);
-  }
-  return joined;
-}
-
-function joinedSet(changes: ReadonlySet<string>): string {
-  let joined = joinedSets.get(changes);
-  if (joined === undefined) {
-    joined = [...changes].sort().join("\u0001");
-    joinedSets.set(changes, joined);
-  }
-  return joined;
-}
+const joinedList = memoByIdentity((names: readonly string[]) => names.join("\u0001"));
+const joinedSet = memoByIdentity((changes: ReadonlySet<string>) => [...changes].sort().join("\u0001"));
 
 /**
  * The memo key of one generation but for the names: who (flavour, shape), what type and why (full,
