@@ -77,7 +77,11 @@ export function buildResources<P extends PushSnapshot>(
   const shared = deps.shapes.get(prefix, request.names, push);
   if (shared !== undefined) return shared;
   const resources = generator.resourcePerName === true && request.names.length > 0
-    ? resolveByName(deps, generator, proxy, typeUrl, push, request, deps.shapes.byName(prefix, push))
+    ? resolveByName(
+      request.names,
+      deps.shapes.byName(prefix, push),
+      (names) => resolve(deps, generator, proxy, typeUrl, push, { ...request, names }),
+    )
     : resolve(deps, generator, proxy, typeUrl, push, request);
   deps.shapes.set(prefix, request.names, push, resources);
   return resources;
@@ -85,27 +89,23 @@ export function buildResources<P extends PushSnapshot>(
 
 /**
  * Resolves a named request name by name: names another proxy of the shape already asked for are taken from
- * `known`, only the others are generated (in one call), and what they gave is added to `known`. Proxies that
+ * `known`, only the others are generated (in one call to `generate`), and what they gave is added to `known`. Proxies that
  * each watch their own few names then share the work per name, as proxies watching equal lists share lists.
  */
-function resolveByName<P extends PushSnapshot>(
-  deps: BuildDeps<P>,
-  generator: XdsGenerator<P>,
-  proxy: Proxy,
-  typeUrl: string,
-  push: P,
-  request: GenerateRequest,
+function resolveByName(
+  names: readonly string[],
   known: Map<string, VersionedResource | null>,
+  generate: (missing: readonly string[]) => readonly VersionedResource[],
 ): VersionedResource[] {
-  const missing = request.names.filter((name) => !known.has(name));
+  const missing = names.filter((name) => !known.has(name));
   if (missing.length > 0) {
-    const generated = resolve(deps, generator, proxy, typeUrl, push, { ...request, names: missing });
+    const generated = generate(missing);
     for (const name of missing) known.set(name, null);
     for (const resource of generated) known.set(resource.name, resource);
   }
   const out: VersionedResource[] = [];
   const seen = new Set<string>();
-  for (const name of request.names) {
+  for (const name of names) {
     const resource = known.get(name);
     if (resource !== null && resource !== undefined && !seen.has(name)) {
       seen.add(name);
