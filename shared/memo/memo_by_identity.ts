@@ -12,7 +12,9 @@
 export function memoByIdentity<K extends object, V>(compute: (key: K) => V): (key: K) => V {
   const values = new WeakMap<K, V>();
   return (key) => {
-    if (values.has(key)) return values.get(key) as V;
+    // One lookup on the hot path; `has` only tells a remembered undefined from a missing entry.
+    const known = values.get(key);
+    if (known !== undefined || values.has(key)) return known as V;
     const value = compute(key);
     values.set(key, value);
     return value;
