@@ -9,7 +9,8 @@
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
  *     bench/xds_load.ts --proxies 1000 [--services 1000] [--rounds 3] [--delta] [--listeners all|K]
  *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags "--flag value"]
- *     [--profile DIR [--profile-seconds 8]] [--timeout-s 180] [--settle-ms 1000]
+ *     [--profile DIR [--profile-seconds 8] [--profile-kind cpu|allocs|promoted]] [--timeout-s 180]
+ *     [--settle-ms 1000] [--server-v8-flags "--flag,--flag"] [--server-log FILE]
  *
  * DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_PUSH_THROTTLE and DISCOVERY_XDS_SEND_TIMEOUT pass through to the server.
  *
@@ -60,6 +61,9 @@ const { values: flags } = parseArgs({
     profile: { type: "string" },
     "server-flags": { type: "string", default: "" },
     "profile-seconds": { type: "string", default: "8" },
+    "profile-kind": { type: "string", default: "cpu" },
+    "server-v8-flags": { type: "string", default: "" },
+    "server-log": { type: "string" },
   },
 });
 
@@ -105,7 +109,9 @@ function startServer(configDir: string) {
   const extra = ["--registries", "Mock", "--configDir", configDir, "--log_output_level", "all:warn"];
   if (flags.profile !== undefined) extra.push("--profile");
   extra.push(...flags["server-flags"]!.split(/\s+/).filter((f) => f !== ""));
-  return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), SERVER_ENV) };
+  const v8Flags = flags["server-v8-flags"];
+  const env = v8Flags === "" ? SERVER_ENV : { ...SERVER_ENV, DENO_V8_FLAGS: v8Flags };
+  return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), env) };
 }
 
 /** CPU ms used by the server and the load process during `run`. */
@@ -115,18 +121,35 @@ async function withCpu<T>(server: number, agent: number, run: () => Promise<T>):
   return [result, { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] }];
 }
 
+/** Profiles `--profile-kind` can take: the server's route and the saved file's extension. */
+const PROFILE_KINDS: Record<string, { path: string; ext: string }> = {
+  cpu: { path: "/debug/pprof/profile?", ext: "cpuprofile" },
+  allocs: { path: "/debug/pprof/allocs?", ext: "heapprofile" },
+  promoted: { path: "/debug/pprof/allocs?promoted=true&", ext: "heapprofile" },
+};
+const profileKind = PROFILE_KINDS[flags["profile-kind"]];
+if (profileKind === undefined) {
+  throw new RangeError(
+    `Invalid --profile-kind "${flags["profile-kind"]}": expected one of ${
+      Object.keys(PROFILE_KINDS).join(", ")
+    }`,
+  );
+}
+
 /**
- * With `--profile DIR`, starts a CPU profile of the server for `--profile-seconds` and returns a promise that
- * saves it as `DIR/<name>.cpuprofile`; otherwise a resolved promise.
+ * With `--profile DIR`, starts a profile of the server (`--profile-kind`: CPU, allocations, or only the
+ * allocations that outlived a young-generation collection) for `--profile-seconds` and returns a promise that
+ * saves it as `DIR/<name>.cpuprofile` or `.heapprofile`; otherwise a resolved promise.
  */
 function profileServer(monitoringAddr: string, name: string): Promise<void> {
   if (flags.profile === undefined) return Promise.resolve();
   const seconds = flags["profile-seconds"];
   return (async () => {
-    const response = await fetch(`http://${monitoringAddr}/debug/pprof/profile?seconds=${seconds}`);
+    const response = await fetch(`http://${monitoringAddr}${profileKind.path}seconds=${seconds}`);
+    const file = `${flags.profile}/${name}.${profileKind.ext}`;
     await Deno.mkdir(flags.profile!, { recursive: true });
-    await Deno.writeTextFile(`${flags.profile}/${name}.cpuprofile`, await response.text());
-    progress(`saved ${flags.profile}/${name}.cpuprofile`);
+    await Deno.writeTextFile(file, await response.text());
+    progress(`saved ${file}`);
   })();
 }
 
@@ -348,6 +371,7 @@ async function main(): Promise<LoadReport> {
     const serverMemory = processMemory(pid);
     const memoryPeaks = await memory.stop();
     await saveHeapSnapshot(addresses.monitoringAddr, "after_rounds");
+    if (flags["server-log"]) await Deno.writeTextFile(flags["server-log"], server.stdout + server.stderr);
     const complaints = (server.stdout + server.stderr).split("\n").filter((l) => /\b(warn|error)\b/i.test(l));
     if (complaints.length > 0) {
       progress(

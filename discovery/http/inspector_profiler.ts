@@ -14,7 +14,25 @@ export interface Profiler {
   cpuProfile(seconds: number, signal?: AbortSignal): Promise<unknown>;
   /** Takes a heap snapshot and returns it in V8's `.heapsnapshot` JSON form, as text chunks. */
   heapSnapshot(): Promise<string[]>;
+  /**
+   * Samples allocations for `seconds` and returns V8's `.heapprofile` JSON. With `promotedOnly`, only
+   * allocations that outlived a young-generation collection are kept: what fills the old generation.
+   */
+  allocationProfile(
+    seconds: number,
+    options?: AllocationProfileOptions,
+    signal?: AbortSignal,
+  ): Promise<unknown>;
 }
+
+/** What an allocation profile keeps. */
+export interface AllocationProfileOptions {
+  /** Keep only allocations that survived a young-generation collection (those collected later included). */
+  readonly promotedOnly?: boolean;
+}
+
+/** Mean bytes between two allocation samples (V8's default). */
+const ALLOCATION_SAMPLING_BYTES = 32 * 1024;
 
 /**
  * A profiler over V8's inspector (`node:inspector`). In Deno 2.9.6 connecting needs the unscoped `--allow-sys`
@@ -22,22 +40,47 @@ export interface Profiler {
  * ProfilerUnavailableError saying so.
  */
 export class InspectorProfiler implements Profiler {
-  #cpuBusy = false;
+  // One profile of each kind at a time: V8 keeps a single sampler per kind, which a second session would restart.
+  readonly #busy = new Set<string>();
 
-  async cpuProfile(seconds: number, signal?: AbortSignal): Promise<unknown> {
-    if (this.#cpuBusy) {
-      throw new ProfilerUnavailableError("A CPU profile is already being taken; try again later");
-    }
-    this.#cpuBusy = true;
-    const session = connect();
-    try {
+  cpuProfile(seconds: number, signal?: AbortSignal): Promise<unknown> {
+    return this.#sample("CPU profile", async (session) => {
       await post(session, "Profiler.enable");
       await post(session, "Profiler.start");
       await sleep(seconds * 1000, signal);
       const result = await post(session, "Profiler.stop") as { profile: unknown };
       return result.profile;
+    });
+  }
+
+  allocationProfile(
+    seconds: number,
+    options: AllocationProfileOptions = {},
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    return this.#sample("allocation profile", async (session) => {
+      await post(session, "HeapProfiler.enable");
+      await post(session, "HeapProfiler.startSampling", {
+        samplingInterval: ALLOCATION_SAMPLING_BYTES,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: !options.promotedOnly,
+      });
+      await sleep(seconds * 1000, signal);
+      const result = await post(session, "HeapProfiler.stopSampling") as { profile: unknown };
+      return result.profile;
+    });
+  }
+
+  async #sample<T>(kind: string, take: (session: Session) => Promise<T>): Promise<T> {
+    if (this.#busy.has(kind)) {
+      throw new ProfilerUnavailableError(`A ${kind} is already being taken; try again later`);
+    }
+    this.#busy.add(kind);
+    const session = connect();
+    try {
+      return await take(session);
     } finally {
-      this.#cpuBusy = false;
+      this.#busy.delete(kind);
       session.disconnect();
     }
   }

@@ -8,8 +8,8 @@ const DEFAULT_PROFILE_SECONDS = 30;
 
 /**
  * Registers `/debug/pprof/` (index), `/debug/pprof/profile?seconds=N` (a CPU profile, downloaded as
- * `.cpuprofile`, opened by Chrome DevTools or VS Code) and `/debug/pprof/heap` (a heap snapshot, `.heapsnapshot`).
- * Only with `--profile`.
+ * `.cpuprofile`, opened by Chrome DevTools or VS Code), `/debug/pprof/heap` (a heap snapshot, `.heapsnapshot`) and
+ * `/debug/pprof/allocs?seconds=N[&promoted=true]` (sampled allocations, `.heapprofile`). Only with `--profile`.
  */
 export function addPprofRoutes(
   debug: DebugInterface,
@@ -28,6 +28,12 @@ export function addPprofRoutes(
             `CPU profile over N seconds (default ${DEFAULT_PROFILE_SECONDS}, at most ${MAX_PROFILE_SECONDS}); .cpuprofile`,
         },
         { path: "/debug/pprof/heap", help: "Heap snapshot; .heapsnapshot" },
+        {
+          path: "/debug/pprof/allocs?seconds=N&promoted=true",
+          help:
+            `Allocations sampled over N seconds; with promoted=true only those that outlived a young-generation ` +
+            `collection (what fills the old generation); .heapprofile`,
+        },
       ],
     });
   });
@@ -44,7 +50,23 @@ export function addPprofRoutes(
     const chunks = await unavailableAs503(() => profiler.heapSnapshot());
     return download(new Blob(chunks), `${program}-${stamp()}.heapsnapshot`);
   });
+  debug.add(
+    "/debug/pprof/allocs",
+    "Allocations sampled for ?seconds=N (&promoted=true: only those promoted), downloaded as .heapprofile",
+    async (_request, url) => {
+      const seconds = parseSeconds(url.searchParams.get("seconds"));
+      const promotedOnly = parseFlag("promoted", url.searchParams.get("promoted"));
+      const profile = await unavailableAs503(() => profiler.allocationProfile(seconds, { promotedOnly }));
+      return download(JSON.stringify(profile), `${program}-${stamp()}.heapprofile`);
+    },
+  );
   return debug;
+}
+
+function parseFlag(name: string, text: string | null): boolean {
+  if (text === null || text === "" || text === "false") return false;
+  if (text === "true") return true;
+  throw new HttpError(400, `Invalid ${name} "${text}": expected true or false`);
 }
 
 function parseSeconds(text: string | null): number {

@@ -6,6 +6,43 @@ import { DebugInterface } from "./debug_interface.ts";
 import { InspectorProfiler, type Profiler, ProfilerUnavailableError } from "./inspector_profiler.ts";
 import { addPprofRoutes } from "./pprof_routes.ts";
 
+const MARKERS = 100_000;
+
+/** Allocates ~13 MiB of small arrays that stay alive. */
+function keepMarkers(): number[][] {
+  const kept: number[][] = [];
+  for (let i = 0; i < MARKERS; i++) kept.push([i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7]);
+  return kept;
+}
+
+/** Allocates ~35 MiB of small arrays, each dead as soon as the next is made. */
+function dropMarkers(): number {
+  let sum = 0;
+  for (let i = 0; i < 4 * MARKERS; i++) {
+    const garbage = [i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7];
+    sum += garbage[i % 8];
+  }
+  return sum;
+}
+
+interface ProfileNode {
+  readonly callFrame: { readonly functionName: string };
+  readonly selfSize: number;
+  readonly children: readonly ProfileNode[];
+}
+
+/** Sampled bytes by the function that allocated them, from a `.heapprofile` tree. */
+function bytesByFunction(node: ProfileNode, into = new Map<string, number>()): Map<string, number> {
+  const name = node.callFrame.functionName;
+  if (node.selfSize > 0) into.set(name, (into.get(name) ?? 0) + node.selfSize);
+  for (const child of node.children) bytesByFunction(child, into);
+  return into;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 async function serve(profiler: Profiler) {
   const debug = addPprofRoutes(new DebugInterface(), profiler);
   const router = debug.mount(new Router());
@@ -15,11 +52,12 @@ async function serve(profiler: Profiler) {
 Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspector", async (t) => {
   const server = await serve(new InspectorProfiler());
   try {
-    await t.step("the index lists both profiles", async () => {
+    await t.step("the index lists every profile", async () => {
       const body = await (await fetch(`${server.url}/debug/pprof/`)).json();
       assert.deepEqual(body.profiles.map((p: { path: string }) => p.path), [
         "/debug/pprof/profile?seconds=N",
         "/debug/pprof/heap",
+        "/debug/pprof/allocs?seconds=N&promoted=true",
       ]);
       const unknown = await fetch(`${server.url}/debug/pprof/goroutine`);
       assert.equal(unknown.status, 404);
@@ -47,6 +85,38 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
       assert.ok(Array.isArray(snapshot.strings));
     });
 
+    await t.step("allocs?seconds=N downloads a .heapprofile of what was allocated meanwhile", async () => {
+      const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=0.5`);
+      await delay(50);
+      const kept = keepMarkers();
+      const response = await pending;
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-disposition")!, /\.heapprofile"$/);
+      const profile = await response.json();
+      assert.ok(Array.isArray(profile.samples) && profile.samples.length > 0);
+      assert.ok((bytesByFunction(profile.head).get("keepMarkers") ?? 0) > 0);
+      assert.equal(kept.length, MARKERS);
+    });
+
+    await t.step("allocs with promoted=true leaves out what died young", async () => {
+      const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=0.5&promoted=true`);
+      await delay(50);
+      dropMarkers();
+      // Kept allocations after the garbage force young-generation collections, which take it out of the profile;
+      // whatever is still in the young generation when sampling stops stays in it.
+      const kept = [keepMarkers(), keepMarkers(), keepMarkers()];
+      const bytes = bytesByFunction((await (await pending).json()).head);
+      assert.ok((bytes.get("keepMarkers") ?? 0) > 0, "objects kept across collections are sampled");
+      assert.ok(
+        (bytes.get("dropMarkers") ?? 0) < (bytes.get("keepMarkers") ?? 0) / 4,
+        `objects that died young are mostly left out: ${JSON.stringify([...bytes])}`,
+      );
+      assert.equal(kept.length, 3);
+      const bad = await fetch(`${server.url}/debug/pprof/allocs?seconds=1&promoted=yes`);
+      assert.equal(bad.status, 400);
+      assert.match((await bad.json()).error, /^Invalid promoted "yes": expected true or false$/);
+    });
+
     await t.step("a bad duration is a 400 with the expected range", async () => {
       const response = await fetch(`${server.url}/debug/pprof/profile?seconds=9999`);
       assert.equal(response.status, 400);
@@ -66,10 +136,14 @@ Deno.test("/debug/pprof/ answers 503 with the reason when profiling is unavailab
       Promise.reject(new ProfilerUnavailableError("Cannot connect to the V8 inspector: denied")),
     heapSnapshot: () =>
       Promise.reject(new ProfilerUnavailableError("Cannot connect to the V8 inspector: denied")),
+    allocationProfile: () =>
+      Promise.reject(new ProfilerUnavailableError("Cannot connect to the V8 inspector: denied")),
   };
   const server = await serve(unavailable);
   try {
-    for (const path of ["/debug/pprof/profile?seconds=1", "/debug/pprof/heap"]) {
+    for (
+      const path of ["/debug/pprof/profile?seconds=1", "/debug/pprof/heap", "/debug/pprof/allocs?seconds=1"]
+    ) {
       const response = await fetch(`${server.url}${path}`);
       assert.equal(response.status, 503);
       assert.match((await response.json()).error, /Cannot connect to the V8 inspector/);
