@@ -124,8 +124,9 @@ export class PushContext {
   /** Sidecars by namespace, oldest first. */
   readonly #sidecars = new Map<string, Resource<SidecarSpec>[]>();
   readonly #scopes = new Map<string, SidecarScope>();
+  #sharedDefaultScope?: SidecarScope;
   readonly #views = new Map<string, string>();
-  readonly #hostIndexes = new WeakMap<SidecarScope, Map<string, Service>>();
+  readonly #hostIndexes = new WeakMap<readonly Service[], Map<string, Service>>();
   readonly #buildMs: number;
 
   /** Use {@link buildPushContext}. */
@@ -190,14 +191,15 @@ export class PushContext {
    * which as a scan of the scope cost O(routes × services) per proxy.
    */
   #scopeServicesByHostname(scope: SidecarScope): ReadonlyMap<string, Service> {
-    let index = this.#hostIndexes.get(scope);
+    // Keyed by the service list, which namespaces sharing one default scope share.
+    let index = this.#hostIndexes.get(scope.services);
     if (index === undefined) {
       index = new Map();
       // A scope holds one service per hostname; keep the first should that ever not hold, as `find` did.
       for (const service of scope.services) {
         if (!index.has(service.hostname)) index.set(service.hostname, service);
       }
-      this.#hostIndexes.set(scope, index);
+      this.#hostIndexes.set(scope.services, index);
     }
     return index;
   }
@@ -212,17 +214,34 @@ export class PushContext {
     const key = `${sidecar ? resourceName(sidecar) : ""}@${proxy.namespace}`;
     let scope = this.#scopes.get(key);
     if (!scope) {
-      const inputs: ScopeInputs = {
-        services: this.serviceIndex.visibleFrom(proxy.namespace),
-        virtualServices: this.virtualServiceIndex.forGateway("mesh", proxy.namespace),
-        meshOutboundMode: this.mesh.outboundTrafficPolicy.mode ?? "ALLOW_ANY",
-      };
       scope = sidecar
-        ? sidecarScopeOf(sidecar, proxy.namespace, inputs)
-        : defaultSidecarScope(proxy.namespace, inputs);
+        ? sidecarScopeOf(sidecar, proxy.namespace, this.#scopeInputs(proxy.namespace))
+        : this.#defaultScope(proxy.namespace);
       this.#scopes.set(key, scope);
     }
     return scope;
+  }
+
+  /**
+   * The scope of a namespace no Sidecar applies to. Namespaces that see the snapshot alike see the same services
+   * and VirtualServices, so one scope is computed for all of them and only relabelled with each namespace:
+   * computing it per namespace filtered every service once per namespace on every full push.
+   */
+  #defaultScope(namespace: string): SidecarScope {
+    if (this.namespaceView(namespace) !== "") {
+      return defaultSidecarScope(namespace, this.#scopeInputs(namespace));
+    }
+    this.#sharedDefaultScope ??= defaultSidecarScope(namespace, this.#scopeInputs(namespace));
+    const shared = this.#sharedDefaultScope;
+    return shared.namespace === namespace ? shared : Object.freeze({ ...shared, namespace });
+  }
+
+  #scopeInputs(namespace: string): ScopeInputs {
+    return {
+      services: this.serviceIndex.visibleFrom(namespace),
+      virtualServices: this.virtualServiceIndex.forGateway("mesh", namespace),
+      meshOutboundMode: this.mesh.outboundTrafficPolicy.mode ?? "ALLOW_ANY",
+    };
   }
 
   /**

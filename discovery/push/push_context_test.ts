@@ -11,6 +11,7 @@ import {
   world,
 } from "./_test_fixtures.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
+import { defaultSidecarScope } from "./sidecar_scope.ts";
 
 const hosts = (services: readonly { hostname: string; namespace: string }[]) =>
   services.map((s) => `${s.namespace}/${s.hostname}`);
@@ -204,4 +205,32 @@ Deno.test("The root namespace's own DestinationRules do not single out any names
     a: "",
     [MESH.rootNamespace]: "",
   });
+});
+
+Deno.test("Namespaces that share a view share one default Sidecar scope, each seeing what it would alone", async (t) => {
+  const namespaces = ["a", "b", "c", "unnamed"];
+  const cases = [{ what: "an ordinary mesh", resources: [] as Resource[] }, ...namespaceViewCases()];
+  for (const { what, resources } of cases) {
+    await t.step(what, () => {
+      const w = world();
+      w.apply(...ordinaryMesh(), ...resources);
+      const push = w.push();
+      const shared = new Set<unknown>();
+      for (const ns of namespaces) {
+        const scope = push.sidecarScope(proxyIn(ns));
+        if (scope.sidecar) continue;
+        const alone = defaultSidecarScope(ns, {
+          services: push.serviceIndex.visibleFrom(ns),
+          virtualServices: push.virtualServiceIndex.forGateway("mesh", ns),
+          meshOutboundMode: push.mesh.outboundTrafficPolicy.mode ?? "ALLOW_ANY",
+        });
+        assert.deepEqual(scope, alone, `namespace ${ns}`);
+        for (const service of push.servicesVisibleTo(proxyIn(ns))) {
+          assert.equal(push.serviceForHostname(proxyIn(ns), service.hostname), service);
+        }
+        if (push.namespaceView(ns) === "") shared.add(scope.services);
+      }
+      assert.ok(shared.size <= 1, "namespaces of the shared view hold one list of services");
+    });
+  }
 });
