@@ -118,3 +118,31 @@ Deno.test("FileConfigSource finds a change no watch event named by reading the t
   );
   assert.notEqual(source.status().lastLoad, firstLoad);
 });
+
+Deno.test("A whole-tree read writes to the store only what changed since this source wrote it", async (t) => {
+  await using ctx = await startSource(60_000);
+  const { dir, store, host } = ctx;
+  /** Adds a file, then removes it: a removal always reads the whole tree. */
+  const readWholeTree = async (name: string) => {
+    await Deno.writeTextFile(`${dir}/${name}.yaml`, virtualService(name, `${name}.example.com`));
+    await waitFor(() => host(name) !== undefined, `the resource of ${name}.yaml`);
+    store.written.length = 0;
+    await Deno.remove(`${dir}/${name}.yaml`);
+    await waitFor(() => host(name) === undefined, `the whole-tree read after ${name}.yaml was removed`);
+  };
+
+  await t.step("resources of files left alone are not offered to the store again", async () => {
+    await readWholeTree("x");
+    assert.deepEqual(store.written, []);
+    assert.equal(host("a"), "a.example.com");
+  });
+
+  await t.step("a resource changed in the store by another writer is written back", async () => {
+    const current = store.get("VirtualService", "shop", "a")!;
+    store.apply({ ...current, spec: { ...(current.spec as object), hosts: ["other.example.com"] } });
+    assert.equal(host("a"), "other.example.com");
+    await readWholeTree("y");
+    assert.equal(host("a"), "a.example.com");
+    assert.deepEqual(store.written, ["a"]);
+  });
+});
