@@ -79,7 +79,9 @@ export class DistributionTracker {
       acks = { proxyId, byType: new Map() };
       this.#acks.set(connectionId, acks);
     }
-    acks.byType.set(typeUrl, { version, ackedAt: this.#now() });
+    // The pushed version's own string when it is retained, so the ACK's copy is not held until the next ACK.
+    const pushed = this.#history.findLast((p) => p.version === version)?.version ?? version;
+    acks.byType.set(typeUrl, { version: pushed, ackedAt: this.#now() });
   }
 
   /** Forgets a closed connection. */

@@ -23,7 +23,9 @@ export class SentRecord {
    */
   replace(resources: readonly VersionedResource[], names?: readonly string[]): void {
     this.#base = resources;
-    this.#changes = new Map();
+    // An empty map is kept rather than replaced: most pushes replace the whole list and add no change, and a
+    // new map per proxy and type on every push is garbage that lives until the next one.
+    if (this.#changes.size > 0) this.#changes = new Map();
     this.#narrowedTo = names;
   }
 

@@ -356,10 +356,12 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   /** Records an ACK of the latest response of a type, and the version it applied when tracking. */
   protected recordAck(typeUrl: string, nonce: string, version: string): void {
     const sync = this.sync(typeUrl);
-    sync.nonceAcked = nonce;
-    sync.versionAcked = version;
+    // The proxy echoes what was sent: keeping the sent strings lets the decoded copies die young instead of
+    // being held, one set per proxy and type, until the next ACK.
+    sync.nonceAcked = nonce === sync.nonceSent ? sync.nonceSent : nonce;
+    sync.versionAcked = version === sync.versionSent ? sync.versionSent : version;
     sync.ackedAtMs = Date.now();
-    const pushVersion = nonceVersion(nonce);
+    const pushVersion = nonceVersion(sync.nonceAcked);
     if (this.ctx.tracker !== undefined && pushVersion !== undefined) {
       this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
     }
