@@ -124,6 +124,7 @@ export class PushContext {
   /** Sidecars by namespace, oldest first. */
   readonly #sidecars = new Map<string, Resource<SidecarSpec>[]>();
   readonly #scopes = new Map<string, SidecarScope>();
+  readonly #scopeByProxy = new WeakMap<Proxy, SidecarScope>();
   #sharedDefaultScope?: SidecarScope;
   readonly #views = new Map<string, string>();
   readonly #hostIndexes = new WeakMap<readonly Service[], Map<string, Service>>();
@@ -210,15 +211,19 @@ export class PushContext {
    * Gateways (routers) always get the namespace default.
    */
   sidecarScope(proxy: Proxy): SidecarScope {
+    // Asked for several times per proxy and push (shape keys, generators): remembered per proxy object.
+    let scope = this.#scopeByProxy.get(proxy);
+    if (scope !== undefined) return scope;
     const sidecar = proxy.type === "sidecar" ? this.#sidecarFor(proxy) : undefined;
     const key = `${sidecar ? resourceName(sidecar) : ""}@${proxy.namespace}`;
-    let scope = this.#scopes.get(key);
+    scope = this.#scopes.get(key);
     if (!scope) {
       scope = sidecar
         ? sidecarScopeOf(sidecar, proxy.namespace, this.#scopeInputs(proxy.namespace))
         : this.#defaultScope(proxy.namespace);
       this.#scopes.set(key, scope);
     }
+    this.#scopeByProxy.set(proxy, scope);
     return scope;
   }
 
