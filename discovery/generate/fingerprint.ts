@@ -5,6 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 import type { Resource } from "../../shared/config/resource.ts";
 import type { MergedDestinationRule } from "../push/destination_rule_index.ts";
 import type { EndpointShards } from "../push/endpoint_index.ts";
@@ -18,6 +19,12 @@ export function stableJson(value: unknown): string {
     return sorted;
   });
 }
+
+/**
+ * `stableJson` of a frozen object, remembered per object: shape keys read a proxy's labels and locality on every
+ * push, and the replacer walk cost more than the rest of the key.
+ */
+export const frozenJson: (value: object) => string = memoByIdentity(stableJson);
 
 /** 128 bits of the SHA-256 of `stableJson(value)`, base64url. */
 export function digestOf(value: unknown): string {

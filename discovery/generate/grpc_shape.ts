@@ -13,7 +13,7 @@
 import type { GenerateRequest } from "./generator.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
-import { stableJson } from "./fingerprint.ts";
+import { frozenJson } from "./fingerprint.ts";
 import { clusterDomainOf, namesShortHost } from "./grpc_target.ts";
 
 /** The shape of `proxy` for a generator; `withLabels` for generators that match on the proxy's labels. */
@@ -27,12 +27,11 @@ export function grpcProxyShape(
   const view = push.namespaceView(proxy.namespace);
   // A wildcard request lists services by hostname: no short name is ever completed.
   const completesShortNames = view !== "" || namesShortHost(request.names);
-  return stableJson([
+  return JSON.stringify([
     proxy.type,
     view,
     clusterDomainOf(proxy.dnsDomain),
     completesShortNames ? proxy.dnsDomain : "",
     scope.name,
-    withLabels ? proxy.metadata.labels : null,
-  ]);
+  ]) + (withLabels ? frozenJson(proxy.metadata.labels) : "");
 }

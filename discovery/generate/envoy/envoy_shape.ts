@@ -12,7 +12,7 @@
  */
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
-import { stableJson } from "../fingerprint.ts";
+import { frozenJson } from "../fingerprint.ts";
 
 /** The shape of `proxy`, with its locality or its labels for the generators that read them. */
 export function envoyProxyShape(
@@ -21,13 +21,7 @@ export function envoyProxyShape(
   reads: { readonly locality?: boolean; readonly labels?: boolean },
 ): string {
   const scope = push.sidecarScope(proxy);
-  return stableJson([
-    proxy.type,
-    proxy.namespace,
-    proxy.dnsDomain,
-    scope.name,
-    scope.namespace,
-    reads.locality ? proxy.locality ?? null : null,
-    reads.labels ? proxy.metadata.labels : null,
-  ]);
+  return JSON.stringify([proxy.type, proxy.namespace, proxy.dnsDomain, scope.name, scope.namespace]) +
+    (reads.locality && proxy.locality ? frozenJson(proxy.locality) : "") + "|" +
+    (reads.labels ? frozenJson(proxy.metadata.labels) : "");
 }
