@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
+import protobuf from "protobufjs";
 import { cat, dbl, len, str, vint } from "./_test_bytes.ts";
 import {
   decodeDeltaDiscoveryRequest,
@@ -203,4 +205,58 @@ Deno.test("A delta request's subscribed names share a list the same way; unsubsc
     { ...request, resource_names_subscribe: [...shared] },
     decodeDeltaDiscoveryRequest(bytes, root),
   );
+});
+
+Deno.test("An ACK decodes as the full decoder decodes it, in any field order, without reading the schema", async (t) => {
+  const root = loadEnvoySchema();
+  const noSchema = new protobuf.Root();
+  const text = fc.string({ unit: "binary", maxLength: 40 });
+  // Fields an ACK has (1 version, 3 names, 4 type, 5 nonce), and ones that send it to the full decoder.
+  const field = fc.oneof(
+    fc.tuple(fc.constantFrom(1, 3, 4, 5), text).map(([n, v]) => str(n, v)),
+    fc.constant(len(2, NODE)),
+    fc.constant(len(6, vint(1, 3), str(2, "rejected"))),
+    fc.constant(vint(4, 7)),
+    fc.nat().map((v) => vint(9, v)),
+  );
+  await t.step("every mix of fields gives the full decoder's result", () => {
+    fc.assert(
+      fc.property(fc.array(field, { maxLength: 12 }), (fields) => {
+        const bytes = cat(...fields);
+        let expected: unknown;
+        try {
+          expected = decodeDiscoveryRequest(bytes, root);
+        } catch {
+          return; // A wire type the schema refuses: the full decoder reports it, tested above.
+        }
+        assert.deepEqual(decodeDiscoveryRequestSharingNames(bytes, root, decodeNameRun), expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+  await t.step("a plain ACK needs no schema; a node or an error detail does", () => {
+    const ack = cat(str(1, "v2"), str(3, "a"), str(3, "b"), str(4, TYPE_URL.endpoint), str(5, "n-2"));
+    assert.deepEqual(
+      decodeDiscoveryRequestSharingNames(ack, noSchema, decodeNameRun),
+      decodeDiscoveryRequest(ack, root),
+    );
+    const wildcard = cat(str(4, TYPE_URL.cluster), str(5, "n-3"));
+    assert.deepEqual(
+      decodeDiscoveryRequestSharingNames(wildcard, noSchema, decodeNameRun).resource_names,
+      [],
+    );
+    for (const extra of [len(2, NODE), len(6, vint(1, 3)), vint(9, 1)]) {
+      assert.throws(() => decodeDiscoveryRequestSharingNames(cat(ack, extra), noSchema, decodeNameRun));
+    }
+  });
+  await t.step("names split by another field, or bytes cut short, go to the full decoder", () => {
+    const split = cat(str(3, "a"), str(5, "n"), str(3, "b"));
+    assert.deepEqual(decodeDiscoveryRequestSharingNames(split, root, decodeNameRun).resource_names, [
+      "a",
+      "b",
+    ]);
+    assert.throws(() => decodeDiscoveryRequestSharingNames(split, noSchema, decodeNameRun));
+    const cut = cat(str(4, TYPE_URL.cluster), str(5, "nonce")).slice(0, -2);
+    assert.throws(() => decodeDiscoveryRequestSharingNames(cut, root, decodeNameRun), TypeError);
+  });
 });
