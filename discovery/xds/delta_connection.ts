@@ -20,7 +20,7 @@ import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import { HeldVersions } from "./held_versions.ts";
-import { deltaFraming } from "./resource_runs.ts";
+import { deltaFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
@@ -257,16 +257,30 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       return undefined;
     }
     const version = push.version;
-    const nonce = makeNonce(this.nonceVersionFor(version));
-    const bytes = frameDeltaDiscoveryResponse({
-      system_version_info: version,
-      resources: [],
-      ...(whole ? deltaParts(resources) : { encoded_resources: changed.map((r) => r.deltaResource) }),
-      type_url: typeUrl,
-      removed_resources: [...removed, ...absent],
-      nonce,
-      ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
-    });
+    const nonceVersion = this.nonceVersionFor(version);
+    const parts = whole ? deltaParts(resources) : { encoded_resources: changed.map((r) => r.deltaResource) };
+    const frame = (): FramedResponse => {
+      const nonce = makeNonce(nonceVersion);
+      const bytes = frameDeltaDiscoveryResponse({
+        system_version_info: version,
+        resources: [],
+        ...parts,
+        type_url: typeUrl,
+        removed_resources: [...removed, ...absent],
+        nonce,
+        ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
+      });
+      return { bytes, nonce };
+    };
+    // A whole list already framed as a run (a first answer of a shape's second proxy on) and nothing to remove:
+    // the same response for every proxy handed that list.
+    const { bytes, nonce } = parts.resource_run !== undefined && removed.length === 0 && absent.length === 0
+      ? sharedResponse(
+        resources,
+        responseInputs("delta", typeUrl, version, nonceVersion, this.ctx.controlPlane),
+        frame,
+      )
+      : frame();
     return {
       typeUrl,
       bytes,

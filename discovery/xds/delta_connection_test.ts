@@ -145,6 +145,27 @@ Deno.test("Delta ADS answers the first request of a type even when the proxy hol
   }
 });
 
+Deno.test("Delta ADS first answers carrying the same whole list are one response; a later change is not", async () => {
+  const server = await startTestServer();
+  const clients = [connect(server.port, CDS), connect(server.port, CDS), connect(server.port, CDS)];
+  try {
+    const first = await Promise.all(clients.map((client) => client.next()));
+    for (const response of first) assert.deepEqual(names(response), ["a", "b"]);
+    assert.equal(first[1].nonce, first[2].nonce, "the list's second use on: one framed answer");
+    assert.notEqual(first[0].nonce, first[1].nonce);
+    clients.forEach((client, i) => ack(client, first[i]));
+    for (const client of clients) await probe(client);
+    server.push(testPush("v2", { clusters: { a: 0, b: 1 } }), { configsUpdated: ["Cluster/test/b"] });
+    const second = await Promise.all(clients.map((client) => client.next()));
+    for (const response of second) assert.deepEqual(names(response), ["b"]);
+    assert.equal(new Set(second.map((r) => r.nonce)).size, 3, "changes are framed per proxy");
+    assert.equal(await metricValue(server.metrics, "discovery_xds_expired_nonce", { type: "cds" }), 0);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
 Deno.test("Delta ADS subscribes and unsubscribes names one by one", async (t) => {
   const server = await startTestServer();
   const client = connect(server.port, EDS, ["a"]);

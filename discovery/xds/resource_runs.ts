@@ -5,9 +5,14 @@
  * once — a proxy watching its own mix of names — is framed straight into its response: framing a run first
  * would copy every resource twice and leave a run nobody reuses.
  *
+ * A list sent as a run is sent whole too: the response around it, nonce included, is framed once for every
+ * proxy handed that list for the same version and type ({@link sharedResponse}). A nonce only has to tell
+ * apart the responses of one type on one stream: proxies never see each other's, and a stream handed the
+ * same shared response twice holds the same bytes whichever copy its ACK names.
+ *
  * @module
  */
-import { frameResourceRun } from "../../proto/discovery_frame.ts";
+import { type ControlPlaneInfo, frameResourceRun } from "../../proto/discovery_frame.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 
 /** A response's resources: framed in place (`inline`), or a run framed once and shared (`run`). */
@@ -48,4 +53,50 @@ export function anyFraming(resources: readonly VersionedResource[]): ResourceFra
 /** How an incremental response carries `resources` (their `Resource` messages). */
 export function deltaFraming(resources: readonly VersionedResource[]): ResourceFraming {
   return framing(deltaRuns, resources, (r) => r.deltaResource);
+}
+
+/** A framed response and the nonce written in it. */
+export interface FramedResponse {
+  /** The whole message, as handed to the transport; shared: never modify it. */
+  readonly bytes: Uint8Array;
+  /** The nonce in `bytes`, which the proxy's ACK echoes. */
+  readonly nonce: string;
+}
+
+/** Per list: the response last framed around it, and everything else it was framed from. */
+const responses = new WeakMap<
+  readonly VersionedResource[],
+  { readonly inputs: string; readonly response: FramedResponse }
+>();
+
+/**
+ * The response carrying `resources`, shared by every response made for the same list from the same `inputs`
+ * (everything else the response holds, but the nonce: protocol, type, version, control plane); `frame` makes
+ * it, with a fresh nonce, when there is none yet. Only for lists {@link anyFraming} or {@link deltaFraming}
+ * framed as a run, so a list one proxy watches alone keeps a response of its own and nothing is kept for it.
+ */
+export function sharedResponse(
+  resources: readonly VersionedResource[],
+  inputs: string,
+  frame: () => FramedResponse,
+): FramedResponse {
+  const known = responses.get(resources);
+  if (known !== undefined && known.inputs === inputs) return known.response;
+  const response = frame();
+  responses.set(resources, { inputs, response });
+  return response;
+}
+
+/**
+ * The `inputs` of {@link sharedResponse}: what a response of `protocol` holds besides its list and nonce, and
+ * whether its nonce carries the push version (`nonceVersion`, with distribution tracking).
+ */
+export function responseInputs(
+  protocol: "sotw" | "delta",
+  typeUrl: string,
+  version: string,
+  nonceVersion: string | undefined,
+  controlPlane: ControlPlaneInfo | undefined,
+): string {
+  return JSON.stringify([protocol, typeUrl, version, nonceVersion ?? null, controlPlane ?? null]);
 }

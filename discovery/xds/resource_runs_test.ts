@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { encodeAny } from "../../proto/any_codec.ts";
 import { frameDeltaDiscoveryResponse, frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
-import { anyFraming, deltaFraming, type ResourceFraming } from "./resource_runs.ts";
+import {
+  anyFraming,
+  deltaFraming,
+  type FramedResponse,
+  type ResourceFraming,
+  responseInputs,
+  sharedResponse,
+} from "./resource_runs.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 
 function list(...names: string[]): VersionedResource[] {
@@ -56,4 +63,28 @@ Deno.test("deltaFraming does the same with Resource messages, kept apart from th
       nonce: "n1",
     });
   assert.deepEqual(response(first), response(second));
+});
+
+Deno.test("sharedResponse frames once per list and inputs, and again when the inputs change", () => {
+  const resources = list("a", "b");
+  let framed = 0;
+  const frame = (): FramedResponse => ({ bytes: Uint8Array.of(++framed), nonce: `n${framed}` });
+  const v1 = responseInputs("sotw", TYPE_URL.cluster, "v1", undefined, undefined);
+  const shared = sharedResponse(resources, v1, frame);
+  assert.equal(sharedResponse(resources, v1, frame), shared, "the same bytes and nonce for the same inputs");
+  assert.equal(framed, 1);
+  const others = [
+    responseInputs("delta", TYPE_URL.cluster, "v1", undefined, undefined),
+    responseInputs("sotw", TYPE_URL.endpoint, "v1", undefined, undefined),
+    responseInputs("sotw", TYPE_URL.cluster, "v2", undefined, undefined),
+    responseInputs("sotw", TYPE_URL.cluster, "v1", "v1", undefined),
+    responseInputs("sotw", TYPE_URL.cluster, "v1", undefined, { identifier: "meshd-1" }),
+  ];
+  assert.equal(new Set([v1, ...others]).size, others.length + 1, "every input tells responses apart");
+  for (const inputs of others) assert.notEqual(sharedResponse(resources, inputs, frame), shared);
+  assert.notEqual(
+    sharedResponse(list("a", "b"), v1, frame).nonce,
+    shared.nonce,
+    "another list, another response",
+  );
 });

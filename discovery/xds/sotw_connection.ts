@@ -13,7 +13,7 @@ import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
-import { anyFraming } from "./resource_runs.ts";
+import { anyFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
@@ -155,16 +155,25 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // An endpoint-only push that touches none of this proxy's clusters has nothing to say.
     if (!full && resources.length === 0) return undefined;
     const version = push.version;
-    const nonce = makeNonce(this.nonceVersionFor(version));
+    const nonceVersion = this.nonceVersionFor(version);
     const framed = anyFraming(resources);
-    const bytes = frameDiscoveryResponse({
-      version_info: version,
-      resources: framed.inline ?? [],
-      ...(framed.run === undefined ? {} : { resource_run: framed.run }),
-      type_url: typeUrl,
-      nonce,
-      ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
-    });
+    const frame = (): FramedResponse => {
+      const nonce = makeNonce(nonceVersion);
+      const bytes = frameDiscoveryResponse({
+        version_info: version,
+        resources: framed.inline ?? [],
+        ...(framed.run === undefined ? {} : { resource_run: framed.run }),
+        type_url: typeUrl,
+        nonce,
+        ...(this.ctx.controlPlane === undefined ? {} : { control_plane: this.ctx.controlPlane }),
+      });
+      return { bytes, nonce };
+    };
+    const { bytes, nonce } = framed.run === undefined ? frame() : sharedResponse(
+      resources,
+      responseInputs("sotw", typeUrl, version, nonceVersion, this.ctx.controlPlane),
+      frame,
+    );
     return {
       typeUrl,
       bytes,

@@ -323,6 +323,39 @@ Deno.test("SotW ADS encodes a resource once for every proxy of the same shape", 
   }
 });
 
+Deno.test("SotW ADS frames one response for every proxy handed the same list, and each ACKs it", async () => {
+  const server = await startTestServer();
+  const clients = ["one", "two", "three"].map((pod) => connect(server.port, CDS, [], pod));
+  try {
+    const first = await Promise.all(clients.map((client) => client.next()));
+    // The list's first use is framed in place with a nonce of its own; from its second use on, one response.
+    assert.equal(first[1].nonce, first[2].nonce);
+    assert.notEqual(first[0].nonce, first[1].nonce);
+    for (const response of first) assert.deepEqual(response.resources.map((r) => r.name), ["a", "b"]);
+    clients.forEach((client, i) => ack(client, first[i]));
+    for (const client of clients) await probe(client);
+    const byPod = (pod: string) =>
+      server.service.connections().find((c) => c.proxy.nodeId === sidecarId(pod))!;
+    for (const [i, pod] of ["one", "two", "three"].entries()) {
+      assert.equal(byPod(pod).syncStatus()[CDS].nonceAcked, first[i].nonce, `${pod} ACKed its response`);
+    }
+    server.push(testPush("v2", { clusters: { a: 0, b: 0, c: 0 } }));
+    const second = await Promise.all(clients.map(async (client) => {
+      const response = await client.next();
+      await client.next(); // The probe's listener watch.
+      return response;
+    }));
+    assert.ok(second.every((response) => response.version === "v2" && response.resources.length === 3));
+    const nonces = new Set(second.map((response) => response.nonce));
+    assert.equal(nonces.size, 2, "a new push frames anew: one nonce in place, one shared");
+    for (const n of nonces) assert.ok(!first.some((response) => response.nonce === n), "never an old nonce");
+    assert.equal(await metricValue(server.metrics, "discovery_xds_expired_nonce", { type: "cds" }), 0);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
 Deno.test("SotW ADS does not answer a type no generator serves, and warns once", async () => {
   const server = await startTestServer();
   const client = connect(server.port, TYPE_URL.secret, ["default"]);
