@@ -8,9 +8,9 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
  *     bench/xds_load.ts --proxies 1000 [--services 1000] [--rounds 3] [--delta] [--listeners all|K]
- *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags "--flag value"]
+ *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags="--flag value"]
  *     [--profile DIR [--profile-seconds 8] [--profile-kind cpu|allocs|promoted]] [--timeout-s 180]
- *     [--settle-ms 1000] [--server-v8-flags "--flag,--flag"] [--server-log FILE]
+ *     [--settle-ms 1000] [--server-v8-flags=--flag,--flag] [--server-log FILE]
  *
  * DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_PUSH_THROTTLE and DISCOVERY_XDS_SEND_TIMEOUT pass through to the server.
  *
