@@ -219,7 +219,8 @@ export function decodeDiscoveryRequestSharingNames(
     decodeSharingNames(bytes, (b) => decodeDiscoveryRequest(b, root), "resource_names", listOf);
 }
 
-const NO_LOCATORS: readonly unknown[] = Object.freeze([]);
+/** The empty list every decoded ACK without names or locators shares; decoded lists are never modified. */
+const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * Decodes the request a proxy sends after every response — version, names, type and nonce, no node and no
@@ -269,8 +270,8 @@ function decodeAck(
   }
   return {
     version_info: version,
-    resource_names: namesStart < 0 ? [] : listOf(bytes.subarray(namesStart, namesEnd)),
-    resource_locators: NO_LOCATORS,
+    resource_names: namesStart < 0 ? NONE : listOf(bytes.subarray(namesStart, namesEnd)),
+    resource_locators: NONE,
     type_url: typeUrl,
     response_nonce: nonce,
   };
