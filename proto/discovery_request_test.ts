@@ -211,12 +211,13 @@ Deno.test("An ACK decodes as the full decoder decodes it, in any field order, wi
   const root = loadEnvoySchema();
   const noSchema = new protobuf.Root();
   const text = fc.string({ unit: "binary", maxLength: 40 });
-  // Fields an ACK has (1 version, 3 names, 4 type, 5 nonce), and ones that send it to the full decoder.
+  // Fields an ACK has (1 version, 3 names, 4 type, 5 nonce), and ones that send it to the full decoder. All
+  // with the wire types the schema gives them: protobufjs reads a known field by its schema type whatever the
+  // wire says, so on such bytes its result is no oracle (that they leave the ACK path is tested below).
   const field = fc.oneof(
     fc.tuple(fc.constantFrom(1, 3, 4, 5), text).map(([n, v]) => str(n, v)),
     fc.constant(len(2, NODE)),
     fc.constant(len(6, vint(1, 3), str(2, "rejected"))),
-    fc.constant(vint(4, 7)),
     fc.nat().map((v) => vint(9, v)),
   );
   await t.step("every mix of fields gives the full decoder's result", () => {
@@ -227,14 +228,14 @@ Deno.test("An ACK decodes as the full decoder decodes it, in any field order, wi
         try {
           expected = decodeDiscoveryRequest(bytes, root);
         } catch {
-          return; // A wire type the schema refuses: the full decoder reports it, tested above.
+          return; // Bytes the full decoder refuses: tested above.
         }
         assert.deepEqual(decodeDiscoveryRequestSharingNames(bytes, root, decodeNameRun), expected);
       }),
       { numRuns: 500 },
     );
   });
-  await t.step("a plain ACK needs no schema; a node or an error detail does", () => {
+  await t.step("a plain ACK needs no schema; any other field or wire type goes to the full decoder", () => {
     const ack = cat(str(1, "v2"), str(3, "a"), str(3, "b"), str(4, TYPE_URL.endpoint), str(5, "n-2"));
     assert.deepEqual(
       decodeDiscoveryRequestSharingNames(ack, noSchema, decodeNameRun),
@@ -245,7 +246,7 @@ Deno.test("An ACK decodes as the full decoder decodes it, in any field order, wi
       decodeDiscoveryRequestSharingNames(wildcard, noSchema, decodeNameRun).resource_names,
       [],
     );
-    for (const extra of [len(2, NODE), len(6, vint(1, 3)), vint(9, 1)]) {
+    for (const extra of [len(2, NODE), len(6, vint(1, 3)), vint(9, 1), vint(4, 7)]) {
       assert.throws(() => decodeDiscoveryRequestSharingNames(cat(ack, extra), noSchema, decodeNameRun));
     }
   });
