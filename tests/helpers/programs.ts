@@ -119,15 +119,26 @@ export function startProgram(
   return new RunningProgram(child);
 }
 
-/** A loopback port that was free a moment ago. */
+/**
+ * Where `freePort` looks: below Linux's default ephemeral range (32768–60999), from which both `port: 0`
+ * listeners and every outgoing connection take their local ports. A port picked there could be taken by some
+ * client's connection between the pick and the program's bind (seen in CI as "address already in use").
+ */
+const PORT_RANGE = { from: 20_000, to: 32_767 };
+
+/** A loopback port that was free a moment ago, outside the range outgoing connections draw from. */
 export function freePort(): number {
   // A port just closed can be handed out again at once: never give the same one twice in a row of calls
   // (a program's five addresses are picked together and would otherwise collide now and then).
   for (;;) {
-    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (listener.addr as Deno.NetAddr).port;
-    listener.close();
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from + 1));
     if (recentPorts.includes(port)) continue;
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+    } catch (error) {
+      if (error instanceof Deno.errors.AddrInUse) continue;
+      throw error;
+    }
     recentPorts.push(port);
     if (recentPorts.length > 64) recentPorts.shift();
     return port;
