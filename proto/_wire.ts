@@ -10,6 +10,8 @@ export const VARINT = 0;
 /** Wire type 2: length-delimited (strings, bytes, embedded messages, packed repeated). */
 export const LEN = 2;
 
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "./grpc_prefix.ts";
+
 const utf8 = new TextEncoder();
 
 /** Encodes a string as UTF-8. */
@@ -39,13 +41,28 @@ export function varintFieldSize(field: number, value: number | bigint): number {
   return varintSize(field << 3) + varintSize(value);
 }
 
+/** Options of a {@link WireWriter}. */
+export interface WireWriterOptions {
+  /**
+   * Puts gRPC's message prefix in front of the message, in the same buffer, so the transport can send it
+   * without a copy (see `grpc_prefix.ts`); the finished message is still the message alone.
+   */
+  readonly grpcPrefix?: boolean;
+}
+
 /** Writes into a pre-sized buffer; the caller guarantees the buffer is exactly as large as what it writes. */
 export class WireWriter {
+  /** The whole buffer, gRPC prefix included when asked for. */
   readonly bytes: Uint8Array;
-  pos = 0;
+  /** Where the message starts in `bytes`. */
+  readonly #start: number;
+  pos: number;
 
-  constructor(size: number) {
-    this.bytes = new Uint8Array(size);
+  constructor(size: number, options: WireWriterOptions = {}) {
+    this.#start = options.grpcPrefix === true ? GRPC_PREFIX_BYTES : 0;
+    this.bytes = new Uint8Array(this.#start + size);
+    if (this.#start > 0) writeGrpcPrefix(this.bytes, 0, size);
+    this.pos = this.#start;
   }
 
   /** Writes a non-negative integer as a varint. */
@@ -95,13 +112,15 @@ export class WireWriter {
     return this.tag(field, VARINT).varint(value);
   }
 
-  /** Returns the written bytes, asserting the size computed up front was exact. */
+  /** Returns the written message (without any prefix), asserting the size computed up front was exact. */
   finish(): Uint8Array {
     if (this.pos !== this.bytes.length) {
       throw new RangeError(
-        `Framing wrote ${this.pos} bytes into a buffer sized ${this.bytes.length}; sizes disagree`,
+        `Framing wrote ${this.pos - this.#start} bytes into a buffer sized ${
+          this.bytes.length - this.#start
+        }; sizes disagree`,
       );
     }
-    return this.bytes;
+    return this.#start === 0 ? this.bytes : this.bytes.subarray(this.#start);
   }
 }

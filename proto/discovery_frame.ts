@@ -2,6 +2,9 @@
  * Frames `DiscoveryResponse` and `DeltaDiscoveryResponse` messages by hand from already-encoded
  * `google.protobuf.Any` bytes, so a push copies each cached resource once and never re-encodes it.
  *
+ * Responses are framed with gRPC's message prefix in front of them, in the same buffer, so the transport sends
+ * them without copying (see `grpc_prefix.ts`).
+ *
  * Field numbers are those of `envoy/service/discovery/v3/discovery.proto`. Fields are written in field-number
  * order and proto3 defaults (empty strings, false) are left out, which is what protobufjs writes for a message
  * holding only non-default values; decoders accept any order.
@@ -118,7 +121,7 @@ export function frameDiscoveryResponse(parts: DiscoveryResponseParts): Uint8Arra
   if (parts.canary === true) size += varintFieldSize(3, 1);
   if (controlPlane !== undefined) size += lenFieldSize(6, controlPlane.length);
 
-  const w = new WireWriter(size);
+  const w = new WireWriter(size, { grpcPrefix: true });
   writeString(w, 1, version);
   for (const resource of parts.resources) w.lenField(2, resource);
   if (parts.resource_run !== undefined) w.raw(parts.resource_run);
@@ -225,7 +228,7 @@ export function frameDeltaDiscoveryResponse(parts: DeltaDiscoveryResponseParts):
   for (const name of removed) size += lenFieldSize(6, name.length);
   if (controlPlane !== undefined) size += lenFieldSize(7, controlPlane.length);
 
-  const w = new WireWriter(size);
+  const w = new WireWriter(size, { grpcPrefix: true });
   writeString(w, 1, systemVersion);
   for (const r of resources) {
     w.lenHeader(2, r.size);

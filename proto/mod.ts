@@ -11,6 +11,7 @@ export * from "./object_check.ts";
 export * from "./any_codec.ts";
 export * from "./plain_message.ts";
 export * from "./discovery_frame.ts";
+export * from "./grpc_prefix.ts";
 export * from "./discovery_request.ts";
 export * from "./pgv_rules.ts";
 export * from "./pgv_validate.ts";

@@ -10,6 +10,7 @@ import { formatAddress } from "../../shared/http/listen_address.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { GrpcService } from "../../shared/grpc/grpc_server.ts";
 import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
+import { sendPrefixedWithoutCopy } from "../../shared/grpc/prefixed_send.ts";
 import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
 import type { DiscoveryService } from "./discovery_service.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
@@ -23,6 +24,8 @@ export function adsGrpcService<P extends PushSnapshot>(
   authenticate?: StreamAuthenticator,
 ): GrpcService {
   const gated = (call: AdsCall, serve: (caller?: StreamCaller) => void) => {
+    // Responses are framed with their gRPC prefix; shared ones then go out to every proxy uncopied.
+    sendPrefixedWithoutCopy(call);
     if (authenticate === undefined) return serve();
     // Requests wait in the stream (no reader yet) while the caller is authenticated.
     authenticate(call).then(

@@ -10,5 +10,6 @@ export * from "./server_credentials.ts";
 export * from "./peer_identity.ts";
 export * from "./grpc_server.ts";
 export * from "./outbound_state.ts";
+export * from "./prefixed_send.ts";
 export * from "./peer_guard.ts";
 export * from "./http2_goaway_scanner.ts";
