@@ -43,7 +43,10 @@ export interface ProxyContext {
   /** An Envoy sidecar: its routes are named by the port of each HTTP listener `0.0.0.0_<port>`. */
   readonly envoy?: boolean;
   readonly subscription: Subscription;
-  /** Names read from a state-of-the-world response, by type, version and size: equal for equal shapes. */
+  /**
+   * Names read from a response, by type, version (delta: nonce) and size: equal for equal shapes, so a
+   * thousand proxies given the same response read its names once (delta: only a first answer).
+   */
   readonly nameMemo: Map<string, readonly string[]>;
 }
 
@@ -90,8 +93,11 @@ interface TypeState {
   names: readonly string[] | undefined;
   nonce: string;
   version: string;
-  /** Delta: resource names the proxy holds. */
-  held: Set<string>;
+  /**
+   * Delta: resource names the proxy holds, as the shared list of its first answer until a later response
+   * changes them (a set is made per proxy only then).
+   */
+  held: Set<string> | readonly string[];
   /** When the latest request that changed the subscription was written. */
   requestedAt: number;
   /** When the first response after that request arrived; 0 while waiting. */
@@ -199,14 +205,16 @@ export class SimProxy {
     return this.#call !== undefined && this.ended === undefined;
   }
 
-  #write(request: Record<string, unknown>): void {
+  /**
+   * Writes a request; `names` are its field 3 (`resource_names`, delta: `resource_names_subscribe`), written
+   * last as one run of bytes framed once per list: 1000 proxies ACKing or subscribing to 3000 names each
+   * would otherwise make this one load process, not the server, the slowest part of every push.
+   */
+  #write(request: Record<string, unknown>, names?: readonly string[]): void {
     const type = requestType(this.ctx.delta);
-    const { resource_names: names, ...rest } = request as { resource_names?: readonly string[] };
-    const message = this.#sentNode ? rest : { node: this.node, ...rest };
+    const message = this.#sentNode ? request : { node: this.node, ...request };
     this.#sentNode = true;
     const head = type.encode(type.fromObject(message)).finish();
-    // SotW names go last as one run of bytes framed once per list: 1000 proxies ACKing 3000 names each
-    // would otherwise make this one load process, not the server, the slowest part of every push.
     if (names === undefined || names.length === 0) return void this.#call?.write(head);
     const run = namesRun(names);
     this.#call?.write(new WireWriter(head.length + run.length).raw(head).raw(run).finish());
@@ -217,22 +225,19 @@ export class SimProxy {
     const state = this.#types.get(typeUrl);
     const now = epochMs();
     if (this.ctx.delta) {
+      // A first subscription keeps the list as given, so proxies handed the same list frame it once.
       const before = new Set(state?.names ?? []);
-      const after = new Set(names);
-      const subscribe = names.filter((n) => !before.has(n));
-      const unsubscribe = [...before].filter((n) => !after.has(n));
+      const after = before.size === 0 ? undefined : new Set(names);
+      const subscribe = after === undefined ? names : names.filter((n) => !before.has(n));
+      const unsubscribe = after === undefined ? [] : [...before].filter((n) => !after.has(n));
       if (state !== undefined && subscribe.length === 0 && unsubscribe.length === 0) return;
-      this.#write({
-        type_url: typeUrl,
-        resource_names_subscribe: subscribe,
-        resource_names_unsubscribe: unsubscribe,
-      });
+      this.#write({ type_url: typeUrl, resource_names_unsubscribe: unsubscribe }, subscribe);
       if (state === undefined) {
         this.#types.set(typeUrl, {
           names,
           nonce: "",
           version: "",
-          held: new Set(),
+          held: [],
           requestedAt: now,
           answeredAt: 0,
         });
@@ -247,18 +252,16 @@ export class SimProxy {
       return;
     }
     if (state !== undefined && sameNames(state.names ?? [], names)) return;
-    this.#write({
-      type_url: typeUrl,
-      resource_names: names,
-      version_info: state?.version ?? "",
-      response_nonce: state?.nonce ?? "",
-    });
+    this.#write(
+      { type_url: typeUrl, version_info: state?.version ?? "", response_nonce: state?.nonce ?? "" },
+      names,
+    );
     if (state === undefined) {
       this.#types.set(typeUrl, {
         names,
         nonce: "",
         version: "",
-        held: new Set(),
+        held: [],
         requestedAt: now,
         answeredAt: 0,
       });
@@ -278,12 +281,10 @@ export class SimProxy {
     // ACK first: the server's view of convergence is the ACK.
     if (this.ctx.delta) this.#write({ type_url: head.typeUrl, response_nonce: head.nonce });
     else {
-      this.#write({
-        type_url: head.typeUrl,
-        resource_names: state.names ?? [],
-        version_info: head.version,
-        response_nonce: head.nonce,
-      });
+      this.#write(
+        { type_url: head.typeUrl, version_info: head.version, response_nonce: head.nonce },
+        state.names,
+      );
     }
     const at = epochMs();
     if (state.answeredAt === 0) state.answeredAt = at;
@@ -315,18 +316,36 @@ export class SimProxy {
     rename: (names: readonly string[]) => readonly string[] = (names) => names,
   ): void {
     if (this.ctx.delta) {
-      for (const name of readResourceNames(bytes, true)) state.held.add(name);
-      for (const name of head.removed) state.held.delete(name);
-      this.#subscribe(dependent, rename([...state.held]));
+      if (Array.isArray(state.held) && state.held.length === 0 && head.removed.length === 0) {
+        // A first answer: the names it holds are all the proxy holds, the same list as every proxy's.
+        state.held = this.#namesOf(bytes, head);
+      } else {
+        const held = new Set(state.held);
+        for (const name of readResourceNames(bytes, true)) held.add(name);
+        for (const name of head.removed) held.delete(name);
+        state.held = held;
+      }
+      this.#subscribe(dependent, rename(Array.isArray(state.held) ? state.held : [...state.held]));
       return;
     }
-    const key = `${head.typeUrl} ${head.version} ${bytes.length}`;
+    this.#subscribe(dependent, rename(this.#namesOf(bytes, head)));
+  }
+
+  /**
+   * The names of the resources of a response, read once per distinct response of the load process. A delta
+   * response's version is the push's, the same for every shape, so its nonce tells responses apart: the
+   * server gives one framing of a response to every proxy it shares it with, and a fresh nonce to any other.
+   */
+  #namesOf(bytes: Uint8Array, head: ReturnType<typeof readResponseHead>): readonly string[] {
+    const key = this.ctx.delta
+      ? `delta ${head.typeUrl} ${head.nonce} ${bytes.length}`
+      : `${head.typeUrl} ${head.version} ${bytes.length}`;
     let names = this.ctx.nameMemo.get(key);
     if (names === undefined) {
-      names = readResourceNames(bytes, false);
+      names = readResourceNames(bytes, this.ctx.delta);
       this.ctx.nameMemo.set(key, names);
     }
-    this.#subscribe(dependent, rename(names));
+    return names;
   }
 
   /** Every watched type answered since its latest subscription change. */
