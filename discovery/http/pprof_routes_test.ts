@@ -87,7 +87,7 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
 
     await t.step("allocs?seconds=N downloads a .heapprofile of what was allocated meanwhile", async () => {
       const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=0.5`);
-      await delay(50);
+      await delay(150);
       const kept = keepMarkers();
       const response = await pending;
       assert.equal(response.status, 200);
@@ -99,8 +99,8 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
     });
 
     await t.step("allocs with promoted=true leaves out what died young", async () => {
-      const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=0.5&promoted=true`);
-      await delay(50);
+      const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=1&promoted=true`);
+      await delay(150);
       dropMarkers();
       // Kept allocations after the garbage force young-generation collections, which take it out of the profile;
       // whatever is still in the young generation when sampling stops stays in it.

@@ -32,7 +32,11 @@ type Writes = Uint8Array[];
  * Serves `messages` on one stream (with the prefix path installed or not), reads them back with a grpc-js
  * client, and returns what arrived and what the server's HTTP/2 stream was handed to write.
  */
-async function roundTrip(install: boolean, messages: readonly Uint8Array[]) {
+async function roundTrip(
+  install: boolean,
+  messages: readonly Uint8Array[],
+  after: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void = (call) => call.end(),
+) {
   const writes: Writes = [];
   let installed: boolean | undefined;
   const server = await startGrpcServer({
@@ -43,7 +47,7 @@ async function roundTrip(install: boolean, messages: readonly Uint8Array[]) {
       definition: DEFINITION,
       implementation: {
         Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          if (install) installed = sendPrefixedWithoutCopy(call);
+          if (install) installed = sendPrefixedWithoutCopy(call, { sliceBytes: SLICE });
           // deno-lint-ignore no-explicit-any
           const stream = (call as any).call.stream;
           const write = stream.write.bind(stream);
@@ -53,7 +57,7 @@ async function roundTrip(install: boolean, messages: readonly Uint8Array[]) {
           };
           call.once("data", () => {
             for (const m of messages) call.write(m as Buffer);
-            call.end();
+            after(call);
           });
         },
       },
@@ -63,42 +67,98 @@ async function roundTrip(install: boolean, messages: readonly Uint8Array[]) {
   const client = new Client(server.address, grpc.credentials.createInsecure());
   try {
     const received: Uint8Array[] = [];
+    let status: grpc.StatusObject | undefined;
     // deno-lint-ignore no-explicit-any
     const call = (client as any).Stream() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    // A call that never ends fails the test instead of hanging it: a lost status is one of the failures.
+    let guard: ReturnType<typeof setTimeout> | undefined;
     await new Promise<void>((resolve, reject) => {
+      guard = setTimeout(() => reject(new Error("the call got no status within 10 s")), 10_000);
       call.on("data", (b: Buffer) => received.push(new Uint8Array(b)));
-      call.on("status", (s: grpc.StatusObject) => s.code === grpc.status.OK ? resolve() : reject(s));
+      call.on("status", (s: grpc.StatusObject) => {
+        status = s;
+        resolve();
+      });
       call.on("error", () => {});
       call.write(asBuffer(Uint8Array.of(1)));
       call.end();
-    });
-    return { received, writes, installed };
+    }).finally(() => clearTimeout(guard));
+    return { received, writes, installed, status: status! };
   } finally {
     client.close();
-    await server.close();
+    await server.close(0);
   }
 }
 
+const SLICE = 4096;
 const sharesMemory = (a: Uint8Array, b: Uint8Array) => a.buffer === b.buffer;
+const OK = grpc.status.OK;
 
 Deno.test("sendPrefixedWithoutCopy hands a prefixed message to HTTP/2 as is, and it arrives whole", async () => {
-  const big = prefixed(new Uint8Array(300_000).map((_, i) => i % 251));
+  const shared = prefixed(new Uint8Array(SLICE - 5).map((_, i) => i % 251));
   const small = prefixed(Uint8Array.of(7, 8, 9));
-  const { received, writes, installed } = await roundTrip(true, [big, small, big]);
+  const { received, writes, installed, status } = await roundTrip(true, [shared, small, shared]);
   assert.equal(installed, true);
-  assert.deepEqual(received, [big, small, big].map((m) => new Uint8Array(m)));
+  assert.equal(status.code, OK);
+  assert.deepEqual(received, [shared, small, shared].map((m) => new Uint8Array(m)));
   const dataWrites = writes.filter((w) => w.length > 5);
   assert.equal(dataWrites.length, 3);
-  assert.ok(
-    sharesMemory(dataWrites[0], big) && sharesMemory(dataWrites[2], big),
-    "no copy of the shared one",
-  );
+  assert.ok(sharesMemory(dataWrites[0], shared) && sharesMemory(dataWrites[2], shared), "shared, not copied");
   assert.ok(sharesMemory(dataWrites[1], small));
+});
+
+Deno.test("sendPrefixedWithoutCopy hands a long message over in slices of its own memory, in order", async () => {
+  const big = prefixed(new Uint8Array(5 * SLICE + 123).map((_, i) => i % 253));
+  const small = prefixed(Uint8Array.of(1, 2));
+  const { received, writes, status } = await roundTrip(true, [big, small, big]);
+  assert.equal(status.code, OK);
+  assert.deepEqual(received, [big, small, big].map((m) => new Uint8Array(m)));
+  const slices = writes.filter((w) => sharesMemory(w, big));
+  assert.equal(slices.length, 2 * 6, "six slices per copy of the long message");
+  assert.ok(slices.every((w) => w.length <= SLICE));
+  const joined = new Uint8Array(big.length + 5);
+  slices.slice(0, 6).reduce((at, w) => (joined.set(w, at), at + w.length), 0);
+  assert.deepEqual(joined, new Uint8Array(big.buffer), "the slices are the prefixed message, front to back");
+});
+
+Deno.test("A status grpc-js sends on its own while a message is in slices comes after the whole message", async () => {
+  const big = prefixed(new Uint8Array(40 * SLICE).fill(9));
+  // What grpc-js does when a call's deadline passes or a request is refused: a status straight away, not
+  // queued behind the writes as `call.end()` and an emitted error are.
+  const deadline = { code: grpc.status.DEADLINE_EXCEEDED, details: "Deadline exceeded", metadata: null };
+  const { received, status } = await roundTrip(
+    true,
+    [big],
+    // deno-lint-ignore no-explicit-any
+    (call) => (call as any).call.sendStatus(deadline),
+  );
+  assert.equal(status.code, grpc.status.DEADLINE_EXCEEDED);
+  assert.deepEqual(received, [new Uint8Array(big)]);
+});
+
+Deno.test("An error emitted while a message is in slices ends the call after the whole message", async () => {
+  const big = prefixed(new Uint8Array(40 * SLICE).fill(9));
+  const { received, status } = await roundTrip(
+    true,
+    [big],
+    (call) => call.emit("error", { code: grpc.status.RESOURCE_EXHAUSTED, details: "closing" }),
+  );
+  assert.equal(status.code, grpc.status.RESOURCE_EXHAUSTED);
+  assert.equal(status.details, "closing");
+  assert.deepEqual(received, [new Uint8Array(big)]);
+});
+
+Deno.test("sendPrefixedWithoutCopy refuses a slice below 1 KiB", () => {
+  assert.throws(
+    () => sendPrefixedWithoutCopy({}, { sliceBytes: 100 }),
+    /slice size 100: expected an integer/,
+  );
 });
 
 Deno.test("Without sendPrefixedWithoutCopy grpc-js copies every message", async () => {
   const big = prefixed(new Uint8Array(1000).fill(3));
-  const { received, writes } = await roundTrip(false, [big]);
+  const { received, writes, status } = await roundTrip(false, [big]);
+  assert.equal(status.code, OK);
   assert.deepEqual(received, [new Uint8Array(big)]);
   assert.equal(writes.filter((w) => w.length > 5 && sharesMemory(w, big)).length, 0);
 });
@@ -106,7 +166,8 @@ Deno.test("Without sendPrefixedWithoutCopy grpc-js copies every message", async 
 Deno.test("sendPrefixedWithoutCopy leaves a message without its prefix to grpc-js", async () => {
   const plain = new Uint8Array(2000).fill(5);
   const view = new Uint8Array(64).fill(0xff).subarray(10, 40);
-  const { received, writes } = await roundTrip(true, [plain, view]);
+  const { received, writes, status } = await roundTrip(true, [plain, view]);
+  assert.equal(status.code, OK);
   assert.deepEqual(received, [plain, new Uint8Array(view)]);
   assert.equal(writes.filter((w) => sharesMemory(w, plain) || sharesMemory(w, view)).length, 0);
 });
