@@ -285,6 +285,27 @@ function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan
 
 type Planned = { plan: EnvoyClusterPlan; dependsOn: string[] };
 
+/**
+ * Each plan's resource (name, cache key, builder), made once per plan. Outbound plans are shared by every
+ * sidecar of a namespace and scope, and a key holds the plan's canonical JSON: made per proxy, that JSON and
+ * hashing it in the cache were a third of a full-view Envoy push. A plan is never changed once planned.
+ */
+const plannedResources = new WeakMap<Planned, GeneratedResource>();
+
+function resourceOf(entry: Planned): GeneratedResource {
+  let resource = plannedResources.get(entry);
+  if (resource === undefined) {
+    const { plan, dependsOn } = entry;
+    resource = {
+      name: plan.name,
+      key: cacheKey(TYPE_URL.cluster, [stableJson(plan)], dependsOn),
+      build: () => envoyCluster(plan),
+    };
+    plannedResources.set(entry, resource);
+  }
+  return resource;
+}
+
 /** Outbound plans by snapshot, then by what they read of a proxy; only the latest endpoint generation is kept. */
 const outboundMemo = new WeakMap<PushContext, Map<string, { generation: number; plans: Planned[] }>>();
 
@@ -392,12 +413,6 @@ export const envoyCdsGenerator: XdsGenerator<PushContext> = {
       ...catchAllPlans(),
     ];
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);
-    return plans
-      .filter(({ plan }) => wanted === undefined || wanted.has(plan.name))
-      .map(({ plan, dependsOn }) => ({
-        name: plan.name,
-        key: cacheKey(TYPE_URL.cluster, [stableJson(plan)], dependsOn),
-        build: () => envoyCluster(plan),
-      }));
+    return plans.filter(({ plan }) => wanted === undefined || wanted.has(plan.name)).map(resourceOf);
   },
 };

@@ -167,3 +167,18 @@ Deno.test("Envoy CDS keys change with what a cluster reads, and only then", () =
   );
   assert.notEqual(key(), before, "a changed DestinationRule changes the key");
 });
+
+Deno.test("Sidecars of one namespace share each outbound cluster's key, made once", () => {
+  const push = new World().apply(...envoyResources()).push();
+  const one = run(envoyCdsGenerator, envoySidecar("example", "10.9.9.1"), push).cacheable;
+  const two = run(envoyCdsGenerator, envoySidecar("example", "10.9.9.2"), push).cacheable;
+  const outbound = `outbound|7070|v1|${GREETER}`;
+  // The very same key object: the plan's canonical JSON was made once, not once per proxy.
+  assert.equal(one.get(outbound)!.key, two.get(outbound)!.key);
+  const other = run(envoyCdsGenerator, envoySidecar("other", "10.9.9.3"), push).cacheable;
+  assert.equal(
+    other.get(outbound)?.key.id,
+    one.get(outbound)!.key.id,
+    "another namespace: equal plan, equal id",
+  );
+});
