@@ -312,11 +312,14 @@ const outboundMemo = new WeakMap<PushContext, Map<string, { generation: number; 
 /**
  * The outbound cluster plans of `proxy`, planned once per snapshot, endpoint generation and the parts of a
  * proxy they read (its namespace, for DestinationRule precedence, and its Sidecar scope): every sidecar of one
- * namespace and scope shares them.
+ * namespace and scope shares them, and so do the sidecars of every namespace that sees the snapshot alike
+ * (`PushContext.namespaceView`: no Sidecar, no DestinationRule or export that singles it out).
  */
 function sharedOutboundPlans(proxy: Proxy, push: PushContext): Planned[] {
   const scope = push.sidecarScope(proxy);
-  const key = `${proxy.namespace}\u0000${scope.name}\u0000${scope.namespace}`;
+  const key = push.namespaceView(proxy.namespace) === ""
+    ? ""
+    : `${proxy.namespace}\u0000${scope.name}\u0000${scope.namespace}`;
   const generation = push.endpointIndex.generation;
   let byKey = outboundMemo.get(push);
   if (byKey === undefined) outboundMemo.set(push, byKey = new Map());

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
 import { structToJson } from "../../../proto/struct_json.ts";
-import { GREETER, run, World } from "../_test_world.ts";
+import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { BLACK_HOLE_CLUSTER, envoyCdsGenerator, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { HTTP_PROTOCOL_OPTIONS_NAME } from "./cluster_protocol.ts";
@@ -176,9 +176,25 @@ Deno.test("Sidecars of one namespace share each outbound cluster's key, made onc
   // The very same key object: the plan's canonical JSON was made once, not once per proxy.
   assert.equal(one.get(outbound)!.key, two.get(outbound)!.key);
   const other = run(envoyCdsGenerator, envoySidecar("other", "10.9.9.3"), push).cacheable;
-  assert.equal(
-    other.get(outbound)?.key.id,
-    one.get(outbound)!.key.id,
-    "another namespace: equal plan, equal id",
-  );
+  assert.equal(other.get(outbound)?.key, one.get(outbound)!.key, "a namespace that sees the mesh alike too");
+});
+
+Deno.test("A namespace with a DestinationRule of its own for another's host gets its own cluster plans", () => {
+  const world = new World().apply(...envoyResources());
+  const cluster = `outbound|7070|v1|${GREETER}`;
+  const sees = (push: ReturnType<World["push"]>, namespace: string, ip: string) =>
+    run(envoyCdsGenerator, envoySidecar(namespace, ip), push).cacheable.get(cluster)!.key.id;
+  const plain = sees(world.push(), "other", "10.9.9.3");
+  world.apply(networking("DestinationRule", "mine", "greeter", {
+    host: GREETER,
+    trafficPolicy: { tls: { mode: "DISABLE" } },
+    subsets: [{ name: "v1", labels: { version: "v1" } }],
+  }));
+  // Either asking first, within one snapshot: neither may be handed the other's plans.
+  for (const order of [["mine", "other"], ["other", "mine"]]) {
+    const push = world.push();
+    const ids = Object.fromEntries(order.map((ns, i) => [ns, sees(push, ns, `10.9.9.${4 + i}`)]));
+    assert.notEqual(ids.mine, plain, `its own rule applies to it (${order})`);
+    assert.equal(ids.other, plain, `and not to the others (${order})`);
+  }
 });
