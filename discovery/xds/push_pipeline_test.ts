@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
-import { StalledH2Client } from "./_stalled_h2_client.ts";
+import { StalledH2Client } from "../../shared/grpc/_stalled_h2_client.ts";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import {
   metricValue,

@@ -3,8 +3,11 @@ import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
+import { StalledH2Client } from "./_stalled_h2_client.ts";
+import { waitUntil } from "./_test_echo_service.ts";
 import { WireWriter } from "../../proto/_wire.ts";
 import { silentLogger } from "../log/logger.ts";
+import { type Pki, SERVER_NAME, serverTls, testPki } from "./_test_pki.ts";
 
 const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
@@ -36,6 +39,7 @@ async function roundTrip(
   install: boolean,
   messages: readonly Uint8Array[],
   after: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void = (call) => call.end(),
+  pki?: Pki,
 ) {
   const writes: Writes = [];
   let installed: boolean | undefined;
@@ -43,6 +47,7 @@ async function roundTrip(
     name: "Prefixed",
     listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
     logger: silentLogger,
+    ...(pki === undefined ? {} : { tls: serverTls(pki) }),
     services: [{
       definition: DEFINITION,
       implementation: {
@@ -64,7 +69,11 @@ async function roundTrip(
     }],
   });
   const Client = grpc.makeClientConstructor(DEFINITION, "Prefixed");
-  const client = new Client(server.address, grpc.credentials.createInsecure());
+  const client = pki === undefined
+    ? new Client(server.address, grpc.credentials.createInsecure())
+    : new Client(server.address, grpc.credentials.createSsl(Buffer.from(pki.caPem)), {
+      "grpc.ssl_target_name_override": SERVER_NAME,
+    });
   try {
     const received: Uint8Array[] = [];
     let status: grpc.StatusObject | undefined;
@@ -119,6 +128,55 @@ Deno.test("sendPrefixedWithoutCopy hands a long message over in slices of its ow
   const joined = new Uint8Array(big.length + 5);
   slices.slice(0, 6).reduce((at, w) => (joined.set(w, at), at + w.length), 0);
   assert.deepEqual(joined, new Uint8Array(big.buffer), "the slices are the prefixed message, front to back");
+});
+
+Deno.test("Slices are paced by what the socket wrote over TLS too, and arrive whole", async () => {
+  const big = prefixed(new Uint8Array(100 * SLICE + 7).map((_, i) => i % 241));
+  const { received, writes, status } = await roundTrip(true, [big, big], undefined, await testPki());
+  assert.equal(status.code, OK);
+  assert.deepEqual(received, [new Uint8Array(big), new Uint8Array(big)]);
+  assert.equal(writes.filter((w) => sharesMemory(w, big)).length, 2 * 101);
+});
+
+Deno.test("A proxy that grants no credit holds the server to its window and one slice of the message", async () => {
+  const big = prefixed(new Uint8Array(256 * SLICE).fill(4));
+  const handed: Uint8Array[] = [];
+  const server = await startGrpcServer({
+    name: "Prefixed",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: DEFINITION,
+      implementation: {
+        Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE });
+          // deno-lint-ignore no-explicit-any
+          const stream = (call as any).call.stream;
+          const write = stream.write.bind(stream);
+          stream.write = (chunk: Uint8Array, ...rest: unknown[]) => {
+            if (sharesMemory(chunk, big)) handed.push(chunk);
+            return write(chunk, ...rest);
+          };
+          call.once("data", () => call.write(big as Buffer, () => call.end()));
+        },
+      },
+    }],
+  });
+  // Grants only HTTP/2's initial 64 KiB window until resumed.
+  const client = await StalledH2Client.open(server.port, DEFINITION.Stream.path, Uint8Array.of(1));
+  try {
+    await waitUntil(() => client.dataBytes >= 60_000, "the first window's worth of data");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const held = handed.length;
+    assert.ok(held <= 65_535 / SLICE + 2, `at most a window and a slice handed over, got ${held} slices`);
+    await client.resume();
+    await waitUntil(() => client.streamEnded, "the whole message and the trailers");
+    assert.equal(client.dataBytes, big.length + 5);
+    assert.equal(handed.length, 257);
+  } finally {
+    await client.close();
+    await server.close(0);
+  }
 });
 
 Deno.test("A status grpc-js sends on its own while a message is in slices comes after the whole message", async () => {
