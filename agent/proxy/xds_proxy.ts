@@ -13,7 +13,7 @@ import type protobuf from "protobufjs";
 import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
-import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
+import { type RunningGrpcServer, sendPrefixedWithoutCopy, startGrpcServer } from "../../shared/grpc/mod.ts";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 
@@ -80,6 +80,9 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
 
   const implementation = {
     StreamAggregatedResources(down: grpc.ServerDuplexStream<Buffer, Buffer>) {
+      // A relayed response still has the gRPC prefix it arrived with in front of it: it goes to the proxy
+      // uncopied, and a large one in slices, so the proxy's stream never holds a whole configuration natively.
+      sendPrefixedWithoutCopy(down);
       if (upstream.mutualTls && secrets.current === undefined) {
         down.emit("error", { code: grpc.status.UNAVAILABLE, details: "no workload certificate yet; retry" });
         return;
