@@ -165,7 +165,7 @@ export function outboundHttpPorts(proxy: Proxy, push: PushContext, sniffed = fal
  */
 export const envoyRdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.route,
-  shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { labels: true }),
+  shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { labels: true, shortNames: true }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     if (proxy.type === "router") {
       const out: GeneratedResource[] = [];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseProxy, type Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
-import { networking, run, World } from "../_test_world.ts";
+import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
@@ -22,11 +22,9 @@ Deno.test("Envoy sidecars of one namespace and scope share EDS and RDS shapes; w
     rds(envoySidecar("example", "10.0.2.3", { app: "api" }), push),
     "labels matter to RDS",
   );
-  assert.notEqual(
-    eds(a, push),
-    eds(envoySidecar("other", "10.0.2.1", { app: "web" }), push),
-    "so does the namespace",
-  );
+  const elsewhere = envoySidecar("other", "10.0.2.1", { app: "web" });
+  assert.equal(eds(a, push), eds(elsewhere, push), "EDS: namespaces that see the snapshot alike");
+  assert.notEqual(rds(a, push), rds(elsewhere, push), "RDS reads the namespace's short names");
   const located = parseProxy({
     id: "sidecar~10.0.2.4~app.example~example.svc.cluster.local",
     metadata: { NAMESPACE: "example", LABELS: { app: "web" } },
@@ -58,4 +56,29 @@ Deno.test("Sidecars of one namespace and scope share outbound cluster plans unti
     /sa\/ratings-canary/,
     "the shared plans follow the endpoint change",
   );
+});
+
+Deno.test("Envoy EDS shapes part a namespace the snapshot singles out, and shape-mates get equal endpoints", () => {
+  const world = new World().apply(...envoyResources());
+  world.apply(networking("DestinationRule", "mine", "greeter", {
+    host: GREETER,
+    subsets: [{ name: "v9", labels: { version: "v9" } }],
+  }));
+  const push = world.push();
+  const wildcard = { names: [], full: true };
+  const shape = (proxy: Proxy) => envoyEdsGenerator.shapeOf!(proxy, push, wildcard);
+  const [example, other, mine] = [
+    envoySidecar("example", "10.0.3.1"),
+    envoySidecar("other", "10.0.3.2"),
+    envoySidecar("mine", "10.0.3.3"),
+  ];
+  assert.equal(shape(example), shape(other));
+  assert.notEqual(shape(mine), shape(example), "its own DestinationRule for another's host singles it out");
+  const endpoints = (proxy: Proxy) => {
+    const { names, cacheable } = run(envoyEdsGenerator, proxy, push);
+    return names.map((name) => `${name} ${cacheable.get(name)?.key.id}`);
+  };
+  assert.deepEqual(endpoints(other), endpoints(example), "equal shapes, equal resources");
+  assert.ok(endpoints(mine).some((line) => line.includes("|v9|")), "the singled-out one sees its own subset");
+  assert.ok(!endpoints(example).some((line) => line.includes("|v9|")));
 });
