@@ -4,13 +4,12 @@
  *
  * @module
  */
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "./grpc_prefix.ts";
 
 /** Wire type 0: varint. */
 export const VARINT = 0;
 /** Wire type 2: length-delimited (strings, bytes, embedded messages, packed repeated). */
 export const LEN = 2;
-
-import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "./grpc_prefix.ts";
 
 const utf8 = new TextEncoder();
 

@@ -95,9 +95,10 @@ export const OUTBOUND_POLL_MS = { first: 5, max: 200 } as const;
 /**
  * Resolves once nothing written to `call` waits for its peer and its socket has written `socketTarget` bytes
  * (or the connection is gone); rejects with the signal's reason when `signal` aborts first. The first look
- * is after `firstWaitMs` (a sender pacing slices looks sooner than one waiting out a whole response). A healthy peer grants credit within a round trip, so this
- * resolves at once or after a few milliseconds; a peer that stopped reading keeps it waiting, looked at less
- * and less often (the wait doubles up to `OUTBOUND_POLL_MS.max`) so thousands of stalled sends stay cheap.
+ * is after `firstWaitMs` (a sender pacing slices looks sooner than one waiting out a whole response). A
+ * healthy peer grants credit within a round trip, so this resolves at once or after a few milliseconds; a
+ * peer that stopped reading keeps it waiting, looked at less and less often (the wait doubles up to
+ * `OUTBOUND_POLL_MS.max`) so thousands of stalled sends stay cheap.
  */
 export function whenOutboundFlushed(
   call: unknown,

@@ -12,22 +12,22 @@
  *   over a slice at a time, the next once the socket has written the previous, so a stream never holds more
  *   than a slice. Other streams keep the socket busy meanwhile.
  *
- * Any other message goes through grpc-js as before; size limits, metadata, status and write errors stay
- * grpc-js's. A status sent while a message is half written first writes the rest of the message at once, so
+ * Any other message goes through grpc-js as before. Prefixed messages are written as grpc-js writes one:
+ * metadata first, size limits refused by grpc-js, a failed write answered with INTERNAL. A status sent while a message is half written first writes the rest of the message at once, so
  * a proxy never sees a truncated message before the trailers.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import { grpcFrameOf } from "../../proto/grpc_prefix.ts";
 import { setImmediate } from "node:timers";
+import * as grpc from "@grpc/grpc-js";
+import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
 import { isOutboundStalled, socketBytesWritten, whenOutboundFlushed } from "./outbound_state.ts";
 
 type Serialize = (value: unknown) => Buffer;
 
 /** The grpc-js call under a server stream (no interceptors), as far as this module reads and wraps it. */
 interface InnerCall {
-  serializeMessage: Serialize;
   sendMessage: (message: unknown, callback: () => void) => void;
   sendStatus: (status: { code: number; details: string; metadata: unknown }) => void;
   checkCancelled: () => boolean;
@@ -49,8 +49,6 @@ export interface PrefixedSendOptions {
 
 /** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
 export const DEFAULT_SLICE_BYTES = 64 * 1024;
-
-const GRPC_STATUS_INTERNAL = 13;
 
 /**
  * How a slice is waited for: a socket takes 64 KiB within a turn or two of the event loop, so the first
@@ -75,7 +73,7 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 /** True when `inner` has every member this module wraps or calls, as grpc-js 1.14 has. */
 function isInnerCall(inner: unknown): inner is InnerCall {
   const c = inner as Partial<InnerCall> | undefined;
-  return typeof c?.serializeMessage === "function" && typeof c.sendMessage === "function" &&
+  return typeof c?.sendMessage === "function" &&
     typeof c.sendStatus === "function" && typeof c.checkCancelled === "function" &&
     typeof c.maybeSendMetadata === "function" && typeof c.handler?.serialize === "function" &&
     typeof c.stream?.write === "function";
@@ -96,27 +94,22 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
   // deno-lint-ignore no-explicit-any
   const inner = (call as any)?.call;
   if (!isInnerCall(inner)) return false;
-  const { serializeMessage, sendMessage, sendStatus } = inner;
+  const { sendMessage, sendStatus } = inner;
   const serialize = inner.handler.serialize;
   /** Writes the rest of the message being sliced at once; set while one is. */
   let finishSlicing: (() => void) | undefined;
-  /** A second status on an ended HTTP/2 stream never returns in this runtime: at most one is sent. */
+  /** The call is over once a status went out: a write failing after it is not reported as another. */
   let statusSent = false;
 
-  inner.serializeMessage = function (this: InnerCall, value: unknown): Buffer {
-    // The method's own serialiser first, as grpc-js does: for bytes it returns them, or a view of them.
-    const frame = frameOf(serialize(value));
-    return frame === undefined ? serializeMessage.call(this, value) : asBuffer(frame);
-  };
-
+  // A prefixed message is written here, as grpc-js's own sendMessage writes one (one slice when short).
   inner.sendMessage = function (this: InnerCall, message: unknown, callback: () => void): void {
-    const frame = frameOf(serialize(message));
+    // The method's own serialiser first, as grpc-js does: for bytes it returns them, or a view of them.
+    const serialized = serialize(message);
+    const frame = serialized instanceof Uint8Array ? grpcFrameOf(serialized) : undefined;
     const oversized = frame !== undefined && this.maxSendMessageSize !== -1 &&
-      frame.length - 5 > this.maxSendMessageSize;
-    // Small and oversized messages take grpc-js's own path (the latter to be refused as grpc-js refuses it).
-    if (frame === undefined || frame.length <= sliceBytes || oversized) {
-      return sendMessage.call(this, message, callback);
-    }
+      frame.length - GRPC_PREFIX_BYTES > this.maxSendMessageSize;
+    // Unprefixed and oversized messages take grpc-js's own path (the latter to be refused as grpc-js does).
+    if (frame === undefined || oversized) return sendMessage.call(this, message, callback);
     if (this.checkCancelled()) return;
     this.maybeSendMetadata();
     let offset = 0;
@@ -132,7 +125,7 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
           finishSlicing = undefined;
           if (statusSent || this.checkCancelled()) return;
           statusSent = true;
-          const status = { code: GRPC_STATUS_INTERNAL, details: "Internal server error", metadata: null };
+          const status = { code: grpc.status.INTERNAL, details: "Internal server error", metadata: null };
           return sendStatus.call(this, status);
         }
         if (offset < frame.length || pendingWrites > 0) return then?.();
@@ -173,8 +166,4 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
     return sendStatus.call(this, status);
   };
   return true;
-}
-
-function frameOf(message: unknown): Uint8Array | undefined {
-  return message instanceof Uint8Array ? grpcFrameOf(message) : undefined;
 }
