@@ -3,7 +3,8 @@
  * share the server's event loop), driven by the controller over JSON lines on stdin/stdout.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env bench/load_agent.ts \
- *     --addr 127.0.0.1:15010 --proxies 1000 [--delta] [--services 1000] [--listeners K]
+ *     --addr 127.0.0.1:15010 --proxies 1000 [--delta] [--services 1000] [--listeners K] \
+ *     [--profile-connect FILE --profile-seconds 8]   (needs --allow-sys and --allow-write=FILE)
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { messageTypeForUrl } from "../proto/any_codec.ts";
 import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { jsonToStruct } from "../proto/struct_json.ts";
 import { loadLbPolicySchema } from "../discovery/generate/cluster_lb.ts";
+import { InspectorProfiler } from "../discovery/http/inspector_profiler.ts";
 import type { AgentCommand, AwaitReply, ConnectReply } from "./agent_protocol.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { clusterNames, epochMs, listenerName, meshService } from "./mesh_fixture.ts";
@@ -27,6 +29,8 @@ const { values: flags } = parseArgs({
     delta: { type: "boolean", default: false },
     listeners: { type: "string", default: "all" },
     envoy: { type: "boolean", default: false },
+    "profile-connect": { type: "string" },
+    "profile-seconds": { type: "string", default: "8" },
   },
 });
 
@@ -79,7 +83,20 @@ function endedCounts(): Record<string, number> {
   return out;
 }
 
+/**
+ * With `--profile-connect FILE`, a CPU profile of this process from the first connect on, saved to FILE: at a
+ * full view the load process, not the server, can be what a connect waits on.
+ */
+function profileConnect(): Promise<void> {
+  const file = flags["profile-connect"];
+  if (file === undefined) return Promise.resolve();
+  flags["profile-connect"] = undefined;
+  return new InspectorProfiler().cpuProfile(Number(flags["profile-seconds"]))
+    .then((profile) => Deno.writeTextFile(file, JSON.stringify(profile)));
+}
+
 async function storm(reopen: boolean, timeoutMs: number): Promise<ConnectReply> {
+  const profiled = profileConnect();
   if (reopen) { for (const p of proxies) p.close(); }
   for (const p of proxies) p.startRecording();
   const started = epochMs();
@@ -89,6 +106,7 @@ async function storm(reopen: boolean, timeoutMs: number): Promise<ConnectReply> 
     await sleep(20);
   }
   const done = proxies.filter((p) => p.fullAt > 0);
+  await profiled;
   return {
     started,
     latencies: done.map((p) => p.fullAt - started),

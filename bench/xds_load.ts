@@ -257,10 +257,28 @@ async function main(): Promise<LoadReport> {
 
     const memory = sampleMemory(`127.0.0.1:${addresses.ctrlzPort}`);
     cleanups.unshift(() => memory.stop());
-    const agent = startChild("load_agent.ts", ["--addr", addresses.grpcAddr, ...agentArgs], {
-      v8Flags: agentV8,
-      permissions: [`--allow-write=${captured}`],
-    });
+    // A CPU profile of the server's connect comes with one of the load process's.
+    const agentProfile = flags.profile !== undefined && flags["profile-kind"] === "cpu"
+      ? `${flags.profile}/load_connect.cpuprofile`
+      : undefined;
+    const agent = startChild(
+      "load_agent.ts",
+      [
+        "--addr",
+        addresses.grpcAddr,
+        ...agentArgs,
+        ...(agentProfile === undefined
+          ? []
+          : ["--profile-connect", agentProfile, "--profile-seconds", flags["profile-seconds"]!]),
+      ],
+      {
+        v8Flags: agentV8,
+        permissions: [
+          `--allow-write=${captured}${agentProfile === undefined ? "" : `,${agentProfile}`}`,
+          ...(agentProfile === undefined ? [] : ["--allow-sys"]),
+        ],
+      },
+    );
     cleanups.unshift(() => agent.kill());
     await agent.next();
     progress(`connecting ${proxies} proxies`);

@@ -20,6 +20,7 @@ import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import { HeldVersions } from "./held_versions.ts";
+import { SubscribedNames } from "./subscribed_names.ts";
 import { deltaFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
@@ -35,12 +36,7 @@ const namesOf = memoByIdentity((resources: readonly VersionedResource[]): Readon
 
 interface DeltaWatch {
   wildcard: boolean;
-  readonly subscribed: Set<string>;
-  /**
-   * `subscribed` as a list, kept until the subscription changes: the shape memo and name caches key on the
-   * list itself, so a fresh copy per push would make each proxy join and hash thousands of names again.
-   */
-  names?: readonly string[];
+  readonly subscribed: SubscribedNames;
   /** Resource name → version the proxy holds. */
   readonly known: HeldVersions;
   /** Subscribed names already reported as not existing. */
@@ -92,7 +88,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (watch === undefined) {
       watch = {
         wildcard: isWildcardType(typeUrl) && request.resource_names_subscribe.length === 0,
-        subscribed: new Set(),
+        subscribed: new SubscribedNames(),
         known: new HeldVersions(request.initial_resource_versions ?? {}),
         reportedAbsent: new Set(),
       };
@@ -161,34 +157,29 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     first: boolean,
   ): boolean {
     let more = false;
-    const wasEmpty = watch.subscribed.size === 0;
-    for (const name of request.resource_names_subscribe) {
-      if (name === WILDCARD) {
-        more ||= !watch.wildcard;
-        watch.wildcard = true;
-        continue;
+    const list = request.resource_names_subscribe;
+    // A first subscription that is exactly a shared list (NameListTable) is kept as that list: proxies
+    // subscribing the same names then share it, and with it every per-list cache (memo keys, short-name
+    // checks), at no cost per name.
+    const adopted = request.resource_names_unsubscribe.length === 0 && watch.subscribed.adopt(list, WILDCARD);
+    if (adopted) more = true;
+    else {
+      for (const name of list) {
+        if (name === WILDCARD) {
+          more ||= !watch.wildcard;
+          watch.wildcard = true;
+        } else if (watch.subscribed.add(this.ctx.names.intern(name))) more = true;
       }
-      if (!watch.subscribed.has(name)) {
-        more = true;
-        watch.names = undefined;
-      }
-      watch.subscribed.add(this.ctx.names.intern(name));
-      // A repeated subscription asks for the resource again; on the first request the proxy's
-      // initial_resource_versions say what it already holds.
-      if (!first) {
+    }
+    // A repeated subscription asks for the resource again; on the first request the proxy's
+    // initial_resource_versions say what it already holds.
+    if (!first) {
+      for (const name of list) {
+        if (name === WILDCARD) continue;
         const held = watch.known.delete(name);
         const reported = watch.reportedAbsent.delete(name);
         if (held || reported) more = true;
       }
-    }
-    // A first subscription that is exactly a shared list (NameListTable) keeps that list: proxies subscribing
-    // the same names then share it, and with it every per-list cache (memo keys, short-name checks).
-    const list = request.resource_names_subscribe;
-    if (
-      wasEmpty && request.resource_names_unsubscribe.length === 0 && Object.isFrozen(list) &&
-      watch.subscribed.size === list.length && !list.includes(WILDCARD)
-    ) {
-      watch.names = list;
     }
     const dropped: string[] = [];
     for (const name of request.resource_names_unsubscribe) {
@@ -196,10 +187,12 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
         watch.wildcard = false;
         continue;
       }
-      if (watch.subscribed.delete(name)) watch.names = undefined;
+      watch.subscribed.delete(name);
       watch.reportedAbsent.delete(name);
     }
-    if (!watch.wildcard) {
+    // Only a first request (names held from initial_resource_versions) or an unsubscription can leave the
+    // proxy holding names it no longer subscribes: an ACK does not walk what it holds.
+    if (!watch.wildcard && (first || request.resource_names_unsubscribe.length > 0)) {
       for (const name of [...watch.known.names()]) {
         if (!watch.subscribed.has(name)) {
           watch.known.delete(name);
@@ -222,7 +215,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (watch === undefined || (!watch.wildcard && watch.subscribed.size === 0)) return undefined;
     const started = performance.now();
     const resources = generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
-      names: watch.wildcard ? [] : (watch.names ??= Object.freeze([...watch.subscribed])),
+      names: watch.wildcard ? [] : watch.subscribed.list(),
       full,
       ...(configsUpdated === undefined ? {} : { configsUpdated }),
     });
@@ -244,8 +237,8 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (full) {
       const present = namesOf(resources);
       removed.push(...watch.known.namesNotIn(present));
-      for (const name of watch.subscribed) {
-        if (!present.has(name) && !watch.known.has(name) && !watch.reportedAbsent.has(name)) {
+      for (const name of watch.subscribed.notIn(present)) {
+        if (!watch.known.has(name) && !watch.reportedAbsent.has(name)) {
           absent.push(name);
         }
       }

@@ -218,6 +218,37 @@ Deno.test("Delta ADS subscribes and unsubscribes names one by one", async (t) =>
   }
 });
 
+Deno.test("Delta ADS proxies subscribing the same names keep their later changes apart", async () => {
+  const server = await startTestServer();
+  const clients = [connect(server.port, EDS, ["a", "b"]), connect(server.port, EDS, ["a", "b"])];
+  try {
+    for (const client of clients) {
+      const first = await client.next();
+      assert.deepEqual(names(first), ["a", "b"]);
+      ack(client, first);
+    }
+    clients[0].send({ type_url: EDS, resource_names_unsubscribe: ["a"] });
+    await probe(clients[0]);
+    const watched = server.service.connections().map((c) => c.watches()[EDS].join(",")).sort();
+    assert.deepEqual(watched, ["a,b", "b"], "one proxy's unsubscription is its own");
+    server.push(testPush("v2", { endpoints: { a: ["10.9.9.9"], b: ["10.0.0.2"] } }), {
+      full: false,
+      configsUpdated: [endpointsKey("a")],
+    });
+    const update = await clients[1].next();
+    assert.deepEqual(names(update), ["a"]);
+    ack(clients[1], update);
+    await probe(clients[0]);
+    clients[0].send({ type_url: EDS, resource_names_subscribe: ["a"] });
+    const again = await clients[0].next();
+    assert.deepEqual(names(again), ["a"], "subscribing again sends the resource");
+    assert.match(JSON.stringify(again.resources[0].fields), /10\.9\.9\.9/);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
 Deno.test("Delta ADS counts NACKs and expired nonces but still applies subscription changes", async () => {
   const server = await startTestServer();
   const client = connect(server.port, EDS, ["a"]);

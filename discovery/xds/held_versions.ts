@@ -13,6 +13,13 @@ const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap
   new Map(list.map((r) => [r.name, r]))
 );
 
+/** The names of `list` not in `present`, once per pair (both are shared by every proxy of a shape). */
+const listedNotIn = memoByIdentity((list: readonly VersionedResource[]) =>
+  memoByIdentity((present: ReadonlySet<string>): readonly string[] =>
+    Object.freeze(list.filter((r) => !present.has(r.name)).map((r) => r.name))
+  )
+);
+
 /** Resource name → version held, as a shared list plus changes. */
 export class HeldVersions {
   #base: readonly VersionedResource[] = [];
@@ -68,6 +75,8 @@ export class HeldVersions {
    */
   changedIn(resources: readonly VersionedResource[]): readonly VersionedResource[] {
     if (this.holdsExactly(resources)) return [];
+    // Nothing held (a first answer): all of them, without a lookup per resource.
+    if (this.#base.length === 0 && this.#changes.size === 0) return resources;
     const out: VersionedResource[] = [];
     for (const resource of resources) {
       const changed = this.#changes.get(resource.name);
@@ -81,7 +90,8 @@ export class HeldVersions {
   }
 
   /** The names held that are not in `present`. */
-  namesNotIn(present: ReadonlySet<string>): string[] {
+  namesNotIn(present: ReadonlySet<string>): readonly string[] {
+    if (this.#changes.size === 0) return listedNotIn(this.#base)(present);
     const out: string[] = [];
     for (const resource of this.#base) {
       if (!present.has(resource.name) && !this.#changes.has(resource.name)) out.push(resource.name);

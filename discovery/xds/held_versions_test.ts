@@ -50,3 +50,15 @@ Deno.test("HeldVersions tells which resources of a generation are new to the pro
     "a version other than the one held is a change",
   );
 });
+
+Deno.test("HeldVersions holders of one list work out its missing names once", () => {
+  const list = [resource("a"), resource("b")];
+  const [one, other] = [new HeldVersions(), new HeldVersions()];
+  one.holdExactly(list);
+  other.holdExactly(list);
+  const present = new Set(["a"]);
+  assert.deepEqual(one.namesNotIn(present), ["b"]);
+  assert.equal(one.namesNotIn(present), other.namesNotIn(present), "the same answer object for both");
+  other.set("c", "v1");
+  assert.deepEqual(other.namesNotIn(present), ["b", "c"], "changes over the list are still counted");
+});

@@ -1,0 +1,95 @@
+/**
+ * The names an incremental (delta) proxy subscribed of one type. A first subscription is usually a shared
+ * list (`NameListTable`: every full-view proxy subscribes the same 3000 names), so the record keeps that list
+ * as it is, its set built once per list, and only later changes apart: a thousand proxies copying 4000 names
+ * each into sets of their own were most of what a delta connect cost beyond its bytes.
+ *
+ * @module
+ */
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+const setOf = memoByIdentity((list: readonly string[]): ReadonlySet<string> => new Set(list));
+
+/** The names of `list` not in `present`, once per pair (both are shared by every proxy of a shape). */
+const listedNotIn = memoByIdentity((list: readonly string[]) =>
+  memoByIdentity((present: ReadonlySet<string>): readonly string[] =>
+    Object.freeze(list.filter((name) => !present.has(name)))
+  )
+);
+
+/** Subscribed names, as a shared list plus changes. */
+export class SubscribedNames {
+  #base: readonly string[] = EMPTY;
+  #baseSet: ReadonlySet<string> = setOf(EMPTY);
+  /** Subscribed names not in the list. */
+  #added = new Set<string>();
+  /** Names of the list no longer subscribed. */
+  #dropped = new Set<string>();
+  #list: readonly string[] | undefined = EMPTY;
+
+  /** How many names are subscribed. */
+  get size(): number {
+    return this.#baseSet.size - this.#dropped.size + this.#added.size;
+  }
+
+  /** Whether `name` is subscribed. */
+  has(name: string): boolean {
+    return this.#added.has(name) || (this.#baseSet.has(name) && !this.#dropped.has(name));
+  }
+
+  /**
+   * Subscribes exactly `list` when nothing is subscribed and `list` is frozen, holds no name twice and no
+   * `wildcard`; the list is kept by reference. False (and nothing changed) otherwise.
+   */
+  adopt(list: readonly string[], wildcard: string): boolean {
+    if (this.size !== 0 || list.length === 0 || !Object.isFrozen(list)) return false;
+    const set = setOf(list);
+    if (set.size !== list.length || set.has(wildcard)) return false;
+    this.#base = list;
+    this.#baseSet = set;
+    this.#added = new Set();
+    this.#dropped = new Set();
+    this.#list = list;
+    return true;
+  }
+
+  /** Subscribes `name`; true when it was not subscribed. */
+  add(name: string): boolean {
+    if (this.has(name)) return false;
+    if (this.#baseSet.has(name)) this.#dropped.delete(name);
+    else this.#added.add(name);
+    this.#list = undefined;
+    return true;
+  }
+
+  /** Unsubscribes `name`; true when it was subscribed. */
+  delete(name: string): boolean {
+    if (!this.has(name)) return false;
+    if (this.#baseSet.has(name)) this.#dropped.add(name);
+    else this.#added.delete(name);
+    this.#list = undefined;
+    return true;
+  }
+
+  /**
+   * The subscribed names as a frozen list, the same object until the subscription changes: the shape memo
+   * and name caches key on the list itself.
+   */
+  list(): readonly string[] {
+    return this.#list ??= Object.freeze([...this]);
+  }
+
+  /** The subscribed names not in `present`. */
+  notIn(present: ReadonlySet<string>): readonly string[] {
+    if (this.#added.size === 0 && this.#dropped.size === 0) return listedNotIn(this.#base)(present);
+    return [...this].filter((name) => !present.has(name));
+  }
+
+  /** The subscribed names: the list's first, in its order, then the ones added since. */
+  *[Symbol.iterator](): IterableIterator<string> {
+    for (const name of this.#base) if (!this.#dropped.has(name)) yield name;
+    yield* this.#added;
+  }
+}
