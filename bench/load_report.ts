@@ -185,14 +185,19 @@ export function renderReport(r: LoadReport): string {
   } else if (r.baseline) {
     const basePush = summarize(r.baseline.push.latencies).max;
     const fullLabel = Object.keys(aggregated).find((l) => l.includes("(full push)"));
-    const configPush = fullLabel === undefined
-      ? NaN
-      : Math.max(...r.changes[fullLabel].map((x) => Math.max(...x.latencies) - x.firstMs));
+    // Only a config change that sent every type sent the replay's bytes; pushes send what changed.
+    const everyType = ["CDS", "EDS", "LDS", "RDS"];
+    const sameBytes = fullLabel === undefined
+      ? []
+      : r.changes[fullLabel].filter((x) => everyType.every((t) => (x.arrivals[t] ?? 0) > 0));
+    const configPush = Math.max(...sameBytes.map((x) => Math.max(...x.latencies) - x.firstMs));
     lines.push(
       `Full push ÷ replay of the same bytes (slowest proxy): debug push ${
         ((debug?.max ?? NaN) / basePush).toFixed(2)
       }×; ` +
-        `config-change push, from its first byte, ${(configPush / basePush).toFixed(2)}×.`,
+        (sameBytes.length === 0
+          ? "config-change pushes sent only the types that changed, not the replay's bytes."
+          : `config-change push, from its first byte, ${(configPush / basePush).toFixed(2)}×.`),
     );
   }
   lines.push("");

@@ -178,7 +178,8 @@ const EDITS: readonly EditKind[] = [
   {
     label: "VirtualService weights (full push)",
     next: (k, r) => ({ ...k, v1Weight: r % 2 === 0 ? 50 : 90 }),
-    types: delta ? [TYPE_URL.route] : ALL_TYPES,
+    // Pushes send only the types whose resources changed (SotW too, since 2026-11-26).
+    types: [TYPE_URL.route],
     inspect: {
       typeUrl: TYPE_URL.route,
       // An Envoy sidecar's routes are one configuration per port; a proxyless client's, one per target.
@@ -189,7 +190,8 @@ const EDITS: readonly EditKind[] = [
   {
     label: "DestinationRule lb policy (full push)",
     next: (k) => ({ ...k, lb: k.lb === "ROUND_ROBIN" ? "LEAST_CONN" : "ROUND_ROBIN" }),
-    types: delta ? [TYPE_URL.cluster] : ALL_TYPES,
+    // A state-of-the-world push resends EDS with CDS: Envoy warms an updated cluster until EDS names it.
+    types: delta ? [TYPE_URL.cluster] : [TYPE_URL.cluster, TYPE_URL.endpoint],
     inspect: {
       typeUrl: TYPE_URL.cluster,
       name: clusterNames(target)[0],

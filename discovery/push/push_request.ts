@@ -74,6 +74,14 @@ export function mergePushRequests(a: PushRequest | undefined, b: PushRequest): P
   });
 }
 
+/**
+ * True when the request must resend every watched type even where nothing changed for a proxy: an operator's
+ * push from `/debug/adsz?push=true` means "send everything again".
+ */
+export function isForced(request: PushRequest): boolean {
+  return (request.reasons.debug ?? 0) > 0;
+}
+
 /** Total number of events a request stands for. */
 export function eventCount(request: PushRequest): number {
   return Object.values(request.reasons).reduce((sum, n) => sum + (n ?? 0), 0);

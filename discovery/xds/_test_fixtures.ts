@@ -135,8 +135,14 @@ export interface TestServer {
   readonly metrics: Metrics;
   readonly logger: RecordingLogger;
   readonly counts: BuildCounts;
-  /** Installs a new snapshot as a full push (or endpoint-only when `full` is false). */
-  push(push: TestPush, changes?: { full?: boolean; configsUpdated?: readonly string[] }): void;
+  /**
+   * Installs a new snapshot as a full push (or endpoint-only when `full` is false); `forced` makes it the
+   * operator's push that resends every type.
+   */
+  push(
+    push: TestPush,
+    changes?: { full?: boolean; configsUpdated?: readonly string[]; forced?: boolean },
+  ): void;
   close(): Promise<void>;
 }
 
@@ -170,10 +176,8 @@ export async function startTestServer(
     counts,
     push(push, changes = {}) {
       const full = changes.full ?? true;
-      service.push(
-        pushRequest(full, full ? "config" : "endpoint", changes.configsUpdated, performance.now()),
-        push,
-      );
+      const reason = changes.forced ? "debug" : full ? "config" : "endpoint";
+      service.push(pushRequest(full, reason, changes.configsUpdated, performance.now()), push);
     },
     close: () => server.close(),
   };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { Router } from "../../shared/http/router.ts";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
-import { sidecarId, startTestServer, type TestServer } from "./_test_fixtures.ts";
+import { sidecarId, startTestServer, testPush, type TestServer } from "./_test_fixtures.ts";
 import { addXdsDebugRoutes } from "./debug_routes.ts";
 
 async function get(
@@ -131,6 +131,28 @@ Deno.test("/debug/config_distribution tells which proxy acknowledged which versi
     assert.equal(proxies[0].proxyId, "app.test");
     assert.equal(proxies[0].acked.CDS.version, "v1");
     assert.deepEqual((body.resource as { inSync: string[] }).inSync, ["app.test"]);
+  });
+});
+
+Deno.test("/debug/config_distribution counts a type a push had nothing new for as at that push", async () => {
+  await withProxy(false, async (server, router) => {
+    await waitForAck(server);
+    // Only routes change: the proxy watches clusters and endpoints, so the push sends it nothing.
+    server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }), {
+      configsUpdated: ["Route/test/r1"],
+    });
+    const deadline = performance.now() + 10_000;
+    while (server.service.connections()[0].syncStatus()[TYPE_URL.endpoint].unchangedThrough !== "v2") {
+      if (performance.now() > deadline) throw new Error("Timed out waiting for the push");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const { body } = await get(router, "/debug/config_distribution?resource=Route/test/r1");
+    const proxies = body.proxies as { acked: Record<string, { version: string }> }[];
+    assert.equal(proxies[0].acked.CDS.version, "v2");
+    assert.equal(proxies[0].acked.EDS.version, "v2");
+    assert.deepEqual((body.resource as { inSync: string[] }).inSync, ["app.test"]);
+    const sync = server.service.connections()[0].syncStatus()[TYPE_URL.cluster];
+    assert.equal(sync.versionSent, "v1", "nothing was sent");
   });
 });
 

@@ -247,6 +247,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       // Nothing to send, and the proxy holds exactly this generation: say so, so the next push of the same
       // list is recognised at once.
       if (full) watch.known.holdExactly(resources);
+      this.recordUnchanged(typeUrl, push.version);
       return undefined;
     }
     const version = push.version;

@@ -10,17 +10,22 @@
 import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
-import type { PushRequest } from "../push/push_request.ts";
+import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import { anyFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
-import type { VersionedResource } from "./versioned_resource.ts";
+import { sameResources, type VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
-import { isWildcardType, pushOrder } from "./xds_types.ts";
+import { isWildcardType, pushOrder, resentAfter } from "./xds_types.ts";
 
 /** The names a proxy watches for one type. */
 interface Watch {
-  names: readonly string[];
+  readonly names: readonly string[];
+  /**
+   * The resources of the latest response to these names when it was a whole generation; undefined before
+   * one, and after a partial (endpoint-only) response.
+   */
+  lastWhole?: readonly VersionedResource[];
 }
 
 /** A built response waiting to be sent. */
@@ -31,7 +36,8 @@ interface Prepared {
   readonly nonce: string;
   readonly resources: readonly VersionedResource[];
   readonly full: boolean;
-  readonly names: readonly string[];
+  /** The watch it answers (replaced, not changed, when the proxy changes its names). */
+  readonly watch: Watch;
   readonly builtMs: number;
 }
 
@@ -88,7 +94,11 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     await this.#respond(typeUrl);
   }
 
-  /** Sends every watched type a full push calls for (only EDS for an endpoint-only push), in push order. */
+  /**
+   * Sends every watched type a full push calls for (only EDS for an endpoint-only push), in push order. A type
+   * whose generation equals what the proxy was last sent is skipped, unless the push is forced or the type
+   * must follow one sent before it ({@link resentAfter}): a route change sends RDS, not every cluster again.
+   */
   async push(request: PushRequest): Promise<void> {
     const types = request.full
       ? pushOrder(this.#watches.keys())
@@ -100,13 +110,24 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // snapshot older than the invalidation that preceded it, and a newer snapshot queues its own push.
     if (types.length === 0) return;
     let sent = 0;
+    const forced = isForced(request);
+    const sentTypes = new Set<string>();
     // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
     await this.ctx.gate.run(async () => {
       for (const typeUrl of types) {
         if (this.closed) return;
-        const response = this.#prepare(typeUrl, this.ctx.currentPush(), request.full, request.configsUpdated);
+        const after = resentAfter(typeUrl);
+        const skipUnchanged = request.full && !forced && (after === undefined || !sentTypes.has(after));
+        const response = this.#prepare(
+          typeUrl,
+          this.ctx.currentPush(),
+          request.full,
+          request.configsUpdated,
+          skipUnchanged,
+        );
         if (response === undefined) continue;
         await this.#sendPrepared(response);
+        sentTypes.add(typeUrl);
         sent++;
       }
     });
@@ -128,7 +149,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
   async #respond(typeUrl: string): Promise<void> {
     await this.ctx.gate.run(async () => {
       if (this.closed) return;
-      const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined);
+      const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, false);
       if (response !== undefined) await this.#sendPrepared(response);
     });
   }
@@ -138,6 +159,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     push: P,
     full: boolean,
     configsUpdated: ReadonlySet<string> | undefined,
+    skipUnchanged: boolean,
   ): Prepared | undefined {
     const watch = this.#watches.get(typeUrl);
     if (watch === undefined) return undefined;
@@ -155,6 +177,10 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // An endpoint-only push that touches none of this proxy's clusters has nothing to say.
     if (!full && resources.length === 0) return undefined;
     const version = push.version;
+    if (skipUnchanged && watch.lastWhole !== undefined && sameResources(watch.lastWhole, resources)) {
+      this.recordUnchanged(typeUrl, version);
+      return undefined;
+    }
     const nonceVersion = this.nonceVersionFor(version);
     const framed = anyFraming(resources);
     const frame = (): FramedResponse => {
@@ -181,17 +207,18 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       nonce,
       resources,
       full,
-      names: watch.names,
+      watch,
       builtMs: performance.now() - started,
     };
   }
 
   async #sendPrepared(response: Prepared): Promise<void> {
-    const { typeUrl } = response;
+    const { typeUrl, watch } = response;
+    watch.lastWhole = response.full ? response.resources : undefined;
     // Recorded before the write so an ACK racing the write callback matches the latest nonce.
     this.recordSent(typeUrl, response.version, response.nonce, response.resources, {
       replace: response.full && isWildcardType(typeUrl),
-      ...(response.names.length > 0 ? { keep: response.names } : {}),
+      ...(watch.names.length > 0 ? { keep: watch.names } : {}),
     });
     await this.sendCounted(typeUrl, response.bytes, response.builtMs);
     if (this.ctx.logger.debugEnabled) {

@@ -83,7 +83,7 @@ Deno.test("A peer sending garbage is dropped alone, counted and logged at warn",
       server.logger.lines.some((line) => line.level === "warn" && line.msg === "refused ADS stream"),
       "one warn line names the refused peer",
     );
-    server.push(testPush("v2"));
+    server.push(testPush("v2", { clusters: { a: 0, b: 0, c: 0 } }));
     assert.equal((await healthy.next()).version, "v2", "the other stream is still served");
     assert.equal(await metricValue(server.metrics, "discovery_xds"), 1);
   } finally {
@@ -191,7 +191,6 @@ Deno.test("SotW ADS ignores and counts a request with an expired nonce", async (
     const second = await client.next();
     assert.equal(second.typeUrl, CDS);
     assert.equal(second.version, "v2");
-    assert.equal((await client.next()).typeUrl, LDS, "the probe's listener watch is pushed too");
     // The proxy re-sends the first nonce with other names: stale, so neither ACKed nor answered.
     client.send({ type_url: CDS, version_info: "v1", response_nonce: first.nonce, resource_names: ["a"] });
     await probe(client);
@@ -240,7 +239,7 @@ Deno.test("SotW ADS pushes types in the order CDS, EDS, LDS, RDS whatever the su
     const last = await client.next();
     ack(client, last, watched[last.typeUrl]);
     await probe(client);
-    server.push(testPush("v2"));
+    server.push(testPush("v2"), { forced: true });
     const order: string[] = [];
     for (let i = 0; i < 4; i++) {
       const response = await client.next();
@@ -248,6 +247,69 @@ Deno.test("SotW ADS pushes types in the order CDS, EDS, LDS, RDS whatever the su
       order.push(response.typeUrl);
     }
     assert.deepEqual(order, [CDS, EDS, LDS, RDS]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("SotW ADS pushes only the types whose resources changed, EDS with CDS, and everything when forced", async (t) => {
+  const server = await startTestServer();
+  const watched: Record<string, string[]> = { [RDS]: ["r1"], [LDS]: [], [EDS]: ["a"], [CDS]: [] };
+  const client = connect(server.port, RDS, ["r1"]);
+  const nextTypes = async (count: number, version: string) => {
+    const types: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const response = await client.next();
+      assert.equal(response.version, version);
+      ack(client, response, watched[response.typeUrl]);
+      types.push(response.typeUrl);
+    }
+    await probe(client);
+    return types;
+  };
+  try {
+    for (const typeUrl of [LDS, EDS, CDS]) {
+      const response = await client.next();
+      ack(client, response, watched[response.typeUrl]);
+      client.send({ type_url: typeUrl, resource_names: watched[typeUrl] });
+    }
+    const last = await client.next();
+    ack(client, last, watched[last.typeUrl]);
+    await probe(client);
+    await t.step("a route change sends RDS alone", async () => {
+      server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }));
+      assert.deepEqual(await nextTypes(1, "v2"), [RDS]);
+    });
+    await t.step(
+      "a cluster change sends CDS, and EDS after it though its endpoints are the same",
+      async () => {
+        server.push(
+          testPush("v3", { clusters: { a: 3, b: 0 }, routes: { r1: "moved.example.com", r2: "x" } }),
+        );
+        assert.deepEqual(await nextTypes(2, "v3"), [CDS, EDS]);
+      },
+    );
+    await t.step("a push that changes nothing the proxy holds sends nothing", async () => {
+      server.push(testPush("v4", { clusters: { a: 3, b: 0 }, routes: { r1: "moved.example.com", r2: "y" } }));
+      await waitFor(
+        () => server.service.queueStats().inFlight + server.service.queueStats().pending === 0,
+        "push",
+      );
+      await probe(client);
+      const sync = server.service.connections()[0].syncStatus();
+      assert.equal(sync[CDS].unchangedThrough, "v4", "what CDS was sent stands for v4 too");
+      assert.equal(sync[CDS].versionSent, "v3");
+    });
+    await t.step("a forced push sends every type", async () => {
+      server.push(
+        testPush("v5", { clusters: { a: 3, b: 0 }, routes: { r1: "moved.example.com", r2: "y" } }),
+        {
+          forced: true,
+        },
+      );
+      assert.deepEqual(await nextTypes(4, "v5"), [CDS, EDS, LDS, RDS]);
+    });
   } finally {
     client.close();
     await server.close();
@@ -314,7 +376,10 @@ Deno.test("SotW ADS encodes a resource once for every proxy of the same shape", 
       assert.deepEqual((await client.next()).resources.map((r) => r.name), ["a", "b"]);
     }
     assert.equal(server.counts.cds, 2, "two clusters, built once each");
-    server.push(testPush("v2", { clusters: { a: 0, b: 0 } }), { configsUpdated: ["Cluster/test/b"] });
+    server.push(testPush("v2", { clusters: { a: 0, b: 0 } }), {
+      configsUpdated: ["Cluster/test/b"],
+      forced: true,
+    });
     for (const client of clients) assert.equal((await client.next()).version, "v2");
     assert.equal(server.counts.cds, 3, "only b was rebuilt, once for all three proxies");
   } finally {
@@ -340,11 +405,7 @@ Deno.test("SotW ADS frames one response for every proxy handed the same list, an
       assert.equal(byPod(pod).syncStatus()[CDS].nonceAcked, first[i].nonce, `${pod} ACKed its response`);
     }
     server.push(testPush("v2", { clusters: { a: 0, b: 0, c: 0 } }));
-    const second = await Promise.all(clients.map(async (client) => {
-      const response = await client.next();
-      await client.next(); // The probe's listener watch.
-      return response;
-    }));
+    const second = await Promise.all(clients.map((client) => client.next()));
     assert.ok(second.every((response) => response.version === "v2" && response.resources.length === 3));
     const nonces = new Set(second.map((response) => response.nonce));
     assert.equal(nonces.size, 2, "a new push frames anew: one nonce in place, one shared");
@@ -378,7 +439,7 @@ Deno.test("SotW ADS counts a resource that cannot be encoded and keeps the strea
   try {
     ack(client, await client.next());
     await probe(client);
-    server.push(testPush("v2", { clusters: { a: -1, b: 0 } }));
+    server.push(testPush("v2", { clusters: { a: -1, b: 0 } }), { forced: true });
     const next = await client.next();
     assert.equal(next.typeUrl, LDS, "the push skipped CDS and sent the rest");
     assert.equal(await metricValue(server.metrics, "discovery_xds_pushes", { type: "cds_builderr" }), 1);

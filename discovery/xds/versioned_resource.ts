@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { encodeDeltaResource } from "../../proto/discovery_frame.ts";
 
@@ -36,4 +37,22 @@ export class VersionedResource {
       resource: this.encoded,
     });
   }
+}
+
+/**
+ * True when two generations are the same resources in the same order: the very objects (a cache hit), or
+ * equal names and bytes (rebuilt alike).
+ */
+export function sameResources(a: readonly VersionedResource[], b: readonly VersionedResource[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i], y = b[i];
+    if (x === y) continue;
+    if (x.name !== y.name || x.encoded.length !== y.encoded.length) return false;
+    if (!Buffer.from(x.encoded.buffer, x.encoded.byteOffset, x.encoded.byteLength).equals(y.encoded)) {
+      return false;
+    }
+  }
+  return true;
 }

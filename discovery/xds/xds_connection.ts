@@ -123,6 +123,11 @@ export interface TypeSync {
   ackedAt?: string;
   /** The latest NACK, kept after later ACKs. */
   lastNack?: NackInfo;
+  /**
+   * The newest push version that had nothing new of this type for the proxy after the latest response: that
+   * response stands for this version too.
+   */
+  unchangedThrough?: string;
 }
 
 /**
@@ -331,6 +336,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     sync.nonceSent = nonce;
     sync.versionSent = version;
     sync.sentAtMs = Date.now();
+    delete sync.unchangedThrough;
     let record = this.#sent.get(typeUrl);
     if (record === undefined) {
       record = new SentRecord();
@@ -361,8 +367,24 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     sync.nonceAcked = nonce === sync.nonceSent ? sync.nonceSent : nonce;
     sync.versionAcked = version === sync.versionSent ? sync.versionSent : version;
     sync.ackedAtMs = Date.now();
-    const pushVersion = nonceVersion(sync.nonceAcked);
+    const pushVersion = nonce === sync.nonceSent && sync.unchangedThrough !== undefined
+      ? sync.unchangedThrough
+      : nonceVersion(sync.nonceAcked);
     if (this.ctx.tracker !== undefined && pushVersion !== undefined) {
+      this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
+    }
+  }
+
+  /**
+   * Records that push `pushVersion` had nothing new of `typeUrl` for the proxy: what it was last sent stands
+   * for that version too, so config distribution counts the type as at that version once the proxy ACKs it
+   * (at once when it already has). A NACKed response stays unacknowledged.
+   */
+  protected recordUnchanged(typeUrl: string, pushVersion: string): void {
+    const sync = this.#sync.get(typeUrl);
+    if (sync?.nonceSent === undefined) return;
+    sync.unchangedThrough = pushVersion;
+    if (this.ctx.tracker !== undefined && sync.nonceAcked === sync.nonceSent) {
       this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
     }
   }

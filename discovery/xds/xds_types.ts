@@ -15,6 +15,17 @@ const PUSH_ORDER: readonly string[] = [
   TYPE_URL.secret,
 ];
 
+/**
+ * The type whose update obliges a push to send `typeUrl` too, unchanged or not: Envoy warms an updated
+ * cluster until an EDS response names it, and an updated listener until RDS answers (a SotW proxy whose
+ * watched names did not change asks for nothing new, so only a push can end the warming).
+ */
+export function resentAfter(typeUrl: string): string | undefined {
+  if (typeUrl === TYPE_URL.endpoint) return TYPE_URL.cluster;
+  if (typeUrl === TYPE_URL.route) return TYPE_URL.listener;
+  return undefined;
+}
+
 /** True for CDS and LDS, where an empty list of names means "every resource" rather than "none". */
 export function isWildcardType(typeUrl: string): boolean {
   return typeUrl === TYPE_URL.cluster || typeUrl === TYPE_URL.listener;
