@@ -10,11 +10,7 @@ import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import type { RpcStatus } from "../../proto/discovery_request.ts";
 import { shortTypeName } from "../../proto/type_urls.ts";
 import type { Logger } from "../../shared/log/logger.ts";
-import {
-  isOutboundStalled,
-  socketBytesWritten,
-  whenOutboundFlushed,
-} from "../../shared/grpc/outbound_state.ts";
+import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "../../shared/grpc/outbound_state.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import type { PushRequest } from "../push/push_request.ts";
@@ -295,7 +291,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
         if (error) return settle(error);
         if (!isOutboundStalled(this.call, socketTarget)) return settle();
         flushing = new AbortController();
-        whenOutboundFlushed(this.call, flushing.signal, socketTarget).then(
+        whenOutboundLeft(this.call, socketTarget, flushing.signal).then(
           () => this.#pendingSends.has(settle) && settle(),
           () => {},
         );

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 
 /** The outbound side of a call's connection. */
 export interface OutboundState {
@@ -123,5 +124,27 @@ export function whenOutboundFlushed(
     if (signal?.aborted) return stop();
     signal?.addEventListener("abort", stop, { once: true });
     look(firstWaitMs);
+  });
+}
+
+/** Turns of the event loop `whenOutboundLeft` looks on before it falls back to timers. */
+const TURN_LOOKS = 4;
+
+/**
+ * Resolves as {@link whenOutboundFlushed} does, but looks first on the next few turns of the event loop (after
+ * I/O), then on timers from 1 ms: a socket usually writes what it was handed within a turn or two, and a
+ * first look at 5 ms held each of a push's permits that long, so a thousand 8 KiB responses through a hundred
+ * permits waited out 50 ms more than they cost. Only a peer slow to read is then looked at less and less often.
+ */
+export function whenOutboundLeft(call: unknown, socketTarget?: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let turns = 0;
+    const look = () => {
+      if (signal?.aborted) return reject(signal.reason);
+      if (!isOutboundStalled(call, socketTarget)) return resolve();
+      if (++turns <= TURN_LOOKS) return void setImmediate(look);
+      whenOutboundFlushed(call, signal, socketTarget, 1).then(resolve, reject);
+    };
+    look();
   });
 }

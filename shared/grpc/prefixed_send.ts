@@ -19,10 +19,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { setImmediate } from "node:timers";
 import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
-import { isOutboundStalled, socketBytesWritten, whenOutboundFlushed } from "./outbound_state.ts";
+import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 
 type Serialize = (value: unknown) => Buffer;
 
@@ -50,22 +49,10 @@ export interface PrefixedSendOptions {
 /** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
 export const DEFAULT_SLICE_BYTES = 64 * 1024;
 
-/**
- * How a slice is waited for: a socket takes 64 KiB within a turn or two of the event loop, so the first
- * looks are at the next turns (after I/O); only a peer that is slow to read is then looked at on timers.
- */
-const SLICE_TURN_LOOKS = 4;
-const SLICE_FIRST_WAIT_MS = 1;
-
 /** Calls `then` once the socket under `call` has written `target` bytes (or the call is gone). */
 function whenSliceLeft(call: unknown, target: number | undefined, then: () => void): void {
-  let turns = 0;
-  const look = () => {
-    if (!isOutboundStalled(call, target)) return then();
-    if (++turns <= SLICE_TURN_LOOKS) return void setImmediate(look);
-    whenOutboundFlushed(call, undefined, target, SLICE_FIRST_WAIT_MS).then(then, then);
-  };
-  look();
+  if (!isOutboundStalled(call, target)) return then();
+  whenOutboundLeft(call, target).then(then, then);
 }
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
