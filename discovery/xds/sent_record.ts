@@ -6,7 +6,13 @@
  *
  * @module
  */
-import type { VersionedResource } from "./versioned_resource.ts";
+import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
+import { sameResource, type VersionedResource } from "./versioned_resource.ts";
+
+/** A sent list by name, built once per list (proxies of one shape share the list). */
+const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap<string, VersionedResource> =>
+  new Map(list.map((r) => [r.name, r]))
+);
 
 /** The resources one proxy holds of one type. */
 export class SentRecord {
@@ -48,6 +54,29 @@ export class SentRecord {
     if (this.#narrowedTo === keep) return;
     const names = new Set(keep);
     this.replace([...this.toMap().values()].filter((r) => names.has(r.name)), keep);
+  }
+
+  /**
+   * True when the proxy holds exactly `resources` (in any order): the same names, each the very object sent or
+   * one with the same bytes. Endpoint updates layered over a list count, so a full push after them can tell
+   * that nothing changed.
+   */
+  holdsExactly(resources: readonly VersionedResource[]): boolean {
+    if (this.#changes.size === 0 && this.#base === resources) return true;
+    const index = indexOf(this.#base);
+    let held = this.#base.length;
+    for (const [name, resource] of this.#changes) {
+      if (index.has(name)) {
+        if (resource === null) held--;
+      } else if (resource !== null) held++;
+    }
+    if (held !== resources.length) return false;
+    for (const resource of resources) {
+      const changed = this.#changes.get(resource.name);
+      const mine = changed === undefined ? index.get(resource.name) : changed;
+      if (mine === undefined || mine === null || !sameResource(mine, resource)) return false;
+    }
+    return true;
   }
 
   /** The resources held, by name (a new map; base first, then the changes in the order they came). */

@@ -41,3 +41,24 @@ Deno.test("SentRecord narrowed to a name list again keeps changes made since, an
   record.retain(["a"]);
   assert.deepEqual(names(record), ["a"], "a shorter watch drops what it no longer names");
 });
+
+Deno.test("SentRecord tells whether a generation is exactly what the proxy holds", () => {
+  const record = new SentRecord();
+  const [a, b] = [resource("a"), resource("b")];
+  assert.equal(record.holdsExactly([a]), false, "nothing sent yet");
+  record.replace([a, b]);
+  assert.ok(record.holdsExactly([a, b]));
+  assert.ok(record.holdsExactly([b, a]), "order carries no meaning");
+  assert.ok(record.holdsExactly([resource("a"), resource("b")]), "rebuilt with the same bytes");
+  assert.equal(record.holdsExactly([a, resource("b", 2)]), false, "other bytes");
+  assert.equal(record.holdsExactly([a]), false, "one fewer");
+  assert.equal(record.holdsExactly([a, b, resource("c")]), false, "one more");
+  const newer = resource("a", 2);
+  record.set(newer);
+  assert.ok(record.holdsExactly([resource("a", 2), b]), "an update layered over the list counts");
+  assert.equal(record.holdsExactly([a, b]), false);
+  record.delete("b");
+  record.set(resource("c"));
+  assert.ok(record.holdsExactly([newer, resource("c")]));
+  assert.equal(record.holdsExactly([newer, b, resource("c")]), false, "a dropped name is not held");
+});

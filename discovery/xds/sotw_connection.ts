@@ -14,18 +14,13 @@ import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import { anyFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
-import { sameResources, type VersionedResource } from "./versioned_resource.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder, resentAfter } from "./xds_types.ts";
 
 /** The names a proxy watches for one type. */
 interface Watch {
   readonly names: readonly string[];
-  /**
-   * The resources of the latest response to these names when it was a whole generation; undefined before
-   * one, and after a partial (endpoint-only) response.
-   */
-  lastWhole?: readonly VersionedResource[];
 }
 
 /** A built response waiting to be sent. */
@@ -36,8 +31,7 @@ interface Prepared {
   readonly nonce: string;
   readonly resources: readonly VersionedResource[];
   readonly full: boolean;
-  /** The watch it answers (replaced, not changed, when the proxy changes its names). */
-  readonly watch: Watch;
+  readonly names: readonly string[];
   readonly builtMs: number;
 }
 
@@ -177,7 +171,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // An endpoint-only push that touches none of this proxy's clusters has nothing to say.
     if (!full && resources.length === 0) return undefined;
     const version = push.version;
-    if (skipUnchanged && watch.lastWhole !== undefined && sameResources(watch.lastWhole, resources)) {
+    if (skipUnchanged && this.holdsSent(typeUrl, resources)) {
       this.recordUnchanged(typeUrl, version);
       return undefined;
     }
@@ -207,18 +201,17 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       nonce,
       resources,
       full,
-      watch,
+      names: watch.names,
       builtMs: performance.now() - started,
     };
   }
 
   async #sendPrepared(response: Prepared): Promise<void> {
-    const { typeUrl, watch } = response;
-    watch.lastWhole = response.full ? response.resources : undefined;
+    const { typeUrl } = response;
     // Recorded before the write so an ACK racing the write callback matches the latest nonce.
     this.recordSent(typeUrl, response.version, response.nonce, response.resources, {
       replace: response.full && isWildcardType(typeUrl),
-      ...(watch.names.length > 0 ? { keep: watch.names } : {}),
+      ...(response.names.length > 0 ? { keep: response.names } : {}),
     });
     await this.sendCounted(typeUrl, response.bytes, response.builtMs);
     if (this.ctx.logger.debugEnabled) {

@@ -255,7 +255,7 @@ Deno.test("SotW ADS pushes types in the order CDS, EDS, LDS, RDS whatever the su
 
 Deno.test("SotW ADS pushes only the types whose resources changed, EDS with CDS, and everything when forced", async (t) => {
   const server = await startTestServer();
-  const watched: Record<string, string[]> = { [RDS]: ["r1"], [LDS]: [], [EDS]: ["a"], [CDS]: [] };
+  const watched: Record<string, string[]> = { [RDS]: ["r1"], [LDS]: [], [EDS]: ["a", "b"], [CDS]: [] };
   const client = connect(server.port, RDS, ["r1"]);
   const nextTypes = async (count: number, version: string) => {
     const types: string[] = [];
@@ -301,14 +301,30 @@ Deno.test("SotW ADS pushes only the types whose resources changed, EDS with CDS,
       assert.equal(sync[CDS].unchangedThrough, "v4", "what CDS was sent stands for v4 too");
       assert.equal(sync[CDS].versionSent, "v3");
     });
+    const endpoints = { a: ["10.9.9.9"], b: ["10.0.0.2"] };
+    const routes = { r1: "moved.example.com" };
+    await t.step(
+      "after an endpoint-only update, a push that changes nothing the proxy holds sends nothing",
+      async () => {
+        server.push(testPush("v5", { clusters: { a: 3, b: 0 }, endpoints, routes }), {
+          full: false,
+          configsUpdated: [endpointsKey("a")],
+        });
+        const update = await client.next();
+        assert.deepEqual(update.resources.map((r) => r.name), ["a"], "the changed cluster alone");
+        ack(client, update, watched[EDS]);
+        server.push(testPush("v6", { clusters: { a: 3, b: 0 }, endpoints, routes }));
+        await waitFor(
+          () => server.service.queueStats().inFlight + server.service.queueStats().pending === 0,
+          "push",
+        );
+        await probe(client);
+        assert.equal(server.service.connections()[0].syncStatus()[EDS].unchangedThrough, "v6");
+      },
+    );
     await t.step("a forced push sends every type", async () => {
-      server.push(
-        testPush("v5", { clusters: { a: 3, b: 0 }, routes: { r1: "moved.example.com", r2: "y" } }),
-        {
-          forced: true,
-        },
-      );
-      assert.deepEqual(await nextTypes(4, "v5"), [CDS, EDS, LDS, RDS]);
+      server.push(testPush("v7", { clusters: { a: 3, b: 0 }, endpoints, routes }), { forced: true });
+      assert.deepEqual(await nextTypes(4, "v7"), [CDS, EDS, LDS, RDS]);
     });
   } finally {
     client.close();

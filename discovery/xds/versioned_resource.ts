@@ -39,20 +39,9 @@ export class VersionedResource {
   }
 }
 
-/**
- * True when two generations are the same resources in the same order: the very objects (a cache hit), or
- * equal names and bytes (rebuilt alike).
- */
-export function sameResources(a: readonly VersionedResource[], b: readonly VersionedResource[]): boolean {
+/** True when two resources are the same: the very object (a cache hit), or equal names and bytes. */
+export function sameResource(a: VersionedResource, b: VersionedResource): boolean {
   if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i], y = b[i];
-    if (x === y) continue;
-    if (x.name !== y.name || x.encoded.length !== y.encoded.length) return false;
-    if (!Buffer.from(x.encoded.buffer, x.encoded.byteOffset, x.encoded.byteLength).equals(y.encoded)) {
-      return false;
-    }
-  }
-  return true;
+  if (a.name !== b.name || a.encoded.length !== b.encoded.length) return false;
+  return Buffer.from(a.encoded.buffer, a.encoded.byteOffset, a.encoded.byteLength).equals(b.encoded);
 }

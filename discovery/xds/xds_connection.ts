@@ -349,6 +349,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (keep !== undefined) record.retain(keep);
   }
 
+  /** True when the proxy was sent exactly `resources` of `typeUrl` (see {@link SentRecord.holdsExactly}). */
+  protected holdsSent(typeUrl: string, resources: readonly VersionedResource[]): boolean {
+    return this.#sent.get(typeUrl)?.holdsExactly(resources) ?? false;
+  }
+
   /** Drops resources the proxy no longer holds from the record of what was sent. */
   protected dropSent(typeUrl: string, names: Iterable<string>): void {
     const record = this.#sent.get(typeUrl);
