@@ -14,6 +14,18 @@ const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap
   new Map(list.map((r) => [r.name, r]))
 );
 
+/** Whether a generation is exactly a sent list, worked out once per pair: both are shared by a shape's proxies. */
+const listHolds = memoByIdentity((sent: readonly VersionedResource[]) =>
+  memoByIdentity((generated: readonly VersionedResource[]): boolean => {
+    if (sent.length !== generated.length) return false;
+    const index = indexOf(sent);
+    return generated.every((resource) => {
+      const mine = index.get(resource.name);
+      return mine !== undefined && sameResource(mine, resource);
+    });
+  })
+);
+
 /** The resources one proxy holds of one type. */
 export class SentRecord {
   /** A list as sent; shared with other records and the shape memo, so never modified. */
@@ -62,7 +74,7 @@ export class SentRecord {
    * that nothing changed.
    */
   holdsExactly(resources: readonly VersionedResource[]): boolean {
-    if (this.#changes.size === 0 && this.#base === resources) return true;
+    if (this.#changes.size === 0) return this.#base === resources || listHolds(this.#base)(resources);
     const index = indexOf(this.#base);
     let held = this.#base.length;
     for (const [name, resource] of this.#changes) {
