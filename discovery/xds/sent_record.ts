@@ -14,16 +14,15 @@ const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap
   new Map(list.map((r) => [r.name, r]))
 );
 
-/** Whether a generation is exactly a sent list, worked out once per pair: both are shared by a shape's proxies. */
+/**
+ * Whether a generation is exactly a sent list, in its order, worked out once per pair: both are shared by a
+ * shape's proxies. Generators list resources in a stable order, and a reordered list is only resent; no index
+ * is built, since an Envoy sidecar's list is its own and an index would live as long as the proxy.
+ */
 const listHolds = memoByIdentity((sent: readonly VersionedResource[]) =>
-  memoByIdentity((generated: readonly VersionedResource[]): boolean => {
-    if (sent.length !== generated.length) return false;
-    const index = indexOf(sent);
-    return generated.every((resource) => {
-      const mine = index.get(resource.name);
-      return mine !== undefined && sameResource(mine, resource);
-    });
-  })
+  memoByIdentity((generated: readonly VersionedResource[]): boolean =>
+    sent.length === generated.length && sent.every((resource, i) => sameResource(resource, generated[i]))
+  )
 );
 
 /** The resources one proxy holds of one type. */
@@ -69,9 +68,9 @@ export class SentRecord {
   }
 
   /**
-   * True when the proxy holds exactly `resources` (in any order): the same names, each the very object sent or
-   * one with the same bytes. Endpoint updates layered over a list count, so a full push after them can tell
-   * that nothing changed.
+   * True when the proxy holds exactly `resources`: the same names, each the very object sent or one with the
+   * same bytes; in the order sent when nothing was layered over the list since, in any order otherwise.
+   * Endpoint updates layered over a list count, so a full push after them can tell that nothing changed.
    */
   holdsExactly(resources: readonly VersionedResource[]): boolean {
     if (this.#changes.size === 0) return this.#base === resources || listHolds(this.#base)(resources);
