@@ -246,7 +246,10 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (changed.length === 0 && removed.length === 0 && absent.length === 0 && !force) {
       // Nothing to send, and the proxy holds exactly this generation: say so, so the next push of the same
       // list is recognised at once.
-      if (full) watch.known.holdExactly(resources);
+      if (full) {
+        watch.known.holdExactly(resources);
+        this.recordHeld(typeUrl, resources);
+      }
       this.recordUnchanged(typeUrl, push.version);
       return undefined;
     }

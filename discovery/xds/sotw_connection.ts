@@ -172,6 +172,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     if (!full && resources.length === 0) return undefined;
     const version = push.version;
     if (skipUnchanged && this.holdsSent(typeUrl, resources)) {
+      this.recordHeld(typeUrl, resources, watch.names.length > 0 ? watch.names : undefined);
       this.recordUnchanged(typeUrl, version);
       return undefined;
     }

@@ -354,6 +354,19 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     return this.#sent.get(typeUrl)?.holdsExactly(resources) ?? false;
   }
 
+  /**
+   * Records that the proxy holds `resources`, a newer generation equal to what it was sent, so the record
+   * keeps that list (shared with the caches) and the one it replaces can be collected: a skipped type kept
+   * two generations of every proxy's list alive, one of them only here.
+   */
+  protected recordHeld(
+    typeUrl: string,
+    resources: readonly VersionedResource[],
+    keep?: readonly string[],
+  ): void {
+    this.#sent.get(typeUrl)?.replace(resources, keep);
+  }
+
   /** Drops resources the proxy no longer holds from the record of what was sent. */
   protected dropSent(typeUrl: string, names: Iterable<string>): void {
     const record = this.#sent.get(typeUrl);
