@@ -226,19 +226,27 @@ Deno.test("SotW ADS unsubscribes a non-wildcard type on empty names", async () =
   }
 });
 
+/**
+ * Watches LDS, EDS and CDS besides the RDS watch `client` opened with (in that order, the reverse of push
+ * order), ACKing each answer with `watched` names, and proves nothing else is pending.
+ */
+async function watchAll(client: TestAdsClient, watched: Record<string, string[]>): Promise<void> {
+  for (const typeUrl of [LDS, EDS, CDS]) {
+    const response = await client.next();
+    ack(client, response, watched[response.typeUrl]);
+    client.send({ type_url: typeUrl, resource_names: watched[typeUrl] });
+  }
+  const last = await client.next();
+  ack(client, last, watched[last.typeUrl]);
+  await probe(client);
+}
+
 Deno.test("SotW ADS pushes types in the order CDS, EDS, LDS, RDS whatever the subscription order", async () => {
   const server = await startTestServer();
   const watched: Record<string, string[]> = { [RDS]: ["r1"], [LDS]: [], [EDS]: ["a"], [CDS]: [] };
   const client = connect(server.port, RDS, ["r1"]);
   try {
-    for (const typeUrl of [LDS, EDS, CDS]) {
-      const response = await client.next();
-      ack(client, response, watched[response.typeUrl]);
-      client.send({ type_url: typeUrl, resource_names: watched[typeUrl] });
-    }
-    const last = await client.next();
-    ack(client, last, watched[last.typeUrl]);
-    await probe(client);
+    await watchAll(client, watched);
     server.push(testPush("v2"), { forced: true });
     const order: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -269,14 +277,7 @@ Deno.test("SotW ADS pushes only the types whose resources changed, EDS with CDS,
     return types;
   };
   try {
-    for (const typeUrl of [LDS, EDS, CDS]) {
-      const response = await client.next();
-      ack(client, response, watched[response.typeUrl]);
-      client.send({ type_url: typeUrl, resource_names: watched[typeUrl] });
-    }
-    const last = await client.next();
-    ack(client, last, watched[last.typeUrl]);
-    await probe(client);
+    await watchAll(client, watched);
     await t.step("a route change sends RDS alone", async () => {
       server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }));
       assert.deepEqual(await nextTypes(1, "v2"), [RDS]);
