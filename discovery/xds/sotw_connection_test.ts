@@ -174,6 +174,10 @@ Deno.test("SotW ADS counts a NACK, logs the proxy's error text, and does not res
     const sync = server.service.connections()[0].syncStatus()[CDS];
     assert.equal(sync.lastNack?.message, "cluster a: bad connect_timeout");
     assert.equal(sync.nonceAcked, undefined, "a NACK is not an ACK");
+    server.push(testPush("v2"));
+    const again = await client.next();
+    assert.equal(again.typeUrl, CDS, "the next push offers the rejected clusters again, though unchanged");
+    assert.equal(again.version, "v2");
   } finally {
     client.close();
     await server.close();

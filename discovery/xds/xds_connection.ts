@@ -418,6 +418,12 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     }
   }
 
+  /** True when the proxy rejected the latest response of `typeUrl` (it still holds an older one). */
+  protected rejectedLatest(typeUrl: string): boolean {
+    const sync = this.#sync.get(typeUrl);
+    return sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent;
+  }
+
   /** True when `nonce` is the latest one sent for `typeUrl`. */
   protected isLatestNonce(typeUrl: string, nonce: string): boolean {
     return this.#sync.get(typeUrl)?.nonceSent === nonce;
