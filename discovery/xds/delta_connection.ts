@@ -15,7 +15,7 @@
  */
 import { frameDeltaDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
-import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
+import { shortTypeName } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
@@ -119,34 +119,23 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     });
   }
 
-  /** Sends what changed of every watched type (only EDS for an endpoint-only push), in push order. */
-  async push(request: PushRequest): Promise<void> {
-    const types = request.full
-      ? pushOrder(this.#watches.keys())
-      : this.#watches.has(TYPE_URL.endpoint)
-      ? [TYPE_URL.endpoint]
-      : [];
-    // Each type is sent as soon as it is built, through the response gate, from the newest snapshot at that
-    // moment: a cache entry is never built from a snapshot older than the invalidation that preceded it.
-    if (types.length === 0) return;
-    let sent = 0;
-    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
-    await this.ctx.gate.run(async () => {
-      for (const typeUrl of types) {
-        if (this.closed) return;
-        const response = this.#prepare(
-          typeUrl,
-          this.ctx.currentPush(),
-          request.full,
-          request.configsUpdated,
-          false,
-        );
-        if (response === undefined) continue;
-        await this.#sendPrepared(response);
-        sent++;
-      }
-    });
-    if (sent > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  /** The watches by type URL. */
+  protected watchedTypes(): ReadonlyMap<string, DeltaWatch> {
+    return this.#watches;
+  }
+
+  /** Sends what changed of `typeUrl` (resources whose version the proxy does not hold, and removals). */
+  protected async pushType(typeUrl: string, request: PushRequest): Promise<boolean> {
+    const response = this.#prepare(
+      typeUrl,
+      this.ctx.currentPush(),
+      request.full,
+      request.configsUpdated,
+      false,
+    );
+    if (response === undefined) return false;
+    await this.#sendPrepared(response);
+    return true;
   }
 
   /** Applies subscribe/unsubscribe; true when something new was subscribed (which needs an answer). */

@@ -9,7 +9,7 @@
  */
 import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
-import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
+import { shortTypeName } from "../../proto/type_urls.ts";
 import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
@@ -88,44 +88,34 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     await this.#respond(typeUrl);
   }
 
+  /** The watches by type URL. */
+  protected watchedTypes(): ReadonlyMap<string, Watch> {
+    return this.#watches;
+  }
+
   /**
-   * Sends every watched type a full push calls for (only EDS for an endpoint-only push), in push order. A type
-   * whose generation equals what the proxy was last sent is skipped, unless the push is forced or the type
-   * must follow one sent before it ({@link resentAfter}): a route change sends RDS, not every cluster again.
+   * Sends `typeUrl` unless its generation equals what the proxy holds; a forced push, a type that must follow
+   * one sent before it ({@link resentAfter}) and a type the proxy rejected are sent whatever they hold: a
+   * route change sends RDS, not every cluster again.
    */
-  async push(request: PushRequest): Promise<void> {
-    const types = request.full
-      ? pushOrder(this.#watches.keys())
-      : this.#watches.has(TYPE_URL.endpoint)
-      ? [TYPE_URL.endpoint]
-      : [];
-    // Each type is sent as soon as it is built, through the response gate. Each is built from the newest
-    // snapshot at that moment (which may be newer than the request's): a cache entry is never built from a
-    // snapshot older than the invalidation that preceded it, and a newer snapshot queues its own push.
-    if (types.length === 0) return;
-    let sent = 0;
-    const forced = isForced(request);
-    const sentTypes = new Set<string>();
-    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
-    await this.ctx.gate.run(async () => {
-      for (const typeUrl of types) {
-        if (this.closed) return;
-        const after = resentAfter(typeUrl);
-        const skipUnchanged = request.full && !forced && (after === undefined || !sentTypes.has(after));
-        const response = this.#prepare(
-          typeUrl,
-          this.ctx.currentPush(),
-          request.full,
-          request.configsUpdated,
-          skipUnchanged,
-        );
-        if (response === undefined) continue;
-        await this.#sendPrepared(response);
-        sentTypes.add(typeUrl);
-        sent++;
-      }
-    });
-    if (sent > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  protected async pushType(
+    typeUrl: string,
+    request: PushRequest,
+    sentBefore: ReadonlySet<string>,
+  ): Promise<boolean> {
+    const after = resentAfter(typeUrl);
+    const skipUnchanged = request.full && !isForced(request) &&
+      (after === undefined || !sentBefore.has(after));
+    const response = this.#prepare(
+      typeUrl,
+      this.ctx.currentPush(),
+      request.full,
+      request.configsUpdated,
+      skipUnchanged,
+    );
+    if (response === undefined) return false;
+    await this.#sendPrepared(response);
+    return true;
   }
 
   /** Records the watch; false when empty names unsubscribe from a non-wildcard type. */

@@ -8,7 +8,7 @@ import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import type { RpcStatus } from "../../proto/discovery_request.ts";
-import { shortTypeName } from "../../proto/type_urls.ts";
+import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "../../shared/grpc/outbound_state.ts";
 import type { Proxy } from "../model/proxy.ts";
@@ -24,6 +24,7 @@ import type { ResponseGate } from "./response_gate.ts";
 import type { NameInterner } from "./name_interner.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
+import { pushOrder } from "./xds_types.ts";
 
 /** gRPC status codes the server ends streams with. */
 export const GRPC_STATUS = {
@@ -189,8 +190,44 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   /** Handles one decoded request of this protocol. Called through `serialize`. */
   abstract handleRequest(request: unknown): Promise<void>;
 
-  /** Pushes what `request` calls for to this proxy, from the newest snapshot. Called through `serialize`. */
-  abstract push(request: PushRequest): Promise<void>;
+  /**
+   * Pushes what `request` calls for to this proxy: every watched type for a full push (only EDS for an
+   * endpoint-only one), in push order, each sent as soon as it is built ({@link pushType}). Called through
+   * `serialize`.
+   */
+  async push(request: PushRequest): Promise<void> {
+    const watched = this.watchedTypes();
+    const types = request.full
+      ? pushOrder(watched.keys())
+      : watched.has(TYPE_URL.endpoint)
+      ? [TYPE_URL.endpoint]
+      : [];
+    if (types.length === 0) return;
+    const sent = new Set<string>();
+    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
+    await this.ctx.gate.run(async () => {
+      for (const typeUrl of types) {
+        if (this.closed) return;
+        if (await this.pushType(typeUrl, request, sent)) sent.add(typeUrl);
+      }
+    });
+    if (sent.size > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  }
+
+  /** The watches of this connection by type URL. */
+  protected abstract watchedTypes(): ReadonlyMap<string, unknown>;
+
+  /**
+   * Builds and sends `typeUrl` for a push, from the newest snapshot at that moment (which may be newer than
+   * the request's: a cache entry is never built from a snapshot older than the invalidation that preceded
+   * it, and a newer snapshot queues its own push); `sentBefore` holds the types this push already sent.
+   * True when a response was sent.
+   */
+  protected abstract pushType(
+    typeUrl: string,
+    request: PushRequest,
+    sentBefore: ReadonlySet<string>,
+  ): Promise<boolean>;
 
   /** Watched names per type URL; `["*"]` for a wildcard watch. */
   abstract watches(): Record<string, readonly string[]>;
