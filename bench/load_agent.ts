@@ -87,10 +87,11 @@ function endedCounts(): Record<string, number> {
  * With `--profile-connect FILE`, a CPU profile of this process from the first connect on, saved to FILE: at a
  * full view the load process, not the server, can be what a connect waits on.
  */
+let connectProfileFile = flags["profile-connect"];
 function profileConnect(): Promise<void> {
-  const file = flags["profile-connect"];
+  const file = connectProfileFile;
   if (file === undefined) return Promise.resolve();
-  flags["profile-connect"] = undefined;
+  connectProfileFile = undefined; // the first connect only
   return new InspectorProfiler().cpuProfile(Number(flags["profile-seconds"]))
     .then((profile) => Deno.writeTextFile(file, JSON.stringify(profile)));
 }

@@ -22,17 +22,11 @@ import { makeNonce } from "./nonce.ts";
 import { HeldVersions } from "./held_versions.ts";
 import { SubscribedNames } from "./subscribed_names.ts";
 import { deltaFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
-import type { VersionedResource } from "./versioned_resource.ts";
+import { indexByName, type VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
 const WILDCARD = "*";
-
-/** The names in a resource list, computed once per list (proxies of one shape share the list). */
-const namesOf = memoByIdentity((resources: readonly VersionedResource[]): ReadonlySet<string> =>
-  new Set(resources.map((r) => r.name))
-);
 
 interface DeltaWatch {
   wildcard: boolean;
@@ -224,7 +218,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const absent: string[] = [];
     // A partial (endpoint-only) generation says nothing about resources it did not return.
     if (full) {
-      const present = namesOf(resources);
+      const present = indexByName(resources);
       removed.push(...watch.known.namesNotIn(present));
       for (const name of watch.subscribed.notIn(present)) {
         if (!watch.known.has(name) && !watch.reportedAbsent.has(name)) {
@@ -235,11 +229,8 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (changed.length === 0 && removed.length === 0 && absent.length === 0 && !force) {
       // Nothing to send, and the proxy holds exactly this generation: say so, so the next push of the same
       // list is recognised at once.
-      if (full) {
-        watch.known.holdExactly(resources);
-        this.recordHeld(typeUrl, resources);
-      }
-      this.recordUnchanged(typeUrl, push.version);
+      if (full) watch.known.holdExactly(resources);
+      this.recordUnchanged(typeUrl, push.version, full ? { resources } : undefined);
       return undefined;
     }
     const version = push.version;

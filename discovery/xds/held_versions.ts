@@ -6,16 +6,12 @@
  *
  * @module
  */
-import type { VersionedResource } from "./versioned_resource.ts";
+import { indexByName, type NameLookup, type VersionedResource } from "./versioned_resource.ts";
 import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
-
-const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap<string, VersionedResource> =>
-  new Map(list.map((r) => [r.name, r]))
-);
 
 /** The names of `list` not in `present`, once per pair (both are shared by every proxy of a shape). */
 const listedNotIn = memoByIdentity((list: readonly VersionedResource[]) =>
-  memoByIdentity((present: ReadonlySet<string>): readonly string[] =>
+  memoByIdentity((present: NameLookup): readonly string[] =>
     Object.freeze(list.filter((r) => !present.has(r.name)).map((r) => r.name))
   )
 );
@@ -60,7 +56,7 @@ export class HeldVersions {
   /** The proxy now holds exactly `list` (kept by reference: never modified). */
   holdExactly(list: readonly VersionedResource[]): void {
     this.#base = list;
-    this.#index = indexOf(list);
+    this.#index = indexByName(list);
     this.#changes = new Map();
   }
 
@@ -90,7 +86,7 @@ export class HeldVersions {
   }
 
   /** The names held that are not in `present`. */
-  namesNotIn(present: ReadonlySet<string>): readonly string[] {
+  namesNotIn(present: NameLookup): readonly string[] {
     if (this.#changes.size === 0) return listedNotIn(this.#base)(present);
     const out: string[] = [];
     for (const resource of this.#base) {

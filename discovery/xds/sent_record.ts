@@ -7,12 +7,7 @@
  * @module
  */
 import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
-import { sameResource, type VersionedResource } from "./versioned_resource.ts";
-
-/** A sent list by name, built once per list (proxies of one shape share the list). */
-const indexOf = memoByIdentity((list: readonly VersionedResource[]): ReadonlyMap<string, VersionedResource> =>
-  new Map(list.map((r) => [r.name, r]))
-);
+import { indexByName, sameResource, type VersionedResource } from "./versioned_resource.ts";
 
 /**
  * Whether a generation is exactly a sent list, in its order, worked out once per pair: both are shared by a
@@ -74,7 +69,7 @@ export class SentRecord {
    */
   holdsExactly(resources: readonly VersionedResource[]): boolean {
     if (this.#changes.size === 0) return this.#base === resources || listHolds(this.#base)(resources);
-    const index = indexOf(this.#base);
+    const index = indexByName(this.#base);
     let held = this.#base.length;
     for (const [name, resource] of this.#changes) {
       if (index.has(name)) {

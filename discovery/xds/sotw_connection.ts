@@ -161,11 +161,11 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     // An endpoint-only push that touches none of this proxy's clusters has nothing to say.
     if (!full && resources.length === 0) return undefined;
     const version = push.version;
-    // A rejected response is offered again by the next push, as before skipping existed: the proxy still
-    // holds an older generation, and what it could not apply then (a secret not yet there) it may now.
-    if (skipUnchanged && !this.rejectedLatest(typeUrl) && this.holdsSent(typeUrl, resources)) {
-      this.recordHeld(typeUrl, resources, watch.names.length > 0 ? watch.names : undefined);
-      this.recordUnchanged(typeUrl, version);
+    if (skipUnchanged && this.holdsSent(typeUrl, resources)) {
+      this.recordUnchanged(typeUrl, version, {
+        resources,
+        ...(watch.names.length > 0 ? { keep: watch.names } : {}),
+      });
       return undefined;
     }
     const nonceVersion = this.nonceVersionFor(version);

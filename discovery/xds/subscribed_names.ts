@@ -7,6 +7,7 @@
  * @module
  */
 import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
+import type { NameLookup } from "./versioned_resource.ts";
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
@@ -14,7 +15,7 @@ const setOf = memoByIdentity((list: readonly string[]): ReadonlySet<string> => n
 
 /** The names of `list` not in `present`, once per pair (both are shared by every proxy of a shape). */
 const listedNotIn = memoByIdentity((list: readonly string[]) =>
-  memoByIdentity((present: ReadonlySet<string>): readonly string[] =>
+  memoByIdentity((present: NameLookup): readonly string[] =>
     Object.freeze(list.filter((name) => !present.has(name)))
   )
 );
@@ -82,7 +83,7 @@ export class SubscribedNames {
   }
 
   /** The subscribed names not in `present`. */
-  notIn(present: ReadonlySet<string>): readonly string[] {
+  notIn(present: NameLookup): readonly string[] {
     if (this.#added.size === 0 && this.#dropped.size === 0) return listedNotIn(this.#base)(present);
     return [...this].filter((name) => !present.has(name));
   }

@@ -386,22 +386,15 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (keep !== undefined) record.retain(keep);
   }
 
-  /** True when the proxy was sent exactly `resources` of `typeUrl` (see {@link SentRecord.holdsExactly}). */
-  protected holdsSent(typeUrl: string, resources: readonly VersionedResource[]): boolean {
-    return this.#sent.get(typeUrl)?.holdsExactly(resources) ?? false;
-  }
-
   /**
-   * Records that the proxy holds `resources`, a newer generation equal to what it was sent, so the record
-   * keeps that list (shared with the caches) and the one it replaces can be collected: a skipped type kept
-   * two generations of every proxy's list alive, one of them only here.
+   * True when the proxy holds exactly `resources` of `typeUrl`: it was sent them ({@link SentRecord.holdsExactly})
+   * and did not reject the latest response (a proxy that NACKed still holds an older one, and what it could
+   * not apply then, a secret not yet there, it may now).
    */
-  protected recordHeld(
-    typeUrl: string,
-    resources: readonly VersionedResource[],
-    keep?: readonly string[],
-  ): void {
-    this.#sent.get(typeUrl)?.replace(resources, keep);
+  protected holdsSent(typeUrl: string, resources: readonly VersionedResource[]): boolean {
+    const sync = this.#sync.get(typeUrl);
+    if (sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent) return false;
+    return this.#sent.get(typeUrl)?.holdsExactly(resources) ?? false;
   }
 
   /** Drops resources the proxy no longer holds from the record of what was sent. */
@@ -429,9 +422,16 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   /**
    * Records that push `pushVersion` had nothing new of `typeUrl` for the proxy: what it was last sent stands
    * for that version too, so config distribution counts the type as at that version once the proxy ACKs it
-   * (at once when it already has). A NACKed response stays unacknowledged.
+   * (at once when it already has; a NACKed response stays unacknowledged). `held`, a whole generation equal
+   * to what was sent, replaces the sent list in the record, so the older one can be collected: the caches
+   * hold the newer, and keeping both kept two generations of every proxy's list alive.
    */
-  protected recordUnchanged(typeUrl: string, pushVersion: string): void {
+  protected recordUnchanged(
+    typeUrl: string,
+    pushVersion: string,
+    held?: { readonly resources: readonly VersionedResource[]; readonly keep?: readonly string[] },
+  ): void {
+    if (held !== undefined) this.#sent.get(typeUrl)?.replace(held.resources, held.keep);
     const sync = this.#sync.get(typeUrl);
     if (sync?.nonceSent === undefined) return;
     sync.unchangedThrough = pushVersion;
@@ -453,12 +453,6 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       this.#loggedNacks.add(seen);
       this.ctx.logger.warn("proxy rejected config", fields);
     }
-  }
-
-  /** True when the proxy rejected the latest response of `typeUrl` (it still holds an older one). */
-  protected rejectedLatest(typeUrl: string): boolean {
-    const sync = this.#sync.get(typeUrl);
-    return sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent;
   }
 
   /** True when `nonce` is the latest one sent for `typeUrl`. */

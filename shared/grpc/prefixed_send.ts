@@ -21,7 +21,7 @@
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
-import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
+import { socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 
 type Serialize = (value: unknown) => Buffer;
 
@@ -48,12 +48,6 @@ export interface PrefixedSendOptions {
 
 /** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
 export const DEFAULT_SLICE_BYTES = 64 * 1024;
-
-/** Calls `then` once the socket under `call` has written `target` bytes (or the call is gone). */
-function whenSliceLeft(call: unknown, target: number | undefined, then: () => void): void {
-  if (!isOutboundStalled(call, target)) return then();
-  whenOutboundLeft(call, target).then(then, then);
-}
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
@@ -135,7 +129,8 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
       offset = end;
       if (end === frame.length) finishSlicing = undefined;
       const target = before === undefined ? undefined : before + piece.length;
-      write(piece, () => whenSliceLeft(call, target, next));
+      // The next slice once the socket has written this one (or the call is gone).
+      write(piece, () => void whenOutboundLeft(call, target).then(next, next));
     };
     finishSlicing = () => {
       finishSlicing = undefined;
