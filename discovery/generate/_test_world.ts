@@ -9,7 +9,9 @@ import type { Resource } from "../../shared/config/resource.ts";
 import { NETWORKING_GROUP } from "../../shared/config/kinds.ts";
 import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
+import { Buffer } from "node:buffer";
 import { decodeAny, encodeAny } from "../../proto/any_codec.ts";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { parseProxy, type Proxy } from "../model/proxy.ts";
 import { AggregateRegistry } from "../registry/aggregate_registry.ts";
@@ -117,6 +119,10 @@ export function run(
   for (const resource of generator.generate(proxy, push, full)) {
     if (!isCacheable(resource)) throw new TypeError(`Resource "${resource.name}" carries no cache key`);
     const bytes = encodeAny(generator.typeUrl, resource.build());
+    // A generator that assembles its own bytes must give exactly what encoding the built object gives.
+    if (resource.encode !== undefined && !Buffer.from(resource.encode(loadEnvoySchema())).equals(bytes)) {
+      throw new Error(`Resource "${resource.name}": encode() differs from encodeAny(build())`);
+    }
     out.names.push(resource.name);
     out.bytes.set(resource.name, bytes);
     out.byName.set(resource.name, decodeAny(bytes).resource);

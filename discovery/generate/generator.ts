@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type protobuf from "protobufjs";
 import type { Proxy } from "../model/proxy.ts";
 
 /** What the xDS server needs from a push snapshot (the model's PushContext satisfies it). */
@@ -59,6 +60,12 @@ export interface CacheableResource {
   readonly key: XdsCacheKey;
   /** The resource as a plain object for `encodeAny` (`.proto` field names). Called only on a cache miss. */
   build(): Record<string, unknown>;
+  /**
+   * Optional: the bytes of `encodeAny(typeUrl, build(), schema)`, made without building the whole object, for
+   * resources assembled from parts that many resources share. Used instead of `build()` on a cache miss; must
+   * give exactly those bytes.
+   */
+  encode?(schema: protobuf.Root): Uint8Array;
 }
 
 /** One resource a generator returns. */

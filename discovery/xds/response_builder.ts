@@ -134,7 +134,8 @@ function resolve<P extends PushSnapshot>(
       }
       let resource = deps.cache.get(generated.key.id);
       if (resource === undefined) {
-        resource = new VersionedResource(generated.name, encodeAny(typeUrl, generated.build(), deps.schema));
+        const encoded = generated.encode?.(deps.schema) ?? encodeAny(typeUrl, generated.build(), deps.schema);
+        resource = new VersionedResource(generated.name, encoded);
         deps.cache.add(generated.key, typeUrl, resource);
       }
       out.push(resource);

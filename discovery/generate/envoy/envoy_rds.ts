@@ -26,6 +26,7 @@ import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { planGatewayRouteConfig } from "./gateway_plan.ts";
 import { gatewayRouteConfig } from "./gateway_resources.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
+import { encodeRouteConfigurationAny } from "./route_config_bytes.ts";
 import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 
 /** True for ports an outbound HTTP listener (and so a route configuration) serves. */
@@ -78,26 +79,64 @@ export interface EnvoyRouteConfigPlan {
   readonly fallback: typeof PASSTHROUGH_CLUSTER | typeof BLACK_HOLE_CLUSTER;
 }
 
+/** The virtual host of one service: its domains and routes. */
+function virtualHost(host: VirtualHostPlan): EnvoyObject {
+  return {
+    name: host.plan.virtualHost,
+    domains: [...host.domains],
+    routes: host.plan.routes.map((route) => envoyRoute(route, host.virtualService)),
+  };
+}
+
+/** The last virtual host: every other authority goes to the fallback cluster. */
+function allowAnyHost(fallback: EnvoyRouteConfigPlan["fallback"]): EnvoyObject {
+  return {
+    name: "allow_any",
+    domains: ["*"],
+    routes: [{
+      name: "allow_any",
+      match: { prefix: "/" },
+      route: { cluster: fallback, timeout: { seconds: "0" } },
+    }],
+  };
+}
+
+/** Route configuration fields after `virtual_hosts`: Envoy need not know every cluster a route names. */
+const ROUTE_CONFIG_TAIL = { validate_clusters: { value: false } };
+
 function routeConfig(plan: EnvoyRouteConfigPlan, hosts: readonly VirtualHostPlan[]): EnvoyObject {
   return {
     name: String(plan.port),
-    virtual_hosts: [
-      ...hosts.map((host) => ({
-        name: host.plan.virtualHost,
-        domains: [...host.domains],
-        routes: host.plan.routes.map((route) => envoyRoute(route, host.virtualService)),
-      })),
-      {
-        name: "allow_any",
-        domains: ["*"],
-        routes: [{
-          name: "allow_any",
-          match: { prefix: "/" },
-          route: { cluster: plan.fallback, timeout: { seconds: "0" } },
-        }],
-      },
-    ],
-    validate_clusters: { value: false },
+    virtual_hosts: [...hosts.map(virtualHost), allowAnyHost(plan.fallback)],
+    ...ROUTE_CONFIG_TAIL,
+  };
+}
+
+/**
+ * A sidecar's route configuration as a cacheable resource. Its key is `stableJson(plan)`, written from each
+ * host's stable JSON, which is also that host's key in the per-snapshot memo of encoded virtual hosts.
+ */
+function sidecarRouteConfig(
+  push: PushContext,
+  { plan, hosts, dependsOn }: ReturnType<typeof planRouteConfig>,
+): GeneratedResource {
+  const hostKeys = plan.hosts.map((host) => stableJson(host));
+  const planJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
+    hostKeys.join(",")
+  }],"port":${plan.port}}`;
+  return {
+    name: String(plan.port),
+    key: cacheKey(TYPE_URL.route, ["envoy", planJson], dependsOn),
+    build: () => routeConfig(plan, hosts),
+    encode: (schema) =>
+      encodeRouteConfigurationAny(push, {
+        head: { name: String(plan.port) },
+        hosts: [
+          ...hosts.map((host, i) => ({ key: hostKeys[i], build: () => virtualHost(host) })),
+          { key: `allow_any ${plan.fallback}`, build: () => allowAnyHost(plan.fallback) },
+        ],
+        tail: ROUTE_CONFIG_TAIL,
+      }, schema),
   };
 }
 
@@ -189,13 +228,6 @@ export const envoyRdsGenerator: XdsGenerator<PushContext> = {
     const ports = request.names.length === 0
       ? outboundHttpPorts(proxy, push, true)
       : [...new Set(request.names)].filter((n) => /^[1-9][0-9]{0,4}$/.test(n)).map(Number);
-    return ports.map((port) => {
-      const { plan, hosts, dependsOn } = planRouteConfig(proxy, push, port);
-      return {
-        name: String(port),
-        key: cacheKey(TYPE_URL.route, ["envoy", stableJson(plan)], dependsOn),
-        build: () => routeConfig(plan, hosts),
-      };
-    });
+    return ports.map((port) => sidecarRouteConfig(push, planRouteConfig(proxy, push, port)));
   },
 };
