@@ -5,7 +5,11 @@ import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
-import { envoyRdsGenerator, virtualHostDomains } from "./envoy_rds.ts";
+import { envoyRdsGenerator, planRouteConfig, virtualHostDomains } from "./envoy_rds.ts";
+import { cacheKey, isCacheable } from "../generator.ts";
+import { stableJson } from "../fingerprint.ts";
+import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { Proxy } from "../../model/proxy.ts";
 import { planRouteConfiguration } from "../route_plan.ts";
 
 type Obj = Record<string, unknown>;
@@ -321,4 +325,55 @@ Deno.test("Listener conflicts keep the first claimant and are counted in the dis
   const text = await metrics.render();
   assert.match(text, /^discovery_conflict_outbound_listener_tcp_over_current_tcp [1-9]\d*$/m);
   assert.match(text, /^discovery_conflict_inbound_listener 1$/m);
+});
+
+Deno.test("A sidecar route configuration's cache key is the stable JSON of its plan", () => {
+  const push = world().push();
+  const proxy = envoySidecar();
+  const [generated] = envoyRdsGenerator.generate(proxy, push, { names: ["8080"], full: true });
+  assert.ok(isCacheable(generated));
+  const { plan, dependsOn } = planRouteConfig(proxy, push, 8080);
+  assert.equal(generated.key.id, cacheKey(TYPE_URL.route, ["envoy", stableJson(plan)], dependsOn).id);
+});
+
+Deno.test("Sidecars that share planned routes in one snapshot still get the routes their namespace and labels select", () => {
+  const push = world().apply(
+    networking("VirtualService", "example", "ratings", {
+      hosts: ["ratings"],
+      http: [
+        {
+          match: [{ sourceNamespace: "canary" }],
+          route: [{ destination: { host: "ratings", subset: "canary" } }],
+        },
+        {
+          match: [{ sourceLabels: { track: "beta" } }],
+          route: [{ destination: { host: "ratings", subset: "beta" } }],
+        },
+        { route: [{ destination: { host: "ratings" } }] },
+      ],
+    }),
+  ).push();
+  const clustersOf = (proxy: Proxy) => {
+    const hosts = run(envoyRdsGenerator, proxy, push, { names: ["8080"] }).byName.get("8080")!
+      .virtual_hosts as Obj[];
+    const ratings = hosts.find((h) => h.name === `${RATINGS}:8080`)!;
+    return (ratings.routes as Obj[]).map((r) => (r.route as Obj).cluster);
+  };
+  const plain = `outbound|8080||${RATINGS}`;
+  // Each order, so a plan remembered for one proxy is never handed to another it does not fit.
+  for (let round = 0; round < 2; round++) {
+    const proxies = [
+      envoySidecar("example"),
+      envoySidecar("canary"),
+      envoySidecar("other", "10.9.9.8", { track: "beta" }),
+    ];
+    const expected = [[plain], [`outbound|8080|canary|${RATINGS}`, plain], [
+      `outbound|8080|beta|${RATINGS}`,
+      plain,
+    ]];
+    const order = round === 0 ? [0, 1, 2] : [2, 1, 0];
+    for (const i of order) {
+      assert.deepEqual(clustersOf(proxies[i]), expected[i], `proxy ${i}, round ${round}`);
+    }
+  }
 });

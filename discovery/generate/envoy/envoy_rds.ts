@@ -18,9 +18,10 @@ import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
+import { memoByIdentity } from "../../../shared/memo/memo_by_identity.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import type { EnvoyObject } from "../route_match.ts";
-import { planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
+import { type PlannedRouteConfiguration, planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
 import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { planGatewayRouteConfig } from "./gateway_plan.ts";
@@ -112,6 +113,9 @@ function routeConfig(plan: EnvoyRouteConfigPlan, hosts: readonly VirtualHostPlan
   };
 }
 
+/** `stableJson` of a route plan, once per plan object: plans are shared by the sidecars of a shape. */
+const routePlanJson: (plan: RoutePlan) => string = memoByIdentity(stableJson);
+
 /**
  * A sidecar's route configuration as a cacheable resource. Its key is `stableJson(plan)`, written from each
  * host's stable JSON, which is also that host's key in the per-snapshot memo of encoded virtual hosts.
@@ -120,13 +124,16 @@ function sidecarRouteConfig(
   push: PushContext,
   { plan, hosts, dependsOn }: ReturnType<typeof planRouteConfig>,
 ): GeneratedResource {
-  const hostKeys = plan.hosts.map((host) => stableJson(host));
-  const planJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
+  // `stableJson({ domains, plan })`, with each shared plan's JSON written once per snapshot.
+  const hostKeys = plan.hosts.map((host) =>
+    `{"domains":${JSON.stringify(host.domains)},"plan":${routePlanJson(host.plan)}}`
+  );
+  const configJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
     hostKeys.join(",")
   }],"port":${plan.port}}`;
   return {
     name: String(plan.port),
-    key: cacheKey(TYPE_URL.route, ["envoy", planJson], dependsOn),
+    key: cacheKey(TYPE_URL.route, ["envoy", configJson], dependsOn),
     build: () => routeConfig(plan, hosts),
     encode: (schema) =>
       encodeRouteConfigurationAny(push, {
@@ -140,6 +147,34 @@ function sidecarRouteConfig(
   };
 }
 
+/** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
+const hostPlans = new WeakMap<PushContext, Map<string, PlannedRouteConfiguration>>();
+
+/**
+ * The routes of one service and port as `proxy` sees them, planned once per snapshot for every sidecar whose
+ * routes shape is equal. Planning reads the proxy's namespace only through what `namespaceView` covers
+ * (hostname lookups, DestinationRule precedence, `sourceNamespace`), its Sidecar scope and its labels
+ * (`sourceLabels`): the shape without short names, which only the domains read, and those are not planned here.
+ */
+function sharedHostPlan(
+  proxy: Proxy,
+  push: PushContext,
+  routesShape: string,
+  service: Service,
+  servicePort: ServicePort,
+): PlannedRouteConfiguration {
+  let byKey = hostPlans.get(push);
+  if (byKey === undefined) hostPlans.set(push, byKey = new Map());
+  const key = `${routesShape}\u0000${service.hostname}\u0000${servicePort.port}`;
+  let planned = byKey.get(key);
+  if (planned === undefined) {
+    const target = { name: `${service.hostname}:${servicePort.port}`, service, port: servicePort };
+    planned = planRouteConfiguration(target, proxy, push, { envoy: true });
+    byKey.set(key, planned);
+  }
+  return planned;
+}
+
 /** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
 export function planRouteConfig(
   proxy: Proxy,
@@ -150,6 +185,7 @@ export function planRouteConfig(
   const hosts: VirtualHostPlan[] = [];
   const dependsOn = new Set<string>();
   const scope = push.sidecarScope(proxy);
+  const routesShape = envoyProxyShape(proxy, push, { labels: true });
   const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(scope, port) : undefined;
   const services = push.servicesVisibleTo(proxy)
     .filter((s) => onPort === undefined || onPort.has(s))
@@ -162,8 +198,7 @@ export function planRouteConfig(
     const domains = virtualHostDomains(service, port, proxy.namespace).filter((d) => !taken.has(d));
     if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
-    const target = { name: `${service.hostname}:${port}`, service, port: servicePort };
-    const planned = planRouteConfiguration(target, proxy, push, { envoy: true });
+    const planned = sharedHostPlan(proxy, push, routesShape, service, servicePort);
     for (const key of planned.dependsOn) dependsOn.add(key);
     hosts.push({
       plan: planned.plan,
