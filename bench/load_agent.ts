@@ -29,6 +29,7 @@ const { values: flags } = parseArgs({
     delta: { type: "boolean", default: false },
     listeners: { type: "string", default: "all" },
     envoy: { type: "boolean", default: false },
+    "client-window": { type: "string" },
     "profile-connect": { type: "string" },
     "profile-seconds": { type: "string", default: "8" },
   },
@@ -66,6 +67,7 @@ const proxies: SimProxy[] = Array.from({ length: proxyCount }, (_, i) => {
     subscription: subscriptionFor(i),
     nameMemo,
     envoy: flags.envoy,
+    ...(flags["client-window"] === undefined ? {} : { window: Number(flags["client-window"]) }),
   };
   return new SimProxy(i, flags.addr!, node, ctx, i === 0);
 });

@@ -44,6 +44,11 @@ export interface ProxyContext {
   readonly envoy?: boolean;
   readonly subscription: Subscription;
   /**
+   * The HTTP/2 receive window of each connection and stream, in bytes; grpc-js's default (64 KiB) when absent.
+   * Envoy's default is 256 MiB; gRPC's own clients grow theirs with the bandwidth-delay product.
+   */
+  readonly window?: number;
+  /**
    * Names read from a response, by type, version (delta: nonce) and size: equal for equal shapes, so a
    * thousand proxies given the same response read its names once (delta: only a first answer).
    */
@@ -154,6 +159,7 @@ export class SimProxy {
     const client = new ADS_CLIENT(this.addr, grpc.credentials.createInsecure(), {
       "grpc.max_receive_message_length": -1,
       "grpc.use_local_subchannel_pool": 1,
+      ...(this.ctx.window === undefined ? {} : { "grpc-node.flow_control_window": this.ctx.window }),
     });
     const method = this.ctx.delta ? "DeltaAggregatedResources" : "StreamAggregatedResources";
     // deno-lint-ignore no-explicit-any

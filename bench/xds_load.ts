@@ -10,7 +10,8 @@
  *     bench/xds_load.ts --proxies 1000 [--services 1000] [--rounds 3] [--delta] [--listeners all|K]
  *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags="--flag value"]
  *     [--profile DIR [--profile-seconds 8] [--profile-kind cpu|allocs|promoted]] [--timeout-s 180]
- *     [--settle-ms 1000] [--server-v8-flags=--flag,--flag] [--server-log FILE]
+ *     [--settle-ms 1000] [--server-v8-flags=--flag,--flag] [--server-log FILE] [--envoy]
+ *     [--client-window BYTES]
  *
  * DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_PUSH_THROTTLE and DISCOVERY_XDS_SEND_TIMEOUT pass through to the server.
  *
@@ -51,6 +52,7 @@ const { values: flags } = parseArgs({
     delta: { type: "boolean", default: false },
     listeners: { type: "string", default: "all" },
     envoy: { type: "boolean", default: false },
+    "client-window": { type: "string" },
     "sidecar-scope": { type: "boolean", default: false },
     reconnect: { type: "boolean", default: false },
     "no-baseline": { type: "boolean", default: false },
@@ -229,6 +231,7 @@ async function main(): Promise<LoadReport> {
   ];
   if (delta) agentArgs.push("--delta");
   if (flags.envoy) agentArgs.push("--envoy");
+  if (flags["client-window"] !== undefined) agentArgs.push("--client-window", flags["client-window"]);
   const agentV8 = proxies > 2000 ? ["--max-old-space-size=16384"] : [];
   try {
     progress(`writing ${services} services to ${configDir}`);
