@@ -7,6 +7,7 @@
  * @module
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import type { IptablesConfig } from "./config.ts";
 import type { ProbeTarget } from "./probe_target.ts";
 import type { CaptureLogger } from "./capture_logger.ts";
@@ -73,7 +74,10 @@ export async function runCaptureProbe(
       while (!stop.signal.aborted) {
         attempts++;
         await dialOnce(target, token, stop.signal, logger);
-        await sleep(RETRY_MS, stop.signal);
+        // Stopping cuts the wait short; that is the only way it rejects.
+        await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch((error) => {
+          if (!stop.signal.aborted) throw error;
+        });
       }
     })());
     const result = await outcome;
@@ -170,19 +174,6 @@ async function dialOnce(target: ProbeTarget, token: string, signal: AbortSignal,
   } finally {
     if (conn) closeQuietly(conn);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }
 
 function closeQuietly(conn: Deno.Conn): void {

@@ -1,4 +1,5 @@
 import { Session } from "node:inspector";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** Profiling is unavailable in this process (e.g. the inspector needs `--allow-sys`). */
 export class ProfilerUnavailableError extends Error {
@@ -47,7 +48,7 @@ export class InspectorProfiler implements Profiler {
     return this.#sample("CPU profile", async (session) => {
       await post(session, "Profiler.enable");
       await post(session, "Profiler.start");
-      await sleep(seconds * 1000, signal);
+      await sleep(seconds * 1000, undefined, { signal });
       const result = await post(session, "Profiler.stop") as { profile: unknown };
       return result.profile;
     });
@@ -65,7 +66,7 @@ export class InspectorProfiler implements Profiler {
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: !options.promotedOnly,
       });
-      await sleep(seconds * 1000, signal);
+      await sleep(seconds * 1000, undefined, { signal });
       const result = await post(session, "HeapProfiler.stopSampling") as { profile: unknown };
       return result.profile;
     });
@@ -125,19 +126,5 @@ function post(session: Session, method: string, params: object = {}): Promise<un
       if (error) reject(error);
       else resolve(result);
     });
-  });
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

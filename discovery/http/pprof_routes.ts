@@ -40,9 +40,10 @@ export function addPprofRoutes(
   debug.add(
     "/debug/pprof/profile",
     "CPU profile for ?seconds=N, downloaded as .cpuprofile",
-    async (_request, url) => {
+    async (request, url) => {
       const seconds = parseSeconds(url.searchParams.get("seconds"));
-      const profile = await unavailableAs503(() => profiler.cpuProfile(seconds));
+      // A client that leaves ends the profile, so the profiler is free for the next one at once.
+      const profile = await unavailableAs503(() => profiler.cpuProfile(seconds, request.signal));
       return download(JSON.stringify(profile), `${program}-${stamp()}.cpuprofile`);
     },
   );
@@ -53,10 +54,12 @@ export function addPprofRoutes(
   debug.add(
     "/debug/pprof/allocs",
     "Allocations sampled for ?seconds=N (&promoted=true: only those promoted), downloaded as .heapprofile",
-    async (_request, url) => {
+    async (request, url) => {
       const seconds = parseSeconds(url.searchParams.get("seconds"));
       const promotedOnly = parseFlag("promoted", url.searchParams.get("promoted"));
-      const profile = await unavailableAs503(() => profiler.allocationProfile(seconds, { promotedOnly }));
+      const profile = await unavailableAs503(() =>
+        profiler.allocationProfile(seconds, { promotedOnly }, request.signal)
+      );
       return download(JSON.stringify(profile), `${program}-${stamp()}.heapprofile`);
     },
   );

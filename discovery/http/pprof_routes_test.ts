@@ -43,6 +43,17 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Asks `url` every 20 ms until it answers `wanted` or 5 s have passed; the last status. */
+async function statusWithin(url: string, wanted: number): Promise<number> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    await delay(20);
+    const response = await fetch(url);
+    await response.body?.cancel();
+    if (response.status === wanted || Date.now() > deadline) return response.status;
+  }
+}
+
 async function serve(profiler: Profiler) {
   const debug = addPprofRoutes(new DebugInterface(), profiler);
   const router = debug.mount(new Router());
@@ -115,6 +126,22 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
       const bad = await fetch(`${server.url}/debug/pprof/allocs?seconds=1&promoted=yes`);
       assert.equal(bad.status, 400);
       assert.match((await bad.json()).error, /^Invalid promoted "yes": expected true or false$/);
+    });
+
+    await t.step("a client that leaves ends its profile, so the next one is taken at once", async () => {
+      for (const kind of ["profile", "allocs"]) {
+        const leaving = new AbortController();
+        const pending = fetch(`${server.url}/debug/pprof/${kind}?seconds=600`, { signal: leaving.signal });
+        // While the first profile runs, a second one is refused as busy.
+        assert.equal(await statusWithin(`${server.url}/debug/pprof/${kind}?seconds=0.1`, 503), 503);
+        leaving.abort();
+        await pending.catch(() => {});
+        assert.equal(
+          await statusWithin(`${server.url}/debug/pprof/${kind}?seconds=0.1`, 200),
+          200,
+          `${kind}: the profiler is free once the first client left`,
+        );
+      }
     });
 
     await t.step("a bad duration is a 400 with the expected range", async () => {
