@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 
 async function copyTree(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
@@ -9,13 +10,9 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
-/** Polls `probe` every 100 ms until it holds; a bound on waiting for file events, not a timing assertion. */
-async function eventually(probe: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Polls `probe` every 100 ms for up to 30 s: the program reacts to file events on its own time. */
+function eventually(probe: () => Promise<boolean>, what: string): Promise<void> {
+  return waitFor(probe, what, 30_000, 100);
 }
 
 Deno.test("mesh-discovery is not ready while --configDir is gone, and serves the directory put back", async (t) => {

@@ -9,6 +9,7 @@ import { Metrics } from "../../shared/metrics/metrics.ts";
 import { type CredentialSource, SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
 import type { TlsCredential } from "../../shared/credentials/tls_credential.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 
 const SECRET: WorkloadSecret = {
   certChainPem: "chain",
@@ -60,13 +61,8 @@ Deno.test("SDS counts pushes, rejections and connections, and closes streams tha
     });
     call.on("data", (bytes: Buffer) => responses.push(Response.decode(bytes) as never));
     call.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
-    const until = async (what: string, predicate: () => boolean | Promise<boolean>) => {
-      const deadline = Date.now() + 5_000;
-      while (!await predicate()) {
-        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const until = (what: string, predicate: () => boolean | Promise<boolean>) =>
+      waitFor(predicate, what, 5_000, 20);
     await until("the first push", () => responses.length === 1);
     assert.equal(await value(metrics, "counter", "total_pushes"), 1);
     assert.equal(await value(metrics, "gauge", "total_active_connections"), 1);
@@ -177,11 +173,7 @@ Deno.test("SDS serves a gateway's credentials by name, with its CA certificates 
     });
     call.on("error", () => {});
     const next = async (count: number) => {
-      const deadline = Date.now() + 5_000;
-      while (responses.length < count) {
-        if (Date.now() > deadline) assert.fail(`timed out waiting for response ${count}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitFor(() => responses.length >= count, `response ${count}`, 5_000, 20);
       return JSON.stringify(responses[count - 1]);
     };
     const names = ["shop-cert", "shop-cert-cacert", "unknown-cert", "default"];

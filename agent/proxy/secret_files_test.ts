@@ -10,6 +10,7 @@ import {
 } from "../../shared/pki/mod.ts";
 import { MountedSecrets, writeSecretFiles } from "./secret_files.ts";
 import type { WorkloadSecret } from "./workload_secrets.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 
 async function workloadSecret(): Promise<WorkloadSecret> {
   const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: 3_600_000, keyAlgorithm: "ECDSA" });
@@ -69,11 +70,7 @@ Deno.test("MountedSecrets serves mounted files, follows their replacement and ke
 
     const second = await workloadSecret();
     await writeSecretFiles(dir, second);
-    const deadline = Date.now() + 5_000;
-    while (mounted.current?.certChainPem !== second.certChainPem && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.equal(mounted.current?.certChainPem, second.certChainPem, "a replaced set is picked up");
+    await waitFor(() => mounted.current?.certChainPem === second.certChainPem, "a replaced set", 5_000, 20);
     assert.equal(seen.length, 2);
 
     await Deno.writeTextFile(`${dir}/cert-chain.pem`, "not a certificate\n");

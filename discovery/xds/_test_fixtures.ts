@@ -200,18 +200,7 @@ export async function metricValue(
   return match?.value ?? 0;
 }
 
-/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor } from "../../shared/testing/wait_for.ts";
 
 /** A sidecar node id for pod `name` in namespace `test`. */
 export function sidecarId(name: string, ip = "10.1.0.1"): string {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { Router } from "../../shared/http/router.ts";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
-import { sidecarId, startTestServer, testPush, type TestServer } from "./_test_fixtures.ts";
+import { sidecarId, startTestServer, testPush, type TestServer, waitFor } from "./_test_fixtures.ts";
 import { addXdsDebugRoutes } from "./debug_routes.ts";
 
 async function get(
@@ -141,11 +141,10 @@ Deno.test("/debug/config_distribution counts a type a push had nothing new for a
     server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }), {
       configsUpdated: ["Route/test/r1"],
     });
-    const deadline = performance.now() + 10_000;
-    while (server.service.connections()[0].syncStatus()[TYPE_URL.endpoint].unchangedThrough !== "v2") {
-      if (performance.now() > deadline) throw new Error("Timed out waiting for the push");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(
+      () => server.service.connections()[0].syncStatus()[TYPE_URL.endpoint].unchangedThrough === "v2",
+      "the push",
+    );
     const { body } = await get(router, "/debug/config_distribution?resource=Route/test/r1");
     const proxies = body.proxies as { acked: Record<string, { version: string }> }[];
     assert.equal(proxies[0].acked.CDS.version, "v2");
@@ -156,12 +155,11 @@ Deno.test("/debug/config_distribution counts a type a push had nothing new for a
   });
 });
 
-async function waitForAck(server: TestServer): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (server.service.connections()[0]?.syncStatus()[TYPE_URL.endpoint]?.nonceAcked === undefined) {
-    if (performance.now() > deadline) throw new Error("Timed out waiting for the EDS ACK");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+function waitForAck(server: TestServer): Promise<void> {
+  return waitFor(
+    () => server.service.connections()[0]?.syncStatus()[TYPE_URL.endpoint]?.nonceAcked !== undefined,
+    "the EDS ACK",
+  );
 }
 
 Deno.test("/debug/force_disconnect exists only with ENABLE_ADMIN_ENDPOINTS and ends the proxy's stream", async (t) => {

@@ -121,15 +121,6 @@ export class EchoTestClient {
   }
 }
 
-/** Resolves once `predicate` holds, checking on every turn of the event loop; rejects after `limitMs`. */
-export async function waitUntil(predicate: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Starts an echo server on a free loopback port; `parts` override the options. */
 export async function startEchoServer(
   parts: Partial<GrpcServerOptions> = {},

@@ -2,7 +2,8 @@ import "reflect-metadata";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { GrpcListenError } from "./grpc_server.ts";
-import { EchoTestClient, startEchoServer, waitUntil } from "./_test_echo_service.ts";
+import { EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import { waitFor } from "../testing/wait_for.ts";
 import { serverTls, testPki, tlsClient } from "./_test_pki.ts";
 
 const HELLO = new TextEncoder().encode("hello");
@@ -193,7 +194,7 @@ Deno.test("startGrpcServer bounds each connection", async (t) => {
     try {
       const first = client.hold();
       client.hold();
-      await waitUntil(() => holds.open === 2, "two streams open");
+      await waitFor(() => holds.open === 2, "two streams open");
       const third = client.hold();
       const thirdOpened = holds.opened.promise;
       first.end();
@@ -234,7 +235,7 @@ Deno.test("close lets open streams finish within the grace period, then cuts the
     const status = new Promise<number>((resolve) =>
       held.on("status", (s: grpc.StatusObject) => resolve(s.code))
     );
-    await waitUntil(() => holds.open === 1, "the stream open");
+    await waitFor(() => holds.open === 1, "the stream open");
     await server.close(50);
     assert.notEqual(await status, grpc.status.OK);
     assert.equal(server.close(), server.close(), "closing again returns the same promise");

@@ -1,7 +1,8 @@
 import "reflect-metadata";
 import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
-import { EchoTestClient, startEchoServer, waitUntil } from "./_test_echo_service.ts";
+import { EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import { waitFor } from "../testing/wait_for.ts";
 import { serverTls, testPki, tlsClient } from "./_test_pki.ts";
 import type { PeerDrop } from "./peer_guard.ts";
 
@@ -48,12 +49,12 @@ Deno.test("a peer that breaks the protocol loses its own connection only, and is
   const client = new EchoTestClient(server.address);
   try {
     const held = client.hold();
-    await waitUntil(() => holds.open === 1, "a stream of a well-behaved peer open");
+    await waitFor(() => holds.open === 1, "a stream of a well-behaved peer open");
     const echoed = new Promise<Uint8Array>((resolve) => held.once("data", (b: Uint8Array) => resolve(b)));
 
     await t.step("bytes that are not HTTP/2 at all", async () => {
       await sendRaw(server.address, new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-      await waitUntil(() => drops.length === 1, "the drop reported");
+      await waitFor(() => drops.length === 1, "the drop reported");
       assert.equal(drops[0].reason, "not_http2");
       assert.match(drops[0].detail, /magic/);
       assert.match(drops[0].peer, /^127\.0\.0\.1:\d+$/);
@@ -61,13 +62,13 @@ Deno.test("a peer that breaks the protocol loses its own connection only, and is
     await t.step("a DATA frame on stream 0 (a connection error)", async () => {
       const data = Uint8Array.from([0, 0, 4, 0x0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
       await sendRaw(server.address, Uint8Array.from([...PREFACE, 0, 0, 0, 0x4, 0, 0, 0, 0, 0, ...data]));
-      await waitUntil(() => drops.length === 2, "the drop reported");
+      await waitFor(() => drops.length === 2, "the drop reported");
       assert.deepEqual(reasons(drops.slice(1)), ["protocol_error PROTOCOL_ERROR"]);
     });
     await t.step("a frame longer than the peer may send", async () => {
       const header = Uint8Array.from([0xff, 0xff, 0xff, 0x0, 0, 0, 0, 0, 1]);
       await sendRaw(server.address, Uint8Array.from([...PREFACE, 0, 0, 0, 0x4, 0, 0, 0, 0, 0, ...header]));
-      await waitUntil(() => drops.length === 3, "the drop reported");
+      await waitFor(() => drops.length === 3, "the drop reported");
       assert.deepEqual(reasons(drops.slice(2)), ["protocol_error FRAME_SIZE_ERROR"]);
     });
 
@@ -95,7 +96,7 @@ Deno.test("a peer that connects and stays silent is cut after the handshake time
   const { server, drops } = await startRecording({ handshakeTimeoutMs: 200 });
   try {
     await stayQuiet(server.address);
-    await waitUntil(() => drops.length === 1, "the drop reported");
+    await waitFor(() => drops.length === 1, "the drop reported");
     assert.equal(drops[0].reason, "handshake_timeout");
     assert.match(drops[0].detail, /within 200ms/);
     const client = new EchoTestClient(server.address);
@@ -122,12 +123,12 @@ Deno.test("on a TLS port, garbage and a stalled handshake are dropped and counte
   try {
     await t.step("bytes that are not TLS", async () => {
       await sendRaw(server.address, new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-      await waitUntil(() => drops.length === 1, "the drop reported");
+      await waitFor(() => drops.length === 1, "the drop reported");
       assert.equal(drops[0].reason, "tls_error");
     });
     await t.step("a peer that never starts the handshake", async () => {
       await stayQuiet(server.address);
-      await waitUntil(() => drops.length === 2, "the drop reported");
+      await waitFor(() => drops.length === 2, "the drop reported");
       assert.equal(drops[1].reason, "handshake_timeout");
     });
     await t.step("a TLS peer is served and not counted", async () => {

@@ -4,7 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { StalledH2Client } from "./_stalled_h2_client.ts";
-import { waitUntil } from "./_test_echo_service.ts";
+import { waitFor } from "../testing/wait_for.ts";
 import { WireWriter } from "../../proto/_wire.ts";
 import { silentLogger } from "../log/logger.ts";
 import { type Pki, SERVER_NAME, serverTls, testPki } from "./_test_pki.ts";
@@ -165,12 +165,12 @@ Deno.test("A proxy that grants no credit holds the server to its window and one 
   // Grants only HTTP/2's initial 64 KiB window until resumed.
   const client = await StalledH2Client.open(server.port, DEFINITION.Stream.path, Uint8Array.of(1));
   try {
-    await waitUntil(() => client.dataBytes >= 60_000, "the first window's worth of data");
+    await waitFor(() => client.dataBytes >= 60_000, "the first window's worth of data");
     await new Promise((resolve) => setTimeout(resolve, 300));
     const held = handed.length;
     assert.ok(held <= 65_535 / SLICE + 2, `at most a window and a slice handed over, got ${held} slices`);
     await client.resume();
-    await waitUntil(() => client.streamEnded, "the whole message and the trailers");
+    await waitFor(() => client.streamEnded, "the whole message and the trailers");
     assert.equal(client.dataBytes, big.length + 5);
     assert.equal(handed.length, 257);
   } finally {
