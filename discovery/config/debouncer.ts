@@ -1,12 +1,4 @@
-/** The clock and timer functions a debouncer uses; the globals by default, a fake clock in tests. */
-export interface Timers {
-  /** Runs `callback` once after `ms` milliseconds; returns an id for `clearTimeout`. */
-  setTimeout(callback: () => void, ms: number): unknown;
-  /** Cancels a timer `setTimeout` returned; unknown or fired ids are ignored. */
-  clearTimeout(id: unknown): void;
-  /** Milliseconds on a monotonic scale. */
-  now(): number;
-}
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 
 /** Options of {@link Debouncer}. */
 export interface DebouncerOptions {
@@ -16,13 +8,6 @@ export interface DebouncerOptions {
   readonly maxDelayMs?: number;
   readonly timers?: Timers;
 }
-
-/** The real timers. */
-export const systemTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (id) => clearTimeout(id as number),
-  now: () => performance.now(),
-};
 
 /** Runs an action once after a burst of triggers has been quiet for `delayMs` (or `maxDelayMs` passed). */
 export class Debouncer {

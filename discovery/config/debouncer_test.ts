@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { Debouncer, type Timers } from "./debouncer.ts";
+import { Debouncer } from "./debouncer.ts";
+import type { Timers } from "../../shared/time/timers.ts";
 
 function fakeTimers(clock: FakeTimers.Clock): Timers {
   return {

@@ -15,7 +15,8 @@ import {
 } from "./config_file_load.ts";
 import { ConfigDirState, type ConfigDirView } from "./config_dir_state.ts";
 import { ConfigDirReporter } from "./config_dir_reporter.ts";
-import { Debouncer, systemTimers, type Timers } from "./debouncer.ts";
+import { Debouncer } from "./debouncer.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
 

@@ -6,7 +6,7 @@ import {
   parseMeshNetworks,
 } from "../../shared/config/mesh/mesh_networks.ts";
 import { parseMeshConfig } from "../../shared/config/mesh/parse_mesh_config.ts";
-import type { Timers } from "./debouncer.ts";
+import type { Timers } from "../../shared/time/timers.ts";
 import { WatchedFile } from "./watched_file.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 

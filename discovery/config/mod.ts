@@ -7,7 +7,7 @@ export * from "./memory_config_store.ts";
 export * from "./file_config_source.ts";
 export * from "./mesh_watcher.ts";
 export type { ConfigWarning, DocumentRejection, RejectionReason } from "./config_file_load.ts";
-export type { Timers } from "./debouncer.ts";
+export type { Timers } from "../../shared/time/timers.ts";
 export type {
   ConfigEvent,
   ConfigEventHandler,

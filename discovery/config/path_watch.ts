@@ -1,5 +1,5 @@
 import { type Logger, silentLogger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "./debouncer.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 
 /** Whether a watched directory is there: `watching` (found and watched) or `lost` (gone or not a directory). */
 export type PathWatchState = "watching" | "lost";

@@ -1,7 +1,8 @@
 import type { Logger } from "../../shared/log/logger.ts";
 import { MeshConfigError } from "../../shared/config/mesh/mesh_config_error.ts";
 import { deepEqual } from "./deep_equal.ts";
-import { Debouncer, systemTimers, type Timers } from "./debouncer.ts";
+import { Debouncer } from "./debouncer.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 
 /** Largest mesh config file read: the most an orchestrator ConfigMap holds; real ones are a few KiB. */
 export const MAX_MESH_FILE_BYTES = 1024 * 1024;

@@ -4,7 +4,7 @@
  * @module
  */
 export * from "./push_request.ts";
-export * from "./debouncer.ts";
+export * from "./push_debouncer.ts";
 export * from "./change_events.ts";
 export * from "./endpoint_index.ts";
 export * from "./push_context.ts";

@@ -4,7 +4,7 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { ConfigStore } from "../model/config_store.ts";
 import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import { type ChangeEvents, connectChangeEvents } from "./change_events.ts";
-import { Debouncer } from "./debouncer.ts";
+import { PushDebouncer } from "./push_debouncer.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
 import { buildPushContext, type PushMeshConfig } from "./push_context.ts";
 import type { SecretStore } from "../model/secret_store.ts";
@@ -35,7 +35,7 @@ export interface PushPipeline {
   /** Versioned endpoints, kept current by registry events, shared by every snapshot. */
   readonly endpoints: EndpointIndex;
   /** Merges push requests within the debounce window. */
-  readonly debouncer: Debouncer;
+  readonly debouncer: PushDebouncer;
   /** Builds snapshots and hands each push request to its listeners. */
   readonly stage: SnapshotStage;
   /** The subscriptions that turn store and registry events into push requests. */
@@ -82,7 +82,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     log: options.log,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
-  const debouncer = new Debouncer(stage.handle, {
+  const debouncer = new PushDebouncer(stage.handle, {
     afterMs: env.durationMs("DISCOVERY_DEBOUNCE_AFTER"),
     maxMs: env.durationMs("DISCOVERY_DEBOUNCE_MAX"),
     enableEdsDebounce: env.bool("DISCOVERY_ENABLE_EDS_DEBOUNCE"),

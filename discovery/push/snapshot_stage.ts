@@ -44,7 +44,7 @@ export class SnapshotStage {
     return () => this.#handlers.delete(listener);
   }
 
-  /** Handles one debounced request; give this to the Debouncer. Resolves when every listener has. */
+  /** Handles one debounced request; give this to the PushDebouncer. Resolves when every listener has. */
   handle = async (request: PushRequest): Promise<void> => {
     if (request.full) {
       try {

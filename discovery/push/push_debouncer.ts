@@ -1,5 +1,6 @@
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { mergePushRequests, type PushRequest, type TriggerReason } from "./push_request.ts";
 
 /** Debounce settings, from DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_DEBOUNCE_MAX, DISCOVERY_ENABLE_EDS_DEBOUNCE. */
@@ -15,30 +16,40 @@ export interface DebounceOptions {
 /** Receives merged requests; while a returned promise is pending, further pushes wait. */
 export type PushHandler = (request: PushRequest) => void | Promise<void>;
 
+/** What a {@link PushDebouncer} reports to and keeps time with; all optional. */
+export interface PushDebouncerDeps {
+  readonly metrics?: Metrics;
+  readonly log?: Logger;
+  /** A monotonic clock, so setting the wall clock neither holds a push back nor forces one. */
+  readonly timers?: Timers;
+}
+
 /**
  * Merges push requests: a push goes out once requests have been quiet for `afterMs`, or `maxMs` after the first
  * one, and never while the previous push is still running (requests keep merging meanwhile). Each push counts
  * its reasons in `discovery_push_triggers`.
  */
-export class Debouncer {
+export class PushDebouncer {
   readonly #push: PushHandler;
   readonly #options: DebounceOptions;
   readonly #metrics?: Metrics;
   readonly #log?: Logger;
+  readonly #timers: Timers;
   #pending?: PushRequest;
   #events = 0;
   #firstAt = 0;
   #lastAt = 0;
-  #timer?: ReturnType<typeof setTimeout>;
+  #timer: unknown;
   #busy = false;
   #closed = false;
 
-  /** Calls `push` with each merged request; `deps` are optional metrics and logger. */
-  constructor(push: PushHandler, options: DebounceOptions, deps: { metrics?: Metrics; log?: Logger } = {}) {
+  /** Calls `push` with each merged request. */
+  constructor(push: PushHandler, options: DebounceOptions, deps: PushDebouncerDeps = {}) {
     this.#push = push;
     this.#options = options;
     this.#metrics = deps.metrics;
     this.#log = deps.log;
+    this.#timers = deps.timers ?? systemTimers;
   }
 
   /** Adds a request; endpoint-only requests bypass the delay when EDS debouncing is off. */
@@ -48,7 +59,7 @@ export class Debouncer {
       void this.#run(request, false);
       return;
     }
-    const now = Date.now();
+    const now = this.#timers.now();
     this.#lastAt = now;
     if (this.#events === 0) {
       this.#firstAt = now;
@@ -66,15 +77,15 @@ export class Debouncer {
   /** Drops pending requests and stops the timer; later requests are ignored. */
   close(): void {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#pending = undefined;
     this.#events = 0;
   }
 
   #schedule(delayMs: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
       if (!this.#busy) this.#check();
     }, Math.max(0, delayMs));
@@ -82,7 +93,7 @@ export class Debouncer {
 
   #check(): void {
     if (this.#closed || !this.#pending) return;
-    const now = Date.now();
+    const now = this.#timers.now();
     const quiet = now - this.#lastAt;
     if (now - this.#firstAt >= this.#options.maxMs || quiet >= this.#options.afterMs) {
       const request = this.#pending;

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { Metrics } from "../../shared/metrics/metrics.ts";
-import { type DebounceOptions, Debouncer } from "./debouncer.ts";
+import { type DebounceOptions, PushDebouncer } from "./push_debouncer.ts";
+import type { Timers } from "../../shared/time/timers.ts";
 import { type PushRequest, pushRequest } from "./push_request.ts";
 
 const OPTIONS: DebounceOptions = { afterMs: 100, maxMs: 1_000, enableEdsDebounce: true };
@@ -9,11 +10,22 @@ const config = (name: string) => pushRequest(true, "config", [`VirtualService/ns
 const eds = (host: string) => pushRequest(false, "endpoint", [`ServiceEntry/ns/${host}`], Date.now());
 const names = (r: PushRequest) => [...r.configsUpdated ?? []].map((k) => k.split("/")[2]).sort().join(",");
 
-function withClock(fn: (clock: FakeTimers.InstalledClock) => Promise<void>): () => Promise<void> {
+/** The fake clock as the debouncer's timers. */
+function timersOf(clock: FakeTimers.Clock): Timers {
+  return {
+    setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
+    clearTimeout: (id) => clock.clearTimeout(id as FakeTimers.TimerId),
+    now: () => clock.now,
+  };
+}
+
+function withClock(
+  fn: (clock: FakeTimers.InstalledClock, timers: Timers) => Promise<void>,
+): () => Promise<void> {
   return async () => {
     const clock = FakeTimers.install({ now: 1_000_000 });
     try {
-      await fn(clock);
+      await fn(clock, timersOf(clock));
     } finally {
       clock.uninstall();
     }
@@ -21,10 +33,10 @@ function withClock(fn: (clock: FakeTimers.InstalledClock) => Promise<void>): () 
 }
 
 Deno.test(
-  "Debouncer merges updates inside the quiet period",
-  withClock(async (clock) => {
+  "PushDebouncer merges updates inside the quiet period",
+  withClock(async (clock, timers) => {
     const pushed: string[] = [];
-    const debouncer = new Debouncer((r) => void pushed.push(names(r)), OPTIONS);
+    const debouncer = new PushDebouncer((r) => void pushed.push(names(r)), OPTIONS, { timers });
     debouncer.enqueue(config("a"));
     debouncer.enqueue(config("b"));
     await clock.tickAsync(50);
@@ -41,11 +53,11 @@ Deno.test(
 );
 
 Deno.test(
-  "Debouncer forces a push after the maximum delay while updates keep coming",
-  withClock(async (clock) => {
+  "PushDebouncer forces a push after the maximum delay while updates keep coming",
+  withClock(async (clock, timers) => {
     const pushedAt: number[] = [];
     const start = Date.now();
-    const debouncer = new Debouncer(() => void pushedAt.push(Date.now() - start), OPTIONS);
+    const debouncer = new PushDebouncer(() => void pushedAt.push(Date.now() - start), OPTIONS, { timers });
     for (let i = 0; i < 30; i++) {
       debouncer.enqueue(config(`c${i}`));
       await clock.tickAsync(50);
@@ -56,12 +68,13 @@ Deno.test(
 );
 
 Deno.test(
-  "Debouncer pushes endpoint-only requests at once when EDS debounce is off",
-  withClock(async (clock) => {
+  "PushDebouncer pushes endpoint-only requests at once when EDS debounce is off",
+  withClock(async (clock, timers) => {
     const pushed: string[] = [];
-    const debouncer = new Debouncer(
+    const debouncer = new PushDebouncer(
       (r) => void pushed.push(`${r.full ? "full" : "eds"}:${names(r)}`),
       { ...OPTIONS, enableEdsDebounce: false },
+      { timers },
     );
     debouncer.enqueue(config("a"));
     debouncer.enqueue(eds("svc"));
@@ -74,12 +87,13 @@ Deno.test(
 );
 
 Deno.test(
-  "Debouncer merges endpoint-only requests when EDS debounce is on",
-  withClock(async (clock) => {
+  "PushDebouncer merges endpoint-only requests when EDS debounce is on",
+  withClock(async (clock, timers) => {
     const pushed: string[] = [];
-    const debouncer = new Debouncer(
+    const debouncer = new PushDebouncer(
       (r) => void pushed.push(`${r.full ? "full" : "eds"}:${names(r)}`),
       OPTIONS,
+      { timers },
     );
     debouncer.enqueue(eds("x"));
     debouncer.enqueue(eds("y"));
@@ -92,14 +106,18 @@ Deno.test(
 );
 
 Deno.test(
-  "Debouncer holds the next push until the running one finishes",
-  withClock(async (clock) => {
+  "PushDebouncer holds the next push until the running one finishes",
+  withClock(async (clock, timers) => {
     const pushed: string[] = [];
     const finish: (() => void)[] = [];
-    const debouncer = new Debouncer((r) => {
-      pushed.push(names(r));
-      return new Promise<void>((resolve) => finish.push(resolve));
-    }, OPTIONS);
+    const debouncer = new PushDebouncer(
+      (r) => {
+        pushed.push(names(r));
+        return new Promise<void>((resolve) => finish.push(resolve));
+      },
+      OPTIONS,
+      { timers },
+    );
     debouncer.enqueue(config("a"));
     await clock.tickAsync(100);
     assert.deepEqual(pushed, ["a"]);
@@ -116,18 +134,19 @@ Deno.test(
 );
 
 Deno.test(
-  "Debouncer counts push triggers by reason and survives a failing push",
-  withClock(async (clock) => {
+  "PushDebouncer counts push triggers by reason and survives a failing push",
+  withClock(async (clock, timers) => {
     const metrics = new Metrics("discovery", { version: "test", tag: "test" });
     const errors: string[] = [];
     let calls = 0;
-    const debouncer = new Debouncer(
+    const debouncer = new PushDebouncer(
       () => {
         calls++;
         throw new Error("boom");
       },
       OPTIONS,
       {
+        timers,
         metrics,
         log: {
           scope: "test",
@@ -159,3 +178,21 @@ Deno.test(
     assert.equal(calls, 2);
   }),
 );
+
+Deno.test("PushDebouncer keeps time on its monotonic clock: setting the wall clock back does not hold a push", async () => {
+  const wall = FakeTimers.install({ now: 1_000_000, toFake: ["Date"] });
+  const clock = FakeTimers.createClock(0);
+  try {
+    const pushed: string[] = [];
+    const debouncer = new PushDebouncer((r) => void pushed.push(names(r)), OPTIONS, {
+      timers: timersOf(clock),
+    });
+    debouncer.enqueue(config("a"));
+    wall.setSystemTime(1_000_000 - 3_600_000);
+    await clock.tickAsync(100);
+    assert.deepEqual(pushed, ["a"]);
+    debouncer.close();
+  } finally {
+    wall.uninstall();
+  }
+});
