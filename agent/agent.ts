@@ -9,7 +9,6 @@ import { join, resolve } from "node:path";
 import type { EnvSettings } from "../shared/env/env_settings.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
-import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
 import { CaClient } from "./proxy/ca_client.ts";
 import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_config.ts";
@@ -199,11 +198,6 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   await Deno.mkdir(dir, { recursive: true });
   const xdsSocket = join(dir, "XDS");
   const sdsSocket = join(dir, "SDS");
-  loadEnvoySchema([
-    "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
-    "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
-    "envoy/extensions/filters/http/router/v3/router.proto",
-  ]);
   const ports = {
     statusPort: config.statusPort,
     adminPort: config.proxyAdminPort,

@@ -12,7 +12,6 @@ import { parseArgs } from "node:util";
 import { messageTypeForUrl } from "../proto/any_codec.ts";
 import { loadEnvoySchema } from "../proto/envoy_schema.ts";
 import { jsonToStruct } from "../proto/struct_json.ts";
-import { loadLbPolicySchema } from "../discovery/generate/cluster_lb.ts";
 import { InspectorProfiler } from "../discovery/http/inspector_profiler.ts";
 import type { AgentCommand, AwaitReply, ConnectReply } from "./agent_protocol.ts";
 import { jsonLines } from "./agent_protocol.ts";
@@ -185,7 +184,6 @@ function inspect(typeUrl: string, name: string): Record<string, unknown> | null 
   const bytes = proxies[0].latest.get(typeUrl);
   if (bytes === undefined) return null;
   const schema = loadEnvoySchema();
-  loadLbPolicySchema();
   const type = messageTypeForUrl(typeUrl, schema);
   const any = schema.lookupType("google.protobuf.Any");
   for (const raw of readAnyResources(bytes)) {

@@ -10,15 +10,12 @@
 import { encodeAny } from "../proto/any_codec.ts";
 import { frameDiscoveryResponse } from "../proto/discovery_frame.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
-import { loadLbPolicySchema } from "../discovery/generate/cluster_lb.ts";
 import { stableJson } from "../discovery/generate/fingerprint.ts";
 import { cacheKey } from "../discovery/generate/generator.ts";
 import { cluster, type ClusterPlan } from "../discovery/generate/grpc_cds.ts";
 import { resourceVersion, VersionedResource } from "../discovery/xds/versioned_resource.ts";
 import { XdsCache } from "../discovery/xds/xds_cache.ts";
 import { readResourceNames, readResponseHead } from "./wire_reader.ts";
-
-loadLbPolicySchema();
 
 /** A cluster as the gRPC CDS generator builds it for the benchmark mesh's DestinationRule. */
 function clusterPlan(i: number): ClusterPlan {

@@ -34,7 +34,7 @@ export function typeForTypeUrl(root: protobuf.Root, typeUrl: string): protobuf.T
   if (cached !== undefined) return cached;
   const found = root.lookup(typeUrl.slice(typeUrl.lastIndexOf("/") + 1));
   if (!(found instanceof protobuf.Type)) return undefined;
-  // Misses are not cached: loadEnvoySchema(extraFiles) may add the type later.
+  // Misses are not cached: loadProtoFiles can add files to a root it is given.
   byUrl.set(typeUrl, found);
   return found;
 }

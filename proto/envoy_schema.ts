@@ -57,6 +57,11 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   "envoy/extensions/access_loggers/file/v3/file.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
   "envoy/extensions/clusters/aggregate/v3/cluster.proto",
+  // Load-balancing policies a gRPC cluster may embed (gRFC A52).
+  "envoy/extensions/load_balancing_policies/least_request/v3/least_request.proto",
+  "envoy/extensions/load_balancing_policies/random/v3/random.proto",
+  "envoy/extensions/load_balancing_policies/round_robin/v3/round_robin.proto",
+  "envoy/extensions/load_balancing_policies/wrr_locality/v3/wrr_locality.proto",
   "udpa/type/v1/typed_struct.proto",
   "xds/type/v3/typed_struct.proto",
   "google/rpc/status.proto",
@@ -178,19 +183,13 @@ export function loadProtoFiles(
 let envoyRoot: protobuf.Root | undefined;
 
 /**
- * Returns Envoy's v3 API schema, loading `ENVOY_PROTO_FILES` on first use and then reusing the same `Root`.
+ * Returns Envoy's v3 API schema: `ENVOY_PROTO_FILES`, loaded on first use, then the same `Root` every time.
+ * Nothing adds to it later, so what encodes or validates never depends on which module loaded first; a
+ * program that needs more builds its own root with {@link loadProtoFiles}.
  *
- * @param extraFiles further `.proto` files (import-style paths) to add to the shared root if not loaded yet
- * @returns the shared root; treat it as read-only apart from this function
+ * @returns the shared root; read-only
  */
-export function loadEnvoySchema(extraFiles: readonly string[] = []): protobuf.Root {
-  if (envoyRoot === undefined) {
-    envoyRoot = loadProtoFiles([...ENVOY_PROTO_FILES, ...extraFiles]);
-    return envoyRoot;
-  }
-  const missing = extraFiles.filter((file) =>
-    !envoyRoot!.files.some((loaded) => loaded.endsWith(`/${file}`))
-  );
-  if (missing.length > 0) loadProtoFiles(missing, findProtoIncludePaths(), envoyRoot);
+export function loadEnvoySchema(): protobuf.Root {
+  envoyRoot ??= loadProtoFiles(ENVOY_PROTO_FILES);
   return envoyRoot;
 }

@@ -82,14 +82,6 @@ Deno.test("loadEnvoySchema loads once and reuses the same root", () => {
   assert.equal(loadEnvoySchema(), loadEnvoySchema());
 });
 
-Deno.test("loadEnvoySchema adds extra files to the shared root on request", () => {
-  const root = loadEnvoySchema();
-  const lua = "envoy.extensions.filters.http.lua.v3.Lua";
-  assert.equal(root.lookup(lua), null, "precondition: Lua is not part of the default set");
-  assert.equal(loadEnvoySchema(["envoy/extensions/filters/http/lua/v3/lua.proto"]), root);
-  assert.ok(root.lookupType(lua));
-});
-
 Deno.test("loadProtoFiles names the file it cannot find", () => {
   assert.throws(
     () => loadProtoFiles(["envoy/does/not/exist.proto"]),

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { validateBootstrap } from "./bootstrap.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./bootstrap_template.ts";
 import { parseGoTemplate, TemplateError } from "./go_template.ts";
 import { DEFAULT_PROXY_CONFIG } from "./proxy_config.ts";
 import { buildProxyNode } from "./proxy_node.ts";
-
-loadEnvoySchema([
-  "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
-  "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
-  "envoy/extensions/filters/http/router/v3/router.proto",
-]);
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../tests/fixtures/bootstrap/${name}`, import.meta.url));

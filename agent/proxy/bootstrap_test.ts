@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import {
   BootstrapError,
   defaultBootstrap,
@@ -8,12 +7,6 @@ import {
   validateBootstrap,
 } from "./bootstrap.ts";
 import { buildProxyNode, parseLabelsFile } from "./proxy_node.ts";
-
-loadEnvoySchema([
-  "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
-  "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
-  "envoy/extensions/filters/http/router/v3/router.proto",
-]);
 
 const node = buildProxyNode({
   role: "sidecar",

@@ -24,7 +24,6 @@ import {
   type PushMeshConfig,
 } from "../push/push_context.ts";
 import { type CacheableResource, type GenerateRequest, isCacheable, type XdsGenerator } from "./generator.ts";
-import { loadLbPolicySchema } from "./cluster_lb.ts";
 
 /** The mesh defaults with `rootNamespace: mesh-system`. */
 export const MESH: PushMeshConfig = { ...defaultMeshConfig(), rootNamespace: "mesh-system" };
@@ -113,7 +112,6 @@ export function run(
   push: PushContext,
   request: Partial<GenerateRequest> = {},
 ): Generated {
-  loadLbPolicySchema();
   const out: Generated = { names: [], byName: new Map(), bytes: new Map(), cacheable: new Map() };
   const full: GenerateRequest = { names: request.names ?? [], full: request.full ?? true, ...request };
   for (const resource of generator.generate(proxy, push, full)) {

@@ -10,22 +10,8 @@
  * @module
  */
 import type { LoadBalancerSettings } from "../../shared/config/networking/traffic_policy.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { typeUrlOf } from "../../proto/type_urls.ts";
 import type { EnvoyObject } from "./route_match.ts";
-
-/** The `.proto` files of the load-balancing policy extensions a generated cluster may embed. */
-export const LB_POLICY_PROTO_FILES: readonly string[] = [
-  "envoy/extensions/load_balancing_policies/least_request/v3/least_request.proto",
-  "envoy/extensions/load_balancing_policies/random/v3/random.proto",
-  "envoy/extensions/load_balancing_policies/round_robin/v3/round_robin.proto",
-  "envoy/extensions/load_balancing_policies/wrr_locality/v3/wrr_locality.proto",
-];
-
-/** Adds the load-balancing policy extensions to the shared Envoy schema (idempotent). */
-export function loadLbPolicySchema(): void {
-  loadEnvoySchema(LB_POLICY_PROTO_FILES);
-}
 
 const POLICY = "envoy.extensions.load_balancing_policies";
 

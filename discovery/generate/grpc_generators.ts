@@ -6,18 +6,13 @@
  */
 import type { PushContext } from "../push/push_context.ts";
 import { type GeneratorRegistry, GRPC_GENERATOR, type XdsGenerator } from "./generator.ts";
-import { loadLbPolicySchema } from "./cluster_lb.ts";
 import { grpcCdsGenerator } from "./grpc_cds.ts";
 import { grpcEdsGenerator } from "./grpc_eds.ts";
 import { grpcLdsGenerator } from "./grpc_lds.ts";
 import { grpcRdsGenerator } from "./grpc_rds.ts";
 
-/**
- * The four gRPC generators. Loads the load-balancing policy extensions some clusters embed into the shared
- * Envoy schema, so the server can encode what they build.
- */
+/** The four gRPC generators. */
 export function grpcGenerators(): XdsGenerator<PushContext>[] {
-  loadLbPolicySchema();
   return [grpcCdsGenerator, grpcEdsGenerator, grpcLdsGenerator, grpcRdsGenerator];
 }
 

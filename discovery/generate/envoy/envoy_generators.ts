@@ -6,16 +6,14 @@
  */
 import type { PushContext } from "../../push/push_context.ts";
 import { DEFAULT_GENERATOR, type GeneratorRegistry, type XdsGenerator } from "../generator.ts";
-import { loadLbPolicySchema } from "../cluster_lb.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator } from "./envoy_rds.ts";
 import { envoySdsGenerator } from "./envoy_sds.ts";
 
-/** The Envoy generators. Loads the load-balancing policy extensions their clusters may embed. */
+/** The Envoy generators. */
 export function envoyGenerators(): XdsGenerator<PushContext>[] {
-  loadLbPolicySchema();
   return [envoyCdsGenerator, envoyEdsGenerator, envoyLdsGenerator, envoyRdsGenerator, envoySdsGenerator];
 }
 
