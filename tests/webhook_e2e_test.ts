@@ -1,58 +1,55 @@
 import assert from "node:assert/strict";
 import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
 import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
+import { opensslOk } from "../shared/testing/openssl.ts";
 
 /** Makes a CA and a serving certificate for 127.0.0.1 with the real openssl. */
 async function opensslServingCert(dir: string): Promise<void> {
-  const run = async (args: string[]) => {
-    const out = await new Deno.Command("openssl", { args, cwd: dir, stdout: "null", stderr: "piped" })
-      .output();
-    if (out.code !== 0) throw new Error(`openssl ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`);
-  };
-  await run([
+  const at = (file: string) => `${dir}/${file}`;
+  await opensslOk([
     "req",
     "-x509",
     "-newkey",
     "rsa:2048",
     "-nodes",
     "-keyout",
-    "ca.key",
+    at("ca.key"),
     "-out",
-    "ca.crt",
+    at("ca.crt"),
     "-subj",
     "/CN=test-ca",
     "-days",
     "1",
   ]);
-  await run([
+  await opensslOk([
     "req",
     "-newkey",
     "rsa:2048",
     "-nodes",
     "-keyout",
-    "tls.key",
+    at("tls.key"),
     "-out",
-    "tls.csr",
+    at("tls.csr"),
     "-subj",
     "/CN=meshd",
   ]);
-  await Deno.writeTextFile(`${dir}/ext.cnf`, "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  await run([
+  await Deno.writeTextFile(at("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  await opensslOk([
     "x509",
     "-req",
     "-in",
-    "tls.csr",
+    at("tls.csr"),
     "-CA",
-    "ca.crt",
+    at("ca.crt"),
     "-CAkey",
-    "ca.key",
+    at("ca.key"),
     "-CAcreateserial",
     "-out",
-    "tls.crt",
+    at("tls.crt"),
     "-days",
     "1",
     "-extfile",
-    "ext.cnf",
+    at("ext.cnf"),
   ]);
 }
 

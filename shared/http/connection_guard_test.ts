@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { silentLogger } from "../log/logger.ts";
 import type { ConnectionLimits } from "./connection_guard.ts";
 import { serveHttp } from "./serve.ts";
+import { opensslOk } from "../testing/openssl.ts";
 
 const SHORT: ConnectionLimits = {
   handshakeTimeoutMs: 200,
@@ -175,32 +176,27 @@ Deno.test("Over TLS, a request trickled after the handshake is cut when no answe
 async function selfSigned(): Promise<{ cert: string; key: string }> {
   const dir = await Deno.makeTempDir({ prefix: "connection_guard_test_" });
   try {
-    const { code } = await new Deno.Command("openssl", {
-      args: [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-        "-addext",
-        "basicConstraints=critical,CA:FALSE",
-        "-keyout",
-        `${dir}/key.pem`,
-        "-out",
-        `${dir}/cert.pem`,
-      ], // deno-fmt-ignore
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    assert.equal(code, 0);
+    await opensslOk([
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-addext",
+      "basicConstraints=critical,CA:FALSE",
+      "-keyout",
+      `${dir}/key.pem`,
+      "-out",
+      `${dir}/cert.pem`,
+    ]);
     return {
       cert: await Deno.readTextFile(`${dir}/cert.pem`),
       key: await Deno.readTextFile(`${dir}/key.pem`),
