@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { recordingLogger } from "./_test_support.ts";
+
 import { CaptureValidationError, runCaptureProbe } from "./capture_probe.ts";
 import {
   type IptablesConfig,
@@ -17,6 +17,7 @@ import {
 import { denoCommandExecutor } from "./executor.ts";
 import { chooseProbeTarget } from "./probe_target.ts";
 import { applyIptables, cleanIptables, type RunnerDeps } from "./runner.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 interface Scenario {
   flags: IptablesFlags;
@@ -81,7 +82,7 @@ if (!scenario) {
 }
 
 const exec = denoCommandExecutor();
-const logger = recordingLogger();
+const logger = new RecordingLogger();
 const deps: RunnerDeps = { exec, logger, print: () => {}, identity: { uid: Deno.uid()!, gid: Deno.gid()! } };
 const config = iptablesConfigFromFlags(scenario.flags, scenario.env ?? {}, { podIps: scenario.podIps });
 const routeTable = config.tproxyRouteTable;

@@ -1,7 +1,6 @@
-/** Test support: golden files, a recording logger, and running shell scripts in a private network namespace. */
+/** Test support: golden files, and running shell scripts in a private network namespace. */
 
 import assert from "node:assert/strict";
-import type { CaptureLogger } from "./capture_logger.ts";
 
 /** The directory holding golden files. */
 export const TESTDATA = new URL("./testdata/", import.meta.url);
@@ -23,22 +22,6 @@ export async function assertGolden(name: string, actual: string, update: boolean
     throw error;
   }
   assert.equal(actual, expected, `Output differs from golden file "${name}" (UPDATE_GOLDEN=1 rewrites it)`);
-}
-
-/** One recorded log line. */
-export interface LogEntry {
-  level: "debug" | "info" | "warn" | "error";
-  msg: string;
-  fields?: Record<string, unknown>;
-}
-
-/** A logger that records every line, for assertions. */
-export function recordingLogger(): CaptureLogger & { entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const at = (level: LogEntry["level"]) => (msg: string, fields?: Record<string, unknown>) => {
-    entries.push({ level, msg, fields });
-  };
-  return { entries, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
 /** What a namespaced script printed. */

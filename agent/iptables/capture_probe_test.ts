@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { recordingLogger } from "./_test_support.ts";
+
 import { CaptureValidationError, runCaptureProbe } from "./capture_probe.ts";
 import { iptablesConfig } from "./config.ts";
 import { chooseProbeTarget } from "./probe_target.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 /** Ports the kernel just handed out, so the probe does not collide with anything running. */
 function freePorts(count: number): number[] {
@@ -20,7 +21,7 @@ function probeConfig() {
 Deno.test("Without capture rules the probe reaches the probe port directly and fails with the reason", async () => {
   const config = probeConfig();
   const target = chooseProbeTarget(config, { uid: 0, gid: 0 });
-  await assert.rejects(runCaptureProbe(config, target, recordingLogger()), (error: Error) => {
+  await assert.rejects(runCaptureProbe(config, target, new RecordingLogger()), (error: Error) => {
     assert.ok(error instanceof CaptureValidationError);
     assert.equal(
       error.message.split(" (")[0],
@@ -40,7 +41,7 @@ Deno.test("A redirect target already in use fails with a clear message", async (
   const busy = Deno.listen({ hostname: "127.0.0.1", port: config.proxyPort });
   try {
     await assert.rejects(
-      runCaptureProbe(config, chooseProbeTarget(config, { uid: 0, gid: 0 }), recordingLogger()),
+      runCaptureProbe(config, chooseProbeTarget(config, { uid: 0, gid: 0 }), new RecordingLogger()),
       new RegExp(`cannot listen on 127\\.0\\.0\\.1:${config.proxyPort} \\(redirect target\\): it is in use`),
     );
   } finally {

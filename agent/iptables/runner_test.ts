@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { recordingLogger } from "./_test_support.ts";
+
 import { buildIptablesPlan } from "./build_plan.ts";
 import { buildCleanCommands, sweepScript } from "./clean_plan.ts";
 import { iptablesConfig, type IptablesOptions } from "./config.ts";
 import { CommandFailedError, CommandNotFoundError, type CommandResult } from "./executor.ts";
 import { commandLine, renderCommands, renderDryRun, renderRestore } from "./render.ts";
 import { applyIptables, cleanIptables, type RunnerDeps } from "./runner.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 interface Call {
   line: string;
@@ -20,7 +21,7 @@ const STALE = "*nat\n:OUTPUT ACCEPT [0:0]\n:MESH_OUTPUT - [0:0]\n" +
 function harness(answer: (line: string, stdin?: string) => CommandResult | Error = () => OK) {
   const calls: Call[] = [];
   const printed: string[] = [];
-  const logger = recordingLogger();
+  const logger = new RecordingLogger();
   const deps: RunnerDeps = {
     logger,
     print: (text) => printed.push(text),
@@ -45,7 +46,7 @@ Deno.test("A dry run prints the plan and calls nothing", async (t) => {
     assert.deepEqual(h.printed, [renderCommands(buildIptablesPlan(cfg))]);
     assert.equal(outcome.applied, false);
     assert.ok(
-      h.logger.entries.some((entry) => entry.level === "warn" && entry.msg.includes("validation skipped")),
+      h.logger.lines.some((entry) => entry.level === "warn" && entry.msg.includes("validation skipped")),
     );
   });
   await t.step("as iptables-restore input with --restore-format", async () => {
@@ -74,7 +75,7 @@ Deno.test("--skip-rule-apply builds the rules without running anything", async (
   const outcome = await applyIptables(config({ skipRuleApply: true }), h.deps);
   assert.deepEqual(h.calls, []);
   assert.equal(outcome.applied, false);
-  assert.ok(h.logger.entries.some((entry) => entry.msg.includes("--skip-rule-apply")));
+  assert.ok(h.logger.lines.some((entry) => entry.msg.includes("--skip-rule-apply")));
 });
 
 Deno.test("Applying cleans stale rules, then restores with --noflush and logs iptables-save", async () => {
@@ -103,11 +104,11 @@ Deno.test("Applying cleans stale rules, then restores with --noflush and logs ip
   ]);
   assert.equal(outcome.applied, true);
   assert.ok(
-    h.logger.entries.some((entry) =>
+    h.logger.lines.some((entry) =>
       entry.msg === "Skipping IPv6 cleanup: " + new CommandNotFoundError("ip6tables-save").message
     ),
   );
-  assert.ok(h.logger.entries.some((entry) => entry.msg === "iptables-save after the change"));
+  assert.ok(h.logger.lines.some((entry) => entry.msg === "iptables-save after the change"));
 });
 
 Deno.test("Applying with IPv6 restores both families", async () => {
@@ -219,7 +220,7 @@ Deno.test("Cleaning tolerates a missing ip tool and unreadable IPv6 tables", asy
     return OK;
   });
   await cleanIptables(config({}), h.deps);
-  const warnings = h.logger.entries.filter((entry) => entry.level === "warn").map((entry) => entry.msg);
+  const warnings = h.logger.lines.filter((entry) => entry.level === "warn").map((entry) => entry.msg);
   assert.ok(warnings.some((msg) => msg.startsWith("Skipping IPv6 cleanup")), warnings.join("\n"));
   assert.ok(
     warnings.some((msg) => msg.includes('install the Debian package "iproute2"')),

@@ -1,29 +1,5 @@
-// Test support for the webhook tests: admission reviews, a recording logger and metric readers.
-import type { LogFields, Logger } from "../../shared/log/logger.ts";
+// Test support for the webhook tests: admission reviews and metric readers.
 import { Metrics } from "../../shared/metrics/metrics.ts";
-
-/** One recorded log line. */
-export interface LogLine {
-  readonly level: string;
-  readonly msg: string;
-  readonly fields?: LogFields;
-}
-
-/** A logger that keeps every line for assertions. */
-export function recordingLogger(): Logger & { readonly lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, fields });
-  return {
-    scope: "test",
-    debugEnabled: true,
-    lines,
-    debug: at("debug"),
-    info: at("info"),
-    warn: at("warn"),
-    error: at("error"),
-    fatal: at("fatal"),
-  };
-}
 
 /** Fresh metrics of the discovery program. */
 export function testMetrics(): Metrics {

@@ -5,15 +5,15 @@ import {
   admissionReview,
   counterValue,
   INVALID_SPEC,
-  recordingLogger,
   testMetrics,
   VALID_SPEC,
   virtualService,
 } from "./_test_support.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 function setup() {
   const metrics = testMetrics();
-  const log = recordingLogger();
+  const log = new RecordingLogger();
   const router = validationWebhookRoutes(new Router(), { metrics, log });
   // A byte body, because a string body makes Request add "text/plain" when no content type is given.
   const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>

@@ -14,11 +14,11 @@ import {
   counterValue,
   INVALID_SPEC,
   INVALID_SPEC_ERROR_PATHS,
-  recordingLogger,
   testMetrics,
   VALID_SPEC,
   virtualService,
 } from "./_test_support.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 
 /** Starts a server on a free loopback port, runs `fn` with a client that trusts `caPem`, and cleans up. */
 async function withServer(
@@ -35,7 +35,7 @@ async function withServer(
   const webhook = await startWebhookServer({
     addr: "127.0.0.1:0",
     metrics: testMetrics(),
-    log: recordingLogger(),
+    log: new RecordingLogger(),
     validationEnabled: true,
     ...options,
   });
@@ -338,7 +338,7 @@ Deno.test("Webhook server serves --tlsCertFile/--tlsKeyFile", async (t) => {
     await Deno.writeTextFile(keyFile, await exportPrivateKeyPem(keys.privateKey));
 
     await t.step("the files' certificate is served and verifies against their CA", async () => {
-      const log = recordingLogger();
+      const log = new RecordingLogger();
       await withServer({ tlsCertFile: certFile, tlsKeyFile: keyFile, log }, async ({ post, get }) => {
         const ready = await get("/httpsReady");
         await ready.body?.cancel();
@@ -356,7 +356,7 @@ Deno.test("Webhook server serves --tlsCertFile/--tlsKeyFile", async (t) => {
         startWebhookServer({
           addr: "127.0.0.1:0",
           metrics: testMetrics(),
-          log: recordingLogger(),
+          log: new RecordingLogger(),
           validationEnabled: true,
           ...options,
         }),
