@@ -30,7 +30,7 @@ import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
-import { addXdsDebugRoutes, DiscoveryService, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
+import { addXdsDebugRoutes, AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -221,7 +221,7 @@ export async function startDiscovery(
   const xdsSettings = xdsSettingsFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
-  const discovery = new DiscoveryService<PushContext>({
+  const discovery = new AdsServer<PushContext>({
     generators,
     settings: xdsSettings,
     logger: adsLog,

@@ -7,7 +7,7 @@
 import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
-import { DiscoveryService } from "./discovery_service.ts";
+import { AdsServer } from "./ads_server.ts";
 import { configKey, pushRequest } from "../push/push_request.ts";
 import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } from "../generate/generator.ts";
 import { type RunningXdsServer, startXdsServer } from "./xds_grpc_server.ts";
@@ -129,7 +129,7 @@ export function testGenerators(
 
 /** A discovery server on 127.0.0.1:0 with test generators. */
 export interface TestServer {
-  readonly service: DiscoveryService<TestPush>;
+  readonly service: AdsServer<TestPush>;
   readonly server: RunningXdsServer;
   readonly port: number;
   readonly metrics: Metrics;
@@ -154,7 +154,7 @@ export async function startTestServer(
   const logger = new RecordingLogger();
   const counts: BuildCounts = { cds: 0, eds: 0, lds: 0, rds: 0 };
   const initial = options.push === null ? undefined : options.push ?? testPush("v1");
-  const service = new DiscoveryService<TestPush>({
+  const service = new AdsServer<TestPush>({
     generators: testGenerators(counts),
     settings: { ...DEFAULT_XDS_SETTINGS, ...options.settings },
     logger,

@@ -10,7 +10,7 @@ import { decodeAny } from "../../proto/any_codec.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
 import { HttpError, jsonResponse, type Router } from "../../shared/http/router.ts";
-import type { DiscoveryService } from "./discovery_service.ts";
+import type { AdsServer } from "./ads_server.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { SentResources, XdsConnection } from "./xds_connection.ts";
 
@@ -25,7 +25,7 @@ export interface XdsDebugOptions {
 /** Registers the xDS debug paths on `router` and returns it. */
 export function addXdsDebugRoutes<P extends PushSnapshot>(
   router: Router,
-  service: DiscoveryService<P>,
+  service: AdsServer<P>,
   options: XdsDebugOptions,
 ): Router {
   const schema = options.schema ?? loadEnvoySchema();
@@ -152,7 +152,7 @@ function unknownProxy(id: string): HttpError {
 
 /** The newest connection of the proxy named by `?proxyID=`. */
 function connectionFor<P extends PushSnapshot>(
-  service: DiscoveryService<P>,
+  service: AdsServer<P>,
   url: URL,
   path: string,
 ): XdsConnection<P> {

@@ -19,6 +19,6 @@ export * from "./xds_connection.ts";
 export * from "./sotw_connection.ts";
 export * from "./delta_connection.ts";
 export * from "./ads_stream.ts";
-export * from "./discovery_service.ts";
+export * from "./ads_server.ts";
 export * from "./xds_grpc_server.ts";
 export * from "./debug_routes.ts";

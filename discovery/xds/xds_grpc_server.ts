@@ -1,5 +1,5 @@
 /**
- * ADS on the shared gRPC server: the `AggregatedDiscoveryService` handlers of a `DiscoveryService`, served on
+ * ADS on the shared gRPC server: the `AggregatedDiscoveryService` handlers of a `AdsServer`, served on
  * `--grpcAddr` with the keepalive flags and the `MESH_GPRC_*` limits.
  *
  * @module
@@ -12,7 +12,7 @@ import type { GrpcService } from "../../shared/grpc/grpc_server.ts";
 import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "../../shared/grpc/prefixed_send.ts";
 import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
-import type { DiscoveryService } from "./discovery_service.ts";
+import type { AdsServer } from "./ads_server.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
 import type { StreamCaller, StreamRefusal } from "./ads_stream.ts";
@@ -20,7 +20,7 @@ import { grpcKeepalive, grpcLimits, type KeepaliveOptions } from "./xds_settings
 
 /** The ADS service of `service`, to register on any listener (plaintext, or TLS beside the CA). */
 export function adsGrpcService<P extends PushSnapshot>(
-  service: DiscoveryService<P>,
+  service: AdsServer<P>,
   authenticate?: StreamAuthenticator,
 ): GrpcService {
   const gated = (call: AdsCall, serve: (caller?: StreamCaller) => void) => {
@@ -54,7 +54,7 @@ export interface XdsServerOptions<P extends PushSnapshot> {
   /** `--grpcAddr`; port 0 picks a free port. */
   readonly addr: ListenAddress;
   /** Serves the ADS streams the server accepts. */
-  readonly service: DiscoveryService<P>;
+  readonly service: AdsServer<P>;
   /** gRPC keepalive and connection age limits, from the `--keepalive*` flags. */
   readonly keepalive: KeepaliveOptions;
   /** Where the bound address is logged. */

@@ -1,6 +1,6 @@
 /**
- * The xDS discovery service: the connected proxies, the newest push snapshot, the encoded-resource cache and
- * the push queue. The debouncer's output calls `push`; the gRPC transport calls `handleStream` and
+ * The ADS server: the connected proxies, the newest push snapshot, the encoded-resource cache and the push
+ * queue (not to be confused with the registries' `ServiceDiscovery`). The push debouncer's output calls `push`; the gRPC transport calls `handleStream` and
  * `handleDeltaStream`; the debug interface reads `connections()` and friends.
  *
  * @module
@@ -41,8 +41,8 @@ import {
 import { XdsMetrics } from "./xds_metrics.ts";
 import type { XdsSettings } from "./xds_settings.ts";
 
-/** Collaborators and settings of a DiscoveryService. */
-export interface DiscoveryServiceOptions<P extends PushSnapshot> {
+/** Collaborators and settings of a AdsServer. */
+export interface AdsServerOptions<P extends PushSnapshot> {
   /** Generators by type URL and flavour. */
   readonly generators: GeneratorRegistry<P>;
   /** xDS settings, read once from the environment. */
@@ -63,7 +63,7 @@ export interface DiscoveryServiceOptions<P extends PushSnapshot> {
 export type ConnectionListener<P extends PushSnapshot> = (connection: XdsConnection<P>) => void;
 
 /** Serves ADS streams and pushes configuration to every connected proxy. */
-export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
+export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /** Encoded resources shared by every connection. */
   readonly cache: XdsCache;
   /** Present when `DISCOVERY_ENABLE_CONFIG_DISTRIBUTION_TRACKING` is on. */
@@ -89,7 +89,7 @@ export class DiscoveryService<P extends PushSnapshot = PushSnapshot> {
    * Builds the cache, the push queue and, when enabled, the distribution tracker; serves nothing until
    * streams arrive.
    */
-  constructor(options: DiscoveryServiceOptions<P>) {
+  constructor(options: AdsServerOptions<P>) {
     this.generators = options.generators;
     this.settings = options.settings;
     this.#logger = options.logger;
