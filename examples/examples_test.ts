@@ -4,7 +4,7 @@ import { parseMeshNetworks } from "../shared/config/mesh/mesh_networks.ts";
 import { Metrics } from "../shared/metrics/metrics.ts";
 import { FileConfigSource } from "../discovery/config/file_config_source.ts";
 import { MemoryConfigStore } from "../discovery/config/memory_config_store.ts";
-import { RecordingLogger } from "../discovery/config/_test_helpers.ts";
+import { RecordingLogger } from "../discovery/config/_test_support.ts";
 
 const here = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { Resource } from "../../shared/config/resource.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
-import { replaceFile, virtualService, waitFor } from "./_test_helpers.ts";
+import { replaceFile, virtualService, waitFor } from "./_test_support.ts";
 
 /** A store that records the name of every resource written to it, to see what a reload touched. */
 class WriteRecordingStore extends MemoryConfigStore {

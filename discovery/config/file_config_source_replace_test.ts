@@ -4,7 +4,7 @@ import { needs, tool } from "../../shared/testing/system_tools.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
-import { RecordingLogger, replaceFile, waitFor } from "./_test_helpers.ts";
+import { RecordingLogger, replaceFile, waitFor } from "./_test_support.ts";
 
 function serviceEntry(name: string): string {
   return `apiVersion: networking.mesh.io/v1beta1

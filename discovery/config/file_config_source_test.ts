@@ -3,7 +3,7 @@ import { Metrics } from "../../shared/metrics/metrics.ts";
 import type { ConfigEvent } from "../model/config_store.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
-import { RecordingLogger, replaceFile, virtualService, waitFor } from "./_test_helpers.ts";
+import { RecordingLogger, replaceFile, virtualService, waitFor } from "./_test_support.ts";
 
 const SERVICES = `apiVersion: networking.mesh.io/v1beta1
 kind: ServiceEntry

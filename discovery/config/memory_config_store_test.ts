@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { Resource } from "../../shared/config/resource.ts";
 import type { ConfigEvent } from "../model/config_store.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
-import { RecordingLogger } from "./_test_helpers.ts";
+import { RecordingLogger } from "./_test_support.ts";
 
 function vs(
   name: string,

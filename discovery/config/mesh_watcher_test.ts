@@ -8,7 +8,7 @@ async function lostGauge(metrics: Metrics, source: string): Promise<number | und
   const { values } = await metrics.gauge("discovery_config_source_lost").get();
   return values.find((v) => v.labels.source === source)?.value;
 }
-import { RecordingLogger, replaceFile, waitFor } from "./_test_helpers.ts";
+import { RecordingLogger, replaceFile, waitFor } from "./_test_support.ts";
 
 Deno.test("MeshWatcher uses the defaults for missing files and follows a live file", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "mesh_watcher_test_" });

@@ -4,7 +4,7 @@ import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { grpcGenerators } from "./grpc_generators.ts";
 import { GREETER, greeterResources, grpcProxy, networking, World } from "./_test_world.ts";
-import { namespaceViewCases, ordinaryMesh, world } from "../push/_test_fixtures.ts";
+import { namespaceViewCases, ordinaryMesh, world } from "../push/_test_support.ts";
 
 /**
  * Generates every name for every proxy and asserts that proxies of equal shape got equal resources: what is

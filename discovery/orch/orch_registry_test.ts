@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { silentLogger } from "../../shared/log/logger.ts";
 import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { waitFor } from "../config/_test_helpers.ts";
+import { waitFor } from "../config/_test_support.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchRegistry } from "./orch_registry.ts";

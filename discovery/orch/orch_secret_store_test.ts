@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { silentLogger } from "../../shared/log/logger.ts";
 import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { waitFor } from "../config/_test_helpers.ts";
+import { waitFor } from "../config/_test_support.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
 import { makePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";

@@ -3,7 +3,7 @@ import { Metrics } from "../../shared/metrics/metrics.ts";
 import { connectChangeEvents } from "./change_events.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
 import type { PushRequest } from "./push_request.ts";
-import { networking, serviceEntry, world } from "./_test_fixtures.ts";
+import { networking, serviceEntry, world } from "./_test_support.ts";
 
 function connected() {
   const w = world();

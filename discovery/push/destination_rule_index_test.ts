@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { networking, proxyIn, serviceEntry, world } from "./_test_fixtures.ts";
+import { networking, proxyIn, serviceEntry, world } from "./_test_support.ts";
 
 const dr = (ns: string, name: string, spec: Record<string, unknown>) =>
   networking("DestinationRule", ns, name, spec);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { networking, proxyIn, world } from "./_test_fixtures.ts";
+import { networking, proxyIn, world } from "./_test_support.ts";
 
 const gateway = (ns: string, name: string, selector?: Record<string, string>) =>
   networking("Gateway", ns, name, {

@@ -9,7 +9,7 @@ import {
   proxyIn,
   serviceEntry,
   world,
-} from "./_test_fixtures.ts";
+} from "./_test_support.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
 import { defaultSidecarScope } from "./sidecar_scope.ts";
 

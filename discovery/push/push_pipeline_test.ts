@@ -4,7 +4,7 @@ import { EnvSettings } from "../../shared/env/env_settings.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { createPushPipeline } from "./push_pipeline.ts";
-import { MESH, networking, serviceEntry, world } from "./_test_fixtures.ts";
+import { MESH, networking, serviceEntry, world } from "./_test_support.ts";
 
 Deno.test("The push pipeline turns changes into debounced snapshots for its listeners", async () => {
   const clock = FakeTimers.install({ now: 0 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { networking, proxyIn, serviceEntry, world } from "./_test_fixtures.ts";
+import { networking, proxyIn, serviceEntry, world } from "./_test_support.ts";
 
 const sidecar = (ns: string, name: string, hosts: string[], extra: Record<string, unknown> = {}) =>
   networking("Sidecar", ns, name, { egress: [{ hosts }], ...extra });

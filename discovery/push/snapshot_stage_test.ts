@@ -4,7 +4,7 @@ import { silentLogger } from "../../shared/log/logger.ts";
 import { pushRequest } from "./push_request.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import type { PushContext } from "./push_context.ts";
-import { serviceEntry, world } from "./_test_fixtures.ts";
+import { serviceEntry, world } from "./_test_support.ts";
 
 Deno.test("SnapshotStage rebuilds on full pushes and hands each request on", async (t) => {
   const w = world();

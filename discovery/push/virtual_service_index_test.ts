@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { networking, proxyIn, world } from "./_test_fixtures.ts";
+import { networking, proxyIn, world } from "./_test_support.ts";
 import { resolveGatewayName } from "./resolve_names.ts";
 
 const vs = (ns: string, name: string, spec: Record<string, unknown>) =>

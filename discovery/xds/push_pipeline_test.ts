@@ -10,7 +10,7 @@ import {
   testPush,
   type TestServer,
   waitFor,
-} from "./_test_fixtures.ts";
+} from "./_test_support.ts";
 import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 
 const CDS = TYPE_URL.cluster;

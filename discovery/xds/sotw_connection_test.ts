@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { TestAdsClient, testNode, type TestResponse } from "./_test_ads_client.ts";
-import {
-  endpointsKey,
-  metricValue,
-  sidecarId,
-  startTestServer,
-  testPush,
-  waitFor,
-} from "./_test_fixtures.ts";
+import { endpointsKey, metricValue, sidecarId, startTestServer, testPush, waitFor } from "./_test_support.ts";
 
 const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint, LDS = TYPE_URL.listener, RDS = TYPE_URL.route;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Metrics } from "../../shared/metrics/metrics.ts";
-import { metricValue } from "./_test_fixtures.ts";
+import { metricValue } from "./_test_support.ts";
 import { XdsCache } from "./xds_cache.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 
