@@ -122,3 +122,34 @@ Deno.test("EndpointIndex versions each service's endpoints", () => {
   assert.deepEqual(index.all(), []);
   assert.equal(index.shards("api.example", "ns").version, 3);
 });
+
+Deno.test("Reading an EndpointIndex never reads the registries: only priming and events do", () => {
+  const w = world();
+  const index = new EndpointIndex(w.registry);
+  w.apply(serviceEntry("ns", "api", "api.example"));
+  const before = index.generation;
+  assert.equal(index.shards("api.example", "ns").version, 0, "an unprimed service has no endpoints yet");
+  assert.equal(index.generation, before, "and reading it changed nothing");
+  index.prime([{ hostname: "api.example", namespace: "ns" }]);
+  assert.equal(index.shards("api.example", "ns").version, 1);
+  w.apply(serviceEntry("ns", "api", "api.example", undefined, "10.0.0.2"));
+  index.prime([{ hostname: "api.example", namespace: "ns" }]);
+  assert.equal(index.shards("api.example", "ns").version, 1, "priming reads only services it does not know");
+  index.update({ hostname: "api.example", namespace: "ns" });
+  assert.equal(index.shards("api.example", "ns").byCluster.get("c1")![0].endpoint.address, "10.0.0.2");
+});
+
+Deno.test("A push snapshot primes the endpoints of every service it lists, DNS ones included", () => {
+  const w = world();
+  w.apply(networking("ServiceEntry", "ns", "dns", {
+    hosts: ["dns.example"],
+    ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+    location: "MESH_EXTERNAL",
+    resolution: "DNS",
+    endpoints: [{ address: "backend.example" }],
+  }));
+  const push = w.push();
+  const shards = push.endpointIndex.shards("dns.example", "ns");
+  assert.equal(shards.version, 1);
+  assert.equal(shards.byCluster.get("c1")![0].endpoint.address, "backend.example");
+});

@@ -19,7 +19,8 @@ export interface EndpointShards {
 
 /**
  * Versioned endpoints of every service, kept current by registry endpoint events. EDS reads it directly, so
- * an endpoint-only change needs no new PushContext.
+ * an endpoint-only change needs no new PushContext. Only events and `prime` write it: reading never does, so
+ * what generators derive from it cannot change while they run.
  */
 export class EndpointIndex {
   readonly #discovery: ServiceDiscovery;
@@ -31,7 +32,7 @@ export class EndpointIndex {
     return this.#generation;
   }
 
-  /** An empty index over `discovery`; a service's shards are read on first use or when an event names it. */
+  /** An empty index over `discovery`; a service's shards are read when primed or when an event names it. */
   constructor(discovery: ServiceDiscovery) {
     this.#discovery = discovery;
   }
@@ -56,11 +57,19 @@ export class EndpointIndex {
     return true;
   }
 
-  /** The current endpoints of a service; read from the registries on first use. */
+  /**
+   * Reads the endpoints of the services the index does not know yet: a push snapshot primes every service it
+   * lists, so a new service's endpoints are there before any generator asks, and none is read mid-push.
+   */
+  prime(services: Iterable<Pick<EndpointEvent, "hostname" | "namespace">>): void {
+    for (const service of services) {
+      if (!this.#shards.has(`${service.namespace}/${service.hostname}`)) this.update(service);
+    }
+  }
+
+  /** The current endpoints of a service; version 0 and none for a service never primed or named by an event. */
   shards(hostname: string, namespace: string): EndpointShards {
-    const key = `${namespace}/${hostname}`;
-    if (!this.#shards.has(key)) this.update({ hostname, namespace });
-    return this.#shards.get(key) ??
+    return this.#shards.get(`${namespace}/${hostname}`) ??
       Object.freeze({
         hostname,
         namespace,

@@ -159,6 +159,7 @@ export class PushContext {
       this.#sidecars.set(sidecar.meta.namespace, list);
     }
     this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    this.endpointIndex.prime(this.serviceIndex.all);
     if (inputs.secrets) this.secrets = inputs.secrets;
     this.#recordServicesWithoutEndpoints();
     this.problems.freeze();

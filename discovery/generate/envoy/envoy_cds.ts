@@ -326,8 +326,7 @@ function sharedOutboundPlans(proxy: Proxy, push: PushContext): Planned[] {
   const hit = byKey.get(key);
   if (hit !== undefined && hit.generation === generation) return hit.plans;
   const plans = push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service));
-  // Planning may read services' endpoints for the first time, which moves the generation: key by the newest.
-  byKey.set(key, { generation: push.endpointIndex.generation, plans });
+  byKey.set(key, { generation, plans });
   return plans;
 }
 
