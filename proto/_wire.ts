@@ -20,7 +20,12 @@ export function utf8Bytes(text: string): Uint8Array {
 
 /** Number of bytes a varint takes; `value` is a non-negative integer below 2^64 (bigint for large values). */
 export function varintSize(value: number | bigint): number {
-  if (typeof value === "number" && value < 0x80) return 1;
+  // Lengths and tags are numbers: sized by comparison, as a BigInt per field was a visible share of framing.
+  if (typeof value === "number" && value <= Number.MAX_SAFE_INTEGER) {
+    let size = 1;
+    for (let limit = 0x80; value >= limit; limit *= 0x80) size++;
+    return size;
+  }
   let v = BigInt(value);
   let size = 1;
   while (v >= 0x80n) {

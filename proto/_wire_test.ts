@@ -12,6 +12,17 @@ Deno.test("WireWriter writes varints of every size like the reference encoding",
   assert.equal(varintSize(big), 10);
 });
 
+Deno.test("varintSize of a number agrees with the bigint count at every size boundary", () => {
+  for (let bits = 7; bits <= 53; bits += 7) {
+    for (
+      const value of [2 ** bits - 1, 2 ** bits, 2 ** bits + 1].filter((v) => v <= Number.MAX_SAFE_INTEGER)
+    ) {
+      assert.equal(varintSize(value), varintSize(BigInt(value)), String(value));
+      assert.equal(varintSize(value), varint(value).length, String(value));
+    }
+  }
+});
+
 Deno.test("WireWriter frames fields with sizes computed up front", () => {
   const payload = utf8Bytes("é");
   const w = new WireWriter(lenFieldSize(4, payload.length) + varintFieldSize(3, 1));
