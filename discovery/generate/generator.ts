@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import type protobuf from "protobufjs";
 import type { Proxy } from "../model/proxy.ts";
 
@@ -101,15 +102,26 @@ export const DEFAULT_GENERATOR = "default";
 export const GRPC_GENERATOR = "grpc";
 
 /**
+ * Inputs longer than this are keyed by their digest. V8 hashes a string of more than 16383 characters by its
+ * length alone, so long keys of equal length share one hash and every cache lookup compared them whole: an
+ * Envoy sidecar's route configuration key is its plan, over half a megabyte, one per namespace.
+ */
+const LONGEST_LITERAL_KEY = 16_000;
+
+/**
  * Builds a cache key from the type URL and every input a generator reads. Parts are JSON-encoded, so
- * `["a,b"]` and `["a", "b"]` never collide.
+ * `["a,b"]` and `["a", "b"]` never collide; long inputs are replaced by their SHA-256.
  */
 export function cacheKey(
   typeUrl: string,
   parts: readonly (string | number | boolean | null)[],
   dependsOn: readonly string[],
 ): XdsCacheKey {
-  return { id: `${typeUrl} ${JSON.stringify(parts)}`, dependsOn };
+  const json = JSON.stringify(parts);
+  const id = json.length <= LONGEST_LITERAL_KEY
+    ? `${typeUrl} ${json}`
+    : `${typeUrl} sha256:${createHash("sha256").update(json).digest("base64url")}`;
+  return { id, dependsOn };
 }
 
 /** True when a generated resource carries a cache key rather than bytes. */

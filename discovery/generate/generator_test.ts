@@ -49,6 +49,21 @@ Deno.test("GeneratorRegistry picks generators by the node's GENERATOR metadata a
   });
 });
 
+Deno.test("cacheKey keys a long input by its digest: short, equal for equal inputs, distinct for others", () => {
+  const long = (tail: string) => "x".repeat(600_000) + tail;
+  const a = cacheKey("t", ["envoy", long("a")], []).id;
+  assert.ok(a.length < 100, `a short id, got ${a.length} characters`);
+  assert.match(a, /^t sha256:[A-Za-z0-9_-]{43}$/);
+  assert.equal(cacheKey("t", ["envoy", long("a")], []).id, a);
+  assert.notEqual(cacheKey("t", ["envoy", long("b")], []).id, a);
+  assert.notEqual(cacheKey("u", ["envoy", long("a")], []).id, a);
+  assert.equal(
+    cacheKey("t", ["short"], []).id,
+    `t ["short"]`,
+    "a short input stays readable in /debug/cachez",
+  );
+});
+
 Deno.test("cacheKey keeps distinct inputs distinct", () => {
   assert.notEqual(cacheKey("t", ["a,b"], []).id, cacheKey("t", ["a", "b"], []).id);
   assert.notEqual(cacheKey("t1", ["a"], []).id, cacheKey("t2", ["a"], []).id);
