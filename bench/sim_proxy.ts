@@ -1,6 +1,6 @@
 /**
  * One simulated proxyless gRPC proxy: an ADS stream on its own HTTP/2 connection that watches CDS, EDS
- * (the clusters CDS names), LDS and RDS (the listeners LDS names), ACKs every response at once, and records
+ * (the EDS clusters CDS names, as Envoy and gRPC ask for them), LDS and RDS (the listeners LDS names), ACKs every response at once, and records
  * when each response arrived. Responses are read at the wire level only (see `wire_reader.ts`).
  *
  * @module
@@ -12,7 +12,7 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { lenFieldSize, utf8Bytes, WireWriter } from "../proto/_wire.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { epochMs } from "./mesh_fixture.ts";
-import { readResourceNames, readResponseHead } from "./wire_reader.ts";
+import { readEdsServiceNames, readResourceNames, readResponseHead } from "./wire_reader.ts";
 import { memoByIdentity } from "../shared/memo/memo_by_identity.ts";
 
 /** The four types a proxy watches, in the order the server pushes them. */
@@ -303,7 +303,7 @@ export class SimProxy {
     });
     if (this.#keepLatest) this.latest.set(head.typeUrl, bytes);
     if (head.typeUrl === TYPE_URL.cluster && this.ctx.subscription.clusters === undefined) {
-      this.#follow(state, bytes, head, TYPE_URL.endpoint);
+      this.#follow(state, bytes, head, TYPE_URL.endpoint, undefined, readEdsServiceNames);
     } else if (head.typeUrl === TYPE_URL.cluster) {
       this.#subscribe(TYPE_URL.endpoint, [...this.ctx.subscription.clusters!]);
     } else if (head.typeUrl === TYPE_URL.listener) {
@@ -320,21 +320,23 @@ export class SimProxy {
     dependent: string,
     // The same list for every proxy given the same response, so per-list work (framing ACKs) is shared.
     rename: (names: readonly string[]) => readonly string[] = (names) => names,
+    read: (bytes: Uint8Array, delta: boolean) => string[] = readResourceNames,
   ): void {
     if (this.ctx.delta) {
       if (Array.isArray(state.held) && state.held.length === 0 && head.removed.length === 0) {
         // A first answer: the names it holds are all the proxy holds, the same list as every proxy's.
-        state.held = this.#namesOf(bytes, head);
+        state.held = this.#namesOf(bytes, head, read);
       } else {
+        // A removed cluster's EDS name is taken to be its own: this server names them alike.
         const held = new Set(state.held);
-        for (const name of readResourceNames(bytes, true)) held.add(name);
+        for (const name of read(bytes, true)) held.add(name);
         for (const name of head.removed) held.delete(name);
         state.held = held;
       }
       this.#subscribe(dependent, rename(Array.isArray(state.held) ? state.held : [...state.held]));
       return;
     }
-    this.#subscribe(dependent, rename(this.#namesOf(bytes, head)));
+    this.#subscribe(dependent, rename(this.#namesOf(bytes, head, read)));
   }
 
   /**
@@ -342,13 +344,17 @@ export class SimProxy {
    * response's version is the push's, the same for every shape, so its nonce tells responses apart: the
    * server gives one framing of a response to every proxy it shares it with, and a fresh nonce to any other.
    */
-  #namesOf(bytes: Uint8Array, head: ReturnType<typeof readResponseHead>): readonly string[] {
+  #namesOf(
+    bytes: Uint8Array,
+    head: ReturnType<typeof readResponseHead>,
+    read: (bytes: Uint8Array, delta: boolean) => string[],
+  ): readonly string[] {
     const key = this.ctx.delta
       ? `delta ${head.typeUrl} ${head.nonce} ${bytes.length}`
       : `${head.typeUrl} ${head.version} ${bytes.length}`;
     let names = this.ctx.nameMemo.get(key);
     if (names === undefined) {
-      names = readResourceNames(bytes, this.ctx.delta);
+      names = read(bytes, this.ctx.delta);
       this.ctx.nameMemo.set(key, names);
     }
     return names;

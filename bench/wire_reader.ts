@@ -116,6 +116,38 @@ export function readResourceNames(bytes: Uint8Array, delta: boolean): string[] {
   return names;
 }
 
+/**
+ * The names an xDS client asks EDS for after a CDS response, as Envoy and gRPC do: for each cluster with an
+ * `eds_cluster_config` (Cluster field 3), its `service_name` (field 2 of that) or else the cluster's name.
+ * Static, original-destination and DNS clusters have no endpoints over EDS.
+ */
+export function readEdsServiceNames(bytes: Uint8Array, delta: boolean): string[] {
+  const names: string[] = [];
+  const cluster = (value: LenField) => {
+    let name = "";
+    let eds: LenField | undefined;
+    eachLenField(bytes, value.start, value.end, (f) => {
+      if (f.field === 1 && name === "") name = text(bytes, f);
+      else if (f.field === 3) eds = f;
+    });
+    if (eds === undefined) return;
+    let service = "";
+    eachLenField(bytes, eds.start, eds.end, (f) => {
+      if (f.field === 2) service = text(bytes, f);
+    });
+    names.push(service || name);
+  };
+  // The value (field 2) of an Any; a delta `Resource` holds its Any in field 2 as well.
+  const field2 = (f: LenField, visit: (inner: LenField) => void) =>
+    eachLenField(bytes, f.start, f.end, (inner) => inner.field === 2 && visit(inner));
+  eachLenField(bytes, 0, bytes.length, (resource) => {
+    if (resource.field !== 2) return;
+    if (delta) field2(resource, (any) => field2(any, cluster));
+    else field2(resource, cluster);
+  });
+  return names;
+}
+
 /** The encoded `Any` values of a state-of-the-world response, in order. */
 export function readAnyResources(bytes: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
