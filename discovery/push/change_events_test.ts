@@ -153,3 +153,20 @@ Deno.test("A push snapshot primes the endpoints of every service it lists, DNS o
   assert.equal(shards.version, 1);
   assert.equal(shards.byCluster.get("c1")![0].endpoint.address, "backend.example");
 });
+
+Deno.test("EndpointIndex finds the instances at a workload's addresses in all() order, and follows changes", () => {
+  const w = world();
+  const index = new EndpointIndex(w.registry);
+  w.apply(serviceEntry("ns", "b", "b.example", undefined, "10.0.0.7"));
+  w.apply(serviceEntry("ns", "a", "a.example", undefined, "10.0.0.7"));
+  w.apply(serviceEntry("ns", "c", "c.example", undefined, "10.0.0.8"));
+  index.prime(["a", "b", "c"].map((n) => ({ hostname: `${n}.example`, namespace: "ns" })));
+  const hosts = (addresses: string[]) => index.instancesAt(addresses).map((i) => i.service.hostname);
+  assert.deepEqual(hosts(["10.0.0.7"]), ["a.example", "b.example"]);
+  assert.deepEqual(hosts(["10.0.0.8", "10.0.0.7"]), ["a.example", "b.example", "c.example"], "all() order");
+  assert.deepEqual(hosts(["10.9.9.9"]), []);
+  w.apply(serviceEntry("ns", "b", "b.example", undefined, "10.0.0.8"));
+  index.update({ hostname: "b.example", namespace: "ns" });
+  assert.deepEqual(hosts(["10.0.0.7"]), ["a.example"], "a moved endpoint is found at its new address");
+  assert.deepEqual(hosts(["10.0.0.8"]), ["b.example", "c.example"]);
+});

@@ -26,6 +26,10 @@ export class EndpointIndex {
   readonly #discovery: ServiceDiscovery;
   readonly #shards = new Map<string, EndpointShards>();
   #generation = 0;
+  /** Instances by endpoint address with their place in `all()` order, for the generation it was built at. */
+  #byAddress:
+    | { generation: number; map: Map<string, { at: number; instance: ServiceInstance }[]> }
+    | undefined;
 
   /** Goes up with every change of any service's endpoints: a key for results derived from all of them. */
   get generation(): number {
@@ -86,6 +90,32 @@ export class EndpointIndex {
           ? a.hostname.localeCompare(b.hostname)
           : a.namespace.localeCompare(b.namespace)
       );
+  }
+
+  /**
+   * The instances whose endpoint address is one of `addresses`, in the order `all()` walks them: a sidecar's
+   * inbound ports. Indexed by address once per generation; a scan of every endpoint per sidecar was most of
+   * planning its inbound clusters and listeners.
+   */
+  instancesAt(addresses: readonly string[]): ServiceInstance[] {
+    if (this.#byAddress?.generation !== this.#generation) {
+      const map = new Map<string, { at: number; instance: ServiceInstance }[]>();
+      let at = 0;
+      for (const shards of this.all()) {
+        for (const instances of shards.byCluster.values()) {
+          for (const instance of instances) {
+            const list = map.get(instance.endpoint.address);
+            if (list) list.push({ at: at++, instance });
+            else map.set(instance.endpoint.address, [{ at: at++, instance }]);
+          }
+        }
+      }
+      this.#byAddress = { generation: this.#generation, map };
+    }
+    const map = this.#byAddress.map;
+    const found = [...new Set(addresses)].flatMap((address) => map.get(address) ?? []);
+    if (addresses.length > 1) found.sort((a, b) => a.at - b.at);
+    return found.map((entry) => entry.instance);
   }
 
   #read(hostname: string, namespace: string): ReadonlyMap<string, readonly ServiceInstance[]> {

@@ -260,25 +260,20 @@ function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan
     }));
   }
   if (proxy.ipAddresses.length === 0) return [];
-  const own = new Set(proxy.ipAddresses);
   const byPort = new Map<number, { plan: EnvoyClusterPlan; dependsOn: string[] }>();
-  for (const shards of push.endpointIndex.all()) {
-    for (const instances of shards.byCluster.values()) {
-      for (const { service, servicePort, endpoint } of instances) {
-        if (!own.has(endpoint.address) || byPort.has(endpoint.endpointPort)) continue;
-        const name = `inbound|${endpoint.endpointPort}||`;
-        byPort.set(endpoint.endpointPort, {
-          plan: {
-            name,
-            discovery: "STATIC",
-            protocol: servicePort.protocol,
-            tls: { kind: "none" },
-            endpoints: [{ address: "127.0.0.1", port: endpoint.endpointPort, locality: "", weight: 1 }],
-          },
-          dependsOn: [serviceKey(service.namespace, service.hostname)],
-        });
-      }
-    }
+  for (const { service, servicePort, endpoint } of push.endpointIndex.instancesAt(proxy.ipAddresses)) {
+    if (byPort.has(endpoint.endpointPort)) continue;
+    const name = `inbound|${endpoint.endpointPort}||`;
+    byPort.set(endpoint.endpointPort, {
+      plan: {
+        name,
+        discovery: "STATIC",
+        protocol: servicePort.protocol,
+        tls: { kind: "none" },
+        endpoints: [{ address: "127.0.0.1", port: endpoint.endpointPort, locality: "", weight: 1 }],
+      },
+      dependsOn: [serviceKey(service.namespace, service.hostname)],
+    });
   }
   return [...byPort.keys()].sort((a, b) => a - b).map((port) => byPort.get(port)!);
 }

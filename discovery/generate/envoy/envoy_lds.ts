@@ -357,29 +357,23 @@ export function planListeners(
       });
     }
   } else if (proxy.type === "sidecar") {
-    const own = new Set(proxy.ipAddresses);
-    for (const shards of push.endpointIndex.all()) {
-      for (const instances of shards.byCluster.values()) {
-        for (const { service, servicePort, endpoint } of instances) {
-          if (!own.has(endpoint.address)) continue;
-          const held = inbound.get(endpoint.endpointPort);
-          if (held !== undefined) {
-            // Another service already claimed the port: a different protocol is a conflict, the first wins.
-            if (held.http !== isHttpPort(servicePort)) {
-              push.listenerConflicts.add(
-                "discovery_conflict_inbound_listener",
-                `${proxy.id} ${endpoint.endpointPort} ${service.hostname}`,
-              );
-            }
-            continue;
-          }
-          inbound.set(endpoint.endpointPort, {
-            http: isHttpPort(servicePort),
-            sniff: servicePort.protocol === "Unsupported" && push.protocolSniffing.inbound,
-          });
-          inboundDeps.push(serviceKey(service.namespace, service.hostname));
+    for (const { service, servicePort, endpoint } of push.endpointIndex.instancesAt(proxy.ipAddresses)) {
+      const held = inbound.get(endpoint.endpointPort);
+      if (held !== undefined) {
+        // Another service already claimed the port: a different protocol is a conflict, the first wins.
+        if (held.http !== isHttpPort(servicePort)) {
+          push.listenerConflicts.add(
+            "discovery_conflict_inbound_listener",
+            `${proxy.id} ${endpoint.endpointPort} ${service.hostname}`,
+          );
         }
+        continue;
       }
+      inbound.set(endpoint.endpointPort, {
+        http: isHttpPort(servicePort),
+        sniff: servicePort.protocol === "Unsupported" && push.protocolSniffing.inbound,
+      });
+      inboundDeps.push(serviceKey(service.namespace, service.hostname));
     }
   }
   const authn = peerAuthenticationsFor(proxy, push);
