@@ -359,6 +359,15 @@ Deno.test("Sidecars that share planned routes in one snapshot still get the rout
     const ratings = hosts.find((h) => h.name === `${RATINGS}:8080`)!;
     return (ratings.routes as Obj[]).map((r) => (r.route as Obj).cluster);
   };
+  const domainsOf = (proxy: Proxy) => {
+    const hosts = run(envoyRdsGenerator, proxy, push, { names: ["8080"] }).byName.get("8080")!
+      .virtual_hosts as Obj[];
+    return hosts.find((h) => h.name === `${RATINGS}:8080`)!.domains as string[];
+  };
+  // Domain lists are shared between namespaces too: only the service's own namespace gets its short name.
+  assert.ok(!domainsOf(envoySidecar("canary")).includes("ratings"));
+  assert.ok(domainsOf(envoySidecar("example")).includes("ratings"));
+  assert.ok(!domainsOf(envoySidecar("other", "10.9.9.8")).includes("ratings"));
   const plain = `outbound|8080||${RATINGS}`;
   // Each order, so a plan remembered for one proxy is never handed to another it does not fit.
   for (let round = 0; round < 2; round++) {

@@ -126,7 +126,7 @@ function sidecarRouteConfig(
 ): GeneratedResource {
   // `stableJson({ domains, plan })`, with each shared plan's JSON written once per snapshot.
   const hostKeys = plan.hosts.map((host) =>
-    `{"domains":${JSON.stringify(host.domains)},"plan":${routePlanJson(host.plan)}}`
+    `{"domains":${domainsJson(host.domains)},"plan":${routePlanJson(host.plan)}}`
   );
   const configJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
     hostKeys.join(",")
@@ -146,6 +146,28 @@ function sidecarRouteConfig(
       }, schema),
   };
 }
+
+/** Domains by service, then by port and the client namespace when it is the service's own. */
+const domainLists = new WeakMap<Service, Map<string, readonly string[]>>();
+
+/**
+ * `virtualHostDomains`, one frozen list per service, port and kind of client: the domains read the client's
+ * namespace only to add short names for its own services, so every other namespace shares a list.
+ */
+function sharedDomains(service: Service, port: number, namespace: string): readonly string[] {
+  let byKey = domainLists.get(service);
+  if (byKey === undefined) domainLists.set(service, byKey = new Map());
+  const key = service.namespace === namespace ? `${port} own` : `${port}`;
+  let domains = byKey.get(key);
+  if (domains === undefined) {
+    domains = Object.freeze(virtualHostDomains(service, port, namespace));
+    byKey.set(key, domains);
+  }
+  return domains;
+}
+
+/** `JSON.stringify` of a domain list, once per list: lists are shared by every namespace that sees a host alike. */
+const domainsJson: (domains: readonly string[]) => string = memoByIdentity((d) => JSON.stringify(d));
 
 /** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
 const hostPlans = new WeakMap<PushContext, Map<string, PlannedRouteConfiguration>>();
@@ -195,7 +217,8 @@ export function planRouteConfig(
   for (const service of services) {
     const servicePort = service.ports.find((p) => p.port === port)!;
     // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
-    const domains = virtualHostDomains(service, port, proxy.namespace).filter((d) => !taken.has(d));
+    const all = sharedDomains(service, port, proxy.namespace);
+    const domains = all.some((d) => taken.has(d)) ? all.filter((d) => !taken.has(d)) : all;
     if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
     const planned = sharedHostPlan(proxy, push, routesShape, service, servicePort);
