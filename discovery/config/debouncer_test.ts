@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { Debouncer } from "./debouncer.ts";
-import type { Timers } from "../../shared/time/timers.ts";
-
-function fakeTimers(clock: FakeTimers.Clock): Timers {
-  return {
-    setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
-    clearTimeout: (id) => clock.clearTimeout(id as FakeTimers.TimerId),
-    now: () => clock.now,
-  };
-}
+import { timersOf } from "../../shared/testing/fake_timers.ts";
 
 Deno.test("Debouncer runs once after a burst has been quiet for the delay", async (t) => {
   const clock = FakeTimers.createClock();
@@ -17,7 +9,7 @@ Deno.test("Debouncer runs once after a burst has been quiet for the delay", asyn
   const debouncer = new Debouncer(() => runs++, {
     delayMs: 100,
     maxDelayMs: 1000,
-    timers: fakeTimers(clock),
+    timers: timersOf(clock),
   });
 
   await t.step("three triggers within 100 ms cause one run, 100 ms after the last", () => {
@@ -53,7 +45,7 @@ Deno.test("Debouncer runs at the latest after the maximum delay while triggers k
   const debouncer = new Debouncer(() => runsAt.push(clock.now), {
     delayMs: 100,
     maxDelayMs: 300,
-    timers: fakeTimers(clock),
+    timers: timersOf(clock),
   });
   for (let i = 0; i < 10; i++) {
     debouncer.trigger();

@@ -5,6 +5,7 @@ import { silentLogger } from "../../shared/log/logger.ts";
 import { DebugInterface } from "./debug_interface.ts";
 import { InspectorProfiler, type Profiler, ProfilerUnavailableError } from "./inspector_profiler.ts";
 import { addPprofRoutes } from "./pprof_routes.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 
 const MARKERS = 100_000;
 
@@ -43,15 +44,11 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Asks `url` every 20 ms until it answers `wanted` or 5 s have passed; the last status. */
-async function statusWithin(url: string, wanted: number): Promise<number> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    await delay(20);
-    const response = await fetch(url);
-    await response.body?.cancel();
-    if (response.status === wanted || Date.now() > deadline) return response.status;
-  }
+/** The status `url` answers with, its body dropped. */
+async function statusOf(url: string): Promise<number> {
+  const response = await fetch(url);
+  await response.body?.cancel();
+  return response.status;
 }
 
 async function serve(profiler: Profiler) {
@@ -132,14 +129,21 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
       for (const kind of ["profile", "allocs"]) {
         const leaving = new AbortController();
         const pending = fetch(`${server.url}/debug/pprof/${kind}?seconds=600`, { signal: leaving.signal });
+        const second = `${server.url}/debug/pprof/${kind}?seconds=0.1`;
         // While the first profile runs, a second one is refused as busy.
-        assert.equal(await statusWithin(`${server.url}/debug/pprof/${kind}?seconds=0.1`, 503), 503);
+        await waitFor(
+          async () => await statusOf(second) === 503,
+          `${kind}: a second profile refused`,
+          5_000,
+          20,
+        );
         leaving.abort();
         await pending.catch(() => {});
-        assert.equal(
-          await statusWithin(`${server.url}/debug/pprof/${kind}?seconds=0.1`, 200),
-          200,
-          `${kind}: the profiler is free once the first client left`,
+        await waitFor(
+          async () => await statusOf(second) === 200,
+          `${kind}: the profiler free once the first client left`,
+          5_000,
+          20,
         );
       }
     });

@@ -3,21 +3,13 @@ import FakeTimers from "@sinonjs/fake-timers";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { type DebounceOptions, PushDebouncer } from "./push_debouncer.ts";
 import type { Timers } from "../../shared/time/timers.ts";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
 import { type PushRequest, pushRequest } from "./push_request.ts";
 
 const OPTIONS: DebounceOptions = { afterMs: 100, maxMs: 1_000, enableEdsDebounce: true };
 const config = (name: string) => pushRequest(true, "config", [`VirtualService/ns/${name}`], Date.now());
 const eds = (host: string) => pushRequest(false, "endpoint", [`ServiceEntry/ns/${host}`], Date.now());
 const names = (r: PushRequest) => [...r.configsUpdated ?? []].map((k) => k.split("/")[2]).sort().join(",");
-
-/** The fake clock as the debouncer's timers. */
-function timersOf(clock: FakeTimers.Clock): Timers {
-  return {
-    setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
-    clearTimeout: (id) => clock.clearTimeout(id as FakeTimers.TimerId),
-    now: () => clock.now,
-  };
-}
 
 function withClock(
   fn: (clock: FakeTimers.InstalledClock, timers: Timers) => Promise<void>,

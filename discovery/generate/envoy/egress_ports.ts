@@ -7,21 +7,17 @@
  */
 import type { Service } from "../../model/service.ts";
 import type { SidecarScope } from "../../push/sidecar_scope.ts";
+import { memoByOwner } from "../../../shared/memo/memo_by_owner.ts";
 
-const memo = new WeakMap<SidecarScope, Map<number, ReadonlySet<Service>>>();
+const memo = memoByOwner<SidecarScope, number, ReadonlySet<Service>>();
 
 /** The services the scope reaches on outbound `port`. */
 export function egressServicesForPort(scope: SidecarScope, port: number): ReadonlySet<Service> {
-  let byPort = memo.get(scope);
-  if (byPort === undefined) memo.set(scope, byPort = new Map());
-  let services = byPort.get(port);
-  if (services === undefined) {
+  return memo(scope, port, () => {
     const listener = scope.egress.find((e) => e.port?.number === port) ??
       scope.egress.find((e) => e.port === undefined);
-    services = new Set(listener?.services ?? []);
-    byPort.set(port, services);
-  }
-  return services;
+    return new Set(listener?.services ?? []);
+  });
 }
 
 /** True when the scope has egress listeners bound to ports (only then is per-port filtering needed). */

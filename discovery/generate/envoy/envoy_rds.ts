@@ -19,6 +19,7 @@ import type { PushContext } from "../../push/push_context.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
 import { memoByIdentity } from "../../../shared/memo/memo_by_identity.ts";
+import { memoByOwner } from "../../../shared/memo/memo_by_owner.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { type PlannedRouteConfiguration, planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
@@ -147,30 +148,23 @@ function sidecarRouteConfig(
   };
 }
 
-/** Domains by service, then by port and the client namespace when it is the service's own. */
-const domainLists = new WeakMap<Service, Map<string, readonly string[]>>();
+/** Domains by service, then by port and whether the client namespace is the service's own. */
+const domainLists = memoByOwner<Service, string, readonly string[]>();
 
 /**
  * `virtualHostDomains`, one frozen list per service, port and kind of client: the domains read the client's
  * namespace only to add short names for its own services, so every other namespace shares a list.
  */
 function sharedDomains(service: Service, port: number, namespace: string): readonly string[] {
-  let byKey = domainLists.get(service);
-  if (byKey === undefined) domainLists.set(service, byKey = new Map());
   const key = service.namespace === namespace ? `${port} own` : `${port}`;
-  let domains = byKey.get(key);
-  if (domains === undefined) {
-    domains = Object.freeze(virtualHostDomains(service, port, namespace));
-    byKey.set(key, domains);
-  }
-  return domains;
+  return domainLists(service, key, () => Object.freeze(virtualHostDomains(service, port, namespace)));
 }
 
 /** `JSON.stringify` of a domain list, once per list: lists are shared by every namespace that sees a host alike. */
 const domainsJson: (domains: readonly string[]) => string = memoByIdentity((d) => JSON.stringify(d));
 
 /** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
-const hostPlans = new WeakMap<PushContext, Map<string, PlannedRouteConfiguration>>();
+const hostPlans = memoByOwner<PushContext, string, PlannedRouteConfiguration>();
 
 /**
  * The routes of one service and port as `proxy` sees them, planned once per snapshot for every sidecar whose
@@ -185,16 +179,11 @@ function sharedHostPlan(
   service: Service,
   servicePort: ServicePort,
 ): PlannedRouteConfiguration {
-  let byKey = hostPlans.get(push);
-  if (byKey === undefined) hostPlans.set(push, byKey = new Map());
   const key = `${routesShape}\u0000${service.hostname}\u0000${servicePort.port}`;
-  let planned = byKey.get(key);
-  if (planned === undefined) {
+  return hostPlans(push, key, () => {
     const target = { name: `${service.hostname}:${servicePort.port}`, service, port: servicePort };
-    planned = planRouteConfiguration(target, proxy, push, { envoy: true });
-    byKey.set(key, planned);
-  }
-  return planned;
+    return planRouteConfiguration(target, proxy, push, { envoy: true });
+  });
 }
 
 /** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */

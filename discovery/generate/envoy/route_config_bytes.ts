@@ -16,6 +16,7 @@ import type protobuf from "protobufjs";
 import { encodeMessage, messageTypeForUrl } from "../../../proto/any_codec.ts";
 import { lenFieldSize, utf8Bytes, WireWriter } from "../../../proto/_wire.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { memoByOwner } from "../../../shared/memo/memo_by_owner.ts";
 
 const VIRTUAL_HOST_URL = "type.googleapis.com/envoy.config.route.v3.VirtualHost";
 
@@ -45,7 +46,7 @@ export interface RouteConfigurationParts {
 }
 
 /** Encoded virtual hosts by snapshot (any object that lives as long as one), then by key. */
-const encodedHosts = new WeakMap<object, Map<string, Uint8Array>>();
+const encodedHosts = memoByOwner<object, string, Uint8Array>();
 
 /**
  * Encodes a RouteConfiguration as the bytes of a `google.protobuf.Any`, taking each virtual host's bytes from
@@ -64,16 +65,14 @@ export function encodeRouteConfigurationAny(
   checkSide(routeType, parts.tail, "tail", (id) => id > VIRTUAL_HOSTS_FIELD);
   const head = encodeMessage(TYPE_URL.route, parts.head, schema);
   const tail = encodeMessage(TYPE_URL.route, parts.tail, schema);
-  let memo = encodedHosts.get(snapshot);
-  if (memo === undefined) encodedHosts.set(snapshot, memo = new Map());
   const hosts: Uint8Array[] = [];
   let size = head.length + tail.length;
   for (const host of parts.hosts) {
-    let bytes = memo.get(host.key);
-    if (bytes === undefined) {
-      bytes = encodeMessage(VIRTUAL_HOST_URL, host.build(), schema);
-      memo.set(host.key, bytes);
-    }
+    const bytes = encodedHosts(
+      snapshot,
+      host.key,
+      () => encodeMessage(VIRTUAL_HOST_URL, host.build(), schema),
+    );
     hosts.push(bytes);
     size += lenFieldSize(VIRTUAL_HOSTS_FIELD, bytes.length);
   }
