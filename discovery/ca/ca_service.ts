@@ -150,12 +150,11 @@ export class CaService {
       if (rate.first) {
         deps.log.warn("CA rate-limited a caller", { identity, retryAfterMs: rate.retryAfterMs });
       }
+      const who = JSON.stringify(identity.slice(0, 200));
       throw statusError(
         grpc.status.RESOURCE_EXHAUSTED,
-        `Too many certificate requests from ${
-          JSON.stringify(identity.slice(0, 200))
-        }: expected at most ${deps.limits.rateBurst} at once ` +
-          `and ${deps.limits.rateQps} a second (CASERVER_CSR_RATE_LIMIT_BURST, CASERVER_CSR_RATE_LIMIT_QPS); ` +
+        `Too many certificate requests from ${who}: expected at most ${deps.limits.rateBurst} at once and ` +
+          `${deps.limits.rateQps} a second (CASERVER_CSR_RATE_LIMIT_BURST, CASERVER_CSR_RATE_LIMIT_QPS); ` +
           `retry in ${rate.retryAfterMs} ms`,
         rate.retryAfterMs,
       );
@@ -189,9 +188,8 @@ export class CaService {
       }
       if (error instanceof CaRequestError) {
         if (error.reason === "csr_too_large") refuse("too_large");
-        else {count(
-            error.reason === "sign" ? "ca_server_csr_sign_err_count" : "ca_server_csr_parsing_err_count",
-          );}
+        else if (error.reason === "sign") count("ca_server_csr_sign_err_count");
+        else count("ca_server_csr_parsing_err_count");
         deps.log.warn("CA refused a request", { identities, reason: error.reason, error: error.message });
         throw statusError(
           error.reason === "sign" ? grpc.status.INTERNAL : grpc.status.INVALID_ARGUMENT,
