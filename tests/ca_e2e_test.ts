@@ -54,7 +54,13 @@ Deno.test(
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"]),
-      { ROOT_CA_DIR: dir, TOKEN_ISSUER: issuerUrl },
+      // Two requests per identity, refilled once in 1000 s: the third within the test is refused.
+      {
+        ROOT_CA_DIR: dir,
+        TOKEN_ISSUER: issuerUrl,
+        CASERVER_CSR_RATE_LIMIT_BURST: "2",
+        CASERVER_CSR_RATE_LIMIT_QPS: "0.001",
+      },
     );
     const clients: grpc.Client[] = [];
     const connect = (service: string, credentials: grpc.ChannelCredentials) => {
@@ -125,6 +131,38 @@ Deno.test(
           /URI:spiffe:\/\/cluster\.local\/ns\/web\/sa\/frontend/,
         );
       });
+
+      await t.step(
+        "an oversized CSR is refused as INVALID_ARGUMENT; past its burst an identity gets RESOURCE_EXHAUSTED",
+        async () => {
+          const keys = await generateKeyPair({ algorithm: "ECDSA" });
+          const cert = await issueCertificate(plugged.intermediate, {
+            publicKey: keys.publicKey,
+            uris: ["spiffe://cluster.local/ns/shop/sa/reviews"],
+            ttlMs: DAY,
+          });
+          const create = connect(
+            MESH_CA_SERVICE,
+            grpc.credentials.createSsl(
+              Buffer.from(rootPem),
+              Buffer.from(await exportPrivateKeyPem(keys.privateKey)),
+              Buffer.from(certificatesToPem([cert]) + plugged.files["ca-cert.pem"]),
+            ),
+          );
+          await assert.rejects(
+            () => create(csr + " ".repeat(16_384)),
+            (e: grpc.ServiceError) =>
+              e.code === grpc.status.INVALID_ARGUMENT && /CASERVER_CSR_MAX_BYTES/.test(e.details),
+          );
+          await create(csr);
+          await assert.rejects(
+            () => create(csr),
+            (e: grpc.ServiceError) =>
+              e.code === grpc.status.RESOURCE_EXHAUSTED && /retry in \d+ ms/.test(e.details) &&
+              Number(e.metadata.get("grpc-retry-pushback-ms")[0]) > 0,
+          );
+        },
+      );
 
       await t.step("with neither: Unauthenticated", async () => {
         const create = connect(MESH_CA_SERVICE, grpc.credentials.createSsl(Buffer.from(rootPem)));

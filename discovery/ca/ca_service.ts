@@ -2,6 +2,10 @@
  * The CA's gRPC service: authenticate the caller, sign its CSR for the identity it proved, answer with the
  * chain. Served under our service name and Istio's. Every outcome is counted in the `ca_server_*` metrics.
  *
+ * Before any CSR is decoded, the caller's identity must have a token in its bucket and the CSR must fit in
+ * `CASERVER_CSR_MAX_BYTES`; signings then run a bounded few at a time behind a bounded queue, so a flood of
+ * requests costs the event loop a few short stretches at a time instead of all of them at once.
+ *
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
@@ -16,9 +20,46 @@ import {
   ISTIO_CA_SERVICE,
   MESH_CA_SERVICE,
 } from "../../proto/ca_service.ts";
-import { authenticateCaller, AuthenticationError, type CallerAuthenticator } from "./caller_authenticator.ts";
+import {
+  authenticateCaller,
+  AuthenticationError,
+  type CallerAuthenticator,
+  type CallerCredentials,
+} from "./caller_authenticator.ts";
 import type { CaKeyStore } from "./ca_keys.ts";
-import { CaRequestError, signCsr, type SigningPolicy } from "./ca_signer.ts";
+import { CaRequestError, checkCsrSize, signCsr, type SigningPolicy } from "./ca_signer.ts";
+import { IdentityRateLimiter } from "./identity_rate_limiter.ts";
+import { SigningQueue, SigningQueueFullError } from "./signing_queue.ts";
+
+/** The CA's bounds on what callers may ask of it. */
+export interface CsrLimits {
+  /** `CASERVER_CSR_MAX_BYTES`: the longest CSR PEM accepted. */
+  readonly maxCsrBytes: number;
+  /** `CASERVER_CSR_RATE_LIMIT_QPS`: requests per second per identity, after the burst. */
+  readonly rateQps: number;
+  /** `CASERVER_CSR_RATE_LIMIT_BURST`: requests per identity at once. */
+  readonly rateBurst: number;
+  /** Identities whose buckets are tracked at most (the least recently seen is forgotten past it). */
+  readonly rateIdentities: number;
+  /** `CASERVER_MAX_CONCURRENT_SIGNINGS`: signings running at once. */
+  readonly maxConcurrentSignings: number;
+  /** `CASERVER_SIGNING_QUEUE_SIZE`: signings waiting at most; past it requests are refused. */
+  readonly signingQueueSize: number;
+}
+
+/** The limits with the registry's defaults, for tests and embedding. */
+export const DEFAULT_CSR_LIMITS: CsrLimits = Object.freeze({
+  // A workload's CSR is about 1 KiB of PEM (an RSA 4096 key with a few names stays under 3 KiB).
+  maxCsrBytes: 16_384,
+  rateQps: 5,
+  rateBurst: 10,
+  rateIdentities: 10_000,
+  maxConcurrentSignings: 2,
+  signingQueueSize: 1024,
+});
+
+/** What a caller past the signing queue is told to wait before retrying. */
+const QUEUE_FULL_RETRY_MS = 1000;
 
 /** What the CA service needs. */
 export interface CaServiceDeps {
@@ -26,74 +67,160 @@ export interface CaServiceDeps {
   readonly keys: CaKeyStore;
   /** TTL limits. */
   readonly policy: SigningPolicy;
+  /** Size, rate and concurrency limits. */
+  readonly limits: CsrLimits;
   /** Authenticators, in order. */
   readonly authenticators: readonly CallerAuthenticator[];
-  /** The clock. */
+  /** The wall clock: the issued certificates' validity starts at it. */
   readonly now: () => Date;
+  /** Monotonic milliseconds for the rate limits (default `performance.now`; a fake clock in tests). */
+  readonly monotonicNow?: () => number;
   /** Logger of the CA. */
   readonly log: Logger;
   /** Where `ca_server_*` go. */
   readonly metrics?: Metrics;
 }
 
-/** Signs one call's request; the status error a failure maps to. */
-export async function handleCreateCertificate(
-  deps: CaServiceDeps,
-  request: CertificateRequestMessage,
-  credentials: { peerCertificateDer?: Uint8Array; authorization: string[] },
-): Promise<CertificateResponseMessage> {
-  const count = (name: string) => deps.metrics?.counter(name).inc();
-  count("ca_server_csr_count");
-  let identities: string[];
-  try {
-    identities = await authenticateCaller(deps.authenticators, credentials);
-  } catch (error) {
-    count("ca_server_authentication_failure_count");
-    if (error instanceof AuthenticationError && error.identityMissing) {
-      count("ca_server_id_extraction_err_count");
-    }
-    throw Object.assign(new Error(`Unauthenticated: ${(error as AuthenticationError).message}`), {
-      code: grpc.status.UNAUTHENTICATED,
-    });
-  }
-  try {
-    const chain = await signCsr(
-      { csrPem: request.csr, validitySeconds: request.validityDuration, identities },
-      deps.keys.current,
-      deps.policy,
-      deps.now(),
-    );
-    count("ca_server_success_cert_issuance_count");
-    return { certChain: chain };
-  } catch (error) {
-    if (error instanceof CaRequestError) {
-      count(error.reason === "sign" ? "ca_server_csr_sign_err_count" : "ca_server_csr_parsing_err_count");
-      deps.log.warn("CA refused a request", { identities, reason: error.reason, error: error.message });
-      throw Object.assign(new Error(error.message), {
-        code: error.reason === "sign" ? grpc.status.INTERNAL : grpc.status.INVALID_ARGUMENT,
-      });
-    }
-    throw error;
-  }
+/** A gRPC status error; `retryAfterMs` goes to the `grpc-retry-pushback-ms` trailer. */
+function statusError(code: grpc.status, message: string, retryAfterMs?: number): Error {
+  const error = Object.assign(new Error(message), { code });
+  if (retryAfterMs === undefined) return error;
+  const metadata = new grpc.Metadata();
+  metadata.set("grpc-retry-pushback-ms", String(retryAfterMs));
+  return Object.assign(error, { metadata });
 }
 
-/** The CA service under both names, for `startGrpcServer`. */
-export function caGrpcServices(deps: CaServiceDeps): GrpcService[] {
-  const implementation = {
-    CreateCertificate(
-      call: grpc.ServerUnaryCall<CertificateRequestMessage, CertificateResponseMessage>,
-      callback: grpc.sendUnaryData<CertificateResponseMessage>,
-    ) {
-      const authorization = call.metadata.get("authorization").map(String);
-      const der = peerCertificateDer(call);
-      handleCreateCertificate(deps, call.request, {
-        authorization,
-        ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
-      }).then((response) => callback(null, response), (error) => callback(error));
-    },
-  };
-  return [MESH_CA_SERVICE, ISTIO_CA_SERVICE].map((name) => ({
-    definition: caServiceDefinition(name),
-    implementation: implementation as unknown as grpc.UntypedServiceImplementation,
-  }));
+/** The signing service with its per-identity buckets and its signing queue; one per CA. */
+export class CaService {
+  readonly #deps: CaServiceDeps;
+  readonly #rates: IdentityRateLimiter;
+  readonly #queue: SigningQueue;
+  /** Whether the queue's filling up was logged since it last accepted a request. */
+  #queueFullLogged = false;
+
+  /** Throws RangeError for limits outside their ranges. */
+  constructor(deps: CaServiceDeps) {
+    this.#deps = deps;
+    this.#rates = new IdentityRateLimiter({
+      qps: deps.limits.rateQps,
+      burst: deps.limits.rateBurst,
+      maxIdentities: deps.limits.rateIdentities,
+    }, deps.monotonicNow ?? (() => performance.now()));
+    this.#queue = new SigningQueue({
+      concurrency: deps.limits.maxConcurrentSignings,
+      queueSize: deps.limits.signingQueueSize,
+    });
+  }
+
+  /** Signings running and waiting. */
+  get queueStats(): { running: number; waiting: number } {
+    return this.#queue.stats;
+  }
+
+  /**
+   * Signs one call's request; the error carries the gRPC status it maps to. A call that ends (`signal`) while
+   * its request waits in the queue is dropped from it.
+   */
+  async createCertificate(
+    request: CertificateRequestMessage,
+    credentials: CallerCredentials,
+    signal?: AbortSignal,
+  ): Promise<CertificateResponseMessage> {
+    const deps = this.#deps;
+    const count = (name: string) => deps.metrics?.counter(name).inc();
+    const refuse = (reason: string) => deps.metrics?.counter("ca_server_csr_refused_count").inc({ reason });
+    count("ca_server_csr_count");
+    let identities: string[];
+    try {
+      identities = await authenticateCaller(deps.authenticators, credentials);
+    } catch (error) {
+      count("ca_server_authentication_failure_count");
+      if (error instanceof AuthenticationError && error.identityMissing) {
+        count("ca_server_id_extraction_err_count");
+      }
+      throw statusError(
+        grpc.status.UNAUTHENTICATED,
+        `Unauthenticated: ${(error as AuthenticationError).message}`,
+      );
+    }
+    const identity = [...identities].sort().join(",");
+    const rate = this.#rates.take(identity);
+    if (!rate.allowed) {
+      refuse("rate_limited");
+      if (rate.first) {
+        deps.log.warn("CA rate-limited a caller", { identity, retryAfterMs: rate.retryAfterMs });
+      }
+      const who = JSON.stringify(identity.slice(0, 200));
+      throw statusError(
+        grpc.status.RESOURCE_EXHAUSTED,
+        `Too many certificate requests from ${who}: expected at most ${deps.limits.rateBurst} at once and ` +
+          `${deps.limits.rateQps} a second (CASERVER_CSR_RATE_LIMIT_BURST, CASERVER_CSR_RATE_LIMIT_QPS); ` +
+          `retry in ${rate.retryAfterMs} ms`,
+        rate.retryAfterMs,
+      );
+    }
+    try {
+      checkCsrSize(request.csr, deps.limits.maxCsrBytes);
+      const chain = await this.#queue.run(
+        () =>
+          signCsr(
+            { csrPem: request.csr, validitySeconds: request.validityDuration, identities },
+            deps.keys.current,
+            deps.policy,
+            deps.now(),
+          ),
+        signal,
+      );
+      this.#queueFullLogged = false;
+      count("ca_server_success_cert_issuance_count");
+      return { certChain: chain };
+    } catch (error) {
+      if (error instanceof SigningQueueFullError) {
+        refuse("queue_full");
+        if (!this.#queueFullLogged) deps.log.warn("CA signing queue is full", { waiting: error.waiting });
+        this.#queueFullLogged = true;
+        throw statusError(
+          grpc.status.RESOURCE_EXHAUSTED,
+          `The CA is busy: ${error.waiting} certificate requests are waiting (CASERVER_SIGNING_QUEUE_SIZE); ` +
+            `retry in ${QUEUE_FULL_RETRY_MS} ms`,
+          QUEUE_FULL_RETRY_MS,
+        );
+      }
+      if (error instanceof CaRequestError) {
+        if (error.reason === "csr_too_large") refuse("too_large");
+        else if (error.reason === "sign") count("ca_server_csr_sign_err_count");
+        else count("ca_server_csr_parsing_err_count");
+        deps.log.warn("CA refused a request", { identities, reason: error.reason, error: error.message });
+        throw statusError(
+          error.reason === "sign" ? grpc.status.INTERNAL : grpc.status.INVALID_ARGUMENT,
+          error.message,
+        );
+      }
+      if (signal?.aborted) throw statusError(grpc.status.CANCELLED, "The call ended while its CSR waited");
+      throw error;
+    }
+  }
+
+  /** The service under both names, for `startGrpcServer`. */
+  grpcServices(): GrpcService[] {
+    const implementation = {
+      CreateCertificate: (
+        call: grpc.ServerUnaryCall<CertificateRequestMessage, CertificateResponseMessage>,
+        callback: grpc.sendUnaryData<CertificateResponseMessage>,
+      ) => {
+        const authorization = call.metadata.get("authorization").map(String);
+        const der = peerCertificateDer(call);
+        const ended = new AbortController();
+        call.once("cancelled", () => ended.abort());
+        this.createCertificate(call.request, {
+          authorization,
+          ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
+        }, ended.signal).then((response) => callback(null, response), (error) => callback(error));
+      },
+    };
+    return [MESH_CA_SERVICE, ISTIO_CA_SERVICE].map((name) => ({
+      definition: caServiceDefinition(name),
+      implementation: implementation as unknown as grpc.UntypedServiceImplementation,
+    }));
+  }
 }

@@ -5,6 +5,7 @@
  */
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import type { CaSettings } from "./certificate_authority_server.ts";
+import { DEFAULT_CSR_LIMITS } from "./ca_service.ts";
 
 /** The CA settings from the environment; `trustDomain` from `--trust-domain`. */
 export function caSettingsFromEnv(env: EnvSettings, trustDomain: string): CaSettings {
@@ -43,6 +44,15 @@ export function caSettingsFromEnv(env: EnvSettings, trustDomain: string): CaSett
     jitter: env.bool("CASERVER_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR"),
     gracePercent,
     policy: { defaultTtlMs, maxTtlMs },
+    // Their ranges are the registry's (shared/env/env_ranges.ts), checked before this runs.
+    csrLimits: Object.freeze({
+      ...DEFAULT_CSR_LIMITS,
+      maxCsrBytes: env.int("CASERVER_CSR_MAX_BYTES"),
+      rateQps: env.float("CASERVER_CSR_RATE_LIMIT_QPS"),
+      rateBurst: env.int("CASERVER_CSR_RATE_LIMIT_BURST"),
+      maxConcurrentSignings: env.int("CASERVER_MAX_CONCURRENT_SIGNINGS"),
+      signingQueueSize: env.int("CASERVER_SIGNING_QUEUE_SIZE"),
+    }),
     audiences: env.string("TOKEN_AUDIENCES").split(",").map((a) => a.trim()).filter((a) => a !== ""),
     requireAudience: env.bool("REQUIRE_3P_TOKEN"),
     issuer: env.string("TOKEN_ISSUER"),

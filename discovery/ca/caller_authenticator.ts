@@ -10,6 +10,9 @@ import * as jose from "jose";
 import { parseSpiffeUri, spiffeId, subjectAltNamesOf } from "../../shared/pki/mod.ts";
 import { x509 } from "../../shared/pki/_x509.ts";
 
+/** Decodes bytes one char per byte (WHATWG's windows-1252 maps each of the 256 bytes to its own char). */
+const BYTE_CHARS = new TextDecoder("latin1");
+
 /** What an authenticator sees of a call. */
 export interface CallerCredentials {
   /** The verified client certificate (DER), when the connection is TLS and the peer presented one. */
@@ -58,13 +61,27 @@ export interface FederatedTrust {
  */
 export class ClientCertAuthenticator implements CallerAuthenticator {
   readonly name = "client certificate";
+  readonly #memoSize: number;
+  /**
+   * The SPIFFE URIs of the certificates seen last, by DER (as one char per byte), least recently used first. A
+   * workload presents the same certificate on every call, and parsing it costs more event-loop time than the
+   * rest of a refused call, so a caller flooding the CA or the secure port pays for it once.
+   */
+  readonly #urisByDer = new Map<string, readonly string[]>();
 
-  constructor(readonly federation?: FederatedTrust) {}
+  /** `memoSize`: certificates whose SPIFFE URIs are remembered (default 1024). */
+  constructor(readonly federation?: FederatedTrust, memoSize = 1024) {
+    this.#memoSize = memoSize;
+  }
+
+  /** Certificates whose URIs are remembered. */
+  get remembered(): number {
+    return this.#urisByDer.size;
+  }
 
   authenticate(call: CallerCredentials): Promise<string[] | undefined> {
     if (call.peerCertificateDer === undefined) return Promise.resolve(undefined);
-    const certificate = new x509.X509Certificate(new Uint8Array(call.peerCertificateDer).buffer);
-    let ids = subjectAltNamesOf(certificate).uris.filter((uri) => uri.startsWith("spiffe://"));
+    let ids = [...this.#spiffeUris(call.peerCertificateDer)];
     if (ids.length === 0) {
       return Promise.reject(
         new AuthenticationError("the client certificate has no SPIFFE URI SAN", { identityMissing: true }),
@@ -95,6 +112,20 @@ export class ClientCertAuthenticator implements CallerAuthenticator {
       }
     }
     return Promise.resolve(ids);
+  }
+
+  #spiffeUris(der: Uint8Array): readonly string[] {
+    const key = BYTE_CHARS.decode(der);
+    let uris = this.#urisByDer.get(key);
+    if (uris === undefined) {
+      const certificate = new x509.X509Certificate(new Uint8Array(der).buffer);
+      uris = Object.freeze(subjectAltNamesOf(certificate).uris.filter((uri) => uri.startsWith("spiffe://")));
+    } else {
+      this.#urisByDer.delete(key);
+    }
+    this.#urisByDer.set(key, uris);
+    if (this.#urisByDer.size > this.#memoSize) this.#urisByDer.delete(this.#urisByDer.keys().next().value!);
+    return uris;
   }
 }
 

@@ -143,3 +143,36 @@ Deno.test("With federation, a root vouches only for identities of its own trust 
     /chains to the mesh's roots but names only identities of federated trust domains/,
   );
 });
+
+Deno.test("ClientCertAuthenticator remembers the identities of at most memoSize certificates, each its own", async () => {
+  const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: 3_600_000 });
+  const keys = await generateKeyPair({ algorithm: "ECDSA" });
+  const ders = await Promise.all(["a", "b", "c"].map(async (sa) =>
+    new Uint8Array(
+      (await issueCertificate(ca, {
+        publicKey: keys.publicKey,
+        uris: [`spiffe://cluster.local/ns/shop/sa/${sa}`],
+        ttlMs: 3_600_000,
+      })).rawData,
+    )
+  ));
+  const authenticator = new ClientCertAuthenticator(undefined, 2);
+  const idOf = async (der: Uint8Array) =>
+    (await authenticator.authenticate({ peerCertificateDer: der, authorization: [] }))?.[0];
+  for (const round of [1, 2]) {
+    for (const [i, sa] of ["a", "b", "c", "a"].entries()) {
+      assert.equal(
+        await idOf(ders["abc".indexOf(sa)]),
+        `spiffe://cluster.local/ns/shop/sa/${sa}`,
+        `${round}.${i}`,
+      );
+      assert.ok(authenticator.remembered <= 2);
+    }
+  }
+  const ids = await authenticator.authenticate({ peerCertificateDer: ders[0], authorization: [] });
+  ids!.push("spiffe://cluster.local/ns/kube-system/sa/admin");
+  assert.equal(await idOf(ders[0]), "spiffe://cluster.local/ns/shop/sa/a");
+  assert.deepEqual(await authenticator.authenticate({ peerCertificateDer: ders[0], authorization: [] }), [
+    "spiffe://cluster.local/ns/shop/sa/a",
+  ], "a caller changing its answer does not change the remembered one");
+});

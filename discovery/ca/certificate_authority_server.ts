@@ -22,7 +22,7 @@ import {
   JwtAuthenticator,
 } from "./caller_authenticator.ts";
 import { CaKeyStore } from "./ca_keys.ts";
-import { caGrpcServices } from "./ca_service.ts";
+import { CaService, type CsrLimits } from "./ca_service.ts";
 import type { SigningPolicy } from "./ca_signer.ts";
 
 /** Settings of the CA, from the environment and flags. */
@@ -43,6 +43,8 @@ export interface CaSettings {
   readonly gracePercent: number;
   /** `DEFAULT_WORKLOAD_CERT_TTL` and `MAX_WORKLOAD_CERT_TTL` (ms). */
   readonly policy: SigningPolicy;
+  /** `CASERVER_CSR_MAX_BYTES`, `CASERVER_CSR_RATE_LIMIT_*` and the signing queue's `CASERVER_*` bounds. */
+  readonly csrLimits: CsrLimits;
   /** `TOKEN_AUDIENCES`. */
   readonly audiences: readonly string[];
   /** `REQUIRE_3P_TOKEN`. */
@@ -57,6 +59,8 @@ export interface CaDeps {
   readonly metrics?: Metrics;
   /** The clock (a fake in tests). */
   readonly now?: () => Date;
+  /** Monotonic milliseconds for the CSR rate limits (default `performance.now`). */
+  readonly monotonicNow?: () => number;
   /** Federated trust domains whose roots vouch for client certificates of their own domain. */
   readonly federation?: FederatedTrust;
 }
@@ -67,6 +71,7 @@ export class CertificateAuthorityServer {
   readonly #settings: CaSettings;
   readonly #deps: CaDeps;
   #timer?: ReturnType<typeof setTimeout>;
+  #service?: CaService;
   readonly #rootListeners = new Set<() => Promise<void> | void>();
 
   private constructor(keys: CaKeyStore, settings: CaSettings, deps: CaDeps) {
@@ -106,16 +111,24 @@ export class CertificateAuthorityServer {
     ];
   }
 
-  /** The signing service under both names. */
-  services(): GrpcService[] {
-    return caGrpcServices({
+  /** The signing service, created on first use: its rate buckets and queue live as long as this CA. */
+  get service(): CaService {
+    this.#service ??= new CaService({
       keys: this.#keys,
       policy: this.#settings.policy,
+      limits: this.#settings.csrLimits,
       authenticators: this.authenticators(),
       now: this.#deps.now ?? (() => new Date()),
       log: this.#deps.log,
+      ...(this.#deps.monotonicNow ? { monotonicNow: this.#deps.monotonicNow } : {}),
       ...(this.#deps.metrics ? { metrics: this.#deps.metrics } : {}),
     });
+    return this.#service;
+  }
+
+  /** The signing service under both names. */
+  services(): GrpcService[] {
+    return this.service.grpcServices();
   }
 
   /** A serving certificate for `dnsNames`, issued by this CA: key, chain (leaf first) and roots, PEM. */

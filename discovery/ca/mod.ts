@@ -11,5 +11,7 @@ export * from "./ca_signer.ts";
 export * from "./caller_authenticator.ts";
 export * from "./certificate_authority_server.ts";
 export * from "./federated_bundles.ts";
+export * from "./identity_rate_limiter.ts";
+export * from "./signing_queue.ts";
 export * from "./spiffe_bundle.ts";
 export * from "./xds_caller_check.ts";

@@ -16,6 +16,11 @@ const INT32_MAX = 2 ** 31 - 1;
  * nothing here). A value that would silently disable a limit (a stream cap of 0, a negative size) is refused.
  */
 export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
+  CASERVER_CSR_MAX_BYTES: { min: 1024, max: 1_048_576, unit: "bytes" },
+  CASERVER_CSR_RATE_LIMIT_BURST: { min: 1, max: 1_000_000, unit: "requests" },
+  CASERVER_CSR_RATE_LIMIT_QPS: { min: 0.001, max: 1_000_000, unit: "per second" },
+  CASERVER_MAX_CONCURRENT_SIGNINGS: { min: 1, max: 1024, unit: "signings" },
+  CASERVER_SIGNING_QUEUE_SIZE: { min: 0, max: 1_000_000, unit: "requests" },
   CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE: { min: 2048, max: 8192, unit: "bits" },
   CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: { min: 0, max: 100, unit: "percent" },
   MESH_GPRC_MAXRECVMSGSIZE: { min: 1, max: INT32_MAX, unit: "bytes" },

@@ -13,6 +13,46 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Not in the reference. A directory of gateway credentials, <dir>/<namespace>/<credentialName>/ holding tls.crt, tls.key and optionally ca.crt, served over SDS beside the orchestrator's Secrets; empty: none.",
   },
   {
+    name: "CASERVER_CSR_MAX_BYTES",
+    type: "int",
+    default: "16384",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. The longest CSR (PEM text, bytes) the CA accepts; longer ones are refused with INVALID_ARGUMENT before they are parsed. From 1024 to 1048576.",
+  },
+  {
+    name: "CASERVER_CSR_RATE_LIMIT_BURST",
+    type: "int",
+    default: "10",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Certificate requests one identity may send at once before CASERVER_CSR_RATE_LIMIT_QPS applies; more are refused with RESOURCE_EXHAUSTED. From 1 to 1000000.",
+  },
+  {
+    name: "CASERVER_CSR_RATE_LIMIT_QPS",
+    type: "float",
+    default: "5",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Certificate requests per second one identity may send after its burst. From 0.001 to 1000000.",
+  },
+  {
+    name: "CASERVER_MAX_CONCURRENT_SIGNINGS",
+    type: "int",
+    default: "2",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. CSRs parsed and signed at once; the rest wait in the signing queue. From 1 to 1024.",
+  },
+  {
+    name: "CASERVER_SIGNING_QUEUE_SIZE",
+    type: "int",
+    default: "1024",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. CSRs waiting to be signed at most; past it requests are refused with RESOURCE_EXHAUSTED. From 0 to 1000000.",
+  },
+  {
     name: "AUDIENCE",
     type: "string",
     default: "",

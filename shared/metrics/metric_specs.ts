@@ -48,6 +48,13 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
   },
   { name: "ca_server_csr_sign_err_count", kind: "Sum", programs: DISCOVERY, help: "Errors signing a CSR." },
   {
+    name: "ca_server_csr_refused_count",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "CSRs refused before parsing, by reason: too_large (CASERVER_CSR_MAX_BYTES), rate_limited (the identity's CASERVER_CSR_RATE_LIMIT_*), queue_full (CASERVER_SIGNING_QUEUE_SIZE).",
+  },
+  {
     name: "ca_server_id_extraction_err_count",
     kind: "Sum",
     programs: DISCOVERY,
@@ -527,6 +534,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_xds_expired_nonce: ["type"],
   discovery_xds_refused_streams: ["code"],
   discovery_xds_dropped_connections: ["reason"],
+  ca_server_csr_refused_count: ["reason"],
   discovery_total_xds_internal_errors: ["type"],
   discovery_inbound_updates: ["type"],
   config_validation_passed: ["group", "version", "resource"],
