@@ -85,7 +85,7 @@ export const ATTACKS: readonly Attack[] = [
     timeoutS: (s) => s.holdS,
     launch: (t, s) => ({
       script: "../tests/helpers/leaving_proxies.ts",
-      args: [t.grpcAddr, "goaway", String(s.connections), String(s.streams), "0"],
+      args: [t.grpcAddr, "stay", String(s.connections), String(s.streams), "0"],
       permissions: [],
     }),
   },
