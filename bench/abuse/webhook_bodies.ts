@@ -1,12 +1,11 @@
 /**
  * Large admission bodies to the validation webhook (`/validate`, TLS): many HTTP/2 streams on a few
- * connections, or one HTTP/1.1 connection per body; every body sent in full at once. The attacker process is
+ * connections (`node:http2`), or one HTTP/1.1 connection per body (raw TLS); every body sent in full at once. The attacker process is
  * started with `--unsafely-ignore-certificate-errors=127.0.0.1` (the server's certificate is its own CA's).
  *
  * @module
  */
 import http2 from "node:http2";
-import https from "node:https";
 import { Buffer } from "node:buffer";
 
 /** Sizes of the attack. */
@@ -41,28 +40,33 @@ export async function webhookBodies(
   const sessions: http2.ClientHttp2Session[] = [];
   const requests: Promise<void>[] = [];
   if (sizes.http1) {
-    const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity });
+    const [hostname, port] = [
+      httpsAddr.slice(0, httpsAddr.lastIndexOf(":")),
+      httpsAddr.slice(httpsAddr.lastIndexOf(":") + 1),
+    ];
+    const head = new TextEncoder().encode(
+      `POST /validate HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     for (let c = 0; c < sizes.connections; c++) {
-      requests.push(
-        new Promise<void>((resolve) => {
-          const req = https.request(`https://${httpsAddr}/validate`, {
-            method: "POST",
-            agent,
-            rejectUnauthorized: false,
-            headers: { "content-type": "application/json", "content-length": String(body.length) },
-          }, (res) => {
-            count(String(res.statusCode));
-            res.resume();
-            res.on("end", resolve);
-            res.on("error", resolve);
-          });
-          req.on("error", (e: Error) => {
-            count(`error ${e.message.slice(0, 60)}`);
-            resolve();
-          });
-          req.end(body);
-        }),
-      );
+      requests.push((async () => {
+        let conn: Deno.TlsConn | undefined;
+        try {
+          conn = await Deno.connectTls({ hostname, port: Number(port) });
+          await conn.write(head);
+          for (let at = 0; at < body.length;) at += await conn.write(body.subarray(at));
+          const buffer = new Uint8Array(256);
+          const n = await conn.read(buffer);
+          const status = n === null
+            ? "closed"
+            : /^HTTP\/1\.1 (\d+)/.exec(new TextDecoder().decode(buffer))?.[1];
+          count(status ?? "unparsed");
+        } catch (e) {
+          count(`error ${(e as Error).message.slice(0, 60)}`);
+        } finally {
+          conn?.close();
+        }
+      })());
     }
   } else {
     for (let c = 0; c < sizes.connections; c++) {
