@@ -87,6 +87,7 @@ const load = new SoakLoad(server.addresses, configDir, scratchDir, {
 const samples: Sample[] = [];
 const started = performance.now();
 const endAt = started + minutes * 60_000;
+let diedDuringRun = false;
 try {
   for (;;) {
     const usage = await heap(server.addresses.ctrlzPort);
@@ -107,6 +108,7 @@ try {
     await Promise.race([new Promise((resolve) => setTimeout(resolve, sampleMs)), server.exited]);
   }
 } finally {
+  diedDuringRun = server.hasExited();
   await load.stop();
   await server.program.stop();
   await Deno.remove(dir, { recursive: true });
@@ -136,7 +138,9 @@ for (const x of samples) {
 }
 const verdict = growth("rssMiB") <= TARGET_GROWTH ? "met" : "missed";
 console.log(
-  `\nServer ${server.hasExited() ? "DIED" : "alive"} at the end. Load: ${JSON.stringify(load.counts)}.\n` +
+  `\nServer ${diedDuringRun ? "DIED during the run" : "alive at the end"}. Load: ${
+    JSON.stringify(load.counts)
+  }.\n` +
     `Growth from ${base.s} s to ${last.s} s: RSS ${pct(growth("rssMiB"))} (target ≤ 5 %: ${verdict}), ` +
     `heap used ${pct(growth("heapUsedMiB"))}, open files ${pct(growth("fds"))}.`,
 );
