@@ -42,6 +42,7 @@ export async function startAbuseServer(options: ServerOptions): Promise<AbuseSer
     ...programArgs("mesh-discovery"),
     ...discoveryArgs(addresses, ["--registries", "Mock", "--configDir", options.configDir, "--log_as_json"]),
   ];
+  // The environment `startProgram` gives its programs; that helper cannot lower the open-file limit.
   const env: Record<string, string> = { NO_COLOR: "1", ...options.env };
   for (const name of ["PATH", "HOME", "DENO_DIR"]) {
     const value = Deno.env.get(name);

@@ -13,8 +13,6 @@ import { jsonToStruct } from "../../proto/struct_json.ts";
 
 const ADS_CLIENT = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
 
-let schema: protobuf.Root | undefined;
-
 /** The node of attacker `i`: a proxyless gRPC client in namespace `attack`. */
 export function attackerNode(i: number): Record<string, unknown> {
   return {
@@ -36,8 +34,7 @@ export class AdsStream {
   ended: string | undefined;
 
   constructor(addr: string, delta: boolean, onResponse: (bytes: Uint8Array) => void = () => {}) {
-    schema ??= loadEnvoySchema();
-    this.#type = schema.lookupType(
+    this.#type = loadEnvoySchema().lookupType(
       delta
         ? "envoy.service.discovery.v3.DeltaDiscoveryRequest"
         : "envoy.service.discovery.v3.DiscoveryRequest",
