@@ -1,0 +1,74 @@
+/**
+ * The abuse benchmark (#35): each attack of `abuse/attack_catalog.ts` against a fresh real `mesh-discovery
+ * discovery` on loopback, with a healthy proxy receiving pushes and a kubelet-like `/ready` prober beside the
+ * attackers. Prints a Markdown table: RSS idle / peak / after the attackers left, `/ready` latency and
+ * failures, pushes received against pushes made, whether the server survived, and the targets it missed.
+ *
+ *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
+ *     bench/abuse.ts [--attack NAME]... [--small] [--size key=value]... [--after-s 60] [--idle-s 5] \
+ *     [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE]
+ *
+ * `--attack` takes an attack's name or its family (`webhook-bodies` selects it and `webhook-bodies:h1`);
+ * default all. `--small` runs each at a size that finishes in about a minute; `--size` overrides one size of
+ * every selected attack that has it. Past `--rss-limit-mb` the harness kills the server and says so.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { machineInfo } from "./bench_processes.ts";
+import { selectAttacks } from "./abuse/attack_catalog.ts";
+import { renderAbuseReport } from "./abuse/abuse_report.ts";
+import { type AttackResult, runAttack } from "./abuse/run_attack.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: {
+    attack: { type: "string", multiple: true, default: [] },
+    small: { type: "boolean", default: false },
+    size: { type: "string", multiple: true, default: [] },
+    "after-s": { type: "string" },
+    "idle-s": { type: "string", default: "5" },
+    "rss-limit-mb": { type: "string", default: "3072" },
+    "push-every-ms": { type: "string", default: "3000" },
+    json: { type: "string" },
+  },
+});
+
+const overrides: Record<string, number> = {};
+for (const pair of flags.size) {
+  const [key, value] = pair.split("=", 2);
+  if (value === undefined || !Number.isFinite(Number(value))) {
+    throw new RangeError(`Invalid --size "${pair}": expected key=number, e.g. connections=100`);
+  }
+  overrides[key] = Number(value);
+}
+const log = (message: string) =>
+  console.error(`[abuse ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const options = {
+  afterS: Number(flags["after-s"] ?? (flags.small ? 30 : 60)),
+  idleS: Number(flags["idle-s"]),
+  rssLimitMiB: Number(flags["rss-limit-mb"]),
+  pushEveryMs: Number(flags["push-every-ms"]),
+  log,
+};
+
+const machine = machineInfo();
+log(`machine: ${JSON.stringify(machine)}`);
+const results: AttackResult[] = [];
+for (const attack of selectAttacks(flags.attack)) {
+  const base = flags.small ? attack.small : attack.full;
+  const sizes = { ...base };
+  for (const [key, value] of Object.entries(overrides)) if (key in base) sizes[key] = value;
+  try {
+    results.push(await runAttack(attack, sizes, options));
+  } catch (error) {
+    log(`${attack.name}: the run failed: ${error instanceof Error ? error.stack : error}`);
+  }
+  log(`${attack.name}: done`);
+}
+console.log(
+  `Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memory}, Deno ${machine.deno}; ` +
+    `load average at the end ${machineInfo().loadAverage}; ${flags.small ? "--small" : "full"} sizes.\n`,
+);
+console.log(renderAbuseReport(results));
+if (flags.json) await Deno.writeTextFile(flags.json, JSON.stringify({ machine, results }, null, 2));

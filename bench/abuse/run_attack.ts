@@ -1,0 +1,148 @@
+/**
+ * Runs one attack against a fresh server: starts it on a small mesh, a `/ready` prober, an RSS watch and a
+ * healthy proxy with pushes; measures idle RSS; lets the attacker process run (bounded); waits `afterS` once
+ * it has left; then collects the figures and stops everything.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { jsonLines } from "../agent_protocol.ts";
+import { processMemory, startChild } from "../bench_processes.ts";
+import { writeMesh } from "../mesh_fixture.ts";
+import { makePluggedInCa, writePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
+import { startAbuseServer } from "./abuse_server.ts";
+import type { Attack, Sizes } from "./attack_catalog.ts";
+import { PushCheck, type PushSummary } from "./push_check.ts";
+import { ReadyProbe, type ReadySummary } from "./ready_probe.ts";
+import { RssWatch } from "./rss_watch.ts";
+
+/** The figures of one attack. */
+export interface AttackResult {
+  readonly name: string;
+  readonly sizes: Sizes;
+  readonly idleMiB: number;
+  readonly peakMiB: number;
+  /** RSS `afterS` after the attacker left; undefined when the server was gone. */
+  readonly afterMiB: number | undefined;
+  readonly afterS: number;
+  readonly ready: ReadySummary;
+  readonly pushes: PushSummary | undefined;
+  readonly alive: boolean;
+  /** Why the server is not alive: its exit, or the harness's kill. */
+  readonly death?: string;
+  /** Server log output while the attacker ran. */
+  readonly logLines: number;
+  readonly logBytes: number;
+  readonly attackSeconds: number;
+  /** Whether the attacker finished by itself, or was ended at its time bound. */
+  readonly attackerEnded: "finished" | "time bound" | "exited";
+  /** What the attacker reported. */
+  readonly notes: Record<string, unknown>;
+}
+
+/** How to run. */
+export interface RunOptions {
+  readonly afterS: number;
+  readonly idleS: number;
+  readonly rssLimitMiB: number;
+  readonly pushEveryMs: number;
+  readonly log: (message: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ONE_DAY = 24 * 3_600_000;
+
+/** Runs `attack` with `sizes`. */
+export async function runAttack(attack: Attack, sizes: Sizes, options: RunOptions): Promise<AttackResult> {
+  const dir = await Deno.makeTempDir({ prefix: "mesh_abuse_" });
+  const configDir = join(dir, "config");
+  const scratchDir = join(dir, "scratch");
+  await Deno.mkdir(configDir);
+  await Deno.mkdir(scratchDir);
+  await writeMesh(configDir, Math.max(1, attack.services(sizes)));
+  const env: Record<string, string> = {};
+  let caDir: string | undefined;
+  if (attack.needsCa) {
+    caDir = join(dir, "ca");
+    await Deno.mkdir(caDir);
+    await writePluggedInCa(await makePluggedInCa(30 * ONE_DAY), caDir);
+    env.ROOT_CA_DIR = caDir;
+  }
+  const server = await startAbuseServer({ configDir, env, fdLimit: attack.fdLimit });
+  const { addresses, pid, program } = server;
+  const rss = new RssWatch(pid, options.rssLimitMiB, () => program.child.kill("SIGKILL"));
+  const ready = new ReadyProbe(`http://${addresses.httpAddr}/ready`);
+  const pushes = new PushCheck(addresses.grpcAddr, configDir, scratchDir, options.pushEveryMs);
+  let pushSummary: PushSummary | undefined;
+  try {
+    await pushes.start();
+    await sleep(options.idleS * 1000);
+    const idleMiB = Math.round(processMemory(pid).rssKiB / 1024);
+    const logBefore = logSize(program.stdout + program.stderr);
+    options.log(`${attack.name}: idle ${idleMiB} MiB; attacking with ${JSON.stringify(sizes)}`);
+    const started = performance.now();
+    const launch = attack.launch({ ...addresses, caDir }, sizes);
+    const child = startChild(launch.script, launch.args, { permissions: launch.permissions });
+    const notes: Record<string, unknown> = {};
+    const replies = (async () => {
+      for await (const line of jsonLines(child.child.stdout, (l) => options.log(`[attacker] ${l}`))) {
+        Object.assign(notes, line.done ?? line);
+        if (line.done !== undefined || line.error !== undefined) return "finished" as const;
+      }
+      return "exited" as const;
+    })();
+    const bound = sleep(attack.timeoutS(sizes) * 1000).then(() => "time bound" as const);
+    const attackerEnded = await Promise.race([replies, bound, server.exited.then(() => "exited" as const)]);
+    await child.kill();
+    const attackSeconds = Math.round((performance.now() - started) / 1000);
+    const logAfter = logSize(program.stdout + program.stderr);
+    options.log(
+      `${attack.name}: attacker ${attackerEnded} after ${attackSeconds} s; waiting ${options.afterS} s`,
+    );
+    await Promise.race([sleep(options.afterS * 1000), server.exited]);
+    const afterKiB = server.hasExited() ? 0 : processMemory(pid).rssKiB;
+    pushSummary = await pushes.stop();
+    const readySummary = await ready.stop();
+    await rss.stop();
+    const killed = rss.killedAtMiB;
+    const exitStatus = server.hasExited() ? await server.exited : undefined;
+    if (exitStatus !== undefined && killed === undefined) {
+      options.log(
+        `${attack.name}: the server exited; its stderr ended with:\n${program.stderr.slice(-2000)}`,
+      );
+    }
+    return {
+      name: attack.name,
+      sizes,
+      idleMiB,
+      peakMiB: rss.peakMiB,
+      afterMiB: afterKiB > 0 ? Math.round(afterKiB / 1024) : undefined,
+      afterS: options.afterS,
+      ready: readySummary,
+      pushes: pushSummary,
+      alive: exitStatus === undefined,
+      ...(killed !== undefined
+        ? { death: `killed by harness at ${killed} MB` }
+        : exitStatus !== undefined
+        ? { death: `exited: code ${exitStatus.code}${exitStatus.signal ? ` ${exitStatus.signal}` : ""}` }
+        : {}),
+      logLines: logAfter.lines - logBefore.lines,
+      logBytes: logAfter.bytes - logBefore.bytes,
+      attackSeconds,
+      attackerEnded,
+      notes,
+    };
+  } finally {
+    if (pushSummary === undefined) await pushes.stop(0).catch(() => {});
+    await ready.stop();
+    await rss.stop();
+    await program.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function logSize(text: string): { lines: number; bytes: number } {
+  let lines = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
+  return { lines, bytes: text.length };
+}
