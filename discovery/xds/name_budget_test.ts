@@ -23,8 +23,10 @@ function refusal(refused: () => unknown): NameLimitError {
 
 const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 
-/** Waits for the stream to end and checks its status against `code` and `details`. */
+/** Checks that the stream ends, answering nothing more, with `code` and `details`. */
 async function assertRefused(client: TestAdsClient, code: number, details: RegExp): Promise<TestStatus> {
+  const answered = await client.next().then((r) => r.typeUrl, () => undefined);
+  assert.equal(answered, undefined, `the stream answered a "${answered}" request instead of ending`);
   const status = await client.ended();
   assert.equal(status.code, code, `status ${status.code}: ${status.details}`);
   assert.match(status.details, details);
