@@ -17,7 +17,7 @@ import { outboundClusterName, ServiceIndex } from "./service_index.ts";
 import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeOf } from "./sidecar_scope.ts";
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
 import { ListenerConflicts } from "./listener_conflicts.ts";
-import { ClusterNameMemo } from "./cluster_names.ts";
+import { ClusterNameMemo, type ClusterNameMemoStats } from "./cluster_names.ts";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig = Pick<
@@ -168,6 +168,11 @@ export class PushContext {
     this.problems.freeze();
     this.#buildMs = performance.now() - started;
     Object.freeze(this);
+  }
+
+  /** What the snapshot's memos hold, for `/debug/cachez`. */
+  memoStats(): Readonly<Record<string, ClusterNameMemoStats>> {
+    return { clusterNames: this.clusterNames.stats() };
   }
 
   /** Resources of a config kind as of this snapshot, sorted by namespace then name. */

@@ -231,9 +231,21 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     return () => this.#onDisconnect.delete(listener);
   }
 
-  /** What the memos of watched names hold now, for `/debug/cachez`. */
-  nameMemoStats(): { interner: MemoStats; lists: MemoStats; openStreams: number } {
-    return { interner: this.#names.stats(), lists: this.#nameLists.stats(), openStreams: this.#openStreams };
+  /**
+   * What the server's memos (and the newest snapshot's, when it has any) hold now, for `/debug/cachez`: the
+   * shared names and name lists (cleared when the last of `openStreams` ends), the shape memo (cleared on
+   * every push).
+   */
+  memoStats(): { openStreams: number; memos: Record<string, MemoStats> } {
+    return {
+      openStreams: this.#openStreams,
+      memos: {
+        names: this.#names.stats(),
+        nameLists: this.#nameLists.stats(),
+        shapes: this.#shapes.stats(),
+        ...this.#push?.memoStats?.(),
+      },
+    };
   }
 
   /** Waiting and running pushes. */

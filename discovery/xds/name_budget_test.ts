@@ -92,7 +92,7 @@ Deno.test("ADS refuses a delta subscription of a name over the length limit", as
         await metricValue(server.metrics, "discovery_xds_refused_streams", { code: "InvalidArgument" }),
         1,
       );
-      assert.equal(server.service.nameMemoStats().interner.entries, 0, "the long name was not kept");
+      assert.equal(server.service.memoStats().memos.names.entries, 0, "the long name was not kept");
     } finally {
       client.close();
     }
@@ -211,14 +211,14 @@ Deno.test("ADS drops its name memos when the last stream ends", async () => {
     const client = TestAdsClient.sotw(server.port);
     client.send({ node: testNode(sidecarId("app")), type_url: EDS, resource_names: ["a", "b"] });
     await client.next();
-    const held = server.service.nameMemoStats();
-    assert.equal(held.interner.entries, 2);
-    assert.equal(held.lists.entries, 1);
-    assert.ok(held.interner.bytes > 0 && held.interner.bytes <= held.interner.maxBytes);
+    const held = server.service.memoStats().memos;
+    assert.equal(held.names.entries, 2);
+    assert.equal(held.nameLists.entries, 1);
+    assert.ok(held.names.bytes > 0 && held.names.bytes <= held.names.maxBytes);
     client.close();
-    await waitFor(() => server.service.nameMemoStats().openStreams === 0, "the stream ended");
-    const after = server.service.nameMemoStats();
-    assert.deepEqual([after.interner.entries, after.interner.bytes], [0, 0]);
-    assert.deepEqual([after.lists.entries, after.lists.bytes], [0, 0]);
+    await waitFor(() => server.service.memoStats().openStreams === 0, "the stream ended");
+    const after = server.service.memoStats().memos;
+    assert.deepEqual([after.names.entries, after.names.bytes], [0, 0]);
+    assert.deepEqual([after.nameLists.entries, after.nameLists.bytes], [0, 0]);
   });
 });
