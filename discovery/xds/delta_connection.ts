@@ -182,10 +182,10 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
   ): boolean {
     let more = false;
     const list = request.resource_names_subscribe;
+    for (const name of list) this.nameBudget.checkName(name, "resource name", typeUrl);
     // A first subscription that is exactly a shared list (NameListTable) is kept as that list: proxies
     // subscribing the same names then share it, and with it every per-list cache (memo keys, short-name
     // checks), at no cost per name.
-    for (const name of list) this.nameBudget.checkName(name, "resource name", typeUrl);
     const adopted = request.resource_names_unsubscribe.length === 0 && watch.subscribed.adopt(list, WILDCARD);
     if (adopted) {
       this.nameBudget.add(list.length, charsOf(list), typeUrl);
