@@ -17,6 +17,8 @@ import type { Proxy } from "../model/proxy.ts";
 export interface PushSnapshot {
   /** Changes with every new snapshot; sent as `version_info` and encoded in nonces. */
   readonly version: string;
+  /** Optional: what the snapshot's own memos hold, by name, for `/debug/cachez`. */
+  memoStats?(): Readonly<Record<string, { entries: number; bytes: number; maxBytes: number }>>;
 }
 
 /** What a proxy asked for, and why the server is generating now. */

@@ -12,7 +12,6 @@ export * from "./grpc_rds.ts";
 export * from "./grpc_cds.ts";
 export * from "./grpc_eds.ts";
 export * from "./grpc_target.ts";
-export * from "./cluster_names.ts";
 export type { ClusterPolicy } from "./traffic_policy_merge.ts";
 export type { EnvoyObject } from "./route_match.ts";
 export type { PlannedRoute, RoutePlan } from "./route_plan.ts";

@@ -2,7 +2,6 @@ import type { Proxy } from "../model/proxy.ts";
 import type { Service } from "../model/service.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { outboundClusterName } from "../push/service_index.ts";
-import { parseClusterName } from "./cluster_names.ts";
 import { grpcServices, serviceByHostname } from "./grpc_target.ts";
 
 /** One outbound cluster a request names, resolved to its service, port and subset ("" for the whole service). */
@@ -46,7 +45,7 @@ export function wantedClusters(
   // every proxy, and a scope of a thousand services filtered per proxy was most of such a push's work.
   const out: WantedCluster[] = [];
   for (const name of new Set(names)) {
-    const parts = parseClusterName(name);
+    const parts = push.clusterNames.parse(name);
     if (parts === undefined || parts.direction !== "outbound") continue;
     const service = serviceByHostname(reachable, parts.hostname);
     if (service === undefined || !include(service)) continue;

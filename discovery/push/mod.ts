@@ -8,6 +8,7 @@ export * from "./push_debouncer.ts";
 export * from "./change_events.ts";
 export * from "./endpoint_index.ts";
 export * from "./push_context.ts";
+export * from "./cluster_names.ts";
 export * from "./snapshot_stage.ts";
 export * from "./push_pipeline.ts";
 export type { EgressHost, EgressScope, ScopeTrafficPolicy, SidecarScope } from "./sidecar_scope.ts";

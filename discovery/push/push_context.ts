@@ -17,6 +17,7 @@ import { outboundClusterName, ServiceIndex } from "./service_index.ts";
 import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeOf } from "./sidecar_scope.ts";
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
 import { ListenerConflicts } from "./listener_conflicts.ts";
+import { ClusterNameMemo, type ClusterNameMemoStats } from "./cluster_names.ts";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig = Pick<
@@ -115,6 +116,8 @@ export class PushContext {
   readonly problems: PushProblems;
   /** Listener conflicts the generators meet while serving this snapshot. */
   readonly listenerConflicts = new ListenerConflicts();
+  /** Cluster names proxies asked for, parsed; bounded by bytes, and gone with the snapshot. */
+  readonly clusterNames = new ClusterNameMemo();
   /**
    * Gateway credentials. Read live, not frozen: a generator that reads a secret puts its digest in the cache
    * key, and every change to the store triggers a full push.
@@ -165,6 +168,11 @@ export class PushContext {
     this.problems.freeze();
     this.#buildMs = performance.now() - started;
     Object.freeze(this);
+  }
+
+  /** What the snapshot's memos hold, for `/debug/cachez`. */
+  memoStats(): Readonly<Record<string, ClusterNameMemoStats>> {
+    return { clusterNames: this.clusterNames.stats() };
   }
 
   /** Resources of a config kind as of this snapshot, sorted by namespace then name. */

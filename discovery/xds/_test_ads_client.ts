@@ -68,7 +68,7 @@ export class TestAdsClient {
   readonly #requestType: protobuf.Type;
   readonly #responseType: protobuf.Type;
   readonly #queue: TestResponse[] = [];
-  readonly #waiters: ((r: TestResponse) => void)[] = [];
+  readonly #waiters: { deliver(r: TestResponse): void; fail(error: Error): void }[] = [];
   readonly #ended = Promise.withResolvers<TestStatus>();
 
   private constructor(
@@ -88,10 +88,13 @@ export class TestAdsClient {
     this.#requestType = schema.lookupType(prefix + (delta ? "DeltaDiscoveryRequest" : "DiscoveryRequest"));
     this.#responseType = schema.lookupType(prefix + (delta ? "DeltaDiscoveryResponse" : "DiscoveryResponse"));
     this.#call.on("data", (bytes: Uint8Array) => this.#receive(bytes));
-    this.#call.on(
-      "status",
-      (s: grpc.StatusObject) => this.#ended.resolve({ code: s.code, details: s.details }),
-    );
+    this.#call.on("status", (s: grpc.StatusObject) => {
+      this.#ended.resolve({ code: s.code, details: s.details });
+      // No response can come any more: a test waiting for one learns it now, not at its timeout.
+      for (const waiter of this.#waiters.splice(0)) {
+        waiter.fail(new Error(`The stream ended with status ${s.code} before a response: ${s.details}`));
+      }
+    });
     this.#call.on("error", () => {});
   }
 
@@ -121,7 +124,10 @@ export class TestAdsClient {
     this.#call.write(bytes);
   }
 
-  /** The next response; rejects after `timeoutMs` so a missing response fails the test instead of hanging it. */
+  /**
+   * The next response; rejects when the stream ends first, or after `timeoutMs` so a missing response fails
+   * the test instead of hanging it.
+   */
   next(timeoutMs = 10_000): Promise<TestResponse> {
     const queued = this.#queue.shift();
     if (queued !== undefined) return Promise.resolve(queued);
@@ -130,9 +136,15 @@ export class TestAdsClient {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
         reject(new Error(`No ADS response within ${timeoutMs}ms`));
       }, timeoutMs);
-      const waiter = (r: TestResponse) => {
-        clearTimeout(timer);
-        resolve(r);
+      const waiter = {
+        deliver: (r: TestResponse) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        fail: (error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       };
       this.#waiters.push(waiter);
     });
@@ -181,7 +193,7 @@ export class TestAdsClient {
         bytes: bytes.length,
       };
     const waiter = this.#waiters.shift();
-    if (waiter !== undefined) waiter(response);
+    if (waiter !== undefined) waiter.deliver(response);
     else this.#queue.push(response);
   }
 }

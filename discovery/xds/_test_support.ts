@@ -148,7 +148,7 @@ export interface TestServer {
 
 /** Starts a discovery server for tests. */
 export async function startTestServer(
-  options: { settings?: Partial<XdsSettings>; push?: TestPush | null } = {},
+  options: { settings?: Partial<XdsSettings>; push?: TestPush | null; now?: () => number } = {},
 ): Promise<TestServer> {
   const metrics = new Metrics("discovery", { version: "test", tag: "test" });
   const logger = new RecordingLogger();
@@ -160,6 +160,7 @@ export async function startTestServer(
     logger,
     metrics,
     ...(initial === undefined ? {} : { initialPush: initial }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const server = await startXdsServer({
     addr: { hostname: "127.0.0.1", port: 0 },

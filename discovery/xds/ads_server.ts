@@ -25,8 +25,10 @@ import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
-import { NameInterner } from "./name_interner.ts";
+import { type MemoStats, NameInterner } from "./name_interner.ts";
 import { NameListTable } from "./name_list_table.ts";
+import { NameBudgets } from "./name_budget.ts";
+import { NackLog } from "./nack_log.ts";
 import { SotwConnection } from "./sotw_connection.ts";
 import { XdsCache } from "./xds_cache.ts";
 import {
@@ -57,6 +59,8 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly controlPlane?: ControlPlaneInfo;
   /** The first snapshot; until one exists, streams are refused with UNAVAILABLE. */
   readonly initialPush?: P;
+  /** Milliseconds on a monotonic scale, pacing NACK lines; `performance.now` when omitted. */
+  readonly now?: () => number;
 }
 
 /** Called when a proxy connects or disconnects. */
@@ -82,6 +86,11 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   readonly #shapes = new ShapeMemo();
   readonly #onConnect = new Set<ConnectionListener<P>>();
   readonly #onDisconnect = new Set<ConnectionListener<P>>();
+  readonly #names: NameInterner;
+  readonly #nameLists: NameListTable;
+  readonly #nacks: NackLog;
+  /** ADS streams accepted and not yet ended, admitted or not. */
+  #openStreams = 0;
   #push: P | undefined;
   #closed = false;
 
@@ -113,6 +122,9 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       onError: (connection, error) => this.#pushFailed(connection, error),
     });
     const names = new NameInterner();
+    this.#names = names;
+    this.#nameLists = new NameListTable(names, { limits: options.settings });
+    this.#nacks = new NackLog(this.#logger, { now: options.now ?? (() => performance.now()) });
     this.#context = {
       generators: this.generators,
       cache: this.cache,
@@ -120,6 +132,12 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       shapes: this.#shapes,
       gate: new ResponseGate(options.settings.pushThrottle),
       names,
+      budgets: new NameBudgets({
+        maxNameLength: options.settings.maxNameLength,
+        maxNamesPerStream: options.settings.maxNamesPerStream,
+        maxNameCharsPerConnection: options.settings.maxNameCharsPerConnection,
+      }),
+      nacks: this.#nacks,
       metrics: this.#metrics,
       logger: this.#logger,
       sendTimeoutMs: options.settings.sendTimeoutMs,
@@ -135,12 +153,20 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     };
     this.#host = {
       schema: this.#schema,
-      nameLists: new NameListTable(names),
+      nameLists: this.#nameLists,
       logger: this.#logger,
       ready: () => this.#push !== undefined && !this.#closed,
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
       refused: (code) => this.#metrics.refusedStream(code),
+      streamOpened: () => this.#openStreams++,
+      streamEnded: () => {
+        // The name memos serve the streams there are: with the last gone, nothing needs what they hold.
+        if (--this.#openStreams === 0) {
+          this.#names.clear();
+          this.#nameLists.clear();
+        }
+      },
     };
   }
 
@@ -205,6 +231,23 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     return () => this.#onDisconnect.delete(listener);
   }
 
+  /**
+   * What the server's memos (and the newest snapshot's, when it has any) hold now, for `/debug/cachez`: the
+   * shared names and name lists (cleared when the last of `openStreams` ends), the shape memo (cleared on
+   * every push).
+   */
+  memoStats(): { openStreams: number; memos: Record<string, MemoStats> } {
+    return {
+      openStreams: this.#openStreams,
+      memos: {
+        names: this.#names.stats(),
+        nameLists: this.#nameLists.stats(),
+        shapes: this.#shapes.stats(),
+        ...this.#push?.memoStats?.(),
+      },
+    };
+  }
+
   /** Waiting and running pushes. */
   queueStats(): PushQueueStats {
     return this.#queue.stats();
@@ -262,6 +305,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.tracker?.forget(connection.id);
     if (!this.connections().some((c) => c.proxy.id === connection.proxy.id)) {
       this.#metrics.forgetProxy(connection.proxy.id);
+      this.#nacks.forget(connection.proxy.id);
     }
     this.#logger.info("proxy disconnected", { connection: connection.id });
     for (const listener of this.#onDisconnect) this.#callListener(listener, connection);

@@ -26,6 +26,7 @@ import {
 } from "./xds_connection.ts";
 import { grpcCodeName } from "./xds_metrics.ts";
 import type { NameListTable } from "./name_list_table.ts";
+import { NameLimitError } from "./name_budget.ts";
 
 /** What a stream needs from the server that accepted it. */
 export interface StreamHost<P extends PushSnapshot> {
@@ -43,6 +44,10 @@ export interface StreamHost<P extends PushSnapshot> {
   internalError(typeUrl: string, error: unknown): void;
   /** Counts a stream ended by the server because of what the peer sent (or sent too early). */
   refused(code: number): void;
+  /** A stream was accepted. */
+  streamOpened(): void;
+  /** A stream accepted by `streamOpened` ended, however it ended; called once per stream. */
+  streamEnded(): void;
 }
 
 /** A refusal: the gRPC status code and details a stream ends with. */
@@ -77,6 +82,13 @@ export function serveAdsStream<P extends PushSnapshot>(
 ): void {
   let connection: XdsConnection<P> | undefined;
   let ended = false;
+  let released = false;
+  host.streamOpened();
+  const release = () => {
+    if (released) return;
+    released = true;
+    host.streamEnded();
+  };
   const refuse = (code: number, details: string) => {
     if (ended) return;
     ended = true;
@@ -85,10 +97,12 @@ export function serveAdsStream<P extends PushSnapshot>(
     host.logger.warn("refused ADS stream", { peer: call.getPeer(), code: grpcCodeName(code), details });
     if (connection !== undefined) connection.close(code, details);
     else call.emit("error", { code, details });
+    release();
   };
   const peerGone = () => {
     ended = true;
     connection?.closedByPeer();
+    release();
   };
 
   call.on("data", (bytes: Uint8Array) => {
@@ -99,14 +113,17 @@ export function serveAdsStream<P extends PushSnapshot>(
       if (protocol === "delta") {
         request = lists === undefined
           ? decodeDeltaDiscoveryRequest(bytes, host.schema)
-          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
+          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run, ""));
       } else {
         request = lists === undefined
           ? decodeDiscoveryRequest(bytes, host.schema)
-          : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
+          : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run, ""));
       }
     } catch (error) {
-      refuse(GRPC_STATUS.INVALID_ARGUMENT, (error as Error).message);
+      refuse(
+        error instanceof NameLimitError ? error.code : GRPC_STATUS.INVALID_ARGUMENT,
+        (error as Error).message,
+      );
       return;
     }
     if (connection === undefined) {
@@ -116,10 +133,12 @@ export function serveAdsStream<P extends PushSnapshot>(
         return;
       }
       connection = admitted.connection;
+      connection.whenClosed.then(release);
     }
     const con = connection;
     con.serialize(() => con.handleRequest(request)).catch((error) => {
       if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) return;
+      if (error instanceof NameLimitError) return refuse(error.code, error.message);
       host.internalError(request.type_url, error);
       host.logger.error("handling ADS request failed", {
         connection: con.id,
@@ -134,6 +153,7 @@ export function serveAdsStream<P extends PushSnapshot>(
     ended = true;
     if (connection !== undefined) connection.close();
     else call.end();
+    release();
   });
   call.on("cancelled", peerGone);
   call.on("close", peerGone);

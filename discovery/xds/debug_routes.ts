@@ -102,8 +102,9 @@ export function addXdsDebugRoutes<P extends PushSnapshot>(
   );
   router.add(
     "/debug/cachez",
-    "The encoded-resource cache: counters and entries",
-    () => jsonResponse({ ...service.cache.stats(), entries: service.cache.entries() }),
+    "The encoded-resource cache: counters and entries; and what the memos of names and shapes hold",
+    () =>
+      jsonResponse({ ...service.cache.stats(), entries: service.cache.entries(), ...service.memoStats() }),
   );
   router.add(
     "/debug/config_distribution",

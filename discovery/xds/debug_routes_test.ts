@@ -120,6 +120,11 @@ Deno.test("/debug/cachez shows the cached entries and counters", async () => {
     assert.equal(body.size, 3, "two clusters and one endpoint assignment");
     const entries = body.entries as { name: string; dependsOn: string[] }[];
     assert.deepEqual(entries.map((e) => e.name).sort(), ["a", "a", "b"]);
+    const memos = body.memos as Record<string, { entries: number; bytes: number; maxBytes: number }>;
+    assert.deepEqual(Object.keys(memos).sort(), ["nameLists", "names", "shapes"]);
+    assert.equal(memos.names.entries, 1, "the one EDS name watched");
+    assert.ok(memos.names.bytes <= memos.names.maxBytes);
+    assert.equal(body.openStreams, 1);
   });
 });
 

@@ -20,6 +20,7 @@ import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
 import { HeldVersions } from "./held_versions.ts";
+import { charsOf } from "./name_budget.ts";
 import { SubscribedNames } from "./subscribed_names.ts";
 import { deltaFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
 import { indexByName, type VersionedResource } from "./versioned_resource.ts";
@@ -35,6 +36,11 @@ interface DeltaWatch {
   readonly known: HeldVersions;
   /** Subscribed names already reported as not existing. */
   readonly reportedAbsent: Set<string>;
+  /**
+   * What `initial_resource_versions` put in `known`, counted against the stream's name budget until the
+   * first whole answer replaces it with what the server sent.
+   */
+  claimed: { names: number; chars: number };
 }
 
 interface Prepared {
@@ -80,11 +86,14 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     let watch = this.#watches.get(typeUrl);
     const first = watch === undefined;
     if (watch === undefined) {
+      const initial = request.initial_resource_versions ?? {};
+      const claimed = this.#claim(typeUrl, initial);
       watch = {
         wildcard: isWildcardType(typeUrl) && request.resource_names_subscribe.length === 0,
         subscribed: new SubscribedNames(),
-        known: new HeldVersions(request.initial_resource_versions ?? {}),
+        known: new HeldVersions(initial),
         reportedAbsent: new Set(),
+        claimed,
       };
       this.#watches.set(typeUrl, watch);
     }
@@ -132,7 +141,39 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     return true;
   }
 
-  /** Applies subscribe/unsubscribe; true when something new was subscribed (which needs an answer). */
+  /**
+   * Counts a new watch against the stream's name budget: its type URL, and the names and versions of its
+   * `initial_resource_versions` (returned, to be released once the server's answer replaces them).
+   *
+   * @throws {NameLimitError} when one is too long or they pass the budget
+   */
+  #claim(typeUrl: string, initial: Readonly<Record<string, string>>): { names: number; chars: number } {
+    this.nameBudget.checkName(typeUrl, "type URL", typeUrl);
+    let names = 0;
+    let chars = 0;
+    for (const [name, version] of Object.entries(initial)) {
+      this.nameBudget.checkName(name, "resource name", typeUrl);
+      this.nameBudget.checkName(version, "resource version", typeUrl);
+      names++;
+      chars += name.length + version.length;
+    }
+    this.nameBudget.add(1 + names, typeUrl.length + chars, typeUrl);
+    return { names, chars };
+  }
+
+  /** The proxy now holds exactly `list`: what it claimed to hold no longer counts. */
+  #holdExactly(watch: DeltaWatch, list: readonly VersionedResource[], typeUrl: string): void {
+    watch.known.holdExactly(list);
+    if (watch.claimed.names === 0) return;
+    this.nameBudget.add(-watch.claimed.names, -watch.claimed.chars, typeUrl);
+    watch.claimed = { names: 0, chars: 0 };
+  }
+
+  /**
+   * Applies subscribe/unsubscribe; true when something new was subscribed (which needs an answer).
+   *
+   * @throws {NameLimitError} when a name is too long or the subscription passes the stream's name budget
+   */
   #applySubscription(
     typeUrl: string,
     watch: DeltaWatch,
@@ -141,17 +182,24 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
   ): boolean {
     let more = false;
     const list = request.resource_names_subscribe;
+    for (const name of list) this.nameBudget.checkName(name, "resource name", typeUrl);
     // A first subscription that is exactly a shared list (NameListTable) is kept as that list: proxies
     // subscribing the same names then share it, and with it every per-list cache (memo keys, short-name
     // checks), at no cost per name.
     const adopted = request.resource_names_unsubscribe.length === 0 && watch.subscribed.adopt(list, WILDCARD);
-    if (adopted) more = true;
-    else {
+    if (adopted) {
+      this.nameBudget.add(list.length, charsOf(list), typeUrl);
+      more = true;
+    } else {
       for (const name of list) {
         if (name === WILDCARD) {
           more ||= !watch.wildcard;
           watch.wildcard = true;
-        } else if (watch.subscribed.add(this.ctx.names.intern(name))) more = true;
+        } else if (!watch.subscribed.has(name)) {
+          this.nameBudget.add(1, name.length, typeUrl);
+          watch.subscribed.add(this.ctx.names.intern(name));
+          more = true;
+        }
       }
     }
     // A repeated subscription asks for the resource again; on the first request the proxy's
@@ -170,7 +218,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
         watch.wildcard = false;
         continue;
       }
-      watch.subscribed.delete(name);
+      if (watch.subscribed.delete(name)) this.nameBudget.add(-1, -name.length, typeUrl);
       watch.reportedAbsent.delete(name);
     }
     // Only a first request (names held from initial_resource_versions) or an unsubscription can leave the
@@ -229,7 +277,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     if (changed.length === 0 && removed.length === 0 && absent.length === 0 && !force) {
       // Nothing to send, and the proxy holds exactly this generation: say so, so the next push of the same
       // list is recognised at once.
-      if (full) watch.known.holdExactly(resources);
+      if (full) this.#holdExactly(watch, resources, typeUrl);
       this.recordUnchanged(typeUrl, push.version, full ? { resources } : undefined);
       return undefined;
     }
@@ -275,7 +323,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const { typeUrl } = response;
     const watch = this.#watches.get(typeUrl);
     if (watch !== undefined) {
-      if (response.holds !== undefined) watch.known.holdExactly(response.holds);
+      if (response.holds !== undefined) this.#holdExactly(watch, response.holds, typeUrl);
       else {
         for (const r of response.changed) watch.known.set(r.name, r.version);
         for (const name of response.removed) watch.known.delete(name);

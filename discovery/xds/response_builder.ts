@@ -80,6 +80,7 @@ export function buildResources<P extends PushSnapshot>(
     ? resolveByName(
       request.names,
       deps.shapes.byName(prefix, push),
+      (name, resource) => deps.shapes!.setByName(prefix, push, name, resource),
       (names) => resolve(deps, generator, proxy, typeUrl, push, { ...request, names }),
     )
     : resolve(deps, generator, proxy, typeUrl, push, request);
@@ -89,24 +90,28 @@ export function buildResources<P extends PushSnapshot>(
 
 /**
  * Resolves a named request name by name: names another proxy of the shape already asked for are taken from
- * `known`, only the others are generated (in one call to `generate`), and what they gave is added to `known`. Proxies that
+ * `known`, only the others are generated (in one call to `generate`), and what they gave is `remember`ed. Proxies that
  * each watch their own few names then share the work per name, as proxies watching equal lists share lists.
  */
 function resolveByName(
   names: readonly string[],
-  known: Map<string, VersionedResource | null>,
+  known: ReadonlyMap<string, VersionedResource | null>,
+  remember: (name: string, resource: VersionedResource | null) => void,
   generate: (missing: readonly string[]) => readonly VersionedResource[],
 ): VersionedResource[] {
   const missing = names.filter((name) => !known.has(name));
+  // What was generated now is read from here: the memo may not keep it.
+  const fresh = new Map<string, VersionedResource | null>();
   if (missing.length > 0) {
     const generated = generate(missing);
-    for (const name of missing) known.set(name, null);
-    for (const resource of generated) known.set(resource.name, resource);
+    for (const name of missing) fresh.set(name, null);
+    for (const resource of generated) fresh.set(resource.name, resource);
+    for (const [name, resource] of fresh) remember(name, resource);
   }
   const out: VersionedResource[] = [];
   const seen = new Set<string>();
   for (const name of names) {
-    const resource = known.get(name);
+    const resource = fresh.size > 0 && fresh.has(name) ? fresh.get(name) : known.get(name);
     if (resource !== null && resource !== undefined && !seen.has(name)) {
       seen.add(name);
       out.push(resource);

@@ -41,12 +41,27 @@ export function shapeMemoPrefix(
   return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes].join("\u0000");
 }
 
+/** Estimated bytes an entry costs beyond the characters of its key: its table slot and the list's slots. */
+const ENTRY_OVERHEAD = 64;
+
 /**
  * Resource lists by memo prefix and name list, and single resources by memo prefix and name, valid for one
- * snapshot until the next push. Name lists must not be modified after they are first used here.
+ * snapshot until the next push. Name lists must not be modified after they are first used here. The names
+ * come from proxies, and a push may be hours away, so the memo is bounded by bytes: past `maxBytes` it starts
+ * afresh, which costs only a generation.
  */
 export class ShapeMemo {
-  readonly #byPrefix = new Map<string, PrefixEntry>();
+  readonly #maxBytes: number;
+  #byPrefix = new Map<string, PrefixEntry>();
+  #bytes = 0;
+
+  /** Throws RangeError when `maxBytes` is below 1. */
+  constructor(maxBytes = 64 * 1024 * 1024) {
+    if (!(maxBytes >= 1)) {
+      throw new RangeError(`Invalid shape memo bound "${maxBytes}" bytes: expected at least 1`);
+    }
+    this.#maxBytes = maxBytes;
+  }
 
   /** The list generated for `names` under `prefix` from `push`, if any. */
   get(prefix: string, names: readonly string[], push: object): readonly VersionedResource[] | undefined {
@@ -56,20 +71,29 @@ export class ShapeMemo {
 
   /** Remembers the list generated for `names` under `prefix` from `push`. */
   set(prefix: string, names: readonly string[], push: object, resources: readonly VersionedResource[]): void {
-    this.#entry(prefix, push).lists.set(joinedList(names), resources);
+    const key = joinedList(names);
+    if (!this.#fits(prefix, key.length + 8 * resources.length)) return;
+    this.#entry(prefix, push).lists.set(key, resources);
   }
 
   /**
-   * What each name generated under `prefix` from `push`: its resource, or null when the name gave none. The
-   * caller adds what it generates; the map starts empty for a new snapshot.
+   * What each name generated under `prefix` from `push`: its resource, or null when the name gave none; it
+   * starts empty for a new snapshot. Add to it with {@link setByName}.
    */
-  byName(prefix: string, push: object): Map<string, VersionedResource | null> {
+  byName(prefix: string, push: object): ReadonlyMap<string, VersionedResource | null> {
     return this.#entry(prefix, push).byName;
+  }
+
+  /** Remembers what `name` generated under `prefix` from `push` (null: nothing). */
+  setByName(prefix: string, push: object, name: string, resource: VersionedResource | null): void {
+    if (!this.#fits(prefix, name.length)) return;
+    this.#entry(prefix, push).byName.set(name, resource);
   }
 
   /** Forgets everything; called on every push. */
   clear(): void {
-    this.#byPrefix.clear();
+    this.#byPrefix = new Map();
+    this.#bytes = 0;
   }
 
   /** Number of remembered lists. */
@@ -77,6 +101,24 @@ export class ShapeMemo {
     let lists = 0;
     for (const entry of this.#byPrefix.values()) lists += entry.lists.size;
     return lists;
+  }
+
+  /** Remembered lists and single resources, and their estimated bytes. */
+  stats(): { readonly entries: number; readonly bytes: number; readonly maxBytes: number } {
+    let entries = 0;
+    for (const entry of this.#byPrefix.values()) entries += entry.lists.size + entry.byName.size;
+    return { entries, bytes: this.#bytes, maxBytes: this.#maxBytes };
+  }
+
+  /** Makes room for an entry of `chars` under `prefix`; false when it could never fit (not remembered). */
+  #fits(prefix: string, chars: number): boolean {
+    const cost = chars + ENTRY_OVERHEAD + (this.#byPrefix.has(prefix) ? 0 : prefix.length + ENTRY_OVERHEAD);
+    if (cost > this.#maxBytes) return false;
+    if (this.#bytes + cost > this.#maxBytes) {
+      this.clear();
+      this.#bytes = chars + prefix.length + 2 * ENTRY_OVERHEAD;
+    } else this.#bytes += cost;
+    return true;
   }
 
   #entry(prefix: string, push: object): PrefixEntry {

@@ -129,3 +129,21 @@ Deno.test("buildResources shares each name's resource between proxies of a shape
     assert.deepEqual(calls, [["l1"]]);
   });
 });
+
+Deno.test("ShapeMemo holds at most its bound in bytes, whatever names proxies watch between pushes", () => {
+  const memo = new ShapeMemo(50_000);
+  const push = { version: "v1" };
+  for (let i = 0; i < 1_000; i++) {
+    const names = Object.freeze([`junk-${i}-${"x".repeat(100)}`, `more-${i}`]);
+    memo.set("prefix", names, push, []);
+    memo.setByName("prefix", push, names[0], null);
+    assert.ok(memo.stats().bytes <= 50_000, `held ${memo.stats().bytes} bytes after ${i + 1} lists`);
+  }
+  assert.ok(memo.stats().entries > 0, "it still remembers the latest");
+  const huge = Object.freeze(["h".repeat(60_000)]);
+  memo.set("prefix", huge, push, []);
+  assert.equal(memo.get("prefix", huge, push), undefined, "a list bigger than the bound is not kept");
+  memo.clear();
+  assert.deepEqual(memo.stats(), { entries: 0, bytes: 0, maxBytes: 50_000 });
+  assert.throws(() => new ShapeMemo(0), RangeError);
+});

@@ -13,6 +13,7 @@ import { shortTypeName } from "../../proto/type_urls.ts";
 import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { makeNonce } from "./nonce.ts";
+import { charsOf } from "./name_budget.ts";
 import { anyFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
@@ -118,13 +119,25 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     return true;
   }
 
-  /** Records the watch; false when empty names unsubscribe from a non-wildcard type. */
+  /**
+   * Records the watch; false when empty names unsubscribe from a non-wildcard type.
+   *
+   * @throws {NameLimitError} when a name or the watch is over the stream's limits (nothing is recorded)
+   */
   #subscribe(typeUrl: string, names: readonly string[]): boolean {
+    const old = this.#watches.get(typeUrl);
+    // A watch holds its type URL and its names.
+    const held = old === undefined ? { names: 0, chars: 0 } : sizeOf(typeUrl, old.names);
     if (names.length === 0 && !isWildcardType(typeUrl)) {
+      this.nameBudget.add(-held.names, -held.chars, typeUrl);
       this.#watches.delete(typeUrl);
       this.forgetType(typeUrl);
       return false;
     }
+    this.nameBudget.checkName(typeUrl, "type URL", typeUrl);
+    for (const name of names) this.nameBudget.checkName(name, "resource name", typeUrl);
+    const size = sizeOf(typeUrl, names);
+    this.nameBudget.add(size.names - held.names, size.chars - held.chars, typeUrl);
     this.#watches.set(typeUrl, { names: this.ctx.names.internAll(names) });
     return true;
   }
@@ -227,6 +240,11 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       generator: this.ctx.generators.flavorOf(this.proxy),
     });
   }
+}
+
+/** What a watch of `names` holds against the stream's name budget: its type URL and its names. */
+function sizeOf(typeUrl: string, names: readonly string[]): { names: number; chars: number } {
+  return { names: 1 + names.length, chars: typeUrl.length + charsOf(names) };
 }
 
 /** Equal as sets: order and repeats of names carry no meaning. */

@@ -22,6 +22,9 @@ import { SentRecord } from "./sent_record.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
 import type { ResponseGate } from "./response_gate.ts";
 import type { NameInterner } from "./name_interner.ts";
+import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
+import type { NackLog } from "./nack_log.ts";
+import { excerpt } from "./text_excerpt.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
 import { pushOrder } from "./xds_types.ts";
@@ -31,6 +34,7 @@ export const GRPC_STATUS = {
   OK: 0,
   INVALID_ARGUMENT: 3,
   DEADLINE_EXCEEDED: 4,
+  RESOURCE_EXHAUSTED: 8,
   INTERNAL: 13,
   UNAVAILABLE: 14,
 } as const;
@@ -57,6 +61,10 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly logger: Logger;
   /** Shares the strings of watched names between connections. */
   readonly names: NameInterner;
+  /** What each stream, and the streams of one HTTP/2 connection, may hold of the names peers send. */
+  readonly budgets: NameBudgets;
+  /** Where NACKs are logged, paced per proxy. */
+  readonly nacks: NackLog;
   /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
   readonly gate: ResponseGate;
   /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
@@ -92,13 +100,16 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/** Longest part of a proxy's NACK text `/debug/syncz` keeps, in characters. */
+export const NACK_TEXT_KEPT = 4096;
+
 /** The last rejection of one type. */
 export interface NackInfo {
   /** Nonce of the rejected response. */
   readonly nonce: string;
   /** gRPC code name the proxy gave, such as `INVALID_ARGUMENT`. */
   readonly code: string;
-  /** The proxy's error text. */
+  /** The proxy's error text, cut to {@link NACK_TEXT_KEPT} characters. */
   readonly message: string;
   /** When the rejection arrived, as an ISO 8601 timestamp. */
   readonly at: string;
@@ -159,9 +170,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   readonly #sync = new Map<string, SyncState>();
   readonly #sent = new Map<string, SentRecord>();
   readonly #pendingSends = new Set<(error: Error) => void>();
-  readonly #loggedNacks = new Set<string>();
   #chain: Promise<unknown> = Promise.resolve();
   #closed = false;
+  readonly #whenClosed = Promise.withResolvers<void>();
+  /** What this stream holds of the names its peer sent; checked before it holds more. */
+  protected readonly nameBudget: StreamNameBudget;
 
   /** Binds a connection to its proxy, its stream and the server that owns it; the id is assigned here. */
   constructor(
@@ -170,6 +183,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     protected readonly ctx: ConnectionContext<P>,
   ) {
     this.id = `${proxy.id}-${++connectionCounter}`;
+    // grpc-js names a TCP peer by address and port, which no two open connections share.
+    this.nameBudget = ctx.budgets.open(call.getPeer());
   }
 
   /** The peer address as grpc-js reports it. */
@@ -185,6 +200,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Resolves once the connection has closed, however it closed. */
+  get whenClosed(): Promise<void> {
+    return this.#whenClosed.promise;
   }
 
   /** Handles one decoded request of this protocol. Called through `serialize`. */
@@ -440,19 +460,28 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     }
   }
 
-  /** Records a NACK: counted, logged with the proxy's text (repeats of the same text at debug), never resent. */
+  /**
+   * Records a NACK: counted, logged through the server's NACK log (paced per proxy, the text cut), never
+   * resent. Only a type the stream was sent keeps it in its bookkeeping, its text cut to
+   * {@link NACK_TEXT_KEPT} characters: a peer chooses both.
+   */
   protected recordNack(typeUrl: string, nonce: string, status: RpcStatus): void {
     const code = grpcCodeName(status.code);
-    this.sync(typeUrl).lastNack = { nonce, code, message: status.message, at: new Date().toISOString() };
-    this.ctx.metrics.rejected(typeUrl, this.proxy.id, status.code);
-    const fields = { connection: this.id, type: shortTypeName(typeUrl), nonce, code, error: status.message };
-    const seen = `${typeUrl}\n${status.message}`;
-    if (this.#loggedNacks.has(seen)) {
-      this.ctx.logger.debug("proxy rejected config again", fields);
-    } else {
-      this.#loggedNacks.add(seen);
-      this.ctx.logger.warn("proxy rejected config", fields);
+    const sync = this.#sync.get(typeUrl);
+    if (sync !== undefined) {
+      const message = status.message.length > NACK_TEXT_KEPT
+        ? `${status.message.slice(0, NACK_TEXT_KEPT)}…`
+        : status.message;
+      sync.lastNack = { nonce, code, message, at: new Date().toISOString() };
     }
+    this.ctx.metrics.rejected(typeUrl, this.proxy.id, status.code);
+    this.ctx.nacks.record(this.proxy.id, {
+      connection: this.id,
+      type: excerpt(shortTypeName(typeUrl)),
+      nonce: excerpt(nonce),
+      code,
+      error: status.message,
+    });
   }
 
   /** True when `nonce` is the latest one sent for `typeUrl`. */
@@ -462,6 +491,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   #markClosed(): void {
     this.#closed = true;
+    this.nameBudget.close();
+    this.#whenClosed.resolve();
     for (const settle of [...this.#pendingSends]) settle(new ConnectionClosedError(this.id));
     this.ctx.onClosed(this);
   }

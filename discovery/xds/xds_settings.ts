@@ -5,6 +5,7 @@
  * @module
  */
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { DEFAULT_NAME_LIMITS } from "./name_budget.ts";
 import { type GrpcKeepalive, type GrpcLimits, MAX_TIMER_MS } from "../../shared/grpc/grpc_channel_options.ts";
 
 /** Everything the xDS server reads from the environment. Durations are milliseconds. */
@@ -29,6 +30,12 @@ export interface XdsSettings {
   readonly maxReceiveMessageBytes: number;
   /** `ENABLE_ADMIN_ENDPOINTS`: registers `/debug/force_disconnect`. */
   readonly adminEndpoints: boolean;
+  /** `DISCOVERY_XDS_MAX_NAME_LENGTH`: longest resource name, type URL or delta version, in characters. */
+  readonly maxNameLength: number;
+  /** `DISCOVERY_XDS_MAX_NAMES_PER_STREAM`: most names one ADS stream may hold over all its types. */
+  readonly maxNamesPerStream: number;
+  /** `DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION`: most characters of names the streams of a connection hold. */
+  readonly maxNameCharsPerConnection: number;
 }
 
 /** The settings with the registry's defaults, for tests and embedding. */
@@ -45,6 +52,7 @@ export const DEFAULT_XDS_SETTINGS: XdsSettings = Object.freeze({
   maxConcurrentStreams: 100,
   maxReceiveMessageBytes: 4 * 1024 * 1024,
   adminEndpoints: false,
+  ...DEFAULT_NAME_LIMITS,
 });
 
 /**
@@ -76,6 +84,9 @@ export function xdsSettingsFromEnv(env: EnvSettings): XdsSettings {
     maxConcurrentStreams: env.int("MESH_GPRC_MAXSTREAMS"),
     maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
     adminEndpoints: env.bool("ENABLE_ADMIN_ENDPOINTS"),
+    maxNameLength: env.int("DISCOVERY_XDS_MAX_NAME_LENGTH"),
+    maxNamesPerStream: env.int("DISCOVERY_XDS_MAX_NAMES_PER_STREAM"),
+    maxNameCharsPerConnection: env.int("DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION"),
   });
 }
 

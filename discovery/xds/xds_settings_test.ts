@@ -16,6 +16,10 @@ Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
     assert.equal(settings.maxConcurrentStreams, 100);
     assert.equal(settings.maxReceiveMessageBytes, 4_194_304);
     assert.equal(settings.adminEndpoints, false);
+    assert.deepEqual(
+      [settings.maxNameLength, settings.maxNamesPerStream, settings.maxNameCharsPerConnection],
+      [2048, 100_000, 33_554_432],
+    );
   });
   await t.step("set values", () => {
     const settings = xdsSettingsFromEnv(
@@ -28,6 +32,31 @@ Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {
     );
     assert.deepEqual([settings.pushThrottle, settings.sendTimeoutMs, settings.cacheSize], [7, 250, 0]);
     assert.equal(settings.adminEndpoints, true);
+  });
+  await t.step("the name limits are read, and one below 1 is refused with the variable's name", () => {
+    const settings = xdsSettingsFromEnv(
+      new EnvSettings("discovery", {
+        DISCOVERY_XDS_MAX_NAME_LENGTH: "300",
+        DISCOVERY_XDS_MAX_NAMES_PER_STREAM: "5000",
+        DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION: "1000000",
+      }),
+    );
+    assert.deepEqual(
+      [settings.maxNameLength, settings.maxNamesPerStream, settings.maxNameCharsPerConnection],
+      [300, 5000, 1_000_000],
+    );
+    for (
+      const name of [
+        "DISCOVERY_XDS_MAX_NAME_LENGTH",
+        "DISCOVERY_XDS_MAX_NAMES_PER_STREAM",
+        "DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION",
+      ]
+    ) {
+      assert.throws(
+        () => xdsSettingsFromEnv(new EnvSettings("discovery", { [name]: "0" })),
+        new RegExp(`${name}="0" is out of range: expected a value from 1`),
+      );
+    }
   });
   await t.step("a throttle below 1 is refused with the variable's name", () => {
     assert.throws(

@@ -30,6 +30,9 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   DISCOVERY_STATUS_QPS: { min: 0.001, max: 1_000_000, unit: "per second" },
   DISCOVERY_TRACE_SAMPLING: { min: 0, max: 100, unit: "percent" },
   DISCOVERY_XDS_CACHE_SIZE: { min: 0, max: 100_000_000, unit: "entries (0: unbounded)" },
+  DISCOVERY_XDS_MAX_NAME_LENGTH: { min: 1, max: 1_048_576, unit: "characters" },
+  DISCOVERY_XDS_MAX_NAMES_PER_STREAM: { min: 1, max: 10_000_000, unit: "names" },
+  DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION: { min: 1, max: 1_073_741_824, unit: "characters" },
   SECRET_GRACE_PERIOD_RATIO: { min: 0, max: 1 },
   TERMINATION_DRAIN_DURATION_SECONDS: { min: 0, max: 3600, unit: "seconds" },
 });

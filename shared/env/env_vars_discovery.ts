@@ -177,6 +177,30 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Name of the validating webhook configuration to patch; when empty, patching with cluster-admin rights is skipped.",
   },
   {
+    name: "DISCOVERY_XDS_MAX_NAME_LENGTH",
+    type: "int",
+    default: "2048",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Longest resource name, type URL or delta resource version an ADS request may carry, in characters; a longer one ends the stream with INVALID_ARGUMENT.",
+  },
+  {
+    name: "DISCOVERY_XDS_MAX_NAMES_PER_STREAM",
+    type: "int",
+    default: "100000",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Most resource names one ADS stream may subscribe to over all its types (a watch's type URL and a delta stream's initial_resource_versions count too); past it the stream ends with RESOURCE_EXHAUSTED.",
+  },
+  {
+    name: "DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION",
+    type: "int",
+    default: "33554432",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Most characters of resource names the ADS streams of one HTTP/2 connection may hold together; past it the stream subscribing more ends with RESOURCE_EXHAUSTED.",
+  },
+  {
     name: "DEBUG_REMOTE_ACCESS",
     type: "bool",
     default: "false",
