@@ -1,21 +1,20 @@
 import "../shared/cli/quiet_dependency_warnings.ts";
-import { runCli } from "../shared/cli/run_cli.ts";
-import { readProcessEnvironment } from "../shared/env/env_settings.ts";
-import { DISCOVERY_INHERITED_FLAGS, discoveryCli } from "./cli/discovery_cli.ts";
 
 /**
- * Resolves on the first SIGINT or SIGTERM with the signal's name. SIGHUP is ignored with a line on stderr:
- * every config file is watched, so there is nothing to reload, and a closing terminal must not stop the server.
+ * Listens for signals from the first moment, startup included, and returns what resolves on the first SIGINT
+ * or SIGTERM with the signal's name. SIGHUP is ignored with a line on stderr: every config file is watched, so
+ * there is nothing to reload, and a closing terminal must not stop the server.
  */
-function untilSignal(): Promise<string> {
+function listenForSignals(): () => Promise<string> {
   Deno.addSignalListener("SIGHUP", () => {
     console.error("SIGHUP received and ignored: config files are watched and reloaded on change");
   });
-  return new Promise((resolve) => {
+  const stopped = new Promise<string>((resolve) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       Deno.addSignalListener(signal, () => resolve(signal));
     }
   });
+  return () => stopped;
 }
 
 if (import.meta.main) {
@@ -23,6 +22,11 @@ if (import.meta.main) {
     stdout: (text: string) => Deno.stdout.writeSync(new TextEncoder().encode(text)),
     stderr: (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
   };
+  // Signals are handled before the program's modules load (some take a second to evaluate).
+  const untilSignal = listenForSignals();
+  const { runCli } = await import("../shared/cli/run_cli.ts");
+  const { readProcessEnvironment } = await import("../shared/env/env_settings.ts");
+  const { DISCOVERY_INHERITED_FLAGS, discoveryCli } = await import("./cli/discovery_cli.ts");
   let code: number;
   try {
     code = await runCli(

@@ -2,6 +2,8 @@ import { checkFlagRanges } from "./flag_ranges.ts";
 import type { FlagValue } from "../../shared/cli/flag_spec.ts";
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
+import { checkTrustDomain } from "../../shared/config/mesh/mesh_config_schema.ts";
+import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
 
 /** Every setting of `mesh-discovery discovery`, parsed once at startup and frozen. */
 export interface DiscoveryOptions {
@@ -91,6 +93,7 @@ export function discoveryOptions(
       );
     }
   }
+  checkNames(flags.domain as string, flags["trust-domain"] as string);
   const ctrlzHost = flags.ctrlz_address as string;
   const clusterId = explicit.has("clusterID") ? flags.clusterID as string : env.string("CLUSTER_ID");
   return Object.freeze({
@@ -128,4 +131,20 @@ export function discoveryOptions(
     }),
     env,
   });
+}
+
+/** The domain ends every service's host name and the trust domain every identity: both are checked up front. */
+function checkNames(domain: string, trustDomain: string): void {
+  if (!isDnsName(domain) || domain.startsWith("*.")) {
+    throw new RangeError(
+      `Invalid --domain "${domain}": expected a DNS domain suffix such as "cluster.local"`,
+    );
+  }
+  const problem = trustDomain === "" ? undefined : checkTrustDomain(trustDomain);
+  if (problem !== undefined) {
+    throw new RangeError(
+      `Invalid --trust-domain "${trustDomain}": expected DNS labels joined by dots such as "cluster.local", ` +
+        "or empty for the mesh config's trustDomain",
+    );
+  }
 }
