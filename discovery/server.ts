@@ -332,7 +332,10 @@ export async function startDiscovery(
     );
   }
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
+  // An orchestrator calls the webhook as soon as the pod is ready: ready waits for the last listener.
+  let listening = false;
   const readiness = new Readiness([
+    syncedCheck("listeners", () => listening, () => "not every listener is open yet"),
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
     syncedCheck(
       "orchestrator config",
@@ -402,6 +405,7 @@ export async function startDiscovery(
     log: deps.logs.scope("validationServer"),
   });
   servers.push(webhook.server);
+  listening = true;
 
   const ready = readiness.status();
   log.info("discovery server started", {
