@@ -73,6 +73,7 @@ export async function startDiscovery(
   // its flag or variable, with nothing served in the meantime.
   const caEnabled = env.bool("ENABLE_CA_SERVER");
   const caSettings = caEnabled ? caSettingsFromEnv(env) : undefined;
+  const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
   await checkMeshFiles({ meshConfig: options.meshConfigFile, networksConfig: options.networksConfigFile });
   checkPortsFree([
     { flag: "--grpcAddr", addr: options.grpcAddr },
@@ -265,7 +266,6 @@ export async function startDiscovery(
   if (ca && issueServingCert) {
     ca.startRotation();
     closers.push(() => ca.close());
-    const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
     // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
     let serving = await loadServingTls({
       tlsCertFile: options.tlsCertFile,

@@ -46,6 +46,18 @@ Deno.test("Each bad flag or variable stops mesh-discovery naming it, the value a
       /Invalid --trust-domain "a\/b": expected DNS labels/,
     ],
     [
+      "a namespace that is no DNS label",
+      ["--namespace", "Mesh_System"],
+      {},
+      /Invalid --namespace \(or POD_NAMESPACE\) "Mesh_System": expected a namespace name/,
+    ],
+    [
+      "a custom host that is no DNS name",
+      [],
+      { MESHD_CUSTOM_HOST: "meshd.example.com,bad host" },
+      /Invalid MESHD_CUSTOM_HOST host "bad host": expected DNS names/,
+    ],
+    [
       "a zero workload certificate TTL",
       [],
       { DEFAULT_WORKLOAD_CERT_TTL: "0s" },

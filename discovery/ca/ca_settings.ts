@@ -4,6 +4,7 @@
  * @module
  */
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
 import type { CaSettings } from "./certificate_authority_server.ts";
 
 /** The CA's settings but its trust domain, which the mesh config may give after they are checked. */
@@ -94,10 +95,10 @@ function checkedIssuer(issuer: string): string {
 
 /** DNS names of the secure port's serving certificate: the discovery service's names and `MESHD_CUSTOM_HOST`. */
 export function securePortNames(namespace: string, domain: string, customHosts: string): string[] {
-  return [
-    `meshd.${namespace}.svc`,
-    `meshd.${namespace}.svc.${domain}`,
-    ...customHosts.split(",").map((h) => h.trim()).filter((h) => h !== ""),
-    "localhost",
-  ];
+  const custom = customHosts.split(",").map((h) => h.trim()).filter((h) => h !== "");
+  const bad = custom.find((host) => !isDnsName(host));
+  if (bad !== undefined) {
+    throw new RangeError(`Invalid MESHD_CUSTOM_HOST host "${bad}": expected DNS names separated by commas`);
+  }
+  return [`meshd.${namespace}.svc`, `meshd.${namespace}.svc.${domain}`, ...custom, "localhost"];
 }

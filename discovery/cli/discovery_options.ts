@@ -96,6 +96,16 @@ export function discoveryOptions(
   checkNames(flags.domain as string, flags["trust-domain"] as string);
   const ctrlzHost = flags.ctrlz_address as string;
   const clusterId = explicit.has("clusterID") ? flags.clusterID as string : env.string("CLUSTER_ID");
+  const namespace = explicit.has("namespace")
+    ? flags.namespace as string
+    : env.string("POD_NAMESPACE") || flags.namespace as string;
+  // The namespace names the discovery service in the serving certificates' DNS names.
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+    throw new RangeError(
+      `Invalid --namespace (or POD_NAMESPACE) "${namespace}": expected a namespace name of lower-case ` +
+        'letters, digits and "-", such as "mesh-system"',
+    );
+  }
   return Object.freeze({
     appNamespaces: (flags.appNamespace as string).split(",").map((s) => s.trim()).filter((s) => s !== ""),
     caCertFile: flags.caCertFile as string,
@@ -114,9 +124,7 @@ export function discoveryOptions(
     orchApiQps: flags.orchApiQPS as number,
     meshConfigFile: flags.meshConfig as string,
     networksConfigFile: flags.networksConfig as string,
-    namespace: explicit.has("namespace")
-      ? flags.namespace as string
-      : env.string("POD_NAMESPACE") || flags.namespace as string,
+    namespace,
     plugins: flags.plugins as string[],
     profile: flags.profile as boolean,
     registries,
