@@ -3,18 +3,28 @@ import "../shared/cli/quiet_dependency_warnings.ts";
 /**
  * Listens for signals from the first moment, startup included, and returns what resolves on the first SIGINT
  * or SIGTERM with the signal's name. SIGHUP is ignored with a line on stderr: every config file is watched, so
- * there is nothing to reload, and a closing terminal must not stop the server.
+ * there is nothing to reload, and a closing terminal must not stop the server. SIGINT or SIGTERM before the
+ * server waits for them (during startup, or in a command that never does) ends the process at once, as their
+ * default action would.
  */
 function listenForSignals(): () => Promise<string> {
   Deno.addSignalListener("SIGHUP", () => {
     console.error("SIGHUP received and ignored: config files are watched and reloaded on change");
   });
+  let waiting = false;
   const stopped = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      Deno.addSignalListener(signal, () => resolve(signal));
+    for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+      Deno.addSignalListener(signal, () => {
+        if (waiting) return resolve(signal);
+        console.error(`${signal} received before the server started: exiting`);
+        Deno.exit(code);
+      });
     }
   });
-  return () => stopped;
+  return () => {
+    waiting = true;
+    return stopped;
+  };
 }
 
 if (import.meta.main) {

@@ -192,6 +192,18 @@ Deno.test("SIGHUP during startup and after ready is ignored with a log line; SIG
   }
 });
 
+Deno.test("SIGTERM during startup still ends mesh-discovery at once", async () => {
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(discoveryAddresses(), [...BASE, "--log_as_json"]),
+  );
+  await server.waitFor(/loaded \d+ resources/);
+  // The signal ends the process whenever it lands: at once during startup, gracefully (exit 0) after it.
+  const status = await server.stop("SIGTERM");
+  const started = /discovery server started/.test(server.stdout + server.stderr);
+  assert.equal(status.success, started, server.stderr);
+});
+
 Deno.test("A missing TLS file stops mesh-discovery before any port opens", async () => {
   const result = await runProgram(
     "mesh-discovery",

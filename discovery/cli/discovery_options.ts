@@ -93,19 +93,12 @@ export function discoveryOptions(
       );
     }
   }
-  checkNames(flags.domain as string, flags["trust-domain"] as string);
   const ctrlzHost = flags.ctrlz_address as string;
   const clusterId = explicit.has("clusterID") ? flags.clusterID as string : env.string("CLUSTER_ID");
   const namespace = explicit.has("namespace")
     ? flags.namespace as string
     : env.string("POD_NAMESPACE") || flags.namespace as string;
-  // The namespace names the discovery service in the serving certificates' DNS names.
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
-    throw new RangeError(
-      `Invalid --namespace (or POD_NAMESPACE) "${namespace}": expected a namespace name of lower-case ` +
-        'letters, digits and "-", such as "mesh-system"',
-    );
-  }
+  checkNames(flags.domain as string, flags["trust-domain"] as string, namespace);
   return Object.freeze({
     appNamespaces: (flags.appNamespace as string).split(",").map((s) => s.trim()).filter((s) => s !== ""),
     caCertFile: flags.caCertFile as string,
@@ -141,8 +134,17 @@ export function discoveryOptions(
   });
 }
 
-/** The domain ends every service's host name and the trust domain every identity: both are checked up front. */
-function checkNames(domain: string, trustDomain: string): void {
+/**
+ * The domain ends every service's host name, the trust domain every identity, and the namespace names the
+ * discovery service in its serving certificates: each is checked up front.
+ */
+function checkNames(domain: string, trustDomain: string, namespace: string): void {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+    throw new RangeError(
+      `Invalid --namespace (or POD_NAMESPACE) "${namespace}": expected a namespace name of lower-case ` +
+        'letters, digits and "-", such as "mesh-system"',
+    );
+  }
   if (!isDnsName(domain) || domain.startsWith("*.")) {
     throw new RangeError(
       `Invalid --domain "${domain}": expected a DNS domain suffix such as "cluster.local"`,
