@@ -7,6 +7,7 @@ import type { BuildInfo } from "../shared/version/build_info.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
+import { checkMeshFiles } from "./cli/mesh_files_check.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
 import { DebugInterface } from "./http/debug_interface.ts";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
@@ -68,11 +69,15 @@ export async function startDiscovery(
   const servers: RunningServer[] = [];
   const closers: Array<() => void | Promise<void>> = [];
 
-  // Every address is checked before anything opens: a taken port stops startup naming its flag, with
-  // nothing served in the meantime.
+  // Every setting, address and named file is checked before anything opens: a bad one stops startup naming
+  // its flag or variable, with nothing served in the meantime.
+  const caEnabled = env.bool("ENABLE_CA_SERVER");
+  const caSettings = caEnabled ? caSettingsFromEnv(env) : undefined;
+  const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
+  await checkMeshFiles({ meshConfig: options.meshConfigFile, networksConfig: options.networksConfigFile });
   checkPortsFree([
     { flag: "--grpcAddr", addr: options.grpcAddr },
-    ...(env.bool("ENABLE_CA_SERVER") ? [{ flag: "--secureGRPCAddr", addr: options.secureGrpcAddr }] : []),
+    ...(caEnabled ? [{ flag: "--secureGRPCAddr", addr: options.secureGrpcAddr }] : []),
     { flag: "--httpAddr", addr: options.httpAddr },
     { flag: "--monitoringAddr", addr: options.monitoringAddr },
     { flag: "--ctrlz_address/--ctrlz_port", addr: options.ctrlzAddr },
@@ -91,7 +96,6 @@ export async function startDiscovery(
     : undefined;
   // So are --caCertFile and SPIFFE_BUNDLE_ENDPOINTS.
   const caCertPem = options.caCertFile ? await readCaCertFile(options.caCertFile) : "";
-  const caEnabled = env.bool("ENABLE_CA_SERVER");
   const bundleEndpoints = parseBundleEndpoints(env.string("SPIFFE_BUNDLE_ENDPOINTS"));
 
   // Config sources feed one store; the mesh config comes from its own files.
@@ -230,14 +234,6 @@ export async function startDiscovery(
   });
   closers.push(() => discovery.close());
   closers.push(pipeline.stage.onPush((request, push) => discovery.push(request, push)));
-  const ads = await startXdsServer({
-    addr: options.grpcAddr,
-    service: discovery,
-    keepalive: options.keepalive,
-    logger: adsLog,
-  });
-  closers.push(() => ads.close());
-
   // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
   const trustDomain = options.trustDomain || mesh.current().trustDomain;
   const federation = caEnabled && bundleEndpoints.length > 0
@@ -245,8 +241,8 @@ export async function startDiscovery(
     : undefined;
   await federation?.start();
   if (federation) closers.push(() => federation.stop());
-  const ca = caEnabled
-    ? await CertificateAuthorityServer.create(caSettingsFromEnv(env, trustDomain), {
+  const ca = caSettings
+    ? await CertificateAuthorityServer.create({ ...caSettings, trustDomain }, {
       log: deps.logs.scope("serverca"),
       metrics: deps.metrics,
       ...(federation && { federation }),
@@ -259,10 +255,17 @@ export async function startDiscovery(
     const issued = await ca.servingCertificate(dnsNames, SECURE_PORT_CERT_TTL_MS);
     return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
   });
+  // Listeners open only now, after every fallible step above (the CA's plugged-in files among them).
+  const ads = await startXdsServer({
+    addr: options.grpcAddr,
+    service: discovery,
+    keepalive: options.keepalive,
+    logger: adsLog,
+  });
+  closers.push(() => ads.close());
   if (ca && issueServingCert) {
     ca.startRotation();
     closers.push(() => ca.close());
-    const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
     // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
     let serving = await loadServingTls({
       tlsCertFile: options.tlsCertFile,
@@ -329,7 +332,10 @@ export async function startDiscovery(
     );
   }
   if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
+  // An orchestrator calls the webhook as soon as the pod is ready: ready waits for the last listener.
+  let listening = false;
   const readiness = new Readiness([
+    syncedCheck("listeners", () => listening, () => "not every listener is open yet"),
     syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
     syncedCheck(
       "orchestrator config",
@@ -399,6 +405,7 @@ export async function startDiscovery(
     log: deps.logs.scope("validationServer"),
   });
   servers.push(webhook.server);
+  listening = true;
 
   const ready = readiness.status();
   log.info("discovery server started", {

@@ -28,12 +28,14 @@ Deno.test("After a root rotation the secure port trusts client certificates of t
     return Response.json({ keys: [jwk] });
   });
   issuerUrl = `http://127.0.0.1:${issuer.addr.port}`;
+  // No plugged-in CA in it: the CA makes a self-signed root.
+  const noPluggedInCa = await Deno.makeTempDir({ prefix: "mesh_no_ca_dir_" });
   const addresses = discoveryAddresses();
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, ["--registries", "Mock", "--configDir", "examples/config", "--log_as_json"]),
     {
-      ROOT_CA_DIR: `/tmp/mesh-no-ca-dir-${crypto.randomUUID()}`,
+      ROOT_CA_DIR: noPluggedInCa,
       TOKEN_ISSUER: issuerUrl,
       // A 60 s root rotated once 5% of its life is gone, checked every second: a new root every few seconds,
       // each trusted until it expires.
@@ -98,5 +100,6 @@ Deno.test("After a root rotation the secure port trusts client certificates of t
     for (const client of clients) client.close();
     await server.stop();
     await issuer.shutdown();
+    await Deno.remove(noPluggedInCa, { recursive: true });
   }
 });

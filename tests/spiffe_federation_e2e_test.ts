@@ -75,6 +75,8 @@ Deno.test("The secure port serves workloads of a federated trust domain that its
   await Deno.writeTextFile(join(dir, "extra-ca.pem"), extra.certificatePem);
 
   const addresses = discoveryAddresses();
+  // No plugged-in CA in it: the CA makes a self-signed root.
+  await Deno.mkdir(join(dir, "no-plugged-in-ca"));
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [

@@ -4,11 +4,18 @@
  * @module
  */
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
 import type { CaSettings } from "./certificate_authority_server.ts";
 import { DEFAULT_CSR_LIMITS } from "./ca_service.ts";
 
-/** The CA settings from the environment; `trustDomain` from `--trust-domain`. */
-export function caSettingsFromEnv(env: EnvSettings, trustDomain: string): CaSettings {
+/** The CA's settings but its trust domain, which the mesh config may give after they are checked. */
+export type CaEnvSettings = Omit<CaSettings, "trustDomain">;
+
+/**
+ * The CA settings from the environment, each checked: called before any port opens, so a bad value stops
+ * startup with a message naming the variable.
+ */
+export function caSettingsFromEnv(env: EnvSettings): CaEnvSettings {
   const gracePercent = env.int("CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE");
   if (gracePercent < 1 || gracePercent > 99) {
     throw new RangeError(
@@ -36,8 +43,7 @@ export function caSettingsFromEnv(env: EnvSettings, trustDomain: string): CaSett
     );
   }
   return {
-    rootCaDir: env.string("ROOT_CA_DIR"),
-    trustDomain,
+    rootCaDir: checkedRootCaDir(env),
     selfSignedTtlMs: env.durationMs("CASERVER_SELF_SIGNED_CA_CERT_TTL"),
     rsaKeySize,
     checkIntervalMs,
@@ -55,16 +61,54 @@ export function caSettingsFromEnv(env: EnvSettings, trustDomain: string): CaSett
     }),
     audiences: env.string("TOKEN_AUDIENCES").split(",").map((a) => a.trim()).filter((a) => a !== ""),
     requireAudience: env.bool("REQUIRE_3P_TOKEN"),
-    issuer: env.string("TOKEN_ISSUER"),
+    issuer: checkedIssuer(env.string("TOKEN_ISSUER")),
   };
+}
+
+/**
+ * `ROOT_CA_DIR`: without the plugged-in CA's files the CA makes a self-signed root, as the reference does; but a
+ * directory named in the environment that does not exist is a mistake (a wrong path, a missing mount), not a
+ * request for a self-signed root.
+ */
+function checkedRootCaDir(env: EnvSettings): string {
+  const dir = env.string("ROOT_CA_DIR");
+  if (!env.isSet("ROOT_CA_DIR")) return dir;
+  let isDirectory = false;
+  try {
+    isDirectory = Deno.statSync(dir).isDirectory;
+  } catch (cause) {
+    if (!(cause instanceof Deno.errors.NotFound)) {
+      throw new RangeError(`ROOT_CA_DIR="${dir}" cannot be read: ${(cause as Error).message}`, { cause });
+    }
+  }
+  if (!isDirectory) {
+    throw new RangeError(
+      `ROOT_CA_DIR="${dir}" is not a directory: expected the plugged-in CA's directory (ca-cert.pem, ` +
+        "ca-key.pem, cert-chain.pem, root-cert.pem), or ROOT_CA_DIR unset for a self-signed root",
+    );
+  }
+  return dir;
+}
+
+/** `TOKEN_ISSUER`: empty, or the OIDC issuer's URL, which tokens carry as `iss` and its keys are found under. */
+function checkedIssuer(issuer: string): string {
+  if (issuer === "") return issuer;
+  const url = URL.parse(issuer);
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:") || url.hostname === "") {
+    throw new RangeError(
+      `TOKEN_ISSUER="${issuer}" is not an issuer URL: expected an http(s) URL such as ` +
+        '"https://issuer.example.com", or empty',
+    );
+  }
+  return issuer;
 }
 
 /** DNS names of the secure port's serving certificate: the discovery service's names and `MESHD_CUSTOM_HOST`. */
 export function securePortNames(namespace: string, domain: string, customHosts: string): string[] {
-  return [
-    `meshd.${namespace}.svc`,
-    `meshd.${namespace}.svc.${domain}`,
-    ...customHosts.split(",").map((h) => h.trim()).filter((h) => h !== ""),
-    "localhost",
-  ];
+  const custom = customHosts.split(",").map((h) => h.trim()).filter((h) => h !== "");
+  const bad = custom.find((host) => !isDnsName(host));
+  if (bad !== undefined) {
+    throw new RangeError(`Invalid MESHD_CUSTOM_HOST host "${bad}": expected DNS names separated by commas`);
+  }
+  return [`meshd.${namespace}.svc`, `meshd.${namespace}.svc.${domain}`, ...custom, "localhost"];
 }

@@ -2,6 +2,8 @@ import { checkFlagRanges } from "./flag_ranges.ts";
 import type { FlagValue } from "../../shared/cli/flag_spec.ts";
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
+import { checkTrustDomain } from "../../shared/config/mesh/mesh_config_schema.ts";
+import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
 
 /** Every setting of `mesh-discovery discovery`, parsed once at startup and frozen. */
 export interface DiscoveryOptions {
@@ -93,6 +95,10 @@ export function discoveryOptions(
   }
   const ctrlzHost = flags.ctrlz_address as string;
   const clusterId = explicit.has("clusterID") ? flags.clusterID as string : env.string("CLUSTER_ID");
+  const namespace = explicit.has("namespace")
+    ? flags.namespace as string
+    : env.string("POD_NAMESPACE") || flags.namespace as string;
+  checkNames(flags.domain as string, flags["trust-domain"] as string, namespace);
   return Object.freeze({
     appNamespaces: (flags.appNamespace as string).split(",").map((s) => s.trim()).filter((s) => s !== ""),
     caCertFile: flags.caCertFile as string,
@@ -111,9 +117,7 @@ export function discoveryOptions(
     orchApiQps: flags.orchApiQPS as number,
     meshConfigFile: flags.meshConfig as string,
     networksConfigFile: flags.networksConfig as string,
-    namespace: explicit.has("namespace")
-      ? flags.namespace as string
-      : env.string("POD_NAMESPACE") || flags.namespace as string,
+    namespace,
     plugins: flags.plugins as string[],
     profile: flags.profile as boolean,
     registries,
@@ -128,4 +132,29 @@ export function discoveryOptions(
     }),
     env,
   });
+}
+
+/**
+ * The domain ends every service's host name, the trust domain every identity, and the namespace names the
+ * discovery service in its serving certificates: each is checked up front.
+ */
+function checkNames(domain: string, trustDomain: string, namespace: string): void {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+    throw new RangeError(
+      `Invalid --namespace (or POD_NAMESPACE) "${namespace}": expected a namespace name of lower-case ` +
+        'letters, digits and "-", such as "mesh-system"',
+    );
+  }
+  if (!isDnsName(domain) || domain.startsWith("*.")) {
+    throw new RangeError(
+      `Invalid --domain "${domain}": expected a DNS domain suffix such as "cluster.local"`,
+    );
+  }
+  const problem = trustDomain === "" ? undefined : checkTrustDomain(trustDomain);
+  if (problem !== undefined) {
+    throw new RangeError(
+      `Invalid --trust-domain "${trustDomain}": expected DNS labels joined by dots such as "cluster.local", ` +
+        "or empty for the mesh config's trustDomain",
+    );
+  }
 }

@@ -4,6 +4,9 @@
  * validated with the same validators as the file source. An invalid object is rejected alone (its last good
  * version, if any, stays), counted, logged once and shown in `/debug/configz`; it never stops the others.
  *
+ * A kind the orchestrator does not serve (its definition not installed: only Istio's groups, or only ours) is
+ * looked for again every minute and watched once it appears; readiness waits only for the kinds it serves.
+ *
  * The same name may exist under both groups: the store holds one resource per kind, namespace and name, so the
  * object under our group wins, and a delete takes the resource out of the store only when no group has it.
  *
@@ -17,6 +20,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
+import type { Timers } from "../../shared/time/timers.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 
@@ -36,6 +40,10 @@ export interface OrchConfigSourceOptions {
   readonly retryMs?: number;
   /** Marks the store synced after the first full list: true when no other source does. */
   readonly marksStoreSynced?: boolean;
+  /** How often a kind the orchestrator does not serve is looked for again (default 60 s). */
+  readonly absentRecheckMs?: number;
+  /** Timers of the retries and rechecks; the runtime's when absent. */
+  readonly timers?: Timers;
 }
 
 interface Watched {
@@ -43,6 +51,10 @@ interface Watched {
   readonly version: string;
   readonly plural: string;
   readonly kind: string;
+}
+
+function idOf(w: Watched): string {
+  return `${w.group}/${w.plural}`;
 }
 
 type CustomObject = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
@@ -57,6 +69,9 @@ export class OrchConfigSource {
   readonly #rejected = new Map<string, RejectedConfig>();
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<string>();
+  /** Kinds the orchestrator answered 404 for, and has not served since. */
+  readonly #absent = new Set<string>();
+  #reportedSynced = false;
 
   constructor(options: OrchConfigSourceOptions) {
     this.#options = options;
@@ -70,9 +85,14 @@ export class OrchConfigSource {
     );
   }
 
-  /** True once every kind has been listed once. */
+  /** True once every kind the orchestrator serves has been listed once. */
   get synced(): boolean {
-    return this.#synced.size === this.#watched.length;
+    return this.#watched.every((w) => this.#synced.has(idOf(w)) || this.#absent.has(idOf(w)));
+  }
+
+  /** Kinds (`group/plural`) the orchestrator does not serve, for logs and tests. */
+  absentKinds(): string[] {
+    return [...this.#absent].sort();
   }
 
   /** Objects currently refused, for `/debug/configz`. */
@@ -92,7 +112,7 @@ export class OrchConfigSource {
   }
 
   #watch(w: Watched, api: k8s.CustomObjectsApi): void {
-    const id = `${w.group}/${w.plural}`;
+    const id = idOf(w);
     this.#informers.push(startInformer(this.#options, {
       what: `${w.group} ${w.kind}`,
       path: `/apis/${w.group}/${w.version}/${w.plural}`,
@@ -102,11 +122,24 @@ export class OrchConfigSource {
       onDelete: (o) => this.#remove(w, o as CustomObject),
       onListed: () => {
         this.#synced.add(id);
-        if (!this.synced) return;
-        this.#options.log.info("orchestrator config synced", { kinds: this.#watched.length });
-        if (this.#options.marksStoreSynced) this.#options.store.markSynced();
+        this.#absent.delete(id);
+        this.#reportSynced();
+      },
+      onAbsent: () => {
+        this.#absent.add(id);
+        this.#reportSynced();
       },
     }));
+  }
+
+  #reportSynced(): void {
+    if (this.#reportedSynced || !this.synced) return;
+    this.#reportedSynced = true;
+    this.#options.log.info("orchestrator config synced", {
+      kinds: this.#synced.size,
+      ...(this.#absent.size > 0 && { notServed: this.absentKinds() }),
+    });
+    if (this.#options.marksStoreSynced) this.#options.store.markSynced();
   }
 
   #count(w: Watched, event: string): void {

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { KINDS } from "../../shared/config/kinds.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../config/_test_support.ts";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
@@ -18,6 +22,7 @@ function virtualService(group: string, name: string, host: unknown): ApiObject {
 async function withSource(
   api: OrchApiServer,
   fn: (source: OrchConfigSource, store: MemoryConfigStore) => Promise<void>,
+  extra: Partial<ConstructorParameters<typeof OrchConfigSource>[0]> = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_cfg_" });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
@@ -28,6 +33,7 @@ async function withSource(
     limiter: new RateLimiter(1000, 100),
     log: silentLogger,
     retryMs: 50,
+    ...extra,
   });
   try {
     source.start();
@@ -78,3 +84,47 @@ Deno.test("A name under both groups stays until neither has it; ours wins while 
     await api.close();
   }
 });
+
+const OURS = ["networking.mesh.io", "security.mesh.io"];
+const ISTIO = ["networking.istio.io", "security.istio.io"];
+
+for (const [installed, missing] of [["Istio's", OURS], ["our", ISTIO]] as const) {
+  Deno.test(`With only ${installed} API groups installed the source syncs, and the others are picked up once installed`, async () => {
+    const api = OrchApiServer.start({ absentGroups: missing });
+    const clock = FakeTimers.createClock();
+    const log = new RecordingLogger();
+    // Fake time moves only when the test says: each poll fires what is due now, never a recheck.
+    const until = (condition: () => boolean, what: string) =>
+      waitFor(() => {
+        clock.tick(0);
+        return condition();
+      }, what);
+    const present = missing === OURS ? ISTIO : OURS;
+    try {
+      api.apply(virtualService(`${present[0]}`, "before", "ratings"));
+      await withSource(api, async (source, store) => {
+        await until(() => source.synced, "a sync on the installed groups alone");
+        assert.ok(store.get("VirtualService", "shop", "before"));
+        assert.equal(source.absentKinds().length, KINDS.length);
+        // A recheck that still finds nothing logs nothing new.
+        clock.tick(60_000);
+        await until(
+          () => clock.countTimers() === KINDS.length,
+          "every recheck to find nothing and wait again",
+        );
+        for (const group of missing) api.install(group);
+        api.apply(virtualService(missing[0], "after", "reviews"));
+        clock.tick(60_000);
+        await until(
+          () => store.get("VirtualService", "shop", "after") !== undefined,
+          "the newly installed kind",
+        );
+        assert.deepEqual(source.absentKinds(), []);
+        assert.equal(log.matching("info", "does not serve").length, KINDS.length, "logged once per kind");
+        assert.equal(log.matching("warn", "failed").length, 0, "a missing kind is not a failure");
+      }, { log, timers: timersOf(clock) });
+    } finally {
+      await api.close();
+    }
+  });
+}

@@ -4,10 +4,15 @@
  * it is started again after a backoff (doubling to 30 s, reset by a successful list). Lists go through the
  * QPS limiter. `onListed` fires once, after the first list's objects were delivered.
  *
+ * A 404 means the orchestrator does not serve the path (a custom resource whose definition is not installed:
+ * a cluster with only Istio's API groups, or only ours). It is not a failure to retry fast: it is logged once,
+ * `onAbsent` fires, and the path is looked at again every `absentRecheckMs` (60 s by default) until it is served.
+ *
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "../../shared/log/logger.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import type { RateLimiter } from "./orch_client.ts";
 
 /** What a watched object carries at least. */
@@ -20,6 +25,10 @@ export interface InformerClient {
   readonly log: Logger;
   /** First retry delay after a failure (default 1 s). */
   readonly retryMs?: number;
+  /** How often a path the orchestrator does not serve (404) is looked at again (default 60 s). */
+  readonly absentRecheckMs?: number;
+  /** Timers of the retries and rechecks; the runtime's when absent. */
+  readonly timers?: Timers;
 }
 
 /** One informer's path, list call and handlers. */
@@ -35,9 +44,20 @@ export interface InformerSpec {
   readonly onDelete: (object: OrchObject) => void;
   /** Called once, after the first list's objects were handed to `onAdd`. */
   readonly onListed?: () => void;
+  /** Called when the orchestrator answers 404 for the path, and again after it was served in between. */
+  readonly onAbsent?: () => void;
 }
 
 const MAX_RETRY_MS = 30_000;
+
+/** How often a path the orchestrator does not serve is looked at again, unless the client says otherwise. */
+export const ABSENT_RECHECK_MS = 60_000;
+
+/** True for the client's answer to a 404: a typed call's `code`, a watch's `statusCode`. */
+function isNotFound(error: unknown): boolean {
+  const e = error as { code?: unknown; statusCode?: unknown } | null;
+  return e !== null && typeof e === "object" && (e.code === 404 || e.statusCode === 404);
+}
 
 /** A running informer. */
 export interface RunningInformer {
@@ -47,12 +67,14 @@ export interface RunningInformer {
 /** Starts watching `spec.path`. */
 export function startInformer(client: InformerClient, spec: InformerSpec): RunningInformer {
   const firstRetryMs = client.retryMs ?? 1_000;
+  const clock = client.timers ?? systemTimers;
   let retry = firstRetryMs;
   let listed = false;
+  let absent = false;
   let stopped = false;
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const timers = new Set<unknown>();
   const later = (ms: number, fn: () => void) => {
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       timers.delete(timer);
       fn();
     }, ms);
@@ -62,6 +84,10 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
     await client.limiter.acquire();
     const result = await spec.list();
     retry = firstRetryMs;
+    if (absent) {
+      absent = false;
+      client.log.info("orchestrator now serves a kind it did not; watching it", { kind: spec.what });
+    }
     if (!listed) {
       // The informer files the listed items right after this resolves.
       later(0, () => {
@@ -85,6 +111,23 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
   };
   const failed = (error: unknown) => {
     if (stopped) return;
+    if (isNotFound(error)) {
+      const recheckMs = client.absentRecheckMs ?? ABSENT_RECHECK_MS;
+      if (!absent) {
+        absent = true;
+        client.log.info(
+          "orchestrator does not serve this kind (its definition is not installed); looking again",
+          {
+            kind: spec.what,
+            path: spec.path,
+            recheckMs,
+          },
+        );
+        spec.onAbsent?.();
+      }
+      later(recheckMs, begin);
+      return;
+    }
     client.log.warn("orchestrator list or watch failed; retrying", {
       kind: spec.what,
       retryMs: retry,
@@ -99,7 +142,7 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
   return {
     async stop() {
       stopped = true;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers) clock.clearTimeout(timer);
       await informer.stop().catch(() => {});
     },
   };

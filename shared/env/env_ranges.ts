@@ -25,6 +25,10 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: { min: 0, max: 100, unit: "percent" },
   MESH_GPRC_MAXRECVMSGSIZE: { min: 1, max: INT32_MAX, unit: "bytes" },
   MESH_GPRC_MAXSTREAMS: { min: 1, max: INT32_MAX, unit: "streams" },
+  // Durations in milliseconds. A push waits at least DEBOUNCE_AFTER after the last event: an hour would mean no
+  // config reaches a proxy while anything changes, and past 2^31 ms timers fire at once instead.
+  DISCOVERY_DEBOUNCE_AFTER: { min: 0, max: 60_000 },
+  DISCOVERY_DEBOUNCE_MAX: { min: 0, max: 600_000 },
   DISCOVERY_PUSH_THROTTLE: { min: 1, max: 100_000, unit: "concurrent pushes" },
   DISCOVERY_STATUS_BURST: { min: 1, max: 1_000_000 },
   DISCOVERY_STATUS_QPS: { min: 0.001, max: 1_000_000, unit: "per second" },
@@ -37,20 +41,30 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   TERMINATION_DRAIN_DURATION_SECONDS: { min: 0, max: 3600, unit: "seconds" },
 });
 
-/** Where `value` of `name` falls outside its range, the expectation to report; undefined when it is inside. */
-export function outOfRange(name: string, value: number): string | undefined {
+/**
+ * Where `value` of `name` falls outside its range, the expectation to report; undefined when it is inside.
+ * `show` writes a bound as the variable's type reads (a duration's milliseconds as `1m0s`).
+ */
+export function outOfRange(
+  name: string,
+  value: number,
+  show: (bound: number) => string = String,
+  noun = "a value",
+): string | undefined {
   const range = ENV_RANGES[name] ?? { min: 0 };
-  if (!Number.isFinite(value)) return `a finite number${describe(range)}`;
+  if (!Number.isFinite(value)) return `a finite number${describe(range, show)}`;
   if ((range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
-    return `a value${describe(range)}`;
+    return `${noun}${describe(range, show)}`;
   }
   return undefined;
 }
 
-function describe(range: EnvRange): string {
+function describe(range: EnvRange, show: (bound: number) => string): string {
   const unit = range.unit ? ` ${range.unit}` : "";
-  if (range.min !== undefined && range.max !== undefined) return ` from ${range.min} to ${range.max}${unit}`;
-  if (range.min !== undefined) return ` of at least ${range.min}${unit}`;
-  if (range.max !== undefined) return ` of at most ${range.max}${unit}`;
+  if (range.min !== undefined && range.max !== undefined) {
+    return ` from ${show(range.min)} to ${show(range.max)}${unit}`;
+  }
+  if (range.min !== undefined) return ` of at least ${show(range.min)}${unit}`;
+  if (range.max !== undefined) return ` of at most ${show(range.max)}${unit}`;
   return unit;
 }

@@ -110,6 +110,15 @@ export class EnvSettings {
     return Object.fromEntries(Object.entries(this.#prefixed).filter(([k]) => k.startsWith(prefix)));
   }
 
+  /** Whether `name` was set in the environment rather than left at its default. */
+  isSet(name: string): boolean {
+    const resolved = this.#resolved.find((v) => v.name === name);
+    if (resolved === undefined) {
+      throw new TypeError(`Environment variable ${name} is not read by ${this.program}`);
+    }
+    return resolved.source === "environment";
+  }
+
   /** Every variable this program reads, resolved, sorted by name. */
   resolved(): readonly ResolvedEnvVar[] {
     return [...this.#resolved].sort((a, b) => a.name.localeCompare(b.name));
@@ -156,7 +165,7 @@ function checkRange(spec: EnvVarSpec, text: string, value: EnvValue): EnvValue {
   const expectation = spec.type === "duration" && value < 0
     ? "a duration of at least 0s"
     : spec.type === "duration"
-    ? undefined
+    ? outOfRange(spec.name, number, (ms) => formatDuration(BigInt(ms) * 1_000_000n), "a duration")
     : outOfRange(spec.name, number);
   if (expectation !== undefined) throw new EnvOutOfRangeError(spec.name, text, spec.type, expectation);
   return value;

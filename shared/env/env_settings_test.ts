@@ -91,6 +91,11 @@ Deno.test("EnvSettings refuses values outside a variable's range, naming it, the
       /DISCOVERY_TRACE_SAMPLING="NaN" is out of range: expected a finite number from 0 to 100/,
     ],
     ["DISCOVERY_TRACE_SAMPLING", "150", /expected a value from 0 to 100 percent/],
+    [
+      "DISCOVERY_DEBOUNCE_AFTER",
+      "100000h",
+      /DISCOVERY_DEBOUNCE_AFTER="100000h" is out of range: expected a duration from 0s to 1m0s/,
+    ],
     ["MESH_GPRC_MAXSTREAMS", "0", /MESH_GPRC_MAXSTREAMS="0" is out of range: expected a value from 1/],
     ["MESH_GPRC_MAXRECVMSGSIZE", "-1", /MESH_GPRC_MAXRECVMSGSIZE="-1" is out of range/],
     ["DISCOVERY_PUSH_THROTTLE", "0", /DISCOVERY_PUSH_THROTTLE="0" is out of range/],
@@ -110,7 +115,9 @@ Deno.test("EnvSettings refuses values outside a variable's range, naming it, the
     const env = new EnvSettings("discovery", {
       DISCOVERY_TRACE_SAMPLING: "0",
       DISCOVERY_XDS_CACHE_SIZE: "0",
+      DISCOVERY_DEBOUNCE_AFTER: "1m",
     });
+    assert.equal(env.durationMs("DISCOVERY_DEBOUNCE_AFTER"), 60_000);
     assert.equal(env.float("DISCOVERY_TRACE_SAMPLING"), 0);
     assert.equal(env.int("DISCOVERY_XDS_CACHE_SIZE"), 0);
   });

@@ -7,6 +7,9 @@
  * `@kubernetes/client-node` informers. Tests change objects through it and can expire the history or drop every
  * open watch to exercise relists and reconnects. Only tests import this file.
  *
+ * A server may start without some API groups (`absentGroups`: as a cluster where those custom resource
+ * definitions are not installed, every path of theirs is 404) and `install` them later.
+ *
  * Not modelled: authentication (any bearer token passes), label and field selectors, pagination (`limit` is
  * ignored: everything is one page), strategic-merge directives (a strategic patch is applied as a JSON merge
  * patch, which is what it is for maps and whole-list replacements).
@@ -145,8 +148,11 @@ export class OrchApiServer {
   readonly #bookmarkTimer: ReturnType<typeof setInterval>;
   /** Requests served, as `METHOD path?query`, for tests that check what a client asked. */
   readonly requests: string[] = [];
+  /** API groups not installed: everything under them is 404. */
+  readonly #absentGroups: Set<string>;
 
-  private constructor(bookmarkMs: number) {
+  private constructor(bookmarkMs: number, absentGroups: readonly string[]) {
+    this.#absentGroups = new Set(absentGroups);
     this.#server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
       (request) => this.#handle(request),
@@ -154,9 +160,17 @@ export class OrchApiServer {
     this.#bookmarkTimer = setInterval(() => this.#bookmarks(), bookmarkMs);
   }
 
-  /** Starts a server on a free loopback port; bookmarks go to watchers that allow them every `bookmarkMs`. */
-  static start(options: { bookmarkMs?: number } = {}): OrchApiServer {
-    return new OrchApiServer(options.bookmarkMs ?? 1_000);
+  /**
+   * Starts a server on a free loopback port; bookmarks go to watchers that allow them every `bookmarkMs`;
+   * `absentGroups` are not served until installed.
+   */
+  static start(options: { bookmarkMs?: number; absentGroups?: readonly string[] } = {}): OrchApiServer {
+    return new OrchApiServer(options.bookmarkMs ?? 1_000, options.absentGroups ?? []);
+  }
+
+  /** Starts serving an API group it was started without, as installing its definitions does. */
+  install(group: string): void {
+    this.#absentGroups.delete(group);
   }
 
   /** `http://127.0.0.1:<port>`. */
@@ -210,9 +224,14 @@ export class OrchApiServer {
 
   #typeOf(apiVersion: string, kind: string): ResourceType {
     const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-    const type = this.#types.find((t) => t.group === group && t.version === version && t.kind === kind);
+    const type = this.#served().find((t) => t.group === group && t.version === version && t.kind === kind);
     if (type === undefined) throw new TypeError(`The test API server does not serve ${apiVersion} ${kind}`);
     return type;
+  }
+
+  /** The resource types of the installed groups. */
+  #served(): ResourceType[] {
+    return this.#types.filter((t) => !this.#absentGroups.has(t.group));
   }
 
   #bucket(type: ResourceType): Map<string, ApiObject> {
@@ -294,7 +313,7 @@ export class OrchApiServer {
     const discovery = path.match(/^\/api\/v1$|^\/apis\/([^/]+)\/([^/]+)$/);
     if (discovery !== null) {
       const gv = discovery[1] === undefined ? "v1" : `${discovery[1]}/${discovery[2]}`;
-      const resources = this.#types.filter((t) => groupVersion(t) === gv);
+      const resources = this.#served().filter((t) => groupVersion(t) === gv);
       if (resources.length === 0) return status(404, "NotFound", `the server could not find ${gv}`);
       return Response.json({
         kind: "APIResourceList",
@@ -359,7 +378,7 @@ export class OrchApiServer {
 
   #groupList(): Record<string, unknown> {
     const groups = new Map<string, string[]>();
-    for (const t of this.#types) {
+    for (const t of this.#served()) {
       if (t.group === "") continue;
       const versions = groups.get(t.group) ?? [];
       if (!versions.includes(t.version)) versions.push(t.version);
@@ -393,7 +412,7 @@ export class OrchApiServer {
       namespace = rest[1];
       rest = rest.slice(2);
     }
-    const type = this.#types.find((t) => groupVersion(t) === gv && t.plural === rest[0]);
+    const type = this.#served().find((t) => groupVersion(t) === gv && t.plural === rest[0]);
     if (type === undefined || rest.length > 2) return undefined;
     return {
       type,
