@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import {
@@ -7,7 +8,10 @@ import {
   type GrpcAdmissionLimits,
   peerAddressKey,
 } from "./grpc_admission.ts";
-import { EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import { ECHO_DEFINITION, EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import { baseServerCall } from "./base_server_call.ts";
+import { outboundState } from "./outbound_state.ts";
+import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { PeerLogLimiter } from "./peer_log_limiter.ts";
@@ -147,6 +151,30 @@ Deno.test("startGrpcServer closes a connection past the server-wide bound on acc
   } finally {
     first.close();
     second.close();
+    await server.close();
+  }
+});
+
+Deno.test("the transport stays readable under the admission interceptor", async () => {
+  const seen: { stream: boolean; outbound: boolean; prefixed: boolean }[] = [];
+  const reply = (call: grpc.ServerUnaryCall<unknown, unknown>, done: grpc.sendUnaryData<unknown>) => {
+    seen.push({
+      stream: baseServerCall(call)?.stream !== undefined,
+      outbound: outboundState(call) !== undefined,
+      prefixed: sendPrefixedWithoutCopy(call),
+    });
+    done(null, Buffer.from(HELLO));
+  };
+  const { server } = await startEchoServer({
+    admission: new GrpcAdmission(ROOMY, SETTINGS),
+    services: [{ definition: ECHO_DEFINITION, implementation: { Echo: reply, Peer: reply, Hold: () => {} } }],
+  });
+  const client = ownConnection(server.address);
+  try {
+    await client.unary("Echo", HELLO);
+    assert.deepEqual(seen, [{ stream: true, outbound: true, prefixed: true }]);
+  } finally {
+    client.close();
     await server.close();
   }
 });
