@@ -4,6 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { AdsServer } from "./ads_server.ts";
 import { startXdsServer } from "./xds_grpc_server.ts";
@@ -53,9 +54,11 @@ Deno.test("an ADS stream past DISCOVERY_XDS_MAX_STREAMS_PER_PEER ends with RESOU
     });
     await first.next();
     second = TestAdsClient.sotw(server.port);
-    const refused = await second.ended();
-    assert.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED);
-    assert.match(refused.details, /DISCOVERY_XDS_MAX_STREAMS_PER_PEER=1/);
+    let refused: { code: number; details: string } | undefined;
+    second.ended().then((status) => refused = status);
+    await waitFor(() => refused !== undefined, "the second stream to end");
+    assert.equal(refused!.code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.match(refused!.details, /DISCOVERY_XDS_MAX_STREAMS_PER_PEER=1/);
     assert.equal(
       await metricValue(metrics, "discovery_xds_rejected_streams", { reason: "peer_stream_limit" }),
       1,

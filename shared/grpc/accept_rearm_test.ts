@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import { EchoTestClient } from "./_test_echo_service.ts";
+import { waitFor } from "../testing/wait_for.ts";
 
 const HELLO = new TextEncoder().encode("hello");
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -30,19 +31,6 @@ async function startLimitedServer(): Promise<{ child: Deno.ChildProcess; port: n
   return { child, port: JSON.parse(text.split("\n")[0]).port };
 }
 
-/** `promise`, or a failure naming `what` after a minute: a bound on waiting, not a timing assertion. */
-async function withinBound<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}`)), 60_000);
-  });
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 Deno.test("the gRPC listener accepts again once the descriptors a flood took are free", async () => {
   const { child, port } = await startLimitedServer();
   const flood: Deno.Conn[] = [];
@@ -53,7 +41,10 @@ Deno.test("the gRPC listener accepts again once the descriptors a flood took are
     // an HTTP/2 client is not served: this call waits (the server cannot accept it) until the flood is gone.
     const answer = client.unary("Echo", HELLO);
     for (const conn of flood.splice(0)) conn.close();
-    assert.deepEqual(await withinBound(answer, "the echo answer after the flood left"), HELLO);
+    let outcome: { reply?: Uint8Array; error?: unknown } | undefined;
+    answer.then((reply) => outcome = { reply }, (error) => outcome = { error });
+    await waitFor(() => outcome !== undefined, "the echo answer after the flood left", 60_000);
+    assert.deepEqual(outcome!.reply, HELLO, `the call failed: ${outcome!.error}`);
   } finally {
     for (const conn of flood) conn.close();
     client.close();

@@ -39,11 +39,14 @@ function ownConnection(address: string): EchoTestClient {
   });
 }
 
-/** The status a held stream ends with. */
-function statusOf(
+/** The status a held stream ends with (waited for within `waitFor`'s bound). */
+async function statusOf(
   call: { on(event: "status", listener: (status: grpc.StatusObject) => void): unknown },
 ): Promise<grpc.StatusObject> {
-  return new Promise((resolve) => call.on("status", resolve));
+  let status: grpc.StatusObject | undefined;
+  call.on("status", (s) => status = s);
+  await waitFor(() => status !== undefined, "the stream's status");
+  return status!;
 }
 
 async function startAdmitted(admission: GrpcAdmission, logger = new RecordingLogger()) {
