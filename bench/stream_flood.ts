@@ -8,7 +8,9 @@
  *
  * The peer is `tests/helpers/leaving_proxies.ts` (one raw HTTP/2 connection, every stream a proxyless client
  * that ACKs); it leaves by GOAWAY once every stream holds config, or is killed after `--holdSeconds`, and the
- * server's RSS is read from /proc 1, 3, 10 and 30 s later. Prints one JSON line of figures.
+ * server's RSS is read from /proc 1, 3, 10 and 30 s later. Prints one JSON line of figures. The server refuses
+ * streams past `DISCOVERY_XDS_MAX_STREAMS_PER_PEER` (512); `--serverEnv DISCOVERY_XDS_MAX_STREAMS_PER_PEER=N`
+ * raises it.
  *
  * @module
  */

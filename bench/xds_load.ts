@@ -83,6 +83,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Server environment: everything default except what the benchmark must set. */
 // The debug push is a state-changing admin action: the server must allow admin endpoints.
 const SERVER_ENV: Record<string, string> = { ENABLE_ADMIN_ENDPOINTS: "true" };
+// Every simulated proxy connects from 127.0.0.1, where a fleet comes from one address each: the per-peer bounds
+// (and, past 10,000 proxies, the server-wide ones) must hold them all, with room for a reconnect storm's overlap.
+const ADMISSION_BOUND = String(Math.max(20_000, 2 * proxies));
+for (
+  const name of [
+    "DISCOVERY_XDS_MAX_CONNECTIONS",
+    "DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER",
+    "DISCOVERY_XDS_MAX_STREAMS",
+    "DISCOVERY_XDS_MAX_STREAMS_PER_PEER",
+  ]
+) SERVER_ENV[name] = ADMISSION_BOUND;
 for (const name of ["DISCOVERY_DEBOUNCE_AFTER", "DISCOVERY_PUSH_THROTTLE", "DISCOVERY_XDS_SEND_TIMEOUT"]) {
   const value = Deno.env.get(name);
   if (value !== undefined) SERVER_ENV[name] = value;

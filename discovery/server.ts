@@ -32,6 +32,7 @@ import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
+import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -223,6 +224,8 @@ export async function startDiscovery(
 
   // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
   const xdsSettings = xdsSettingsFromEnv(env);
+  // 15010 and 15012 share one budget of connections and streams, server-wide and per peer address.
+  const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
   const discovery = new AdsServer<PushContext>({
@@ -261,6 +264,7 @@ export async function startDiscovery(
     service: discovery,
     keepalive: options.keepalive,
     logger: adsLog,
+    admission: xdsAdmission,
   });
   closers.push(() => ads.close());
   if (ca && issueServingCert) {
@@ -280,6 +284,7 @@ export async function startDiscovery(
       service: discovery,
       keepalive: options.keepalive,
       logger: adsLog,
+      admission: xdsAdmission,
       tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() },
       services: ca.services(),
       ...(env.bool("XDS_AUTH")

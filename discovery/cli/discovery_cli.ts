@@ -5,6 +5,7 @@ import { versionCommand } from "../../shared/cli/version_command.ts";
 import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
 import { LogManager } from "../../shared/log/log_manager.ts";
+import { raiseOwnDescriptorLimit } from "../../shared/process/descriptor_limit.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { buildInfo } from "../../shared/version/build_info.ts";
 import { startDiscovery } from "../server.ts";
@@ -45,6 +46,8 @@ export function discoveryCli(environment: Readonly<Record<string, string>>, stop
           }
           const info = buildInfo();
           const metrics = new Metrics("discovery", { version: info.version, tag: info.tag });
+          // Every connection is a descriptor: the soft limit (often 1024) goes up to the hard one before serving.
+          await raiseOwnDescriptorLimit(logs.scope("default"));
           const server = await startDiscovery(options, { logs, metrics, info, startedAt, argv: ctx.argv });
           const reason = await stop();
           logs.scope("default").info("shutting down", { reason });

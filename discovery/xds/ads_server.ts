@@ -11,6 +11,7 @@ import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { PeerDrop } from "../../shared/grpc/peer_guard.ts";
+import type { AdmissionRefusal } from "../../shared/grpc/grpc_admission.ts";
 import type { Proxy } from "../model/proxy.ts";
 import {
   mergePushRequests,
@@ -260,6 +261,12 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
 
   /** The transport dropped a peer of an xDS port for misbehaving; counted by reason. */
   readonly peerDropped = (drop: PeerDrop): void => this.#metrics.droppedConnection(drop.reason);
+
+  /** A connection or stream of an xDS port was refused past a bound; counted by the bound. */
+  readonly admissionRefused = (refusal: AdmissionRefusal, kind: "connection" | "stream"): void =>
+    kind === "connection"
+      ? this.#metrics.droppedConnection(refusal.reason)
+      : this.#metrics.rejectedStream(refusal.reason);
 
   /** The grpc-js handler of `StreamAggregatedResources`. */
   readonly handleStream = (call: AdsCall, caller?: StreamCaller): void =>

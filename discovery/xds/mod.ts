@@ -10,6 +10,7 @@ export * from "./xds_cache.ts";
 export * from "./versioned_resource.ts";
 export * from "./shape_memo.ts";
 export * from "./xds_settings.ts";
+export * from "./xds_admission.ts";
 export * from "./xds_metrics.ts";
 export * from "./xds_types.ts";
 export * from "./nonce.ts";

@@ -12,6 +12,7 @@ import type { GrpcService } from "../../shared/grpc/grpc_server.ts";
 import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "../../shared/grpc/prefixed_send.ts";
 import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
+import type { GrpcAdmission } from "../../shared/grpc/grpc_admission.ts";
 import type { AdsServer } from "./ads_server.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
@@ -67,6 +68,8 @@ export interface XdsServerOptions<P extends PushSnapshot> {
   readonly services?: readonly GrpcService[];
   /** Authenticates callers (`XDS_AUTH` on the secure port); absent: every caller is admitted. */
   readonly authenticate?: StreamAuthenticator;
+  /** Bounds on connections and streams, shared by the xDS listeners (`xdsAdmissionFromEnv`); absent: none. */
+  readonly admission?: GrpcAdmission;
 }
 
 /** A running ADS server. */
@@ -99,6 +102,7 @@ export async function startXdsServer<P extends PushSnapshot>(
     keepalive: grpcKeepalive(options.keepalive),
     limits: grpcLimits(service.settings),
     onPeerDropped: service.peerDropped,
+    ...(options.admission && { admission: options.admission, onRefused: service.admissionRefused }),
     logger: options.logger,
   });
   return {

@@ -119,6 +119,11 @@ export class XdsMetrics {
     this.metrics?.counter("discovery_xds_dropped_connections").inc({ reason });
   }
 
+  /** A stream was refused past a stream bound: `discovery_xds_rejected_streams` by reason. */
+  rejectedStream(reason: string): void {
+    this.metrics?.counter("discovery_xds_rejected_streams").inc({ reason });
+  }
+
   /** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`. */
   writeTimeout(): void {
     this.metrics?.counter("discovery_xds_write_timeout").inc();

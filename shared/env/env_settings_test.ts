@@ -100,6 +100,12 @@ Deno.test("EnvSettings refuses values outside a variable's range, naming it, the
     ["MESH_GPRC_MAXRECVMSGSIZE", "-1", /MESH_GPRC_MAXRECVMSGSIZE="-1" is out of range/],
     ["DISCOVERY_PUSH_THROTTLE", "0", /DISCOVERY_PUSH_THROTTLE="0" is out of range/],
     [
+      "DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER",
+      "0",
+      /DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER="0" is out of range: expected a value from 1 to 10000000 connections/,
+    ],
+    ["DISCOVERY_XDS_MAX_STREAMS", "10000001", /DISCOVERY_XDS_MAX_STREAMS="10000001" is out of range/],
+    [
       "INITIAL_BACKOFF_MSEC",
       "-1",
       /INITIAL_BACKOFF_MSEC="-1" is out of range: expected a value of at least 0/,

@@ -208,4 +208,36 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
     description:
       "When true, debug paths that reveal the environment or the full config (/debug/configz, /debug/env, /debug/mesh, /debug/config_dump, /debug/edsz, ControlZ /envj/ and /argsj/) answer callers other than loopback.",
   },
+  {
+    name: "DISCOVERY_XDS_MAX_CONNECTIONS",
+    type: "int",
+    default: "20000",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Connections open at once over the xDS ports (15010 and 15012 together); more are closed on accept. A server is sized for 10,000 proxies of one connection each.",
+  },
+  {
+    name: "DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER",
+    type: "int",
+    default: "256",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Connections open at once from one peer address over the xDS ports; more are closed on accept. Raise it where many proxies share an address (NAT, a load test on loopback).",
+  },
+  {
+    name: "DISCOVERY_XDS_MAX_STREAMS",
+    type: "int",
+    default: "20000",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. gRPC streams open at once over the xDS ports (ADS and CA calls); a new stream past it ends with RESOURCE_EXHAUSTED.",
+  },
+  {
+    name: "DISCOVERY_XDS_MAX_STREAMS_PER_PEER",
+    type: "int",
+    default: "512",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. gRPC streams open at once from one peer address over all its connections to the xDS ports; a new stream past it ends with RESOURCE_EXHAUSTED.",
+  },
 ];

@@ -18,6 +18,10 @@ import {
 } from "./grpc_channel_options.ts";
 import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
+import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
+import { streamAdmissionInterceptor } from "./stream_admission.ts";
+import { PeerLogLimiter } from "./peer_log_limiter.ts";
+import { keepAccepting } from "./accept_rearm.ts";
 
 /** Where a server listens, and the flag that named it (used in errors and logs). */
 export type GrpcListen =
@@ -56,6 +60,13 @@ export interface GrpcServerOptions {
   readonly handshakeTimeoutMs?: number;
   /** Told of every peer the transport dropped for misbehaving (after it is logged): counts it in a metric. */
   readonly onPeerDropped?: (drop: PeerDrop) => void;
+  /**
+   * Server-wide and per-peer bounds on connections (TCP listeners) and streams, shared by every listener given
+   * the same object. Absent: only the per-connection `limits` hold.
+   */
+  readonly admission?: GrpcAdmission;
+  /** Told of every connection or stream `admission` refused (logged once per peer a minute): counts it. */
+  readonly onRefused?: (refusal: AdmissionRefusal, kind: "connection" | "stream") => void;
   /** Where the bound address, dropped peers and shutdown are logged. */
   readonly logger: Logger;
 }
@@ -115,7 +126,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const { name, listen, logger } = options;
   const target = bindTarget(listen);
   const credentials = serverCredentials(options.tls, listen.flag);
-  const server = new grpc.Server(grpcChannelOptions(options.keepalive, options.limits));
+  const admission = options.admission;
+  const refused = refusalLogger(name, logger, options.onRefused);
+  const server = new grpc.Server({
+    ...grpcChannelOptions(options.keepalive, options.limits),
+    ...(admission && {
+      interceptors: [streamAdmissionInterceptor(admission, (refusal) => refused(refusal, "stream"))],
+    }),
+  });
   for (const service of options.services) server.addService(service.definition, service.implementation);
   const handshakeTimeoutMs = checkHandshakeTimeout(
     options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
@@ -132,7 +150,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
         options.onPeerDropped?.(drop);
       },
     });
-  let listener: { tcp: net.Server; injectors: grpc.ConnectionInjector[] } | undefined;
+  let listener:
+    | { tcp: net.Server; injectors: grpc.ConnectionInjector[]; stopRearm?: () => void }
+    | undefined;
   let port: number;
   if ("unix" in listen) {
     await removeStaleSocket(listen.unix);
@@ -148,16 +168,28 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     // loop has not accepted yet overflow the kernel's accept queue and are reset. Listening ourselves with a
     // deep backlog and handing each socket to grpc-js keeps them waiting instead.
     const injectors = [newInjector(server, credentials, guard)];
-    const tcp = net.createServer((socket) => injectors.at(-1)!.injectConnection(socket));
+    const tcp = net.createServer((socket) => {
+      if (admission !== undefined) {
+        const admitted = admission.admitConnection(socket.remoteAddress);
+        if (isRefusal(admitted)) {
+          refused(admitted, "connection");
+          socket.destroy();
+          return;
+        }
+        socket.once("close", () => admitted.release());
+      }
+      injectors.at(-1)!.injectConnection(socket);
+    });
     listener = { tcp, injectors };
+    const backlog = options.backlog ?? DEFAULT_LISTEN_BACKLOG;
     port = await new Promise<number>((resolve, reject) => {
       tcp.once("error", (error) => reject(new GrpcListenError(name, target.shown, listen.flag, error)));
-      tcp.listen({
-        host: target.hostname,
-        port: target.port,
-        backlog: options.backlog ?? DEFAULT_LISTEN_BACKLOG,
-      }, () => resolve((tcp.address() as net.AddressInfo).port));
+      tcp.listen(
+        { host: target.hostname, port: target.port, backlog },
+        () => resolve((tcp.address() as net.AddressInfo).port),
+      );
     });
+    listener.stopRearm = keepAccepting(tcp, backlog);
   }
   const address = "unix" in listen ? target.bind : formatAddress(target.hostname, port);
   logger.info(`${name} gRPC server listening`, { address, tls: options.tls !== undefined });
@@ -167,6 +199,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     close(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
       closing ??= new Promise<void>((resolve) => {
         // Sessions of injected connections are the injector's: it ends them (and cuts them after the grace).
+        listener?.stopRearm?.();
         listener?.tcp.close();
         for (const injector of listener?.injectors ?? []) injector.drain(Math.max(0, graceMs));
         const timer = setTimeout(() => {
@@ -245,6 +278,28 @@ function dropLogger(name: string, logger: Logger): (drop: PeerDrop) => void {
     logger.warn(`${name} gRPC server dropped a peer`, {
       ...drop,
       ...(seen?.passedOver ? { droppedForThisReasonSinceLastLog: seen.passedOver } : {}),
+    });
+  };
+}
+
+/**
+ * Logs each refused connection or stream at warn, at most once per peer address a minute (with the count passed
+ * over), and tells `onRefused` of every one.
+ */
+function refusalLogger(
+  name: string,
+  logger: Logger,
+  onRefused: GrpcServerOptions["onRefused"],
+): (refusal: AdmissionRefusal, kind: "connection" | "stream") => void {
+  const limiter = new PeerLogLimiter();
+  return (refusal, kind) => {
+    onRefused?.(refusal, kind);
+    const passedOver = limiter.take(refusal.peer);
+    if (passedOver === undefined) return;
+    logger.warn(`${name} gRPC server refused a ${kind}: ${refusal.message}`, {
+      peer: refusal.peer,
+      reason: refusal.reason,
+      ...(passedOver > 0 ? { refusedFromThisPeerSinceLastLog: passedOver } : {}),
     });
   };
 }

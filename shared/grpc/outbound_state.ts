@@ -9,6 +9,7 @@
  * @module
  */
 import { setImmediate } from "node:timers";
+import { baseServerCall } from "./base_server_call.ts";
 
 /** The outbound side of a call's connection. */
 export interface OutboundState {
@@ -30,10 +31,9 @@ interface Http2StreamLike {
   };
 }
 
-/** The HTTP/2 stream under a grpc-js server call without interceptors; undefined when the shape differs. */
+/** The HTTP/2 stream under a grpc-js server call; undefined when the shape differs. */
 function http2StreamOf(call: unknown): Http2StreamLike | undefined {
-  // deno-lint-ignore no-explicit-any
-  const stream = (call as any)?.call?.stream;
+  const stream = baseServerCall(call)?.stream;
   return stream && typeof stream === "object" ? stream as Http2StreamLike : undefined;
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import type * as grpc from "@grpc/grpc-js";
+import { baseServerCall } from "./base_server_call.ts";
 
 /** The call surface peer identity reads; every grpc-js server call has it. */
 export type PeerCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, "getAuthContext" | "getPeer">;
@@ -29,12 +30,12 @@ const MAX_CHAIN = 10;
  * The verified client certificate chain, leaf first and the trust anchor it was verified against last (the
  * runtime reports the anchor even when the peer did not send it); undefined when `peerCertificateDer` would
  * be, or when the call's connection cannot be read. Callers decide from the anchor which roots vouched for the
- * peer. Reads the TLS socket under a grpc-js server call without interceptors.
+ * peer. Reads the TLS socket under a grpc-js server call.
  */
 export function peerCertificateChainDer(call: PeerCall): Uint8Array[] | undefined {
   if (peerCertificateDer(call) === undefined) return undefined;
   // deno-lint-ignore no-explicit-any
-  const socket = (call as any)?.call?.stream?.session?.socket;
+  const socket = (baseServerCall(call)?.stream as any)?.session?.socket;
   if (!socket?.authorized || typeof socket.getPeerCertificate !== "function") return undefined;
   const chain: Uint8Array[] = [];
   let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);

@@ -22,6 +22,7 @@ import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
 import { socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
+import { baseServerCall } from "./base_server_call.ts";
 
 type Serialize = (value: unknown) => Buffer;
 
@@ -72,8 +73,7 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
   if (!(Number.isInteger(sliceBytes) && sliceBytes >= 1024)) {
     throw new RangeError(`Invalid slice size ${sliceBytes}: expected an integer of at least 1024 bytes`);
   }
-  // deno-lint-ignore no-explicit-any
-  const inner = (call as any)?.call;
+  const inner = baseServerCall(call);
   if (!isInnerCall(inner)) return false;
   const { sendMessage, sendStatus } = inner;
   const serialize = inner.handler.serialize;

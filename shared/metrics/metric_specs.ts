@@ -454,7 +454,14 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     kind: "Sum",
     programs: DISCOVERY,
     help:
-      "Connections to the xDS ports the transport dropped for misbehaving (not HTTP/2, protocol error, TLS error, handshake timeout), by reason.",
+      "Connections to the xDS ports the transport dropped for misbehaving (not HTTP/2, protocol error, TLS error, handshake timeout) or closed on accept past a connection bound, by reason.",
+  },
+  {
+    name: "discovery_xds_rejected_streams",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "gRPC streams on the xDS ports refused with RESOURCE_EXHAUSTED past a stream bound (server_stream_limit, peer_stream_limit), by reason.",
   },
   { name: "scrape_failures_total", kind: "Sum", programs: BOTH, help: "Failed scrapes." },
   { name: "scrapes_total", kind: "Sum", programs: BOTH, help: "Scrapes." },
@@ -535,6 +542,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_xds_refused_streams: ["code"],
   discovery_xds_dropped_connections: ["reason"],
   ca_server_csr_refused_count: ["reason"],
+  discovery_xds_rejected_streams: ["reason"],
   discovery_total_xds_internal_errors: ["type"],
   discovery_inbound_updates: ["type"],
   config_validation_passed: ["group", "version", "resource"],

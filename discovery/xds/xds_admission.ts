@@ -1,0 +1,30 @@
+/**
+ * The bounds on connections and streams of the xDS ports (15010 and 15012 share them), read once from the env
+ * registry.
+ *
+ * @module
+ */
+import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { GrpcAdmission, type GrpcAdmissionSettings } from "../../shared/grpc/grpc_admission.ts";
+
+/** The variable that sets each bound, named in every refusal. */
+export const XDS_ADMISSION_SETTINGS: GrpcAdmissionSettings = Object.freeze({
+  maxConnections: "DISCOVERY_XDS_MAX_CONNECTIONS",
+  maxConnectionsPerPeer: "DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER",
+  maxStreams: "DISCOVERY_XDS_MAX_STREAMS",
+  maxStreamsPerPeer: "DISCOVERY_XDS_MAX_STREAMS_PER_PEER",
+});
+
+/**
+ * One admission for every xDS listener of the server, from `DISCOVERY_XDS_MAX_*`.
+ *
+ * @throws {RangeError} naming the variable of a bound below 1
+ */
+export function xdsAdmissionFromEnv(env: EnvSettings): GrpcAdmission {
+  return new GrpcAdmission({
+    maxConnections: env.int(XDS_ADMISSION_SETTINGS.maxConnections),
+    maxConnectionsPerPeer: env.int(XDS_ADMISSION_SETTINGS.maxConnectionsPerPeer),
+    maxStreams: env.int(XDS_ADMISSION_SETTINGS.maxStreams),
+    maxStreamsPerPeer: env.int(XDS_ADMISSION_SETTINGS.maxStreamsPerPeer),
+  }, XDS_ADMISSION_SETTINGS);
+}
