@@ -40,6 +40,7 @@ import {
 } from "./xds_connection.ts";
 import { XdsMetrics } from "./xds_metrics.ts";
 import type { XdsSettings } from "./xds_settings.ts";
+import type { PushHistory } from "../push/push_history.ts";
 
 /** Collaborators and settings of a AdsServer. */
 export interface AdsServerOptions<P extends PushSnapshot> {
@@ -57,6 +58,8 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly controlPlane?: ControlPlaneInfo;
   /** The first snapshot; until one exists, streams are refused with UNAVAILABLE. */
   readonly initialPush?: P;
+  /** Gets every completed proxy push (count and time), for the debug overview. */
+  readonly pushHistory?: PushHistory;
 }
 
 /** Called when a proxy connects or disconnects. */
@@ -93,7 +96,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.generators = options.generators;
     this.settings = options.settings;
     this.#logger = options.logger;
-    this.#metrics = new XdsMetrics(options.metrics);
+    this.#metrics = new XdsMetrics(options.metrics, options.pushHistory);
     this.#schema = options.schema ?? loadEnvoySchema();
     this.#push = options.initialPush;
     this.cache = new XdsCache({
