@@ -28,6 +28,7 @@ th, td { text-align: left; vertical-align: top; padding: 0.35rem 0.5rem; border-
 tbody tr:nth-child(even) { background: var(--row); }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9em; }
 pre { white-space: pre-wrap; word-break: break-all; }
+li, p, dd { overflow-wrap: anywhere; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 .facts dt { font-weight: 600; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }

@@ -58,6 +58,9 @@ export const IPTABLES: SystemRequirement = tool("iptables-restore", ["--version"
 /** `kubectl`, the orchestrator's own client, run against the test API server. */
 export const KUBECTL: SystemRequirement = tool("kubectl", ["version", "--client"], "kubernetes-client");
 
+/** `chromium`, the headless browser the page tests drive (through playwright-core). */
+export const CHROMIUM: SystemRequirement = tool("chromium", ["--version"], "chromium");
+
 /** `ip`, to set up interfaces inside a private network namespace. */
 export const IPROUTE2: SystemRequirement = tool("ip", ["-V"], "iproute2");
 
