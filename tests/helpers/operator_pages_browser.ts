@@ -84,7 +84,7 @@ Deno.test({
           assert.equal(response?.status(), 200, path);
           assert.equal(await page.textContent("h1"), heading);
           const wide = await page.evaluate(() =>
-            document.documentElement.scrollWidth > window.innerWidth + 1
+            document.documentElement.scrollWidth > globalThis.innerWidth + 1
           );
           assert.equal(wide, false, `${path} is wider than a phone`);
         }
