@@ -7,7 +7,6 @@
 import { shortTypeName } from "../../proto/type_urls.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsServer } from "./ads_server.ts";
-import { nonceVersion } from "./nonce.ts";
 import type { NackInfo, TypeSync } from "./xds_connection.ts";
 
 /**
@@ -78,6 +77,6 @@ export function typeState(sync: Readonly<TypeSync>, latest: string | undefined):
   if (sync.nonceSent === undefined) return "pending";
   if (sync.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent) return "rejected";
   if (sync.nonceAcked !== sync.nonceSent) return "pending";
-  const standsFor = sync.unchangedThrough ?? nonceVersion(sync.nonceSent);
+  const standsFor = sync.unchangedThrough ?? sync.versionSent;
   return latest === undefined || standsFor === undefined || standsFor === latest ? "synced" : "behind";
 }
