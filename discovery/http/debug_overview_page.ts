@@ -94,9 +94,11 @@ ${resourceTable(view.resources)}`;
 function pushCharts(pushes: DebugOverview["pushes"], minutes: number): Html {
   const w = pushes.window;
   const ms = (s: number | undefined) => s === undefined ? undefined : s * 1000;
-  return html`<p>${w.pushes} proxy pushes (${w.perSecond.toFixed(2)} a second); push time p50 ${
-    formatMs(ms(w.p50))
-  }, p90 ${formatMs(ms(w.p90))}, p99 ${formatMs(ms(w.p99))}. Push time runs from the first change behind
+  return html`<p>${w.pushes} proxy ${w.pushes === 1 ? "push" : "pushes"} (${
+    w.perSecond.toFixed(2)
+  } a second); push time p50 ${formatMs(ms(w.p50))}, p90 ${formatMs(ms(w.p90))}, p99 ${
+    formatMs(ms(w.p99))
+  }. Push time runs from the first change behind
 a push to the proxy having been sent everything. See <a href="/metrics">/metrics</a>
 (<code>discovery_proxy_convergence_time</code>).</p>
 ${
@@ -158,12 +160,13 @@ function proxyRow(p: OverviewProxy): Html {
   );
   const nack = p.lastNack === undefined
     ? html`<span class="muted">none</span>`
-    : html`<span class="bad">${p.lastNack.type} ${p.lastNack.code}</span> at <time>${p.lastNack.at}</time>:
+    : html`<span class="bad">${p.lastNack.type} ${p.lastNack.code}</span> at ${timeOf(p.lastNack.at)}:
 <q class="nack">${p.lastNack.message}</q>`;
   return html`
     <tr data-proxy="${p.proxyId}">
-      <th scope="row"><code>${p.proxyId}</code><br><span class="muted">${p.protocol}, since ${p
-        .connectedAt}</span></th>
+      <th scope="row"><code>${p.proxyId}</code><br><span class="muted">${p.protocol}, since ${timeOf(
+        p.connectedAt,
+      )}</span></th>
       <td>${p.proxyType}</td>
       <td>${p.version ?? "unknown"}</td>
       <td>${p.cluster ?? "unknown"}</td>
@@ -175,6 +178,11 @@ function proxyRow(p: OverviewProxy): Html {
     <a href="/debug/adsz">adsz</a></td>
     </tr>
   `;
+}
+
+/** An ISO 8601 time shown as `2026-11-27 18:40:53` (UTC, breakable at the space), exact in `datetime`. */
+function timeOf(iso: string): Html {
+  return html`<time datetime="${iso}">${iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "")}</time>`;
 }
 
 function stateClass(state: string): string {

@@ -66,7 +66,7 @@ Deno.test("The debug overview says which proxies are in sync, links each row to 
   assert.match(page, /Listener: waiting for ACK/);
   assert.match(page, /href="\/debug\/config_dump\?proxyID=a.default"/);
   assert.match(page, /spec.hosts: expected a list<\/li>\s*<\/ul>\s*<\/td>\s*<td><a href="\/debug\/configz">/);
-  assert.match(page, /2 proxy pushes/);
+  assert.match(page, /2 proxy pushes \(0.20 a second\)/);
   assert.match(page, /<svg [^>]*aria-label="Proxy pushes per second/);
   assert.match(page, /No config resource is loaded/);
   assert.doesNotMatch(page, /<script|style=/);

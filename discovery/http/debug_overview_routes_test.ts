@@ -25,7 +25,7 @@ Deno.test("/debug/overview is a page with a strict policy, its stylesheet served
   const text = await page.text();
   assert.match(text, /<link rel="stylesheet" href="\/debug\/static\/mesh.css">/);
   assert.match(text, /spec: &lt;bad&gt;/);
-  assert.match(text, /1 proxy pushes/);
+  assert.match(text, /1 proxy push \(/);
   const css = await outer.handle(new Request("http://debug/debug/static/mesh.css"));
   assert.match(css.headers.get("content-type")!, /^text\/css/);
   await css.body?.cancel();

@@ -43,7 +43,7 @@ Deno.test("lineChart draws a path per series with gaps, and a text alternative t
     span: "last minute",
     series: [{ label: "<p50>", className: "s1", values: [0, undefined, 3] }],
   }).text;
-  assert.match(chart, /d="M0.0 156.0 M600.0 4.0"/);
+  assert.match(chart, /d="M0.0 156.0 l0 0 M600.0 4.0 l0 0"/);
   assert.match(chart, /role="img" aria-label="&lt;t&gt;. &lt;p50&gt;: latest 3.0 ms, highest 3.0 ms"/);
   assert.doesNotMatch(chart, /<t>|<p50>/);
 });

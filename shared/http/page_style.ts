@@ -28,7 +28,11 @@ th, td { text-align: left; vertical-align: top; padding: 0.35rem 0.5rem; border-
 tbody tr:nth-child(even) { background: var(--row); }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9em; }
 pre { white-space: pre-wrap; word-break: break-all; }
-li, p, dd { overflow-wrap: anywhere; }
+main > p, main > ol li { overflow-wrap: anywhere; }
+td, th { overflow-wrap: break-word; }
+td ul { margin: 0; padding-left: 1rem; }
+th .muted { font-weight: normal; }
+.nack { overflow-wrap: anywhere; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 .facts dt { font-weight: 600; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
@@ -41,6 +45,7 @@ label { font-weight: 600; }
 select, input, button { font: inherit; padding: 0.2rem 0.4rem; }
 button { cursor: pointer; }
 :focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
+.chart { margin: 1rem 0; }
 .chart svg { width: 100%; height: 10rem; border: 1px solid var(--line); }
 .chart .axis { stroke: var(--line); }
 .chart .s1 { stroke: var(--link); } .chart .s2 { stroke: var(--warn); } .chart .s3 { stroke: var(--bad); }

@@ -36,7 +36,10 @@ export function lineChart(chart: LineChart): Html {
   );
   const top = max === 0 ? 1 : max;
   const lines = chart.series.map((s) =>
-    html`<path class="${s.className}" fill="none" stroke-width="2" d="${pathData(s.values, top)}"></path>`
+    html`
+      <path class="${s.className}" fill="none" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"
+        d="${pathData(s.values, top)}"></path>
+    `
   );
   const summary = chart.series.map((s) => {
     const known = s.values.filter((v): v is number => v !== undefined);
@@ -62,22 +65,26 @@ export function lineChart(chart: LineChart): Html {
   `;
 }
 
-/** The `d` attribute of a polyline through `values` (gaps start a new segment). */
+/** The `d` attribute of a polyline through `values`; gaps start a new segment, a lone point draws a dot. */
 export function pathData(values: readonly (number | undefined)[], top: number): string {
   const step = values.length > 1 ? WIDTH / (values.length - 1) : WIDTH;
-  let d = "";
-  let pen = false;
+  const segments: string[][] = [];
+  let current: string[] | undefined;
   values.forEach((v, i) => {
     if (v === undefined) {
-      pen = false;
+      current = undefined;
       return;
     }
-    const x = (i * step).toFixed(1);
-    const y = (HEIGHT - PAD - (v / top) * (HEIGHT - 2 * PAD)).toFixed(1);
-    d += `${pen ? "L" : "M"}${x} ${y} `;
-    pen = true;
+    const point = `${(i * step).toFixed(1)} ${(HEIGHT - PAD - (v / top) * (HEIGHT - 2 * PAD)).toFixed(1)}`;
+    if (current === undefined) segments.push(current = []);
+    current.push(point);
   });
-  return d.trim();
+  // A zero-length line with round caps shows as a dot.
+  return segments.map((points) =>
+    points.length === 1
+      ? `M${points[0]} l0 0`
+      : `M${points[0]} ${points.slice(1).map((p) => `L${p}`).join(" ")}`
+  ).join(" ");
 }
 
 function format(value: number | undefined): string {
