@@ -16,6 +16,6 @@ Deno.test({
     }).output();
     const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
     assert.equal(code, 0, `The browser tests failed:\n${output}`);
-    assert.match(output, /ok \| 1 passed \(5 steps\)/, output);
+    assert.match(output, /ok \| 1 passed \(6 steps\)/, output);
   },
 });

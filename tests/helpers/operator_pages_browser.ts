@@ -104,6 +104,25 @@ Deno.test({
         assert.deepEqual(errors, []);
       });
 
+      await step(t, page, "with JavaScript off the pages still show their data", async () => {
+        const context = await browser!.newContext({ javaScriptEnabled: false });
+        try {
+          const plain = await context.newPage();
+          await plain.goto(ctrlz + "/memz/");
+          assert.match((await plain.textContent('[data-mem="rss"]'))!, /^\d+(\.\d)? (KiB|MiB|GiB)$/);
+          await plain.goto(ctrlz + "/metricz/");
+          await plain.fill("#metric-query", "discovery_xds");
+          await plain.click('form[role="search"] button');
+          await plain.waitForURL(/\?q=discovery_xds$/);
+          const lines = await plain.$$eval(".metric-line", (all) => all.map((l) => l.textContent!));
+          assert.ok(lines.length > 0 && lines.every((l) => l.includes("discovery_xds")), lines.join("\n"));
+          await plain.goto(ctrlz + "/scopez/");
+          assert.equal(await plain.inputValue("#scope-ads-output"), "info");
+        } finally {
+          await context.close();
+        }
+      });
+
       await step(
         t,
         page,
