@@ -9,6 +9,9 @@ import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
+import { addDebugOverview } from "./http/debug_overview_routes.ts";
+import { PushHistory } from "./push/push_history.ts";
+import { proxyOverview } from "./xds/proxy_overview.ts";
 import { DebugInterface } from "./http/debug_interface.ts";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
 import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
@@ -228,12 +231,14 @@ export async function startDiscovery(
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
+  const pushHistory = new PushHistory();
   const discovery = new AdsServer<PushContext>({
     generators,
     settings: xdsSettings,
     logger: adsLog,
     metrics: deps.metrics,
     initialPush: pipeline.stage.current(),
+    pushHistory,
   });
   closers.push(() => discovery.close());
   closers.push(pipeline.stage.onPush((request, push) => discovery.push(request, push)));
@@ -313,12 +318,13 @@ export async function startDiscovery(
 
   // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
   const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
+  const rejectedConfig = () => [...(files?.rejected() ?? []), ...(orchConfig?.rejected() ?? [])];
   addModelDebugRoutes(debug, {
     store,
     registry: registries.aggregate,
     endpoints: pipeline.endpoints,
     push: () => pipeline.stage.current(),
-    rejected: () => [...(files?.rejected() ?? []), ...(orchConfig?.rejected() ?? [])],
+    rejected: rejectedConfig,
     sourceStatus: () => ({ ...(files && { configDir: files.status() }), meshFiles: mesh.status() }),
     proxies: () => discovery.connections().map((c) => c.proxy),
     // Durations print in Go's form (`10s`) rather than as nanosecond integers.
@@ -329,6 +335,13 @@ export async function startDiscovery(
     env,
   });
   addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: xdsSettings.adminEndpoints });
+  addDebugOverview(debug, {
+    proxies: () => proxyOverview(discovery),
+    latestPush: () => discovery.pushContext?.version,
+    store,
+    rejected: rejectedConfig,
+    pushes: pushHistory,
+  });
   if (ca) {
     debug.add(
       "/debug/ca_roots",
@@ -387,6 +400,7 @@ export async function startDiscovery(
     args: deps.argv,
     startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
     allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
+    metrics: () => deps.metrics.render(),
   });
   servers.push(
     await serveHttp(

@@ -5,6 +5,9 @@ import { type Level, LEVELS } from "../../shared/log/levels.ts";
 import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import type { BuildInfo } from "../../shared/version/build_info.ts";
+import { crossSiteReason } from "../../shared/http/same_origin.ts";
+import { addCtrlzPages } from "./pages/ctrlz_page_routes.ts";
+import { processFacts } from "./process_facts.ts";
 
 /** What the introspection facility (ControlZ) shows and controls. */
 export interface CtrlzDeps {
@@ -15,25 +18,30 @@ export interface CtrlzDeps {
   readonly startedAt: Date;
   /** `DEBUG_REMOTE_ACCESS`: `/envj/` and `/argsj/` answer callers other than loopback too. */
   readonly allowRemote?: boolean;
+  /** The Prometheus text of the program's metrics, for the metrics page. */
+  readonly metrics?: () => Promise<string>;
+  /** The program's name on the home page; `mesh-discovery` when omitted. */
+  readonly program?: string;
 }
 
 /**
  * Registers ControlZ's JSON API, as Istio's ControlZ topics do: `/scopej/` lists log scopes, `/scopej/<scope>`
  * reads one and, with PUT, changes its output level, stack-trace level or caller logging while running;
- * `/procj/`, `/memj/`, `/envj/`, `/argsj/` and `/versionj/` describe the process. `/` is a small HTML index.
+ * `/procj/`, `/memj/`, `/envj/`, `/argsj/` and `/versionj/` describe the process. The pages a person uses
+ * (`/`, `/scopez/`, `/memz/`, ...) show the same data ({@link addCtrlzPages}). A PUT a browser sends for a page
+ * of another origin is refused, so no other site can change a level through the operator's browser.
  */
 export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
-  router.add(
-    "/",
-    "ControlZ index",
-    () => new Response(indexPage(router), { headers: { "content-type": "text/html" } }),
-  );
+  const facts = () =>
+    processFacts(deps.program ?? "mesh-discovery", deps.info.version, deps.startedAt, Date.now());
   router.add("/scopej/", "Log scopes; GET /scopej/<scope>, PUT to change levels", async (request, url) => {
     const name = decodeURIComponent(url.pathname.slice("/scopej/".length));
     if (name === "") return jsonResponse(deps.logs.levels().map(scopeJson));
     const scope = deps.logs.levels().find((s) => s.scope === name);
     if (!scope) throw new HttpError(404, `Unknown log scope ${describeInput(name)}`);
     if (request.method === "GET") return jsonResponse(scopeJson(scope));
+    const crossSite = crossSiteReason(request);
+    if (crossSite !== undefined) throw new HttpError(403, crossSite);
     const body = await readJson(request);
     const output = body.output_level;
     const stack = body.stack_trace_level;
@@ -55,15 +63,17 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
     }
     return jsonResponse(scopeJson(deps.logs.levels().find((s) => s.scope === name)!));
   }, ["GET", "PUT"]);
-  router.add("/procj/", "Process information", () =>
-    jsonResponse({
-      pid: Deno.pid,
-      ppid: Deno.ppid,
-      hostname: safe(() => Deno.hostname()),
-      started: deps.startedAt.toISOString(),
-      uptime_seconds: Math.round((Date.now() - deps.startedAt.getTime()) / 1000),
-      cwd: safe(() => Deno.cwd()),
-    }));
+  router.add("/procj/", "Process information", () => {
+    const now = facts();
+    return jsonResponse({
+      pid: now.pid,
+      ppid: now.ppid,
+      hostname: now.hostname,
+      started: now.started,
+      uptime_seconds: now.uptimeSeconds,
+      cwd: now.cwd,
+    });
+  });
   router.add("/memj/", "Memory usage", () => jsonResponse(Deno.memoryUsage()));
   // The environment and arguments may carry secrets: loopback callers only unless the operator opts in.
   const allowRemote = deps.allowRemote ?? false;
@@ -78,7 +88,15 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
     loopbackOnly(() => jsonResponse(deps.args), allowRemote),
   );
   router.add("/versionj/", "Build information", () => jsonResponse(deps.info));
-  return router;
+  return addCtrlzPages(router, {
+    logs: deps.logs,
+    env: deps.env,
+    info: deps.info,
+    args: deps.args,
+    facts,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    allowRemote,
+  });
 }
 
 function scopeJson(s: ReturnType<LogManager["levels"]>[number]) {
@@ -103,23 +121,4 @@ async function readJson(request: Request): Promise<Record<string, unknown>> {
     throw new HttpError(400, 'Invalid body: expected a JSON object such as {"output_level":"debug"}');
   }
   return body as Record<string, unknown>;
-}
-
-function safe(fn: () => string): string | undefined {
-  try {
-    return fn();
-  } catch {
-    return undefined;
-  }
-}
-
-function indexPage(router: Router): string {
-  const rows = router.routes().map((r) =>
-    `<li><a href="${r.path}">${r.path}</a> — ${escapeHtml(r.help)}</li>`
-  );
-  return `<!doctype html><title>ControlZ</title><h1>ControlZ</h1><ul>${rows.join("")}</ul>\n`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }

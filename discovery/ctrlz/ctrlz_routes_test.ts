@@ -90,3 +90,55 @@ Deno.test("ControlZ describes the process, environment, arguments and version", 
   assert.equal((await (await call("/versionj/")).json()).revision, "abc");
   assert.match(await (await call("/")).text(), /<a href="\/scopej\/">/);
 });
+
+Deno.test("ControlZ refuses a level change a browser sends for a page of another origin", async (t) => {
+  const { logs, call } = setup();
+  const put = (headers: Record<string, string>) =>
+    call("/scopej/ads", { method: "PUT", headers, body: JSON.stringify({ output_level: "error" }) });
+  await t.step("Sec-Fetch-Site cross-site or same-site: 403, level unchanged", async () => {
+    for (const site of ["cross-site", "same-site"]) {
+      const refused = await put({ "sec-fetch-site": site });
+      assert.equal(refused.status, 403);
+      assert.match(
+        (await refused.json()).error,
+        /Refused a .* request: changes are accepted only from this server/,
+      );
+    }
+    assert.equal(logs.levels().find((s) => s.scope === "ads")!.outputLevel, "info");
+  });
+  await t.step("an Origin other than the server's own, or opaque: 403", async () => {
+    for (const origin of ["http://evil.example", "http://ctrlz:9999", "null"]) {
+      const refused = await put({ origin });
+      assert.equal(refused.status, 403, origin);
+      await refused.body?.cancel();
+    }
+    assert.equal(logs.levels().find((s) => s.scope === "ads")!.outputLevel, "info");
+  });
+  await t.step("the server's own page, and a program sending neither header, may change it", async () => {
+    const own = await put({ origin: "http://ctrlz", "sec-fetch-site": "same-origin" });
+    assert.equal(own.status, 200);
+    await own.body?.cancel();
+    const curl = await call("/scopej/ads", { method: "PUT", body: JSON.stringify({ output_level: "warn" }) });
+    assert.equal((await curl.json()).output_level, "warn");
+  });
+});
+
+Deno.test("ControlZ pages come with a strict Content-Security-Policy and load only this server's files", async () => {
+  const { call } = setup();
+  for (const path of ["/", "/scopez/", "/memz/", "/procz/", "/envz/", "/argsz/", "/metricz/", "/versionz/"]) {
+    const page = await call(path);
+    assert.equal(page.status, 200, path);
+    assert.match(page.headers.get("content-type")!, /^text\/html/);
+    const policy = page.headers.get("content-security-policy")!;
+    assert.match(policy, /script-src 'self'(;|$)/);
+    assert.match(policy, /default-src 'none'/);
+    const text = await page.text();
+    assert.doesNotMatch(text, /<script>|<style|style="|https?:\/\//, path);
+  }
+  const script = await call("/static/ctrlz.js");
+  assert.match(script.headers.get("content-type")!, /javascript/);
+  assert.match(await script.text(), /scopej/);
+  const unknown = await call("/no-such-page");
+  assert.equal(unknown.status, 404);
+  await unknown.body?.cancel();
+});

@@ -8,6 +8,7 @@ export const SENSITIVE_DEBUG_PATHS: readonly string[] = [
   "/debug/mesh",
   "/debug/config_dump",
   "/debug/edsz",
+  "/debug/overview",
 ];
 
 /** Methods the mounted `/debug/` prefix forwards; the debug router answers 405 for those a path does not take. */

@@ -12,6 +12,7 @@ import { configKey, pushRequest } from "../push/push_request.ts";
 import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } from "../generate/generator.ts";
 import { type RunningXdsServer, startXdsServer } from "./xds_grpc_server.ts";
 import { DEFAULT_XDS_SETTINGS, type XdsSettings } from "./xds_settings.ts";
+import type { PushHistory } from "../push/push_history.ts";
 
 /** The snapshot the test generators read. */
 export interface TestPush extends PushSnapshot {
@@ -148,7 +149,12 @@ export interface TestServer {
 
 /** Starts a discovery server for tests. */
 export async function startTestServer(
-  options: { settings?: Partial<XdsSettings>; push?: TestPush | null; now?: () => number } = {},
+  options: {
+    settings?: Partial<XdsSettings>;
+    push?: TestPush | null;
+    now?: () => number;
+    pushHistory?: PushHistory;
+  } = {},
 ): Promise<TestServer> {
   const metrics = new Metrics("discovery", { version: "test", tag: "test" });
   const logger = new RecordingLogger();
@@ -161,6 +167,7 @@ export async function startTestServer(
     metrics,
     ...(initial === undefined ? {} : { initialPush: initial }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.pushHistory === undefined ? {} : { pushHistory: options.pushHistory }),
   });
   const server = await startXdsServer({
     addr: { hostname: "127.0.0.1", port: 0 },

@@ -43,6 +43,7 @@ import {
 } from "./xds_connection.ts";
 import { XdsMetrics } from "./xds_metrics.ts";
 import type { XdsSettings } from "./xds_settings.ts";
+import type { PushHistory } from "../push/push_history.ts";
 
 /** Collaborators and settings of a AdsServer. */
 export interface AdsServerOptions<P extends PushSnapshot> {
@@ -62,6 +63,8 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly initialPush?: P;
   /** Milliseconds on a monotonic scale, pacing NACK lines; `performance.now` when omitted. */
   readonly now?: () => number;
+  /** Gets every completed proxy push (count and time), for the debug overview. */
+  readonly pushHistory?: PushHistory;
 }
 
 /** Called when a proxy connects or disconnects. */
@@ -103,7 +106,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.generators = options.generators;
     this.settings = options.settings;
     this.#logger = options.logger;
-    this.#metrics = new XdsMetrics(options.metrics);
+    this.#metrics = new XdsMetrics(options.metrics, options.pushHistory);
     this.#schema = options.schema ?? loadEnvoySchema();
     this.#push = options.initialPush;
     this.cache = new XdsCache({

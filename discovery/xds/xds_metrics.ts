@@ -5,6 +5,7 @@
  */
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { PushHistory } from "../push/push_history.ts";
 
 /** The `type` label of a type URL: "cds", "eds", "lds", "rds", "sds", else the URL itself (as the reference). */
 export function metricType(typeUrl: string): string {
@@ -62,8 +63,11 @@ export class XdsMetrics {
   /** Reject gauge series per proxy, so a disconnect can remove exactly them. */
   readonly #rejectSeries = new Map<string, Set<string>>();
 
-  /** Records into `metrics`; without it every method does nothing. */
-  constructor(readonly metrics?: Metrics) {}
+  /**
+   * Records into `metrics`; without it every method does nothing. `history`, when given, also gets every
+   * completed proxy push, for the debug overview's push chart.
+   */
+  constructor(readonly metrics?: Metrics, readonly history?: PushHistory) {}
 
   /** A proxy connected (+1) or disconnected (-1). */
   connected(delta: 1 | -1): void {
@@ -147,6 +151,7 @@ export class XdsMetrics {
   /** Seconds from the first change behind a push to the proxy having been sent everything. */
   convergence(seconds: number): void {
     this.metrics?.histogram("discovery_proxy_convergence_time").observe(seconds);
+    this.history?.record(seconds);
   }
 
   /** Seconds a proxy waited in the push queue. */

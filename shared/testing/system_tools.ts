@@ -60,6 +60,8 @@ export const KUBECTL: SystemRequirement = tool("kubectl", ["version", "--client"
 
 /** `prlimit`, to read and raise a process's resource limits. */
 export const PRLIMIT: SystemRequirement = tool("prlimit", ["--version"], "util-linux");
+/** `chromium`, the headless browser the page tests drive (through playwright-core). */
+export const CHROMIUM: SystemRequirement = tool("chromium", ["--version"], "chromium");
 
 /** `ip`, to set up interfaces inside a private network namespace. */
 export const IPROUTE2: SystemRequirement = tool("ip", ["-V"], "iproute2");

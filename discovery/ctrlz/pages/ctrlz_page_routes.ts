@@ -1,0 +1,99 @@
+/**
+ * Registers ControlZ's pages next to its JSON paths: `/` (home), `/scopez/`, `/memz/`, `/procz/`, `/envz/`,
+ * `/argsz/`, `/metricz/`, `/versionz/`, and the stylesheet and script they load from this server.
+ *
+ * @module
+ */
+import { getHeapStatistics } from "node:v8";
+import { assetHandler, htmlResponse } from "../../../shared/http/html.ts";
+import { PAGE_STYLE } from "../../../shared/http/page_style.ts";
+import { HttpError, type Router } from "../../../shared/http/router.ts";
+import { loopbackOnly } from "../../../shared/http/serve.ts";
+import type { EnvSettings } from "../../../shared/env/env_settings.ts";
+import type { LogManager } from "../../../shared/log/log_manager.ts";
+import type { BuildInfo } from "../../../shared/version/build_info.ts";
+import type { ProcessFacts } from "../process_facts.ts";
+import { CTRLZ_SCRIPT, CTRLZ_STYLESHEET } from "./ctrlz_layout.ts";
+import { CTRLZ_SCRIPT_SOURCE } from "./ctrlz_script.ts";
+import { metricsPage } from "./metrics_page.ts";
+import {
+  argumentsPage,
+  environmentPage,
+  homePage,
+  memoryPage,
+  processPage,
+  versionPage,
+} from "./process_pages.ts";
+import { scopesPage } from "./scopes_page.ts";
+
+/** What the pages read; the same sources as the JSON paths. */
+export interface CtrlzPageSources {
+  readonly logs: LogManager;
+  readonly env: EnvSettings;
+  readonly info: BuildInfo;
+  readonly args: readonly string[];
+  /** The facts of the process now. */
+  readonly facts: () => ProcessFacts;
+  /** The Prometheus text of the program's metrics; without it the metrics page says there are none. */
+  readonly metrics?: () => Promise<string>;
+  /** `DEBUG_REMOTE_ACCESS`: the environment and arguments pages answer callers other than loopback too. */
+  readonly allowRemote: boolean;
+}
+
+/** Adds the ControlZ pages and their assets to `router`. */
+export function addCtrlzPages(router: Router, sources: CtrlzPageSources): Router {
+  router.add(
+    CTRLZ_STYLESHEET,
+    "Stylesheet of the pages",
+    assetHandler(PAGE_STYLE, "text/css; charset=utf-8"),
+  );
+  router.add(
+    CTRLZ_SCRIPT,
+    "Script of the pages",
+    assetHandler(CTRLZ_SCRIPT_SOURCE, "text/javascript; charset=utf-8"),
+  );
+  router.add("/", "Home: program, version, uptime, every path", (_req, url) => {
+    // `/` is also the prefix of every path: an unknown one is not the home page.
+    if (url.pathname !== "/") throw new HttpError(404, "No such page; see / for every path");
+    return htmlResponse(homePage(sources.facts(), router.routes()));
+  });
+  router.add(
+    "/scopez/",
+    "Logging scopes; change a level from the page",
+    () =>
+      htmlResponse(scopesPage(
+        sources.logs.levels().map((s) => ({
+          name: s.scope,
+          output_level: s.outputLevel,
+          stack_trace_level: s.stackTraceLevel,
+          log_callers: s.logCallers,
+        })),
+      )),
+  );
+  router.add("/memz/", "Memory, refreshed live", () => {
+    let heapLimit: number | undefined;
+    try {
+      heapLimit = getHeapStatistics().heap_size_limit;
+    } catch {
+      heapLimit = undefined;
+    }
+    return htmlResponse(memoryPage({ ...Deno.memoryUsage() }, heapLimit));
+  });
+  router.add("/procz/", "Process", () => htmlResponse(processPage(sources.facts())));
+  router.add(
+    "/envz/",
+    "Environment (loopback only unless DEBUG_REMOTE_ACCESS=true)",
+    loopbackOnly(() => htmlResponse(environmentPage(sources.env.resolved())), sources.allowRemote),
+  );
+  router.add(
+    "/argsz/",
+    "Command-line arguments (loopback only unless DEBUG_REMOTE_ACCESS=true)",
+    loopbackOnly(() => htmlResponse(argumentsPage(sources.args)), sources.allowRemote),
+  );
+  router.add("/metricz/", "Metrics (Prometheus text), searchable; ?q= filters by name", async (_req, url) => {
+    const text = sources.metrics === undefined ? "" : await sources.metrics();
+    return htmlResponse(metricsPage(text, (url.searchParams.get("q") ?? "").slice(0, 200)));
+  });
+  router.add("/versionz/", "Build information", () => htmlResponse(versionPage(sources.info)));
+  return router;
+}

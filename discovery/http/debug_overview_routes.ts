@@ -1,0 +1,54 @@
+import { assetHandler, htmlResponse } from "../../shared/http/html.ts";
+import { PAGE_STYLE } from "../../shared/http/page_style.ts";
+import { KINDS } from "../../shared/config/kinds.ts";
+import type { ConfigStore, RejectedConfig } from "../model/config_store.ts";
+import type { PushHistory } from "../push/push_history.ts";
+import type { DebugInterface } from "./debug_interface.ts";
+import { DEBUG_STYLESHEET, debugOverviewPage, type OverviewProxy } from "./debug_overview_page.ts";
+
+/** What the overview reads, per request. */
+export interface DebugOverviewSources {
+  /** Connected proxies and their sync state (the xDS server's `proxyOverview`). */
+  readonly proxies: () => readonly OverviewProxy[];
+  /** Version of the latest push snapshot. */
+  readonly latestPush: () => string | undefined;
+  readonly store: ConfigStore;
+  /** Documents the config sources refused, and why. */
+  readonly rejected: () => readonly RejectedConfig[];
+  readonly pushes: PushHistory;
+}
+
+/**
+ * Registers `/debug/overview` (an HTML page; loopback only unless DEBUG_REMOTE_ACCESS, as it shows what
+ * `/debug/configz` does) and its stylesheet.
+ */
+export function addDebugOverview(debug: DebugInterface, sources: DebugOverviewSources): DebugInterface {
+  debug.add(
+    "/debug/overview",
+    "A page: connected proxies and their sync, NACKs, refused config, recent pushes",
+    () =>
+      htmlResponse(debugOverviewPage({
+        proxies: sources.proxies(),
+        latestPush: sources.latestPush(),
+        resources: KINDS.flatMap((k) =>
+          sources.store.list(k.kind).map((r) => ({
+            kind: k.kind,
+            namespace: r.meta.namespace,
+            name: r.meta.name,
+          }))
+        ),
+        rejected: sources.rejected(),
+        pushes: {
+          buckets: sources.pushes.series(),
+          window: sources.pushes.summary(),
+          spanMs: sources.pushes.spanMs,
+        },
+      })),
+  );
+  debug.add(
+    DEBUG_STYLESHEET,
+    "Stylesheet of the overview",
+    assetHandler(PAGE_STYLE, "text/css; charset=utf-8"),
+  );
+  return debug;
+}
