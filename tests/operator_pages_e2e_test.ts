@@ -7,11 +7,21 @@ Deno.test({
   name: "ControlZ and the debug overview work in a real browser against the real server",
   ...needs(CHROMIUM),
   async fn() {
-    // A `deno test` of its own with every permission: playwright-core reads /proc/sys when it loads, which Deno
-    // allows only then; this file keeps the test task's narrow permissions.
+    // A `deno test` of its own: playwright-core's bundled is-wsl probes /proc/sys/fs/binfmt_misc when it loads,
+    // a path Deno lets only --allow-all read. `__IS_WSL_TEST__` is is-wsl's own switch that defers the probe
+    // (never run on Linux by what the tests call), so the child keeps narrow permissions of its own.
     const { code, stdout, stderr } = await new Deno.Command("deno", {
-      args: ["test", "--allow-all", BROWSER_TESTS],
-      env: { TMPDIR: "/tmp", NO_COLOR: "1" },
+      args: [
+        "test",
+        "--allow-net=127.0.0.1,localhost",
+        "--allow-read=.,/tmp,/usr/bin/chromium",
+        "--allow-write=/tmp",
+        "--allow-env",
+        "--allow-sys",
+        "--allow-run=deno,/usr/bin/chromium",
+        BROWSER_TESTS,
+      ],
+      env: { TMPDIR: "/tmp", NO_COLOR: "1", __IS_WSL_TEST__: "1" },
       stdin: "null",
     }).output();
     const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
