@@ -8,7 +8,7 @@
  * metric of its own.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno \
- *     bench/config_growth.ts [--only NAME]
+ *     bench/config_growth.ts [--only NAME] [--profile DIR [--profile-seconds 10]]
  *
  * Prints one JSON line per scenario, then a table.
  *
@@ -35,7 +35,14 @@ interface Scenario {
   readonly refused?: boolean;
 }
 
-const { values } = parseArgs({ args: Deno.args, options: { only: { type: "string" } } });
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    only: { type: "string" },
+    profile: { type: "string" },
+    "profile-seconds": { type: "string", default: "10" },
+  },
+});
 
 const yaml = (docs: readonly Record<string, unknown>[]) => docs.map((d) => JSON.stringify(d)).join("\n---\n");
 
@@ -182,6 +189,18 @@ function pollReady(httpAddr: string): { stop: () => Promise<{ maxGapMs: number; 
   };
 }
 
+/** With `--profile DIR`, saves a CPU profile of the server from the write on as `DIR/<scenario>.cpuprofile`. */
+async function profileServer(monitoringAddr: string, name: string): Promise<void> {
+  if (values.profile === undefined) return;
+  const seconds = values["profile-seconds"];
+  const response = await fetch(`http://${monitoringAddr}/debug/pprof/profile?seconds=${seconds}`);
+  await Deno.mkdir(values.profile, { recursive: true });
+  await Deno.writeTextFile(
+    join(values.profile, `${name.replaceAll(/\W+/g, "_")}.cpuprofile`),
+    await response.text(),
+  );
+}
+
 async function run(scenario: Scenario): Promise<Record<string, unknown>> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_config_growth_" });
   for (const [name, text] of Object.entries(scenario.initial ?? {})) {
@@ -190,7 +209,14 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
   const addresses = discoveryAddresses();
   const server = startProgram(
     "mesh-discovery",
-    discoveryArgs(addresses, ["--registries", "Mock", "--configDir", dir, "--log_as_json"]),
+    discoveryArgs(addresses, [
+      "--registries",
+      "Mock",
+      "--configDir",
+      dir,
+      "--log_as_json",
+      ...(values.profile === undefined ? [] : ["--profile"]),
+    ]),
   );
   try {
     await server.waitFor(/"msg":"discovery server started"/, 120_000);
@@ -205,6 +231,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
     const rejectedBefore = await metric(addresses.monitoringAddr, REJECTIONS);
     const files = scenario.files();
     const bytes = Object.values(files).reduce((n, t) => n + t.length, 0);
+    const profile = profileServer(addresses.monitoringAddr, scenario.name);
     const poll = pollReady(addresses.httpAddr);
     const started = performance.now();
     for (const [name, text] of Object.entries(files)) await Deno.writeTextFile(join(dir, name), text);
@@ -222,6 +249,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
     }
     await sleep(SETTLE_MS);
     const { maxGapMs, answers } = await poll.stop();
+    await profile;
     return {
       scenario: scenario.name,
       bytes,
