@@ -11,6 +11,7 @@ import {
   type YamlDocument,
   type YamlStream,
 } from "../../shared/config/mesh/yaml_documents.ts";
+import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {
@@ -87,6 +88,8 @@ export interface FileLoad {
  * A YAML syntax error anywhere makes the whole file `unreadable` (it may be half-written).
  */
 export function loadConfigText(file: string, text: string, defaultNamespace: string): FileLoad {
+  const tooDeep = flowNestingProblem(text);
+  if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
   return loadStream(file, text, parseYamlDocuments(text), defaultNamespace);
 }
 
@@ -99,6 +102,8 @@ export async function loadConfigTextSliced(
   text: string,
   defaultNamespace: string,
 ): Promise<FileLoad> {
+  const tooDeep = flowNestingProblem(text);
+  if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
   return loadStream(file, text, await parseYamlDocumentsSliced(text), defaultNamespace);
 }
 
