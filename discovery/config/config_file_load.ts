@@ -12,6 +12,7 @@ import {
   type YamlStream,
 } from "../../shared/config/mesh/yaml_documents.ts";
 import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
+import { OFF_THREAD_BYTES, parseYamlOffThread } from "./yaml_off_thread.ts";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {
@@ -104,7 +105,8 @@ export async function loadConfigTextSliced(
 ): Promise<FileLoad> {
   const tooDeep = flowNestingProblem(text);
   if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
-  return loadStream(file, text, await parseYamlDocumentsSliced(text), defaultNamespace);
+  const stream = text.length >= OFF_THREAD_BYTES ? parseYamlOffThread(text) : parseYamlDocumentsSliced(text);
+  return loadStream(file, text, await stream, defaultNamespace);
 }
 
 function loadStream(file: string, text: string, stream: YamlStream, defaultNamespace: string): FileLoad {
