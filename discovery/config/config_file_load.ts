@@ -13,6 +13,7 @@ import {
 } from "../../shared/config/mesh/yaml_documents.ts";
 import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
 import { OFF_THREAD_BYTES, parseYamlOffThread } from "./yaml_off_thread.ts";
+import { loadStreamSliced } from "./load_stream_sliced.ts";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {
@@ -106,7 +107,7 @@ export async function loadConfigTextSliced(
   const tooDeep = flowNestingProblem(text);
   if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
   const stream = text.length >= OFF_THREAD_BYTES ? parseYamlOffThread(text) : parseYamlDocumentsSliced(text);
-  return loadStream(file, text, await stream, defaultNamespace);
+  return loadStreamSliced(loadStream, file, text, await stream, defaultNamespace);
 }
 
 function loadStream(file: string, text: string, stream: YamlStream, defaultNamespace: string): FileLoad {
