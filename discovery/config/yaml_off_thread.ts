@@ -27,6 +27,8 @@ export async function parseYamlOffThread(text: string): Promise<YamlStream> {
   } catch {
     return parseYamlDocuments(text);
   }
+  // Decoding the worker's answer took a slice of its own: what the caller does with it starts in the next.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   let here: YamlStream | undefined;
   const lineOf = (index: number, path: string) => {
     here ??= parseYamlDocuments(text);
