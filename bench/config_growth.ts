@@ -17,6 +17,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
+import { longestBusyMs } from "./cpuprofile_top.ts";
 
 const POLL_MS = 10;
 const SETTLE_MS = 2_000;
@@ -122,6 +123,8 @@ function nestedYaml(bytes: number): string {
 }
 
 const SCENARIOS: readonly Scenario[] = [
+  // The control: what the machine's load alone makes of the longest gap.
+  { name: "nothing written (control)", initial: SELECTORS, files: () => ({}), configEvents: 0 },
   ...[1_000, 2_000, 4_000].map((n) => ({
     name: `${n} WorkloadEntries, a file each`,
     initial: SELECTORS,
@@ -187,10 +190,14 @@ const CONFIG_EVENTS = /^discovery_inbound_updates\{type="config"\} (\d+)/gm;
 const REJECTIONS = /^discovery_total_rejected_configs(?:\{[^}]*\})? (\d+)/gm;
 
 /** Polls `/ready` every `POLL_MS` until stopped; returns the longest gap between answers. */
-function pollReady(httpAddr: string): { stop: () => Promise<{ maxGapMs: number; answers: number }> } {
+function pollReady(
+  httpAddr: string,
+): { stop: () => Promise<{ maxGapMs: number; answers: number; gapsOver50: number; topGapsAt: string[] }> } {
   let running = true;
   let maxGap = 0;
   let answers = 0;
+  const gaps: { ms: number; at: number }[] = [];
+  const origin = performance.now();
   const loop = (async () => {
     let last = performance.now();
     while (running) {
@@ -200,6 +207,7 @@ function pollReady(httpAddr: string): { stop: () => Promise<{ maxGapMs: number; 
       const now = performance.now();
       if (response) {
         maxGap = Math.max(maxGap, now - last);
+        if (now - last > 50) gaps.push({ ms: now - last, at: last - origin });
         last = now;
         answers++;
       }
@@ -210,21 +218,29 @@ function pollReady(httpAddr: string): { stop: () => Promise<{ maxGapMs: number; 
     stop: async () => {
       running = false;
       await loop;
-      return { maxGapMs: Math.round(maxGap), answers };
+      const top = gaps.toSorted((a, b) => b.ms - a.ms).slice(0, 3);
+      return {
+        maxGapMs: Math.round(maxGap),
+        answers,
+        gapsOver50: gaps.length,
+        topGapsAt: top.map((g) => `${Math.round(g.ms)} ms at +${Math.round(g.at)} ms`),
+      };
     },
   };
 }
 
-/** With `--profile DIR`, saves a CPU profile of the server from the write on as `DIR/<scenario>.cpuprofile`. */
-async function profileServer(monitoringAddr: string, name: string): Promise<void> {
-  if (values.profile === undefined) return;
+/**
+ * With `--profile DIR`, saves a CPU profile of the server from the write on as `DIR/<scenario>.cpuprofile`
+ * and returns its longest busy stretch in ms.
+ */
+async function profileServer(monitoringAddr: string, name: string): Promise<number | undefined> {
+  if (values.profile === undefined) return undefined;
   const seconds = values["profile-seconds"];
   const response = await fetch(`http://${monitoringAddr}/debug/pprof/profile?seconds=${seconds}`);
+  const text = await response.text();
   await Deno.mkdir(values.profile, { recursive: true });
-  await Deno.writeTextFile(
-    join(values.profile, `${name.replaceAll(/\W+/g, "_")}.cpuprofile`),
-    await response.text(),
-  );
+  await Deno.writeTextFile(join(values.profile, `${name.replaceAll(/\W+/g, "_")}.cpuprofile`), text);
+  return Math.round(longestBusyMs(JSON.parse(text)));
 }
 
 async function run(scenario: Scenario): Promise<Record<string, unknown>> {
@@ -274,15 +290,18 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       await sleep(200);
     }
     await sleep(SETTLE_MS);
-    const { maxGapMs, answers } = await poll.stop();
-    await profile;
+    const { maxGapMs, answers, gapsOver50, topGapsAt } = await poll.stop();
+    const longestBusy = await profile;
     return {
       scenario: scenario.name,
       bytes,
       files: Object.keys(files).length,
       tookInMs: tookInMs ?? `not within ${TIMEOUT_MS} ms`,
       longestReadyGapMs: maxGapMs,
+      gapsOver50ms: gapsOver50,
       readyAnswers: answers,
+      topGapsAt,
+      ...(longestBusy !== undefined && { profiledLongestBusyMs: longestBusy }),
     };
   } finally {
     await server.stop();

@@ -59,6 +59,22 @@ export function profileTotals(
   return { self, inclusive, totalMs };
 }
 
+/**
+ * The longest stretch of consecutive samples that are neither idle nor "(program)": an upper bound on the
+ * longest the event loop was held (turns with nothing idle between them count as one stretch).
+ */
+export function longestBusyMs(profile: CpuProfile): number {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  let longest = 0;
+  let current = 0;
+  profile.samples.forEach((id, i) => {
+    const name = byId.get(id)?.callFrame.functionName;
+    if (name === "(idle)" || name === "(program)") current = 0;
+    else longest = Math.max(longest, current += (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return longest;
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,

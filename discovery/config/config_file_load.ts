@@ -106,7 +106,9 @@ export async function loadConfigTextSliced(
 ): Promise<FileLoad> {
   const tooDeep = flowNestingProblem(text);
   if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
-  const stream = text.length >= OFF_THREAD_BYTES ? parseYamlOffThread(text) : parseYamlDocumentsSliced(text);
+  const stream = text.length >= OFF_THREAD_BYTES
+    ? parseYamlOffThread(text)
+    : parseYamlDocumentsSliced(text, 5);
   return loadStreamSliced(loadStream, file, text, await stream, defaultNamespace);
 }
 

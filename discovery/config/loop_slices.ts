@@ -9,7 +9,7 @@ export class LoopSlices {
   #started: number;
 
   /** Slices of `sliceMs` of work, measured with `now` (a monotonic clock in ms). */
-  constructor(sliceMs = 20, now: () => number = () => performance.now()) {
+  constructor(sliceMs = 5, now: () => number = () => performance.now()) {
     this.#sliceMs = sliceMs;
     this.#now = now;
     this.#started = now();
