@@ -19,6 +19,22 @@ export interface EntryState {
   readonly workloads: Map<string, readonly ServiceInstance[]>;
   /** Instances of the selected orchestrator pods, in the pod source's order. */
   pods: readonly ServiceInstance[];
+  /** Keys of `workloads`, sorted; undefined when a workload came or went since they were sorted. */
+  sortedNames?: readonly string[];
+}
+
+/** Sets or removes one workload's instances, keeping the sorted names current. */
+export function setWorkload(
+  state: EntryState,
+  name: string,
+  instances: readonly ServiceInstance[] | undefined,
+): void {
+  if (instances === undefined) {
+    if (state.workloads.delete(name)) state.sortedNames = undefined;
+    return;
+  }
+  if (!state.workloads.has(name)) state.sortedNames = undefined;
+  state.workloads.set(name, instances);
 }
 
 /** `namespace/hostname` of every service of the entry, each once. */
@@ -37,8 +53,8 @@ export function entryInstances(state: EntryState, hostname: string): ServiceInst
   };
   add(state.inline);
   if (state.workloads.size > 0) {
-    const names = [...state.workloads.keys()].sort((a, b) => a.localeCompare(b));
-    for (const name of names) add(state.workloads.get(name)!);
+    state.sortedNames ??= [...state.workloads.keys()].sort((a, b) => a.localeCompare(b));
+    for (const name of state.sortedNames) add(state.workloads.get(name)!);
   }
   add(state.pods);
   return out;

@@ -25,6 +25,7 @@ import {
   instancesOfHost,
   sameEndpoints,
   serviceKeys,
+  setWorkload,
 } from "./entry_state.ts";
 import { WorkloadIndex, type WorkloadInstance } from "./workload_index.ts";
 
@@ -228,8 +229,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
       if (!picks(previous) && !picks(current)) continue;
       const before = state.workloads.get(name);
       const after = picks(current) ? this.#convert(state, current!) : undefined;
-      if (after) state.workloads.set(name, after);
-      else state.workloads.delete(name);
+      setWorkload(state, name, after);
       for (const service of state.services) {
         const key = `${service.namespace}/${service.hostname}`;
         const hostname = service.hostname;
