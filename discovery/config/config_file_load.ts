@@ -12,7 +12,7 @@ import {
   type YamlStream,
 } from "../../shared/config/mesh/yaml_documents.ts";
 import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
-import { OFF_THREAD_BYTES, parseYamlOffThread } from "./yaml_off_thread.ts";
+import { loadConfigOffThread, OFF_THREAD_BYTES } from "./yaml_off_thread.ts";
 import { loadStreamSliced } from "./load_stream_sliced.ts";
 
 /** A valid resource read from a file, with where it was written. */
@@ -106,10 +106,13 @@ export async function loadConfigTextSliced(
 ): Promise<FileLoad> {
   const tooDeep = flowNestingProblem(text);
   if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
-  const stream = text.length >= OFF_THREAD_BYTES
-    ? parseYamlOffThread(text)
-    : parseYamlDocumentsSliced(text, 5);
-  return loadStreamSliced(loadStream, file, text, await stream, defaultNamespace);
+  if (text.length >= OFF_THREAD_BYTES) {
+    return loadConfigOffThread(
+      { file, text, defaultNamespace },
+      (r) => loadConfigText(r.file, r.text, r.defaultNamespace),
+    );
+  }
+  return loadStreamSliced(loadStream, file, text, await parseYamlDocumentsSliced(text, 5), defaultNamespace);
 }
 
 function loadStream(file: string, text: string, stream: YamlStream, defaultNamespace: string): FileLoad {

@@ -1,21 +1,18 @@
 /**
- * The worker behind {@link parseYamlOffThread}: parses the YAML text it is sent and answers with the
- * documents' values and lines (source positions of fields stay behind: the caller reparses for those).
+ * The worker behind {@link loadConfigOffThread}: loads the config file text it is sent (parse and validation)
+ * and answers with the {@link FileLoad}, plain data.
  *
  * @module
  */
-import { parseYamlDocuments } from "../../shared/config/mesh/yaml_documents.ts";
-import type { ParsedOffThread } from "./yaml_off_thread.ts";
+import { type FileLoad, loadConfigText } from "./config_file_load.ts";
+import type { OffThreadRequest } from "./yaml_off_thread.ts";
 
 const scope = self as unknown as {
-  onmessage: ((event: MessageEvent<string>) => void) | null;
-  postMessage(message: ParsedOffThread): void;
+  onmessage: ((event: MessageEvent<OffThreadRequest>) => void) | null;
+  postMessage(message: FileLoad): void;
 };
 
 scope.onmessage = (event) => {
-  const stream = parseYamlDocuments(event.data);
-  scope.postMessage({
-    documents: stream.documents.map(({ index, line, value }) => ({ index, line, value })),
-    errors: stream.errors,
-  });
+  const { file, text, defaultNamespace } = event.data;
+  scope.postMessage(loadConfigText(file, text, defaultNamespace));
 };
