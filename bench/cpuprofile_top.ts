@@ -59,6 +59,26 @@ export function profileTotals(
   return { self, inclusive, totalMs };
 }
 
+/**
+ * The longest stretch of consecutive samples that are neither idle nor "(program)", from `fromMs` into the
+ * profile on: an upper bound on the longest the event loop was held (turns with nothing idle between them
+ * count as one stretch). Starting the profiler is such a stretch itself; `fromMs` leaves it out.
+ */
+export function longestBusyMs(profile: CpuProfile, fromMs = 0): number {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  let longest = 0;
+  let current = 0;
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    at += delta;
+    const name = byId.get(id)?.callFrame.functionName;
+    if (at < fromMs || name === "(idle)" || name === "(program)") current = 0;
+    else longest = Math.max(longest, current += delta);
+  });
+  return longest;
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,

@@ -11,6 +11,9 @@ import {
   type YamlDocument,
   type YamlStream,
 } from "../../shared/config/mesh/yaml_documents.ts";
+import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
+import { loadConfigOffThread, OFF_THREAD_BYTES } from "./yaml_off_thread.ts";
+import { loadStreamSliced } from "./load_stream_sliced.ts";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {
@@ -87,6 +90,8 @@ export interface FileLoad {
  * A YAML syntax error anywhere makes the whole file `unreadable` (it may be half-written).
  */
 export function loadConfigText(file: string, text: string, defaultNamespace: string): FileLoad {
+  const tooDeep = flowNestingProblem(text);
+  if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
   return loadStream(file, text, parseYamlDocuments(text), defaultNamespace);
 }
 
@@ -99,7 +104,15 @@ export async function loadConfigTextSliced(
   text: string,
   defaultNamespace: string,
 ): Promise<FileLoad> {
-  return loadStream(file, text, await parseYamlDocumentsSliced(text), defaultNamespace);
+  const tooDeep = flowNestingProblem(text);
+  if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
+  if (text.length >= OFF_THREAD_BYTES) {
+    return loadConfigOffThread(
+      { file, text, defaultNamespace },
+      (r) => loadConfigText(r.file, r.text, r.defaultNamespace),
+    );
+  }
+  return loadStreamSliced(loadStream, file, text, await parseYamlDocumentsSliced(text, 5), defaultNamespace);
 }
 
 function loadStream(file: string, text: string, stream: YamlStream, defaultNamespace: string): FileLoad {

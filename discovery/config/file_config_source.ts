@@ -19,6 +19,7 @@ import { Debouncer } from "./debouncer.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
+import { LoopSlices } from "./loop_slices.ts";
 
 /** Options of {@link FileConfigSource}. */
 export interface FileConfigSourceOptions {
@@ -311,7 +312,7 @@ export class FileConfigSource {
     if (settling.size > 0) this.#reloadLater("settle", this.#settleMs);
     // The store first: the whole view (every file's rejections and warnings) only reports, after the push
     // that the store's events start is already on its way.
-    this.#applyTouched(this.#state.takeTouched());
+    await this.#applyTouched(this.#state.takeTouched());
     const view = this.#state.view();
     this.#view = view;
     this.#reporter.report(view.rejections, view.warnings);
@@ -354,7 +355,7 @@ export class FileConfigSource {
     const view = this.#state.view();
     this.#view = view;
     this.#state.takeTouched();
-    this.#apply(view.resources);
+    await this.#apply(view.resources);
     this.#reporter.report(view.rejections, view.warnings);
     this.#reloads++;
     this.#lastLoad = new Date(this.#wallClock()).toISOString();
@@ -533,11 +534,17 @@ export class FileConfigSource {
     this.#known.delete(resolve(file));
   }
 
-  #apply(resources: ReadonlyMap<string, LoadedDocument>): void {
+  async #apply(resources: ReadonlyMap<string, LoadedDocument>): Promise<void> {
     const owned = new Map<string, Owned>();
-    for (const [key, doc] of resources) owned.set(key, this.#write(this.#owned.get(key), doc.resource));
+    const slices = new LoopSlices();
+    for (const [key, doc] of resources) {
+      await slices.pause();
+      owned.set(key, this.#write(this.#owned.get(key), doc.resource));
+    }
     for (const [key, id] of this.#owned) {
-      if (!owned.has(key)) this.#store.delete(id.kind, id.namespace, id.name);
+      if (owned.has(key)) continue;
+      await slices.pause();
+      this.#store.delete(id.kind, id.namespace, id.name);
     }
     this.#owned = owned;
   }
@@ -560,8 +567,10 @@ export class FileConfigSource {
   }
 
   /** Writes the winners of `touched` keys to the store and deletes those that no longer have one. */
-  #applyTouched(touched: ReadonlySet<string>): void {
+  async #applyTouched(touched: ReadonlySet<string>): Promise<void> {
+    const slices = new LoopSlices();
     for (const key of [...touched].sort()) {
+      await slices.pause();
       const doc = this.#state.winner(key);
       if (doc !== undefined) {
         this.#owned.set(key, this.#write(this.#owned.get(key), doc.resource));

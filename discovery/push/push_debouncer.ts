@@ -1,7 +1,8 @@
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
-import { mergePushRequests, type PushRequest, type TriggerReason } from "./push_request.ts";
+import type { PushRequest, TriggerReason } from "./push_request.ts";
+import { PendingPush } from "./pending_push.ts";
 
 /** Debounce settings, from DISCOVERY_DEBOUNCE_AFTER, DISCOVERY_DEBOUNCE_MAX, DISCOVERY_ENABLE_EDS_DEBOUNCE. */
 export interface DebounceOptions {
@@ -35,7 +36,7 @@ export class PushDebouncer {
   readonly #metrics?: Metrics;
   readonly #log?: Logger;
   readonly #timers: Timers;
-  #pending?: PushRequest;
+  #pending?: PendingPush;
   #events = 0;
   #firstAt = 0;
   #lastAt = 0;
@@ -66,7 +67,7 @@ export class PushDebouncer {
       this.#schedule(this.#options.afterMs);
     }
     this.#events++;
-    this.#pending = mergePushRequests(this.#pending, request);
+    (this.#pending ??= new PendingPush()).add(request);
   }
 
   /** Requests merged and not yet pushed. */
@@ -96,7 +97,7 @@ export class PushDebouncer {
     const now = this.#timers.now();
     const quiet = now - this.#lastAt;
     if (now - this.#firstAt >= this.#options.maxMs || quiet >= this.#options.afterMs) {
-      const request = this.#pending;
+      const request = this.#pending.build()!;
       this.#pending = undefined;
       this.#events = 0;
       void this.#run(request, true);

@@ -112,15 +112,13 @@ export function workloadInstances(
   source: WorkloadSource,
 ): ServiceInstance[] {
   const out: ServiceInstance[] = [];
+  const ports = resource.spec.ports ?? [];
+  // An endpoint depends on the port, not the service: one frozen endpoint per port serves every host, and
+  // the services (frozen when converted) are not walked again per instance.
+  const endpoints = ports.map((port) => deepFreeze(convertEndpoint(workload, port, source)));
   for (const service of services) {
-    for (const [i, port] of (resource.spec.ports ?? []).entries()) {
-      out.push(
-        deepFreeze({
-          service,
-          servicePort: service.ports[i],
-          endpoint: convertEndpoint(workload, port, source),
-        }),
-      );
+    for (const [i, endpoint] of endpoints.entries()) {
+      out.push(Object.freeze({ service, servicePort: service.ports[i], endpoint }));
     }
   }
   return out;

@@ -7,8 +7,8 @@ import type { ConfigEvent, ConfigStore } from "../../model/config_store.ts";
 import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service } from "../../model/service.ts";
-import { selectorMatches } from "../../model/labels.ts";
 import { compareByCreation } from "../../model/config_order.ts";
+import { selectorMatches } from "../../model/labels.ts";
 import { Listeners } from "../listeners.ts";
 import type { WorkloadSource } from "../workload_source.ts";
 import {
@@ -18,6 +18,18 @@ import {
   type ServiceRegistry,
 } from "../service_registry.ts";
 import { convertServices, inlineInstances, workloadInstances } from "./convert_service_entry.ts";
+import {
+  entryInstances,
+  type EntryState,
+  hasInstances,
+  instancesOfHost,
+  sameEndpoints,
+  serviceKeys,
+  setWorkload,
+} from "./entry_state.ts";
+import { WorkloadIndex, type WorkloadInstance } from "./workload_index.ts";
+
+export type { WorkloadInstance } from "./workload_index.ts";
 
 /** Options of the ServiceEntry registry. */
 export interface ServiceEntryRegistryOptions {
@@ -31,21 +43,13 @@ export interface ServiceEntryRegistryOptions {
   readonly log: Logger;
   /** Orchestrator pods that entries' workload selectors also pick (`DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS`). */
   readonly pods?: WorkloadSource;
+  /** Converts one workload for one entry; the real conversion unless a caller observes it. */
+  readonly workloadInstances?: typeof workloadInstances;
 }
 
-/** A WorkloadEntry as the registry keeps it: identity and spec, for selection and debugging. */
-export interface WorkloadInstance {
-  /** Name of the WorkloadEntry. */
-  readonly name: string;
-  /** Namespace of the WorkloadEntry. */
-  readonly namespace: string;
-  /** The WorkloadEntry's spec as stored. */
-  readonly spec: WorkloadEntrySpec;
-}
-
-interface EntryState {
-  readonly resource: Resource<ServiceEntrySpec>;
-  readonly services: readonly Service[];
+/** What one `namespace/hostname` looked like before a change: the service it resolves to and its instances. */
+interface KeyState {
+  readonly service: Service | undefined;
   readonly instances: readonly ServiceInstance[];
 }
 
@@ -53,29 +57,43 @@ interface EntryState {
  * Services from ServiceEntries, with endpoints inline or from the WorkloadEntries their workloadSelector picks
  * (same namespace). Config store events become service events (entries changed) and endpoint events
  * (instances changed, including WorkloadEntry-only changes, which touch no service).
+ *
+ * Changes are applied incrementally: an entry event reconverts that entry only, and a WorkloadEntry event
+ * converts that workload for the entries of its namespace whose selector picks it (before or after), found
+ * through indexes. Whole-registry views (`services()`, instance lists) are rebuilt on the next read of what a
+ * change touched, never per event.
  */
 export class ServiceEntryRegistry implements ServiceRegistry {
   readonly provider = "External" as const;
   readonly clusterId: string;
   readonly #store: ConfigStore;
   readonly #options: ServiceEntryRegistryOptions;
+  readonly #convertWorkload: typeof workloadInstances;
   readonly #entries = new Map<string, EntryState>();
-  /** WorkloadEntries by namespace, then name: an entry selects only workloads of its own namespace. */
-  readonly #workloads = new Map<string, Map<string, WorkloadInstance>>();
+  /** Namespace → keys of its entries that have a workload selector. */
+  readonly #selecting = new Map<string, Set<string>>();
+  /** `namespace/hostname` → keys of the entries defining it. */
+  readonly #entriesByService = new Map<string, Set<string>>();
+  /** Hostname → namespaces where some entry defines it. */
+  readonly #namespacesByHost = new Map<string, Set<string>>();
+  readonly #workloads = new WorkloadIndex();
   readonly #serviceListeners = new Listeners<ServiceEvent>((e) => this.#logError(e));
   readonly #endpointListeners = new Listeners<EndpointEvent>((e) => this.#logError(e));
-  #services: readonly Service[] = [];
-  /** `#services` by `namespace/hostname` (the first of each), as of the last change. */
-  #servicesByKey = new Map<string, Service>();
-  /** `namespace/hostname` → instances of every entry defining the hostname there. */
-  #instances = new Map<string, readonly ServiceInstance[]>();
+  /** Every service, sorted; dropped by any entry change. */
+  #services: readonly Service[] | undefined;
+  /** Entries oldest first; dropped by any entry change. */
+  #sortedEntries: readonly EntryState[] | undefined;
+  /** `namespace/hostname` → its instances, as last read; dropped per key by the changes that touch it. */
+  readonly #instances = new Map<string, readonly ServiceInstance[]>();
+  /** Keys a running change touched, with their state before it. */
+  #before?: Map<string, KeyState>;
   #unsubscribe?: () => void;
   #unsubscribePods?: () => void;
   readonly #workloadListeners = new Set<(namespace: string) => void>();
 
   /** The WorkloadEntries as workloads other registries select (orchestrator Services, with `DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`). */
   readonly workloadEntries: WorkloadSource = {
-    workloads: (namespace) => this.#workloadsIn(namespace),
+    workloads: (namespace) => this.#workloads.inNamespace(namespace),
     onChange: (listener) => {
       this.#workloadListeners.add(listener);
       return () => this.#workloadListeners.delete(listener);
@@ -87,6 +105,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     this.#store = store;
     this.#options = options;
     this.clusterId = options.clusterId;
+    this.#convertWorkload = options.workloadInstances ?? workloadInstances;
   }
 
   /** Loads what the store holds and follows its events; idempotent. */
@@ -94,7 +113,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     if (this.#unsubscribe) return;
     this.#unsubscribe = this.#store.onEvent((event) => this.#onConfig(event));
     this.#unsubscribePods = this.#options.pods?.onChange((namespace) =>
-      this.#change(() => this.#reselect(namespace))
+      this.#change(() => this.#reselectPods(namespace))
     );
     this.#change(() => {
       for (const r of this.#store.list("WorkloadEntry")) this.#putWorkload(r as Resource<WorkloadEntrySpec>);
@@ -123,43 +142,40 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   }
 
   services(): readonly Service[] {
+    // Stable sort: among services of one hostname and namespace, the oldest entry comes first and wins.
+    this.#services ??= Object.freeze(
+      this.#entriesOldestFirst().flatMap((e) => e.services).sort(compareServices),
+    );
     return this.#services;
   }
 
   getService(hostname: string, namespace?: string): Service | undefined {
-    return this.#services.find((s) =>
-      s.hostname === hostname && (namespace === undefined || s.namespace === namespace)
-    );
+    if (namespace !== undefined) return this.#serviceOf(`${namespace}/${hostname}`);
+    const first = this.#namespacesOf(hostname)[0];
+    return first === undefined ? undefined : this.#serviceOf(`${first}/${hostname}`);
   }
 
   instances(hostname: string, port?: number, namespace?: string): readonly ServiceInstance[] {
-    const keys = namespace !== undefined ? [`${namespace}/${hostname}`] : [
-      ...new Set(
-        this.#services.filter((s) => s.hostname === hostname).map((s) => `${s.namespace}/${hostname}`),
-      ),
-    ];
-    return keys.flatMap((k) => this.#instances.get(k) ?? [])
+    const namespaces = namespace !== undefined ? [namespace] : this.#namespacesOf(hostname);
+    return namespaces.flatMap((ns) => this.#instancesOf(`${ns}/${hostname}`))
       .filter((i) => port === undefined || i.servicePort.port === port);
   }
 
   /** Instances at the proxy's addresses, only of services in the proxy's namespace (as Istio). */
   proxyInstances(proxy: Proxy): readonly ServiceInstance[] {
     const addresses = new Set(proxy.ipAddresses);
-    return [...this.#instances.values()].flat()
-      .filter((i) => addresses.has(i.endpoint.address) && i.service.namespace === proxy.namespace);
+    const out: ServiceInstance[] = [];
+    for (const key of this.#keysInInstanceOrder()) {
+      for (const i of this.#instancesOf(key)) {
+        if (addresses.has(i.endpoint.address) && i.service.namespace === proxy.namespace) out.push(i);
+      }
+    }
+    return out;
   }
 
   /** Every WorkloadEntry the registry knows, selected by an entry or not, sorted by namespace and name. */
   workloads(): readonly WorkloadInstance[] {
-    return [...this.#workloads.keys()].sort((a, b) => a.localeCompare(b)).flatMap((ns) =>
-      this.#workloadsIn(ns)
-    );
-  }
-
-  /** The WorkloadEntries of one namespace, sorted by name. */
-  #workloadsIn(namespace: string): WorkloadInstance[] {
-    const byName = this.#workloads.get(namespace);
-    return byName === undefined ? [] : [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return this.#workloads.namespaces().flatMap((ns) => this.#workloads.inNamespace(ns));
   }
 
   onServiceEvent(handler: (event: ServiceEvent) => void): () => void {
@@ -172,29 +188,16 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   #onConfig(event: ConfigEvent): void {
     const { kind } = event.resource.gvk;
-    if (kind !== "ServiceEntry" && kind !== "WorkloadEntry") return;
-    this.#change(() => {
-      const { namespace, name } = event.resource.meta;
-      if (kind === "ServiceEntry") {
-        if (event.type === "delete") this.#entries.delete(`${namespace}/${name}`);
+    const { namespace, name } = event.resource.meta;
+    if (kind === "ServiceEntry") {
+      this.#change(() => {
+        if (event.type === "delete") this.#deleteEntry(`${namespace}/${name}`);
         else this.#putEntry(event.resource as Resource<ServiceEntrySpec>);
-        return;
-      }
-      if (event.type === "delete") this.#deleteWorkload(namespace, name);
-      else this.#putWorkload(event.resource as Resource<WorkloadEntrySpec>);
-      this.#reselect(namespace);
-    });
-    if (kind === "WorkloadEntry") {
-      for (const listener of [...this.#workloadListeners]) listener(event.resource.meta.namespace);
-    }
-  }
-
-  /** Only entries of the namespace that select workloads can change; their services stay as they are. */
-  #reselect(namespace: string): void {
-    for (const state of this.#entries.values()) {
-      if (state.resource.meta.namespace === namespace && state.resource.spec.workloadSelector) {
-        this.#putEntry(state.resource, state.services);
-      }
+      });
+    } else if (kind === "WorkloadEntry") {
+      if (event.type === "delete") this.#workloadChanged(namespace, name, undefined);
+      else this.#workloadChanged(namespace, name, event.resource as Resource<WorkloadEntrySpec>);
+      for (const listener of [...this.#workloadListeners]) listener(namespace);
     }
   }
 
@@ -205,92 +208,211 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   #putWorkload(resource: Resource<WorkloadEntrySpec>): void {
     const { namespace, name } = resource.meta;
+    if (this.#managed(namespace)) this.#workloads.put({ name, namespace, spec: resource.spec });
+  }
+
+  /**
+   * A WorkloadEntry was added, changed or removed: only entries of its namespace whose selector picks it
+   * before or after are touched, and only that workload's share of their instances is converted again.
+   */
+  #workloadChanged(namespace: string, name: string, resource: Resource<WorkloadEntrySpec> | undefined): void {
     if (!this.#managed(namespace)) return;
-    let byName = this.#workloads.get(namespace);
-    if (byName === undefined) {
-      byName = new Map();
-      this.#workloads.set(namespace, byName);
+    const previous = this.#workloads.get(namespace, name);
+    if (resource) this.#putWorkload(resource);
+    else this.#workloads.delete(namespace, name);
+    const current = this.#workloads.get(namespace, name);
+    const changed = new Set<string>();
+    for (const entryKey of this.#selecting.get(namespace) ?? []) {
+      const state = this.#entries.get(entryKey)!;
+      const selector = state.resource.spec.workloadSelector!.labels!;
+      const picks = (w: WorkloadInstance | undefined) => w !== undefined && selects(selector, w);
+      if (!picks(previous) && !picks(current)) continue;
+      const before = state.workloads.get(name);
+      const after = picks(current) ? this.#convert(state, current!) : undefined;
+      setWorkload(state, name, after);
+      for (const service of state.services) {
+        const key = `${service.namespace}/${service.hostname}`;
+        const hostname = service.hostname;
+        this.#instances.delete(key);
+        if (!sameEndpoints(instancesOfHost(before, hostname), instancesOfHost(after, hostname))) {
+          changed.add(key);
+        }
+      }
     }
-    byName.set(name, { name, namespace, spec: resource.spec });
+    for (const key of [...changed].sort()) this.#emitEndpoints(key);
   }
 
-  #deleteWorkload(namespace: string, name: string): void {
-    const byName = this.#workloads.get(namespace);
-    byName?.delete(name);
-    if (byName?.size === 0) this.#workloads.delete(namespace);
+  /** Pods of the namespace changed: the selecting entries of the namespace take their pods again. */
+  #reselectPods(namespace: string): void {
+    for (const entryKey of this.#selecting.get(namespace) ?? []) {
+      const state = this.#entries.get(entryKey)!;
+      this.#touchEntry(state);
+      state.pods = this.#podInstances(state);
+    }
   }
 
-  #putEntry(resource: Resource<ServiceEntrySpec>, services?: readonly Service[]): void {
+  #podInstances(state: EntryState): ServiceInstance[] {
+    const { namespace } = state.resource.meta;
+    const selector = state.resource.spec.workloadSelector?.labels;
+    if (!selector || !this.#options.pods) return [];
+    return this.#options.pods.workloads(namespace)
+      .filter((w) => w.namespace === namespace && selects(selector, w))
+      .flatMap((w) => this.#convert(state, w));
+  }
+
+  #convert(state: EntryState, workload: WorkloadInstance): ServiceInstance[] {
+    const { namespace } = state.resource.meta;
+    return this.#convertWorkload(state.resource, state.services, workload.spec, {
+      namespace,
+      workloadName: workload.name,
+      clusterId: this.clusterId,
+    });
+  }
+
+  #putEntry(resource: Resource<ServiceEntrySpec>): void {
     const { namespace, name } = resource.meta;
     if (!this.#managed(namespace)) return;
-    const converted = services ??
-      convertServices(resource, {
-        clusterId: this.clusterId,
-        defaultExportTo: this.#options.defaultExportTo(),
-      });
-    const instances = [...inlineInstances(resource, converted, this.clusterId)];
+    const key = `${namespace}/${name}`;
+    const previous = this.#entries.get(key);
+    if (previous) this.#deleteEntry(key);
+    const services = convertServices(resource, {
+      clusterId: this.clusterId,
+      defaultExportTo: this.#options.defaultExportTo(),
+    });
+    const state: EntryState = {
+      key,
+      resource,
+      services,
+      inline: inlineInstances(resource, services, this.clusterId),
+      workloads: new Map(),
+      pods: [],
+    };
+    for (const serviceKey of serviceKeys(state)) this.#touch(serviceKey);
     const selector = resource.spec.workloadSelector?.labels;
     if (selector) {
-      const pods = this.#managed(namespace) ? this.#options.pods?.workloads(namespace) ?? [] : [];
-      // Only the namespace's own workloads: all of them sorted per entry made one WorkloadEntry edit cost
-      // O(entries × workloads) in a large mesh, ahead of every endpoint push.
-      for (const w of [...this.#workloadsIn(namespace), ...pods]) {
-        if (w.namespace !== namespace || !selectorMatches(selector, w.spec.labels ?? {})) continue;
-        instances.push(
-          ...workloadInstances(resource, converted, w.spec, {
-            namespace,
-            workloadName: w.name,
-            clusterId: this.clusterId,
-          }),
-        );
+      for (const w of this.#workloads.select(namespace, selector)) {
+        state.workloads.set(w.name, this.#convert(state, w));
       }
+      state.pods = this.#podInstances(state);
+      let selecting = this.#selecting.get(namespace);
+      if (!selecting) this.#selecting.set(namespace, selecting = new Set());
+      selecting.add(key);
     }
-    this.#entries.set(`${namespace}/${name}`, { resource, services: converted, instances });
+    this.#entries.set(key, state);
+    for (const service of state.services) {
+      addTo(this.#entriesByService, `${service.namespace}/${service.hostname}`, key);
+      addTo(this.#namespacesByHost, service.hostname, service.namespace);
+    }
+    this.#services = undefined;
+    this.#sortedEntries = undefined;
   }
 
-  /** Applies a mutation, rebuilds the indexes and emits events for what differs. */
+  #deleteEntry(key: string): void {
+    const state = this.#entries.get(key);
+    if (!state) return;
+    this.#touchEntry(state);
+    this.#entries.delete(key);
+    removeFrom(this.#selecting, state.resource.meta.namespace, key);
+    for (const service of state.services) {
+      const serviceKey = `${service.namespace}/${service.hostname}`;
+      if (removeFrom(this.#entriesByService, serviceKey, key)) {
+        removeFrom(this.#namespacesByHost, service.hostname, service.namespace);
+      }
+    }
+    this.#services = undefined;
+    this.#sortedEntries = undefined;
+  }
+
+  /** Records the state of every key of the entry before the running change alters it. */
+  #touchEntry(state: EntryState): void {
+    for (const key of serviceKeys(state)) this.#touch(key);
+  }
+
+  #touch(key: string): void {
+    if (!this.#before || this.#before.has(key)) return;
+    this.#before.set(key, { service: this.#serviceOf(key), instances: this.#instancesOf(key) });
+    this.#instances.delete(key);
+  }
+
+  /** Applies a mutation and emits events for the keys it touched whose service or endpoints differ. */
   #change(mutate: () => void): void {
-    const oldServices = this.#servicesByKey;
-    const oldInstances = this.#instances;
-    mutate();
-    this.#rebuild();
-    const newServices = firstByKey(this.#services);
-    this.#servicesByKey = newServices;
-    for (const [key, service] of newServices) {
-      const previous = oldServices.get(key);
-      if (!previous) this.#serviceListeners.emit({ type: "add", service });
-      else if (!isDeepStrictEqual(previous, service)) {
+    const before = this.#before = new Map();
+    try {
+      mutate();
+    } finally {
+      this.#before = undefined;
+    }
+    const keys = [...before.keys()].sort();
+    const deleted: Service[] = [];
+    for (const key of keys) {
+      const previous = before.get(key)!.service;
+      const service = this.#serviceOf(key);
+      if (service && !previous) this.#serviceListeners.emit({ type: "add", service });
+      else if (service && previous && !isDeepStrictEqual(previous, service)) {
         this.#serviceListeners.emit({ type: "update", service, previous });
-      }
+      } else if (!service && previous) deleted.push(previous);
     }
-    for (const [key, service] of oldServices) {
-      if (!newServices.has(key)) this.#serviceListeners.emit({ type: "delete", service });
-    }
-    for (const key of new Set([...oldInstances.keys(), ...this.#instances.keys()])) {
-      if (sameEndpoints(oldInstances.get(key) ?? [], this.#instances.get(key) ?? [])) continue;
-      const slash = key.indexOf("/");
-      this.#endpointListeners.emit({
-        namespace: key.slice(0, slash),
-        hostname: key.slice(slash + 1),
-        clusterId: this.clusterId,
-      });
+    for (const service of deleted) this.#serviceListeners.emit({ type: "delete", service });
+    for (const key of keys) {
+      if (!sameEndpoints(before.get(key)!.instances, this.#instancesOf(key))) this.#emitEndpoints(key);
     }
   }
 
-  #rebuild(): void {
-    const entries = [...this.#entries.values()].sort((a, b) => compareByCreation(a.resource, b.resource));
-    // Stable sort: among services of one hostname and namespace, the oldest entry comes first and wins.
-    this.#services = Object.freeze(entries.flatMap((e) => e.services).sort(compareServices));
-    const instances = new Map<string, ServiceInstance[]>();
-    for (const entry of entries) {
-      for (const instance of entry.instances) {
-        const key = `${instance.service.namespace}/${instance.service.hostname}`;
-        const list = instances.get(key);
-        if (list) list.push(instance);
-        else instances.set(key, [instance]);
+  #emitEndpoints(key: string): void {
+    const slash = key.indexOf("/");
+    this.#endpointListeners.emit({
+      namespace: key.slice(0, slash),
+      hostname: key.slice(slash + 1),
+      clusterId: this.clusterId,
+    });
+  }
+
+  /** Entries defining `key`, oldest first. */
+  #entriesOf(key: string): EntryState[] {
+    const keys = this.#entriesByService.get(key);
+    if (!keys) return [];
+    const states = [...keys].map((k) => this.#entries.get(k)!);
+    return states.length > 1 ? states.sort((a, b) => compareByCreation(a.resource, b.resource)) : states;
+  }
+
+  /** The service `key` resolves to: the oldest defining entry's. */
+  #serviceOf(key: string): Service | undefined {
+    const oldest = this.#entriesOf(key)[0];
+    const hostname = key.slice(key.indexOf("/") + 1);
+    return oldest?.services.find((s) => s.hostname === hostname);
+  }
+
+  #instancesOf(key: string): readonly ServiceInstance[] {
+    let list = this.#instances.get(key);
+    if (list === undefined) {
+      const hostname = key.slice(key.indexOf("/") + 1);
+      list = this.#entriesOf(key).flatMap((state) => entryInstances(state, hostname));
+      this.#instances.set(key, list);
+    }
+    return list;
+  }
+
+  #namespacesOf(hostname: string): string[] {
+    return [...this.#namespacesByHost.get(hostname) ?? []].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  #entriesOldestFirst(): readonly EntryState[] {
+    this.#sortedEntries ??= [...this.#entries.values()].sort((a, b) =>
+      compareByCreation(a.resource, b.resource)
+    );
+    return this.#sortedEntries;
+  }
+
+  /** Keys with instances, in the order a walk of the entries oldest first meets them. */
+  #keysInInstanceOrder(): string[] {
+    const keys = new Set<string>();
+    for (const state of this.#entriesOldestFirst()) {
+      for (const service of state.services) {
+        const key = `${service.namespace}/${service.hostname}`;
+        if (!keys.has(key) && hasInstances(state, service.hostname)) keys.add(key);
       }
     }
-    this.#instances = instances;
+    return [...keys];
   }
 
   #logError(error: unknown): void {
@@ -300,21 +422,22 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   }
 }
 
-function firstByKey(services: readonly Service[]): Map<string, Service> {
-  const out = new Map<string, Service>();
-  for (const s of services) {
-    const key = `${s.namespace}/${s.hostname}`;
-    if (!out.has(key)) out.set(key, s);
-  }
-  return out;
+function selects(selector: Readonly<Record<string, string>>, workload: WorkloadInstance): boolean {
+  return selectorMatches(selector, workload.spec.labels ?? {});
 }
 
-function sameEndpoints(a: readonly ServiceInstance[], b: readonly ServiceInstance[]): boolean {
-  if (a.length !== b.length) return false;
-  // Instances of entries a change left alone are the very same objects: only the rest are compared.
-  return a.every((x, i) =>
-    x === b[i] ||
-    x.servicePort.port === b[i].servicePort.port && x.servicePort.name === b[i].servicePort.name &&
-      isDeepStrictEqual(x.endpoint, b[i].endpoint) && x.service.resolution === b[i].service.resolution
-  );
+function addTo<V>(map: Map<string, Set<V>>, key: string, value: V): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
+/** Removes `value` from the set at `key`; true when the set became empty (and was dropped). */
+function removeFrom<V>(map: Map<string, Set<V>>, key: string, value: V): boolean {
+  const set = map.get(key);
+  if (!set) return false;
+  set.delete(value);
+  if (set.size > 0) return false;
+  map.delete(key);
+  return true;
 }

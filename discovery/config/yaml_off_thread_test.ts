@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { type FileLoad, loadConfigText, loadConfigTextSliced } from "./config_file_load.ts";
+import { loadConfigOffThread, OFF_THREAD_BYTES, type OffThreadRequest } from "./yaml_off_thread.ts";
+
+/** A ServiceEntry with `n` endpoints, one document, its last weight invalid when `badWeight`. */
+function bigEntry(n: number, badWeight = false): string {
+  const endpoints = Array.from({ length: n }, (_, i) => `  - address: 10.0.${i >> 8 & 255}.${i & 255}\n`);
+  if (badWeight) endpoints[n - 1] += "    weight: -1\n";
+  return "apiVersion: networking.mesh.io/v1beta1\nkind: ServiceEntry\nmetadata: {name: big, namespace: ns}\n" +
+    "spec:\n  hosts: [big.example.com]\n  ports: [{number: 80, name: http}]\n  resolution: STATIC\n" +
+    "  endpoints:\n" + endpoints.join("");
+}
+
+const here = (r: OffThreadRequest): FileLoad => {
+  throw new Error(`The worker failed on ${r.file}`);
+};
+
+Deno.test("The event loop keeps turning while a worker loads one large document", async () => {
+  let turned = false;
+  const probe = setTimeout(() => turned = true, 0);
+  const load = await loadConfigOffThread(
+    { file: "big.yaml", text: bigEntry(20_000), defaultNamespace: "ns" },
+    here,
+  );
+  clearTimeout(probe);
+  assert.equal(turned, true);
+  assert.equal(load.documents.length, 1);
+});
+
+Deno.test("A config file past the off-thread size loads as loadConfigText loads it, problem lines included", async () => {
+  for (const text of [bigEntry(10_000), bigEntry(10_000, true), `${bigEntry(10_000)}---\n[unclosed\n`]) {
+    assert.ok(text.length >= OFF_THREAD_BYTES);
+    assert.deepEqual(
+      await loadConfigTextSliced("big.yaml", text, "ns"),
+      loadConfigText("big.yaml", text, "ns"),
+    );
+  }
+  const refused = await loadConfigOffThread(
+    { file: "big.yaml", text: bigEntry(10_000, true), defaultNamespace: "ns" },
+    here,
+  );
+  assert.match(refused.rejections[0].errors[0], /^big\.yaml:10009: spec\.endpoints\[9999\]\.weight/);
+});
