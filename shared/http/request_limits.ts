@@ -19,17 +19,26 @@ export const ADMIN_BODY_LIMITS: BodyLimits = Object.freeze({
 /**
  * Reads a request body as text within `limits`: the content type is checked first, then the declared length,
  * then the bytes as they arrive, so an oversized or slow body is refused without being held in memory.
- * Throws {@link HttpError} (415, 413, 408) whose message names the limit, never the input.
+ * Throws {@link HttpError} (415, 413, 408) whose message names the limit, never the input. A refused body is
+ * read to its end and dropped (up to twice `maxBytes`, within `timeoutMs`) before the error is thrown: over
+ * HTTP/2 an answer sent while the client is still sending resets the stream, and some clients then lose the
+ * answer.
  */
 export async function readBodyText(request: Request, limits: BodyLimits): Promise<string> {
+  const refuse = async (error: HttpError, alreadyRead = 0): Promise<never> => {
+    await discardBody(request, 2 * limits.maxBytes - alreadyRead, limits.timeoutMs);
+    throw error;
+  };
   if (limits.contentTypes) {
     const type = mediaType(request.headers.get("content-type"));
     if (!limits.contentTypes.includes(type)) {
-      throw new HttpError(415, `Unsupported content type: expected ${limits.contentTypes.join(" or ")}`);
+      await refuse(
+        new HttpError(415, `Unsupported content type: expected ${limits.contentTypes.join(" or ")}`),
+      );
     }
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
+  if (declared > limits.maxBytes) await refuse(tooLarge(limits.maxBytes));
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -46,7 +55,7 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
       const { done, value } = await Promise.race([reader.read(), timedOut]);
       if (done) break;
       size += value.byteLength;
-      if (size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      if (size > limits.maxBytes) break;
       chunks.push(value);
     }
   } catch (error) {
@@ -55,7 +64,42 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
   } finally {
     clearTimeout(timer);
   }
+  if (size > limits.maxBytes) {
+    chunks.length = 0;
+    reader.releaseLock();
+    await refuse(tooLarge(limits.maxBytes), size);
+  }
   return decodeChunks(chunks, size);
+}
+
+/**
+ * Reads what is left of `request`'s body and drops it, so the answer is not sent while the client is still
+ * sending; past `maxBytes` or `timeoutMs` the body is cancelled instead (the client then sees its stream
+ * reset, the price of sending far more than allowed). A body already read, or being read, is left alone.
+ */
+export async function discardBody(request: Request, maxBytes: number, timeoutMs: number): Promise<void> {
+  if (!request.body || request.body.locked) return;
+  const reader = request.body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) =>
+    timer = setTimeout(() => resolve("timeout"), timeoutMs)
+  );
+  let left = maxBytes;
+  try {
+    while (true) {
+      const next = await Promise.race([reader.read(), timedOut]);
+      if (next === "timeout") break;
+      if (next.done) return;
+      left -= next.value.byteLength;
+      if (left < 0) break;
+    }
+    await reader.cancel().catch(() => {});
+  } catch {
+    // the client went away: nothing left to drop
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
 }
 
 /** The UTF-8 text of `chunks` (`size` bytes in all), joined. */
