@@ -112,7 +112,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
 
   const refused = (reason: ConnectionRefusal, peer: string) => {
     options.onRefused?.(reason, peer);
-    if (!throttle.take(`${reason} ${peer}`)) return;
+    if (!throttle.take(peer)) return;
     const why = {
       connections: `${limits.maxConnections} connections open, all with a request in progress; refused one`,
       peer_connections:
@@ -261,6 +261,9 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
             answerClock.server();
             if (established) arm(limits.idleTimeoutMs);
           },
+          // Unframed bytes give no sign of when the last answer is done: the half-close goes on to the server,
+          // which ends the connection when it has answered.
+          clientEnded: () => server.closeWrite().catch(closeAll),
         });
         return;
       }
@@ -320,7 +323,8 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         },
         clientEnded: () => {
           clientEnded = true;
-          settle();
+          if (framed()) settle();
+          else server.closeWrite().catch(closeAll);
         },
       });
     } finally {

@@ -77,11 +77,12 @@ export async function serveHttp(
   const listening = Promise.withResolvers<void>();
   const refusals = limits.metrics?.counter("http_server_refused");
   const throttle = new PeerLogThrottle(60_000, limits.now);
-  const admission = new RequestAdmission(limits.requests ?? DEFAULT_REQUEST_LIMITS);
+  const requestLimits = limits.requests ?? DEFAULT_REQUEST_LIMITS;
+  const admission = new RequestAdmission(requestLimits);
   const refuse = (reason: RequestRefusal, peer: string): Response => {
     refusals?.inc({ server: name, reason });
     const own = reason.startsWith("peer_");
-    if (throttle.take(`${reason} ${peer}`)) {
+    if (throttle.take(peer)) {
       log.warn(`${name}: request refused, ${REFUSAL_TEXT[reason]}`, { peer, reason });
     }
     const response = jsonError(own ? 429 : 503, `Too many requests in progress: ${REFUSAL_TEXT[reason]}`);
@@ -98,16 +99,18 @@ export async function serveHttp(
       PEERS.set(request, peer);
     }
     const key = peer?.hostname ?? "in-process";
-    const declared = Number(request.headers.get("content-length") ?? "0");
-    const admitted = admission.admit(key, Number.isSafeInteger(declared) && declared > 0 ? declared : 0);
+    // A declared length is reserved up front; a body of unknown length, or one larger than a client may ever
+    // hold (the handler refuses it with its own status), is counted as it arrives instead.
+    const declared = Number(request.headers.get("content-length") ?? "NaN");
+    const reserved = Number.isSafeInteger(declared) && declared <= requestLimits.maxBodyBytesPerPeer &&
+      declared <= requestLimits.maxBodyBytes;
+    const admitted = admission.admit(key, reserved ? declared : 0);
     if (typeof admitted === "string") {
       await discardBody(request, DRAIN_BYTES, DRAIN_MS);
       return refuse(admitted, key);
     }
     try {
-      const counted = request.body && !request.headers.has("content-length")
-        ? countedRequest(request, admitted, peer)
-        : request;
+      const counted = request.body && !reserved ? countedRequest(request, admitted, peer) : request;
       const response = await handler(counted);
       await discardBody(counted, DRAIN_BYTES, DRAIN_MS);
       return response;
