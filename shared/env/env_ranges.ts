@@ -9,6 +9,8 @@ export interface EnvRange {
 }
 
 const INT32_MAX = 2 ** 31 - 1;
+/** The largest AdmissionReview body the webhook accepts: a body budget below it would refuse valid reviews. */
+const ADMISSION_REVIEW_BYTES = 3 * 1024 * 1024;
 
 /**
  * Ranges of the numeric variables beyond their type. A variable without an entry still has one: integers,
@@ -20,6 +22,12 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: { min: 0, max: 100, unit: "percent" },
   MESH_GPRC_MAXRECVMSGSIZE: { min: 1, max: INT32_MAX, unit: "bytes" },
   MESH_GPRC_MAXSTREAMS: { min: 1, max: INT32_MAX, unit: "streams" },
+  DISCOVERY_HTTP_MAX_BODY_BYTES: { min: ADMISSION_REVIEW_BYTES, max: 2 ** 40, unit: "bytes" },
+  DISCOVERY_HTTP_MAX_BODY_BYTES_PER_PEER: { min: ADMISSION_REVIEW_BYTES, max: 2 ** 40, unit: "bytes" },
+  DISCOVERY_HTTP_MAX_CONNECTIONS: { min: 1, max: 1_000_000, unit: "connections" },
+  DISCOVERY_HTTP_MAX_CONNECTIONS_PER_PEER: { min: 1, max: 1_000_000, unit: "connections" },
+  DISCOVERY_HTTP_MAX_REQUESTS: { min: 1, max: 1_000_000, unit: "requests" },
+  DISCOVERY_HTTP_MAX_REQUESTS_PER_PEER: { min: 1, max: 1_000_000, unit: "requests" },
   DISCOVERY_PUSH_THROTTLE: { min: 1, max: 100_000, unit: "concurrent pushes" },
   DISCOVERY_STATUS_BURST: { min: 1, max: 1_000_000 },
   DISCOVERY_STATUS_QPS: { min: 0.001, max: 1_000_000, unit: "per second" },
