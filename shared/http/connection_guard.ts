@@ -84,6 +84,11 @@ interface Slot {
   close(): void;
 }
 
+/**
+ * After a plain HTTP client's end of input, how long the server may go without sending before the client is
+ * taken to have left (its handlers are then cancelled) rather than to be waiting for its answer.
+ */
+const HALF_CLOSE_GRACE_MS = 1_000;
 const ACCEPT_BACKOFF_MIN_MS = 10;
 const ACCEPT_BACKOFF_MAX_MS = 1_000;
 
@@ -203,8 +208,10 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     let timer: ReturnType<typeof setTimeout> | undefined;
     let headerTimer: ReturnType<typeof setTimeout> | undefined;
     let answerTimer: ReturnType<typeof setTimeout> | undefined;
+    let leftTimer: ReturnType<typeof setTimeout> | undefined;
     const closeAll = () => {
       clearTimeout(timer);
+      clearTimeout(leftTimer);
       clearTimeout(headerTimer);
       clearTimeout(answerTimer);
       slot.close();
@@ -302,7 +309,13 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         }
         const answered = responses.completed >= requests.heads;
         evictable(answered);
-        if (clientEnded && answered) closeAll();
+        if (clientEnded && answered) return closeAll();
+        // A closed client cannot be told from a half-closed one: one whose answer does not keep coming is
+        // taken to have left, and the server's handler is let go.
+        if (clientEnded) {
+          clearTimeout(leftTimer);
+          leftTimer = setTimeout(closeAll, HALF_CLOSE_GRACE_MS);
+        }
       };
       const onClient = (bytes: Uint8Array) => {
         arm(limits.idleTimeoutMs);
