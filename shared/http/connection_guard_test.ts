@@ -307,3 +307,36 @@ Deno.test("A client that half-closes after its request still gets the answer", a
     conn.close();
   });
 });
+
+Deno.test("Over TLS, a listener full of answered keep-alive connections still takes a new one", async () => {
+  const { cert, key } = await selfSigned();
+  const server = await serveHttp(
+    "guarded tls",
+    { hostname: "127.0.0.1", port: 0 },
+    () => new Response("got 0 bytes"),
+    silentLogger,
+    { cert, key },
+    undefined,
+    { connections: { ...SHORT, idleTimeoutMs: 10_000 } },
+  );
+  const held: Deno.Conn[] = [];
+  const client = Deno.createHttpClient({ caCerts: [cert] });
+  try {
+    for (let i = 0; i < SHORT.maxConnections; i++) {
+      const conn = await Deno.connectTls({
+        hostname: "127.0.0.1",
+        port: server.address.port,
+        caCerts: [cert],
+        alpnProtocols: ["http/1.1"],
+      });
+      held.push(conn);
+      assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+    }
+    const response = await fetch(`${server.url}/`, { client });
+    assert.equal(await response.text(), "got 0 bytes");
+  } finally {
+    client.close();
+    for (const conn of held) conn.close();
+    await server.shutdown();
+  }
+});
