@@ -1,6 +1,7 @@
 import type { Logger } from "../log/logger.ts";
 import { Http1Framer } from "./http1_framer.ts";
 import type { ListenAddress } from "./listen_address.ts";
+import { type ConnectionSlot, ConnectionSlots } from "./connection_slots.ts";
 import { PeerLogThrottle } from "./peer_log_throttle.ts";
 
 /** Time and size bounds on each connection of an HTTP listener. */
@@ -73,17 +74,6 @@ export interface ConnectionGuard {
   close(): Promise<void>;
 }
 
-/** One accepted connection, and whether it may be closed to make room for another. */
-interface Slot {
-  readonly peer: string;
-  /**
-   * When the connection last became evictable (a sequence number, smaller is older): it has no request
-   * in progress, only a handshake, a header block, or nothing, under way. Undefined while a request is.
-   */
-  evictableSince: number | undefined;
-  close(): void;
-}
-
 /**
  * After a plain HTTP client's end of input, how long the server may go without sending before the client is
  * taken to have left (its handlers are then cancelled) rather than to be waiting for its answer.
@@ -105,15 +95,11 @@ const ACCEPT_BACKOFF_MAX_MS = 1_000;
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
   const listener = Deno.listen(options.listen);
-  const open = new Set<Slot>();
-  const byPeer = new Map<string, Set<Slot>>();
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
   const throttle = options.logThrottle ?? new PeerLogThrottle();
   const stopped = Promise.withResolvers<void>();
   let closing = false;
-  let sequence = 0;
-  const mark = () => ++sequence;
 
   const refused = (reason: ConnectionRefusal, peer: string) => {
     options.onRefused?.(reason, peer);
@@ -127,47 +113,16 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     log.warn(`${name}: ${why}`, { peer, reason });
   };
 
-  const evictFrom = (slots: Iterable<Slot>): boolean => {
-    let oldest: Slot | undefined;
-    for (const slot of slots) {
-      if (slot.evictableSince === undefined) continue;
-      if (oldest === undefined || slot.evictableSince < oldest.evictableSince!) oldest = slot;
-    }
-    if (oldest === undefined) return false;
-    refused("evicted", oldest.peer);
-    oldest.close();
-    return true;
-  };
+  const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer));
 
   const admit = (conn: Deno.Conn) => {
     const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
-    const own = byPeer.get(peer);
-    const room = (own === undefined || own.size < limits.maxConnectionsPerPeer || evictFrom(own)) &&
-      (open.size < limits.maxConnections || evictFrom(open));
-    if (!room) {
-      refused(
-        own !== undefined && own.size >= limits.maxConnectionsPerPeer ? "peer_connections" : "connections",
-        peer,
-      );
+    const slot = slots.claim(peer, () => safeClose(conn));
+    if (typeof slot === "string") {
+      refused(slot, peer);
       safeClose(conn);
       return;
     }
-    let closed = false;
-    const slot: Slot = {
-      peer,
-      evictableSince: mark(),
-      close: () => {
-        if (closed) return;
-        closed = true;
-        open.delete(slot);
-        const mine = byPeer.get(peer);
-        mine?.delete(slot);
-        if (mine?.size === 0) byPeer.delete(peer);
-        safeClose(conn);
-      },
-    };
-    open.add(slot);
-    byPeer.set(peer, (byPeer.get(peer) ?? new Set()).add(slot));
     const task = serveConnection(conn, slot).catch(() => {}).finally(() => {
       slot.close();
       tasks.delete(task);
@@ -203,7 +158,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     }
   })();
 
-  async function serveConnection(conn: Deno.Conn, slot: Slot): Promise<void> {
+  async function serveConnection(conn: Deno.Conn, slot: ConnectionSlot): Promise<void> {
     let backend: Deno.TcpConn | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let headerTimer: ReturnType<typeof setTimeout> | undefined;
@@ -221,10 +176,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       clearTimeout(timer);
       timer = setTimeout(closeAll, ms);
     };
-    const evictable = (yes: boolean) => {
-      if (!yes) slot.evictableSince = undefined;
-      else slot.evictableSince ??= mark();
-    };
+    const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
       backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
       peers.set((backend.localAddr as Deno.NetAddr).port, conn.remoteAddr as Deno.NetAddr);
@@ -355,7 +307,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       closing = true;
       stopped.resolve();
       safeClose(listener);
-      for (const slot of open) slot.close();
+      slots.closeAll();
       await accepting;
       await Promise.all(tasks);
     },
