@@ -1,5 +1,6 @@
 import { checkPortsFree } from "../shared/http/preflight_ports.ts";
 import { Router } from "../shared/http/router.ts";
+import { httpLimitsFromEnv } from "../shared/http/http_limits_settings.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
@@ -87,6 +88,8 @@ export async function startDiscovery(
     { flag: "--ctrlz_address/--ctrlz_port", addr: options.ctrlzAddr },
     { flag: "--httpsAddr", addr: options.httpsAddr },
   ]);
+
+  const httpLimits = { ...httpLimitsFromEnv(env), metrics: deps.metrics };
 
   // Certificate files named by --tlsCertFile/--tlsKeyFile are read and checked before any port opens
   // (without them, the certificate comes from the CA later).
@@ -381,7 +384,9 @@ export async function startDiscovery(
   ], { metrics: deps.metrics, startedAt: deps.startedAt });
   const http = addReadyRoute(new Router(), readiness);
   if (env.bool("ENABLE_DEBUG_ON_HTTP")) debug.mount(http);
-  servers.push(await serveHttp("http", options.httpAddr, http.handle, log, undefined, "--httpAddr"));
+  servers.push(
+    await serveHttp("http", options.httpAddr, http.handle, log, undefined, "--httpAddr", httpLimits),
+  );
   const monitoring = debug.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info));
   servers.push(
     await serveHttp(
@@ -391,6 +396,7 @@ export async function startDiscovery(
       log,
       undefined,
       "--monitoringAddr",
+      httpLimits,
     ),
   );
   const ctrlz = addCtrlzRoutes(new Router(), {
@@ -410,6 +416,7 @@ export async function startDiscovery(
       log,
       undefined,
       "--ctrlz_address/--ctrlz_port",
+      httpLimits,
     ),
   );
   const webhook = await startWebhookServer({
@@ -420,6 +427,7 @@ export async function startDiscovery(
     ...(webhookTls ? { tls: webhookTls } : {}),
     ...(issueServingCert ? { issue: issueServingCert } : {}),
     validationEnabled: env.bool("VALIDATION_ENABLED"),
+    limits: httpLimits,
     metrics: deps.metrics,
     log: deps.logs.scope("validationServer"),
   });

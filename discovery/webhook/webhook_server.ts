@@ -2,7 +2,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
 import { Router } from "../../shared/http/router.ts";
-import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
+import { type RunningServer, serveHttp, type ServeLimits } from "../../shared/http/serve.ts";
 import { loadServingTls, type ServingTls } from "./serving_tls.ts";
 import { validationWebhookRoutes } from "./validation_webhook.ts";
 
@@ -32,6 +32,8 @@ export interface WebhookServerOptions {
    * routes to it. Routes may also be added to the returned `router` later.
    */
   readonly router?: Router;
+  /** Connection and request bounds, and where refusals are counted (defaults without metrics if absent). */
+  readonly limits?: ServeLimits;
   /** The certificate already loaded (startup checks the files before opening any port); loaded here if absent. */
   readonly tls?: ServingTls;
 }
@@ -67,9 +69,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   } else {
     options.log.info("Validation webhook disabled by VALIDATION_ENABLED=false");
   }
-  const server = await serveHttp("webhook server", addr, router.handle, options.log, {
-    cert: tls.cert,
-    key: tls.key,
-  }, "--httpsAddr");
+  const server = await serveHttp(
+    "webhook server",
+    addr,
+    router.handle,
+    options.log,
+    {
+      cert: tls.cert,
+      key: tls.key,
+    },
+    "--httpsAddr",
+    options.limits,
+  );
   return { server, router, tls, url: server.url, shutdown: () => server.shutdown() };
 }

@@ -9,6 +9,8 @@ export interface EnvRange {
 }
 
 const INT32_MAX = 2 ** 31 - 1;
+/** The largest AdmissionReview body the webhook accepts: a body budget below it would refuse valid reviews. */
+const ADMISSION_REVIEW_BYTES = 3 * 1024 * 1024;
 
 /**
  * Ranges of the numeric variables beyond their type. A variable without an entry still has one: integers,
@@ -29,6 +31,12 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   // config reaches a proxy while anything changes, and past 2^31 ms timers fire at once instead.
   DISCOVERY_DEBOUNCE_AFTER: { min: 0, max: 60_000 },
   DISCOVERY_DEBOUNCE_MAX: { min: 0, max: 600_000 },
+  DISCOVERY_HTTP_MAX_BODY_BYTES: { min: ADMISSION_REVIEW_BYTES, max: 2 ** 40, unit: "bytes" },
+  DISCOVERY_HTTP_MAX_BODY_BYTES_PER_PEER: { min: ADMISSION_REVIEW_BYTES, max: 2 ** 40, unit: "bytes" },
+  DISCOVERY_HTTP_MAX_CONNECTIONS: { min: 1, max: 1_000_000, unit: "connections" },
+  DISCOVERY_HTTP_MAX_CONNECTIONS_PER_PEER: { min: 1, max: 1_000_000, unit: "connections" },
+  DISCOVERY_HTTP_MAX_REQUESTS: { min: 1, max: 1_000_000, unit: "requests" },
+  DISCOVERY_HTTP_MAX_REQUESTS_PER_PEER: { min: 1, max: 1_000_000, unit: "requests" },
   DISCOVERY_PUSH_THROTTLE: { min: 1, max: 100_000, unit: "concurrent pushes" },
   DISCOVERY_STATUS_BURST: { min: 1, max: 1_000_000 },
   DISCOVERY_STATUS_QPS: { min: 0.001, max: 1_000_000, unit: "per second" },

@@ -201,6 +201,54 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Not in the reference. Most characters of resource names the ADS streams of one HTTP/2 connection may hold together; past it the stream subscribing more ends with RESOURCE_EXHAUSTED.",
   },
   {
+    name: "DISCOVERY_HTTP_MAX_CONNECTIONS",
+    type: "int",
+    default: "1024",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Connections each HTTP listener (8080, 15014, 15017, ControlZ) holds at once; past it the one idle the longest is closed, or the newcomer refused when every one has a request in progress.",
+  },
+  {
+    name: "DISCOVERY_HTTP_MAX_CONNECTIONS_PER_PEER",
+    type: "int",
+    default: "64",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Connections one client address holds at once on each HTTP listener; past it that client's connection idle the longest is closed, or the newcomer refused.",
+  },
+  {
+    name: "DISCOVERY_HTTP_MAX_REQUESTS",
+    type: "int",
+    default: "256",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Requests each HTTP listener handles at once; more are answered 503 with Retry-After before their body is read.",
+  },
+  {
+    name: "DISCOVERY_HTTP_MAX_REQUESTS_PER_PEER",
+    type: "int",
+    default: "64",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Requests one client address has handled at once on each HTTP listener; more are answered 429 with Retry-After before their body is read.",
+  },
+  {
+    name: "DISCOVERY_HTTP_MAX_BODY_BYTES",
+    type: "int",
+    default: "67108864",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Request body bytes each HTTP listener holds at once (declared lengths are reserved on arrival); a request that would pass it is answered 503.",
+  },
+  {
+    name: "DISCOVERY_HTTP_MAX_BODY_BYTES_PER_PEER",
+    type: "int",
+    default: "16777216",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. Request body bytes one client address holds at once on each HTTP listener; past it 429.",
+  },
+  {
     name: "DEBUG_REMOTE_ACCESS",
     type: "bool",
     default: "false",

@@ -1,11 +1,17 @@
 import type { Logger } from "../log/logger.ts";
+import { Http1Framer } from "./http1_framer.ts";
 import type { ListenAddress } from "./listen_address.ts";
+import { type ConnectionSlot, ConnectionSlots } from "./connection_slots.ts";
+import { PeerLogThrottle } from "./peer_log_throttle.ts";
 
 /** Time and size bounds on each connection of an HTTP listener. */
 export interface ConnectionLimits {
   /** A TLS handshake must complete within this (default 10 s). */
   readonly handshakeTimeoutMs: number;
-  /** The first request's header block must arrive within this after the connection opens (default 10 s). */
+  /**
+   * Each plain HTTP/1.1 request's header block must arrive within this (default 10 s): the first from the
+   * connection opening, every later one from its first byte, so a keep-alive connection cannot trickle them.
+   */
   readonly headerTimeoutMs: number;
   /** A connection with no byte in either direction for this long is closed (default 60 s). */
   readonly idleTimeoutMs: number;
@@ -15,10 +21,12 @@ export interface ConnectionLimits {
    * connection is closed. A request trickled byte by byte never gets an answer, so it is cut here.
    */
   readonly answerTimeoutMs: number;
-  /** Largest header block accepted; a larger one is answered 431 (default 64 KiB). */
+  /** Largest header block accepted; a larger first one is answered 431 (default 64 KiB). */
   readonly maxHeaderBytes: number;
-  /** Connections open at once; more are closed on accept (default 1024). */
+  /** Connections open at once (default 1024); see {@link startConnectionGuard} for what happens past it. */
   readonly maxConnections: number;
+  /** Connections open at once from one client address (default 64). */
+  readonly maxConnectionsPerPeer: number;
 }
 
 /** Defaults: generous for the API server, monitoring scrapers and operators; finite for everyone else. */
@@ -29,7 +37,11 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
   answerTimeoutMs: 30_000,
   maxHeaderBytes: 64 * 1024,
   maxConnections: 1024,
+  maxConnectionsPerPeer: 64,
 });
+
+/** Why the guard closed a connection on accept, or closed an idle one to make room. */
+export type ConnectionRefusal = "connections" | "peer_connections" | "evicted";
 
 /** Options of {@link startConnectionGuard}. */
 export interface ConnectionGuardOptions {
@@ -48,6 +60,10 @@ export interface ConnectionGuardOptions {
   readonly log: Logger;
   /** Name of the server, for log lines. */
   readonly name: string;
+  /** Called for each connection refused or evicted, with the client's address. */
+  readonly onRefused?: (reason: ConnectionRefusal, peer: string) => void;
+  /** Decides which refusals are logged (default: once per peer per minute). */
+  readonly logThrottle?: PeerLogThrottle;
 }
 
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
@@ -58,111 +74,226 @@ export interface ConnectionGuard {
   close(): Promise<void>;
 }
 
-const HEADER_END = new Uint8Array([13, 10, 13, 10]);
+/**
+ * After a plain HTTP client's end of input, how long the server may go without sending before the client is
+ * taken to have left (its handlers are then cancelled) rather than to be waiting for its answer.
+ */
+const HALF_CLOSE_GRACE_MS = 1_000;
+const ACCEPT_BACKOFF_MIN_MS = 10;
+const ACCEPT_BACKOFF_MAX_MS = 1_000;
 
 /**
  * Accepts connections in front of an HTTP server that has no connection timeouts of its own (`Deno.serve`):
- * a TLS handshake, the first request's headers, and every quiet period are bounded in time, the header block
- * in size, and the number of connections; what passes is relayed to the server on loopback. A slow or silent
- * peer loses only its own connection.
+ * a TLS handshake, each request's headers, and every quiet period are bounded in time, the header block in
+ * size, and the number of connections in all and per client address; what passes is relayed to the server on
+ * loopback. When a bound on the number is reached, the connection that has waited longest without a request
+ * in progress (idle between requests, or still sending its handshake or headers) in the same scope is closed
+ * to make room; only when every one has a request in progress is the newcomer refused. So a peer flooding
+ * slots cannot keep out a probe, and a slow or silent peer loses only its own connections. Accepting
+ * survives running out of file descriptors: it backs off and retries.
  */
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
   const listener = Deno.listen(options.listen);
-  const open = new Set<Deno.Conn>();
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
-  let refusedLogged = false;
+  const throttle = options.logThrottle ?? new PeerLogThrottle();
+  const stopped = Promise.withResolvers<void>();
+  let closing = false;
+
+  const refused = (reason: ConnectionRefusal, peer: string) => {
+    options.onRefused?.(reason, peer);
+    if (!throttle.take(peer)) return;
+    const why = {
+      connections: `${limits.maxConnections} connections open, all with a request in progress; refused one`,
+      peer_connections:
+        `${limits.maxConnectionsPerPeer} connections open from one address, all with a request in progress; refused one`,
+      evicted: "connection limit reached; closed the connection idle the longest to make room",
+    }[reason];
+    log.warn(`${name}: ${why}`, { peer, reason });
+  };
+
+  const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer));
+
+  const admit = (conn: Deno.Conn) => {
+    const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
+    const slot = slots.claim(peer, () => safeClose(conn));
+    if (typeof slot === "string") {
+      refused(slot, peer);
+      safeClose(conn);
+      return;
+    }
+    const task = serveConnection(conn, slot).catch(() => {}).finally(() => {
+      slot.close();
+      tasks.delete(task);
+    });
+    tasks.add(task);
+  };
 
   const accepting = (async () => {
-    for await (const conn of listener) {
-      if (open.size >= limits.maxConnections) {
-        if (!refusedLogged) {
-          log.warn(`${name}: ${limits.maxConnections} connections open; refusing more until some close`);
-          refusedLogged = true;
+    let backoffMs = 0;
+    while (!closing) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+      } catch (error) {
+        if (closing || error instanceof Deno.errors.BadResource) return;
+        // Out of file descriptors (EMFILE/ENFILE) or another transient failure: the pending connections stay
+        // queued, so wait for descriptors to free up and try again rather than stop accepting for good.
+        if (backoffMs === 0) {
+          log.warn(`${name}: cannot accept connections; retrying`, { error: (error as Error).message });
         }
-        conn.close();
+        backoffMs = Math.min(Math.max(backoffMs * 2, ACCEPT_BACKOFF_MIN_MS), ACCEPT_BACKOFF_MAX_MS);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          new Promise((resolve) => timer = setTimeout(resolve, backoffMs)),
+          stopped.promise,
+        ]);
+        clearTimeout(timer);
         continue;
       }
-      refusedLogged = false;
-      open.add(conn);
-      const task = serveConnection(conn).catch(() => {}).finally(() => {
-        open.delete(conn);
-        tasks.delete(task);
-      });
-      tasks.add(task);
+      if (backoffMs > 0) log.info(`${name}: accepting connections again`);
+      backoffMs = 0;
+      admit(conn);
     }
-  })().catch(() => {});
+  })();
 
-  async function serveConnection(conn: Deno.Conn): Promise<void> {
+  async function serveConnection(conn: Deno.Conn, slot: ConnectionSlot): Promise<void> {
     let backend: Deno.TcpConn | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let headerTimer: ReturnType<typeof setTimeout> | undefined;
+    let answerTimer: ReturnType<typeof setTimeout> | undefined;
+    let leftTimer: ReturnType<typeof setTimeout> | undefined;
     const closeAll = () => {
       clearTimeout(timer);
-      safeClose(conn);
+      clearTimeout(leftTimer);
+      clearTimeout(headerTimer);
+      clearTimeout(answerTimer);
+      slot.close();
       if (backend) safeClose(backend);
     };
     const arm = (ms: number) => {
       clearTimeout(timer);
       timer = setTimeout(closeAll, ms);
     };
+    const evictable = (yes: boolean) => slot.evictable(yes);
+    const connectBackend = async () => {
+      backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
+      peers.set((backend.localAddr as Deno.NetAddr).port, conn.remoteAddr as Deno.NetAddr);
+      return backend;
+    };
+    // Without framing (TLS, or plain bytes that are not HTTP/1.1 messages): client bytes start the answer
+    // clock (later ones do not restart it), any server byte stops it; a connection waiting for an answer is
+    // not evictable.
+    const answerClock = {
+      client: () => {
+        if (answerTimer !== undefined) return;
+        answerTimer = setTimeout(closeAll, limits.answerTimeoutMs);
+        evictable(false);
+      },
+      server: () => {
+        clearTimeout(answerTimer);
+        answerTimer = undefined;
+        evictable(true);
+      },
+    };
     try {
       if (options.tls) {
         arm(limits.handshakeTimeoutMs);
-        backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
-        const local = backend.localAddr as Deno.NetAddr;
-        peers.set(local.port, conn.remoteAddr as Deno.NetAddr);
-        // One deadline for the handshake, not renewed by a trickle; quiet periods are bounded after it, and so is
-        // the wait for an answer: client bytes start the answer clock (later ones do not restart it), any server
-        // byte stops it. The client's last handshake flight does not start it, so an idle pooled connection
-        // waits for its first request under the idle timeout alone.
+        const server = await connectBackend();
+        // One deadline for the handshake, not renewed by a trickle; quiet periods are bounded after it, and so
+        // is the wait for an answer. The client's last handshake flight does not start the answer clock, so an
+        // idle pooled connection waits for its first request under the idle timeout alone.
         let serverSpoke = false;
-        let open = false;
-        let answerTimer: ReturnType<typeof setTimeout> | undefined;
-        try {
-          await Promise.race([
-            relay(conn, backend, () => {
-              if (!open) {
-                open = serverSpoke;
-              } else if (answerTimer === undefined) {
-                answerTimer = setTimeout(closeAll, limits.answerTimeoutMs);
-              }
-              if (open) arm(limits.idleTimeoutMs);
-            }),
-            relay(backend, conn, () => {
-              serverSpoke = true;
-              clearTimeout(answerTimer);
-              answerTimer = undefined;
-              if (open) arm(limits.idleTimeoutMs);
-            }),
-          ]);
-        } finally {
-          clearTimeout(answerTimer);
-          peers.delete(local.port);
-        }
+        let established = false;
+        await relayBoth(conn, server, closeAll, {
+          client: () => {
+            if (!established) {
+              established = serverSpoke;
+            } else {
+              answerClock.client();
+            }
+            if (established) arm(limits.idleTimeoutMs);
+          },
+          server: () => {
+            serverSpoke = true;
+            answerClock.server();
+            if (established) arm(limits.idleTimeoutMs);
+          },
+          // Unframed bytes give no sign of when the last answer is done: the half-close goes on to the server,
+          // which ends the connection when it has answered.
+          clientEnded: () => server.closeWrite().catch(closeAll),
+        });
         return;
       }
+      const methods: string[] = [];
+      const requests = new Http1Framer("request", limits.maxHeaderBytes, undefined, ({ start }) => {
+        methods.push(start);
+      });
+      const responses = new Http1Framer("response", Number.MAX_SAFE_INTEGER, () => methods.shift());
       arm(limits.headerTimeoutMs);
-      const head = await readHeaderBlock(conn, limits.maxHeaderBytes);
-      if (head === "too-large") {
-        await conn.write(new TextEncoder().encode(
-          "HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
-        ));
+      const head = await readFirstHead(conn, requests);
+      if (head === undefined) return;
+      if (requests.tooLarge) {
+        await writeAll(
+          conn,
+          new TextEncoder().encode(
+            "HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+          ),
+        );
         return;
       }
-      if (head === undefined) return;
-      backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
-      const local = backend.localAddr as Deno.NetAddr;
-      peers.set(local.port, conn.remoteAddr as Deno.NetAddr);
-      try {
+      const server = await connectBackend();
+      arm(limits.idleTimeoutMs);
+      const framed = () => !requests.opaque && !responses.opaque;
+      // Framed: a request whose header block has begun must complete it within the header time; a connection
+      // is evictable while every request it sent has been answered. A client that half-closes gets the
+      // answers to what it sent, then the connection ends.
+      let clientEnded = false;
+      const settle = () => {
+        if (!framed()) return;
+        if (requests.tooLarge) return closeAll();
+        if (requests.inHead) {
+          headerTimer ??= setTimeout(closeAll, limits.headerTimeoutMs);
+        } else {
+          clearTimeout(headerTimer);
+          headerTimer = undefined;
+        }
+        const answered = responses.completed >= requests.heads;
+        evictable(answered);
+        if (clientEnded && answered) return closeAll();
+        // A closed client cannot be told from a half-closed one: one whose answer does not keep coming is
+        // taken to have left, and the server's handler is let go.
+        if (clientEnded) {
+          clearTimeout(leftTimer);
+          leftTimer = setTimeout(closeAll, HALF_CLOSE_GRACE_MS);
+        }
+      };
+      const onClient = (bytes: Uint8Array) => {
         arm(limits.idleTimeoutMs);
-        await writeAll(backend, head);
-        const activity = () => arm(limits.idleTimeoutMs);
-        await Promise.race([relay(conn, backend, activity), relay(backend, conn, activity)]);
-      } finally {
-        peers.delete(local.port);
-      }
+        if (framed()) requests.feed(bytes);
+        if (framed()) settle();
+        else answerClock.client();
+      };
+      await writeAll(server, head);
+      if (framed()) settle();
+      else answerClock.client();
+      await relayBoth(conn, server, closeAll, {
+        client: onClient,
+        server: (bytes) => {
+          arm(limits.idleTimeoutMs);
+          if (framed()) responses.feed(bytes);
+          if (framed()) settle();
+          else answerClock.server();
+        },
+        clientEnded: () => {
+          clientEnded = true;
+          if (framed()) settle();
+          else server.closeWrite().catch(closeAll);
+        },
+      });
     } finally {
+      if (backend) peers.delete((backend.localAddr as Deno.NetAddr).port);
       closeAll();
     }
   }
@@ -173,54 +304,78 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     },
     peerOf: (port) => peers.get(port),
     async close() {
+      closing = true;
+      stopped.resolve();
       safeClose(listener);
-      for (const conn of open) safeClose(conn);
+      slots.closeAll();
       await accepting;
       await Promise.all(tasks);
     },
   };
 }
 
-/** Reads until the end of the header block; the bytes read, `too-large`, or undefined when the peer left. */
-async function readHeaderBlock(
-  conn: Deno.Conn,
-  maxBytes: number,
-): Promise<Uint8Array | "too-large" | undefined> {
+/** Handlers of the bytes relayed each way. */
+interface RelayEvents {
+  /** Bytes from the client, once written to the server. */
+  client(bytes: Uint8Array): void;
+  /** Bytes from the server, once written to the client. */
+  server(bytes: Uint8Array): void;
+  /** The client half-closed; the server's side keeps being relayed. */
+  clientEnded?(): void;
+}
+
+/**
+ * Relays both ways until the server's side ends or either fails. The client's end of input is not passed on:
+ * the HTTP server closes a connection whose client half-closed, which would lose the answer still due.
+ */
+async function relayBoth(
+  client: Deno.Conn,
+  server: Deno.Conn,
+  closeAll: () => void,
+  events: RelayEvents,
+): Promise<void> {
+  const up = relay(client, server, (bytes) => events.client(bytes)).then(
+    () => events.clientEnded?.(),
+    closeAll,
+  );
+  await relay(server, client, (bytes) => events.server(bytes)).catch(() => {});
+  closeAll();
+  await up;
+}
+
+/**
+ * Reads until the first request's header block is complete (or too large, or not HTTP/1.1), passing the bytes
+ * through `framer`; the bytes read, or undefined when the peer left first.
+ */
+async function readFirstHead(conn: Deno.Conn, framer: Http1Framer): Promise<Uint8Array | undefined> {
   let buffer = new Uint8Array(0);
   const chunk = new Uint8Array(16 * 1024);
-  while (true) {
+  while (framer.heads === 0 && !framer.opaque && !framer.tooLarge) {
     const n = await conn.read(chunk);
     if (n === null) return undefined;
     const next = new Uint8Array(buffer.length + n);
     next.set(buffer);
     next.set(chunk.subarray(0, n), buffer.length);
     buffer = next;
-    if (indexOf(buffer, HEADER_END, Math.max(0, buffer.length - n - 3)) >= 0) return buffer;
-    if (buffer.length > maxBytes) return "too-large";
+    framer.feed(chunk.subarray(0, n));
   }
+  return buffer;
 }
 
-async function relay(from: Deno.Conn, to: Deno.Conn, activity: () => void): Promise<void> {
+/** Copies `from` to `to` until `from` ends; `relayed` sees each chunk once it has been written. */
+async function relay(from: Deno.Conn, to: Deno.Conn, relayed: (bytes: Uint8Array) => void): Promise<void> {
   const chunk = new Uint8Array(64 * 1024);
   while (true) {
     const n = await from.read(chunk);
     if (n === null) return;
-    activity();
     await writeAll(to, chunk.subarray(0, n));
+    relayed(chunk.subarray(0, n));
   }
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let written = 0;
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-}
-
-function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
-  outer: for (let i = from; i <= haystack.length - needle.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
 }
 
 function safeClose(closer: { close(): void }): void {

@@ -3,6 +3,7 @@ import { silentLogger } from "../log/logger.ts";
 import type { ConnectionLimits } from "./connection_guard.ts";
 import { serveHttp } from "./serve.ts";
 import { opensslOk } from "../testing/openssl.ts";
+import { waitFor } from "../testing/wait_for.ts";
 
 const SHORT: ConnectionLimits = {
   handshakeTimeoutMs: 200,
@@ -11,6 +12,7 @@ const SHORT: ConnectionLimits = {
   answerTimeoutMs: 600,
   maxHeaderBytes: 4096,
   maxConnections: 3,
+  maxConnectionsPerPeer: 3,
 };
 
 /** Reads until the peer closes; the text received. Bounded so a connection that stays open fails the test. */
@@ -30,15 +32,33 @@ async function readUntilClosed(conn: Deno.Conn, boundMs = 10_000): Promise<strin
   }
 }
 
-async function withServer(body: (port: number) => Promise<void>): Promise<void> {
+/** Sends one request on `conn` and reads its answer from the test handler (which ends in "bytes"). */
+async function exchange(conn: Deno.Conn, request: string): Promise<string> {
+  await conn.write(encode(request));
+  const chunk = new Uint8Array(4096);
+  let text = "";
+  while (!text.endsWith("bytes")) {
+    const n = await conn.read(chunk);
+    if (n === null) break;
+    text += new TextDecoder().decode(chunk.subarray(0, n));
+  }
+  return text;
+}
+
+async function withServer(
+  body: (port: number) => Promise<void>,
+  limits: ConnectionLimits = SHORT,
+  handler: (request: Request) => Promise<Response> = async (request) =>
+    new Response(`got ${(await request.text()).length} bytes`),
+): Promise<void> {
   const server = await serveHttp(
     "guarded",
     { hostname: "127.0.0.1", port: 0 },
-    async (request) => new Response(`got ${(await request.text()).length} bytes`),
+    handler,
     silentLogger,
     undefined,
     undefined,
-    SHORT,
+    { connections: limits },
   );
   try {
     await body(server.address.port);
@@ -80,16 +100,21 @@ Deno.test("Connections that send headers too slowly, or nothing, are closed", as
       assert.match(await readUntilClosed(conn), /^HTTP\/1.1 431 /);
       conn.close();
     });
-    await t.step("connections over the cap are closed at once; the others still work", async () => {
-      const held = await Promise.all([1, 2, 3].map(() => Deno.connect({ hostname: "127.0.0.1", port })));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const extra = await Deno.connect({ hostname: "127.0.0.1", port });
-      assert.equal(await readUntilClosed(extra, 150), "");
-      extra.close();
-      for (const conn of held) conn.close();
-      const response = await fetch(`http://127.0.0.1:${port}/`);
-      assert.equal(await response.text(), "got 0 bytes");
-    });
+    await t.step(
+      "a newcomer past the cap closes the connection idle the longest, not a busy one",
+      async () => {
+        const held = [];
+        for (let i = 0; i < 3; i++) {
+          const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+          assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+          held.push(conn);
+        }
+        const response = await fetch(`http://127.0.0.1:${port}/`);
+        assert.equal(await response.text(), "got 0 bytes");
+        assert.equal(await readUntilClosed(held[0]), "", "the oldest was closed to make room");
+        for (const conn of held) conn.close();
+      },
+    );
   });
 });
 
@@ -102,7 +127,7 @@ Deno.test("A TLS client that never completes the handshake is closed", async () 
     silentLogger,
     { cert, key },
     undefined,
-    SHORT,
+    { connections: SHORT },
   );
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.address.port });
@@ -123,7 +148,7 @@ Deno.test("Over TLS, a request trickled after the handshake is cut when no answe
     silentLogger,
     { cert, key },
     undefined,
-    SHORT,
+    { connections: SHORT },
   );
   const connect = () =>
     Deno.connectTls({
@@ -205,3 +230,113 @@ async function selfSigned(): Promise<{ cert: string; key: string }> {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+Deno.test("Every request on a keep-alive connection must send its headers within the header time", async () => {
+  await withServer(async (port) => {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+    // The next request's headers, a byte at a time, each well within the idle timeout.
+    const request = encode(`GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(30)}\r\n\r\n`);
+    let sent = 0;
+    let cut = false;
+    const trickle = (async () => {
+      for (; sent < request.length && !cut; sent++) {
+        await conn.write(request.subarray(sent, sent + 1)).catch(() => cut = true);
+        await new Promise((resolve) => setTimeout(resolve, SHORT.idleTimeoutMs / 4));
+      }
+    })();
+    assert.equal(await readUntilClosed(conn), "");
+    cut = true;
+    await trickle;
+    assert.ok(sent < request.length, `closed after ${sent} of ${request.length} header bytes`);
+    conn.close();
+  });
+});
+
+Deno.test("One address holds at most its share of connections; its oldest idle one makes room", async (t) => {
+  const release = Promise.withResolvers<void>();
+  let holding = 0;
+  const limits = { ...SHORT, maxConnections: 10, maxConnectionsPerPeer: 2, idleTimeoutMs: 10_000 };
+  await withServer(
+    async (port) => {
+      const busy: Deno.Conn[] = [];
+      await t.step("with two requests in progress, a third connection is refused", async () => {
+        for (let i = 0; i < 2; i++) {
+          const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+          await conn.write(encode("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"));
+          busy.push(conn);
+        }
+        await waitFor(() => holding === 2, "two requests in progress");
+        const extra = await Deno.connect({ hostname: "127.0.0.1", port });
+        await extra.write(encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).catch(() => 0);
+        assert.equal(await readUntilClosed(extra), "");
+        extra.close();
+      });
+      await t.step("once they are answered and idle, a new connection closes the older one", async () => {
+        release.resolve();
+        for (const conn of busy) {
+          const chunk = new Uint8Array(4096);
+          let text = "";
+          while (!text.endsWith("bytes")) {
+            text += new TextDecoder().decode(chunk.subarray(0, await conn.read(chunk) ?? 0));
+          }
+        }
+        const fresh = await Deno.connect({ hostname: "127.0.0.1", port });
+        assert.match(await exchange(fresh, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+        assert.equal(await readUntilClosed(busy[0]), "", "the older idle connection was closed");
+        for (const conn of [...busy, fresh]) conn.close();
+      });
+    },
+    limits,
+    async (request) => {
+      if (new URL(request.url).pathname === "/hold") {
+        holding++;
+        await release.promise;
+      }
+      return new Response("got 0 bytes");
+    },
+  );
+});
+
+Deno.test("A client that half-closes after its request still gets the answer", async () => {
+  await withServer(async (port) => {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(encode("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"));
+    await conn.closeWrite();
+    assert.match(await readUntilClosed(conn), /^HTTP\/1.1 200 [\s\S]*got 3 bytes$/);
+    conn.close();
+  });
+});
+
+Deno.test("Over TLS, a listener full of answered keep-alive connections still takes a new one", async () => {
+  const { cert, key } = await selfSigned();
+  const server = await serveHttp(
+    "guarded tls",
+    { hostname: "127.0.0.1", port: 0 },
+    () => new Response("got 0 bytes"),
+    silentLogger,
+    { cert, key },
+    undefined,
+    { connections: { ...SHORT, idleTimeoutMs: 10_000 } },
+  );
+  const held: Deno.Conn[] = [];
+  const client = Deno.createHttpClient({ caCerts: [cert] });
+  try {
+    for (let i = 0; i < SHORT.maxConnections; i++) {
+      const conn = await Deno.connectTls({
+        hostname: "127.0.0.1",
+        port: server.address.port,
+        caCerts: [cert],
+        alpnProtocols: ["http/1.1"],
+      });
+      held.push(conn);
+      assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+    }
+    const response = await fetch(`${server.url}/`, { client });
+    assert.equal(await response.text(), "got 0 bytes");
+  } finally {
+    client.close();
+    for (const conn of held) conn.close();
+    await server.shutdown();
+  }
+});

@@ -19,17 +19,28 @@ export const ADMIN_BODY_LIMITS: BodyLimits = Object.freeze({
 /**
  * Reads a request body as text within `limits`: the content type is checked first, then the declared length,
  * then the bytes as they arrive, so an oversized or slow body is refused without being held in memory.
- * Throws {@link HttpError} (415, 413, 408) whose message names the limit, never the input.
+ * Throws {@link HttpError} (415, 413, 408) whose message names the limit, never the input. A refused body is
+ * read to its end and dropped ({@link discardBody}; up to twice `maxBytes`, within `timeoutMs`) before the
+ * error is thrown: over HTTP/2 an answer sent while the client is still sending resets the stream, and some
+ * clients then lose the answer.
  */
 export async function readBodyText(request: Request, limits: BodyLimits): Promise<string> {
+  const refuse = async (error: HttpError, alreadyRead = 0): Promise<never> => {
+    await discardBody(request, 2 * limits.maxBytes - alreadyRead, limits.timeoutMs);
+    throw error;
+  };
   if (limits.contentTypes) {
     const type = mediaType(request.headers.get("content-type"));
     if (!limits.contentTypes.includes(type)) {
-      throw new HttpError(415, `Unsupported content type: expected ${limits.contentTypes.join(" or ")}`);
+      await refuse(
+        new HttpError(415, `Unsupported content type: expected ${limits.contentTypes.join(" or ")}`),
+      );
     }
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
+  // Far more than allowed is not read at all: the client learns of it as a reset stream at worst.
+  if (declared > 2 * limits.maxBytes) throw tooLarge(limits.maxBytes);
+  if (declared > limits.maxBytes) await refuse(tooLarge(limits.maxBytes));
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -46,7 +57,7 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
       const { done, value } = await Promise.race([reader.read(), timedOut]);
       if (done) break;
       size += value.byteLength;
-      if (size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      if (size > limits.maxBytes) break;
       chunks.push(value);
     }
   } catch (error) {
@@ -55,7 +66,52 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
   } finally {
     clearTimeout(timer);
   }
+  if (size > limits.maxBytes) {
+    chunks.length = 0;
+    reader.releaseLock();
+    await refuse(tooLarge(limits.maxBytes), size);
+  }
   return decodeChunks(chunks, size);
+}
+
+/** How long a refused body may pause before the answer goes out anyway: the client may be waiting for it. */
+export const DISCARD_QUIET_MS = 200;
+
+/**
+ * Reads what is left of `request`'s body and drops it, so the answer is not sent while the client is still
+ * sending. It stops reading at the body's end, past `maxBytes`, past `timeoutMs`, or when no byte comes for
+ * {@link DISCARD_QUIET_MS} (a client that waits for the answer before sending); past `maxBytes` or
+ * `timeoutMs` the body is cancelled (the client then sees its stream reset, the price of sending far more
+ * than allowed). A body already read, or being read, is left alone.
+ */
+export async function discardBody(request: Request, maxBytes: number, timeoutMs: number): Promise<void> {
+  if (!request.body || request.body.locked) return;
+  const reader = request.body.getReader();
+  const deadline = performance.now() + timeoutMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let left = maxBytes;
+  try {
+    while (true) {
+      const wait = Math.min(DISCARD_QUIET_MS, deadline - performance.now());
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<"quiet">((resolve) => timer = setTimeout(() => resolve("quiet"), Math.max(0, wait))),
+      ]);
+      clearTimeout(timer);
+      if (next === "quiet") {
+        if (performance.now() >= deadline) await reader.cancel();
+        return;
+      }
+      if (next.done) return;
+      left -= next.value.byteLength;
+      if (left < 0) return await reader.cancel();
+    }
+  } catch {
+    // the client went away, or the body was refused on the way: nothing left to drop
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
 }
 
 /** The UTF-8 text of `chunks` (`size` bytes in all), joined. */

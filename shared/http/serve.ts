@@ -1,4 +1,5 @@
 import type { Logger } from "../log/logger.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import { formatAddress, type ListenAddress } from "./listen_address.ts";
 import {
   type ConnectionGuard,
@@ -6,6 +7,16 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   startConnectionGuard,
 } from "./connection_guard.ts";
+import { PeerLogThrottle } from "./peer_log_throttle.ts";
+import {
+  type AdmittedRequest,
+  DEFAULT_REQUEST_LIMITS,
+  RequestAdmission,
+  type RequestLimits,
+  type RequestRefusal,
+} from "./request_admission.ts";
+import { discardBody } from "./request_limits.ts";
+import { HttpError, jsonError } from "./router.ts";
 
 /** A running HTTP(S) server: the address it really bound (port 0 resolved) and how to stop it. */
 export interface RunningServer {
@@ -27,9 +38,30 @@ export interface TlsPem {
   readonly key: string;
 }
 
+/** The bounds of one listener, and where what they refuse is counted. */
+export interface ServeLimits {
+  /** Connection bounds (the guard's). */
+  readonly connections?: ConnectionLimits;
+  /** Request concurrency and body bytes in flight. */
+  readonly requests?: RequestLimits;
+  /** Counts refusals in `http_server_refused{server,reason}`; nothing is counted without it. */
+  readonly metrics?: Metrics;
+  /** Monotonic clock in milliseconds, for rate-limiting log lines (default `performance.now`). */
+  readonly now?: () => number;
+}
+
+/** How much of an unread body is dropped before answering, and for how long, before it is cancelled instead. */
+const DRAIN_BYTES = 64 * 1024;
+const DRAIN_MS = 1_000;
+/** Seconds a refused client is told to wait (`retry-after`). */
+const RETRY_AFTER_SECONDS = 1;
+
 /**
  * Starts serving `handler` on `addr`, logs the bound address, and resolves once listening. An address that
  * cannot be bound throws an error naming the server, the address and `flag` (the setting that chose it).
+ * Requests past `limits.requests` are answered 503 (the listener's bounds) or 429 (the client's own) with
+ * `retry-after`, before their body is read; each refusal is counted and logged at most once a minute per
+ * client. A body the handler left unread is dropped (up to 64 KiB) before the answer goes out.
  */
 export async function serveHttp(
   name: string,
@@ -38,20 +70,53 @@ export async function serveHttp(
   log: Logger,
   tls?: TlsPem,
   flag?: string,
-  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+  limits: ServeLimits = {},
 ): Promise<RunningServer> {
   const controller = new AbortController();
   let bound: ListenAddress | undefined;
   const listening = Promise.withResolvers<void>();
+  const refusals = limits.metrics?.counter("http_server_refused");
+  const throttle = new PeerLogThrottle(60_000, limits.now);
+  const requestLimits = limits.requests ?? DEFAULT_REQUEST_LIMITS;
+  const admission = new RequestAdmission(requestLimits);
+  const refuse = (reason: RequestRefusal, peer: string): Response => {
+    refusals?.inc({ server: name, reason });
+    const own = reason.startsWith("peer_");
+    if (throttle.take(peer)) {
+      log.warn(`${name}: request refused, ${REFUSAL_TEXT[reason]}`, { peer, reason });
+    }
+    const response = jsonError(own ? 429 : 503, `Too many requests in progress: ${REFUSAL_TEXT[reason]}`);
+    response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+    return response;
+  };
   // Deno.serve has no handshake, header or idle timeouts: it listens on loopback behind a guard that has them,
   // and the guard tells which client each relayed connection belongs to.
   let guard: ConnectionGuard | undefined;
-  const serveRequest = (request: Request, info: Deno.ServeHandlerInfo<Deno.Addr>) => {
+  const serveRequest = async (request: Request, info: Deno.ServeHandlerInfo<Deno.Addr>) => {
+    let peer: Deno.NetAddr | undefined;
     if (info.remoteAddr.transport === "tcp") {
-      const relayed = info.remoteAddr as Deno.NetAddr;
-      PEERS.set(request, guard?.peerOf(relayed.port) ?? relayed);
+      peer = relayedPeer(info.remoteAddr as Deno.NetAddr, (port) => guard?.peerOf(port));
+      PEERS.set(request, peer);
     }
-    return handler(request);
+    const key = peer?.hostname ?? "in-process";
+    // A declared length is reserved up front; a body of unknown length, or one larger than a client may ever
+    // hold (the handler refuses it with its own status), is counted as it arrives instead.
+    const declared = Number(request.headers.get("content-length") ?? "NaN");
+    const reserved = Number.isSafeInteger(declared) && declared <= requestLimits.maxBodyBytesPerPeer &&
+      declared <= requestLimits.maxBodyBytes;
+    const admitted = admission.admit(key, reserved ? declared : 0);
+    if (typeof admitted === "string") {
+      await discardBody(request, DRAIN_BYTES, DRAIN_MS);
+      return refuse(admitted, key);
+    }
+    try {
+      const counted = request.body && !reserved ? countedRequest(request, admitted, peer) : request;
+      const response = await handler(counted);
+      await discardBody(counted, DRAIN_BYTES, DRAIN_MS);
+      return response;
+    } finally {
+      admitted.release();
+    }
   };
   const server = Deno.serve({
     hostname: "127.0.0.1",
@@ -73,9 +138,11 @@ export async function serveHttp(
       listen: addr,
       backend: { transport: "tcp", hostname: bound!.hostname, port: bound!.port },
       tls: tls !== undefined,
-      limits,
+      limits: limits.connections ?? DEFAULT_CONNECTION_LIMITS,
       log,
       name,
+      logThrottle: throttle,
+      onRefused: (reason) => refusals?.inc({ server: name, reason }),
     });
   } catch (error) {
     controller.abort();
@@ -105,6 +172,57 @@ export async function serveHttp(
 }
 
 const PEERS = new WeakMap<Request, Deno.NetAddr>();
+
+const REFUSAL_TEXT: Readonly<Record<RequestRefusal, string>> = {
+  requests: "the server is at its limit of requests in progress",
+  body_bytes: "the server holds as many request body bytes as it allows",
+  peer_requests: "this client is at its limit of requests in progress",
+  peer_body_bytes: "this client's request bodies in progress are at their limit",
+};
+
+/**
+ * A client that reached the inner server without the guard knowing it (the lookup missed). It is not on
+ * loopback, so loopback-only paths refuse it.
+ */
+export const UNKNOWN_PEER: Deno.NetAddr = Object.freeze({ transport: "tcp", hostname: "unknown", port: 0 });
+
+/**
+ * The client behind a connection the inner server accepted from `relayed`: the guard's record of it, or
+ * {@link UNKNOWN_PEER} when the guard has none, never the relay's own loopback address.
+ */
+export function relayedPeer(
+  relayed: Deno.NetAddr,
+  lookup: (port: number) => Deno.NetAddr | undefined,
+): Deno.NetAddr {
+  return lookup(relayed.port) ?? UNKNOWN_PEER;
+}
+
+/** `request` with its body counted against the admitted budget as it arrives; past it, reading fails. */
+function countedRequest(
+  request: Request,
+  admitted: AdmittedRequest,
+  peer: Deno.NetAddr | undefined,
+): Request {
+  const body = request.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const over = admitted.take(chunk.byteLength);
+        if (over === undefined) return controller.enqueue(chunk);
+        controller.error(
+          new HttpError(over.startsWith("peer_") ? 429 : 503, `Request body refused: ${REFUSAL_TEXT[over]}`),
+        );
+      },
+    }),
+  );
+  const counted = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
+  if (peer) PEERS.set(counted, peer);
+  return counted;
+}
 
 /** The TCP peer a request came from, when it arrived through {@link serveHttp}; undefined in-process. */
 export function peerAddress(request: Request): Deno.NetAddr | undefined {

@@ -463,6 +463,13 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help:
       "gRPC streams on the xDS ports refused with RESOURCE_EXHAUSTED past a stream bound (server_stream_limit, peer_stream_limit), by reason.",
   },
+  {
+    name: "http_server_refused",
+    kind: "Sum",
+    programs: BOTH,
+    help:
+      "Connections and requests an HTTP listener refused or closed at its limits (connections, peer_connections, evicted, requests, peer_requests, body_bytes, peer_body_bytes), by server and reason.",
+  },
   { name: "scrape_failures_total", kind: "Sum", programs: BOTH, help: "Failed scrapes." },
   { name: "scrapes_total", kind: "Sum", programs: BOTH, help: "Scrapes." },
   {
@@ -548,6 +555,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   config_validation_passed: ["group", "version", "resource"],
   config_validation_failed: ["group", "version", "resource", "reason"],
   config_validation_http_error: ["status"],
+  http_server_refused: ["server", "reason"],
   xds_cache_reads: ["type"],
   config_runtime_state_type_instances_total: ["collection"],
   num_outgoing_requests: ["request_type"],

@@ -49,6 +49,9 @@ export function tool(command: string, probeArgs: readonly string[], pkg: string)
 /** `openssl`, for certificate checks. */
 export const OPENSSL: SystemRequirement = tool("openssl", ["version"], "openssl");
 
+/** `curl`, an HTTP/2 client that reports a stream reset as a failed request. */
+export const CURL: SystemRequirement = tool("curl", ["--version"], "curl");
+
 /** `promtool`, for the metrics exposition check. */
 export const PROMTOOL: SystemRequirement = tool("promtool", ["--version"], "prometheus");
 
