@@ -6,7 +6,7 @@ import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
-import { FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
+import { configDirSettingsFromEnv, FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
 import { DebugInterface } from "./http/debug_interface.ts";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
@@ -119,6 +119,7 @@ export async function startDiscovery(
     defaultNamespace: "default",
     logger: deps.logs.scope("source"),
     metrics: deps.metrics,
+    ...configDirSettingsFromEnv(env),
   });
   await files?.start();
   if (files) closers.push(() => files.stop());

@@ -4,7 +4,8 @@ import type { Resource, SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
 import { resolve } from "node:path";
-import { scanConfigFiles } from "./config_files.ts";
+import { scanConfigFiles, type SkippedPath } from "./config_files.ts";
+import { type ConfigFs, denoConfigFs, isInside, readTextBounded } from "./config_fs.ts";
 import { filesToReread, pathsNamedBy } from "./named_paths.ts";
 import { PathWatch, type PathWatchState } from "./path_watch.ts";
 import {
@@ -16,6 +17,7 @@ import {
 import { ConfigDirState, type ConfigDirView } from "./config_dir_state.ts";
 import { ConfigDirReporter } from "./config_dir_reporter.ts";
 import { Debouncer } from "./debouncer.ts";
+import { EmptyDirHold } from "./empty_dir_hold.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
@@ -40,11 +42,13 @@ export interface FileConfigSourceOptions {
   readonly timers?: Timers;
   /** How often the directory's path is checked for a replacement (default 1 s). */
   readonly checkMs?: number;
-  /**
-   * A changed file is loaded once it has not been modified for this long (default 200 ms), and a directory
-   * found empty is applied as empty only when it is still empty this long later.
-   */
+  /** A changed file is loaded once it has not been modified for this long (default 200 ms). */
   readonly settleMs?: number;
+  /**
+   * How long the directory must stay without config files before its resources are withdrawn; 0 (the
+   * default) keeps them until files are back (`MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER`).
+   */
+  readonly emptyWithdrawAfterMs?: number;
   /**
    * Largest file read (default 1 MiB, the most an orchestrator ConfigMap holds); a larger one is rejected
    * whole, its last good version kept, so one huge file can neither take the memory nor stall the server.
@@ -57,6 +61,12 @@ export interface FileConfigSourceOptions {
    * later (default 1 s), so that a change the kernel's watch did not report is still found.
    */
   readonly verifyMs?: number;
+  /** Follow symbolic links out of the directory (`MESHD_CONFIG_DIR_FOLLOW_EXTERNAL_LINKS`, default false). */
+  readonly followExternalLinks?: boolean;
+  /** Longest a file's read may take before it is given up and its last good version kept (default 10 s). */
+  readonly readTimeoutMs?: number;
+  /** The file system (the runtime's by default); tests make a folder's read fail through it. */
+  readonly fs?: ConfigFs;
 }
 
 /** The state of the config directory source, for `/debug/configz`, a metric and readiness. */
@@ -69,8 +79,12 @@ export interface ConfigSourceStatus {
   readonly lastLoad?: string;
   /** Resources served from the directory. */
   readonly resources: number;
-  /** Folders under the directory that could not be read and were skipped. */
+  /** Folders under the directory that could not be read; the config last read from them is kept. */
   readonly unreadable: readonly string[];
+  /** Entries named like config files that were not read: not regular files, or links leaving the directory. */
+  readonly skipped: readonly string[];
+  /** True while the directory has no config file and the config last loaded from it is kept. */
+  readonly heldEmpty: boolean;
   /** Files changed so recently that their previous version is still served. */
   readonly settling: readonly string[];
 }
@@ -125,7 +139,11 @@ export class FileConfigSource {
   readonly #laterReloads = new Map<"settle" | "verify", unknown>();
   #settling: string[] = [];
   #unreadable: readonly string[] = [];
-  #emptySeenAt: number | undefined;
+  #skipped: readonly SkippedPath[] = [];
+  readonly #fs: ConfigFs;
+  readonly #followExternalLinks: boolean;
+  readonly #readTimeoutMs: number;
+  readonly #emptyHold: EmptyDirHold;
   #lastLoad: string | undefined;
   #stopped = false;
   #reloads = 0;
@@ -152,6 +170,16 @@ export class FileConfigSource {
     this.#maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.#wallClock = options.wallClock ?? Date.now;
     this.#verifyMs = options.verifyMs ?? 1000;
+    this.#fs = options.fs ?? denoConfigFs;
+    this.#followExternalLinks = options.followExternalLinks ?? false;
+    this.#readTimeoutMs = options.readTimeoutMs ?? 10_000;
+    this.#emptyHold = new EmptyDirHold({
+      dir: this.#dir,
+      withdrawAfterMs: options.emptyWithdrawAfterMs ?? 0,
+      logger: this.#logger,
+      ...(options.metrics && { metrics: options.metrics }),
+      now: () => (this.#timers ?? systemTimers).now(),
+    });
     this.#pathWatch = new PathWatch({
       path: this.#dir,
       onChange: (event) => {
@@ -255,6 +283,8 @@ export class FileConfigSource {
       ...(this.#lastLoad !== undefined && { lastLoad: this.#lastLoad }),
       resources: this.#view.resources.size,
       unreadable: [...this.#unreadable],
+      skipped: this.#skipped.map((s) => `${s.path}: ${s.detail}`),
+      heldEmpty: this.#emptyHold.holding,
       settling: [...this.#settling],
     };
   }
@@ -321,11 +351,17 @@ export class FileConfigSource {
 
   async #reloadTree(): Promise<void> {
     let files: string[];
+    let unreadable: readonly string[];
     try {
-      const scan = await scanConfigFiles(this.#dir);
+      const scan = await scanConfigFiles(this.#dir, {
+        fs: this.#fs,
+        followExternalLinks: this.#followExternalLinks,
+      });
       files = scan.files;
+      unreadable = scan.unreadable.map((u) => u.path);
       this.#listError = undefined;
       this.#reportUnreadable(scan.unreadable.map((u) => `${u.path}: ${u.reason}`));
+      this.#reportSkipped(scan.skipped);
     } catch (error) {
       const message = `cannot list config directory ${this.#dir}: ${
         (error as Error).message
@@ -335,14 +371,21 @@ export class FileConfigSource {
       if (this.#reloads === 0) throw new Error(message, { cause: error });
       return;
     }
-    if (this.#holdEmpty(files)) return;
+    const empty = this.#emptyHold.decide(files.length, this.#owned.size);
+    if (empty.hold) {
+      if (empty.recheckMs !== undefined) this.#reloadLater("settle", empty.recheckMs);
+      return;
+    }
     const present = new Set(files);
     for (const file of this.#state.files()) {
-      if (!present.has(file)) this.#forget(file);
+      // A file under a folder that cannot be read now is not gone: its last good version stays.
+      if (!present.has(file) && !unreadable.some((folder) => file.startsWith(`${folder}/`))) {
+        this.#forget(file);
+      }
     }
     const settling: string[] = [];
     // Stat every file first, many at a time; only files whose identity or modification changed are read.
-    const stats = await statAll(files);
+    const stats = await statAll(this.#fs, files);
     for (const file of files) {
       const info = stats.get(file);
       if (info !== undefined && unchangedSince(this.#stamps.get(file), info)) continue;
@@ -358,31 +401,6 @@ export class FileConfigSource {
     this.#reporter.report(view.rejections, view.warnings);
     this.#reloads++;
     this.#lastLoad = new Date(this.#wallClock()).toISOString();
-  }
-
-  /**
-   * True when the tree is found empty while resources are served and it has not been empty for
-   * `settleMs` yet: a directory being replaced (removed, then copied back) passes through empty, and
-   * serving nothing in between would withdraw every resource from the fleet.
-   */
-  #holdEmpty(files: readonly string[]): boolean {
-    if (files.length > 0 || this.#owned.size === 0) {
-      this.#emptySeenAt = undefined;
-      return false;
-    }
-    const now = (this.#timers ?? systemTimers).now();
-    if (this.#emptySeenAt === undefined) this.#emptySeenAt = now;
-    if (now - this.#emptySeenAt < this.#settleMs) {
-      this.#reloadLater("settle", this.#settleMs);
-      return true;
-    }
-    this.#emptySeenAt = undefined;
-    this.#logger.warn(
-      `config directory ${this.#dir} has been empty for ${this.#settleMs} ms; ` +
-        `withdrawing the ${this.#owned.size} resources loaded from it`,
-      { dir: this.#dir, resources: this.#owned.size },
-    );
-    return false;
   }
 
   /**
@@ -421,9 +439,10 @@ export class FileConfigSource {
     const before = new Set(this.#unreadable);
     for (const entry of unreadable) {
       if (!before.has(entry)) {
-        this.#logger.error(`skipping unreadable folder under the config directory: ${entry}`, {
-          dir: this.#dir,
-        });
+        this.#logger.error(
+          `cannot read folder under the config directory: ${entry}; keeping the config last read from it`,
+          { dir: this.#dir },
+        );
       }
     }
     this.#unreadable = unreadable;
@@ -441,7 +460,13 @@ export class FileConfigSource {
     let text: string;
     let before: Deno.FileInfo;
     try {
-      before = await Deno.stat(file);
+      before = await this.#fs.stat(file);
+      const refused = await this.#refusal(file, before);
+      if (refused !== undefined) {
+        this.#texts.delete(file);
+        this.#state.update(unreadableFile(file, 1, [`${file}:1: ${refused}`]));
+        return "read";
+      }
       if (before.size > this.#maxFileBytes) {
         // Not read at all; the marker keeps an unchanged oversized file from being reported on every reload.
         const marker = `\0oversized:${before.size}:${before.mtime?.getTime()}`;
@@ -454,7 +479,7 @@ export class FileConfigSource {
         ]));
         return "read";
       }
-      text = await Deno.readTextFile(file);
+      text = await readTextBounded(this.#fs, file, this.#readTimeoutMs, this.#timers);
       const changed = this.#texts.get(file) !== text;
       if (changed && this.#reloads > 0 && this.#mayBeInProgress(file, before.mtime?.getTime())) {
         return "settling";
@@ -478,6 +503,35 @@ export class FileConfigSource {
     this.#state.update(await loadConfigTextSliced(file, text, this.#defaultNamespace));
     await new Promise((resolve) => setTimeout(resolve, 0));
     return "read";
+  }
+
+  /**
+   * Why `file` is not read, if it is not: it is no regular file (opening a FIFO waits for a writer), or a link
+   * leading out of the directory. The walk skips both; this covers a file replaced since the walk.
+   */
+  async #refusal(file: string, info: Deno.FileInfo): Promise<string | undefined> {
+    if (!info.isFile) return "not a regular file (a FIFO, socket or device); not read";
+    if (this.#followExternalLinks || !(await this.#fs.lstat(file)).isSymlink) return undefined;
+    const [real, root] = await Promise.all([this.#fs.realPath(file), this.#fs.realPath(this.#dir)]);
+    if (isInside(real, root)) return undefined;
+    return `a link to "${real}", outside the config directory; not read (MESHD_CONFIG_DIR_FOLLOW_EXTERNAL_LINKS)`;
+  }
+
+  #reportSkipped(skipped: readonly SkippedPath[]): void {
+    const before = new Set(this.#skipped.map((s) => `${s.path}\0${s.detail}`));
+    for (const entry of skipped) {
+      if (before.has(`${entry.path}\0${entry.detail}`)) continue;
+      this.#logger.warn(`not reading ${entry.path} under the config directory: ${entry.detail}`, {
+        dir: this.#dir,
+        file: entry.path,
+        reason: entry.reason,
+      });
+    }
+    this.#skipped = skipped;
+    const gauge = this.#metrics?.gauge("discovery_config_source_skipped_paths");
+    for (const reason of ["not_regular", "outside_tree"] as const) {
+      gauge?.set({ source: "configDir", reason }, skipped.filter((s) => s.reason === reason).length);
+    }
   }
 
   #stamp(file: string, info: Deno.FileInfo): void {
@@ -576,11 +630,11 @@ export class FileConfigSource {
 }
 
 /** Stats `files`, 64 at a time; a file that cannot be stat'ed is left out (reading it reports why). */
-async function statAll(files: readonly string[]): Promise<Map<string, Deno.FileInfo>> {
+async function statAll(fs: ConfigFs, files: readonly string[]): Promise<Map<string, Deno.FileInfo>> {
   const out = new Map<string, Deno.FileInfo>();
   for (let i = 0; i < files.length; i += 64) {
     const batch = files.slice(i, i + 64);
-    const infos = await Promise.all(batch.map((file) => Deno.stat(file).catch(() => undefined)));
+    const infos = await Promise.all(batch.map((file) => fs.stat(file).catch(() => undefined)));
     batch.forEach((file, j) => infos[j] !== undefined && out.set(file, infos[j]));
   }
   return out;

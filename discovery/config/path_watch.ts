@@ -1,5 +1,7 @@
 import { type Logger, silentLogger } from "../../shared/log/logger.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { resolve } from "node:path";
+import { IsolatedFsWatcher } from "./isolated_fs_watcher.ts";
 
 /** Whether a watched directory is there: `watching` (found and watched) or `lost` (gone or not a directory). */
 export type PathWatchState = "watching" | "lost";
@@ -21,9 +23,17 @@ export interface PathWatchOptions {
   readonly timers?: Timers;
 }
 
-/** The identity of what a path names: device and inode, following links. */
+/**
+ * The identity of what a path names, following links: device, inode and creation time. A folder removed and
+ * made again at once often gets the inode number back; its creation time tells the two apart.
+ */
 function identityOf(info: Deno.FileInfo): string {
-  return `${info.dev}:${info.ino}`;
+  return `${info.dev}:${info.ino}:${info.birthtime?.getTime() ?? ""}`;
+}
+
+/** When the folder's own entries last changed (wall-clock milliseconds), by its modification and change times. */
+function entriesChangedAt(info: Deno.FileInfo): number {
+  return Math.max(info.mtime?.getTime() ?? -Infinity, info.ctime?.getTime() ?? -Infinity);
 }
 
 /**
@@ -31,14 +41,23 @@ function identityOf(info: Deno.FileInfo): string {
  * on, so a directory renamed away and replaced, removed and recreated, or a symbolic link swapped to another
  * folder would leave it watching something nobody edits any more. Here the path is checked every `checkMs`:
  * when it names another directory the watch moves there and `onChange` runs; when it names nothing the state
- * is `lost` until it is back.
+ * is `lost` until it is back. The watch is placed again at once when it reports the folder itself removed or
+ * renamed (it would report nothing more), and when the folder's entries changed but no event came within two
+ * checks (the runtime's watcher stalls on a FIFO; see `isolated_fs_watcher.ts`).
  */
 export class PathWatch {
   readonly #options: PathWatchOptions;
   readonly #timers: Timers;
   readonly #logger: Logger;
   #identity: string | undefined;
-  #watcher: Deno.FsWatcher | undefined;
+  /** Set when the watch can no longer be trusted: the next check places it again. */
+  #stale = false;
+  /** Wall-clock time the watch was placed, and of its last event (compared with the folder's times). */
+  #placedAt = -Infinity;
+  #lastEventAt = -Infinity;
+  /** True when the last check found the folder's entries changed after the watch's last event. */
+  #suspect = false;
+  #watcher: IsolatedFsWatcher | undefined;
   #loop: Promise<void> = Promise.resolve();
   #timer: unknown;
   #state: PathWatchState = "lost";
@@ -71,20 +90,27 @@ export class PathWatch {
     this.#checking = true;
     try {
       let identity: string | undefined;
+      let stale = this.#stale;
+      this.#stale = false;
       try {
         const info = await Deno.stat(this.#options.path);
         identity = info.isDirectory ? identityOf(info) : undefined;
+        if (identity !== undefined && identity === this.#identity && this.#isSilent(entriesChangedAt(info))) {
+          this.#logger.warn(
+            `watch on ${this.#options.path} delivered no event for a change of its entries; watching it again`,
+            { dir: this.#options.path },
+          );
+          stale = true;
+        }
       } catch {
         identity = undefined;
       }
-      if (identity === this.#identity || this.#stopped) return;
+      if ((identity === this.#identity && !stale) || this.#stopped) return;
       this.#identity = identity;
-      // The old watch must be fully torn down first: a new watch opened on the same path while the old one
-      // is still closing receives no events.
       this.#close();
       await this.#loop;
-      if (identity !== undefined && !this.#stopped) this.#open();
-      const state: PathWatchState = identity === undefined || !this.#watcher ? "lost" : "watching";
+      if (identity !== undefined && !this.#stopped) await this.#open();
+      const state: PathWatchState = this.#identity === undefined || !this.#watcher ? "lost" : "watching";
       if (state !== this.#state) {
         this.#state = state;
         this.#options.onState?.(state);
@@ -94,6 +120,18 @@ export class PathWatch {
     } finally {
       this.#checking = false;
     }
+  }
+
+  /**
+   * True when the folder's entries changed (at `changedAt`) after the watch was placed and after its last
+   * event, at this check and the one before: events arrive within milliseconds of a change, so the watch is
+   * stalled.
+   */
+  #isSilent(changedAt: number): boolean {
+    const unreported = changedAt > this.#placedAt && changedAt > this.#lastEventAt;
+    const silent = unreported && this.#suspect;
+    this.#suspect = unreported && !silent;
+    return silent;
   }
 
   /** Stops checking and closes the watch. */
@@ -112,23 +150,40 @@ export class PathWatch {
     }, this.#options.checkMs ?? 1000);
   }
 
-  #open(): void {
+  async #open(): Promise<void> {
     const path = this.#options.path;
-    let watcher: Deno.FsWatcher;
+    const root = resolve(path);
+    let watcher: IsolatedFsWatcher;
     try {
-      watcher = Deno.watchFs(path, { recursive: true });
+      watcher = await IsolatedFsWatcher.open(path, true);
     } catch (error) {
       // Gone between the stat and the watch, or not permitted: the next check tries again.
       this.#identity = undefined;
       this.#logger.warn(`cannot watch ${path}: ${(error as Error).message}`, { dir: path });
       return;
     }
+    if (this.#stopped) {
+      watcher.close();
+      return;
+    }
     this.#watcher = watcher;
+    this.#placedAt = Date.now();
+    this.#suspect = false;
     this.#loop = (async () => {
       try {
         for await (const event of watcher) {
+          this.#lastEventAt = Date.now();
           // Hidden paths matter too: orchestrator volume mounts swap a `..data` link to update every file.
           if (event.kind !== "access") this.#options.onChange(event);
+          if (
+            (event.kind === "remove" || event.kind === "rename") &&
+            event.paths.some((p) => resolve(p) === root)
+          ) {
+            // The watched folder itself went away: its watch sees nothing more, even if a folder is back at
+            // the path before the next check (possibly with the same inode number).
+            this.#stale = true;
+            void this.check();
+          }
         }
       } catch (error) {
         if (!this.#stopped && this.#watcher === watcher) {
