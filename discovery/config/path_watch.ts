@@ -19,6 +19,8 @@ export interface PathWatchOptions {
   readonly onState?: (state: PathWatchState) => void;
   /** How often the path is checked for a replacement (default 1 s). */
   readonly checkMs?: number;
+  /** Watch the whole tree under the directory (default) or only its entries. */
+  readonly recursive?: boolean;
   readonly logger?: Logger;
   readonly timers?: Timers;
 }
@@ -155,7 +157,7 @@ export class PathWatch {
     const root = resolve(path);
     let watcher: IsolatedFsWatcher;
     try {
-      watcher = await IsolatedFsWatcher.open(path, true);
+      watcher = await IsolatedFsWatcher.open(path, this.#options.recursive ?? true);
     } catch (error) {
       // Gone between the stat and the watch, or not permitted: the next check tries again.
       this.#identity = undefined;
