@@ -4,7 +4,9 @@ import type { Resource, SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
 import { resolve } from "node:path";
-import { scanConfigFiles, type SkippedPath } from "./config_files.ts";
+import { scanConfigFiles } from "./config_files.ts";
+import { ScanProblems } from "./scan_problems.ts";
+import { WriteEvents } from "./write_events.ts";
 import { type ConfigFs, denoConfigFs, isInside, readTextBounded } from "./config_fs.ts";
 import { filesToReread, pathsNamedBy } from "./named_paths.ts";
 import { PathWatch, type PathWatchState } from "./path_watch.ts";
@@ -138,8 +140,8 @@ export class FileConfigSource {
   /** Pending whole-tree reloads by why they were asked for; at most one of each. */
   readonly #laterReloads = new Map<"settle" | "verify", unknown>();
   #settling: string[] = [];
-  #unreadable: readonly string[] = [];
-  #skipped: readonly SkippedPath[] = [];
+  readonly #problems: ScanProblems;
+  readonly #writes: WriteEvents;
   readonly #fs: ConfigFs;
   readonly #followExternalLinks: boolean;
   readonly #readTimeoutMs: number;
@@ -169,6 +171,8 @@ export class FileConfigSource {
     this.#settleMs = options.settleMs ?? 200;
     this.#maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.#wallClock = options.wallClock ?? Date.now;
+    this.#writes = new WriteEvents(this.#settleMs, this.#wallClock);
+    this.#problems = new ScanProblems(this.#dir, this.#logger, options.metrics);
     this.#verifyMs = options.verifyMs ?? 1000;
     this.#fs = options.fs ?? denoConfigFs;
     this.#followExternalLinks = options.followExternalLinks ?? false;
@@ -183,7 +187,7 @@ export class FileConfigSource {
     this.#pathWatch = new PathWatch({
       path: this.#dir,
       onChange: (event) => {
-        if (event !== undefined) this.#noteEvent(event);
+        if (event !== undefined) this.#writes.note(event);
         this.#noteNamed(event);
         this.#debouncer.trigger();
       },
@@ -196,8 +200,6 @@ export class FileConfigSource {
   }
 
   readonly #metrics: Metrics | undefined;
-  /** Recent write and rename events by absolute path (see `#noteEvent`). */
-  readonly #events = new Map<string, { writtenAt?: number; renamedAt?: number }>();
 
   /** The watched directory. */
   get dir(): string {
@@ -282,8 +284,8 @@ export class FileConfigSource {
       state: this.#pathWatch.state,
       ...(this.#lastLoad !== undefined && { lastLoad: this.#lastLoad }),
       resources: this.#view.resources.size,
-      unreadable: [...this.#unreadable],
-      skipped: this.#skipped.map((s) => `${s.path}: ${s.detail}`),
+      unreadable: this.#problems.unreadable,
+      skipped: this.#problems.skipped,
       heldEmpty: this.#emptyHold.holding,
       settling: [...this.#settling],
     };
@@ -351,17 +353,14 @@ export class FileConfigSource {
 
   async #reloadTree(): Promise<void> {
     let files: string[];
-    let unreadable: readonly string[];
     try {
       const scan = await scanConfigFiles(this.#dir, {
         fs: this.#fs,
         followExternalLinks: this.#followExternalLinks,
       });
       files = scan.files;
-      unreadable = scan.unreadable.map((u) => u.path);
       this.#listError = undefined;
-      this.#reportUnreadable(scan.unreadable.map((u) => `${u.path}: ${u.reason}`));
-      this.#reportSkipped(scan.skipped);
+      this.#problems.update(scan.unreadable, scan.skipped);
     } catch (error) {
       const message = `cannot list config directory ${this.#dir}: ${
         (error as Error).message
@@ -379,7 +378,7 @@ export class FileConfigSource {
     const present = new Set(files);
     for (const file of this.#state.files()) {
       // A file under a folder that cannot be read now is not gone: its last good version stays.
-      if (!present.has(file) && !unreadable.some((folder) => file.startsWith(`${folder}/`))) {
+      if (!present.has(file) && !this.#problems.isUnderUnreadable(file)) {
         this.#forget(file);
       }
     }
@@ -393,7 +392,7 @@ export class FileConfigSource {
     }
     this.#settling = settling;
     if (settling.length > 0) this.#reloadLater("settle", this.#settleMs);
-    this.#pruneEvents();
+    this.#writes.prune();
     const view = this.#state.view();
     this.#view = view;
     this.#state.takeTouched();
@@ -435,23 +434,6 @@ export class FileConfigSource {
     }
   }
 
-  #reportUnreadable(unreadable: readonly string[]): void {
-    const before = new Set(this.#unreadable);
-    for (const entry of unreadable) {
-      if (!before.has(entry)) {
-        this.#logger.error(
-          `cannot read folder under the config directory: ${entry}; keeping the config last read from it`,
-          { dir: this.#dir },
-        );
-      }
-    }
-    this.#unreadable = unreadable;
-    this.#metrics?.gauge("discovery_config_source_unreadable_paths").set(
-      { source: "configDir" },
-      unreadable.length,
-    );
-  }
-
   /**
    * Reads one file into the state. A file changed less than `settleMs` ago may still be being written: its
    * previous version stays (none, for a new file) and `settling` is returned so the tree is read again.
@@ -481,7 +463,7 @@ export class FileConfigSource {
       }
       text = await readTextBounded(this.#fs, file, this.#readTimeoutMs, this.#timers);
       const changed = this.#texts.get(file) !== text;
-      if (changed && this.#reloads > 0 && this.#mayBeInProgress(file, before.mtime?.getTime())) {
+      if (changed && this.#reloads > 0 && this.#writes.mayBeInProgress(file, before.mtime?.getTime())) {
         return "settling";
       }
     } catch (error) {
@@ -517,67 +499,9 @@ export class FileConfigSource {
     return `a link to "${real}", outside the config directory; not read (MESHD_CONFIG_DIR_FOLLOW_EXTERNAL_LINKS)`;
   }
 
-  #reportSkipped(skipped: readonly SkippedPath[]): void {
-    const before = new Set(this.#skipped.map((s) => `${s.path}\0${s.detail}`));
-    for (const entry of skipped) {
-      if (before.has(`${entry.path}\0${entry.detail}`)) continue;
-      this.#logger.warn(`not reading ${entry.path} under the config directory: ${entry.detail}`, {
-        dir: this.#dir,
-        file: entry.path,
-        reason: entry.reason,
-      });
-    }
-    this.#skipped = skipped;
-    const gauge = this.#metrics?.gauge("discovery_config_source_skipped_paths");
-    for (const reason of ["not_regular", "outside_tree"] as const) {
-      gauge?.set({ source: "configDir", reason }, skipped.filter((s) => s.reason === reason).length);
-    }
-  }
-
   #stamp(file: string, info: Deno.FileInfo): void {
     this.#stamps.set(file, fileStamp(info, Date.now()));
     this.#known.set(resolve(file), file);
-  }
-
-  /**
-   * Remembers when each path was last written to (`create`, `modify`) or renamed into place (`rename`): a file
-   * that arrived by a rename is whole, one still being written to is not.
-   */
-  #noteEvent(event: Deno.FsEvent): void {
-    const now = this.#wallClock();
-    for (const path of event.paths) {
-      const key = resolve(path);
-      const seen = this.#events.get(key) ?? {};
-      if (event.kind === "rename") seen.renamedAt = now;
-      else if (event.kind === "create" || event.kind === "modify") seen.writtenAt = now;
-      else continue;
-      this.#events.set(key, seen);
-    }
-  }
-
-  /**
-   * Whether a changed file may still be being written. Written to within `settleMs`: yes. Renamed into place
-   * since its last write (how editors, `kubectl cp` and config tools replace files atomically): no, it is
-   * whole. Otherwise, without events for it (a swapped directory, a watch being moved): its modification time
-   * says.
-   */
-  #mayBeInProgress(file: string, modified: number | undefined): boolean {
-    const now = this.#wallClock();
-    const seen = this.#events.get(resolve(file));
-    if (seen?.writtenAt !== undefined && now - seen.writtenAt < this.#settleMs) {
-      if (seen.renamedAt === undefined || seen.renamedAt < seen.writtenAt) return true;
-    }
-    if (seen?.renamedAt !== undefined && now - seen.renamedAt < this.#settleMs) return false;
-    return modified !== undefined && now - modified < this.#settleMs;
-  }
-
-  /** Forgets events older than the settle period, which no longer decide anything. */
-  #pruneEvents(): void {
-    const now = this.#wallClock();
-    for (const [path, seen] of this.#events) {
-      const latest = Math.max(seen.writtenAt ?? -Infinity, seen.renamedAt ?? -Infinity);
-      if (now - latest >= this.#settleMs) this.#events.delete(path);
-    }
   }
 
   #forget(file: string): void {

@@ -76,10 +76,13 @@ Deno.test("FileConfigSource reads a directory removed and made again within one 
     );
 
     await t.step("rm -rf and mkdir, files copied after a reload: they are read", async () => {
+      // One file: a reload between two of the removals `rm -rf` makes would rightly serve what is left.
+      await Deno.remove(`${dir}/c.yaml`);
+      await until(() => names() === "b", "the removal of one file");
       await Deno.remove(dir, { recursive: true });
       await Deno.mkdir(dir);
       await until(() => source.status().heldEmpty, "a read of the recreated, empty folder");
-      assert.equal(names(), "b,c", "an empty folder keeps the last config");
+      assert.equal(names(), "b", "an empty folder keeps the last config");
       await populate(dir, ["d"]);
       await until(() => names() === "d", "the files copied into the recreated folder");
       assert.equal(source.status().state, "watching");
