@@ -241,3 +241,24 @@ Deno.test("FileConfigSource refuses links out of its directory and follows those
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("FileConfigSource follows a --configDir link swapped to another folder", async () => {
+  const root = await Deno.makeTempDir({ prefix: "file_config_source_root_link_" });
+  await populate(`${root}/v1`, ["a"]);
+  await populate(`${root}/v2`, ["b"]);
+  await symlink("v1", `${root}/current`);
+  const { source, names } = await startSource(`${root}/current`);
+  try {
+    assert.equal(names(), "a");
+    // Swapped atomically, as deploy tools do: a new link renamed over the old one.
+    await symlink("v2", `${root}/next`);
+    await Deno.rename(`${root}/next`, `${root}/current`);
+    await waitFor(() => names() === "b", "the folder the link names now");
+    await populate(`${root}/v2`, ["c"]);
+    await waitFor(() => names() === "b,c", "an edit in the swapped-in folder");
+    assert.deepEqual(source.status().skipped, []);
+  } finally {
+    await source.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});
