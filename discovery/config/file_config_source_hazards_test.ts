@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { timersOf } from "../../shared/testing/fake_timers.ts";
 import { symlink } from "../../shared/testing/symlink.ts";
 import { type ConfigFs, denoConfigFs } from "./config_fs.ts";
-import { FileConfigSource, type FileConfigSourceOptions } from "./file_config_source.ts";
-import { MemoryConfigStore } from "./memory_config_store.ts";
-import { RecordingLogger, virtualService, waitFor } from "./_test_support.ts";
+import type { FileConfigSourceOptions } from "./file_config_source.ts";
+import { startTestSource, virtualService, waitFor } from "./_test_support.ts";
 
 /** Writes one VirtualService file per name into `dir`. */
 async function populate(dir: string, names: readonly string[]): Promise<void> {
@@ -29,25 +28,9 @@ async function metricValue(
     ?.value;
 }
 
-/** A started source over `dir`, and the names of the VirtualServices it serves. */
-async function startSource(dir: string, options: Partial<FileConfigSourceOptions> = {}) {
-  const store = new MemoryConfigStore();
-  const logger = new RecordingLogger();
-  const metrics = new Metrics("discovery", { version: "test", tag: "test" });
-  const source = new FileConfigSource({
-    dir,
-    store,
-    defaultNamespace: "default",
-    logger,
-    metrics,
-    debounceMs: 20,
-    checkMs: 50,
-    settleMs: 0,
-    ...options,
-  });
-  await source.start();
-  const names = () => store.list("VirtualService").map((r) => r.meta.name).sort().join(",");
-  return { source, store, logger, metrics, names };
+/** A started source over `dir` with short periods, and the names of the VirtualServices it serves. */
+function startSource(dir: string, options: Partial<FileConfigSourceOptions> = {}) {
+  return startTestSource(dir, "VirtualService", { checkMs: 50, settleMs: 0, ...options });
 }
 
 Deno.test("FileConfigSource reads a directory removed and made again within one check", async (t) => {
@@ -85,7 +68,7 @@ Deno.test("FileConfigSource reads a directory removed and made again within one 
       assert.equal(names(), "b", "an empty folder keeps the last config");
       await populate(dir, ["d"]);
       await until(() => names() === "d", "the files copied into the recreated folder");
-      assert.equal(source.status().state, "watching");
+      await until(() => source.status().state === "watching", "the recreated folder to be watched");
       assert.equal(source.status().heldEmpty, false);
     });
   } finally {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { symlink } from "../../shared/testing/symlink.ts";
 import { needs, tool } from "../../shared/testing/system_tools.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
-import { RecordingLogger, replaceFile, waitFor } from "./_test_support.ts";
+import { RecordingLogger, replaceFile, startTestSource, waitFor } from "./_test_support.ts";
 
 function serviceEntry(name: string): string {
   return `apiVersion: networking.mesh.io/v1beta1
@@ -30,23 +30,8 @@ async function gaugeValue(metrics: Metrics, name: string): Promise<number | unde
 }
 
 /** A started source over `dir` with short periods, and the names of the ServiceEntries it serves. */
-async function startSource(dir: string) {
-  const store = new MemoryConfigStore();
-  const logger = new RecordingLogger();
-  const metrics = new Metrics("discovery", { version: "test", tag: "test" });
-  const source = new FileConfigSource({
-    dir,
-    store,
-    defaultNamespace: "default",
-    logger,
-    metrics,
-    debounceMs: 20,
-    checkMs: 30,
-    settleMs: 150,
-  });
-  await source.start();
-  const names = () => store.list("ServiceEntry").map((r) => r.meta.name).sort().join(",");
-  return { source, store, logger, metrics, names };
+function startSource(dir: string) {
+  return startTestSource(dir, "ServiceEntry", { settleMs: 150 });
 }
 
 Deno.test("FileConfigSource follows its directory when it is replaced", async (t) => {

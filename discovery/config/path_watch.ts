@@ -25,6 +25,9 @@ export interface PathWatchOptions {
   readonly timers?: Timers;
 }
 
+/** How far behind real time file times may be (a kernel tick is 1 to 10 ms; network file systems lag more). */
+const COARSE_CLOCK_MS = 50;
+
 /**
  * The identity of what a path names, following links: device, inode and creation time. A folder removed and
  * made again at once often gets the inode number back; its creation time tells the two apart.
@@ -155,6 +158,9 @@ export class PathWatch {
   async #open(): Promise<void> {
     const path = this.#options.path;
     const root = resolve(path);
+    // File times come from the kernel's coarse clock, a tick behind: a change made as the watch was being
+    // placed may carry an earlier time. Counting it as after the placement costs at most one needless move.
+    const placedAt = Date.now() - COARSE_CLOCK_MS;
     let watcher: IsolatedFsWatcher;
     try {
       watcher = await IsolatedFsWatcher.open(path, this.#options.recursive ?? true);
@@ -169,7 +175,7 @@ export class PathWatch {
       return;
     }
     this.#watcher = watcher;
-    this.#placedAt = Date.now();
+    this.#placedAt = placedAt;
     this.#suspect = false;
     this.#loop = (async () => {
       try {
