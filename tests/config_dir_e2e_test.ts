@@ -15,8 +15,9 @@ function eventually(probe: () => Promise<boolean>, what: string): Promise<void> 
   return waitFor(probe, what, 30_000, 100);
 }
 
-Deno.test("mesh-discovery is not ready while --configDir is gone, and serves the directory put back", async (t) => {
-  const root = await Deno.makeTempDir({ prefix: "config_dir_e2e_" });
+/** A copy of examples/config under a new temp folder, and mesh-discovery serving it (Mock registry). */
+async function serveExamplesCopy(prefix: string) {
+  const root = await Deno.makeTempDir({ prefix });
   const dir = `${root}/config`;
   await copyTree("examples/config", dir);
   const addresses = discoveryAddresses();
@@ -24,6 +25,11 @@ Deno.test("mesh-discovery is not ready while --configDir is gone, and serves the
     "mesh-discovery",
     discoveryArgs(addresses, ["--registries", "Mock", "--configDir", dir, "--log_as_json"]),
   );
+  return { root, dir, addresses, server };
+}
+
+Deno.test("mesh-discovery is not ready while --configDir is gone, and serves the directory put back", async (t) => {
+  const { root, dir, addresses, server } = await serveExamplesCopy("config_dir_e2e_");
   const ready = async () => {
     const response = await fetch(`http://${addresses.httpAddr}/ready`);
     await response.body?.cancel();
@@ -77,14 +83,7 @@ async function stopWithin30s(server: RunningProgram): Promise<Deno.CommandStatus
 }
 
 Deno.test("mesh-discovery keeps loading files after a FIFO appears in --configDir, and stops on SIGTERM", async () => {
-  const root = await Deno.makeTempDir({ prefix: "config_dir_fifo_e2e_" });
-  const dir = `${root}/config`;
-  await copyTree("examples/config", dir);
-  const addresses = discoveryAddresses();
-  const server = startProgram(
-    "mesh-discovery",
-    discoveryArgs(addresses, ["--registries", "Mock", "--configDir", dir, "--log_as_json"]),
-  );
+  const { root, dir, addresses, server } = await serveExamplesCopy("config_dir_fifo_e2e_");
   const configz = async () => await (await fetch(`http://${addresses.httpAddr}/debug/configz`)).json();
   try {
     await server.waitFor(/"msg":"discovery server started"/);
