@@ -48,8 +48,10 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
       };
       worker.onerror = (event) => {
         event.preventDefault();
-        worker.terminate();
-        reject(new Error(`Watcher worker for "${path}" failed: ${event.message}`));
+        const message = `Watcher worker for "${path}" failed: ${event.message}`;
+        // Before the watch is placed this rejects the open; after, it ends the iteration with the error.
+        watcher.#receive({ type: "error", message });
+        reject(new Error(message));
       };
       worker.postMessage({ path, recursive } satisfies WatchRequest);
     });
@@ -59,7 +61,8 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
   close(): void {
     if (this.#ended) return;
     this.#worker.terminate();
-    this.#finish();
+    this.#ended = true;
+    this.#signal();
   }
 
   /** The watch's events, until it is closed or fails (then the iteration throws why). */
@@ -84,11 +87,6 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
       this.#worker.terminate();
       this.#ended = true;
     }
-    this.#signal();
-  }
-
-  #finish(): void {
-    this.#ended = true;
     this.#signal();
   }
 

@@ -198,6 +198,8 @@ export class PathWatch {
           this.#logger.warn(`watch on ${path} ended: ${(error as Error).message}`, { dir: path });
         }
       }
+      // A watch that ended on its own is placed again by the next check.
+      if (!this.#stopped && this.#watcher === watcher) this.#stale = true;
     })();
   }
 
