@@ -146,6 +146,8 @@ export class FileConfigSource {
   readonly #followExternalLinks: boolean;
   readonly #readTimeoutMs: number;
   readonly #emptyHold: EmptyDirHold;
+  /** Files found missing by a read of the tree, and when (monotonic): see `#forgetWhenGone`. */
+  readonly #missingSince = new Map<string, number>();
   #lastLoad: string | undefined;
   #stopped = false;
   #reloads = 0;
@@ -377,10 +379,9 @@ export class FileConfigSource {
     }
     const present = new Set(files);
     for (const file of this.#state.files()) {
+      if (present.has(file)) this.#missingSince.delete(file);
       // A file under a folder that cannot be read now is not gone: its last good version stays.
-      if (!present.has(file) && !this.#problems.isUnderUnreadable(file)) {
-        this.#forget(file);
-      }
+      else if (!this.#problems.isUnderUnreadable(file)) this.#forgetWhenGone(file);
     }
     const settling: string[] = [];
     // Stat every file first, many at a time; only files whose identity or modification changed are read.
@@ -468,7 +469,7 @@ export class FileConfigSource {
       }
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
-        this.#forget(file);
+        this.#forgetWhenGone(file);
         return "read";
       }
       this.#texts.delete(file);
@@ -504,7 +505,24 @@ export class FileConfigSource {
     this.#known.set(resolve(file), file);
   }
 
+  /**
+   * Forgets a file found missing once it has been missing for `settleMs`: `rm -rf` of a large tree, the first
+   * step of replacing it, removes files one by one for a while, and each removal seen on the way would
+   * withdraw routes the copy that follows brings back. Until then the file is read again later.
+   */
+  #forgetWhenGone(file: string): void {
+    const now = (this.#timers ?? systemTimers).now();
+    const since = this.#missingSince.get(file) ?? now;
+    if (now - since >= this.#settleMs) {
+      this.#forget(file);
+      return;
+    }
+    this.#missingSince.set(file, since);
+    this.#reloadLater("settle", this.#settleMs - (now - since));
+  }
+
   #forget(file: string): void {
+    this.#missingSince.delete(file);
     this.#state.remove(file);
     this.#texts.delete(file);
     this.#stamps.delete(file);

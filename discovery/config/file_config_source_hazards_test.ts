@@ -245,3 +245,28 @@ Deno.test("FileConfigSource follows a --configDir link swapped to another folder
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("FileConfigSource withdraws a removed file only once it has stayed removed for the settle period", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_removal_" });
+  await populate(dir, ["a", "b"]);
+  const clock = FakeTimers.createClock();
+  const { source, names } = await startSource(dir, {
+    timers: timersOf(clock),
+    checkMs: 60_000,
+    settleMs: 200,
+  });
+  try {
+    // What `rm -rf` of a large tree looks like midway: some files gone, the folder still there.
+    await Deno.remove(`${dir}/a.yaml`);
+    await source.reload();
+    assert.equal(names(), "a,b", "a file just removed is still served");
+    clock.tick(100);
+    await source.reload();
+    assert.equal(names(), "a,b");
+    clock.tick(100);
+    await waitFor(() => names() === "b", "the removal to be applied after the settle period");
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

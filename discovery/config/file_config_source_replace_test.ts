@@ -72,11 +72,13 @@ Deno.test("FileConfigSource follows its directory when it is replaced", async (t
     });
 
     await t.step("emptied: the last config stays, with a warning", async () => {
+      // `rm -rf` above may have been seen passing through an empty folder too.
+      const warned = logger.matching("warn", "has no config file").length;
       await Deno.remove(`${dir}/e.yaml`);
       await Deno.remove(`${dir}/f.yaml`);
       await waitFor(() => source.status().heldEmpty, "the empty directory to be held");
       assert.equal(names(), "e,f");
-      assert.equal(logger.matching("warn", "has no config file").length, 1);
+      assert.equal(logger.matching("warn", "has no config file").length, warned + 1);
     });
   } finally {
     await source.stop();
