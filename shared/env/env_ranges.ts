@@ -24,7 +24,11 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   DISCOVERY_STATUS_BURST: { min: 1, max: 1_000_000 },
   DISCOVERY_STATUS_QPS: { min: 0.001, max: 1_000_000, unit: "per second" },
   DISCOVERY_TRACE_SAMPLING: { min: 0, max: 100, unit: "percent" },
-  MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER: { min: 0, max: 7 * 24 * 3600 * 1000, unit: "ms (0: never)" },
+  MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER: {
+    min: 0,
+    max: 7 * 24 * 3600 * 1000,
+    unit: "ms, i.e. 168h (0s: never)",
+  },
   DISCOVERY_XDS_CACHE_SIZE: { min: 0, max: 100_000_000, unit: "entries (0: unbounded)" },
   SECRET_GRACE_PERIOD_RATIO: { min: 0, max: 1 },
   TERMINATION_DRAIN_DURATION_SECONDS: { min: 0, max: 3600, unit: "seconds" },

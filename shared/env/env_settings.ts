@@ -1,6 +1,6 @@
 import { formatDuration, parseDuration } from "../flags/duration.ts";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../flags/scalars.ts";
-import { outOfRange } from "./env_ranges.ts";
+import { ENV_RANGES, outOfRange } from "./env_ranges.ts";
 import { ENV_PREFIXES, ENV_VARS, type EnvType, type EnvVarSpec, type Program } from "./env_vars.ts";
 
 /** A typed value of an environment variable; durations are nanoseconds. */
@@ -155,7 +155,7 @@ function checkRange(spec: EnvVarSpec, text: string, value: EnvValue): EnvValue {
   const number = typeof value === "bigint" ? Number(value / 1_000_000n) : value;
   const expectation = spec.type === "duration" && value < 0
     ? "a duration of at least 0s"
-    : spec.type === "duration"
+    : spec.type === "duration" && !(spec.name in ENV_RANGES)
     ? undefined
     : outOfRange(spec.name, number);
   if (expectation !== undefined) throw new EnvOutOfRangeError(spec.name, text, spec.type, expectation);

@@ -95,6 +95,11 @@ Deno.test("EnvSettings refuses values outside a variable's range, naming it, the
     ["MESH_GPRC_MAXRECVMSGSIZE", "-1", /MESH_GPRC_MAXRECVMSGSIZE="-1" is out of range/],
     ["DISCOVERY_PUSH_THROTTLE", "0", /DISCOVERY_PUSH_THROTTLE="0" is out of range/],
     [
+      "MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER",
+      "200h",
+      /="200h" is out of range: expected a value from 0 to 604800000 ms, i\.e\. 168h/,
+    ],
+    [
       "INITIAL_BACKOFF_MSEC",
       "-1",
       /INITIAL_BACKOFF_MSEC="-1" is out of range: expected a value of at least 0/,
