@@ -3,7 +3,7 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { Resource, SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { scanConfigFiles } from "./config_files.ts";
 import { ScanProblems } from "./scan_problems.ts";
 import { WriteEvents } from "./write_events.ts";
@@ -194,6 +194,7 @@ export class FileConfigSource {
         this.#debouncer.trigger();
       },
       onState: (state) => this.#stateChanged(state),
+      folders: () => new Set([...this.#known.keys()].map((file) => dirname(file))),
       logger: this.#logger,
       ...(options.checkMs !== undefined && { checkMs: options.checkMs }),
       ...(options.timers && { timers: options.timers }),

@@ -270,3 +270,23 @@ Deno.test("FileConfigSource withdraws a removed file only once it has stayed rem
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("FileConfigSource keeps reloading after a FIFO appears and goes in a subfolder", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_fifo_sub_" });
+  await populate(`${dir}/shop`, ["a"]);
+  // Folders changed before the watch was placed: only later changes are expected to have events.
+  const past = new Date(Date.now() - 60_000);
+  for (const folder of [dir, `${dir}/shop`]) await Deno.utime(folder, past, past);
+  const { source, names } = await startSource(dir);
+  try {
+    await mkfifo(`${dir}/shop/x.yaml`);
+    await populate(`${dir}/shop`, ["b"]);
+    await waitFor(() => names() === "a,b", "a file written in the subfolder after the FIFO");
+    await Deno.remove(`${dir}/shop/x.yaml`);
+    await populate(`${dir}/shop`, ["c"]);
+    await waitFor(() => names() === "a,b,c", "a file written in the subfolder after the FIFO went");
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -21,12 +21,17 @@ export interface PathWatchOptions {
   readonly checkMs?: number;
   /** Watch the whole tree under the directory (default) or only its entries. */
   readonly recursive?: boolean;
+  /**
+   * Folders under the directory whose entries' changes must be reported too (the owner knows which hold its
+   * files); a change in one with no event for two checks means the watch stalled, as for the directory's own.
+   */
+  readonly folders?: () => Iterable<string>;
   readonly logger?: Logger;
   readonly timers?: Timers;
 }
 
-/** How far behind real time file times may be (a kernel tick is 1 to 10 ms; network file systems lag more). */
-const COARSE_CLOCK_MS = 50;
+/** How far behind real time file times may be: a kernel tick, 1 to 10 ms. */
+const COARSE_CLOCK_MS = 10;
 
 /**
  * The identity of what a path names, following links: device, inode and creation time. A folder removed and
@@ -36,9 +41,9 @@ function identityOf(info: Deno.FileInfo): string {
   return `${info.dev}:${info.ino}:${info.birthtime?.getTime() ?? ""}`;
 }
 
-/** When the folder's own entries last changed (wall-clock milliseconds), by its modification and change times. */
+/** When a folder's entries last changed (wall-clock milliseconds): adding, removing or renaming one sets it. */
 function entriesChangedAt(info: Deno.FileInfo): number {
-  return Math.max(info.mtime?.getTime() ?? -Infinity, info.ctime?.getTime() ?? -Infinity);
+  return info.mtime?.getTime() ?? -Infinity;
 }
 
 /**
@@ -100,7 +105,10 @@ export class PathWatch {
       try {
         const info = await Deno.stat(this.#options.path);
         identity = info.isDirectory ? identityOf(info) : undefined;
-        if (identity !== undefined && identity === this.#identity && this.#isSilent(entriesChangedAt(info))) {
+        if (
+          identity !== undefined && identity === this.#identity &&
+          this.#isSilent(await this.#latestChange(info))
+        ) {
           this.#logger.warn(
             `watch on ${this.#options.path} delivered no event for a change of its entries; watching it again`,
             { dir: this.#options.path },
@@ -125,6 +133,15 @@ export class PathWatch {
     } finally {
       this.#checking = false;
     }
+  }
+
+  /** When the entries of the directory, or of the folders the owner named, last changed. */
+  async #latestChange(info: Deno.FileInfo): Promise<number> {
+    const folders = [...this.#options.folders?.() ?? []];
+    const times = await Promise.all(
+      folders.map((folder) => Deno.stat(folder).then(entriesChangedAt, () => -Infinity)),
+    );
+    return Math.max(entriesChangedAt(info), ...times);
   }
 
   /**
