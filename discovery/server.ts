@@ -7,7 +7,7 @@ import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
-import { FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
+import { configDirSettingsFromEnv, FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
 import { addDebugOverview } from "./http/debug_overview_routes.ts";
@@ -130,6 +130,7 @@ export async function startDiscovery(
     defaultNamespace: "default",
     logger: deps.logs.scope("source"),
     metrics: deps.metrics,
+    ...configDirSettingsFromEnv(env),
   });
   await files?.start();
   if (files) closers.push(() => files.stop());

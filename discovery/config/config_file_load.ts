@@ -120,7 +120,11 @@ function loadStream(file: string, text: string, stream: YamlStream, defaultNames
     return unreadableFile(
       file,
       stream.errors[0].line,
-      stream.errors.map((e) => `${file}:${e.line}:${e.column}: YAML syntax error: ${e.message}`),
+      capped(
+        stream.errors.map((e) =>
+          `${file}:${e.line}:${e.column}: YAML syntax error: ${e.message.slice(0, 200)}`
+        ),
+      ),
     );
   }
   const documents: LoadedDocument[] = [];
@@ -213,8 +217,17 @@ function loadOne(
     ...(id.group !== undefined && { group: id.group }),
     ...(id.version !== undefined && { version: id.version }),
     reason: id.known ? "invalid_config" : "unknown_type",
-    errors: report.errors.map((issue) => `${file}:${issue.line ?? line}: ${issueText(issue)}`),
+    errors: capped(report.errors.map((issue) => `${file}:${issue.line ?? line}: ${issueText(issue)}`)),
   });
+}
+
+/** Most errors reported per document: a file that is not config at all must not be echoed line by line. */
+const MAX_ERRORS_PER_DOCUMENT = 10;
+
+function capped(errors: string[]): string[] {
+  if (errors.length <= MAX_ERRORS_PER_DOCUMENT) return errors;
+  const more = errors.length - MAX_ERRORS_PER_DOCUMENT;
+  return [...errors.slice(0, MAX_ERRORS_PER_DOCUMENT), `… and ${more} more error${more === 1 ? "" : "s"}`];
 }
 
 function issueText(issue: Issue): string {

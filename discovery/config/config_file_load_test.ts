@@ -177,3 +177,12 @@ spec: {hosts: [s${i}.example.com], location: MESH_EXTERNAL, resolution: DNS, por
   assert.equal(load.documents.length, 3000);
   assert.ok(ticks > 0, "timers ran while the file was parsed");
 });
+
+Deno.test("loadConfigText reports at most 10 errors of a document, quoting no field name whole", () => {
+  const fields = Array.from({ length: 15 }, (_, i) => `secret${i}:${"s".repeat(80)}: 1`).join("\n");
+  const text = `apiVersion: networking.mesh.io/v1beta1\nkind: ServiceEntry\nmetadata: {name: a}\n${fields}\n`;
+  const [rejection] = loadConfigText("x.yaml", text, "default").rejections;
+  assert.equal(rejection.errors.length, 11);
+  assert.match(rejection.errors[10], /^… and \d+ more errors$/);
+  assert.ok(rejection.errors.every((e) => !e.includes("s".repeat(40))), rejection.errors.join("\n"));
+});

@@ -1,3 +1,5 @@
+import { type ConfigFs, denoConfigFs, isInside } from "./config_fs.ts";
+
 /** File name endings the config directory source reads. */
 export const CONFIG_FILE_EXTENSIONS: readonly string[] = [".yaml", ".yml", ".json"];
 
@@ -22,31 +24,72 @@ export interface UnreadablePath {
   readonly reason: string;
 }
 
-/** What {@link scanConfigFiles} found: the config files, and the folders it had to skip. */
+/** Why an entry named like a config file was not read. */
+export type SkipReason = "not_regular" | "outside_tree";
+
+/** An entry named like a config file that was not read, and why. */
+export interface SkippedPath {
+  readonly path: string;
+  readonly reason: SkipReason;
+  /** What was found, for `/debug/configz`: `a FIFO`, `a link to /etc/shadow`. */
+  readonly detail: string;
+}
+
+/** What {@link scanConfigFiles} found: the config files, the folders it could not read, the entries skipped. */
 export interface ConfigFileScan {
   readonly files: string[];
   readonly unreadable: UnreadablePath[];
+  readonly skipped: SkippedPath[];
+}
+
+/** How {@link scanConfigFiles} walks. */
+export interface ScanOptions {
+  /** The file system (the runtime's by default). */
+  readonly fs?: ConfigFs;
+  /** Follow symbolic links that lead out of the directory (default false: they are skipped and reported). */
+  readonly followExternalLinks?: boolean;
 }
 
 /**
  * Like {@link listConfigFiles}, but a folder below `dir` that cannot be read is skipped and reported rather
- * than failing the walk, so that one unreadable folder does not stop every other file from reloading.
+ * than failing the walk, so that one unreadable folder does not stop every other file from reloading. Only
+ * regular files are listed: a FIFO, socket or device named like a config file is reported as skipped (opening
+ * a FIFO blocks until something writes to it). A symbolic link whose target lies outside `dir` is skipped
+ * and reported unless `followExternalLinks`: a link to `/etc/shadow` must not make the server read it.
  */
-export async function scanConfigFiles(dir: string): Promise<ConfigFileScan> {
+export async function scanConfigFiles(dir: string, options: ScanOptions = {}): Promise<ConfigFileScan> {
+  const fs = options.fs ?? denoConfigFs;
   const root = dir.replace(/\/+$/, "") || "/";
-  const scan: ConfigFileScan = { files: [], unreadable: [] };
-  const visited = new Set<string>();
-  await walk(root, scan, visited, true);
+  const scan: ConfigFileScan = { files: [], unreadable: [], skipped: [] };
+  const walker: Walker = {
+    fs,
+    scan,
+    visited: new Set(),
+    realRoot: await fs.realPath(root),
+    followExternalLinks: options.followExternalLinks ?? false,
+  };
+  await walk(walker, root, true);
   scan.files.sort();
-  scan.unreadable.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const byPath = (a: { path: string }, b: { path: string }) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+  scan.unreadable.sort(byPath);
+  scan.skipped.sort(byPath);
   return scan;
 }
 
-async function walk(dir: string, scan: ConfigFileScan, visited: Set<string>, isRoot: boolean): Promise<void> {
+interface Walker {
+  readonly fs: ConfigFs;
+  readonly scan: ConfigFileScan;
+  readonly visited: Set<string>;
+  readonly realRoot: string;
+  readonly followExternalLinks: boolean;
+}
+
+async function walk(walker: Walker, dir: string, isRoot: boolean): Promise<void> {
+  const { fs, scan, visited } = walker;
   const files = scan.files;
   let real: string;
   try {
-    real = await Deno.realPath(dir);
+    real = await fs.realPath(dir);
   } catch (error) {
     if (isRoot) throw error;
     if (!(error instanceof Deno.errors.NotFound)) {
@@ -58,7 +101,7 @@ async function walk(dir: string, scan: ConfigFileScan, visited: Set<string>, isR
   visited.add(real);
   const entries: Deno.DirEntry[] = [];
   try {
-    for await (const entry of Deno.readDir(dir)) entries.push(entry);
+    for await (const entry of fs.readDir(dir)) entries.push(entry);
   } catch (error) {
     if (isRoot) throw error;
     if (!(error instanceof Deno.errors.NotFound)) {
@@ -75,18 +118,46 @@ async function walk(dir: string, scan: ConfigFileScan, visited: Set<string>, isR
     let isDirectory = entry.isDirectory;
     let isFile = entry.isFile;
     if (entry.isSymlink) {
+      let target: Deno.FileInfo;
+      let real: string;
       try {
-        const target = await Deno.stat(path);
-        isDirectory = target.isDirectory;
-        isFile = target.isFile;
+        real = await fs.realPath(path);
+        target = await fs.stat(path);
       } catch {
         continue; // a dangling link is not a config file
       }
+      if (!walker.followExternalLinks && !isInside(real, walker.realRoot)) {
+        if (target.isDirectory || isConfigFileName(entry.name)) {
+          scan.skipped.push({
+            path,
+            reason: "outside_tree",
+            detail: `a link to "${real}", outside the directory`,
+          });
+        }
+        continue;
+      }
+      isDirectory = target.isDirectory;
+      isFile = target.isFile;
     }
-    if (isDirectory) folders.push(walk(path, scan, visited, false));
-    else if (isFile && isConfigFileName(entry.name)) files.push(path);
+    if (isDirectory) folders.push(walk(walker, path, false));
+    else if (!isConfigFileName(entry.name)) continue;
+    else if (isFile) files.push(path);
+    else scan.skipped.push({ path, reason: "not_regular", detail: await describeSpecial(fs, path) });
   }
   await Promise.all(folders);
+}
+
+/** What a non-regular entry is: `a FIFO`, `a socket`, a device. */
+async function describeSpecial(fs: ConfigFs, path: string): Promise<string> {
+  try {
+    const info = await fs.stat(path);
+    if (info.isFifo) return "a FIFO, not a regular file";
+    if (info.isSocket) return "a socket, not a regular file";
+    if (info.isBlockDevice || info.isCharDevice) return "a device, not a regular file";
+  } catch {
+    // gone meanwhile
+  }
+  return "not a regular file";
 }
 
 function reasonOf(error: unknown): string {

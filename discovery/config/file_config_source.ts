@@ -3,8 +3,11 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { Resource, SourcePosition } from "../../shared/config/resource.ts";
 import { resourceKey } from "../../shared/config/resource.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { scanConfigFiles } from "./config_files.ts";
+import { ScanProblems } from "./scan_problems.ts";
+import { WriteEvents } from "./write_events.ts";
+import { type ConfigFs, denoConfigFs, isInside, readTextBounded } from "./config_fs.ts";
 import { filesToReread, pathsNamedBy } from "./named_paths.ts";
 import { PathWatch, type PathWatchState } from "./path_watch.ts";
 import {
@@ -16,6 +19,7 @@ import {
 import { ConfigDirState, type ConfigDirView } from "./config_dir_state.ts";
 import { ConfigDirReporter } from "./config_dir_reporter.ts";
 import { Debouncer } from "./debouncer.ts";
+import { EmptyDirHold } from "./empty_dir_hold.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
@@ -41,11 +45,13 @@ export interface FileConfigSourceOptions {
   readonly timers?: Timers;
   /** How often the directory's path is checked for a replacement (default 1 s). */
   readonly checkMs?: number;
-  /**
-   * A changed file is loaded once it has not been modified for this long (default 200 ms), and a directory
-   * found empty is applied as empty only when it is still empty this long later.
-   */
+  /** A changed file is loaded once it has not been modified for this long (default 200 ms). */
   readonly settleMs?: number;
+  /**
+   * How long the directory must stay without config files before its resources are withdrawn; 0 (the
+   * default) keeps them until files are back (`MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER`).
+   */
+  readonly emptyWithdrawAfterMs?: number;
   /**
    * Largest file read (default 1 MiB, the most an orchestrator ConfigMap holds); a larger one is rejected
    * whole, its last good version kept, so one huge file can neither take the memory nor stall the server.
@@ -58,6 +64,12 @@ export interface FileConfigSourceOptions {
    * later (default 1 s), so that a change the kernel's watch did not report is still found.
    */
   readonly verifyMs?: number;
+  /** Follow symbolic links out of the directory (`MESHD_CONFIG_DIR_FOLLOW_EXTERNAL_LINKS`, default false). */
+  readonly followExternalLinks?: boolean;
+  /** Longest a file's read may take before it is given up and its last good version kept (default 10 s). */
+  readonly readTimeoutMs?: number;
+  /** The file system (the runtime's by default); tests make a folder's read fail through it. */
+  readonly fs?: ConfigFs;
 }
 
 /** The state of the config directory source, for `/debug/configz`, a metric and readiness. */
@@ -70,8 +82,12 @@ export interface ConfigSourceStatus {
   readonly lastLoad?: string;
   /** Resources served from the directory. */
   readonly resources: number;
-  /** Folders under the directory that could not be read and were skipped. */
+  /** Folders under the directory that could not be read; the config last read from them is kept. */
   readonly unreadable: readonly string[];
+  /** Entries named like config files that were not read: not regular files, or links leaving the directory. */
+  readonly skipped: readonly string[];
+  /** True while the directory has no config file and the config last loaded from it is kept. */
+  readonly heldEmpty: boolean;
   /** Files changed so recently that their previous version is still served. */
   readonly settling: readonly string[];
 }
@@ -125,8 +141,14 @@ export class FileConfigSource {
   /** Pending whole-tree reloads by why they were asked for; at most one of each. */
   readonly #laterReloads = new Map<"settle" | "verify", unknown>();
   #settling: string[] = [];
-  #unreadable: readonly string[] = [];
-  #emptySeenAt: number | undefined;
+  readonly #problems: ScanProblems;
+  readonly #writes: WriteEvents;
+  readonly #fs: ConfigFs;
+  readonly #followExternalLinks: boolean;
+  readonly #readTimeoutMs: number;
+  readonly #emptyHold: EmptyDirHold;
+  /** Files found missing by a read of the tree, and when (monotonic): see `#forgetWhenGone`. */
+  readonly #missingSince = new Map<string, number>();
   #lastLoad: string | undefined;
   #stopped = false;
   #reloads = 0;
@@ -152,15 +174,28 @@ export class FileConfigSource {
     this.#settleMs = options.settleMs ?? 200;
     this.#maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.#wallClock = options.wallClock ?? Date.now;
+    this.#writes = new WriteEvents(this.#settleMs, this.#wallClock);
+    this.#problems = new ScanProblems(this.#dir, this.#logger, options.metrics);
     this.#verifyMs = options.verifyMs ?? 1000;
+    this.#fs = options.fs ?? denoConfigFs;
+    this.#followExternalLinks = options.followExternalLinks ?? false;
+    this.#readTimeoutMs = options.readTimeoutMs ?? 10_000;
+    this.#emptyHold = new EmptyDirHold({
+      dir: this.#dir,
+      withdrawAfterMs: options.emptyWithdrawAfterMs ?? 0,
+      logger: this.#logger,
+      ...(options.metrics && { metrics: options.metrics }),
+      now: () => (this.#timers ?? systemTimers).now(),
+    });
     this.#pathWatch = new PathWatch({
       path: this.#dir,
       onChange: (event) => {
-        if (event !== undefined) this.#noteEvent(event);
+        if (event !== undefined) this.#writes.note(event);
         this.#noteNamed(event);
         this.#debouncer.trigger();
       },
       onState: (state) => this.#stateChanged(state),
+      folders: () => new Set([...this.#known.keys()].map((file) => dirname(file))),
       logger: this.#logger,
       ...(options.checkMs !== undefined && { checkMs: options.checkMs }),
       ...(options.timers && { timers: options.timers }),
@@ -169,8 +204,6 @@ export class FileConfigSource {
   }
 
   readonly #metrics: Metrics | undefined;
-  /** Recent write and rename events by absolute path (see `#noteEvent`). */
-  readonly #events = new Map<string, { writtenAt?: number; renamedAt?: number }>();
 
   /** The watched directory. */
   get dir(): string {
@@ -255,7 +288,9 @@ export class FileConfigSource {
       state: this.#pathWatch.state,
       ...(this.#lastLoad !== undefined && { lastLoad: this.#lastLoad }),
       resources: this.#view.resources.size,
-      unreadable: [...this.#unreadable],
+      unreadable: this.#problems.unreadable,
+      skipped: this.#problems.skipped,
+      heldEmpty: this.#emptyHold.holding,
       settling: [...this.#settling],
     };
   }
@@ -323,10 +358,13 @@ export class FileConfigSource {
   async #reloadTree(): Promise<void> {
     let files: string[];
     try {
-      const scan = await scanConfigFiles(this.#dir);
+      const scan = await scanConfigFiles(this.#dir, {
+        fs: this.#fs,
+        followExternalLinks: this.#followExternalLinks,
+      });
       files = scan.files;
       this.#listError = undefined;
-      this.#reportUnreadable(scan.unreadable.map((u) => `${u.path}: ${u.reason}`));
+      this.#problems.update(scan.unreadable, scan.skipped);
     } catch (error) {
       const message = `cannot list config directory ${this.#dir}: ${
         (error as Error).message
@@ -336,14 +374,20 @@ export class FileConfigSource {
       if (this.#reloads === 0) throw new Error(message, { cause: error });
       return;
     }
-    if (this.#holdEmpty(files)) return;
+    const empty = this.#emptyHold.decide(files.length, this.#owned.size);
+    if (empty.hold) {
+      if (empty.recheckMs !== undefined) this.#reloadLater("settle", empty.recheckMs);
+      return;
+    }
     const present = new Set(files);
     for (const file of this.#state.files()) {
-      if (!present.has(file)) this.#forget(file);
+      if (present.has(file)) this.#missingSince.delete(file);
+      // A file under a folder that cannot be read now is not gone: its last good version stays.
+      else if (!this.#problems.isUnderUnreadable(file)) this.#forgetWhenGone(file);
     }
     const settling: string[] = [];
     // Stat every file first, many at a time; only files whose identity or modification changed are read.
-    const stats = await statAll(files);
+    const stats = await statAll(this.#fs, files);
     for (const file of files) {
       const info = stats.get(file);
       if (info !== undefined && unchangedSince(this.#stamps.get(file), info)) continue;
@@ -351,7 +395,7 @@ export class FileConfigSource {
     }
     this.#settling = settling;
     if (settling.length > 0) this.#reloadLater("settle", this.#settleMs);
-    this.#pruneEvents();
+    this.#writes.prune();
     const view = this.#state.view();
     this.#view = view;
     this.#state.takeTouched();
@@ -359,31 +403,6 @@ export class FileConfigSource {
     this.#reporter.report(view.rejections, view.warnings);
     this.#reloads++;
     this.#lastLoad = new Date(this.#wallClock()).toISOString();
-  }
-
-  /**
-   * True when the tree is found empty while resources are served and it has not been empty for
-   * `settleMs` yet: a directory being replaced (removed, then copied back) passes through empty, and
-   * serving nothing in between would withdraw every resource from the fleet.
-   */
-  #holdEmpty(files: readonly string[]): boolean {
-    if (files.length > 0 || this.#owned.size === 0) {
-      this.#emptySeenAt = undefined;
-      return false;
-    }
-    const now = (this.#timers ?? systemTimers).now();
-    if (this.#emptySeenAt === undefined) this.#emptySeenAt = now;
-    if (now - this.#emptySeenAt < this.#settleMs) {
-      this.#reloadLater("settle", this.#settleMs);
-      return true;
-    }
-    this.#emptySeenAt = undefined;
-    this.#logger.warn(
-      `config directory ${this.#dir} has been empty for ${this.#settleMs} ms; ` +
-        `withdrawing the ${this.#owned.size} resources loaded from it`,
-      { dir: this.#dir, resources: this.#owned.size },
-    );
-    return false;
   }
 
   /**
@@ -418,22 +437,6 @@ export class FileConfigSource {
     }
   }
 
-  #reportUnreadable(unreadable: readonly string[]): void {
-    const before = new Set(this.#unreadable);
-    for (const entry of unreadable) {
-      if (!before.has(entry)) {
-        this.#logger.error(`skipping unreadable folder under the config directory: ${entry}`, {
-          dir: this.#dir,
-        });
-      }
-    }
-    this.#unreadable = unreadable;
-    this.#metrics?.gauge("discovery_config_source_unreadable_paths").set(
-      { source: "configDir" },
-      unreadable.length,
-    );
-  }
-
   /**
    * Reads one file into the state. A file changed less than `settleMs` ago may still be being written: its
    * previous version stays (none, for a new file) and `settling` is returned so the tree is read again.
@@ -442,7 +445,13 @@ export class FileConfigSource {
     let text: string;
     let before: Deno.FileInfo;
     try {
-      before = await Deno.stat(file);
+      before = await this.#fs.stat(file);
+      const refused = await this.#refusal(file, before);
+      if (refused !== undefined) {
+        this.#texts.delete(file);
+        this.#state.update(unreadableFile(file, 1, [`${file}:1: ${refused}`]));
+        return "read";
+      }
       if (before.size > this.#maxFileBytes) {
         // Not read at all; the marker keeps an unchanged oversized file from being reported on every reload.
         const marker = `\0oversized:${before.size}:${before.mtime?.getTime()}`;
@@ -455,14 +464,14 @@ export class FileConfigSource {
         ]));
         return "read";
       }
-      text = await Deno.readTextFile(file);
+      text = await readTextBounded(this.#fs, file, this.#readTimeoutMs, this.#timers);
       const changed = this.#texts.get(file) !== text;
-      if (changed && this.#reloads > 0 && this.#mayBeInProgress(file, before.mtime?.getTime())) {
+      if (changed && this.#reloads > 0 && this.#writes.mayBeInProgress(file, before.mtime?.getTime())) {
         return "settling";
       }
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
-        this.#forget(file);
+        this.#forgetWhenGone(file);
         return "read";
       }
       this.#texts.delete(file);
@@ -481,53 +490,41 @@ export class FileConfigSource {
     return "read";
   }
 
+  /**
+   * Why `file` is not read, if it is not: it is no regular file (opening a FIFO waits for a writer), or a link
+   * leading out of the directory. The walk skips both; this covers a file replaced since the walk.
+   */
+  async #refusal(file: string, info: Deno.FileInfo): Promise<string | undefined> {
+    if (!info.isFile) return "not a regular file (a FIFO, socket or device); not read";
+    if (this.#followExternalLinks || !(await this.#fs.lstat(file)).isSymlink) return undefined;
+    const [real, root] = await Promise.all([this.#fs.realPath(file), this.#fs.realPath(this.#dir)]);
+    if (isInside(real, root)) return undefined;
+    return `a link to "${real}", outside the config directory; not read (MESHD_CONFIG_DIR_FOLLOW_EXTERNAL_LINKS)`;
+  }
+
   #stamp(file: string, info: Deno.FileInfo): void {
     this.#stamps.set(file, fileStamp(info, Date.now()));
     this.#known.set(resolve(file), file);
   }
 
   /**
-   * Remembers when each path was last written to (`create`, `modify`) or renamed into place (`rename`): a file
-   * that arrived by a rename is whole, one still being written to is not.
+   * Forgets a file found missing once it has been missing for `settleMs`: `rm -rf` of a large tree, the first
+   * step of replacing it, removes files one by one for a while, and each removal seen on the way would
+   * withdraw routes the copy that follows brings back. Until then the file is read again later.
    */
-  #noteEvent(event: Deno.FsEvent): void {
-    const now = this.#wallClock();
-    for (const path of event.paths) {
-      const key = resolve(path);
-      const seen = this.#events.get(key) ?? {};
-      if (event.kind === "rename") seen.renamedAt = now;
-      else if (event.kind === "create" || event.kind === "modify") seen.writtenAt = now;
-      else continue;
-      this.#events.set(key, seen);
+  #forgetWhenGone(file: string): void {
+    const now = (this.#timers ?? systemTimers).now();
+    const since = this.#missingSince.get(file) ?? now;
+    if (now - since >= this.#settleMs) {
+      this.#forget(file);
+      return;
     }
-  }
-
-  /**
-   * Whether a changed file may still be being written. Written to within `settleMs`: yes. Renamed into place
-   * since its last write (how editors, `kubectl cp` and config tools replace files atomically): no, it is
-   * whole. Otherwise, without events for it (a swapped directory, a watch being moved): its modification time
-   * says.
-   */
-  #mayBeInProgress(file: string, modified: number | undefined): boolean {
-    const now = this.#wallClock();
-    const seen = this.#events.get(resolve(file));
-    if (seen?.writtenAt !== undefined && now - seen.writtenAt < this.#settleMs) {
-      if (seen.renamedAt === undefined || seen.renamedAt < seen.writtenAt) return true;
-    }
-    if (seen?.renamedAt !== undefined && now - seen.renamedAt < this.#settleMs) return false;
-    return modified !== undefined && now - modified < this.#settleMs;
-  }
-
-  /** Forgets events older than the settle period, which no longer decide anything. */
-  #pruneEvents(): void {
-    const now = this.#wallClock();
-    for (const [path, seen] of this.#events) {
-      const latest = Math.max(seen.writtenAt ?? -Infinity, seen.renamedAt ?? -Infinity);
-      if (now - latest >= this.#settleMs) this.#events.delete(path);
-    }
+    this.#missingSince.set(file, since);
+    this.#reloadLater("settle", this.#settleMs - (now - since));
   }
 
   #forget(file: string): void {
+    this.#missingSince.delete(file);
     this.#state.remove(file);
     this.#texts.delete(file);
     this.#stamps.delete(file);
@@ -585,11 +582,11 @@ export class FileConfigSource {
 }
 
 /** Stats `files`, 64 at a time; a file that cannot be stat'ed is left out (reading it reports why). */
-async function statAll(files: readonly string[]): Promise<Map<string, Deno.FileInfo>> {
+async function statAll(fs: ConfigFs, files: readonly string[]): Promise<Map<string, Deno.FileInfo>> {
   const out = new Map<string, Deno.FileInfo>();
   for (let i = 0; i < files.length; i += 64) {
     const batch = files.slice(i, i + 64);
-    const infos = await Promise.all(batch.map((file) => Deno.stat(file).catch(() => undefined)));
+    const infos = await Promise.all(batch.map((file) => fs.stat(file).catch(() => undefined)));
     batch.forEach((file, j) => infos[j] !== undefined && out.set(file, infos[j]));
   }
   return out;

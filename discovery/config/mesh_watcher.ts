@@ -126,8 +126,7 @@ export class MeshWatcher {
         );
       }
     }
-    this.#mesh?.start();
-    this.#networks?.start();
+    await Promise.all([this.#mesh?.start(), this.#networks?.start()]);
   }
 
   /** Reads both files now. */

@@ -195,3 +195,29 @@ Deno.test("MeshWatcher follows the mesh config when its folder is replaced, remo
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("MeshWatcher keeps its config when a FIFO appears beside or in place of its file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mesh_watcher_fifo_" });
+  const meshFile = `${dir}/mesh`;
+  await Deno.writeTextFile(meshFile, "accessLogFile: /tmp/a\n");
+  const logger = new RecordingLogger();
+  const watcher = new MeshWatcher({ meshConfigFile: meshFile, logger, debounceMs: 20, dirPollMs: 30 });
+  const mkfifo = async (path: string) => {
+    const { code } = await new Deno.Command("sh", { args: ["-c", 'mkfifo "$1"', "sh", path] }).output();
+    assert.equal(code, 0);
+  };
+  try {
+    await watcher.start();
+    await mkfifo(`${dir}/pipe`);
+    await replaceFile(meshFile, "accessLogFile: /tmp/b\n");
+    await waitFor(() => watcher.current().accessLogFile === "/tmp/b", "an edit after a FIFO beside the file");
+    await Deno.remove(meshFile);
+    await mkfifo(meshFile);
+    await watcher.reload();
+    assert.equal(watcher.current().accessLogFile, "/tmp/b", "the last config stays");
+    assert.match(watcher.status()[0].errors.join(), /not a regular file/);
+  } finally {
+    await watcher.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -6,6 +6,7 @@
 export * from "./memory_config_store.ts";
 export * from "./file_config_source.ts";
 export * from "./mesh_watcher.ts";
+export * from "./config_dir_settings.ts";
 export type { ConfigWarning, DocumentRejection, RejectionReason } from "./config_file_load.ts";
 export type { Timers } from "../../shared/time/timers.ts";
 export type {

@@ -1,5 +1,7 @@
 import { type Logger, silentLogger } from "../../shared/log/logger.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { resolve } from "node:path";
+import { IsolatedFsWatcher } from "./isolated_fs_watcher.ts";
 
 /** Whether a watched directory is there: `watching` (found and watched) or `lost` (gone or not a directory). */
 export type PathWatchState = "watching" | "lost";
@@ -17,13 +19,31 @@ export interface PathWatchOptions {
   readonly onState?: (state: PathWatchState) => void;
   /** How often the path is checked for a replacement (default 1 s). */
   readonly checkMs?: number;
+  /** Watch the whole tree under the directory (default) or only its entries. */
+  readonly recursive?: boolean;
+  /**
+   * Folders under the directory whose entries' changes must be reported too (the owner knows which hold its
+   * files); a change in one with no event for two checks means the watch stalled, as for the directory's own.
+   */
+  readonly folders?: () => Iterable<string>;
   readonly logger?: Logger;
   readonly timers?: Timers;
 }
 
-/** The identity of what a path names: device and inode, following links. */
+/** How far behind real time file times may be: a kernel tick, 1 to 10 ms. */
+const COARSE_CLOCK_MS = 10;
+
+/**
+ * The identity of what a path names, following links: device, inode and creation time. A folder removed and
+ * made again at once often gets the inode number back; its creation time tells the two apart.
+ */
 function identityOf(info: Deno.FileInfo): string {
-  return `${info.dev}:${info.ino}`;
+  return `${info.dev}:${info.ino}:${info.birthtime?.getTime() ?? ""}`;
+}
+
+/** When a folder's entries last changed (wall-clock milliseconds): adding, removing or renaming one sets it. */
+function entriesChangedAt(info: Deno.FileInfo): number {
+  return info.mtime?.getTime() ?? -Infinity;
 }
 
 /**
@@ -31,14 +51,23 @@ function identityOf(info: Deno.FileInfo): string {
  * on, so a directory renamed away and replaced, removed and recreated, or a symbolic link swapped to another
  * folder would leave it watching something nobody edits any more. Here the path is checked every `checkMs`:
  * when it names another directory the watch moves there and `onChange` runs; when it names nothing the state
- * is `lost` until it is back.
+ * is `lost` until it is back. The watch is placed again at once when it reports the folder itself removed or
+ * renamed (it would report nothing more), and when the folder's entries changed but no event came within two
+ * checks (the runtime's watcher stalls on a FIFO; see `isolated_fs_watcher.ts`).
  */
 export class PathWatch {
   readonly #options: PathWatchOptions;
   readonly #timers: Timers;
   readonly #logger: Logger;
   #identity: string | undefined;
-  #watcher: Deno.FsWatcher | undefined;
+  /** Set when the watch can no longer be trusted: the next check places it again. */
+  #stale = false;
+  /** Wall-clock time the watch was placed, and of its last event (compared with the folder's times). */
+  #placedAt = -Infinity;
+  #lastEventAt = -Infinity;
+  /** True when the last check found the folder's entries changed after the watch's last event. */
+  #suspect = false;
+  #watcher: IsolatedFsWatcher | undefined;
   #loop: Promise<void> = Promise.resolve();
   #timer: unknown;
   #state: PathWatchState = "lost";
@@ -71,20 +100,30 @@ export class PathWatch {
     this.#checking = true;
     try {
       let identity: string | undefined;
+      let stale = this.#stale;
+      this.#stale = false;
       try {
         const info = await Deno.stat(this.#options.path);
         identity = info.isDirectory ? identityOf(info) : undefined;
+        if (
+          identity !== undefined && identity === this.#identity &&
+          this.#isSilent(await this.#latestChange(info))
+        ) {
+          this.#logger.warn(
+            `watch on ${this.#options.path} delivered no event for a change of its entries; watching it again`,
+            { dir: this.#options.path },
+          );
+          stale = true;
+        }
       } catch {
         identity = undefined;
       }
-      if (identity === this.#identity || this.#stopped) return;
+      if ((identity === this.#identity && !stale) || this.#stopped) return;
       this.#identity = identity;
-      // The old watch must be fully torn down first: a new watch opened on the same path while the old one
-      // is still closing receives no events.
       this.#close();
       await this.#loop;
-      if (identity !== undefined && !this.#stopped) this.#open();
-      const state: PathWatchState = identity === undefined || !this.#watcher ? "lost" : "watching";
+      if (identity !== undefined && !this.#stopped) await this.#open();
+      const state: PathWatchState = this.#identity === undefined || !this.#watcher ? "lost" : "watching";
       if (state !== this.#state) {
         this.#state = state;
         this.#options.onState?.(state);
@@ -94,6 +133,27 @@ export class PathWatch {
     } finally {
       this.#checking = false;
     }
+  }
+
+  /** When the entries of the directory, or of the folders the owner named, last changed. */
+  async #latestChange(info: Deno.FileInfo): Promise<number> {
+    const folders = [...this.#options.folders?.() ?? []];
+    const times = await Promise.all(
+      folders.map((folder) => Deno.stat(folder).then(entriesChangedAt, () => -Infinity)),
+    );
+    return Math.max(entriesChangedAt(info), ...times);
+  }
+
+  /**
+   * True when the folder's entries changed (at `changedAt`) after the watch was placed and after its last
+   * event, at this check and the one before: events arrive within milliseconds of a change, so the watch is
+   * stalled.
+   */
+  #isSilent(changedAt: number): boolean {
+    const unreported = changedAt > this.#placedAt && changedAt > this.#lastEventAt;
+    const silent = unreported && this.#suspect;
+    this.#suspect = unreported && !silent;
+    return silent;
   }
 
   /** Stops checking and closes the watch. */
@@ -112,29 +172,51 @@ export class PathWatch {
     }, this.#options.checkMs ?? 1000);
   }
 
-  #open(): void {
+  async #open(): Promise<void> {
     const path = this.#options.path;
-    let watcher: Deno.FsWatcher;
+    const root = resolve(path);
+    // File times come from the kernel's coarse clock, a tick behind: a change made as the watch was being
+    // placed may carry an earlier time. Counting it as after the placement costs at most one needless move.
+    const placedAt = Date.now() - COARSE_CLOCK_MS;
+    let watcher: IsolatedFsWatcher;
     try {
-      watcher = Deno.watchFs(path, { recursive: true });
+      watcher = await IsolatedFsWatcher.open(path, this.#options.recursive ?? true);
     } catch (error) {
       // Gone between the stat and the watch, or not permitted: the next check tries again.
       this.#identity = undefined;
       this.#logger.warn(`cannot watch ${path}: ${(error as Error).message}`, { dir: path });
       return;
     }
+    if (this.#stopped) {
+      watcher.close();
+      return;
+    }
     this.#watcher = watcher;
+    this.#placedAt = placedAt;
+    this.#suspect = false;
     this.#loop = (async () => {
       try {
         for await (const event of watcher) {
+          this.#lastEventAt = Date.now();
           // Hidden paths matter too: orchestrator volume mounts swap a `..data` link to update every file.
           if (event.kind !== "access") this.#options.onChange(event);
+          if (
+            (event.kind === "remove" || event.kind === "rename") &&
+            event.paths.some((p) => resolve(p) === root)
+          ) {
+            // The watched folder itself went away: its watch sees nothing more, even if a folder is back at
+            // the path before the next check (possibly with the same inode number).
+            this.#stale = true;
+            void this.check();
+          }
         }
       } catch (error) {
         if (!this.#stopped && this.#watcher === watcher) {
           this.#logger.warn(`watch on ${path} ended: ${(error as Error).message}`, { dir: path });
         }
       }
+      // A watch that ended on its own is placed again by the next check.
+      if (!this.#stopped && this.#watcher === watcher) this.#stale = true;
     })();
   }
 

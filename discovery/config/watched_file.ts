@@ -3,9 +3,14 @@ import { MeshConfigError } from "../../shared/config/mesh/mesh_config_error.ts";
 import { deepEqual } from "./deep_equal.ts";
 import { Debouncer } from "./debouncer.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { denoConfigFs, readTextBounded } from "./config_fs.ts";
+import { PathWatch } from "./path_watch.ts";
 
 /** Largest mesh config file read: the most an orchestrator ConfigMap holds; real ones are a few KiB. */
 export const MAX_MESH_FILE_BYTES = 1024 * 1024;
+
+/** Longest a read of the file may take before it is given up and the current value kept. */
+const READ_TIMEOUT_MS = 10_000;
 
 /** Options of {@link WatchedFile}. */
 export interface WatchedFileOptions<T> {
@@ -43,9 +48,7 @@ export class WatchedFile<T> {
   #errors: readonly string[] = [];
   #lastLogged: string | undefined;
   #warningsLogged = "";
-  #watcher: Deno.FsWatcher | undefined;
-  #watchLoop: Promise<void> | undefined;
-  #pollTimer: unknown;
+  readonly #pathWatch: PathWatch;
   #chain: Promise<void> = Promise.resolve();
   #stopped = false;
 
@@ -55,6 +58,25 @@ export class WatchedFile<T> {
     this.#timers = options.timers ?? systemTimers;
     this.#debouncer = new Debouncer(() => void this.load(), {
       delayMs: options.debounceMs,
+      ...(options.timers && { timers: options.timers }),
+    });
+    const { path } = options;
+    const slash = path.lastIndexOf("/");
+    const base = path.slice(slash + 1);
+    // The folder is watched by path: replaced, removed and recreated, or swapped, the watch follows it.
+    this.#pathWatch = new PathWatch({
+      path: slash < 0 ? "." : slash === 0 ? "/" : path.slice(0, slash),
+      recursive: false,
+      onChange: (event) => {
+        // `..data` is the link an orchestrator volume swaps to replace every file of the mount at once.
+        const relevant = event === undefined || event.paths.some((p) => {
+          const name = p.slice(p.lastIndexOf("/") + 1);
+          return name === base || name.startsWith("..");
+        });
+        if (relevant) this.#debouncer.trigger();
+      },
+      checkMs: options.dirPollMs,
+      logger: options.logger,
       ...(options.timers && { timers: options.timers }),
     });
   }
@@ -84,9 +106,9 @@ export class WatchedFile<T> {
     return this.#loadedFromFile;
   }
 
-  /** Starts watching the parent directory (or polling for it until it exists). */
-  start(): void {
-    this.#watchDirectory();
+  /** Starts watching the parent directory (or looking for it until it exists); resolves once placed. */
+  start(): Promise<void> {
+    return this.#pathWatch.start();
   }
 
   /** Reads the file now; reads never overlap. */
@@ -100,13 +122,7 @@ export class WatchedFile<T> {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#debouncer.cancel();
-    if (this.#pollTimer !== undefined) this.#timers.clearTimeout(this.#pollTimer);
-    try {
-      this.#watcher?.close();
-    } catch {
-      // already closed
-    }
-    await this.#watchLoop;
+    await this.#pathWatch.stop();
     await this.#chain;
   }
 
@@ -120,7 +136,13 @@ export class WatchedFile<T> {
     const { label, path, logger } = this.#options;
     let text: string;
     try {
-      const { size } = await Deno.stat(path);
+      const { size, isFile } = await Deno.stat(path);
+      if (!isFile) {
+        // Opening a FIFO waits for a writer: only regular files are read.
+        this.#errors = [`${path}: not a regular file (a folder, FIFO, socket or device)`];
+        this.#logOnce(this.#errors[0], "error", `${label} file ${path} is not a regular file; not read`);
+        return;
+      }
       if (size > MAX_MESH_FILE_BYTES) {
         this.#errors = [`${path}: file is ${size} bytes, over the ${MAX_MESH_FILE_BYTES}-byte limit`];
         this.#logOnce(
@@ -131,7 +153,7 @@ export class WatchedFile<T> {
         );
         return;
       }
-      text = await Deno.readTextFile(path);
+      text = await readTextBounded(denoConfigFs, path, READ_TIMEOUT_MS, this.#timers);
       this.#setLost(false);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
@@ -203,80 +225,5 @@ export class WatchedFile<T> {
     if (this.#lastLogged === signature) return;
     this.#lastLogged = signature;
     this.#options.logger[level](message, { file: this.#options.path });
-  }
-
-  #watchDirectory(): void {
-    if (this.#stopped) return;
-    const { path, logger, label } = this.#options;
-    const slash = path.lastIndexOf("/");
-    const dir = slash < 0 ? "." : slash === 0 ? "/" : path.slice(0, slash);
-    const base = path.slice(slash + 1);
-    let watcher: Deno.FsWatcher;
-    let identity: string;
-    try {
-      const info = Deno.statSync(dir);
-      identity = `${info.dev}:${info.ino}`;
-      watcher = Deno.watchFs(dir, { recursive: false });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) {
-        logger.error(`cannot watch ${label} directory ${dir}: ${(error as Error).message}`, { file: path });
-      }
-      this.#pollTimer = this.#timers.setTimeout(() => {
-        this.#pollTimer = undefined;
-        this.#watchDirectory();
-        if (this.#watcher) this.#debouncer.trigger();
-      }, this.#options.dirPollMs);
-      return;
-    }
-    this.#watcher = watcher;
-    this.#scheduleDirectoryCheck(dir, identity);
-    this.#watchLoop = (async () => {
-      try {
-        for await (const event of watcher) {
-          // `..data` is the link an orchestrator volume swaps to replace every file of the mount at once.
-          const relevant = event.paths.some((p) => {
-            const name = p.slice(p.lastIndexOf("/") + 1);
-            return name === base || name.startsWith("..");
-          });
-          if (relevant && event.kind !== "access") this.#debouncer.trigger();
-        }
-      } catch (error) {
-        if (!this.#stopped) {
-          logger.error(`stopped watching ${label} file ${path}: ${(error as Error).message}`);
-        }
-      }
-    })();
-  }
-
-  /**
-   * A kernel watch follows the directory's inode: when the folder holding the file is renamed away and
-   * replaced (or removed and recreated), the watch moves to whatever the path names now and the file is read.
-   */
-  #scheduleDirectoryCheck(dir: string, identity: string): void {
-    this.#pollTimer = this.#timers.setTimeout(async () => {
-      this.#pollTimer = undefined;
-      if (this.#stopped) return;
-      let now: string | undefined;
-      try {
-        const info = await Deno.stat(dir);
-        now = `${info.dev}:${info.ino}`;
-      } catch {
-        now = undefined;
-      }
-      if (now === identity) {
-        this.#scheduleDirectoryCheck(dir, identity);
-        return;
-      }
-      // The old watch must be torn down first: a new watch on the same path opened meanwhile gets no events.
-      try {
-        this.#watcher?.close();
-      } catch {
-        // already closed
-      }
-      this.#watcher = undefined;
-      await this.#watchLoop;
-      this.#watchDirectory();
-      this.#debouncer.trigger();
-    }, this.#options.dirPollMs);
   }
 }

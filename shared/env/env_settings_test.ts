@@ -106,6 +106,11 @@ Deno.test("EnvSettings refuses values outside a variable's range, naming it, the
     ],
     ["DISCOVERY_XDS_MAX_STREAMS", "10000001", /DISCOVERY_XDS_MAX_STREAMS="10000001" is out of range/],
     [
+      "MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER",
+      "200h",
+      /MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER="200h" is out of range: expected a duration from 0s to 168h/,
+    ],
+    [
       "INITIAL_BACKOFF_MSEC",
       "-1",
       /INITIAL_BACKOFF_MSEC="-1" is out of range: expected a value of at least 0/,

@@ -53,6 +53,22 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Not in the reference. CSRs waiting to be signed at most; past it requests are refused with RESOURCE_EXHAUSTED. From 0 to 1000000.",
   },
   {
+    name: "MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER",
+    type: "duration",
+    default: "0s",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. How long --configDir must stay without config files before the resources loaded from it are withdrawn; 0s: never, the last config is kept until files are back.",
+  },
+  {
+    name: "MESHD_CONFIG_DIR_FOLLOW_EXTERNAL_LINKS",
+    type: "bool",
+    default: "false",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. When true, symbolic links under --configDir may lead out of it; by default such links are skipped (links inside it, such as an orchestrator volume's ..data, are followed).",
+  },
+  {
     name: "AUDIENCE",
     type: "string",
     default: "",

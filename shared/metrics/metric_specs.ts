@@ -526,7 +526,27 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     name: "discovery_config_source_unreadable_paths",
     kind: "LastValue",
     programs: DISCOVERY,
-    help: "Folders under a config directory that could not be read and were skipped.",
+    help: "Folders under a config directory that could not be read; the config last read from them is kept.",
+  },
+  {
+    name: "discovery_config_source_held_empty",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "1 while a config directory has no config file and the config last loaded from it is kept.",
+  },
+  {
+    name: "discovery_config_source_empty_withdrawals",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "Times a config directory stayed empty for MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER and its config was withdrawn.",
+  },
+  {
+    name: "discovery_config_source_skipped_paths",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help:
+      "Entries under a config directory not read: not regular files (FIFOs, sockets, devices) or links leaving it.",
   },
 ]);
 
@@ -570,6 +590,9 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_orch_cfg_events: ["type", "event"],
   discovery_config_source_lost: ["source"],
   discovery_config_source_unreadable_paths: ["source"],
+  discovery_config_source_held_empty: ["source"],
+  discovery_config_source_empty_withdrawals: ["source"],
+  discovery_config_source_skipped_paths: ["source", "reason"],
   scrape_failures_total: ["type"],
 });
 

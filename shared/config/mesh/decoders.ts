@@ -1,4 +1,5 @@
 import { childPath, type ValidationReport } from "../validation/report.ts";
+import { quoteExcerpt } from "../validation/excerpt.ts";
 import { booleanAt, describe, integerAt, isObject, stringAt } from "../validation/fields.ts";
 import { durationAt, type DurationRules } from "../validation/durations.ts";
 import { mapKeyPath } from "../validation/paths.ts";
@@ -126,7 +127,7 @@ export function message<T>(fields: Fields<T>, options: MessageOptions<T> = {}): 
       const name = names.includes(key) ? key : snakeToCamel(key);
       const at = childPath(path, key);
       if (!names.includes(name)) {
-        report.error(at, `unknown field "${key}"; expected one of ${names.join(", ")}`);
+        report.error(at, `unknown field ${quoteExcerpt(key)}; expected one of ${names.join(", ")}`);
         continue;
       }
       if (seen.has(name)) {

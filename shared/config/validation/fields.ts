@@ -1,4 +1,5 @@
 import { childPath, type ValidationReport } from "./report.ts";
+import { quoteExcerpt } from "./excerpt.ts";
 
 /** A plain JSON object as decoded from YAML or JSON. */
 export type JsonObject = Record<string, unknown>;
@@ -24,7 +25,10 @@ export function objectAt(
   }
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
-      report.error(childPath(path, key), `unknown field "${key}"; expected one of ${allowed.join(", ")}`);
+      report.error(
+        childPath(path, key),
+        `unknown field ${quoteExcerpt(key)}; expected one of ${allowed.join(", ")}`,
+      );
     }
   }
   return value;
@@ -94,6 +98,6 @@ export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "an object";
-  if (typeof value === "string") return `string "${value}"`;
+  if (typeof value === "string") return `string ${quoteExcerpt(value)}`;
   return `${typeof value} ${String(value)}`;
 }

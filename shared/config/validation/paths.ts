@@ -1,4 +1,5 @@
 import { childPath } from "./report.ts";
+import { quoteExcerpt } from "./excerpt.ts";
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -7,5 +8,5 @@ const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
  * so that `labels["app.kubernetes.io/name"]` stays unambiguous.
  */
 export function mapKeyPath(parent: string, key: string): string {
-  return PLAIN_KEY.test(key) ? childPath(parent, key) : `${parent}[${JSON.stringify(key)}]`;
+  return PLAIN_KEY.test(key) ? childPath(parent, key) : `${parent}[${quoteExcerpt(key, 64)}]`;
 }

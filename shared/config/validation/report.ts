@@ -1,3 +1,5 @@
+import { pathKey } from "./excerpt.ts";
+
 /** One problem found in a resource: where (field path, optional line) and what. */
 export interface Issue {
   /** Field path from the resource root, e.g. `spec.http[0].route[1].weight`. */
@@ -17,12 +19,12 @@ export class ValidationReport {
 
   /** Records an error at `path`. */
   error(path: string, message: string): void {
-    this.errors.push({ path, message });
+    this.errors.push({ path, message: bounded(message) });
   }
 
   /** Records a warning at `path`. */
   warn(path: string, message: string): void {
-    this.warnings.push({ path, message });
+    this.warnings.push({ path, message: bounded(message) });
   }
 
   /** True when no error was recorded. */
@@ -31,10 +33,21 @@ export class ValidationReport {
   }
 }
 
+/** Longest message kept: messages quote input, which must never come back whole (see `excerpt.ts`). */
+const MAX_MESSAGE_CHARS = 300;
+
+/** `message` on one line (control characters escaped), cut after {@link MAX_MESSAGE_CHARS} with `…`. */
+function bounded(message: string): string {
+  // deno-lint-ignore no-control-regex
+  const line = message.replace(/[\x00-\x1f\x7f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+  return line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS)}…` : line;
+}
+
 /** Joins a parent path and a child key or index the way error paths are printed. */
 export function childPath(parent: string, key: string | number): string {
   if (typeof key === "number") return `${parent}[${key}]`;
-  return parent === "" ? key : `${parent}.${key}`;
+  const printed = pathKey(key);
+  return parent === "" ? printed : `${parent}.${printed}`;
 }
 
 /** Formats one issue as `path: message` (with ` (line N)` when known). */
