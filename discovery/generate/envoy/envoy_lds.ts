@@ -357,7 +357,9 @@ export function planListeners(
       });
     }
   } else if (proxy.type === "sidecar") {
-    for (const { service, servicePort, endpoint } of push.endpointIndex.instancesAt(proxy.ipAddresses)) {
+    const instances = push.endpointIndex.instancesAt(proxy.ipAddresses);
+    if (instances.length === 0) push.listenerConflicts.add("discovery_no_ip", proxy.id);
+    for (const { service, servicePort, endpoint } of instances) {
       const held = inbound.get(endpoint.endpointPort);
       if (held !== undefined) {
         // Another service already claimed the port: a different protocol is a conflict, the first wins.
