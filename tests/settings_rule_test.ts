@@ -5,7 +5,16 @@ import { ENV_VARS, type Program } from "../shared/env/env_vars.ts";
 import { NOT_IMPLEMENTED_ENV, NOT_IMPLEMENTED_FLAGS } from "../shared/env/not_implemented.ts";
 import { DISCOVERY_INHERITED_FLAGS, discoveryCli } from "../discovery/cli/discovery_cli.ts";
 import { AGENT_INHERITED_FLAGS, agentCli } from "../agent/cli/agent_cli.ts";
-import { belongsTo, envReads, flagReads, programSources, type SourceFile } from "./helpers/source_reads.ts";
+import { METRIC_SPECS } from "../shared/metrics/metric_specs.ts";
+import { NOT_EMITTED_METRICS } from "../shared/metrics/not_emitted_metrics.ts";
+import {
+  belongsTo,
+  envReads,
+  flagReads,
+  metricMentions,
+  programSources,
+  type SourceFile,
+} from "./helpers/source_reads.ts";
 
 const PROGRAMS: readonly Program[] = ["discovery", "agent"];
 const sources = await programSources();
@@ -102,5 +111,48 @@ Deno.test("docs/settings.md lists every setting that has no effect", () => {
   for (const mark of [...NOT_IMPLEMENTED_ENV, ...NOT_IMPLEMENTED_FLAGS]) {
     const name = "command" in mark ? `--${mark.name}` : mark.name;
     assert.ok(settingsDoc.includes(`\`${name}\``), `${name} is missing from docs/settings.md`);
+  }
+});
+
+/** Metrics `program` exports that its code never names nor lists as not emitted, and listed ones it names. */
+function metricViolations(program: Program, files: readonly SourceFile[]): string[] {
+  const named = metricMentions(files.filter((f) => belongsTo(f, program)));
+  const problems: string[] = [];
+  for (const spec of METRIC_SPECS.filter((s) => s.programs.includes(program))) {
+    const listed = NOT_EMITTED_METRICS.some((m) => m.name === spec.name && m.programs.includes(program));
+    if (!named.has(spec.name) && !listed) {
+      problems.push(`${spec.name} is neither moved by ${program} nor listed`);
+    }
+    if (named.has(spec.name) && listed) {
+      problems.push(`${spec.name} is moved by ${program} but listed as not emitted`);
+    }
+  }
+  return problems;
+}
+
+Deno.test("Every metric a program exports is moved by its code or listed as not emitted there", () => {
+  assert.deepEqual(PROGRAMS.flatMap((p) => metricViolations(p, sources)), []);
+  for (const mark of NOT_EMITTED_METRICS) {
+    const spec = METRIC_SPECS.find((s) => s.name === mark.name);
+    assert.ok(spec, `${mark.name} is listed but not declared`);
+    for (const p of mark.programs) {
+      assert.ok(spec.programs.includes(p), `${mark.name} is not exported by ${p}`);
+    }
+  }
+});
+
+Deno.test("The metric walk catches an exported metric that no code moves", () => {
+  const without = sources.map((f) => ({
+    path: f.path,
+    code: f.code.replaceAll('"discovery_no_ip"', '"something_else"'),
+  }));
+  assert.deepEqual(metricViolations("discovery", without), [
+    "discovery_no_ip is neither moved by discovery nor listed",
+  ]);
+});
+
+Deno.test("docs/settings.md lists every metric mesh-discovery exports and never moves", () => {
+  for (const mark of NOT_EMITTED_METRICS.filter((m) => m.programs.includes("discovery"))) {
+    assert.ok(settingsDoc.includes(`\`${mark.name}\``), `${mark.name} is missing from docs/settings.md`);
   }
 });

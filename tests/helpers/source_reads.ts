@@ -7,15 +7,15 @@
 export type SourceProgram = "discovery" | "agent";
 
 const ROOT = new URL("../../", import.meta.url);
-/** Registries themselves, tests and test helpers neither read a setting nor move a metric. */
-const SKIPPED_DIRS = [
+/** Registries themselves, tests and test support (`_`-prefixed files) neither read a setting nor move a metric. */
+const SKIPPED = [
   "shared/env",
-  "shared/metrics",
+  "shared/metrics/metric_specs.ts",
+  "shared/metrics/not_emitted_metrics.ts",
   "shared/testing",
   "tests",
   "bench",
   "node_modules",
-  ".git",
 ];
 const ENV_ACCESSOR = /\.(?:bool|string|int|float|duration|durationMs|isSet)\(\s*"([A-Z][A-Z0-9_]*)"\s*\)/g;
 const ENV_LOOP =
@@ -39,8 +39,9 @@ export async function programSources(): Promise<SourceFile[]> {
   async function walk(dir: string): Promise<void> {
     for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (SKIPPED.includes(path) || entry.name.startsWith(".") || entry.name.startsWith("_")) continue;
       if (entry.isDirectory) {
-        if (!SKIPPED_DIRS.includes(path) && !entry.name.startsWith(".")) await walk(path);
+        await walk(path);
       } else if (path.endsWith(".ts") && !path.endsWith("_test.ts") && path.includes("/")) {
         out.push({ path, code: stripComments(await Deno.readTextFile(new URL(path, ROOT))) });
       }
