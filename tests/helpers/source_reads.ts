@@ -7,7 +7,7 @@
 export type SourceProgram = "discovery" | "agent";
 
 const ROOT = new URL("../../", import.meta.url);
-/** Registries themselves, tests and test support (`_`-prefixed files) neither read a setting nor move a metric. */
+/** Registries themselves, tests and test support (`_test*.ts`) neither read a setting nor move a metric. */
 const SKIPPED = [
   "shared/env",
   "shared/metrics/metric_specs.ts",
@@ -39,7 +39,7 @@ export async function programSources(): Promise<SourceFile[]> {
   async function walk(dir: string): Promise<void> {
     for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (SKIPPED.includes(path) || entry.name.startsWith(".") || entry.name.startsWith("_")) continue;
+      if (SKIPPED.includes(path) || entry.name.startsWith(".") || entry.name.startsWith("_test")) continue;
       if (entry.isDirectory) {
         await walk(path);
       } else if (path.endsWith(".ts") && !path.endsWith("_test.ts") && path.includes("/")) {
