@@ -4,6 +4,7 @@ import { loggingFlagsFor } from "../../shared/cli/logging_flags.ts";
 import { requestCommand } from "../../shared/cli/request_command.ts";
 import { versionCommand } from "../../shared/cli/version_command.ts";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { warnIneffectiveSettings } from "../../shared/env/ineffective_settings.ts";
 import { AGENT_SCOPES, PROXY_FLAGS } from "./flags.ts";
 import { UsageError } from "../../shared/cli/command_spec.ts";
 import { logFlagsFrom } from "../../shared/cli/logging_flags.ts";
@@ -45,6 +46,7 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             throw new UsageError(`Unknown proxy role "${role}": expected sidecar or router`, ctx.path);
           }
           const logs = new LogManager(AGENT_SCOPES, logFlagsFrom(ctx.flags));
+          warnIneffectiveSettings(logs.scope("default"), env, "proxy", ctx.explicit);
           const agent = await startProxyAgent({
             role,
             env,

@@ -4,6 +4,7 @@ import { requestCommand } from "../../shared/cli/request_command.ts";
 import { versionCommand } from "../../shared/cli/version_command.ts";
 import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
 import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { warnIneffectiveSettings } from "../../shared/env/ineffective_settings.ts";
 import { LogManager } from "../../shared/log/log_manager.ts";
 import { raiseOwnDescriptorLimit } from "../../shared/process/descriptor_limit.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
@@ -37,6 +38,7 @@ export function discoveryCli(environment: Readonly<Record<string, string>>, stop
           const env = new EnvSettings("discovery", environment);
           const options = discoveryOptions(ctx.flags, ctx.explicit, env);
           const logs = new LogManager(DISCOVERY_SCOPES, logFlagsFrom(ctx.flags));
+          warnIneffectiveSettings(logs.scope("default"), env, "discovery", ctx.explicit);
           if (options.configDir === "" && !options.registries.includes("Orchestrator")) {
             throw new UsageError(
               "--configDir is required without the Orchestrator registry: with --registries Mock alone, files are " +

@@ -13,8 +13,6 @@ export interface DiscoveryOptions {
   readonly caCertFile: string;
   /** `--clusterID` when given, else `CLUSTER_ID`: the cluster this instance runs in. */
   readonly clusterId: string;
-  /** `--clusterRegistriesNamespace`: namespace of the config map with cluster configurations. */
-  readonly clusterRegistriesNamespace: string;
   /**
    * `--configDir`: directory of YAML config files; when set it replaces the orchestrator's resource client.
    */
@@ -48,8 +46,6 @@ export interface DiscoveryOptions {
    * runs.
    */
   readonly namespace: string;
-  /** `--plugins`: networking plugins to enable. */
-  readonly plugins: readonly string[];
   /** `--profile`: serve profiling at `/debug/pprof`. */
   readonly profile: boolean;
   /** `--registries`: service registries to read; each is `Orchestrator` or `Mock`. */
@@ -103,7 +99,6 @@ export function discoveryOptions(
     appNamespaces: (flags.appNamespace as string).split(",").map((s) => s.trim()).filter((s) => s !== ""),
     caCertFile: flags.caCertFile as string,
     clusterId,
-    clusterRegistriesNamespace: flags.clusterRegistriesNamespace as string,
     configDir: flags.configDir as string,
     domain: flags.domain as string,
     grpcAddr: parseListenAddress(flags.grpcAddr as string, "--grpcAddr"),
@@ -118,7 +113,6 @@ export function discoveryOptions(
     meshConfigFile: flags.meshConfig as string,
     networksConfigFile: flags.networksConfig as string,
     namespace,
-    plugins: flags.plugins as string[],
     profile: flags.profile as boolean,
     registries,
     resyncMs: Number((flags.resync as bigint) / 1_000_000n),

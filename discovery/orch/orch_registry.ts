@@ -363,7 +363,13 @@ export class OrchRegistry {
       set.add(key);
       this.#waitingOnPod.set(pod, set);
     }
-    this.#options.metrics?.gauge("discovery_orch_endpoints_pending_pod").set(this.#waitingOnPod.size);
+    const metrics = this.#options.metrics;
+    // The reference counts each address met before its pod, and gauges those still waiting (`endpoint_no_pod`).
+    if (converted.pendingPods.length > 0) {
+      metrics?.counter("discovery_orch_endpoints_with_no_pods").inc(converted.pendingPods.length);
+    }
+    metrics?.gauge("discovery_orch_endpoints_pending_pod").set(this.#waitingOnPod.size);
+    metrics?.gauge("endpoint_no_pod").set(this.#waitingOnPod.size);
     this.#setEndpoints(key, hostname, namespace, [...converted.endpoints, ...selected]);
   }
 

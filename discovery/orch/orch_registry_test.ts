@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { silentLogger } from "../../shared/log/logger.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
 import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../config/_test_support.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
@@ -66,7 +67,7 @@ function slice(name: string, ready: [string, string][], notReady: [string, strin
 async function withRegistry(
   api: OrchApiServer,
   fn: (r: OrchRegistry) => Promise<void>,
-  extra: { useEndpointSlices?: boolean; resyncMs?: number } = {},
+  extra: { useEndpointSlices?: boolean; resyncMs?: number; metrics?: Metrics } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
@@ -334,6 +335,28 @@ Deno.test("An endpoint whose pod is not known yet is added when the pod arrives"
       api.apply(pod("ratings-1", "10.1.0.1"));
       await waitFor(() => r.registry.instances(HOST).length === 1, "the endpoint once its pod is known");
     });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("Endpoints met before their pod are counted in discovery_orch_endpoints_with_no_pods and gauged in endpoint_no_pod until it arrives", async () => {
+  const api = OrchApiServer.start();
+  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
+  const value = async (metric: "counter" | "gauge", name: string) =>
+    (await metrics[metric](name).get()).values[0]?.value ?? 0;
+  try {
+    api.apply(service());
+    api.apply(endpoints([["ratings-1", "10.1.0.1"], ["ratings-2", "10.1.0.2"]]));
+    await withRegistry(api, async (r) => {
+      await waitFor(() => r.registry.hasSynced(), "the first sync");
+      assert.ok(await value("counter", "discovery_orch_endpoints_with_no_pods") >= 2);
+      assert.equal(await value("gauge", "endpoint_no_pod"), 2);
+      api.apply(pod("ratings-1", "10.1.0.1"));
+      api.apply(pod("ratings-2", "10.1.0.2"));
+      await waitFor(() => r.registry.instances(HOST).length === 2, "the endpoints once their pods are known");
+      assert.equal(await value("gauge", "endpoint_no_pod"), 0);
+    }, { metrics });
   } finally {
     await api.close();
   }

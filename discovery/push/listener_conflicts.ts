@@ -2,24 +2,29 @@
  * Listener conflicts met while generating a snapshot's listeners: a port two services want with different
  * protocols, or an outbound wildcard listener another service already holds. The generators keep the first
  * claimant (deterministically, by hostname) and report the loser here; the `discovery_conflict_*` gauges
- * follow the latest snapshot, counting the distinct conflicts found so far.
+ * follow the latest snapshot, counting the distinct conflicts found so far. A sidecar whose addresses no service
+ * endpoint has (a client-only workload, or one its service's endpoints do not list yet) gets no inbound ports:
+ * it is reported here too, in `discovery_no_ip`, the reference's count of such proxies.
  *
  * @module
  */
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 
-/** The conflict metrics. */
+/**
+ * The conflict metrics, and `discovery_no_ip`. HTTP ports take their wildcard listeners before any TCP service,
+ * so the reference's `discovery_conflict_outbound_listener_http_over_current_tcp` never happens here.
+ */
 export type ConflictMetric =
   | "discovery_conflict_inbound_listener"
-  | "discovery_conflict_outbound_listener_http_over_current_tcp"
   | "discovery_conflict_outbound_listener_tcp_over_current_http"
-  | "discovery_conflict_outbound_listener_tcp_over_current_tcp";
+  | "discovery_conflict_outbound_listener_tcp_over_current_tcp"
+  | "discovery_no_ip";
 
 const METRICS: readonly ConflictMetric[] = [
   "discovery_conflict_inbound_listener",
-  "discovery_conflict_outbound_listener_http_over_current_tcp",
   "discovery_conflict_outbound_listener_tcp_over_current_http",
   "discovery_conflict_outbound_listener_tcp_over_current_tcp",
+  "discovery_no_ip",
 ];
 
 /** The conflicts of one snapshot, by metric, each counted once however many proxies meet it. */

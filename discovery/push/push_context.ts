@@ -51,6 +51,23 @@ export interface OutboundHttpOptions {
   readonly useRemoteAddress: boolean;
 }
 
+/** Which protocols' ports get Envoy's protocol-aware network filter instead of plain TCP proxying. */
+export interface ProtocolFilterOptions {
+  /** `DISCOVERY_ENABLE_REDIS_FILTER`: redis_proxy on Redis ports, and Maglev balancing on their clusters. */
+  readonly redis: boolean;
+  /** `DISCOVERY_ENABLE_MYSQL_FILTER`: mysql_proxy (statistics) before the TCP proxy on MySQL ports. */
+  readonly mysql: boolean;
+  /** `DISCOVERY_ENABLE_THRIFT_FILTER`: thrift_proxy on Thrift ports. */
+  readonly thrift: boolean;
+}
+
+/** All off, as the reference's defaults have them. */
+export const NO_PROTOCOL_FILTERS: ProtocolFilterOptions = Object.freeze({
+  redis: false,
+  mysql: false,
+  thrift: false,
+});
+
 /** Sniffing as the reference's defaults have it. */
 export const DEFAULT_PROTOCOL_SNIFFING: ProtocolSniffing = Object.freeze({
   outbound: true,
@@ -78,6 +95,8 @@ export interface PushContextInputs {
   readonly protocolSniffing?: ProtocolSniffing;
   /** Outbound HTTP settings of sidecars (default: both off). */
   readonly outboundHttp?: OutboundHttpOptions;
+  /** Protocol-aware network filters (default: all off). */
+  readonly protocolFilters?: ProtocolFilterOptions;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** Version of the snapshot; defaults to its creation time. */
@@ -102,6 +121,8 @@ export class PushContext {
   readonly protocolSniffing: ProtocolSniffing;
   /** Outbound HTTP settings of sidecars, read by the listener generator. */
   readonly outboundHttp: OutboundHttpOptions;
+  /** Protocol-aware network filters, read by the listener and cluster generators. */
+  readonly protocolFilters: ProtocolFilterOptions;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -142,6 +163,7 @@ export class PushContext {
     this.mesh = inputs.mesh;
     this.protocolSniffing = inputs.protocolSniffing ?? DEFAULT_PROTOCOL_SNIFFING;
     this.outboundHttp = inputs.outboundHttp ?? { http10: false, useRemoteAddress: false };
+    this.protocolFilters = inputs.protocolFilters ?? NO_PROTOCOL_FILTERS;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

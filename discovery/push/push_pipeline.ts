@@ -63,6 +63,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     inbound: env.bool("DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_INBOUND"),
     inboundTimeoutMs: env.durationMs("DISCOVERY_INBOUND_PROTOCOL_DETECTION_TIMEOUT"),
   });
+  const protocolFilters = Object.freeze({
+    redis: env.bool("DISCOVERY_ENABLE_REDIS_FILTER"),
+    mysql: env.bool("DISCOVERY_ENABLE_MYSQL_FILTER"),
+    thrift: env.bool("DISCOVERY_ENABLE_THRIFT_FILTER"),
+  });
   let builds = 0;
   const stage = new SnapshotStage({
     build: () =>
@@ -75,6 +80,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         enableVirtualServiceDelegate,
         protocolSniffing,
         outboundHttp,
+        protocolFilters,
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

@@ -61,3 +61,23 @@ Deno.test("The push pipeline turns changes into debounced snapshots for its list
     clock.uninstall();
   }
 });
+
+Deno.test("DISCOVERY_ENABLE_{REDIS,MYSQL,THRIFT}_FILTER reach the snapshots the generators read", () => {
+  const w = world();
+  const pipeline = createPushPipeline({
+    store: w.store,
+    registry: w.registry,
+    mesh: () => MESH,
+    domain: "cluster.local",
+    env: new EnvSettings("discovery", {
+      DISCOVERY_ENABLE_REDIS_FILTER: "true",
+      DISCOVERY_ENABLE_THRIFT_FILTER: "1",
+    }),
+    log: silentLogger,
+  });
+  try {
+    assert.deepEqual(pipeline.stage.current().protocolFilters, { redis: true, mysql: false, thrift: true });
+  } finally {
+    pipeline.close();
+  }
+});

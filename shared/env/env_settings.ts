@@ -2,6 +2,7 @@ import { formatDuration, parseDuration } from "../flags/duration.ts";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../flags/scalars.ts";
 import { ENV_RANGES, outOfRange } from "./env_ranges.ts";
 import { ENV_PREFIXES, ENV_VARS, type EnvType, type EnvVarSpec, type Program } from "./env_vars.ts";
+import { notImplementedEnv } from "./not_implemented.ts";
 
 /** A typed value of an environment variable; durations are nanoseconds. */
 export type EnvValue = boolean | string | number | bigint;
@@ -39,6 +40,8 @@ export interface ResolvedEnvVar {
   readonly source: "environment" | "default";
   /** What the variable does. */
   readonly description: string;
+  /** Present when the variable changes nothing in this program: why, and the issue that will build it. */
+  readonly noEffect?: string;
 }
 
 /**
@@ -64,6 +67,7 @@ export class EnvSettings {
         value: typeof value === "bigint" ? formatDuration(value) : String(value),
         source: raw === undefined ? "default" : "environment",
         description: spec.description,
+        ...noEffect(program, spec.name),
       });
     }
     const prefixed: Record<string, string> = {};
@@ -136,6 +140,11 @@ export class EnvSettings {
     }
     return value;
   }
+}
+
+function noEffect(program: Program, name: string): { noEffect?: string } {
+  const mark = notImplementedEnv(program, name);
+  return mark === undefined ? {} : { noEffect: `${mark.reason} (issue: ${mark.issue})` };
 }
 
 /** Parses one variable's text as its declared type. */

@@ -6,6 +6,7 @@ import {
   type MetricProgram,
   type MetricSpec,
 } from "./metric_specs.ts";
+import { notEmitted } from "./not_emitted_metrics.ts";
 
 /** A counter, gauge or histogram of the registry. */
 export type AnyMetric = client.Counter<string> | client.Gauge<string> | client.Histogram<string>;
@@ -19,11 +20,18 @@ export class Metrics {
   readonly registry: client.Registry = new client.Registry();
   readonly #metrics = new Map<string, AnyMetric>();
 
-  /** Registers every metric `program` exports and sets `mesh_build` from `build.tag`. */
+  /**
+   * Registers every metric `program` exports and sets `mesh_build` from `build.tag`; the help of a metric the
+   * program never moves says so.
+   */
   constructor(readonly program: MetricProgram, build: { version: string; tag: string }) {
     for (const spec of METRIC_SPECS) {
       if (!spec.programs.includes(program)) continue;
-      this.#metrics.set(spec.name, create(spec, this.registry));
+      const mark = notEmitted(program, spec.name);
+      const help = mark === undefined
+        ? spec.help
+        : `${spec.help} Not emitted: ${mark.reason} (issue: ${mark.issue}).`;
+      this.#metrics.set(spec.name, create({ ...spec, help }, this.registry));
     }
     this.gauge("mesh_build").set({
       component: program === "discovery" ? "discovery" : "proxy",

@@ -80,3 +80,14 @@ Deno.test("The rendered registry passes promtool check metrics", needs(PROMTOOL)
     );
   }
 });
+
+Deno.test("A metric a program never moves says so in its help, and only in that program", async () => {
+  const discovery = await new Metrics("discovery", { version: "1", tag: "1" }).render();
+  assert.match(
+    discovery,
+    /^# HELP mesh_mcp_clients_total .* Not emitted: MCP is not built \(issue: #31\)\.$/m,
+  );
+  assert.doesNotMatch(discovery, /^# HELP discovery_xds_pushes .*Not emitted/m);
+  const agent = await new Metrics("agent", { version: "1", tag: "1" }).render();
+  assert.match(agent, /^# HELP discovery_xds_pushes .* Not emitted: a mesh-discovery metric/m);
+});

@@ -33,6 +33,7 @@ import { localityOf } from "../locality_endpoints.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { type ClusterPolicy, mergeTrafficPolicy } from "../traffic_policy_merge.ts";
 import { connectionFields } from "./cluster_protocol.ts";
+import { protocolFilterFor } from "./protocol_filters.ts";
 import { meshSni, upstreamTlsFields, type UpstreamTlsPlan, upstreamTlsPlan } from "./upstream_tls.ts";
 
 /** Drops connections to destinations the mesh does not know (REGISTRY_ONLY). */
@@ -72,6 +73,8 @@ export interface EnvoyClusterPlan {
   readonly edsServiceName?: string;
   /** A locality `distribute` rule is in force: locality weights must count (EDS sets them per proxy). */
   readonly localityWeighted?: boolean;
+  /** A Redis port under `DISCOVERY_ENABLE_REDIS_FILTER`: Maglev, whatever the DestinationRule says. */
+  readonly maglev?: boolean;
 }
 
 function loadAssignment(name: string, endpoints: readonly StaticEndpoint[]): EnvoyObject {
@@ -117,10 +120,14 @@ export function envoyCluster(plan: EnvoyClusterPlan): EnvoyObject {
     },
   }[plan.discovery] as EnvoyObject;
   // ORIGINAL_DST clusters pick the host themselves: a load balancer setting would make Envoy reject them.
-  const lb = plan.discovery === "ORIGINAL_DST" ? {} : clusterLbFields(policy?.loadBalancer);
-  // Policies given as `load_balancing_policy` weigh localities already (wrr_locality); ring hashing cannot.
+  const lb = plan.discovery === "ORIGINAL_DST"
+    ? {}
+    : plan.maglev
+    ? { lb_policy: "MAGLEV" }
+    : clusterLbFields(policy?.loadBalancer);
+  // Policies given as `load_balancing_policy` weigh localities already (wrr_locality); hashing ones cannot.
   const localityWeighted = plan.localityWeighted === true && lb.load_balancing_policy === undefined &&
-    lb.lb_policy !== "RING_HASH";
+    lb.lb_policy !== "RING_HASH" && lb.lb_policy !== "MAGLEV";
   const outlier = outlierDetectionFields(policy?.outlierDetection);
   const commonLb = {
     ...(outlier.common_lb_config as EnvoyObject | undefined),
@@ -220,11 +227,14 @@ function outboundPlans(
         : "ORIGINAL_DST";
       const localityWeighted = discovery === "EDS" &&
         usesLocalityWeights(policy?.loadBalancer?.localityLbSetting ?? push.mesh.localityLbSetting);
+      const maglev = discovery !== "ORIGINAL_DST" &&
+        protocolFilterFor(port.protocol, push.protocolFilters) === "redis";
       const plan: EnvoyClusterPlan = {
         name,
         discovery,
         protocol: port.protocol,
         ...(localityWeighted ? { localityWeighted } : {}),
+        ...(maglev ? { maglev } : {}),
         ...(policy ? { policy } : {}),
         tls,
         ...(discovery === "STRICT_DNS"

@@ -42,6 +42,7 @@ import { authorizationPoliciesFor, type AuthzFilters, authzFilters } from "./aut
 import { sidecarIngressPorts } from "./sidecar_ingress.ts";
 import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 import { jwtAuthnFilter, jwtRulesFor } from "./jwt_authn.ts";
+import { type ProtocolFilter, protocolFilterFor, protocolFilterStack } from "./protocol_filters.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -54,7 +55,13 @@ export type ListenerPlan =
   | {
     readonly kind: "virtualInbound";
     /** `sniff`: the port's protocol is undeclared, HTTP is detected on it. */
-    readonly ports: readonly { port: number; http: boolean; sniff?: boolean; mtls: InboundMtlsMode }[];
+    readonly ports: readonly {
+      port: number;
+      http: boolean;
+      sniff?: boolean;
+      mtls: InboundMtlsMode;
+      filter?: ProtocolFilter;
+    }[];
     /** How long the listener waits to tell HTTP from TCP on sniffed ports, ms. */
     readonly detectionTimeoutMs?: number;
     /** RBAC filters from the AuthorizationPolicies selecting the workload; absent when none does. */
@@ -84,6 +91,8 @@ export type ListenerPlan =
     readonly detectionTimeoutMs: number;
     /** Settings of the HTTP chain of a sniffed port. */
     readonly outbound: OutboundHttpOptions;
+    /** The protocol-aware filter of the port's plain (non-SNI) chain, when its switch is on. */
+    readonly filter?: ProtocolFilter;
   };
 
 function socketAddress(address: string, port: number): EnvoyObject {
@@ -145,9 +154,12 @@ function inboundFilters(
   http: boolean,
   authz: AuthzFilters | undefined,
   jwt: EnvoyObject | undefined,
+  filter?: ProtocolFilter,
 ): EnvoyObject[] {
   const cluster = `inbound|${port}||`;
-  if (!http) return [...(authz?.tcp ?? []), tcpProxyTo(cluster)];
+  if (!http) {
+    return [...(authz?.tcp ?? []), ...protocolFilterStack(filter, cluster, cluster, tcpProxyTo(cluster))];
+  }
   return [httpConnectionManager(cluster, {
     route_config: {
       name: cluster,
@@ -205,7 +217,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         ],
         ...(plan.ports.some((p) => p.sniff) ? detectionTimeout(plan.detectionTimeoutMs ?? 1_000) : {}),
         filter_chains: [
-          ...plan.ports.flatMap(({ port, http, sniff, mtls }) => {
+          ...plan.ports.flatMap(({ port, http, sniff, mtls, filter }) => {
             // A sniffed port gets an HTTP variant of each chain, picked by what the client speaks: the HTTP
             // inspector's verdict in plaintext, the mesh ALPN inside mTLS; everything else is TCP.
             const variants = sniff
@@ -222,7 +234,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
                   },
                   transport_socket: meshServerTls(),
-                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt),
+                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter),
                 }]),
                 // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
                 ...(mtls === "STRICT" ? [] : [{
@@ -232,7 +244,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
                     ...(detected ? { application_protocols: SNIFFED_HTTP } : {}),
                   },
-                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt),
+                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter),
                 }]),
               ];
             });
@@ -276,7 +288,14 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
             filter_chain_match: { server_names: [...route.sniHosts] },
             filters: [tcpProxy(plan.name, route.clusters)],
           })),
-          { filters: [tcpProxy(plan.name, plan.clusters)] },
+          {
+            filters: protocolFilterStack(
+              plan.filter,
+              plan.clusters.length === 1 ? plan.clusters[0].name : plan.name,
+              plan.clusters[0].name,
+              tcpProxy(plan.name, plan.clusters),
+            ),
+          },
         ],
       };
   }
@@ -325,6 +344,7 @@ export function planListeners(
         }
         taken.add(name);
         const routes = planMeshL4Routes(service.hostname, port.port, proxy, push);
+        const filter = protocolFilterFor(port.protocol, push.protocolFilters);
         out.push({
           plan: {
             kind: "tcp",
@@ -337,13 +357,14 @@ export function planListeners(
             sniffHttp: isSniffedPort(port, push),
             detectionTimeoutMs: Number(push.mesh.protocolDetectionTimeout / 1_000_000n),
             outbound: push.outboundHttp,
+            ...(filter ? { filter } : {}),
           },
           dependsOn: [serviceKey(service.namespace, service.hostname), ...routes.dependsOn],
         });
       }
     }
   }
-  const inbound = new Map<number, { http: boolean; sniff: boolean }>();
+  const inbound = new Map<number, { http: boolean; sniff: boolean; filter: ProtocolFilter | undefined }>();
   const inboundDeps: string[] = [];
   const declared = proxy.type === "sidecar" ? sidecarIngressPorts(proxy, push) : undefined;
   if (declared !== undefined) {
@@ -354,10 +375,13 @@ export function planListeners(
       inbound.set(port, {
         http: isHttpPort({ port, protocol, name: "" }),
         sniff: protocol === "Unsupported" && push.protocolSniffing.inbound,
+        filter: protocolFilterFor(protocol, push.protocolFilters),
       });
     }
   } else if (proxy.type === "sidecar") {
-    for (const { service, servicePort, endpoint } of push.endpointIndex.instancesAt(proxy.ipAddresses)) {
+    const instances = push.endpointIndex.instancesAt(proxy.ipAddresses);
+    if (instances.length === 0) push.listenerConflicts.add("discovery_no_ip", proxy.id);
+    for (const { service, servicePort, endpoint } of instances) {
       const held = inbound.get(endpoint.endpointPort);
       if (held !== undefined) {
         // Another service already claimed the port: a different protocol is a conflict, the first wins.
@@ -372,6 +396,7 @@ export function planListeners(
       inbound.set(endpoint.endpointPort, {
         http: isHttpPort(servicePort),
         sniff: servicePort.protocol === "Unsupported" && push.protocolSniffing.inbound,
+        filter: protocolFilterFor(servicePort.protocol, push.protocolFilters),
       });
       inboundDeps.push(serviceKey(service.namespace, service.hostname));
     }
@@ -387,6 +412,7 @@ export function planListeners(
         port,
         http: inbound.get(port)!.http,
         ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
+        ...(inbound.get(port)!.filter ? { filter: inbound.get(port)!.filter } : {}),
         mtls: inboundMtlsMode(authn.policies, port),
       })),
       ...([...inbound.values()].some((p) => p.sniff)

@@ -327,6 +327,21 @@ Deno.test("Listener conflicts keep the first claimant and are counted in the dis
   assert.match(text, /^discovery_conflict_inbound_listener 1$/m);
 });
 
+Deno.test("A sidecar whose addresses no service endpoint has is counted in discovery_no_ip, once per snapshot", async () => {
+  const push = world().push();
+  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
+  push.listenerConflicts.bind(metrics);
+  const client = envoySidecar("example", "10.0.9.9");
+  run(envoyLdsGenerator, client, push);
+  run(envoyLdsGenerator, client, push);
+  run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), push);
+  assert.deepEqual(push.listenerConflicts.keys("discovery_no_ip"), [client.id]);
+  assert.match(await metrics.render(), /^discovery_no_ip 1$/m);
+  const next = world().push();
+  next.listenerConflicts.bind(metrics);
+  assert.match(await metrics.render(), /^discovery_no_ip 0$/m, "the next snapshot starts from none");
+});
+
 Deno.test("A sidecar route configuration's cache key is the stable JSON of its plan", () => {
   const push = world().push();
   const proxy = envoySidecar();

@@ -13,7 +13,8 @@ export type Protocol =
   | "UDP"
   | "Mongo"
   | "Redis"
-  | "MySQL";
+  | "MySQL"
+  | "Thrift";
 
 const PROTOCOLS: readonly Protocol[] = [
   "GRPC",
@@ -28,11 +29,12 @@ const PROTOCOLS: readonly Protocol[] = [
   "Mongo",
   "Redis",
   "MySQL",
+  "Thrift",
 ];
 
 /** The protocol names accepted in `protocol` fields, for error messages. */
 export const SUPPORTED_PROTOCOLS =
-  "HTTP, HTTPS, HTTP2, GRPC, GRPC-WEB, HTTP_PROXY, TCP, TLS, UDP, MONGO, REDIS, MYSQL";
+  "HTTP, HTTPS, HTTP2, GRPC, GRPC-WEB, HTTP_PROXY, TCP, TLS, UDP, MONGO, REDIS, MYSQL, THRIFT";
 
 /** Parses a protocol name case-insensitively; undefined when unsupported. */
 export function parseProtocol(name: string): Protocol | undefined {

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { RecordingLogger } from "../testing/recording_logger.ts";
+import { EnvSettings } from "./env_settings.ts";
+import { ineffectiveSettings, warnIneffectiveSettings } from "./ineffective_settings.ts";
+
+Deno.test("A variable that has no effect logs one warning naming it when set", () => {
+  const log = new RecordingLogger();
+  const env = new EnvSettings("discovery", { AUDIENCE: "x", DISCOVERY_HTTP10: "true" });
+  warnIneffectiveSettings(log, env, "discovery", new Set());
+  assert.deepEqual(log.lines, [{
+    level: "warn",
+    msg: "AUDIENCE is set but has no effect: the CA checks token audiences against TOKEN_AUDIENCES only",
+    fields: { setting: "AUDIENCE", issue: "#31" },
+  }]);
+});
+
+Deno.test("Settings left at their defaults are not warned about", () => {
+  assert.deepEqual(ineffectiveSettings(new EnvSettings("discovery", {}), "discovery", new Set()), []);
+  assert.deepEqual(ineffectiveSettings(new EnvSettings("agent", {}), "proxy", new Set()), []);
+});
+
+Deno.test("A variable is ineffective per program: a discovery setting set for the agent is named there only", () => {
+  const environment = { DISCOVERY_DEBOUNCE_AFTER: "200ms" };
+  assert.deepEqual(
+    ineffectiveSettings(new EnvSettings("discovery", environment), "discovery", new Set()),
+    [],
+  );
+  assert.deepEqual(ineffectiveSettings(new EnvSettings("agent", environment), "proxy", new Set()), [{
+    setting: "DISCOVERY_DEBOUNCE_AFTER",
+    issue: "none",
+    reason: "a mesh-discovery setting that mesh-agent does not use",
+  }]);
+});
+
+Deno.test("A flag that has no effect is named only when given, and only for its command", () => {
+  const env = new EnvSettings("agent", {});
+  assert.deepEqual(ineffectiveSettings(env, "proxy", new Set(["stsPort", "domain"])).map((s) => s.setting), [
+    "--stsPort",
+  ]);
+  assert.deepEqual(ineffectiveSettings(env, "wait", new Set(["stsPort"])), []);
+});
+
+Deno.test("/debug/env's listing marks a variable that has no effect, and only in the program where it has none", () => {
+  const discovery = new EnvSettings("discovery", {}).resolved();
+  assert.equal(
+    discovery.find((v) => v.name === "INJECT_ENABLED")?.noEffect,
+    "sidecar injection is not built (issue: #28)",
+  );
+  assert.equal(discovery.find((v) => v.name === "DISCOVERY_DEBOUNCE_AFTER")?.noEffect, undefined);
+  const agent = new EnvSettings("agent", {}).resolved();
+  assert.match(
+    agent.find((v) => v.name === "DISCOVERY_DEBOUNCE_AFTER")?.noEffect ?? "",
+    /mesh-discovery setting/,
+  );
+});

@@ -1,0 +1,191 @@
+import type { Program } from "./env_vars.ts";
+
+/**
+ * The settings of the reference that change nothing here yet, kept apart from the registry entries so that a
+ * branch building one removes a single line. Setting one logs one warning at startup, `/debug/env` marks it and
+ * docs/settings.md lists it; `tests/settings_rule_test.ts` fails when a setting is neither read nor listed.
+ */
+
+/** One environment variable or flag that is accepted and has no effect in some programs. */
+export interface NotImplementedSetting {
+  /** The variable's name, or the flag's name without dashes. */
+  readonly name: string;
+  /** The programs in which it has no effect. */
+  readonly programs: readonly Program[];
+  /** The issue that will build it (`#28`), or `none` where no program here will ever use it. */
+  readonly issue: string;
+  /** Why it does nothing, shown in the startup warning. */
+  readonly reason: string;
+}
+
+/** One flag of one command that is accepted and has no effect. */
+export interface NotImplementedFlag extends NotImplementedSetting {
+  /** The subcommand that accepts it (`discovery`, `proxy`). */
+  readonly command: string;
+}
+
+const D: readonly Program[] = ["discovery"];
+const A: readonly Program[] = ["agent"];
+const BOTH: readonly Program[] = ["discovery", "agent"];
+
+function entry(
+  name: string,
+  programs: readonly Program[],
+  issue: string,
+  reason: string,
+): NotImplementedSetting {
+  return Object.freeze({ name, programs, issue, reason });
+}
+
+const DISCOVERY_ONLY = "a mesh-discovery setting that mesh-agent does not use";
+const AGENT_ONLY = "a mesh-agent setting that mesh-discovery does not use";
+
+/** Variables read by one program that the other declares (the reference lists them for both) and ignores. */
+const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
+  ...[
+    "CLUSTER_ID",
+    "ENABLE_ADMIN_ENDPOINTS",
+    "ENABLE_CA_SERVER",
+    "ENABLE_DEBUG_ON_HTTP",
+    "MESHD_CUSTOM_HOST",
+    "MESHD_ENABLE_SDS_SERVER",
+    "MESH_GPRC_MAXSTREAMS",
+    "REQUIRE_3P_TOKEN",
+    "SPIFFE_BUNDLE_ENDPOINTS",
+    "TOKEN_AUDIENCES",
+    "XDS_AUTH",
+    "DISCOVERY_DEBOUNCE_AFTER",
+    "DISCOVERY_DEBOUNCE_MAX",
+    "DISCOVERY_DISTRIBUTION_HISTORY_RETENTION",
+    "DISCOVERY_ENABLE_CONFIG_DISTRIBUTION_TRACKING",
+    "DISCOVERY_ENABLE_EDS_DEBOUNCE",
+    "DISCOVERY_ENABLE_EDS_FOR_HEADLESS_SERVICES",
+    "DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES",
+    "DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_INBOUND",
+    "DISCOVERY_ENABLE_PROTOCOL_SNIFFING_FOR_OUTBOUND",
+    "DISCOVERY_ENABLE_MYSQL_FILTER",
+    "DISCOVERY_ENABLE_REDIS_FILTER",
+    "DISCOVERY_ENABLE_THRIFT_FILTER",
+    "DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS",
+    "DISCOVERY_ENABLE_VIRTUAL_SERVICE_DELEGATE",
+    "DISCOVERY_ENABLE_XDS_CACHE",
+    "DISCOVERY_ENABLE_XDS_IDENTITY_CHECK",
+    "DISCOVERY_HTTP10",
+    "DISCOVERY_INBOUND_PROTOCOL_DETECTION_TIMEOUT",
+    "DISCOVERY_PUSH_THROTTLE",
+    "DISCOVERY_SCOPE_GATEWAY_TO_NAMESPACE",
+    "DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS",
+    "DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN",
+    "DISCOVERY_USE_ENDPOINT_SLICE",
+    "DISCOVERY_XDS_CACHE_SIZE",
+    "DISCOVERY_XDS_CACHE_STATS",
+    "DISCOVERY_XDS_SEND_TIMEOUT",
+  ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
+  ...["MESH_METRICS_ANNOTATIONS", "POD_NAME", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
+    entry(name, D, "none", AGENT_ONLY)
+  ),
+];
+
+/** Every environment variable of the reference that is accepted and changes nothing, by program. */
+export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.freeze([
+  ...OTHER_PROGRAM,
+  entry("INJECT_ENABLED", D, "#28", "sidecar injection is not built"),
+  entry("INJECTION_WEBHOOK_CONFIG_NAME", BOTH, "#28", "sidecar injection is not built"),
+  entry("ENABLE_LEGACY_FSGROUP_INJECTION", BOTH, "#28", "sidecar injection is not built"),
+  entry("AUDIENCE", D, "#31", "the CA checks token audiences against TOKEN_AUDIENCES only"),
+  entry("EXTERNAL_CA", D, "#31", "certificates are signed by the built-in CA only"),
+  entry("ORCH_SIGNER", D, "#31", "certificates are signed by the built-in CA only"),
+  entry("USE_REMOTE_CERTS", D, "#31", "serving certificates come from --tlsCertFile or the built-in CA"),
+  entry("REVISION", D, "#31", "control plane revisions are not built"),
+  entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#31", "the validating webhook configuration is not patched"),
+  entry("CENTRAL_MESHD", BOTH, "#31", "a central control plane for remote clusters is not built"),
+  entry("EXTERNAL_MESHD", BOTH, "#31", "an external control plane is not built"),
+  entry("INGRESS_GATEWAY_NAMESPACE", BOTH, "#31", "orchestrator Ingress resources are not read"),
+  entry("ORCH_INGRESS_NS", BOTH, "#31", "orchestrator Ingress resources are not read"),
+  entry("MESH_DEFAULT_REQUEST_TIMEOUT", BOTH, "#31", "routes take their timeouts from VirtualServices only"),
+  entry("JWT_POLICY", BOTH, "#31", "the token kind is not chosen by policy"),
+  entry("SECRET_WATCHER_RESYNC_PERIOD", BOTH, "#31", "Secrets are watched without a periodic resync"),
+  entry(
+    "DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS",
+    BOTH,
+    "#31",
+    "proxy metadata certificates are not used",
+  ),
+  entry(
+    "DISCOVERY_CERT_PROVIDER",
+    BOTH,
+    "#31",
+    "the discovery serving certificate comes from the built-in CA",
+  ),
+  entry("DISCOVERY_ENABLED_SERVICE_APIS", BOTH, "#31", "the service APIs (Gateway API) are not read"),
+  entry("DISCOVERY_ENABLE_ANALYSIS", BOTH, "#31", "config analysis is not built"),
+  entry(
+    "DISCOVERY_ENABLE_CRD_VALIDATION",
+    BOTH,
+    "none",
+    "every config object is validated whatever its value",
+  ),
+  entry(
+    "DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS",
+    BOTH,
+    "#31",
+    "headless pod listeners are not built",
+  ),
+  entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "#31", "MCP is not built"),
+  entry("DISCOVERY_ENABLE_STATUS", BOTH, "#31", "config status is not written back"),
+  entry("DISCOVERY_STATUS_BURST", BOTH, "#31", "config status is not written back"),
+  entry("DISCOVERY_STATUS_QPS", BOTH, "#31", "config status is not written back"),
+  entry(
+    "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
+    BOTH,
+    "#31",
+    "the TCP metadata exchange filter is not generated",
+  ),
+  entry("DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION", BOTH, "#31", "auto-registration is always on"),
+  entry(
+    "DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD",
+    BOTH,
+    "#31",
+    "auto-registered entries are not kept after a disconnect",
+  ),
+  entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
+  entry("DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG", BOTH, "#31", "gateways receive every cluster"),
+  entry("DISCOVERY_INITIAL_FETCH_TIMEOUT", BOTH, "#31", "the initial fetch timeout is not generated"),
+  entry("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2", BOTH, "#31", "inbound TLS is generated one way only"),
+  entry("DISCOVERY_TRACE_SAMPLING", BOTH, "#31", "tracing configuration is not generated"),
+  entry("CALL_CREDENTIALS", A, "#31", "the agent sends no per-call credentials"),
+  entry("CA_PROVIDER", A, "#31", "the agent asks the mesh CA only"),
+  entry("CREDENTIAL_FETCHER_TYPE", A, "#31", "the agent reads its orchestrator token only"),
+  entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
+  entry("ENABLE_INGRESS_GATEWAY_SDS", A, "#31", "gateway SDS is served whatever its value"),
+  entry("CLOUD_METADATA", A, "#31", "cloud platform metadata is not read"),
+  entry("CLOUD_CLUSTER_URL", A, "#31", "cloud platform metadata is not read"),
+  entry("INITIAL_BACKOFF_MSEC", A, "#31", "the agent's retry backoff is fixed"),
+  entry("MESH_BOOTSTRAP", A, "#31", "the bootstrap template is chosen with --templateFile only"),
+  entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
+  entry("PROXY_XDS_VIA_AGENT", A, "#31", "the proxy's xDS always goes through the agent"),
+  entry("SERVICE_ACCOUNT", A, "#31", "the identity comes from the token and its certificate"),
+  entry("TRUST_DOMAIN", A, "#31", "the trust domain comes from the mesh config"),
+  entry("USE_TOKEN_FOR_CSR", A, "#31", "the CSR's identity comes from the token whatever its value"),
+]);
+
+/** Every flag of the reference that is accepted and changes nothing. */
+export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freeze(
+  [
+    ["discovery", "clusterRegistriesNamespace", "multi-cluster registries are not read from Secrets"],
+    ["discovery", "mcpInitialConnWindowSize", "MCP is not built"],
+    ["discovery", "mcpInitialWindowSize", "MCP is not built"],
+    ["discovery", "mcpMaxMsgSize", "MCP is not built"],
+    ["discovery", "plugins", "the generators have a fixed set of features; none is a plugin"],
+    ["proxy", "outlierLogPath", "the proxy's outlier log path is not set in its bootstrap"],
+    ["proxy", "stsPort", "the security token service is not built"],
+    ["proxy", "tokenManagerPlugin", "the security token service is not built"],
+  ].map(([command, name, reason]) =>
+    Object.freeze({ ...entry(name, command === "discovery" ? D : A, "#31", reason), command })
+  ),
+);
+
+/** The mark of variable `name` in `program`, if it has no effect there. */
+export function notImplementedEnv(program: Program, name: string): NotImplementedSetting | undefined {
+  return NOT_IMPLEMENTED_ENV.find((s) => s.name === name && s.programs.includes(program));
+}

@@ -1,0 +1,73 @@
+/**
+ * The real programs started with settings that have no effect: each is named in one warning at startup, and
+ * `/debug/env` says so.
+ */
+import assert from "node:assert/strict";
+import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+
+/** The JSON log lines of `output` whose level is warn and whose `setting` field is `setting`. */
+function warningsFor(output: string, setting: string): Array<Record<string, unknown>> {
+  return output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+    .filter((l) => l.level === "warn" && l.setting === setting);
+}
+
+Deno.test("mesh-discovery started with a variable and a flag that do nothing warns once about each and marks the variable in /debug/env", async () => {
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, [
+      "--registries",
+      "Mock",
+      "--configDir",
+      "examples/config",
+      "--plugins",
+      "health",
+      "--log_as_json",
+    ]),
+    { DISCOVERY_ENABLE_ANALYSIS: "true", DISCOVERY_HTTP10: "true" },
+  );
+  try {
+    await server.waitFor(/"msg":"discovery server started"/);
+    const output = server.stdout + server.stderr;
+    const redis = warningsFor(output, "DISCOVERY_ENABLE_ANALYSIS");
+    assert.equal(redis.length, 1, output);
+    assert.match(String(redis[0].msg), /^DISCOVERY_ENABLE_ANALYSIS is set but has no effect: /);
+    assert.equal(warningsFor(output, "--plugins").length, 1, output);
+    assert.deepEqual(
+      warningsFor(output, "DISCOVERY_HTTP10"),
+      [],
+      "a variable that works is not warned about",
+    );
+    const env: Array<{ name: string; noEffect?: string }> =
+      await (await fetch(`http://${addresses.httpAddr}/debug/env`)).json();
+    assert.match(env.find((v) => v.name === "DISCOVERY_ENABLE_ANALYSIS")?.noEffect ?? "", /issue: #/);
+    assert.equal(env.find((v) => v.name === "DISCOVERY_HTTP10")?.noEffect, undefined);
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("mesh-agent proxy started with a variable and a flag that do nothing warns once about each", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "settings_rule_e2e_" });
+  const agent = startProgram("mesh-agent", ["proxy", "--stsPort", "15463", "--log_as_json"], {
+    POD_NAME: "app-1",
+    POD_NAMESPACE: "example",
+    INSTANCE_IP: "10.9.9.9",
+    CLOUD_METADATA: "true",
+    // No CA root or token: the agent stops after the bootstrap, which comes after the warnings.
+    PROXY_CONFIG: JSON.stringify({
+      binaryPath: "/bin/sh",
+      configPath: `${dir}/proxy`,
+      proxyAdminPort: 16000,
+    }),
+  });
+  try {
+    await agent.waitFor(/"msg":"bootstrap written"/);
+    const output = agent.stdout + agent.stderr;
+    assert.equal(warningsFor(output, "CLOUD_METADATA").length, 1, output);
+    assert.equal(warningsFor(output, "--stsPort").length, 1, output);
+  } finally {
+    await agent.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
