@@ -22,9 +22,9 @@ export const XDS_ADMISSION_SETTINGS: GrpcAdmissionSettings = Object.freeze({
  */
 export function xdsAdmissionFromEnv(env: EnvSettings): GrpcAdmission {
   return new GrpcAdmission({
-    maxConnections: env.int(XDS_ADMISSION_SETTINGS.maxConnections),
-    maxConnectionsPerPeer: env.int(XDS_ADMISSION_SETTINGS.maxConnectionsPerPeer),
-    maxStreams: env.int(XDS_ADMISSION_SETTINGS.maxStreams),
-    maxStreamsPerPeer: env.int(XDS_ADMISSION_SETTINGS.maxStreamsPerPeer),
+    maxConnections: env.int("DISCOVERY_XDS_MAX_CONNECTIONS"),
+    maxConnectionsPerPeer: env.int("DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER"),
+    maxStreams: env.int("DISCOVERY_XDS_MAX_STREAMS"),
+    maxStreamsPerPeer: env.int("DISCOVERY_XDS_MAX_STREAMS_PER_PEER"),
   }, XDS_ADMISSION_SETTINGS);
 }
