@@ -10,7 +10,7 @@ Deno.test("A variable that has no effect logs one warning naming it when set", (
   assert.deepEqual(log.lines, [{
     level: "warn",
     msg: "AUDIENCE is set but has no effect: the CA checks token audiences against TOKEN_AUDIENCES only",
-    fields: { setting: "AUDIENCE", issue: "#31" },
+    fields: { setting: "AUDIENCE", issue: "#30" },
   }]);
 });
 

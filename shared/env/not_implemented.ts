@@ -92,18 +92,18 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   entry("INJECT_ENABLED", D, "#28", "sidecar injection is not built"),
   entry("INJECTION_WEBHOOK_CONFIG_NAME", BOTH, "#28", "sidecar injection is not built"),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", BOTH, "#28", "sidecar injection is not built"),
-  entry("AUDIENCE", D, "#31", "the CA checks token audiences against TOKEN_AUDIENCES only"),
-  entry("EXTERNAL_CA", D, "#31", "certificates are signed by the built-in CA only"),
-  entry("ORCH_SIGNER", D, "#31", "certificates are signed by the built-in CA only"),
-  entry("USE_REMOTE_CERTS", D, "#31", "serving certificates come from --tlsCertFile or the built-in CA"),
+  entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
+  entry("EXTERNAL_CA", D, "#29", "certificates are signed by the built-in CA only"),
+  entry("ORCH_SIGNER", D, "#29", "certificates are signed by the built-in CA only"),
+  entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
   entry("REVISION", D, "#31", "control plane revisions are not built"),
-  entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#31", "the validating webhook configuration is not patched"),
-  entry("CENTRAL_MESHD", BOTH, "#31", "a central control plane for remote clusters is not built"),
-  entry("EXTERNAL_MESHD", BOTH, "#31", "an external control plane is not built"),
+  entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#28", "the validating webhook configuration is not patched"),
+  entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
+  entry("EXTERNAL_MESHD", BOTH, "#33", "an external control plane is not built"),
   entry("INGRESS_GATEWAY_NAMESPACE", BOTH, "#31", "orchestrator Ingress resources are not read"),
   entry("ORCH_INGRESS_NS", BOTH, "#31", "orchestrator Ingress resources are not read"),
   entry("MESH_DEFAULT_REQUEST_TIMEOUT", BOTH, "#31", "routes take their timeouts from VirtualServices only"),
-  entry("JWT_POLICY", BOTH, "#31", "the token kind is not chosen by policy"),
+  entry("JWT_POLICY", BOTH, "#28", "the token kind is not chosen by policy"),
   entry("SECRET_WATCHER_RESYNC_PERIOD", BOTH, "#31", "Secrets are watched without a periodic resync"),
   entry(
     "DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS",
@@ -117,8 +117,8 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "#31",
     "the discovery serving certificate comes from the built-in CA",
   ),
-  entry("DISCOVERY_ENABLED_SERVICE_APIS", BOTH, "#31", "the service APIs (Gateway API) are not read"),
-  entry("DISCOVERY_ENABLE_ANALYSIS", BOTH, "#31", "config analysis is not built"),
+  entry("DISCOVERY_ENABLED_SERVICE_APIS", BOTH, "none", "the service APIs (Gateway API) are not read"),
+  entry("DISCOVERY_ENABLE_ANALYSIS", BOTH, "#29", "config analysis is not built"),
   entry(
     "DISCOVERY_ENABLE_CRD_VALIDATION",
     BOTH,
@@ -131,21 +131,21 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "#31",
     "headless pod listeners are not built",
   ),
-  entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "#31", "MCP is not built"),
-  entry("DISCOVERY_ENABLE_STATUS", BOTH, "#31", "config status is not written back"),
-  entry("DISCOVERY_STATUS_BURST", BOTH, "#31", "config status is not written back"),
-  entry("DISCOVERY_STATUS_QPS", BOTH, "#31", "config status is not written back"),
+  entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
+  entry("DISCOVERY_ENABLE_STATUS", BOTH, "#29", "config status is not written back"),
+  entry("DISCOVERY_STATUS_BURST", BOTH, "#29", "config status is not written back"),
+  entry("DISCOVERY_STATUS_QPS", BOTH, "#29", "config status is not written back"),
   entry(
     "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
     BOTH,
     "#31",
     "the TCP metadata exchange filter is not generated",
   ),
-  entry("DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION", BOTH, "#31", "auto-registration is always on"),
+  entry("DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION", BOTH, "#29", "auto-registration is always on"),
   entry(
     "DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD",
     BOTH,
-    "#31",
+    "#29",
     "auto-registered entries are not kept after a disconnect",
   ),
   entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
@@ -153,21 +153,31 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   entry("DISCOVERY_INITIAL_FETCH_TIMEOUT", BOTH, "#31", "the initial fetch timeout is not generated"),
   entry("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2", BOTH, "#31", "inbound TLS is generated one way only"),
   entry("DISCOVERY_TRACE_SAMPLING", BOTH, "#31", "tracing configuration is not generated"),
-  entry("CALL_CREDENTIALS", A, "#31", "the agent sends no per-call credentials"),
-  entry("CA_PROVIDER", A, "#31", "the agent asks the mesh CA only"),
-  entry("CREDENTIAL_FETCHER_TYPE", A, "#31", "the agent reads its orchestrator token only"),
+  entry("CALL_CREDENTIALS", A, "#30", "the agent sends no per-call credentials"),
+  entry("CA_PROVIDER", A, "#30", "the agent asks the mesh CA only"),
+  entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry("ENABLE_INGRESS_GATEWAY_SDS", A, "#31", "gateway SDS is served whatever its value"),
   entry("CLOUD_METADATA", A, "#31", "cloud platform metadata is not read"),
   entry("CLOUD_CLUSTER_URL", A, "#31", "cloud platform metadata is not read"),
-  entry("INITIAL_BACKOFF_MSEC", A, "#31", "the agent's retry backoff is fixed"),
-  entry("MESH_BOOTSTRAP", A, "#31", "the bootstrap template is chosen with --templateFile only"),
+  entry("INITIAL_BACKOFF_MSEC", A, "#30", "the agent's retry backoff is fixed"),
+  entry("MESH_BOOTSTRAP", A, "#30", "the bootstrap template is chosen with --templateFile only"),
   entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
-  entry("PROXY_XDS_VIA_AGENT", A, "#31", "the proxy's xDS always goes through the agent"),
-  entry("SERVICE_ACCOUNT", A, "#31", "the identity comes from the token and its certificate"),
-  entry("TRUST_DOMAIN", A, "#31", "the trust domain comes from the mesh config"),
-  entry("USE_TOKEN_FOR_CSR", A, "#31", "the CSR's identity comes from the token whatever its value"),
+  entry("PROXY_XDS_VIA_AGENT", A, "#30", "the proxy's xDS always goes through the agent"),
+  entry("SERVICE_ACCOUNT", A, "#30", "the identity comes from the token and its certificate"),
+  entry("TRUST_DOMAIN", A, "#30", "the trust domain comes from the mesh config"),
+  entry("USE_TOKEN_FOR_CSR", A, "#30", "the CSR's identity comes from the token whatever its value"),
 ]);
+
+/** The issue that builds each flag's feature, where it is not #31. */
+const FLAG_ISSUES: Readonly<Record<string, string>> = {
+  clusterRegistriesNamespace: "#33",
+  mcpInitialConnWindowSize: "none",
+  mcpInitialWindowSize: "none",
+  mcpMaxMsgSize: "none",
+  stsPort: "#30",
+  tokenManagerPlugin: "#30",
+};
 
 /** Every flag of the reference that is accepted and changes nothing. */
 export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freeze(
@@ -181,7 +191,10 @@ export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freez
     ["proxy", "stsPort", "the security token service is not built"],
     ["proxy", "tokenManagerPlugin", "the security token service is not built"],
   ].map(([command, name, reason]) =>
-    Object.freeze({ ...entry(name, command === "discovery" ? D : A, "#31", reason), command })
+    Object.freeze({
+      ...entry(name, command === "discovery" ? D : A, FLAG_ISSUES[name] ?? "#31", reason),
+      command,
+    })
   ),
 );
 
