@@ -1,4 +1,5 @@
-import { canonicalGroup, findKind, KINDS } from "../../shared/config/kinds.ts";
+import { canonicalGroup, findKind, findKindByPlural, KINDS } from "../../shared/config/kinds.ts";
+import { quoteExcerpt } from "../../shared/config/validation/excerpt.ts";
 import { parseResource } from "../../shared/config/validate_resource.ts";
 import { formatIssue, type Issue } from "../../shared/config/validation/report.ts";
 import type { AdmissionRequest, AdmissionResponse } from "./admission_review.ts";
@@ -60,7 +61,9 @@ export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDe
     ? apiVersion.slice(0, apiVersion.indexOf("/"))
     : ""; // "v1" and the like: the orchestrator's core group
   const target = targetOf(request, group ?? "", apiVersion, kind);
-  const subject = `${kind || "object"} ${namespaceOf(fields, request)}/${nameOf(fields, request)}`;
+  const subject = `${shown(kind || "object")} ${shown(namespaceOf(fields, request))}/${
+    shown(nameOf(fields, request))
+  }`;
 
   if (!CHECKED_OPERATIONS.includes(request.operation)) {
     return allow(target, subject, { result: "failed", reason: FAILURE_REASON.unsupportedOperation });
@@ -81,7 +84,7 @@ export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDe
       target,
       subject,
       FAILURE_REASON.unknownType,
-      `${subject}: API group "${group}" is not served by the mesh; expected one of its groups`,
+      `${subject}: API group ${quoteExcerpt(group)} is not served by the mesh; expected one of its groups`,
     );
   }
   if (meshGroup !== undefined && kind !== "" && !findKind(meshGroup, kind)) {
@@ -90,18 +93,18 @@ export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDe
       target,
       subject,
       FAILURE_REASON.unknownType,
-      `${subject}: unrecognized kind "${kind}" in API group "${group}"; the mesh serves ${known}`,
+      `${subject}: unrecognized kind ${quoteExcerpt(kind)} in API group "${group}"; the mesh serves ${known}`,
     );
   }
   const { report } = parseResource(object, undefined, { defaultNamespace: request.namespace || "default" });
-  const warnings = report.warnings.map(describeIssue);
+  const warnings = firstIssues(report.warnings);
   if (!report.ok) {
     const count = report.errors.length === 1 ? "1 error" : `${report.errors.length} errors`;
     return deny(
       target,
       subject,
       FAILURE_REASON.invalidConfig,
-      `${subject} is invalid (${count}): ${report.errors.map(describeIssue).join("; ")}`,
+      `${subject} is invalid (${count}): ${firstIssues(report.errors).join("; ")}`,
       warnings,
     );
   }
@@ -136,6 +139,30 @@ function describeIssue(issue: Issue): string {
   return issue.path === "" ? issue.message : formatIssue(issue);
 }
 
+/** Most issues one answer describes: a padded object must not come back, or go to the log, at its own size. */
+const MAX_DESCRIBED_ISSUES = 10;
+
+function firstIssues(issues: readonly Issue[]): string[] {
+  const described = issues.slice(0, MAX_DESCRIBED_ISSUES).map(describeIssue);
+  const more = issues.length - described.length;
+  return more > 0 ? [...described, `… and ${more} more`] : described;
+}
+
+/** A name as it may be logged: whole when it could be an object name, else a short escaped excerpt. */
+function shown(text: string): string {
+  return /^[\x21-\x7e]{1,253}$/.test(text) ? text : quoteExcerpt(text);
+}
+
+/** Metric labels for objects the mesh does not serve: one fixed set, so callers cannot grow the metric. */
+const OTHER_TARGET: ValidationTarget = Object.freeze({ group: "other", version: "other", resource: "other" });
+
+/** `target` when it names a kind and version the mesh serves, else {@link OTHER_TARGET}. */
+function labelled(target: ValidationTarget): ValidationTarget {
+  const group = canonicalGroup(target.group);
+  const kind = group === undefined ? undefined : findKindByPlural(group, target.resource);
+  return kind?.versions.includes(target.version) ? target : OTHER_TARGET;
+}
+
 // The orchestrator names the resource in request.resource; a bare review (no orchestrator) may not.
 function targetOf(
   request: AdmissionRequest,
@@ -144,18 +171,18 @@ function targetOf(
   kind: string,
 ): ValidationTarget {
   if (request.resource?.resource) {
-    return {
+    return labelled({
       group: request.resource.group,
       version: request.resource.version,
       resource: request.resource.resource,
-    };
+    });
   }
   const version = apiVersion?.includes("/")
     ? apiVersion.slice(apiVersion.indexOf("/") + 1)
     : apiVersion ?? "";
   const meshGroup = canonicalGroup(group);
   const plural = (meshGroup && findKind(meshGroup, kind)?.plural) || (kind ? `${kind.toLowerCase()}s` : "");
-  return { group, version, resource: plural };
+  return labelled({ group, version, resource: plural });
 }
 
 function nameOf(fields: Record<string, unknown>, request: AdmissionRequest): string {

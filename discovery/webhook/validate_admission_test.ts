@@ -114,3 +114,32 @@ Deno.test("validateAdmissionRequest lets through what it does not check", async 
     });
   }
 });
+
+Deno.test("validateAdmissionRequest never echoes a padded object back at its own size", async (t) => {
+  await t.step("thousands of unknown fields give one bounded message", () => {
+    const spec: Record<string, unknown> = { hosts: ["reviews"] };
+    for (let i = 0; i < 5000; i++) spec[`padding${i}${"x".repeat(200)}`] = "y".repeat(500);
+    const decision = validateAdmissionRequest(request(virtualService(spec)));
+    const message = decision.response.status?.message ?? "";
+    assert.equal(decision.response.allowed, false);
+    assert.match(message, /\(500\d errors\)/);
+    assert.match(message, /… and 499\d more$/);
+    assert.ok(message.length < 5_000, `message of ${message.length} characters`);
+  });
+  await t.step("a huge name or kind is quoted as a short excerpt", () => {
+    const object = { ...virtualService(VALID_SPEC), kind: "K".repeat(100_000) };
+    const decision = validateAdmissionRequest(request(object));
+    assert.ok(decision.subject.length < 200, decision.subject);
+    assert.ok((decision.response.status?.message ?? "").length < 1_000);
+  });
+  await t.step("objects the mesh does not serve share one set of metric labels", () => {
+    for (const group of ["a.example", "b.example"]) {
+      const decision = validateAdmissionRequest(
+        request({ apiVersion: `${group}/v1`, kind: "Thing", metadata: { name: "x" } }, "CREATE", {
+          resource: { group, version: "v1", resource: `things-${group}` },
+        }),
+      );
+      assert.deepEqual(decision.target, { group: "other", version: "other", resource: "other" });
+    }
+  });
+});
