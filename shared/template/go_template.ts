@@ -6,16 +6,21 @@
  * Supported: text and `{{ pipeline }}` actions with trim markers and comment actions; `if`/`else if`/
  * `else`, `range` (with `$v :=` or `$i, $v :=`, and `else`), `with`/`else`, each closed by `end`; pipelines
  * `a | f b`; operands `.`, `.a.b`, `$`, `$x`, `$x.a`, string, number, `true`/`false`/`nil` literals and
- * parenthesized pipelines; variable declarations `$x := pipeline`; functions `and or not eq ne lt le gt ge len
+ * parenthesized pipelines; variable declarations `$x := pipeline` and assignments `$x = pipeline` (to the variable
+ * where it was declared, as in Go); a field that holds a function is called, as Go calls a method; functions `and or not eq ne lt le gt ge len
  * index print printf js toJSON toJson default` (`printf` is Go's, in `go_printf.ts`; `toJSON` is Istio's: nil
  * writes `{}`; `toJson` is sprig's: nil writes `null`). As in Go, an unknown function fails when the template
  * is parsed, even in a branch that would not run. Truth is Go's: false, 0, "", nil, empty lists and maps are
  * false. A value that is missing prints as an error naming the template, line and path, with the fields that
- * are there (Go would print `<no value>`, which only breaks the JSON later and further away).
+ * are there (Go would print `<no value>`, which only breaks the JSON later and further away), unless the caller
+ * asks for Go's behaviour with `missingValue`. Callers add their own functions (`GoTemplateOptions.functions`).
  *
  * @module
  */
-import { formatValue, sprintf } from "./go_printf.ts";
+import { formatValue } from "./go_printf.ts";
+import { BUILTIN_FUNCTIONS, type Functions, truthy } from "./go_template_functions.ts";
+
+export { truthy };
 
 /** A template that cannot be parsed or run; the message names the template and the line. */
 export class TemplateError extends Error {
@@ -23,6 +28,17 @@ export class TemplateError extends Error {
     super(`${source}:${line}: ${message}`);
     this.name = "TemplateError";
   }
+}
+
+/** A function a template may call. */
+export type GoTemplateFunction = (...args: never[]) => unknown;
+
+/** How a template is parsed and run. */
+export interface GoTemplateOptions {
+  /** More functions, by name; they replace built-in ones of the same name. */
+  readonly functions?: Readonly<Record<string, GoTemplateFunction>>;
+  /** What a missing value prints as (Go prints `<no value>`); absent: a missing value is an error. */
+  readonly missingValue?: string;
 }
 
 type Node =
@@ -39,6 +55,8 @@ type Node =
 
 interface Pipeline {
   readonly decl: string[];
+  /** The declared variables are assigned (`=`), not declared (`:=`). */
+  readonly assign?: boolean;
   readonly commands: Operand[][];
 }
 
@@ -92,7 +110,7 @@ function tokenize(source: string, template: string): Token[] {
 /** Splits an action into words: strings, parentheses and `|` kept whole. */
 function words(source: string, line: number, action: string): string[] {
   const out: string[] = [];
-  const re = /\s*("(?:[^"\\]|\\.)*"|`[^`]*`|:=|[()|,]|[^\s()|,]+)/y;
+  const re = /\s*("(?:[^"\\]|\\.)*"|`[^`]*`|:=|=|[()|,]|[^\s()|,]+)/y;
   let match: RegExpExecArray | null;
   re.lastIndex = 0;
   while (re.lastIndex < action.length && (match = re.exec(action)) !== null) out.push(match[1]);
@@ -104,7 +122,7 @@ function words(source: string, line: number, action: string): string[] {
 
 class Parser {
   #at = 0;
-  constructor(readonly source: string, readonly tokens: Token[]) {}
+  constructor(readonly source: string, readonly tokens: Token[], readonly functions: Functions) {}
 
   parse(): Node[] {
     const nodes = this.#block([]);
@@ -206,7 +224,8 @@ class Parser {
   #pipeline(line: number, text: string): Pipeline {
     const list = words(this.source, line, text);
     let decl: string[] = [];
-    const assign = list.indexOf(":=");
+    const declare = list.indexOf(":=");
+    const assign = declare >= 0 ? declare : list.indexOf("=");
     if (assign >= 0) {
       decl = list.slice(0, assign).filter((w) => w !== ",");
       if (decl.length === 0 || decl.length > 2 || !decl.every((v) => /^\$\w+$/.test(v))) {
@@ -217,7 +236,7 @@ class Parser {
     const [pipe, used] = this.#commands(line, list, 0);
     if (used !== list.length) throw new TemplateError(this.source, line, `unexpected ")" in "${text}"`);
     if (pipe.length === 0) throw new TemplateError(this.source, line, "empty action");
-    return { decl, commands: pipe };
+    return { decl, commands: pipe, assign: assign >= 0 && declare < 0 };
   }
 
   /** Commands from `list[at]` until the end or a closing parenthesis; returns them and where it stopped. */
@@ -257,11 +276,11 @@ class Parser {
       return { kind: "field", base: name === "$" ? "root" : name, path };
     }
     if (/^[A-Za-z_]\w*$/.test(word)) {
-      if (!Object.hasOwn(FUNCTIONS, word)) {
+      if (!Object.hasOwn(this.functions, word)) {
         throw new TemplateError(
           this.source,
           line,
-          `unknown function "${word}"; the functions are ${Object.keys(FUNCTIONS).sort().join(", ")}`,
+          `unknown function "${word}"; the functions are ${Object.keys(this.functions).sort().join(", ")}`,
         );
       }
       return { kind: "ident", name: word };
@@ -270,73 +289,32 @@ class Parser {
   }
 }
 
-/** Go's truth: false, 0, "", nil and empty lists and maps are false. */
-export function truthy(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === "") return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === "object") return Object.keys(value).length > 0;
-  return true;
-}
-
-function sprint(args: unknown[]): string {
-  return args.map((arg, i) =>
-    (i > 0 && typeof arg !== "string" && typeof args[i - 1] !== "string" ? " " : "") + formatValue(arg)
-  ).join("");
-}
-
-/** Go's `js` escaping (`template.JSEscapeString`): quotes, backslash, `<>&=` and control characters. */
-function jsEscape(text: string): string {
-  let out = "";
-  for (const c of text) {
-    if (c === "\\" || c === "'" || c === '"') out += `\\${c}`;
-    else if ("<>&=".includes(c) || c.charCodeAt(0) < 0x20) {
-      out += `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-    } else out += c;
-  }
-  return out;
-}
-
-const compare = (a: unknown, b: unknown) =>
-  (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-
-const FUNCTIONS: Readonly<Record<string, (...args: unknown[]) => unknown>> = {
-  and: (...args) => args.find((a) => !truthy(a)) ?? args.at(-1),
-  or: (...args) => args.find((a) => truthy(a)) ?? args.at(-1),
-  not: (a) => !truthy(a),
-  eq: (a, ...rest) => rest.some((b) => a === b),
-  ne: (a, b) => a !== b,
-  lt: (a, b) => compare(a, b) < 0,
-  le: (a, b) => compare(a, b) <= 0,
-  gt: (a, b) => compare(a, b) > 0,
-  ge: (a, b) => compare(a, b) >= 0,
-  len: (a) => Array.isArray(a) || typeof a === "string" ? a.length : Object.keys(a ?? {}).length,
-  index: (a, ...keys) =>
-    keys.reduce((v: unknown, k) => (v as Record<string, unknown> | undefined)?.[k as string], a),
-  // Go's fmt.Sprint: a space between two operands when neither is a string.
-  print: (...args) => sprint(args),
-  printf: (format, ...args) => {
-    if (typeof format !== "string") {
-      throw new TypeError(`the format must be a string, not ${formatValue(format)}`);
-    }
-    return sprintf(format, args);
-  },
-  js: (...args) => jsEscape(sprint(args)),
-  // Istio's toJSON writes nil as an empty object; sprig's toJson (newer Istio templates) writes null.
-  toJSON: (a) => a === undefined || a === null ? "{}" : JSON.stringify(a),
-  toJson: (a) => JSON.stringify(a ?? null),
-  default: (fallback, value) => truthy(value) ? value : fallback,
-};
-
+/** Variables of one block; lookups and assignments go outwards to where a variable was declared. */
 class Scope {
-  constructor(readonly vars: Map<string, unknown>, readonly dot: unknown) {}
+  readonly vars = new Map<string, unknown>();
+  constructor(readonly dot: unknown, readonly parent?: Scope) {}
   with(dot: unknown): Scope {
-    return new Scope(new Map(this.vars), dot);
+    return new Scope(dot, this);
+  }
+  owner(name: string): Scope | undefined {
+    return this.vars.has(name) ? this : this.parent?.owner(name);
+  }
+  has(name: string): boolean {
+    return this.owner(name) !== undefined;
+  }
+  get(name: string): unknown {
+    return this.owner(name)?.vars.get(name);
+  }
+  assign(name: string, value: unknown): boolean {
+    const owner = this.owner(name);
+    owner?.vars.set(name, value);
+    return owner !== undefined;
   }
 }
 
 class Runner {
   readonly #out: string[] = [];
-  constructor(readonly source: string) {}
+  constructor(readonly source: string, readonly functions: Functions, readonly missingValue?: string) {}
 
   run(nodes: Node[], scope: Scope): string {
     this.#nodes(nodes, scope);
@@ -356,6 +334,10 @@ class Runner {
         const value = this.#pipe(node.line, node.pipe, scope);
         if (node.pipe.decl.length > 0) return;
         if (value === undefined || value === null) {
+          if (this.missingValue !== undefined) {
+            this.#out.push(this.missingValue);
+            return;
+          }
           throw new TemplateError(this.source, node.line, this.#missing(node.pipe, scope));
         }
         this.#out.push(formatValue(value));
@@ -413,7 +395,12 @@ class Runner {
     pipe.commands.forEach((command, i) => {
       value = this.#command(line, command, scope, i === 0 ? [] : [value]);
     });
-    if (pipe.decl.length === 1) scope.vars.set(pipe.decl[0], value);
+    if (pipe.decl.length === 1) {
+      if (!pipe.assign) scope.vars.set(pipe.decl[0], value);
+      else if (!scope.assign(pipe.decl[0], value)) {
+        throw new TemplateError(this.source, line, `undefined variable ${pipe.decl[0]}`);
+      }
+    }
     return value;
   }
 
@@ -421,7 +408,7 @@ class Runner {
     const [head, ...rest] = command;
     if (head.kind === "ident") {
       // The parser only lets known function names through.
-      const fn = FUNCTIONS[head.name];
+      const fn = this.functions[head.name];
       const args = [...rest.map((o) => this.#operand(line, o, scope)), ...piped];
       try {
         return fn(...args);
@@ -446,13 +433,15 @@ class Runner {
       case "field": {
         let value: unknown;
         if (operand.base === "dot") value = scope.dot;
-        else if (operand.base === "root") value = scope.vars.get("$");
-        else if (scope.vars.has(operand.base)) value = scope.vars.get(operand.base);
+        else if (operand.base === "root") value = scope.get("$");
+        else if (scope.has(operand.base)) value = scope.get(operand.base);
         else throw new TemplateError(this.source, line, `undefined variable ${operand.base}`);
         for (const key of operand.path) {
-          value = typeof value === "object" && value !== null
-            ? (value as Record<string, unknown>)[key]
+          const parent = value;
+          value = typeof parent === "object" && parent !== null
+            ? (parent as Record<string, unknown>)[key]
             : undefined;
+          if (typeof value === "function") value = value.call(parent);
         }
         return value;
       }
@@ -465,7 +454,16 @@ class Runner {
  *
  * @throws {TemplateError} naming the source and line of what cannot be parsed
  */
-export function parseGoTemplate(source: string, template: string): (data: unknown) => string {
-  const nodes = new Parser(source, tokenize(source, template)).parse();
-  return (data) => new Runner(source).run(nodes, new Scope(new Map([["$", data]]), data));
+export function parseGoTemplate(
+  source: string,
+  template: string,
+  options: GoTemplateOptions = {},
+): (data: unknown) => string {
+  const functions = { ...BUILTIN_FUNCTIONS, ...options.functions } as Functions;
+  const nodes = new Parser(source, tokenize(source, template), functions).parse();
+  return (data) => {
+    const scope = new Scope(data);
+    scope.vars.set("$", data);
+    return new Runner(source, functions, options.missingValue).run(nodes, scope);
+  };
 }
