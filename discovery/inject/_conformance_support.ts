@@ -49,8 +49,15 @@ export function caseState(c: ConformanceCase): InjectorState {
 }
 
 const WORKLOADS = new Set([
-  "Deployment", "DeploymentConfig", "DaemonSet", "StatefulSet", "Job", "ReplicaSet", "ReplicationController",
-  "CronJob", "Pod",
+  "Deployment",
+  "DeploymentConfig",
+  "DaemonSet",
+  "StatefulSet",
+  "Job",
+  "ReplicaSet",
+  "ReplicationController",
+  "CronJob",
+  "Pod",
 ]); // deno-fmt-ignore
 
 /** A workload document's pod, as the reference's webhook test makes it, and the namespace to ask in. */
@@ -71,7 +78,12 @@ function podOf(doc: Obj): CasePod {
   const name = String(metadata.name);
   if (doc.kind === "Deployment") {
     podMeta.generateName = `${name}-fake-`;
-    podMeta.ownerReferences = [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: `${name}-fake`, controller: true }];
+    podMeta.ownerReferences = [{
+      apiVersion: "apps/v1",
+      kind: "ReplicaSet",
+      name: `${name}-fake`,
+      controller: true,
+    }];
     podMeta.labels = { ...(podMeta.labels as Obj ?? {}), "pod-template-hash": "fake" };
   } else {
     podMeta.generateName = name;
@@ -110,7 +122,10 @@ function prune(value: unknown): unknown {
   const out: Obj = {};
   for (const [k, v] of Object.entries(value)) {
     const p = prune(v);
-    if (p === null || p === undefined || (isObj(p) && Object.keys(p).length === 0) || (Array.isArray(p) && p.length === 0)) {
+    if (
+      p === null || p === undefined || p === "" || (isObj(p) && Object.keys(p).length === 0) ||
+      (Array.isArray(p) && p.length === 0)
+    ) {
       continue;
     }
     out[k] = p;
@@ -119,8 +134,8 @@ function prune(value: unknown): unknown {
 }
 
 /**
- * A pod as the reference compares it: status annotation gone, zero values gone (the typed pod leaves them
- * out), quantities canonical; `dropMetaJson` also removes `MESH_METAJSON_ANNOTATIONS` (the idempotency run).
+ * A pod as the reference compares it: status annotation gone, empty values gone (the typed pod leaves them
+ * out: its string, map and list fields are `omitempty`), quantities canonical; `dropMetaJson` also removes `MESH_METAJSON_ANNOTATIONS` (the idempotency run).
  */
 export function comparable(pod: Obj, dropMetaJson = false): Obj {
   const out = structuredClone(pod);
@@ -131,8 +146,12 @@ export function comparable(pod: Obj, dropMetaJson = false): Obj {
     const list = spec[field] as Obj[] | undefined;
     canonicalResources(list);
     for (const c of list ?? []) {
-      for (const e of (c.env as Obj[] | undefined) ?? []) delete ((e.valueFrom as Obj | undefined)?.fieldRef as Obj | undefined)?.apiVersion;
-      if (dropMetaJson && Array.isArray(c.env)) c.env = (c.env as Obj[]).filter((e) => e.name !== "MESH_METAJSON_ANNOTATIONS");
+      for (const e of (c.env as Obj[] | undefined) ?? []) {
+        delete ((e.valueFrom as Obj | undefined)?.fieldRef as Obj | undefined)?.apiVersion;
+      }
+      if (dropMetaJson && Array.isArray(c.env)) {
+        c.env = (c.env as Obj[]).filter((e) => e.name !== "MESH_METAJSON_ANNOTATIONS");
+      }
     }
   }
   return prune(out) as Obj;

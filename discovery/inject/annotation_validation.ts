@@ -50,7 +50,9 @@ const bool = (value: string) =>
 
 const CHECKS: Readonly<Record<string, (value: string) => string | undefined>> = {
   "sidecar.mesh.io/interceptionMode": (v) =>
-    ["REDIRECT", "TPROXY", "NONE"].includes(v) ? undefined : "interceptionMode invalid, use REDIRECT,TPROXY,NONE",
+    ["REDIRECT", "TPROXY", "NONE"].includes(v)
+      ? undefined
+      : "interceptionMode invalid, use REDIRECT,TPROXY,NONE",
   "sidecar.mesh.io/enableCoreDump": bool,
   "status.sidecar.mesh.io/port": (v) => (port(v) ? undefined : "expected a port (0-65535)"),
   "readiness.status.sidecar.mesh.io/initialDelaySeconds": uint32,
@@ -59,7 +61,9 @@ const CHECKS: Readonly<Record<string, (value: string) => string | undefined>> = 
   "traffic.sidecar.mesh.io/includeOutboundIPRanges": (v) =>
     v === "*" ? undefined : cidrList("includeIPRanges", v),
   "traffic.sidecar.mesh.io/excludeOutboundIPRanges": (v) => cidrList("excludeIPRanges", v),
-  "traffic.sidecar.mesh.io/includeInboundPorts": (v) => (v === "*" ? undefined : portList("includeInboundPorts", v)),
+  "traffic.sidecar.mesh.io/includeInboundPorts": (
+    v,
+  ) => (v === "*" ? undefined : portList("includeInboundPorts", v)),
   "traffic.sidecar.mesh.io/excludeInboundPorts": (v) => portList("excludeInboundPorts", v),
   "traffic.sidecar.mesh.io/excludeOutboundPorts": (v) => portList("excludeOutboundPorts", v),
   "prometheus.mesh.io/merge-metrics": bool,

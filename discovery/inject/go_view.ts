@@ -8,7 +8,9 @@
 /** Go's field name for a JSON field: `APIVersion` → `apiVersion`, `HostIP` → `hostIP`, `Name` → `name`. */
 export function jsonFieldName(goName: string): string {
   const run = /^[A-Z]+/.exec(goName)?.[0] ?? "";
-  if (run.length <= 1 || run.length === goName.length) return goName.slice(0, run.length).toLowerCase() + goName.slice(run.length);
+  if (run.length <= 1 || run.length === goName.length) {
+    return goName.slice(0, run.length).toLowerCase() + goName.slice(run.length);
+  }
   const keep = /[a-z]/.test(goName[run.length] ?? "") ? run.length - 1 : run.length;
   return goName.slice(0, keep).toLowerCase() + goName.slice(keep);
 }
@@ -20,7 +22,9 @@ const STRING_MAPS = new Set(["Labels", "Annotations", "NodeSelector"]);
 export function stringMap(map: Readonly<Record<string, string>> | undefined): Record<string, string> {
   return new Proxy({ ...(map ?? {}) }, {
     get: (target, key) =>
-      typeof key !== "string" || key === "toJSON" || Object.hasOwn(target, key) ? Reflect.get(target, key) : "",
+      typeof key !== "string" || key === "toJSON" || Object.hasOwn(target, key)
+        ? Reflect.get(target, key)
+        : "",
   });
 }
 

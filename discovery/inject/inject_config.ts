@@ -28,7 +28,8 @@ export interface InjectorConfig extends InjectPolicyConfig {
   readonly templates: Readonly<Record<string, InjectionTemplate>>;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 function stringRecord(value: unknown, where: string): Record<string, string> {
   if (value === undefined || value === null) return {};
@@ -40,7 +41,9 @@ function stringRecord(value: unknown, where: string): Record<string, string> {
 
 function selectors(value: unknown, where: string): LabelSelector[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every(isObj)) throw new InjectConfigError(`${where}: expected a list of label selectors`);
+  if (!Array.isArray(value) || !value.every(isObj)) {
+    throw new InjectConfigError(`${where}: expected a list of label selectors`);
+  }
   return value as LabelSelector[];
 }
 
@@ -58,20 +61,28 @@ export function parseInjectorConfig(
   try {
     doc = parse(text);
   } catch (error) {
-    throw new InjectConfigError(`${file}: not YAML: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+    throw new InjectConfigError(`${file}: not YAML: ${(error as Error).message.split("\n")[0]}`, {
+      cause: error,
+    });
   }
   if (!isObj(doc)) throw new InjectConfigError(`${file}: expected a mapping with policy and templates`);
   const functions = injectionFunctions(environment);
   const templates: Record<string, InjectionTemplate> = {};
   for (const [name, source] of Object.entries(stringRecord(doc.templates, `${file}: templates`))) {
     try {
-      templates[name] = parseGoTemplate(`${file}: template "${name}"`, source, { functions, missingValue: "<no value>" });
+      templates[name] = parseGoTemplate(`${file}: template "${name}"`, source, {
+        functions,
+        missingValue: "<no value>",
+      });
     } catch (error) {
       throw new InjectConfigError((error as Error).message, { cause: error });
     }
   }
   const defaults = doc.defaultTemplates;
-  if (defaults !== undefined && defaults !== null && !(Array.isArray(defaults) && defaults.every((d) => typeof d === "string"))) {
+  if (
+    defaults !== undefined && defaults !== null &&
+    !(Array.isArray(defaults) && defaults.every((d) => typeof d === "string"))
+  ) {
     throw new InjectConfigError(`${file}: defaultTemplates: expected a list of template names`);
   }
   const aliases = isObj(doc.aliases) ? doc.aliases as Record<string, string[]> : {};
@@ -96,7 +107,9 @@ export function parseInjectorValues(text: string, file: string): Readonly<Record
   try {
     doc = parse(text);
   } catch (error) {
-    throw new InjectConfigError(`${file}: not JSON or YAML: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+    throw new InjectConfigError(`${file}: not JSON or YAML: ${(error as Error).message.split("\n")[0]}`, {
+      cause: error,
+    });
   }
   if (doc === null || doc === undefined) return {};
   if (!isObj(doc)) throw new InjectConfigError(`${file}: expected a mapping of chart values`);

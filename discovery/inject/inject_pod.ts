@@ -8,6 +8,7 @@
 import { parse } from "yaml";
 import { validateSidecarAnnotations } from "./annotation_validation.ts";
 import type { InjectorConfig } from "./inject_config.ts";
+import { CONTAINER_FIELDS, goContainer } from "./go_field_order.ts";
 import { goView, stringMap } from "./go_view.ts";
 import { podProxyConfig, proxyConfigView } from "./proxy_config_json.ts";
 import { canonicalResources } from "./quantity.ts";
@@ -45,26 +46,14 @@ export interface InjectionContext {
 
 const OVERRIDES_ANNOTATION = "proxy.mesh.io/overrides";
 const TEMPLATES_ANNOTATION = "inject.mesh.io/templates";
-/** Container fields in the order the orchestrator's Go types write them. */
-const CONTAINER_FIELDS = [
-  "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "volumeMounts",
-  "volumeDevices", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
-  "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
-]; // deno-fmt-ignore
-
 const clone = <T>(value: T): T => structuredClone(value);
 const path = (value: unknown, ...keys: string[]): unknown =>
   keys.reduce((v: unknown, k) => (typeof v === "object" && v !== null ? (v as Obj)[k] : undefined), value);
 
-/** A container as the Go type writes it: known fields in order, `resources` always there, `image: auto` dropped. */
+/** A user's container as an overlay: as the Go type writes it, `image: auto` meaning the injected image. */
 function typedContainer(container: Obj): Obj {
-  const out: Obj = {};
-  for (const key of CONTAINER_FIELDS) {
-    const value = key === "resources" ? container.resources ?? {} : container[key];
-    if (value === undefined || value === null || value === "" || value === false) continue;
-    if (key === "image" && value === "auto") continue;
-    out[key] = value;
-  }
+  const out = goContainer(container);
+  if (out.image === "auto") delete out.image;
   return out;
 }
 
@@ -101,7 +90,9 @@ function overridesOf(pod: Obj): { containers?: Obj[]; initContainers?: Obj[] } {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InjectionError(`Cannot read the "${OVERRIDES_ANNOTATION}" annotation as JSON`, { cause: error });
+    throw new InjectionError(`Cannot read the "${OVERRIDES_ANNOTATION}" annotation as JSON`, {
+      cause: error,
+    });
   }
 }
 
@@ -117,7 +108,9 @@ function strippedPod(pod: Obj, statusPort: number): Obj {
     } catch { /* an unreadable status strips nothing, as in the reference */ }
     const spec = out.spec as Obj;
     const drop = (field: string, names: string[] | null | undefined) => {
-      if (Array.isArray(spec[field]) && names) spec[field] = (spec[field] as Obj[]).filter((c) => !names.includes(c.name as string));
+      if (Array.isArray(spec[field]) && names) {
+        spec[field] = (spec[field] as Obj[]).filter((c) => !names.includes(c.name as string));
+      }
     };
     drop("containers", previous.containers);
     drop("initContainers", previous.initContainers);
@@ -163,9 +156,11 @@ export function injectPod(original: Readonly<Obj>, context: InjectionContext): O
   }
   const statusPort = Number(defaultConfig.statusPort ?? 15020);
   const proxyEnvs: Record<string, string> = { ...context.proxyEnvs };
-  const cluster = proxyEnvs.MESH_META_CLUSTER_ID || String(path(context.values, "global", "multiCluster", "clusterName") ?? "");
+  const cluster = proxyEnvs.MESH_META_CLUSTER_ID ||
+    String(path(context.values, "global", "multiCluster", "clusterName") ?? "");
   const labels = (path(pod, "metadata", "labels") ?? {}) as Record<string, string>;
-  const network = labels["topology.mesh.io/network"] ?? (proxyEnvs.MESH_META_NETWORK || String(path(context.values, "global", "network") ?? ""));
+  const network = labels["topology.mesh.io/network"] ??
+    (proxyEnvs.MESH_META_NETWORK || String(path(context.values, "global", "network") ?? ""));
   if (cluster !== "") proxyEnvs.MESH_META_CLUSTER_ID = cluster;
   if (network !== "") proxyEnvs.MESH_META_NETWORK = network;
 
@@ -197,11 +192,15 @@ export function injectPod(original: Readonly<Obj>, context: InjectionContext): O
     try {
       rendered = parse(template(data), { version: "1.1" });
     } catch (error) {
-      throw new InjectionError(`Template "${name}" failed: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+      throw new InjectionError(`Template "${name}" failed: ${(error as Error).message.split("\n")[0]}`, {
+        cause: error,
+      });
     }
     if (rendered === null || rendered === undefined) continue;
     if (typeof rendered !== "object" || Array.isArray(rendered)) {
-      throw new InjectionError(`Template "${name}" rendered no pod: expected a mapping with metadata and spec`);
+      throw new InjectionError(
+        `Template "${name}" rendered no pod: expected a mapping with metadata and spec`,
+      );
     }
     merged = strategicMerge(merged, rendered) as Obj;
     templatePod = strategicMerge(templatePod, rendered) as Obj;
@@ -221,7 +220,10 @@ export function injectPod(original: Readonly<Obj>, context: InjectionContext): O
       // What the orchestrator's Container type lacks is dropped, as the reference's typed round trip drops it
       // (its template writes an init container's restartPolicy and a container's securityContext.fsGroup).
       for (const key of Object.keys(c)) if (!CONTAINER_FIELDS.includes(key)) delete c[key];
-      if (typeof c.securityContext === "object" && c.securityContext !== null) delete (c.securityContext as Obj).fsGroup;
+      if (typeof c.securityContext === "object" && c.securityContext !== null) {
+        delete (c.securityContext as Obj).fsGroup;
+      }
+      for (const e of (c.env as Obj[] | undefined) ?? []) if (e.value === "") delete e.value;
     }
     canonicalResources(spec[field] as Obj[] | undefined);
   }
@@ -242,7 +244,10 @@ function reapplyUserContainers(merged: Obj, pod: Obj, templatePod: Obj): Obj {
       merged = strategicMerge(merged, { spec: { [field]: [overlay] } }) as Obj;
     }
   }
-  const alreadyInjected = Object.hasOwn((path(pod, "metadata", "annotations") ?? {}) as Obj, STATUS_ANNOTATION);
+  const alreadyInjected = Object.hasOwn(
+    (path(pod, "metadata", "annotations") ?? {}) as Obj,
+    STATUS_ANNOTATION,
+  );
   if (!alreadyInjected && (recorded.containers || recorded.initContainers)) {
     annotationsOf(merged)[OVERRIDES_ANNOTATION] = JSON.stringify(recorded);
   }

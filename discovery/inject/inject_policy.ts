@@ -26,7 +26,12 @@ export interface InjectPolicyConfig {
 }
 
 /** Namespaces whose pods are never injected. */
-export const IGNORED_NAMESPACES: readonly string[] = ["kube-system", "kube-public", "kube-node-lease", "local-path-storage"];
+export const IGNORED_NAMESPACES: readonly string[] = [
+  "kube-system",
+  "kube-public",
+  "kube-node-lease",
+  "local-path-storage",
+];
 
 /** The injection annotation and label. */
 export const INJECT_KEY = "sidecar.mesh.io/inject";
@@ -76,7 +81,9 @@ export function skipReason(config: InjectPolicyConfig, pod: PolicyPod): string |
   if (decided === undefined && config.alwaysInjectSelector.some((s) => selectorMatches(s, pod.labels))) {
     decided = true;
   }
-  if (config.policy !== "enabled" && config.policy !== "disabled") return `policy "${config.policy}" injects no pod`;
+  if (config.policy !== "enabled" && config.policy !== "disabled") {
+    return `policy "${config.policy}" injects no pod`;
+  }
   const inject = decided ?? config.policy === "enabled";
   if (inject) return undefined;
   return decided === false ? `${INJECT_KEY} or a neverInjectSelector says no` : "policy disabled";

@@ -41,7 +41,10 @@ export interface InjectWebhookDeps {
 /** The path the webhook answers on; `/inject/…` carries key/value pairs. */
 export const INJECT_PATH = "/inject";
 
-const URL_PARAMETER_ENV: Readonly<Record<string, string>> = { cluster: "MESH_META_CLUSTER_ID", net: "MESH_META_NETWORK" };
+const URL_PARAMETER_ENV: Readonly<Record<string, string>> = {
+  cluster: "MESH_META_CLUSTER_ID",
+  net: "MESH_META_NETWORK",
+};
 
 /** The proxy env of a `/inject/<key>/<value>/…` path, as the reference reads it (a trailing key is ignored). */
 export function parseInjectEnvs(pathname: string): Record<string, string> {
@@ -63,26 +66,38 @@ interface Review {
 
 function readReview(decoded: unknown): Review {
   if (!isObj(decoded) || decoded.kind !== "AdmissionReview") {
-    throw new TypeError("Body is not an AdmissionReview: expected kind \"AdmissionReview\"");
+    throw new TypeError('Body is not an AdmissionReview: expected kind "AdmissionReview"');
   }
   if (!ADMISSION_API_VERSIONS.includes(decoded.apiVersion as AdmissionApiVersion)) {
-    throw new TypeError(`Unsupported AdmissionReview apiVersion: expected ${ADMISSION_API_VERSIONS.join(" or ")}`);
+    throw new TypeError(
+      `Unsupported AdmissionReview apiVersion: expected ${ADMISSION_API_VERSIONS.join(" or ")}`,
+    );
   }
   if (!isObj(decoded.request)) throw new TypeError("AdmissionReview has no request object");
   return { apiVersion: decoded.apiVersion as AdmissionApiVersion, request: decoded.request };
 }
 
 /** The injection webhook's HTTP handler. */
-export function injectWebhookHandler(deps: InjectWebhookDeps): (request: Request, url: URL) => Promise<Response> {
+export function injectWebhookHandler(
+  deps: InjectWebhookDeps,
+): (request: Request, url: URL) => Promise<Response> {
   const requests = deps.metrics.counter("sidecar_injection_requests_total");
   const successes = deps.metrics.counter("sidecar_injection_success_total");
   const skips = deps.metrics.counter("sidecar_injection_skip_total");
   const failures = deps.metrics.counter("sidecar_injection_failure_total");
   const answer = (apiVersion: AdmissionApiVersion, uid: unknown, response: Obj) =>
-    jsonResponse({ apiVersion, kind: "AdmissionReview", response: { uid: typeof uid === "string" ? uid : "", ...response } });
+    jsonResponse({
+      apiVersion,
+      kind: "AdmissionReview",
+      response: { uid: typeof uid === "string" ? uid : "", ...response },
+    });
   const refuse = (type: string, apiVersion: AdmissionApiVersion, uid: unknown, message: string) => {
     failures.inc({ type });
-    deps.log.warn("Sidecar injection refused", { type, uid: typeof uid === "string" ? uid : "", error: message });
+    deps.log.warn("Sidecar injection refused", {
+      type,
+      uid: typeof uid === "string" ? uid : "",
+      error: message,
+    });
     return answer(apiVersion, uid, { allowed: false, status: { message } });
   };
   return async (request, url) => {
@@ -112,17 +127,24 @@ export function injectWebhookHandler(deps: InjectWebhookDeps): (request: Request
     const { apiVersion, request: req } = review;
     const kind = isObj(req.kind) ? req.kind : {};
     const pod = req.object;
-    if (kind.kind !== "Pod" && !(isObj(pod) && (pod.kind === undefined || pod.kind === "Pod") && isObj(pod.spec))) {
+    if (
+      kind.kind !== "Pod" &&
+      !(isObj(pod) && (pod.kind === undefined || pod.kind === "Pod") && isObj(pod.spec))
+    ) {
       skips.inc({ reason: "not a pod" });
       return answer(apiVersion, req.uid, { allowed: true });
     }
-    if (!isObj(pod)) return refuse("decode", apiVersion, req.uid, "AdmissionReview request.object is not a Pod object");
+    if (!isObj(pod)) {
+      return refuse("decode", apiVersion, req.uid, "AdmissionReview request.object is not a Pod object");
+    }
     const state = deps.state();
     if (state === undefined) {
       return refuse("config", apiVersion, req.uid, "Injector config or values not loaded yet: cannot inject");
     }
     const metadata: Obj = isObj(pod.metadata) ? { ...pod.metadata } : {};
-    if (!metadata.namespace && typeof req.namespace === "string" && req.namespace !== "") metadata.namespace = req.namespace;
+    if (!metadata.namespace && typeof req.namespace === "string" && req.namespace !== "") {
+      metadata.namespace = req.namespace;
+    }
     const subject: Obj = { ...pod, metadata };
     const spec = isObj(pod.spec) ? pod.spec : {};
     const reason = skipReason(state.config, {
@@ -138,28 +160,42 @@ export function injectWebhookHandler(deps: InjectWebhookDeps): (request: Request
     }
     let injected: Obj;
     try {
-      injected = injectPod(subject, { ...state, revision: deps.revision, proxyEnvs: parseInjectEnvs(url.pathname) });
+      injected = injectPod(subject, {
+        ...state,
+        revision: deps.revision,
+        proxyEnvs: parseInjectEnvs(url.pathname),
+      });
     } catch (error) {
       const type = error instanceof InvalidAnnotationError ? "annotation" : "inject";
       return refuse(type, apiVersion, req.uid, `Pod injection failed: ${(error as Error).message}`);
     }
     const patch = createPodPatch(subject, injected);
     successes.inc();
-    return answer(apiVersion, req.uid, { allowed: true, patchType: "JSONPatch", patch: base64(JSON.stringify(patch)) });
+    return answer(apiVersion, req.uid, {
+      allowed: true,
+      patchType: "JSONPatch",
+      patch: base64(JSON.stringify(patch)),
+    });
   };
 }
 
 function base64(text: string): string {
   const bytes = new TextEncoder().encode(text);
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
   return btoa(binary);
 }
 
 /** Registers the injection webhook on `/inject` and `/inject/…` (POST). */
 export function injectWebhookRoutes(router: Router, deps: InjectWebhookDeps): Router {
   const handler = injectWebhookHandler(deps);
-  router.add(INJECT_PATH, "Injects the mesh sidecar into Pods in AdmissionReview requests", handler, ["POST"]);
-  router.add(`${INJECT_PATH}/`, "The injection webhook with /<key>/<value> proxy env pairs", handler, ["POST"]);
+  router.add(INJECT_PATH, "Injects the mesh sidecar into Pods in AdmissionReview requests", handler, [
+    "POST",
+  ]);
+  router.add(`${INJECT_PATH}/`, "The injection webhook with /<key>/<value> proxy env pairs", handler, [
+    "POST",
+  ]);
   return router;
 }

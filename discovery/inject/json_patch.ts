@@ -14,7 +14,8 @@ export interface JsonPatchOperation {
   readonly value?: unknown;
 }
 
-const pointer = (...keys: string[]) => keys.map((k) => `/${k.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+const pointer = (...keys: string[]) =>
+  keys.map((k) => `/${k.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -44,11 +45,18 @@ export function createPodPatch(before: Readonly<Obj>, after: Readonly<Obj>): Jso
 export function applyJsonPatch(document: unknown, ops: readonly JsonPatchOperation[]): unknown {
   const root = { doc: structuredClone(document) } as Obj;
   for (const op of ops) {
-    const keys = ["doc", ...op.path.split("/").slice(1).map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"))];
+    const keys = [
+      "doc",
+      ...op.path.split("/").slice(1).map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~")),
+    ];
     const last = keys.pop()!;
     let parent: unknown = root;
-    for (const key of keys) parent = (parent as Obj | undefined)?.[Array.isArray(parent) && key === "-" ? "" : key];
-    if (typeof parent !== "object" || parent === null) throw new RangeError(`JSON patch path "${op.path}" has no parent`);
+    for (const key of keys) {
+      parent = (parent as Obj | undefined)?.[Array.isArray(parent) && key === "-" ? "" : key];
+    }
+    if (typeof parent !== "object" || parent === null) {
+      throw new RangeError(`JSON patch path "${op.path}" has no parent`);
+    }
     if (Array.isArray(parent)) {
       const at = last === "-" ? parent.length : Number(last);
       if (op.op === "remove") parent.splice(at, 1);

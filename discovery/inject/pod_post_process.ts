@@ -16,7 +16,8 @@ const CORE_DUMP_CONTAINER = "enable-core-dump";
 /** The annotation recording what injection added. */
 export const STATUS_ANNOTATION = "sidecar.mesh.io/status";
 
-const containers = (pod: Obj, field = "containers"): Obj[] => ((pod.spec as Obj)[field] as Obj[] | undefined) ?? [];
+const containers = (pod: Obj, field = "containers"): Obj[] =>
+  ((pod.spec as Obj)[field] as Obj[] | undefined) ?? [];
 
 const sidecarOf = (pod: Obj): Obj | undefined => containers(pod).find((c) => c.name === PROXY_CONTAINER);
 
@@ -35,7 +36,9 @@ function labelsOf(pod: Obj): Record<string, string> {
 export function overwriteClusterEnv(pod: Obj, proxyEnvs: Readonly<Record<string, string>>): void {
   const sidecar = sidecarOf(pod);
   if (sidecar === undefined || Object.keys(proxyEnvs).length === 0) return;
-  const env = ((sidecar.env as Obj[] | undefined) ?? []).filter((e) => !Object.hasOwn(proxyEnvs, e.name as string));
+  const env = ((sidecar.env as Obj[] | undefined) ?? []).filter((e) =>
+    !Object.hasOwn(proxyEnvs, e.name as string)
+  );
   sidecar.env = [...env, ...Object.entries(proxyEnvs).map(([name, value]) => ({ name, value }))];
 }
 
@@ -47,9 +50,10 @@ export function overwriteClusterEnv(pod: Obj, proxyEnvs: Readonly<Record<string,
 export function applyPrometheusMerge(pod: Obj, enabledInMesh: boolean, statusPort: number): void {
   const annotations = annotationsOf(pod);
   const podSetting = annotations["prometheus.mesh.io/merge-metrics"];
-  const enabled = podSetting !== undefined && /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(podSetting)
-    ? /^(1|t|T|TRUE|true|True)$/.test(podSetting)
-    : enabledInMesh;
+  const enabled =
+    podSetting !== undefined && /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(podSetting)
+      ? /^(1|t|T|TRUE|true|True)$/.test(podSetting)
+      : enabledInMesh;
   if (!enabled) return;
   const target = String(statusPort);
   if (annotations["prometheus.io/port"] === target) return;
@@ -60,14 +64,20 @@ export function applyPrometheusMerge(pod: Obj, enabledInMesh: boolean, statusPor
   };
   const sidecar = sidecarOf(pod);
   if (sidecar !== undefined && (scrape.scrape || scrape.path || scrape.port)) {
-    sidecar.env = [...(sidecar.env as Obj[] ?? []), { name: "MESH_PROMETHEUS_ANNOTATIONS", value: JSON.stringify(scrape) }];
+    sidecar.env = [...(sidecar.env as Obj[] ?? []), {
+      name: "MESH_PROMETHEUS_ANNOTATIONS",
+      value: JSON.stringify(scrape),
+    }];
   }
   annotations["prometheus.io/port"] = target;
   annotations["prometheus.io/path"] = "/stats/prometheus";
   annotations["prometheus.io/scrape"] = "true";
 }
 
-const PROBES = [["readinessProbe", "readyz"], ["livenessProbe", "livez"], ["startupProbe", "startupz"]] as const;
+const PROBES = [["readinessProbe", "readyz"], ["livenessProbe", "livez"], [
+  "startupProbe",
+  "startupz",
+]] as const;
 
 /** The HTTP-GET prober of `probe` with named ports resolved; undefined when the agent need not probe it. */
 function appProber(probe: unknown, ports: Map<string, unknown>, statusPort: number): Obj | undefined {
@@ -80,7 +90,9 @@ function appProber(probe: unknown, ports: Map<string, unknown>, statusPort: numb
   } else if (Number(copy.port) === statusPort) return undefined;
   const timeout = (probe as Obj).timeoutSeconds;
   const ordered: Obj = {};
-  for (const key of ["path", "port", "host", "scheme", "httpHeaders"]) if (copy[key] !== undefined) ordered[key] = copy[key];
+  for (const key of ["path", "port", "host", "scheme", "httpHeaders"]) {
+    if (copy[key] !== undefined) ordered[key] = copy[key];
+  }
   return timeout ? { httpGet: ordered, timeoutSeconds: timeout } : { httpGet: ordered };
 }
 
@@ -100,7 +112,11 @@ export function rewriteAppProbes(pod: Obj, rewriteByDefault: boolean, meshStatus
   const probers: Obj = {};
   for (const c of containers(pod)) {
     if (c.name === PROXY_CONTAINER) continue;
-    const ports = new Map(((c.ports as Obj[] | undefined) ?? []).filter((p) => p.name).map((p) => [p.name as string, p.containerPort]));
+    const ports = new Map(
+      ((c.ports as Obj[] | undefined) ?? []).filter((p) => p.name).map((
+        p,
+      ) => [p.name as string, p.containerPort]),
+    );
     for (const [field, kind] of PROBES) {
       const prober = appProber(c[field], ports, meshStatusPort);
       if (prober !== undefined) probers[`/app-health/${c.name}/${kind}`] = prober;
@@ -118,7 +134,11 @@ export function rewriteAppProbes(pod: Obj, rewriteByDefault: boolean, meshStatus
     for (const [field, kind] of PROBES) {
       const probe = c[field] as Obj | undefined;
       if (probe?.httpGet === undefined) continue;
-      const httpGet: Obj = { ...probe.httpGet as Obj, path: `/app-health/${c.name}/${kind}`, port: statusPort };
+      const httpGet: Obj = {
+        ...probe.httpGet as Obj,
+        path: `/app-health/${c.name}/${kind}`,
+        port: statusPort,
+      };
       if (httpGet.scheme === "HTTPS") httpGet.scheme = "HTTP";
       c[field] = { ...probe, httpGet };
     }

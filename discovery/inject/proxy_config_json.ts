@@ -28,18 +28,46 @@ const DEFAULTS: Readonly<Obj> = Object.freeze({
 
 /** ProxyConfig's fields in proto declaration order (the order protobuf JSON writes them). */
 const FIELD_ORDER = [
-  "configPath", "binaryPath", "serviceCluster", "drainDuration", "parentShutdownDuration", "discoveryAddress",
-  "discoveryRefreshDelay", "zipkinAddress", "statsdUdpAddress", "envoyMetricsServiceAddress", "proxyAdminPort",
-  "availabilityZone", "controlPlaneAuthPolicy", "customConfigFile", "statNameLength", "concurrency",
-  "proxyBootstrapTemplatePath", "interceptionMode", "tracing", "sds", "envoyAccessLogService",
-  "envoyMetricsService", "proxyMetadata", "statusPort", "extraStatTags", "terminationDrainDuration", "meshId",
-  "readinessProbe", "proxyStatsMatcher", "holdApplicationUntilProxyStarts", "caCertificatesPem",
+  "configPath",
+  "binaryPath",
+  "serviceCluster",
+  "drainDuration",
+  "parentShutdownDuration",
+  "discoveryAddress",
+  "discoveryRefreshDelay",
+  "zipkinAddress",
+  "statsdUdpAddress",
+  "envoyMetricsServiceAddress",
+  "proxyAdminPort",
+  "availabilityZone",
+  "controlPlaneAuthPolicy",
+  "customConfigFile",
+  "statNameLength",
+  "concurrency",
+  "proxyBootstrapTemplatePath",
+  "interceptionMode",
+  "tracing",
+  "sds",
+  "envoyAccessLogService",
+  "envoyMetricsService",
+  "proxyMetadata",
+  "statusPort",
+  "extraStatTags",
+  "terminationDrainDuration",
+  "meshId",
+  "readinessProbe",
+  "proxyStatsMatcher",
+  "holdApplicationUntilProxyStarts",
+  "caCertificatesPem",
 ]; // deno-fmt-ignore
 
 /** Fields held in protobuf wrapper types: written whenever set, even to zero. */
 const WRAPPED = new Set(["concurrency", "holdApplicationUntilProxyStarts"]);
 /** Enum fields whose zero value (left out) is named. */
-const ENUM_ZERO: Readonly<Record<string, string>> = { interceptionMode: "REDIRECT", controlPlaneAuthPolicy: "NONE" };
+const ENUM_ZERO: Readonly<Record<string, string>> = {
+  interceptionMode: "REDIRECT",
+  controlPlaneAuthPolicy: "NONE",
+};
 
 const RAW = Symbol("proxy config JSON");
 
@@ -60,7 +88,9 @@ export function podProxyConfig(defaultConfig: Readonly<Obj>, annotation: string 
   try {
     overlay = parse(annotation);
   } catch (error) {
-    throw new SyntaxError(`Cannot read "proxy.mesh.io/config" as YAML: ${(error as Error).message.split("\n")[0]}`);
+    throw new SyntaxError(
+      `Cannot read "proxy.mesh.io/config" as YAML: ${(error as Error).message.split("\n")[0]}`,
+    );
   }
   if (overlay === null || overlay === undefined) return { ...defaultConfig };
   if (typeof overlay !== "object" || Array.isArray(overlay)) {
@@ -72,7 +102,9 @@ export function podProxyConfig(defaultConfig: Readonly<Obj>, annotation: string 
 /** `.ProxyConfig` for the template: Go names, the enum's `String`, the wrappers' and tracing's getters. */
 export function proxyConfigView(config: Readonly<Obj>): unknown {
   const tracing = (config.tracing ?? {}) as Obj;
-  const tls = Object.values(tracing).map((t) => (t as Obj | null)?.tlsSettings).find((t) => t !== undefined) as
+  const tls = Object.values(tracing).map((t) => (t as Obj | null)?.tlsSettings).find((t) =>
+    t !== undefined
+  ) as
     | Obj
     | undefined;
   const mode = String(config.interceptionMode ?? "REDIRECT");

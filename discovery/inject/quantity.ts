@@ -4,8 +4,22 @@
  * @module
  */
 
-const BINARY: readonly [string, bigint][] = [["Ei", 2n ** 60n], ["Pi", 2n ** 50n], ["Ti", 2n ** 40n], ["Gi", 2n ** 30n], ["Mi", 2n ** 20n], ["Ki", 2n ** 10n]];
-const DECIMAL: readonly [string, bigint][] = [["E", 10n ** 18n], ["P", 10n ** 15n], ["T", 10n ** 12n], ["G", 10n ** 9n], ["M", 10n ** 6n], ["k", 10n ** 3n]];
+const BINARY: readonly [string, bigint][] = [
+  ["Ei", 2n ** 60n],
+  ["Pi", 2n ** 50n],
+  ["Ti", 2n ** 40n],
+  ["Gi", 2n ** 30n],
+  ["Mi", 2n ** 20n],
+  ["Ki", 2n ** 10n],
+];
+const DECIMAL: readonly [string, bigint][] = [
+  ["E", 10n ** 18n],
+  ["P", 10n ** 15n],
+  ["T", 10n ** 12n],
+  ["G", 10n ** 9n],
+  ["M", 10n ** 6n],
+  ["k", 10n ** 3n],
+];
 
 /** The canonical spelling of `quantity`, or `quantity` itself when it is not one this function reads. */
 export function canonicalQuantity(quantity: unknown): unknown {

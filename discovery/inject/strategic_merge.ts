@@ -1,8 +1,9 @@
 /**
  * The strategic merge patch the reference uses to lay a rendered template (and a user's own sidecar
  * containers) over a pod: maps merge key by key, `null` removes a key, lists of objects with a merge key
- * (containers, volumes, env, mounts, ports, pull secrets) merge item by item in place with new items
- * appended, and every other list is replaced.
+ * (containers, volumes, env, mounts, ports, pull secrets) merge item by item, and every other list is
+ * replaced. A merged list is ordered as the orchestrator's patch code orders it: the patch's items in patch
+ * order, with the items only the original has woven in, each before a patch item it preceded in the original.
  * @module
  */
 
@@ -36,11 +37,26 @@ export function strategicMerge(original: unknown, patch: unknown, field = ""): u
   }
   const mergeKey = MERGE_KEYS[field];
   if (Array.isArray(patch) && mergeKey !== undefined && Array.isArray(original)) {
-    const out = [...original];
-    for (const item of patch) {
-      const at = isObj(item) ? out.findIndex((o) => isObj(o) && o[mergeKey] === item[mergeKey]) : -1;
-      if (at >= 0) out[at] = strategicMerge(out[at], item, "");
-      else out.push(strategicMerge(undefined, item, ""));
+    const keyOf = (item: unknown) => (isObj(item) ? item[mergeKey] : undefined);
+    const serverAt = (item: unknown) =>
+      original.findIndex((o) => keyOf(o) !== undefined && keyOf(o) === keyOf(item));
+    const patched = patch.map((item) => {
+      const at = serverAt(item);
+      return strategicMerge(at >= 0 ? original[at] : undefined, item, "");
+    });
+    const serverOnly = original.filter((o) =>
+      !patch.some((p) => keyOf(p) !== undefined && keyOf(p) === keyOf(o))
+    );
+    const out: unknown[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < serverOnly.length || j < patched.length) {
+      if (j >= patched.length) out.push(serverOnly[i++]);
+      else if (i >= serverOnly.length) out.push(patched[j++]);
+      else {
+        const [left, right] = [serverAt(serverOnly[i]), serverAt(patched[j])];
+        out.push(left >= 0 && right >= 0 && left < right ? serverOnly[i++] : patched[j++]);
+      }
     }
     return out;
   }

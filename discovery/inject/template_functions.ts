@@ -94,7 +94,9 @@ export function injectionFunctions(
     isset: (map: unknown, key: unknown) => Object.hasOwn(asObj(map), String(key)),
     annotation: (meta: unknown, name: unknown, fallback: unknown) => {
       const annotations = asObj(asObj(meta).Annotations);
-      return Object.hasOwn(annotations, String(name)) ? annotations[String(name)] : formatValue(fallback ?? "");
+      return Object.hasOwn(annotations, String(name))
+        ? annotations[String(name)]
+        : formatValue(fallback ?? "");
     },
     valueOrDefault: (value: unknown, fallback: unknown) =>
       value === "" || value === undefined || value === null ? fallback : value,
@@ -102,8 +104,8 @@ export function injectionFunctions(
     includeInboundPorts: (containers: unknown) => containerPorts(containers, () => true),
     applicationPorts: (containers: unknown) => containerPorts(containers, (name) => name !== "mesh-proxy"),
     kubevirtInterfaces: (s: unknown) => s,
-    toJSON: (m: unknown) => (m === undefined || m === null ? "{}" : JSON.stringify(m)),
-    toJson: (m: unknown) => (m === undefined || m === null ? "{}" : JSON.stringify(m)),
+    toJSON: goJson,
+    toJson: goJson,
     fromJSON: (text: unknown) => {
       try {
         return JSON.parse(formatValue(text));
@@ -150,13 +152,28 @@ export function injectionFunctions(
     hasSuffix: (suffix: unknown, s: unknown) => formatValue(s).endsWith(formatValue(suffix)),
     trimSuffix: (suffix: unknown, s: unknown) => {
       const text = formatValue(s);
-      return text.endsWith(formatValue(suffix)) ? text.slice(0, text.length - formatValue(suffix).length) : text;
+      return text.endsWith(formatValue(suffix))
+        ? text.slice(0, text.length - formatValue(suffix).length)
+        : text;
     },
-    replace: (from: unknown, to: unknown, s: unknown) => formatValue(s).replaceAll(formatValue(from), formatValue(to)),
+    replace: (from: unknown, to: unknown, s: unknown) =>
+      formatValue(s).replaceAll(formatValue(from), formatValue(to)),
     split: (sep: unknown, s: unknown) =>
       Object.fromEntries(formatValue(s).split(formatValue(sep)).map((part, i) => [`_${i}`, part])),
   };
   return functions;
+}
+
+/** Go's `json.Marshal` of a map: keys sorted; nil writes `{}` as Istio's `toJSON` does. */
+function goJson(value: unknown): string {
+  if (value === undefined || value === null) return "{}";
+  return JSON.stringify(
+    value,
+    (_key, v) =>
+      typeof v === "object" && v !== null && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+        : v,
+  );
 }
 
 /** Sprig's `dict`: alternating keys and values; a missing last value is `""`. */
