@@ -30,6 +30,7 @@ import { buildRegistries } from "./registry/build_registries.ts";
 import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import { startInjection } from "./inject/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 
@@ -393,7 +394,17 @@ export async function startDiscovery(
       "--ctrlz_address/--ctrlz_port",
     ),
   );
+  const injection = await startInjection({
+    enabled: env.bool("INJECT_ENABLED"),
+    environment: { ENABLE_LEGACY_FSGROUP_INJECTION: String(env.bool("ENABLE_LEGACY_FSGROUP_INJECTION")) },
+    revision: env.string("REVISION"),
+    mesh: () => mesh.current(),
+    metrics: deps.metrics,
+    log: deps.logs.scope("injection"),
+  });
+  closers.push(() => injection.stop());
   const webhook = await startWebhookServer({
+    router: injection.router,
     addr: options.httpsAddr,
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,

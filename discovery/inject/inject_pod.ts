@@ -154,7 +154,7 @@ export function injectPod(original: Readonly<Obj>, context: InjectionContext): O
   } catch (error) {
     throw new InjectionError((error as Error).message, { cause: error });
   }
-  const statusPort = Number(defaultConfig.statusPort ?? 15020);
+  const statusPort = Number(defaultConfig.statusPort ?? 0);
   const proxyEnvs: Record<string, string> = { ...context.proxyEnvs };
   const cluster = proxyEnvs.MESH_META_CLUSTER_ID ||
     String(path(context.values, "global", "multiCluster", "clusterName") ?? "");
@@ -220,6 +220,7 @@ export function injectPod(original: Readonly<Obj>, context: InjectionContext): O
       // What the orchestrator's Container type lacks is dropped, as the reference's typed round trip drops it
       // (its template writes an init container's restartPolicy and a container's securityContext.fsGroup).
       for (const key of Object.keys(c)) if (!CONTAINER_FIELDS.includes(key)) delete c[key];
+      c.resources ??= {};
       if (typeof c.securityContext === "object" && c.securityContext !== null) {
         delete (c.securityContext as Obj).fsGroup;
       }

@@ -71,6 +71,33 @@ const ENUM_ZERO: Readonly<Record<string, string>> = {
 
 const RAW = Symbol("proxy config JSON");
 
+const DURATIONS = new Set([
+  "drainDuration",
+  "parentShutdownDuration",
+  "terminationDrainDuration",
+  "discoveryRefreshDelay",
+  "connectTimeout",
+]);
+const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  h: 3600,
+  m: 60,
+  s: 1,
+  ms: 1e-3,
+  us: 1e-6,
+  "µs": 1e-6,
+  ns: 1e-9,
+};
+
+/** A duration (`1m0s`, `60s`, `1.5s`) as protobuf JSON writes it: seconds with an `s`; other values as they are. */
+function protoDuration(value: unknown): unknown {
+  if (typeof value !== "string" || !/^(\d+(\.\d+)?(h|m|s|ms|us|µs|ns))+$/.test(value)) return value;
+  let seconds = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
+    seconds += Number(amount) * UNIT_SECONDS[unit];
+  }
+  return `${Number(seconds.toFixed(9))}s`;
+}
+
 const isZero = (value: unknown): boolean =>
   value === undefined || value === null || value === "" || value === 0 || value === false ||
   (Array.isArray(value) && value.length === 0) ||
@@ -127,7 +154,7 @@ export function protoToJSON(view: unknown): string {
   if (config === undefined) return "{}";
   const out: Obj = {};
   for (const key of FIELD_ORDER) {
-    const value = config[key];
+    const value = DURATIONS.has(key) ? protoDuration(config[key]) : config[key];
     if (value === undefined || value === null) continue;
     if (key in DEFAULTS && JSON.stringify(value) === JSON.stringify(DEFAULTS[key])) continue;
     if (!WRAPPED.has(key) && (isZero(value) || ENUM_ZERO[key] === value)) continue;

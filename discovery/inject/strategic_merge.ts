@@ -2,7 +2,7 @@
  * The strategic merge patch the reference uses to lay a rendered template (and a user's own sidecar
  * containers) over a pod: maps merge key by key, `null` removes a key, lists of objects with a merge key
  * (containers, volumes, env, mounts, ports, pull secrets) merge item by item, and every other list is
- * replaced. A merged list is ordered as the orchestrator's patch code orders it: the patch's items in patch
+ * replaced; `$patch: replace` in a map replaces the original map. A merged list is ordered as the orchestrator's patch code orders it: the patch's items in patch
  * order, with the items only the original has woven in, each before a patch item it preceded in the original.
  * @module
  */
@@ -28,6 +28,11 @@ const isObj = (value: unknown): value is Obj =>
 /** `patch` merged over `original` (neither is changed); `field` is the name `original` has in its parent. */
 export function strategicMerge(original: unknown, patch: unknown, field = ""): unknown {
   if (isObj(patch)) {
+    // The `$patch: replace` directive: the patch's map replaces the original's.
+    if (patch.$patch === "replace") {
+      const { $patch: _, ...rest } = patch;
+      return strategicMerge(undefined, rest, field);
+    }
     const out: Obj = isObj(original) ? { ...original } : {};
     for (const [key, value] of Object.entries(patch)) {
       if (value === null) delete out[key];
