@@ -5,8 +5,8 @@
  * first removes what the last injection added, so the result is the same.
  * @module
  */
-import { parse } from "yaml";
 import { validateSidecarAnnotations } from "./annotation_validation.ts";
+import { readRenderedYaml } from "./rendered_yaml.ts";
 import type { InjectorConfig } from "./inject_config.ts";
 import { CONTAINER_FIELDS, goContainer } from "./go_field_order.ts";
 import { goView, stringMap } from "./go_view.ts";
@@ -190,7 +190,7 @@ export function injectPod(original: Readonly<Obj>, context: InjectionContext): O
     }
     let rendered: unknown;
     try {
-      rendered = parse(template(data), { version: "1.1" });
+      rendered = readRenderedYaml(template(data));
     } catch (error) {
       throw new InjectionError(`Template "${name}" failed: ${(error as Error).message.split("\n")[0]}`, {
         cause: error,
