@@ -45,8 +45,15 @@ function cidrList(name: string, value: string): string | undefined {
 
 const uint32 = (value: string) =>
   /^\d+$/.test(value) && Number(value) <= 0xffffffff ? undefined : "expected an integer from 0 to 4294967295";
-const bool = (value: string) =>
-  /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(value) ? undefined : "expected true or false";
+/** Go's `strconv.ParseBool`: the boolean `value` spells, or undefined when it spells none. */
+export function parseGoBool(value: string | undefined): boolean | undefined {
+  if (value === undefined || !/^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(value)) {
+    return undefined;
+  }
+  return /^(1|t|T|TRUE|true|True)$/.test(value);
+}
+
+const bool = (value: string) => (parseGoBool(value) === undefined ? "expected true or false" : undefined);
 
 const CHECKS: Readonly<Record<string, (value: string) => string | undefined>> = {
   "sidecar.mesh.io/interceptionMode": (v) =>

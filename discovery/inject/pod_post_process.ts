@@ -6,6 +6,8 @@
  * @module
  */
 
+import { parseGoBool } from "./annotation_validation.ts";
+
 type Obj = Record<string, unknown>;
 
 /** Names of the containers injection adds. */
@@ -50,10 +52,7 @@ export function overwriteClusterEnv(pod: Obj, proxyEnvs: Readonly<Record<string,
 export function applyPrometheusMerge(pod: Obj, enabledInMesh: boolean, statusPort: number): void {
   const annotations = annotationsOf(pod);
   const podSetting = annotations["prometheus.mesh.io/merge-metrics"];
-  const enabled =
-    podSetting !== undefined && /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(podSetting)
-      ? /^(1|t|T|TRUE|true|True)$/.test(podSetting)
-      : enabledInMesh;
+  const enabled = parseGoBool(podSetting) ?? enabledInMesh;
   if (!enabled) return;
   const target = String(statusPort);
   if (annotations["prometheus.io/port"] === target) return;
@@ -104,9 +103,7 @@ function appProber(probe: unknown, ports: Map<string, unknown>, statusPort: numb
 export function rewriteAppProbes(pod: Obj, rewriteByDefault: boolean, meshStatusPort: number): void {
   const annotations = annotationsOf(pod);
   const setting = annotations["sidecar.mesh.io/rewriteAppHTTPProbers"];
-  const rewrite = setting !== undefined && /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(setting)
-    ? /^(1|t|T|TRUE|true|True)$/.test(setting)
-    : rewriteByDefault;
+  const rewrite = parseGoBool(setting) ?? rewriteByDefault;
   const sidecar = sidecarOf(pod);
   if (!rewrite || sidecar === undefined) return;
   const probers: Obj = {};
