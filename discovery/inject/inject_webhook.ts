@@ -36,7 +36,12 @@ export interface InjectWebhookDeps {
   readonly state: () => InjectorState | undefined;
   /** `REVISION`, printed as `mesh.io/rev` by the template. */
   readonly revision: string;
+  /** Milliseconds of a monotonic clock, for pacing the refusal log (default `performance.now`). */
+  readonly now?: () => number;
 }
+
+/** A refusal of one kind is logged at most once in this long; the lines in between are counted, not written. */
+export const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 /** The path the webhook answers on; `/inject/…` carries key/value pairs. */
 export const INJECT_PATH = "/inject";
@@ -91,13 +96,22 @@ export function injectWebhookHandler(
       kind: "AdmissionReview",
       response: { uid: typeof uid === "string" ? uid : "", ...response },
     });
+  const now = deps.now ?? (() => performance.now());
+  // Per kind of refusal: when it was last logged and how many were not logged since. A flood of bad requests
+  // (the API server retries) costs one line per kind per interval.
+  const paced = new Map<string, { at: number; suppressed: number }>();
+  const logRefusal = (type: string, fields: Record<string, string | number>) => {
+    const last = paced.get(type);
+    if (last !== undefined && now() - last.at < REFUSAL_LOG_INTERVAL_MS) {
+      last.suppressed++;
+      return;
+    }
+    deps.log.warn("Sidecar injection refused", { type, ...fields, suppressed: last?.suppressed ?? 0 });
+    paced.set(type, { at: now(), suppressed: 0 });
+  };
   const refuse = (type: string, apiVersion: AdmissionApiVersion, uid: unknown, message: string) => {
     failures.inc({ type });
-    deps.log.warn("Sidecar injection refused", {
-      type,
-      uid: typeof uid === "string" ? uid : "",
-      error: message,
-    });
+    logRefusal(type, { uid: typeof uid === "string" ? uid : "", error: message });
     return answer(apiVersion, uid, { allowed: false, status: { message } });
   };
   return async (request, url) => {
@@ -108,7 +122,7 @@ export function injectWebhookHandler(
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       failures.inc({ type: "http" });
-      deps.log.warn("Rejected sidecar injection request", { status: error.status, error: error.message });
+      logRefusal("http", { status: error.status, error: error.message });
       return jsonError(error.status, error.message);
     }
     if (body.trim() === "") {

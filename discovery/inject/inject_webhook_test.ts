@@ -5,7 +5,12 @@ import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 import { counterValue, testMetrics } from "../webhook/_test_support.ts";
 import { comparable, FIXTURES, podReview } from "./_conformance_support.ts";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
-import { type InjectorState, injectWebhookRoutes, parseInjectEnvs } from "./inject_webhook.ts";
+import {
+  type InjectorState,
+  injectWebhookRoutes,
+  parseInjectEnvs,
+  REFUSAL_LOG_INTERVAL_MS,
+} from "./inject_webhook.ts";
 import { applyJsonPatch } from "./json_patch.ts";
 import { startInjection } from "./start_injection.ts";
 
@@ -18,7 +23,7 @@ const DEFAULT_VALUES = parseInjectorValues(
 );
 const MESH_DEFAULTS = parse(Deno.readTextFileSync(new URL("inputs/mesh-defaults.yaml", FIXTURES))) as Obj;
 
-function setup(config: Obj, values: Obj = DEFAULT_VALUES, mesh: Obj = MESH_DEFAULTS) {
+function setup(config: Obj, values: Obj = DEFAULT_VALUES, mesh: Obj = MESH_DEFAULTS, now = () => 0) {
   const metrics = testMetrics();
   const log = new RecordingLogger();
   const state: InjectorState = {
@@ -26,7 +31,8 @@ function setup(config: Obj, values: Obj = DEFAULT_VALUES, mesh: Obj = MESH_DEFAU
     values,
     mesh,
   };
-  const router = injectWebhookRoutes(new Router(), { metrics, log, state: () => state, revision: "default" });
+  const deps = { metrics, log, state: () => state, revision: "default", now };
+  const router = injectWebhookRoutes(new Router(), deps);
   const post = (body: BodyInit | null, path = "/inject", contentType = "application/json") =>
     router.handle(
       new Request(`https://webhook.test${path}`, {
@@ -199,4 +205,17 @@ Deno.test("INJECT_ENABLED=false leaves /inject unregistered", async () => {
   assert.equal(response.status, 404);
   await response.body?.cancel();
   await injection.stop();
+});
+
+Deno.test("A flood of refusals is logged once per kind per interval, with how many were not logged", async () => {
+  let clock = 0;
+  const { post, count, log } = setup({ policy: "enabled" }, {}, {}, () => clock);
+  for (let i = 0; i < 5; i++) await (await post("{not json")).body?.cancel();
+  assert.equal(await count("failure", { type: "decode" }), 5);
+  assert.equal(log.matching("warn", "Sidecar injection refused").length, 1);
+  clock = REFUSAL_LOG_INTERVAL_MS;
+  await (await post("{not json")).body?.cancel();
+  const lines = log.matching("warn", "Sidecar injection refused");
+  assert.equal(lines.length, 2);
+  assert.equal(lines[1].fields?.suppressed, 4);
 });
