@@ -400,7 +400,7 @@ export async function startDiscovery(
     revision: env.string("REVISION"),
     mesh: () => mesh.current(),
     metrics: deps.metrics,
-    log: deps.logs.scope("injection"),
+    log,
   });
   closers.push(() => injection.stop());
   const webhook = await startWebhookServer({
