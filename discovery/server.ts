@@ -146,6 +146,16 @@ export async function startDiscovery(
   // change the whole mesh's behaviour.
   await mesh.start({ requireValid: true });
   closers.push(() => mesh.stop());
+  // So does an injector config file that exists but is invalid, as in the reference.
+  const injection = await startInjection({
+    enabled: env.bool("INJECT_ENABLED"),
+    environment: { ENABLE_LEGACY_FSGROUP_INJECTION: String(env.bool("ENABLE_LEGACY_FSGROUP_INJECTION")) },
+    revision: env.string("REVISION"),
+    mesh: () => mesh.current(),
+    metrics: deps.metrics,
+    log,
+  });
+  closers.push(() => injection.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
   const orch = orchModule && orchClient
@@ -394,15 +404,6 @@ export async function startDiscovery(
       "--ctrlz_address/--ctrlz_port",
     ),
   );
-  const injection = await startInjection({
-    enabled: env.bool("INJECT_ENABLED"),
-    environment: { ENABLE_LEGACY_FSGROUP_INJECTION: String(env.bool("ENABLE_LEGACY_FSGROUP_INJECTION")) },
-    revision: env.string("REVISION"),
-    mesh: () => mesh.current(),
-    metrics: deps.metrics,
-    log,
-  });
-  closers.push(() => injection.stop());
   const webhook = await startWebhookServer({
     router: injection.router,
     addr: options.httpsAddr,

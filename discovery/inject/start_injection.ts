@@ -1,14 +1,16 @@
 /**
  * The injection webhook as `mesh-discovery` starts it: the watched injector files and the `/inject` routes on
- * a router the HTTPS webhook server then serves. With `INJECT_ENABLED=false` nothing is read and `/inject` is
- * not registered (404).
+ * a router the HTTPS webhook server then serves. As in the reference, injection is set up only when the config
+ * file exists at startup, and a config or values file that exists but is invalid stops startup; once running,
+ * a bad change is refused and the last good files stay. With `INJECT_ENABLED=false` or no config file nothing
+ * is read and `/inject` is not registered (404).
  * @module
  */
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { Router } from "../../shared/http/router.ts";
 import { meshConfigToJson } from "../../shared/config/mesh/mod.ts";
-import { InjectorFiles } from "./injector_files.ts";
+import { DEFAULT_INJECT_CONFIG_FILE, InjectorFiles } from "./injector_files.ts";
 import { injectWebhookRoutes } from "./inject_webhook.ts";
 
 /** Options of {@link startInjection}. */
@@ -54,14 +56,30 @@ export async function startInjection(options: InjectionOptions): Promise<Injecti
     options.log.info("Sidecar injection webhook disabled by INJECT_ENABLED=false");
     return { router, stop: () => Promise.resolve() };
   }
+  const configFile = options.configFile ?? DEFAULT_INJECT_CONFIG_FILE;
+  try {
+    await Deno.stat(configFile);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    options.log.info("Sidecar injection webhook not set up: no injector config file", { file: configFile });
+    return { router, stop: () => Promise.resolve() };
+  }
   const files = new InjectorFiles({
     environment: options.environment,
     mesh: () => meshJson(options.mesh()),
     logger: options.log,
-    ...(options.configFile && { configFile: options.configFile }),
+    configFile,
     ...(options.valuesFile && { valuesFile: options.valuesFile }),
   });
   await files.start();
+  const problems = files.errors();
+  if (problems.length > 0 || files.state() === undefined) {
+    await files.stop();
+    throw new Error(
+      `Invalid sidecar injector files: ${problems.join("; ") || "the values file is missing"}; ` +
+        "fix them, or set INJECT_ENABLED=false",
+    );
+  }
   injectWebhookRoutes(router, {
     metrics: options.metrics,
     log: options.log,

@@ -66,3 +66,34 @@ Deno.test("mesh-discovery's HTTPS webhook server injects on /inject with the mou
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Without an injector config file /inject is not set up; an invalid one stops startup", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "inject_start_" });
+  const start = () =>
+    startInjection({
+      enabled: true,
+      environment: {},
+      revision: "",
+      mesh: () => defaultMeshConfig(),
+      metrics: testMetrics(),
+      log: new RecordingLogger(),
+      configFile: `${dir}/config`,
+      valuesFile: `${dir}/values`,
+    });
+  try {
+    const none = await start();
+    const response = await none.router.handle(new Request("https://webhook.test/inject", { method: "POST" }));
+    assert.equal(response.status, 404);
+    await response.body?.cancel();
+    await none.stop();
+
+    await Deno.writeTextFile(`${dir}/config`, "templates:\n  sidecar: '{{ if }}'\n");
+    await Deno.writeTextFile(`${dir}/values`, "{}");
+    await assert.rejects(start(), /Invalid sidecar injector files: .*config: template "sidecar"/);
+    await Deno.writeTextFile(`${dir}/config`, "policy: enabled\n");
+    await Deno.remove(`${dir}/values`);
+    await assert.rejects(start(), /the values file is missing/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
