@@ -66,17 +66,37 @@ export function parseInjectorConfig(
     });
   }
   if (!isObj(doc)) throw new InjectConfigError(`${file}: expected a mapping with policy and templates`);
-  const functions = injectionFunctions(environment);
   const templates: Record<string, InjectionTemplate> = {};
+  // `render` renders text with the data of the template running now; rendering is synchronous, so one slot
+  // per config holds that data while a template runs.
+  const running: { data?: unknown } = {};
+  const options = { missingValue: "<no value>" };
+  const functions = {
+    ...injectionFunctions(environment),
+    render: (text: unknown) => {
+      try {
+        return parseGoTemplate("render", String(text), { ...options, functions })(running.data);
+      } catch {
+        return "";
+      }
+    },
+  };
   for (const [name, source] of Object.entries(stringRecord(doc.templates, `${file}: templates`))) {
+    let template: InjectionTemplate;
     try {
-      templates[name] = parseGoTemplate(`${file}: template "${name}"`, source, {
-        functions,
-        missingValue: "<no value>",
-      });
+      template = parseGoTemplate(`${file}: template "${name}"`, source, { ...options, functions });
     } catch (error) {
       throw new InjectConfigError((error as Error).message, { cause: error });
     }
+    templates[name] = (data) => {
+      const outer = running.data;
+      running.data = data;
+      try {
+        return template(data);
+      } finally {
+        running.data = outer;
+      }
+    };
   }
   const defaults = doc.defaultTemplates;
   if (

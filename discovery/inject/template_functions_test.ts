@@ -3,6 +3,7 @@ import { parseGoTemplate } from "../../shared/template/go_template.ts";
 import { goView, stringMap } from "./go_view.ts";
 import { canonicalQuantity } from "./quantity.ts";
 import { injectionFunctions } from "./template_functions.ts";
+import { parseInjectorConfig } from "./inject_config.ts";
 
 const render = (template: string, data: unknown, env: Record<string, string> = {}) =>
   parseGoTemplate("t", template, { functions: injectionFunctions(env), missingValue: "<no value>" })(data);
@@ -73,4 +74,13 @@ Deno.test("Quantities are written in the orchestrator's canonical form", () => {
     ["1.5Gi", "1.5Gi"],
   ];
   for (const [input, want] of cases) assert.equal(canonicalQuantity(input), want, input);
+});
+
+Deno.test("render renders text from the values with the data of the running template", () => {
+  const config = parseInjectorConfig(
+    "templates:\n  sidecar: '{{ render .Values.text }}|{{ render \"{{ nosuch }}\" }}'\n",
+    "config",
+    {},
+  );
+  assert.equal(config.templates.sidecar({ Values: { text: "{{ .Values.name }}", name: "hi" } }), "hi|");
 });

@@ -65,7 +65,7 @@ export function tokenize(source: string, template: string): Token[] {
     if (trimBefore) text = text.replace(/\s+$/, "");
     if (text !== "") tokens.push({ text, line });
     line += (template.slice(at, open).match(/\n/g) ?? []).length;
-    const close = template.indexOf("}}", open + 2);
+    const close = actionEnd(template, open + 2);
     if (close < 0) throw new TemplateError(source, line, "unclosed action: expected }}");
     let inner = template.slice(open + 2, close);
     if (trimBefore) inner = inner.slice(1);
@@ -79,6 +79,29 @@ export function tokenize(source: string, template: string): Token[] {
     at = close + 2;
   }
   return tokens;
+}
+
+/** Where the action starting at `from` ends (its `}}`), skipping quoted strings as Go's lexer does; -1 if never. */
+function actionEnd(template: string, from: number): number {
+  const comment = /^(-\s)?\s*\/\*/.exec(template.slice(from, from + 8));
+  if (comment) {
+    const end = template.indexOf("*/", from + comment[0].length);
+    return end < 0 ? -1 : template.indexOf("}}", end);
+  }
+  for (let at = from; at < template.length; at++) {
+    const c = template[at];
+    if (c === "}" && template[at + 1] === "}") return at;
+    if (c === '"') {
+      while (++at < template.length && template[at] !== '"' && template[at] !== "\n") {
+        if (template[at] === "\\") at++;
+      }
+    } else if (c === "`") {
+      const end = template.indexOf("`", at + 1);
+      if (end < 0) return -1;
+      at = end;
+    }
+  }
+  return -1;
 }
 
 /** Splits an action into words: strings, parentheses and `|` kept whole. */
@@ -239,7 +262,13 @@ export class Parser {
   }
 
   #operand(line: number, word: string): Operand {
-    if (word.startsWith('"')) return { kind: "literal", value: JSON.parse(word) };
+    if (word.startsWith('"')) {
+      try {
+        return { kind: "literal", value: JSON.parse(word) };
+      } catch {
+        throw new TemplateError(this.source, line, `cannot read the string ${word.slice(0, 40)}`);
+      }
+    }
     if (word.startsWith("`")) return { kind: "literal", value: word.slice(1, -1) };
     if (/^-?\d+(\.\d+)?$/.test(word)) return { kind: "literal", value: Number(word) };
     if (word === "true" || word === "false") return { kind: "literal", value: word === "true" };

@@ -92,3 +92,11 @@ Deno.test("Go templates: assignment reaches the declaring scope, fields holding 
 Deno.test("Go templates: with missingValue a missing value prints as Go's <no value>", () => {
   assert.equal(parseGoTemplate("t", "[{{ .a.b }}]", { missingValue: "<no value>" })({}), "[<no value>]");
 });
+
+Deno.test("Go templates: }} inside a quoted string or a comment does not end the action", () => {
+  assert.equal(
+    parseGoTemplate("t", '{{ "a }} b" }}|{{ `c }}` }}|{{/* "x }} */}}|{{ .v }}')({ v: 1 }),
+    "a }} b|c }}||1",
+  );
+  assert.throws(() => parseGoTemplate("t", '{{ "\\x" }}'), /t:1: cannot read the string/);
+});
