@@ -3,7 +3,8 @@
  * `valueOrDefault`, `isset`, `excludeInboundPort`, `includeInboundPorts`, `applicationPorts`, `structToJSON`,
  * `protoToJSON`, `toJSON`, `fromJSON`, `toYaml`, `indent`, `directory`, `contains` with its arguments flipped,
  * `appendMultusNetwork`, `env`, …) and the part of sprig they use (`list`, `append`, `join`, `quote`, `omit`,
- * `strdict`, …). Each behaves as the reference's Go function does, including what it returns on bad input.
+ * `strdict`, …; `render`, which needs the running template's data, is added in `inject_config.ts`). Each
+ * behaves as the reference's Go function does, including what it returns on bad input.
  * @module
  */
 import { stringify } from "yaml";
