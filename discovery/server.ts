@@ -34,6 +34,7 @@ import { buildRegistries } from "./registry/build_registries.ts";
 import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import { startInjection } from "./inject/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { addXdsDebugRoutes, AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
@@ -153,6 +154,16 @@ export async function startDiscovery(
   // change the whole mesh's behaviour.
   await mesh.start({ requireValid: true });
   closers.push(() => mesh.stop());
+  // So does an injector config file that exists but is invalid, as in the reference.
+  const injection = await startInjection({
+    enabled: env.bool("INJECT_ENABLED"),
+    environment: { ENABLE_LEGACY_FSGROUP_INJECTION: String(env.bool("ENABLE_LEGACY_FSGROUP_INJECTION")) },
+    revision: env.string("REVISION"),
+    mesh: () => mesh.current(),
+    metrics: deps.metrics,
+    log,
+  });
+  closers.push(() => injection.stop());
 
   // Registries and the push pipeline: events → debounce → frozen PushContext.
   const orch = orchModule && orchClient
@@ -421,6 +432,7 @@ export async function startDiscovery(
     ),
   );
   const webhook = await startWebhookServer({
+    router: injection.router,
     addr: options.httpsAddr,
     tlsCertFile: options.tlsCertFile,
     tlsKeyFile: options.tlsKeyFile,

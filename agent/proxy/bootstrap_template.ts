@@ -36,7 +36,7 @@
  */
 import { formatDuration, msToDuration } from "../../shared/flags/duration.ts";
 import type { Json } from "./bootstrap.ts";
-import { parseGoTemplate } from "./go_template.ts";
+import { parseGoTemplate } from "../../shared/template/go_template.ts";
 import type { ProxyConfig } from "./proxy_config.ts";
 import type { ProxyNode } from "./proxy_node.ts";
 

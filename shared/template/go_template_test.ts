@@ -76,3 +76,27 @@ Deno.test("Go templates: what is wrong is named with the template and line", () 
   fails("{{ .a", /unclosed action/);
   fails('{{ template "x" }}', /\{\{ template \}\} is not supported/);
 });
+
+Deno.test("Go templates: assignment reaches the declaring scope, fields holding functions are called", () => {
+  const template =
+    `{{ $n := list }}{{ range .items }}{{ if ne . "skip" }}{{ $n = append $n . }}{{ end }}{{ end }}` +
+    `{{ len $n }} {{ .box.GetValue }} {{ .mode }}`;
+  const list = (...a: unknown[]) => a;
+  const append = (l: unknown[], v: unknown) => [...l, v];
+  const data = { items: ["a", "skip", "b"], box: { GetValue: () => 7 }, mode: { String: () => "REDIRECT" } };
+  const out = parseGoTemplate("t", template, { functions: { list, append } })(data);
+  assert.equal(out, "2 7 REDIRECT");
+  assert.throws(() => parseGoTemplate("t", "{{ $x = 1 }}")({}), /t:1: undefined variable \$x/);
+});
+
+Deno.test("Go templates: with missingValue a missing value prints as Go's <no value>", () => {
+  assert.equal(parseGoTemplate("t", "[{{ .a.b }}]", { missingValue: "<no value>" })({}), "[<no value>]");
+});
+
+Deno.test("Go templates: }} inside a quoted string or a comment does not end the action", () => {
+  assert.equal(
+    parseGoTemplate("t", '{{ "a }} b" }}|{{ `c }}` }}|{{/* "x }} */}}|{{ .v }}')({ v: 1 }),
+    "a }} b|c }}||1",
+  );
+  assert.throws(() => parseGoTemplate("t", '{{ "\\x" }}'), /t:1: cannot read the string/);
+});

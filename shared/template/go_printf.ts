@@ -19,7 +19,11 @@ interface Spec {
 /** A value as a template action prints it: strings as they are, lists and maps as JSON. */
 export function formatValue(value: unknown): string {
   if (typeof value === "string") return value;
-  if (typeof value === "object" && value !== null) return JSON.stringify(value);
+  if (typeof value === "object" && value !== null) {
+    // Go's fmt.Stringer: a value with a String method prints as what it returns.
+    const stringer = (value as { String?: unknown }).String;
+    return typeof stringer === "function" ? String(stringer.call(value)) : JSON.stringify(value);
+  }
   return String(value);
 }
 

@@ -1,0 +1,105 @@
+/**
+ * The checks the reference makes on a pod's sidecar annotations before injecting: interception mode, ports,
+ * CIDR lists, integers and booleans. A pod with a bad one is refused, naming the annotation.
+ * @module
+ */
+import { parse } from "yaml";
+
+/** An annotation of the pod that injection cannot use; the message names it and says what is expected. */
+export class InvalidAnnotationError extends Error {
+  constructor(readonly annotation: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidAnnotationError";
+  }
+}
+
+const excerpt = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+
+function port(text: string): boolean {
+  const t = text.trim();
+  return /^\d+$/.test(t) && Number(t) <= 65535;
+}
+
+function portList(name: string, value: string): string | undefined {
+  const trimmed = value.trim();
+  if (trimmed === "") return undefined;
+  const bad = trimmed.split(",").find((p) => !port(p));
+  return bad === undefined ? undefined : `${name} invalid: ${excerpt(bad)} is not a port (0-65535)`;
+}
+
+function cidr(text: string): boolean {
+  const match = /^([^/]+)\/(\d+)$/.exec(text);
+  if (!match) return false;
+  const [, address, bits] = match;
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(address)) {
+    return address.split(".").every((o) => Number(o) <= 255) && Number(bits) <= 32;
+  }
+  return address.includes(":") && /^[0-9a-fA-F:.]+$/.test(address) && Number(bits) <= 128;
+}
+
+function cidrList(name: string, value: string): string | undefined {
+  if (value === "") return undefined;
+  const bad = value.split(",").find((c) => !cidr(c));
+  return bad === undefined ? undefined : `${name} invalid: ${excerpt(bad)} is not a CIDR such as 10.0.0.0/8`;
+}
+
+const uint32 = (value: string) =>
+  /^\d+$/.test(value) && Number(value) <= 0xffffffff ? undefined : "expected an integer from 0 to 4294967295";
+/** Go's `strconv.ParseBool`: the boolean `value` spells, or undefined when it spells none. */
+export function parseGoBool(value: string | undefined): boolean | undefined {
+  if (value === undefined || !/^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(value)) {
+    return undefined;
+  }
+  return /^(1|t|T|TRUE|true|True)$/.test(value);
+}
+
+const bool = (value: string) => (parseGoBool(value) === undefined ? "expected true or false" : undefined);
+
+const CHECKS: Readonly<Record<string, (value: string) => string | undefined>> = {
+  "sidecar.mesh.io/interceptionMode": (v) =>
+    ["REDIRECT", "TPROXY", "NONE"].includes(v)
+      ? undefined
+      : "interceptionMode invalid, use REDIRECT,TPROXY,NONE",
+  "sidecar.mesh.io/enableCoreDump": bool,
+  "status.sidecar.mesh.io/port": (v) => (port(v) ? undefined : "expected a port (0-65535)"),
+  "readiness.status.sidecar.mesh.io/initialDelaySeconds": uint32,
+  "readiness.status.sidecar.mesh.io/periodSeconds": uint32,
+  "readiness.status.sidecar.mesh.io/failureThreshold": uint32,
+  "traffic.sidecar.mesh.io/includeOutboundIPRanges": (v) =>
+    v === "*" ? undefined : cidrList("includeIPRanges", v),
+  "traffic.sidecar.mesh.io/excludeOutboundIPRanges": (v) => cidrList("excludeIPRanges", v),
+  "traffic.sidecar.mesh.io/includeInboundPorts": (
+    v,
+  ) => (v === "*" ? undefined : portList("includeInboundPorts", v)),
+  "traffic.sidecar.mesh.io/excludeInboundPorts": (v) => portList("excludeInboundPorts", v),
+  "traffic.sidecar.mesh.io/excludeOutboundPorts": (v) => portList("excludeOutboundPorts", v),
+  "prometheus.mesh.io/merge-metrics": bool,
+  "proxy.mesh.io/config": (v) => {
+    try {
+      const parsed = parse(v);
+      return parsed === null || (typeof parsed === "object" && !Array.isArray(parsed))
+        ? undefined
+        : "expected a mapping of ProxyConfig fields";
+    } catch {
+      return "expected YAML of ProxyConfig fields";
+    }
+  },
+};
+
+/**
+ * Checks the sidecar annotations the reference checks.
+ *
+ * @throws {InvalidAnnotationError} for the first bad one (in name order), naming it, its value and the rule
+ */
+export function validateSidecarAnnotations(annotations: Readonly<Record<string, string>>): void {
+  for (const name of Object.keys(annotations).sort()) {
+    const check = CHECKS[name];
+    const problem = check?.(annotations[name]);
+    if (problem !== undefined) {
+      throw new InvalidAnnotationError(
+        name,
+        `Invalid value ${excerpt(annotations[name])} for annotation "${name}": ${problem}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The injection webhook as `mesh-discovery` starts it: the watched injector files and the `/inject` routes on
+ * a router the HTTPS webhook server then serves. As in the reference, injection is set up only when the config
+ * file exists at startup, and a config or values file that exists but is invalid stops startup; once running,
+ * a bad change is refused and the last good files stay. With `INJECT_ENABLED=false` or no config file nothing
+ * is read and `/inject` is not registered (404).
+ * @module
+ */
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { Router } from "../../shared/http/router.ts";
+import { meshConfigToJson } from "../../shared/config/mesh/mod.ts";
+import { DEFAULT_INJECT_CONFIG_FILE, InjectorFiles } from "./injector_files.ts";
+import { injectWebhookRoutes } from "./inject_webhook.ts";
+
+/** Options of {@link startInjection}. */
+export interface InjectionOptions {
+  /** `INJECT_ENABLED`. */
+  readonly enabled: boolean;
+  /** What the templates' `env` function reads. */
+  readonly environment: Readonly<Record<string, string>>;
+  /** `REVISION`. */
+  readonly revision: string;
+  /** The current mesh config. */
+  readonly mesh: () => unknown;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /** The files (defaults: the reference's mount points). */
+  readonly configFile?: string;
+  readonly valuesFile?: string;
+}
+
+/** The running injection: the router holding `/inject` (empty when disabled) and how to stop watching. */
+export interface Injection {
+  readonly router: Router;
+  readonly files?: InjectorFiles;
+  stop(): Promise<void>;
+}
+
+/**
+ * The mesh config as the injector reads it. The parsed config always holds `holdApplicationUntilProxyStarts`;
+ * `false` there means unset, so that `PROXY_CONFIG` carries it only when a pod's annotation sets it.
+ */
+function meshJson(mesh: unknown): Record<string, unknown> {
+  const json = JSON.parse(meshConfigToJson(mesh, 0));
+  if (json.defaultConfig?.holdApplicationUntilProxyStarts === false) {
+    delete json.defaultConfig.holdApplicationUntilProxyStarts;
+  }
+  return json;
+}
+
+/** Loads and watches the injector files and registers `/inject` when enabled. */
+export async function startInjection(options: InjectionOptions): Promise<Injection> {
+  const router = new Router();
+  if (!options.enabled) {
+    options.log.info("Sidecar injection webhook disabled by INJECT_ENABLED=false");
+    return { router, stop: () => Promise.resolve() };
+  }
+  const configFile = options.configFile ?? DEFAULT_INJECT_CONFIG_FILE;
+  try {
+    await Deno.stat(configFile);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    options.log.info("Sidecar injection webhook not set up: no injector config file", { file: configFile });
+    return { router, stop: () => Promise.resolve() };
+  }
+  const files = new InjectorFiles({
+    environment: options.environment,
+    mesh: () => meshJson(options.mesh()),
+    logger: options.log,
+    configFile,
+    ...(options.valuesFile && { valuesFile: options.valuesFile }),
+  });
+  await files.start();
+  const problems = files.errors();
+  if (problems.length > 0 || files.state() === undefined) {
+    await files.stop();
+    throw new Error(
+      `Invalid sidecar injector files: ${problems.join("; ") || "the values file is missing"}; ` +
+        "fix them, or set INJECT_ENABLED=false",
+    );
+  }
+  injectWebhookRoutes(router, {
+    metrics: options.metrics,
+    log: options.log,
+    state: () => files.state(),
+    revision: options.revision,
+  });
+  return { router, files, stop: () => files.stop() };
+}

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { parseGoTemplate } from "../../shared/template/go_template.ts";
+import { goView, stringMap } from "./go_view.ts";
+import { canonicalQuantity } from "./quantity.ts";
+import { injectionFunctions } from "./template_functions.ts";
+import { parseInjectorConfig } from "./inject_config.ts";
+
+const render = (template: string, data: unknown, env: Record<string, string> = {}) =>
+  parseGoTemplate("t", template, { functions: injectionFunctions(env), missingValue: "<no value>" })(data);
+
+Deno.test("Injection template functions behave as the reference's Go functions", () => {
+  const meta = goView({ annotations: { a: "1" } }, { Annotations: stringMap({ a: "1" }) });
+  assert.equal(render("{{ annotation .m `a` 9 }},{{ annotation .m `b` 9 }}", { m: meta }), "1,9");
+  assert.equal(
+    render("{{ isset .m.Annotations `a` }} {{ isset .m.Annotations `b` }}", { m: meta }),
+    "true false",
+  );
+  assert.equal(
+    render('{{ excludeInboundPort 15020 "" }}|{{ excludeInboundPort 15020 "1, 2" }}', {}),
+    "15020|1,2,15020",
+  );
+  assert.equal(render('{{ excludeInboundPort "0" "4" }}|{{ excludeInboundPort 4 "4,5" }}', {}), "4|4,5");
+  assert.equal(
+    render('{{ valueOrDefault "" "d" }}{{ valueOrDefault .x "e" }}{{ valueOrDefault "v" "f" }}', {}),
+    "dev",
+  );
+  assert.equal(render('{{ contains "/" "a/b" }} {{ contains "/" "ab" }}', {}), "true false");
+  assert.equal(render("{{ toJSON .m }}|{{ toJSON .n }}", { m: { b: "2", a: "1" } }), '{"a":"1","b":"2"}|{}');
+  assert.equal(render('{{ index (fromJSON `{"k":1}`) "k" }}|{{ fromJSON `nope` }}', {}), "1|{}");
+  assert.equal(
+    render("a:\n  {{ toYaml .v | indent 2 }}", { v: { z: 1, a: [1] } }),
+    "a:\n  a:\n    - 1\n  z: 1\n  ",
+  );
+  assert.equal(render("{{ directory `/etc/certs/ca.pem` }}", {}), "/etc/certs/");
+  assert.equal(render('{{ env "X" "d" }}{{ env "Y" "d" }}', {}, { X: "x" }), "xd");
+  assert.equal(
+    render('{{ appendMultusNetwork "" "cni" }}|{{ appendMultusNetwork "a, b" "cni" }}', {}),
+    "cni|a, b, cni",
+  );
+  assert.equal(
+    render('{{ appendMultusNetwork `[{"name":"a"}]` "cni" }}', {}),
+    '[{"name":"a"}, {"name": "cni"}]',
+  );
+  const containers = goView([
+    { name: "app", ports: [{ containerPort: 80 }, { containerPort: 53, protocol: "UDP" }] },
+    { name: "mesh-proxy", ports: [{ containerPort: 15090 }] },
+  ]);
+  assert.equal(
+    render("{{ includeInboundPorts .c }}|{{ applicationPorts .c }}", { c: containers }),
+    "80,15090|80",
+  );
+  assert.equal(
+    render("{{ range .c }}{{ range .Ports }}{{ structToJSON . }};{{ end }}{{ end }}", { c: containers }),
+    '{"containerPort":80};{"containerPort":53,"protocol":"UDP"};{"containerPort":15090};',
+  );
+  assert.equal(
+    render('{{ list "a" "b" | join "," }} {{ quote "x" }} {{ .missing }}', {}),
+    'a,b "x" <no value>',
+  );
+  assert.equal(render('{{ omit (strdict "a" 1 "b" 2) "a" | toJSON }}', {}), '{"b":"2"}');
+});
+
+Deno.test("Quantities are written in the orchestrator's canonical form", () => {
+  const cases: [string, string][] = [
+    ["2000m", "2"],
+    ["100m", "100m"],
+    ["1024Mi", "1Gi"],
+    ["128Mi", "128Mi"],
+    [
+      "0.5",
+      "500m",
+    ],
+    ["1000", "1k"],
+    ["1.5Gi", "1.5Gi"],
+  ];
+  for (const [input, want] of cases) assert.equal(canonicalQuantity(input), want, input);
+});
+
+Deno.test("render renders text from the values with the data of the running template", () => {
+  const config = parseInjectorConfig(
+    "templates:\n  sidecar: '{{ render .Values.text }}|{{ render \"{{ nosuch }}\" }}'\n",
+    "config",
+    {},
+  );
+  assert.equal(config.templates.sidecar({ Values: { text: "{{ .Values.name }}", name: "hi" } }), "hi|");
+});
