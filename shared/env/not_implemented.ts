@@ -89,14 +89,17 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
 /** Every environment variable of the reference that is accepted and changes nothing, by program. */
 export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.freeze([
   ...OTHER_PROGRAM,
-  entry("INJECT_ENABLED", D, "#28", "sidecar injection is not built"),
-  entry("INJECTION_WEBHOOK_CONFIG_NAME", BOTH, "#28", "sidecar injection is not built"),
-  entry("ENABLE_LEGACY_FSGROUP_INJECTION", BOTH, "#28", "sidecar injection is not built"),
+  entry(
+    "INJECTION_WEBHOOK_CONFIG_NAME",
+    BOTH,
+    "#28",
+    "the mutating webhook configuration's caBundle is not kept in place",
+  ),
+  entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
   entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
   entry("EXTERNAL_CA", D, "#29", "certificates are signed by the built-in CA only"),
   entry("ORCH_SIGNER", D, "#29", "certificates are signed by the built-in CA only"),
   entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
-  entry("REVISION", D, "#31", "control plane revisions are not built"),
   entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#28", "the validating webhook configuration is not patched"),
   entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
   entry("EXTERNAL_MESHD", BOTH, "#33", "an external control plane is not built"),

@@ -114,9 +114,9 @@ export const NOT_EMITTED_METRICS: readonly NotEmittedMetric[] = Object.freeze([
       "sidecar_injection_skip_total",
       "sidecar_injection_success_total",
     ],
-    BOTH,
-    "#28",
-    "sidecar injection is not built",
+    A,
+    "none",
+    "sidecar injection runs in mesh-discovery",
   ),
   ...group(
     [
