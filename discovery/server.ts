@@ -15,7 +15,12 @@ import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
-import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
+import {
+  GeneratorRegistry,
+  registerEnvoyGenerators,
+  registerGrpcGenerators,
+  registerNameTableGenerators,
+} from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import {
   caSettingsFromEnv,
@@ -224,7 +229,9 @@ export async function startDiscovery(
   // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
   const xdsSettings = xdsSettingsFromEnv(env);
   const adsLog = deps.logs.scope("ads");
-  const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
+  const generators = registerNameTableGenerators(
+    registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>())),
+  );
   const discovery = new AdsServer<PushContext>({
     generators,
     settings: xdsSettings,
