@@ -1,7 +1,9 @@
 /**
  * Reads what the DNS proxy needs of `/etc/resolv.conf`: the upstream name servers (port 53) and the search
  * domains, as Go's resolver (which Istio's agent uses) reads them: the last `search` or `domain` line wins,
- * comments start with `#` or `;`, unknown lines are ignored.
+ * comments start with `#` or `;`, unknown lines are ignored. One extension: a `nameserver` may name its port
+ * (`127.0.0.1:5353`, `[::1]:5353`), for a local resolver off port 53 (and tests); resolvers that do not know
+ * the form ignore the line.
  *
  * @module
  */
@@ -22,8 +24,9 @@ export function parseResolvConf(text: string): ResolvConf {
     const line = raw.replace(/[#;].*$/, "").trim();
     const [keyword, ...values] = line.split(/\s+/);
     if (keyword === "nameserver" && values[0] !== undefined) {
-      const host = values[0].replace(/%.*$/, "");
-      servers.push(host.includes(":") ? `[${host}]:53` : `${host}:53`);
+      const host = values[0].replace(/%[^\]]*/, "");
+      const withPort = /^(\d+\.\d+\.\d+\.\d+|\[[0-9a-fA-F:.]+\]):\d{1,5}$/.test(host);
+      servers.push(withPort ? host : host.includes(":") ? `[${host}]:53` : `${host}:53`);
     } else if (keyword === "search" || keyword === "domain") {
       search = values.filter((v) => v !== "").map((v) => v.replace(/\.$/, ""));
     }
