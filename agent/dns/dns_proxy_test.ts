@@ -3,16 +3,7 @@ import net from "node:net";
 import type { NameTable } from "../../proto/name_table.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import {
-  decodeDnsMessage,
-  DNS_CLASS_IN,
-  DNS_FLAG,
-  DNS_RCODE,
-  DNS_TYPE,
-  type DnsMessage,
-  encodeDnsMessage,
-  rcodeOf,
-} from "./dns_message.ts";
+import { decodeDnsMessage, DNS_FLAG, DNS_RCODE, DNS_TYPE, type DnsMessage, rcodeOf } from "./dns_message.ts";
 import { DnsProxy } from "./dns_proxy.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
 import { addressesOf, dnsQuery, DnsTestClient, fakeUpstream, UPSTREAM_ANSWER } from "./_test_dns.ts";
