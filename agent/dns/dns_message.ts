@@ -301,6 +301,8 @@ export function ipv6Bytes(text: string): Uint8Array {
   return out;
 }
 
+const UTF8 = new TextEncoder();
+
 class Writer {
   #buffer = new Uint8Array(512);
   #length = 0;
@@ -334,7 +336,7 @@ class Writer {
     const labels = name === "." || name === "" ? [] : name.replace(/\.$/, "").split(".");
     let total = 1;
     for (const label of labels) {
-      const bytes = new TextEncoder().encode(label);
+      const bytes = UTF8.encode(label);
       if (bytes.length === 0 || bytes.length > MAX_LABEL_BYTES) {
         throw new RangeError(`Invalid DNS name "${name.slice(0, 64)}": labels are 1 to 63 bytes`);
       }

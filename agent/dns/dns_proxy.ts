@@ -138,9 +138,13 @@ export class DnsProxy {
     if (this.#port === 0) this.#port = udp.address().port;
     udp.on("error", (error) => this.#options.log.warn("DNS UDP socket error", { error: error.message }));
     udp.on("message", (packet, from) => {
-      void this.answer(new Uint8Array(packet), "udp").then((reply) => {
+      const send = (reply: Uint8Array | undefined) => {
         if (reply !== undefined) udp.send(reply, from.port, from.address);
-      });
+      };
+      // A table answer goes out in the same turn; only forwarding waits.
+      const reply = this.#answer(packet, "udp");
+      if (reply instanceof Promise) void reply.then(send);
+      else send(reply);
     });
     const tcp = net.createServer((socket) => this.#serveTcp(socket));
     await new Promise<void>((resolve, reject) => {
@@ -164,7 +168,7 @@ export class DnsProxy {
     const frames = new TcpFrameReader();
     socket.on("data", (chunk: Uint8Array) => {
       for (const query of frames.push(chunk)) {
-        void this.answer(query, "tcp").then((reply) => {
+        void Promise.resolve(this.#answer(query, "tcp")).then((reply) => {
           if (reply !== undefined && !socket.destroyed) socket.write(tcpFrame(reply));
         });
       }
@@ -174,7 +178,12 @@ export class DnsProxy {
   }
 
   /** The reply to one packet, or undefined when the packet is dropped. Never rejects. */
-  async answer(packet: Uint8Array, protocol: DnsProtocol): Promise<Uint8Array | undefined> {
+  answer(packet: Uint8Array, protocol: DnsProtocol): Promise<Uint8Array | undefined> {
+    return Promise.resolve(this.#answer(packet, protocol));
+  }
+
+  /** The reply at once when the table or a refusal gives it, else the forwarded reply. */
+  #answer(packet: Uint8Array, protocol: DnsProtocol): Uint8Array | undefined | Promise<Uint8Array | undefined> {
     let query: DnsMessage;
     try {
       query = decodeDnsMessage(packet);
@@ -194,6 +203,11 @@ export class DnsProxy {
       metrics.counter("dns_upstream_failures_total").inc();
       return reply(query, DNS_RCODE.servFail, []);
     }
+    return this.#forward(packet, query, protocol);
+  }
+
+  async #forward(packet: Uint8Array, query: DnsMessage, protocol: DnsProtocol): Promise<Uint8Array> {
+    const metrics = this.#options.metrics;
     this.#inFlight++;
     const started = this.#now();
     try {
