@@ -233,17 +233,42 @@ export function encodeDnsMessage(message: DnsMessage): Uint8Array {
   const first = message.questions[0]?.name;
   for (const question of message.questions) out.name(question.name).u16(question.type).u16(question.class);
   for (const record of [...message.answers, ...message.authorities, ...message.additionals]) {
-    if (record.name === first) out.u16(0xc000 | HEADER_BYTES);
-    else out.name(record.name);
-    out.u16(record.type).u16(record.class).u32(record.ttl);
-    const data = recordBytes(record);
-    out.u16(data.length).bytes(data);
+    writeRecord(out, record, first);
   }
   const bytes = out.finish();
   if (bytes.length > DNS_MAX_MESSAGE_BYTES) {
     throw new RangeError(`DNS message of ${bytes.length} bytes: expected at most ${DNS_MAX_MESSAGE_BYTES}`);
   }
   return bytes;
+}
+
+/**
+ * Records encoded as they follow a question named `questionName` at offset 12: what a reply to a one-question
+ * query carries after the question, ready to be appended to it.
+ *
+ * @throws {RangeError} when a name or address does not fit the format
+ */
+export function encodeRecords(records: readonly DnsRecord[], questionName: string): Uint8Array {
+  const out = new Writer();
+  for (const record of records) writeRecord(out, record, questionName);
+  return out.finish();
+}
+
+/**
+ * Where the first question of a message ends (after its class), for copying it as it came.
+ *
+ * @throws {DnsFormatError} when the message has no readable first question
+ */
+export function firstQuestionEnd(bytes: Uint8Array): number {
+  return need(bytes, readName(bytes, HEADER_BYTES).end, 4);
+}
+
+function writeRecord(out: Writer, record: DnsRecord, questionName: string | undefined): void {
+  if (record.name === questionName) out.u16(0xc000 | HEADER_BYTES);
+  else out.name(record.name);
+  out.u16(record.type).u16(record.class).u32(record.ttl);
+  const data = recordBytes(record);
+  out.u16(data.length).bytes(data);
 }
 
 function recordBytes(record: DnsRecord): Uint8Array {

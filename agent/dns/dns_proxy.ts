@@ -28,6 +28,8 @@ import {
   type DnsRecord,
   ednsUdpSize,
   encodeDnsMessage,
+  encodeRecords,
+  firstQuestionEnd,
 } from "./dns_message.ts";
 import { type LookupScope, LookupTable } from "./lookup_table.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
@@ -54,6 +56,9 @@ export const DNS_PROXY_LIMITS = {
   malformedLogIntervalMs: 60_000,
 } as const;
 
+/** How often a port-0 start picks a fresh port when another host's socket found the first taken. */
+const PICK_ATTEMPTS = 20;
+
 /** Options of the DNS proxy. */
 export interface DnsProxyOptions {
   /** Where the workload lives, for short names and the search-domain forms. */
@@ -79,6 +84,8 @@ export class DnsProxy {
   readonly #tcp: net.Server[] = [];
   readonly #connections = new Set<net.Socket>();
   #inFlight = 0;
+  /** The encoded records of each answer the table gave; an answer's records belong to one table and one name. */
+  #sections = new WeakMap<readonly DnsRecord[], Uint8Array>();
   #port = 0;
   #malformedSinceLog = 0;
   #lastMalformedLog = -Infinity;
@@ -106,7 +113,24 @@ export class DnsProxy {
    * @throws {Error} when a port is taken, naming the address
    */
   async start(): Promise<void> {
-    this.#port = this.#options.port ?? DNS_PROXY_PORT;
+    const wanted = this.#options.port ?? DNS_PROXY_PORT;
+    // Port 0: the first UDP socket picks a port, and the others may find it taken by someone else's
+    // connection; a few fresh picks then find one free on every host.
+    for (let attempt = 1;; attempt++) {
+      try {
+        await this.#listenAll(wanted);
+        break;
+      } catch (error) {
+        await this.close();
+        const taken = (error as { cause?: { code?: string } }).cause?.code === "EADDRINUSE";
+        if (wanted !== 0 || !taken || attempt === PICK_ATTEMPTS) throw error;
+      }
+    }
+    this.#options.log.info("DNS proxy listening", { port: this.#port, upstreams: this.#options.upstreams });
+  }
+
+  async #listenAll(port: number): Promise<void> {
+    this.#port = port;
     for (const host of this.#options.hosts ?? DNS_PROXY_HOSTS) {
       try {
         await this.#listen(host);
@@ -116,13 +140,11 @@ export class DnsProxy {
           this.#options.log.warn("no IPv6 loopback; the DNS proxy listens on IPv4 only", { host });
           continue;
         }
-        await this.close();
         throw new Error(`Cannot listen for DNS on ${host} port ${this.#port}: ${(error as Error).message}`, {
           cause: error,
         });
       }
     }
-    this.#options.log.info("DNS proxy listening", { port: this.#port, upstreams: this.#options.upstreams });
   }
 
   async #listen(host: string): Promise<void> {
@@ -183,7 +205,10 @@ export class DnsProxy {
   }
 
   /** The reply at once when the table or a refusal gives it, else the forwarded reply. */
-  #answer(packet: Uint8Array, protocol: DnsProtocol): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+  #answer(
+    packet: Uint8Array,
+    protocol: DnsProtocol,
+  ): Uint8Array | undefined | Promise<Uint8Array | undefined> {
     let query: DnsMessage;
     try {
       query = decodeDnsMessage(packet);
@@ -197,7 +222,7 @@ export class DnsProxy {
     const question = query.questions[0];
     if (question === undefined || this.#table === undefined) return reply(query, DNS_RCODE.servFail, []);
     const records = this.#table.lookup(question.type, question.name);
-    if (records !== undefined) return fit(query, records, protocol);
+    if (records !== undefined) return this.#tableReply(packet, query, records, protocol);
     metrics.counter("dns_upstream_requests_total").inc();
     if (this.#inFlight >= DNS_PROXY_LIMITS.maxUpstreamInFlight) {
       metrics.counter("dns_upstream_failures_total").inc();
@@ -229,6 +254,32 @@ export class DnsProxy {
       this.#inFlight--;
       metrics.histogram("dns_upstream_request_duration_seconds").observe((this.#now() - started) / 1000);
     }
+  }
+
+  /**
+   * The table's answer: the query's header and first question as they came (the name's case kept for
+   * resolvers that check it), then the records, encoded once per table.
+   */
+  #tableReply(
+    packet: Uint8Array,
+    query: DnsMessage,
+    records: readonly DnsRecord[],
+    protocol: DnsProtocol,
+  ): Uint8Array {
+    let section = this.#sections.get(records);
+    if (section === undefined) {
+      section = encodeRecords(records, query.questions[0].name);
+      this.#sections.set(records, section);
+    }
+    const end = firstQuestionEnd(packet);
+    const out = new Uint8Array(end + section.length);
+    out.set(packet.subarray(0, end));
+    out.set(section, end);
+    const header = new DataView(out.buffer);
+    header.setUint16(2, replyFlags(query, DNS_RCODE.noError, false));
+    header.setUint32(4, (1 << 16) | records.length);
+    header.setUint32(8, 0);
+    return out.length <= udpLimit(query, protocol) ? out : fit(query, records, protocol);
   }
 
   #malformed(error: Error, bytes: number): void {
@@ -264,11 +315,9 @@ function reply(
   answers: readonly DnsRecord[],
   truncated = false,
 ): Uint8Array {
-  const flags = DNS_FLAG.qr | (query.flags & (0x7800 | DNS_FLAG.rd)) | DNS_FLAG.ra |
-    (rcode === DNS_RCODE.noError ? DNS_FLAG.aa : 0) | (truncated ? DNS_FLAG.tc : 0) | rcode;
   return encodeDnsMessage({
     id: query.id,
-    flags,
+    flags: replyFlags(query, rcode, truncated),
     questions: query.questions,
     answers,
     authorities: [],
@@ -276,9 +325,20 @@ function reply(
   });
 }
 
+/** The flags of a reply: opcode and RD as asked, recursion available, authoritative when answered. */
+function replyFlags(query: DnsMessage, rcode: number, truncated: boolean): number {
+  return DNS_FLAG.qr | (query.flags & (0x7800 | DNS_FLAG.rd)) | DNS_FLAG.ra |
+    (rcode === DNS_RCODE.noError ? DNS_FLAG.aa : 0) | (truncated ? DNS_FLAG.tc : 0) | rcode;
+}
+
+/** The longest reply the client takes: its EDNS size or 512 bytes over UDP, anything over TCP. */
+function udpLimit(query: DnsMessage, protocol: DnsProtocol): number {
+  return protocol === "tcp" ? Infinity : Math.max(DNS_MIN_UDP_BYTES, ednsUdpSize(query) ?? 0);
+}
+
 /** The table's answer, cut to what the client takes over UDP (TC set when records were left out). */
 function fit(query: DnsMessage, records: readonly DnsRecord[], protocol: DnsProtocol): Uint8Array {
-  const limit = protocol === "tcp" ? Infinity : Math.max(DNS_MIN_UDP_BYTES, ednsUdpSize(query) ?? 0);
+  const limit = udpLimit(query, protocol);
   let bytes = reply(query, DNS_RCODE.noError, records);
   for (let keep = records.length - 1; bytes.length > limit && keep >= 0; keep--) {
     bytes = reply(query, DNS_RCODE.noError, records.slice(0, keep), true);

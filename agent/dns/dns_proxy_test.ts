@@ -217,3 +217,20 @@ Deno.test("an answer too long for UDP is cut with TC set; over TCP it comes whol
     await proxy.close();
   }
 });
+
+Deno.test("a table answer repeats the question as it came, letter case included", async () => {
+  const { proxy } = await started([]);
+  try {
+    const asked = dnsQuery("Db.ExAmple.COM.", 11);
+    const answer = await proxy.answer(asked, "udp");
+    assert.ok(answer !== undefined);
+    const questionEnd = asked.length;
+    assert.deepEqual(answer.subarray(12, questionEnd), asked.subarray(12, questionEnd));
+    const decoded = decodeDnsMessage(answer);
+    assert.equal(decoded.id, 11);
+    assert.deepEqual(addressesOf(decoded), ["10.20.0.1"]);
+    assert.equal(decoded.answers[0].name, "db.example.com.");
+  } finally {
+    await proxy.close();
+  }
+});

@@ -32,6 +32,9 @@ export class LookupTable {
   readonly #v4 = new Map<string, DnsRecord[]>();
   readonly #v6 = new Map<string, DnsRecord[]>();
   readonly #cname = new Map<string, DnsRecord>();
+  /** The CNAME and its target's addresses, by family, per search-domain name: one list per answer. */
+  readonly #chain4 = new Map<string, readonly DnsRecord[]>();
+  readonly #chain6 = new Map<string, readonly DnsRecord[]>();
 
   /** Builds the answers of `table` for a workload in `scope`; addresses that are not IPs are left out. */
   constructor(table: NameTable, scope: LookupScope) {
@@ -57,8 +60,12 @@ export class LookupTable {
         if (firstSearch === undefined) continue;
         const expanded = `${name}${firstSearch.toLowerCase()}.`;
         if (!names.has(expanded)) {
-          this.#cname.set(expanded, record(expanded, DNS_TYPE.CNAME, name));
+          const cname = record(expanded, DNS_TYPE.CNAME, name);
+          this.#cname.set(expanded, cname);
           this.#hosts.add(expanded);
+          const v4Records = this.#v4.get(name), v6Records = this.#v6.get(name);
+          if (v4Records) this.#chain4.set(expanded, [cname, ...v4Records]);
+          if (v6Records) this.#chain6.set(expanded, [cname, ...v6Records]);
         }
       }
     }
@@ -75,11 +82,10 @@ export class LookupTable {
    */
   lookup(type: number, name: string): readonly DnsRecord[] | undefined {
     if (!this.#hosts.has(name) || (type !== DNS_TYPE.A && type !== DNS_TYPE.AAAA)) return undefined;
-    const cname = this.#cname.get(name);
-    const target = cname === undefined ? name : cname.data as string;
-    const addresses = (type === DNS_TYPE.A ? this.#v4 : this.#v6).get(target) ?? [];
-    if (addresses.length === 0) return [];
-    return cname === undefined ? addresses : [cname, ...addresses];
+    const byName = this.#cname.has(name)
+      ? (type === DNS_TYPE.A ? this.#chain4 : this.#chain6)
+      : (type === DNS_TYPE.A ? this.#v4 : this.#v6);
+    return byName.get(name) ?? [];
   }
 }
 
