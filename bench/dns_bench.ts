@@ -88,6 +88,7 @@ async function drive(port: number, total: number, window: number): Promise<numbe
 async function runClient(port: number): Promise<void> {
   const scenarios = [
     ["one at a time", 1, 1, Math.min(QUERIES, 20_000)],
+    [`${SOCKETS} sockets × 2 in flight`, SOCKETS, 2, QUERIES / 2],
     [`${SOCKETS} sockets × ${IN_FLIGHT} in flight`, SOCKETS, IN_FLIGHT, QUERIES],
   ] as const;
   for (const [label, sockets, window, total] of scenarios) {
