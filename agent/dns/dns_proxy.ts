@@ -161,7 +161,15 @@ export class DnsProxy {
     udp.on("error", (error) => this.#options.log.warn("DNS UDP socket error", { error: error.message }));
     udp.on("message", (packet, from) => {
       const send = (reply: Uint8Array | undefined) => {
-        if (reply !== undefined) udp.send(reply, from.port, from.address);
+        if (reply === undefined) return;
+        // A reply that cannot go (the socket closed meanwhile) is the client's loss alone: it asks again.
+        try {
+          udp.send(reply, from.port, from.address, (error) => {
+            if (error) this.#options.log.debug("cannot send a DNS reply", { error: error.message });
+          });
+        } catch (error) {
+          this.#options.log.debug("cannot send a DNS reply", { error: (error as Error).message });
+        }
       };
       // A table answer goes out in the same turn; only forwarding waits.
       const reply = this.#answer(packet, "udp");
