@@ -27,13 +27,14 @@ import {
   type DnsMessage,
   type DnsRecord,
   ednsUdpSize,
-  encodeDnsMessage,
   encodeRecords,
   firstQuestionEnd,
 } from "./dns_message.ts";
 import { type LookupScope, LookupTable } from "./lookup_table.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
 import { type DnsProtocol, exchange } from "./upstream_exchange.ts";
+
+const HEADER_BYTES = 12;
 
 /** The port Istio's agent serves DNS on, and `mesh-iptables` redirects port 53 to. */
 export const DNS_PROXY_PORT = 15053;
@@ -172,7 +173,7 @@ export class DnsProxy {
         }
       };
       // A table answer goes out in the same turn; only forwarding waits.
-      const reply = this.#answer(packet, "udp");
+      const reply = this.#answerSafely(packet, "udp");
       if (reply instanceof Promise) void reply.then(send);
       else send(reply);
     });
@@ -198,7 +199,7 @@ export class DnsProxy {
     const frames = new TcpFrameReader();
     socket.on("data", (chunk: Uint8Array) => {
       for (const query of frames.push(chunk)) {
-        void Promise.resolve(this.#answer(query, "tcp")).then((reply) => {
+        void Promise.resolve(this.#answerSafely(query, "tcp")).then((reply) => {
           if (reply !== undefined && !socket.destroyed) socket.write(tcpFrame(reply));
         });
       }
@@ -209,7 +210,24 @@ export class DnsProxy {
 
   /** The reply to one packet, or undefined when the packet is dropped. Never rejects. */
   answer(packet: Uint8Array, protocol: DnsProtocol): Promise<Uint8Array | undefined> {
-    return Promise.resolve(this.#answer(packet, protocol));
+    return Promise.resolve(this.#answerSafely(packet, protocol));
+  }
+
+  /** `#answer`, with anything it throws or rejects with counted as an unreadable packet and dropped. */
+  #answerSafely(
+    packet: Uint8Array,
+    protocol: DnsProtocol,
+  ): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+    const dropped = (error: unknown) => {
+      this.#malformed(error instanceof Error ? error : new Error(String(error)), packet.length);
+      return undefined;
+    };
+    try {
+      const reply = this.#answer(packet, protocol);
+      return reply instanceof Promise ? reply.catch(dropped) : reply;
+    } catch (error) {
+      return dropped(error);
+    }
   }
 
   /** The reply at once when the table or a refusal gives it, else the forwarded reply. */
@@ -228,13 +246,15 @@ export class DnsProxy {
     const metrics = this.#options.metrics;
     metrics.counter("dns_requests_total").inc();
     const question = query.questions[0];
-    if (question === undefined || this.#table === undefined) return reply(query, DNS_RCODE.servFail, []);
+    if (question === undefined || this.#table === undefined) {
+      return replyTo(packet, query, DNS_RCODE.servFail);
+    }
     const records = this.#table.lookup(question.type, question.name);
     if (records !== undefined) return this.#tableReply(packet, query, records, protocol);
     metrics.counter("dns_upstream_requests_total").inc();
     if (this.#inFlight >= DNS_PROXY_LIMITS.maxUpstreamInFlight) {
       metrics.counter("dns_upstream_failures_total").inc();
-      return reply(query, DNS_RCODE.servFail, []);
+      return replyTo(packet, query, DNS_RCODE.servFail);
     }
     return this.#forward(packet, query, protocol);
   }
@@ -257,7 +277,7 @@ export class DnsProxy {
         }
       }
       metrics.counter("dns_upstream_failures_total").inc();
-      return reply(query, DNS_RCODE.servFail, []);
+      return replyTo(packet, query, DNS_RCODE.servFail);
     } finally {
       this.#inFlight--;
       metrics.histogram("dns_upstream_request_duration_seconds").observe((this.#now() - started) / 1000);
@@ -279,15 +299,8 @@ export class DnsProxy {
       section = encodeRecords(records, query.questions[0].name);
       this.#sections.set(records, section);
     }
-    const end = firstQuestionEnd(packet);
-    const out = new Uint8Array(end + section.length);
-    out.set(packet.subarray(0, end));
-    out.set(section, end);
-    const header = new DataView(out.buffer);
-    header.setUint16(2, replyFlags(query, DNS_RCODE.noError, false));
-    header.setUint32(4, (1 << 16) | records.length);
-    header.setUint32(8, 0);
-    return out.length <= udpLimit(query, protocol) ? out : fit(query, records, protocol);
+    const whole = replyTo(packet, query, DNS_RCODE.noError, section, records.length);
+    return whole.length <= udpLimit(query, protocol) ? whole : fit(packet, query, records, protocol);
   }
 
   #malformed(error: Error, bytes: number): void {
@@ -316,21 +329,28 @@ export class DnsProxy {
   }
 }
 
-/** A reply to `query` with its questions and `answers`. */
-function reply(
+/**
+ * A reply to `query`: its header and first question as they came (the name's case kept for resolvers that
+ * check it), then `section` holding `count` encoded records. Copying the question means a name that reads
+ * back only escaped (control bytes in a label) is never written again.
+ */
+function replyTo(
+  packet: Uint8Array,
   query: DnsMessage,
   rcode: number,
-  answers: readonly DnsRecord[],
+  section: Uint8Array = new Uint8Array(0),
+  count = 0,
   truncated = false,
 ): Uint8Array {
-  return encodeDnsMessage({
-    id: query.id,
-    flags: replyFlags(query, rcode, truncated),
-    questions: query.questions,
-    answers,
-    authorities: [],
-    additionals: [],
-  });
+  const end = query.questions.length > 0 ? firstQuestionEnd(packet) : HEADER_BYTES;
+  const out = new Uint8Array(end + section.length);
+  out.set(packet.subarray(0, end));
+  out.set(section, end);
+  const header = new DataView(out.buffer);
+  header.setUint16(2, replyFlags(query, rcode, truncated));
+  header.setUint32(4, ((query.questions.length > 0 ? 1 : 0) << 16) | count);
+  header.setUint32(8, 0);
+  return out;
 }
 
 /** The flags of a reply: opcode and RD as asked, recursion available, authoritative when answered. */
@@ -344,12 +364,29 @@ function udpLimit(query: DnsMessage, protocol: DnsProtocol): number {
   return protocol === "tcp" ? Infinity : Math.max(DNS_MIN_UDP_BYTES, ednsUdpSize(query) ?? 0);
 }
 
-/** The table's answer, cut to what the client takes over UDP (TC set when records were left out). */
-function fit(query: DnsMessage, records: readonly DnsRecord[], protocol: DnsProtocol): Uint8Array {
+/** The table's answer cut to what the client takes over UDP, TC set: as many records as fit. */
+function fit(
+  packet: Uint8Array,
+  query: DnsMessage,
+  records: readonly DnsRecord[],
+  protocol: DnsProtocol,
+): Uint8Array {
   const limit = udpLimit(query, protocol);
-  let bytes = reply(query, DNS_RCODE.noError, records);
-  for (let keep = records.length - 1; bytes.length > limit && keep >= 0; keep--) {
-    bytes = reply(query, DNS_RCODE.noError, records.slice(0, keep), true);
+  const name = query.questions[0].name;
+  let bytes = replyTo(packet, query, DNS_RCODE.noError, new Uint8Array(0), 0, true);
+  for (let keep = records.length - 1; keep > 0; keep--) {
+    const candidate = replyTo(
+      packet,
+      query,
+      DNS_RCODE.noError,
+      encodeRecords(records.slice(0, keep), name),
+      keep,
+      true,
+    );
+    if (candidate.length <= limit) {
+      bytes = candidate;
+      break;
+    }
   }
   return bytes;
 }

@@ -234,3 +234,24 @@ Deno.test("a table answer repeats the question as it came, letter case included"
     await proxy.close();
   }
 });
+
+Deno.test("a query whose name only reads back escaped (control bytes in a label) is answered, not thrown", async () => {
+  const { proxy } = await started([]);
+  const client = new DnsTestClient();
+  try {
+    const header = [0, 5, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+    const label = [63, ...new Array(63).fill(1)];
+    const odd = Uint8Array.of(...header, ...label, 0, 0, 1, 0, 1);
+    const reply = await proxy.answer(odd, "udp");
+    assert.ok(reply !== undefined);
+    assert.equal(rcodeOf(decodeDnsMessage(reply).flags), DNS_RCODE.servFail, "no upstream to ask");
+    client.send(odd, proxy.port);
+    assert.equal((await client.next()).id, 5);
+    assert.deepEqual(addressesOf(await client.ask(dnsQuery("db.example.com.", 6), proxy.port)), [
+      "10.20.0.1",
+    ]);
+  } finally {
+    client.close();
+    await proxy.close();
+  }
+});
