@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import net from "node:net";
 import type { NameTable } from "../../proto/name_table.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
@@ -252,6 +253,28 @@ Deno.test("a query whose name only reads back escaped (control bytes in a label)
     ]);
   } finally {
     client.close();
+    await proxy.close();
+  }
+});
+
+Deno.test("whatever bytes arrive, the proxy answers or drops them and never throws", async () => {
+  const { proxy } = await started([]);
+  try {
+    const seeds = [dnsQuery("db.example.com."), dnsQuery("web.shop."), dnsQuery("many.example.com.", 9, 28)];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...seeds),
+        fc.array(fc.tuple(fc.nat(40), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }),
+        fc.constantFrom("udp" as const, "tcp" as const),
+        async (seed, flips, protocol) => {
+          const bytes = seed.slice();
+          for (const [at, value] of flips) if (at < bytes.length) bytes[at] = value;
+          await proxy.answer(bytes, protocol);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  } finally {
     await proxy.close();
   }
 });
