@@ -8,6 +8,7 @@ import { encodeNameTableAny, NAME_TABLE_TYPE_URL, type NameTable } from "../../p
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 import { responseTypeUrl } from "./name_table_stream.ts";
 import { startXdsProxy } from "./xds_proxy.ts";
 
@@ -23,8 +24,9 @@ const TABLE: NameTable = {
  * agent acknowledged it, the proxy's cluster request: the proxy's first response is then the probe that the
  * name table never reached it.
  */
-async function ndsServer(tableAny: Uint8Array) {
+async function ndsServer(tableAny: Uint8Array, next?: Uint8Array) {
   const requests: Request[] = [];
+  let streams = 0;
   const server = await startGrpcServer({
     name: "Upstream",
     listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
@@ -33,16 +35,20 @@ async function ndsServer(tableAny: Uint8Array) {
       definition: ADS_SERVICE_DEFINITION,
       implementation: {
         StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          // With `next`, the first stream ends after the first ACK and the second serves `next`.
+          const stream = ++streams;
           call.on("data", (bytes: Buffer) => {
             const request = requestType.toObject(requestType.decode(bytes)) as Request;
             requests.push(request);
             if (request.type_url === NAME_TABLE_TYPE_URL && !request.response_nonce) {
               call.write(Buffer.from(frameDiscoveryResponse({
-                version_info: "v1",
-                resources: [tableAny],
+                version_info: `v${stream}`,
+                resources: [stream > 1 && next ? next : tableAny],
                 type_url: NAME_TABLE_TYPE_URL,
-                nonce: "nds-1",
+                nonce: `nds-${stream}`,
               })));
+            } else if (request.type_url === NAME_TABLE_TYPE_URL && next && stream === 1) {
+              call.end();
             } else if (request.type_url === NAME_TABLE_TYPE_URL) {
               call.write(Buffer.from(frameDiscoveryResponse({
                 version_info: "v1",
@@ -61,8 +67,8 @@ async function ndsServer(tableAny: Uint8Array) {
   return { server, requests };
 }
 
-async function relay(tableAny: Uint8Array) {
-  const upstream = await ndsServer(tableAny);
+async function relay(tableAny: Uint8Array, next?: Uint8Array) {
+  const upstream = await ndsServer(tableAny, next);
   const dir = await Deno.makeTempDir({ prefix: "name_table_stream_test_" });
   const tables: NameTable[] = [];
   const proxy = await startXdsProxy({
@@ -122,6 +128,26 @@ Deno.test("the xDS proxy refuses a name table it cannot read and hands nothing t
     assert.equal(responseTypeUrl(await run.first), TYPE_URL.cluster);
     assert.deepEqual(run.tables, []);
     assert.ok(run.requests[2].error_detail, "a NACK");
+  } finally {
+    await run.close();
+  }
+});
+
+Deno.test("after the upstream stream is lost the xDS proxy asks for the name table again and takes the new one", async () => {
+  const second: NameTable = {
+    "db.example.com": { ips: ["10.20.0.2"], registry: "External", shortname: "", namespace: "" },
+  };
+  const run = await relay(
+    encodeNameTableAny(NAME_TABLE_TYPE_URL, TABLE),
+    encodeNameTableAny(NAME_TABLE_TYPE_URL, second),
+  );
+  try {
+    await waitFor(() => run.tables.length === 2, "the name table of the second upstream stream");
+    assert.deepEqual(run.tables, [TABLE, second]);
+    // The second stream: the proxy's request replayed with its node, then the agent's own.
+    const replayed = run.requests.slice(3);
+    assert.deepEqual(replayed.slice(0, 2).map((r) => r.type_url), [TYPE_URL.cluster, NAME_TABLE_TYPE_URL]);
+    assert.equal(replayed[0].node?.id, "sidecar~10.0.0.1~app.shop~shop.svc.cluster.local");
   } finally {
     await run.close();
   }
