@@ -24,6 +24,7 @@ import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstra
 import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
 import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
+import { startDnsProxy } from "./dns/start_dns_proxy.ts";
 
 /** What `mesh-agent proxy` is started with. */
 export interface ProxyAgentInputs {
@@ -275,6 +276,16 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   if (xdsRootPath !== "" && xdsRootPem === undefined) {
     throw new Error(`XDS_ROOT_CA: no file at ${xdsRootPath}; expected the PEM roots of the discovery server`);
   }
+  // DNS capture (sidecars, as Istio): the DNS proxy answers from the name table the xDS proxy subscribes to.
+  const dns = env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar"
+    ? await startDnsProxy({
+      env,
+      namespace: podNamespace,
+      domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
+      log: logs.scope("dns"),
+      metrics: inputs.metrics,
+    })
+    : undefined;
   const xds = await startXdsProxy({
     socket: xdsSocket,
     upstream: {
@@ -287,6 +298,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     log: logs.scope("xdsproxy"),
     maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
     ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
+    ...(dns ? { nameTable: { onTable: (table) => dns.updateTable(table) } } : {}),
   });
   const quit = Promise.withResolvers<string>();
   const status = await startStatusServer(config.statusPort, {
@@ -326,7 +338,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       await supervisor.stop();
       secrets.close();
       credentials?.close();
-      await Promise.all([status.shutdown(), xds.close(), sds.close()]);
+      await Promise.all([status.shutdown(), xds.close(), sds.close(), dns?.close()]);
     },
   };
 }

@@ -19,7 +19,12 @@ import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addPprofRoutes } from "./http/pprof_routes.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
-import { GeneratorRegistry, registerEnvoyGenerators, registerGrpcGenerators } from "./generate/mod.ts";
+import {
+  GeneratorRegistry,
+  registerEnvoyGenerators,
+  registerGrpcGenerators,
+  registerNameTableGenerators,
+} from "./generate/mod.ts";
 import { createPushPipeline } from "./push/push_pipeline.ts";
 import {
   caSettingsFromEnv,
@@ -245,7 +250,9 @@ export async function startDiscovery(
   // 15010 and 15012 share one budget of connections and streams, server-wide and per peer address.
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
-  const generators = registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>()));
+  const generators = registerNameTableGenerators(
+    registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>())),
+  );
   const pushHistory = new PushHistory();
   const discovery = new AdsServer<PushContext>({
     generators,

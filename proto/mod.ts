@@ -16,3 +16,4 @@ export * from "./discovery_request.ts";
 export * from "./pgv_rules.ts";
 export * from "./pgv_validate.ts";
 export * from "./ads_service.ts";
+export * from "./name_table.ts";

@@ -10,6 +10,7 @@ export const AGENT_SCOPES: readonly string[] = Object.freeze([
   "cache",
   "caclient",
   "default",
+  "dns",
   "cloudcred",
   "cloudca",
   "healthcheck",

@@ -16,6 +16,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import { type RunningGrpcServer, sendPrefixedWithoutCopy, startGrpcServer } from "../../shared/grpc/mod.ts";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
+import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";
 
 /** Where the relay goes. */
 export interface XdsUpstream {
@@ -40,6 +41,11 @@ export interface XdsProxyOptions {
   readonly maxReceiveMessageBytes: number;
   /** `LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH`: keeps the latest response of each type on disk. */
   readonly snapshot?: XdsSnapshotWriter;
+  /**
+   * With DNS capture: the agent's own subscription to the name table on each upstream stream. Name table
+   * responses go here and are acknowledged by the agent; the proxy never sees them.
+   */
+  readonly nameTable?: NameTableSubscription;
 }
 
 /** Backoff between upstream attempts: doubling from `first` to `max`. */
@@ -92,6 +98,9 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       let failures = 0;
       let retryTimer: ReturnType<typeof setTimeout> | undefined;
       let node: unknown;
+      const nameTable = options.nameTable === undefined
+        ? undefined
+        : new NameTableStream(options.nameTable, requestType, log);
       /** The proxy's latest request of each type, replayed on a new upstream stream. */
       const latest = new Map<string, protobuf.Message & { type_url?: string; node?: unknown }>();
 
@@ -114,6 +123,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         up = stream;
         stream.on("data", (data: Buffer) => {
           failures = 0;
+          if (nameTable?.take(data, stream)) return;
           options.snapshot?.record(data);
           down.write(data);
         });
@@ -133,7 +143,10 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         };
         stream.on("error", (error: grpc.ServiceError) => lost(`${error.code}: ${error.details}`));
         stream.on("end", () => lost("the server ended the stream"));
+        nameTable?.opened();
         if (isReplay) replay(stream);
+        // A replay's first request carried the node: the subscription can follow at once.
+        if (isReplay && latest.size > 0) nameTable?.subscribe(stream);
       };
       const relay = {
         reconnect(reason: string) {
@@ -164,6 +177,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           });
         }
         up?.write(data);
+        // The agent's own request follows the proxy's first, which carries the node.
+        if (up !== undefined) nameTable?.subscribe(up);
       });
       const finish = () => {
         if (closed) return;

@@ -12,6 +12,7 @@ export * from "./grpc_rds.ts";
 export * from "./grpc_cds.ts";
 export * from "./grpc_eds.ts";
 export * from "./grpc_target.ts";
+export * from "./name_table.ts";
 export type { ClusterPolicy } from "./traffic_policy_merge.ts";
 export type { EnvoyObject } from "./route_match.ts";
 export type { PlannedRoute, RoutePlan } from "./route_plan.ts";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { NAME_TABLE_TYPE_URLS } from "../../proto/name_table.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 
 const PUSH_ORDER: readonly string[] = [
@@ -26,9 +27,12 @@ export function resentAfter(typeUrl: string): string | undefined {
   return undefined;
 }
 
-/** True for CDS and LDS, where an empty list of names means "every resource" rather than "none". */
+/**
+ * True for CDS, LDS and the name table, where an empty list of names means "every resource" rather than
+ * "none" (agents ask for the name table without names, as Istio's does).
+ */
 export function isWildcardType(typeUrl: string): boolean {
-  return typeUrl === TYPE_URL.cluster || typeUrl === TYPE_URL.listener;
+  return typeUrl === TYPE_URL.cluster || typeUrl === TYPE_URL.listener || NAME_TABLE_TYPE_URLS.has(typeUrl);
 }
 
 /** Sorts type URLs into push order: CDS, EDS, LDS, RDS, SDS, then any other type by URL. */

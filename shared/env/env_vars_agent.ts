@@ -113,6 +113,21 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
       "When true, outgoing DNS packets on port 53 are captured and redirected to the agent on port 15053.",
   },
   {
+    name: "MESH_DNS_PROXY_PORT",
+    type: "int",
+    default: "15053",
+    programs: AGENT,
+    description:
+      "Port of the DNS proxy (127.0.0.1 and ::1) with MESH_META_DNS_CAPTURE; mesh-iptables redirects to 15053.",
+  },
+  {
+    name: "MESH_DNS_RESOLV_CONF",
+    type: "string",
+    default: "/etc/resolv.conf",
+    programs: AGENT,
+    description: "Where the DNS proxy reads the upstream name servers and search domains, once at startup.",
+  },
+  {
     name: "LOCAL_XDS_GENERATOR",
     type: "string",
     default: "",

@@ -516,6 +516,32 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help: "Dynamic secret update failures reported by the proxy.",
   },
   { name: "total_stale_connections", kind: "Sum", programs: AGENT, help: "Stale SDS connections." },
+  // The agent's DNS proxy; Istio's agent exports the first four from 1.10 on (1.9 exports none).
+  { name: "dns_requests_total", kind: "Sum", programs: AGENT, help: "Total number of DNS requests." },
+  {
+    name: "dns_upstream_requests_total",
+    kind: "Sum",
+    programs: AGENT,
+    help: "Total number of DNS requests forwarded to upstream.",
+  },
+  {
+    name: "dns_upstream_failures_total",
+    kind: "Sum",
+    programs: AGENT,
+    help: "Total number of DNS requests forwarded to upstream that got no answer.",
+  },
+  {
+    name: "dns_upstream_request_duration_seconds",
+    kind: "Distribution",
+    programs: AGENT,
+    help: "Time in seconds the agent takes to get a DNS response from upstream.",
+  },
+  {
+    name: "dns_malformed_requests_total",
+    kind: "Sum",
+    programs: AGENT,
+    help: "DNS requests dropped unanswered because they are not a readable DNS query.",
+  },
   {
     name: "discovery_config_source_lost",
     kind: "LastValue",

@@ -1,0 +1,123 @@
+/**
+ * The agent's own name table subscription on one relayed ADS stream, as Istio's agent makes it: after the
+ * proxy's first request on each upstream stream (which carries the node), the agent asks for the name table
+ * without names; each name table response is taken out of the relay, handed to the DNS proxy, and
+ * acknowledged. A table that cannot be read is refused (NACK) and the last good one stays.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import protobuf from "protobufjs";
+import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import {
+  decodeNameTableAny,
+  NAME_TABLE_TYPE_URL,
+  NAME_TABLE_TYPE_URLS,
+  type NameTable,
+} from "../../proto/name_table.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+
+/** Where the name tables the discovery server sends go. */
+export interface NameTableSubscription {
+  /** Takes each table; called in the order the tables came. */
+  onTable(table: NameTable): void;
+}
+
+/** Where `type_url` sits in a DiscoveryResponse. */
+const TYPE_URL_FIELD = 4;
+
+/**
+ * The `type_url` of an encoded DiscoveryResponse, read without decoding its resources; empty when the bytes
+ * do not say.
+ */
+export function responseTypeUrl(bytes: Uint8Array): string {
+  try {
+    const reader = protobuf.Reader.create(bytes);
+    while (reader.pos < reader.len) {
+      const tag = reader.uint32();
+      if (tag >>> 3 === TYPE_URL_FIELD && (tag & 7) === 2) return reader.string();
+      reader.skipType(tag & 7);
+    }
+  } catch {
+    // Not a readable message: the relay passes it on as it is.
+  }
+  return "";
+}
+
+interface Writable {
+  write(data: Buffer): unknown;
+}
+
+/** The name table subscription of one proxy stream, across its upstream streams. */
+export class NameTableStream {
+  readonly #subscription: NameTableSubscription;
+  readonly #requestType: protobuf.Type;
+  readonly #responseType: protobuf.Type;
+  readonly #log: Logger;
+  #subscribed = false;
+
+  /** A subscription that sends its first request on the first `subscribe`. */
+  constructor(subscription: NameTableSubscription, requestType: protobuf.Type, log: Logger) {
+    this.#subscription = subscription;
+    this.#requestType = requestType;
+    this.#responseType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryResponse");
+    this.#log = log;
+  }
+
+  /** A new upstream stream opened: the next `subscribe` asks again. */
+  opened(): void {
+    this.#subscribed = false;
+  }
+
+  /** Asks for the name table on `upstream`, once per upstream stream. */
+  subscribe(upstream: Writable): void {
+    if (this.#subscribed) return;
+    this.#subscribed = true;
+    this.#send(upstream, { type_url: NAME_TABLE_TYPE_URL });
+  }
+
+  /** True when `data` was a name table response, now handled and acknowledged on `upstream`. */
+  take(data: Uint8Array, upstream: Writable): boolean {
+    if (!NAME_TABLE_TYPE_URLS.has(responseTypeUrl(data))) return false;
+    let response: { version_info?: string; nonce?: string; type_url?: string; resources?: Uint8Array[] };
+    try {
+      const message = this.#responseType.decode(data);
+      response = this.#responseType.toObject(message) as typeof response;
+      // The Any messages re-encoded, so the codec checks their type URL.
+      const anyType = this.#responseType.lookupType("google.protobuf.Any");
+      const resources = (message as unknown as { resources?: protobuf.Message[] }).resources ?? [];
+      const tables = resources.map((any) => decodeNameTableAny(anyType.encode(any).finish()));
+      const merged = Object.assign({}, ...tables);
+      this.#subscription.onTable(merged);
+    } catch (error) {
+      this.#log.warn("cannot read the name table; keeping the last one", { error: (error as Error).message });
+      const partial = safeHeader(this.#responseType, data);
+      this.#send(upstream, {
+        type_url: partial.type_url,
+        response_nonce: partial.nonce,
+        error_detail: { code: 3, message: `Invalid name table: ${(error as Error).message}`.slice(0, 200) },
+      });
+      return true;
+    }
+    this.#send(upstream, {
+      type_url: response.type_url,
+      version_info: response.version_info ?? "",
+      response_nonce: response.nonce ?? "",
+    });
+    return true;
+  }
+
+  #send(upstream: Writable, request: Record<string, unknown>): void {
+    upstream.write(Buffer.from(this.#requestType.encode(this.#requestType.fromObject(request)).finish()));
+  }
+}
+
+/** The nonce and type URL of a response whose resources may not decode. */
+function safeHeader(type: protobuf.Type, data: Uint8Array): { type_url: string; nonce: string } {
+  try {
+    const decoded = type.toObject(type.decode(data)) as { type_url?: string; nonce?: string };
+    return { type_url: decoded.type_url ?? NAME_TABLE_TYPE_URL, nonce: decoded.nonce ?? "" };
+  } catch {
+    return { type_url: responseTypeUrl(data) || NAME_TABLE_TYPE_URL, nonce: "" };
+  }
+}
