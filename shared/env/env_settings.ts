@@ -1,6 +1,6 @@
 import { formatDuration, parseDuration } from "../flags/duration.ts";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../flags/scalars.ts";
-import { ENV_RANGES, outOfRange } from "./env_ranges.ts";
+import { outOfRange } from "./env_ranges.ts";
 import { ENV_PREFIXES, ENV_VARS, type EnvType, type EnvVarSpec, type Program } from "./env_vars.ts";
 import { notImplementedEnv } from "./not_implemented.ts";
 

@@ -10,7 +10,7 @@ Deno.test("ConnectionSlots makes room by closing the connection evictable the lo
   );
   const claim = (peer: string, name: string) => slots.claim(peer, () => closed.push(name)) as ConnectionSlot;
   const a1 = claim("a", "a1");
-  const a2 = claim("a", "a2");
+  claim("a", "a2");
   a1.evictable(false);
   claim("a", "a3"); // a's bound: a2, its only evictable connection, makes room
   assert.deepEqual([closed, evicted], [["a2"], ["a"]]);
