@@ -122,7 +122,10 @@ export class AggregateRegistry implements ServiceDiscovery {
   }
 
   instances(hostname: string, port?: number, namespace?: string): readonly ServiceInstance[] {
-    return this.#registries.flatMap(({ registry }) => registry.instances(hostname, port, namespace));
+    // A service's instances usually come from one registry: its list is returned as is, not copied.
+    const lists = this.#registries.map(({ registry }) => registry.instances(hostname, port, namespace))
+      .filter((list) => list.length > 0);
+    return lists.length === 1 ? lists[0] : lists.flat();
   }
 
   proxyInstances(proxy: Proxy): readonly ServiceInstance[] {

@@ -157,8 +157,11 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   instances(hostname: string, port?: number, namespace?: string): readonly ServiceInstance[] {
     const namespaces = namespace !== undefined ? [namespace] : this.#namespacesOf(hostname);
-    return namespaces.flatMap((ns) => this.#instancesOf(`${ns}/${hostname}`))
-      .filter((i) => port === undefined || i.servicePort.port === port);
+    // The list of one namespace is returned as kept (never changed once built), not copied.
+    const all = namespaces.length === 1
+      ? this.#instancesOf(`${namespaces[0]}/${hostname}`)
+      : namespaces.flatMap((ns) => this.#instancesOf(`${ns}/${hostname}`));
+    return port === undefined ? all : all.filter((i) => i.servicePort.port === port);
   }
 
   /** Instances at the proxy's addresses, only of services in the proxy's namespace (as Istio). */
