@@ -27,6 +27,7 @@ import {
   serviceKeys,
   setWorkload,
 } from "./entry_state.ts";
+import { SelectorIndex } from "./selector_index.ts";
 import { WorkloadIndex, type WorkloadInstance } from "./workload_index.ts";
 
 export type { WorkloadInstance } from "./workload_index.ts";
@@ -72,6 +73,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   readonly #entries = new Map<string, EntryState>();
   /** Namespace → keys of its entries that have a workload selector. */
   readonly #selecting = new Map<string, Set<string>>();
+  /** The same entries by a label their selector requires: which may pick a given workload. */
+  readonly #selectors = new SelectorIndex();
   /** `namespace/hostname` → keys of the entries defining it. */
   readonly #entriesByService = new Map<string, Set<string>>();
   /** Hostname → namespaces where some entry defines it. */
@@ -225,7 +228,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     else this.#workloads.delete(namespace, name);
     const current = this.#workloads.get(namespace, name);
     const changed = new Set<string>();
-    for (const entryKey of this.#selecting.get(namespace) ?? []) {
+    const labelSets = [previous, current].flatMap((w) => (w ? [w.spec.labels ?? {}] : []));
+    for (const entryKey of this.#selectors.candidates(namespace, labelSets)) {
       const state = this.#entries.get(entryKey)!;
       const selector = state.resource.spec.workloadSelector!.labels!;
       const picks = (w: WorkloadInstance | undefined) => w !== undefined && selects(selector, w);
@@ -300,6 +304,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
       let selecting = this.#selecting.get(namespace);
       if (!selecting) this.#selecting.set(namespace, selecting = new Set());
       selecting.add(key);
+      this.#selectors.put(key, namespace, selector);
     }
     this.#entries.set(key, state);
     for (const service of state.services) {
@@ -316,6 +321,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     this.#touchEntry(state);
     this.#entries.delete(key);
     removeFrom(this.#selecting, state.resource.meta.namespace, key);
+    this.#selectors.delete(key);
     for (const service of state.services) {
       const serviceKey = `${service.namespace}/${service.hostname}`;
       if (removeFrom(this.#entriesByService, serviceKey, key)) {
