@@ -38,8 +38,7 @@ export class Debouncer {
   /**
    * Schedules the action, postponing an already scheduled run (never beyond the burst's maximum delay). A
    * burst arms one timer: a trigger only moves the due time, and the timer, when it fires early, waits out
-   * the rest. Re-arming a timer per trigger cost more than the rest of a watch event's handling when thousands
-   * of files were written at once.
+   * the rest: thousands of files written at once are thousands of triggers, and each re-armed a timer.
    */
   trigger(): void {
     const now = this.#timers.now();

@@ -22,8 +22,8 @@ export type OffThreadMessage =
 
 /**
  * A part of the worker's answer: documents, in order, or the end, with everything else the load found. The
- * worker posts the next part only when asked: decoding a 1 MiB file's resources in one message held the
- * event loop for tens of milliseconds, and messages already queued are decoded back to back.
+ * worker posts the next part only when asked: a message is decoded in one go, holding the event loop as long as
+ * its size asks, and messages already queued are decoded back to back.
  */
 export type OffThreadPart =
   | { readonly type: "documents"; readonly documents: readonly LoadedDocument[] }
