@@ -36,7 +36,7 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
   /**
    * Places a watch on `path` in a new worker; resolves once it is placed.
    *
-   * `slices` makes the slices queued events are handed out in (5 ms of the loop each by default).
+   * `slices` makes the slices queued events are handed out in (`LoopSlices` of the default length).
    *
    * @throws {Error} when the watch cannot be placed (the path is gone or not readable)
    */
