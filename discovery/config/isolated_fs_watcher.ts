@@ -23,7 +23,8 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
   readonly #worker: Worker;
   /** Slices in which queued events are handed out (a fresh one after each wait for events). */
   readonly #slices: () => LoopSlices;
-  readonly #queue: Deno.FsEvent[] = [];
+  /** Events received and not yet handed out, in the batches the worker posted them in. */
+  readonly #batches: (readonly Deno.FsEvent[])[] = [];
   #wake: (() => void) | undefined;
   #ended = false;
   #error: Error | undefined;
@@ -83,10 +84,12 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
   async *[Symbol.asyncIterator](): AsyncIterator<Deno.FsEvent> {
     let slices = this.#slices();
     while (true) {
-      if (this.#queue.length > 0) {
-        await slices.pause();
-        const event = this.#queue.shift();
-        if (event !== undefined) yield event;
+      const batch = this.#batches.shift();
+      if (batch !== undefined) {
+        for (const event of batch) {
+          await slices.pause();
+          yield event;
+        }
         continue;
       }
       if (this.#error) throw this.#error;
@@ -98,7 +101,7 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
 
   #receive(message: WatchMessage): void {
     if (this.#ended) return;
-    if (message.type === "events") this.#queue.push(...message.events);
+    if (message.type === "events") this.#batches.push(message.events);
     else {
       if (message.type === "error") this.#error = new Error(message.message);
       this.#worker.terminate();
