@@ -17,7 +17,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
-import { longestBusyMs } from "./cpuprofile_top.ts";
+import { longestBusyMs, longestSampleGapMs } from "./cpuprofile_top.ts";
 
 const POLL_MS = 10;
 const SETTLE_MS = 2_000;
@@ -233,16 +233,24 @@ function pollReady(
 
 /**
  * With `--profile DIR`, saves a CPU profile of the server from the write on as `DIR/<scenario>.cpuprofile`
- * and returns its longest busy stretch in ms after the profiler's own start (the write comes a second later).
+ * and returns, in ms after the profiler's own start (the write comes a second later), its longest busy
+ * stretch and its longest interval between two samples (time the server got no CPU).
  */
-async function profileServer(monitoringAddr: string, name: string): Promise<number | undefined> {
+async function profileServer(
+  monitoringAddr: string,
+  name: string,
+): Promise<{ busy: number; sampleGap: number } | undefined> {
   if (values.profile === undefined) return undefined;
   const seconds = values["profile-seconds"];
   const response = await fetch(`http://${monitoringAddr}/debug/pprof/profile?seconds=${seconds}`);
   const text = await response.text();
   await Deno.mkdir(values.profile, { recursive: true });
   await Deno.writeTextFile(join(values.profile, `${name.replaceAll(/\W+/g, "_")}.cpuprofile`), text);
-  return Math.round(longestBusyMs(JSON.parse(text), PROFILER_START_MS));
+  const profile = JSON.parse(text);
+  return {
+    busy: Math.round(longestBusyMs(profile, PROFILER_START_MS)),
+    sampleGap: Math.round(longestSampleGapMs(profile, PROFILER_START_MS)),
+  };
 }
 
 async function run(scenario: Scenario): Promise<Record<string, unknown>> {
@@ -304,7 +312,8 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       gapsOver50ms: gapsOver50,
       readyAnswers: answers,
       topGapsAt,
-      ...(longestBusy !== undefined && { profiledLongestBusyMs: longestBusy }),
+      ...(longestBusy !== undefined &&
+        { profiledLongestBusyMs: longestBusy.busy, profiledLongestSampleGapMs: longestBusy.sampleGap }),
     };
   } finally {
     await server.stop();

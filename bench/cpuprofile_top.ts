@@ -79,6 +79,21 @@ export function longestBusyMs(profile: CpuProfile, fromMs = 0): number {
   return longest;
 }
 
+/**
+ * The longest interval between two consecutive samples, from `fromMs` into the profile on. The profiler samples
+ * about every millisecond; an interval of tens of milliseconds means the process got no CPU then (the machine
+ * was busy with other processes), and the sample after it is charged with the whole interval.
+ */
+export function longestSampleGapMs(profile: CpuProfile, fromMs = 0): number {
+  let longest = 0;
+  let at = 0;
+  for (const delta of profile.timeDeltas) {
+    at += delta / 1000;
+    if (at >= fromMs) longest = Math.max(longest, delta / 1000);
+  }
+  return longest;
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,

@@ -25,6 +25,11 @@ export class ConfigDirState {
   /** Per file: documents kept from an earlier read because their current version was rejected. */
   readonly #kept = new Map<string, readonly LoadedDocument[]>();
   readonly #loads = new Map<string, FileLoad>();
+  /**
+   * Per resource key: the documents of every file's `#accepted` that name it, so a winner query reads only
+   * the candidates for that key, never the documents of every other file.
+   */
+  readonly #byKey = new Map<string, Set<LoadedDocument>>();
   /** Keys a file contributed before or after an update or removal since {@link takeTouched} was last called. */
   #touched = new Set<string>();
 
@@ -51,14 +56,14 @@ export class ConfigDirState {
       accepted.push(last);
       kept.push(last);
     }
-    this.#accepted.set(load.file, accepted);
+    this.#setAccepted(load.file, accepted);
     this.#kept.set(load.file, kept);
   }
 
   /** Forgets a file that no longer exists: its resources go away. */
   remove(file: string): void {
     for (const doc of this.#accepted.get(file) ?? []) this.#touched.add(doc.key);
-    this.#accepted.delete(file);
+    this.#setAccepted(file, undefined);
     this.#kept.delete(file);
     this.#loads.delete(file);
   }
@@ -76,12 +81,29 @@ export class ConfigDirState {
   /** The document that wins `key` now (the first by file name, then line), if any file defines it. */
   winner(key: string): LoadedDocument | undefined {
     let best: LoadedDocument | undefined;
-    for (const docs of this.#accepted.values()) {
-      for (const doc of docs) {
-        if (doc.key === key && (best === undefined || comparePositions(doc, best) < 0)) best = doc;
-      }
+    for (const doc of this.#byKey.get(key) ?? []) {
+      if (best === undefined || comparePositions(doc, best) < 0) best = doc;
     }
     return best;
+  }
+
+  /** Replaces what `file` contributes (none when `docs` is undefined), in the per-key index too. */
+  #setAccepted(file: string, docs: readonly LoadedDocument[] | undefined): void {
+    for (const doc of this.#accepted.get(file) ?? []) {
+      const same = this.#byKey.get(doc.key);
+      same?.delete(doc);
+      if (same?.size === 0) this.#byKey.delete(doc.key);
+    }
+    if (docs === undefined) {
+      this.#accepted.delete(file);
+      return;
+    }
+    this.#accepted.set(file, docs);
+    for (const doc of docs) {
+      const same = this.#byKey.get(doc.key);
+      if (same === undefined) this.#byKey.set(doc.key, new Set([doc]));
+      else same.add(doc);
+    }
   }
 
   /** Files currently known, sorted. */
@@ -91,18 +113,10 @@ export class ConfigDirState {
 
   /** The effective resources, rejections and warnings. */
   view(): ConfigDirView {
-    const byKey = new Map<string, LoadedDocument[]>();
-    for (const docs of this.#accepted.values()) {
-      for (const doc of docs) {
-        const same = byKey.get(doc.key);
-        if (same === undefined) byKey.set(doc.key, [doc]);
-        else same.push(doc);
-      }
-    }
     const resources = new Map<string, LoadedDocument>();
     const warnings: ConfigWarning[] = [];
-    for (const key of [...byKey.keys()].sort()) {
-      const [winner, ...losers] = byKey.get(key)!.sort(comparePositions);
+    for (const key of [...this.#byKey.keys()].sort()) {
+      const [winner, ...losers] = [...this.#byKey.get(key)!].sort(comparePositions);
       resources.set(key, winner);
       for (const loser of losers) {
         warnings.push({

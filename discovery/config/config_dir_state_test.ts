@@ -138,3 +138,45 @@ Deno.test("ConfigDirState names the keys a read may have changed and the documen
   assert.equal(state.winner(keyA)?.file, "/c/b.yaml");
   assert.equal(state.winner("Gateway/default/none"), undefined);
 });
+
+Deno.test("ConfigDirState answers a winner query without reading the documents of unrelated files", () => {
+  const state = new ConfigDirState();
+  let keyReads = 0;
+  /** The load of `file` with its documents' keys counted whenever read. */
+  const counted = (file: string, text: string) => {
+    const load = loadConfigText(file, text, "default");
+    const documents = load.documents.map((doc) => {
+      const { key, ...rest } = doc;
+      return {
+        ...rest,
+        get key() {
+          keyReads++;
+          return key;
+        },
+      };
+    });
+    return { ...load, documents };
+  };
+  for (let i = 0; i < 50; i++) state.update(counted(`other-${i}.yaml`, gateway(`other-${i}`, 80)));
+  state.update(loadConfigText("b.yaml", gateway("wanted", 81), "default"));
+  state.update(loadConfigText("a.yaml", gateway("wanted", 82), "default"));
+  keyReads = 0;
+  const winner = state.winner("Gateway/default/wanted");
+  assert.equal(winner?.file, "a.yaml");
+  assert.equal(keyReads, 0);
+  assert.equal(state.winner("Gateway/default/other-7")?.file, "other-7.yaml");
+  assert.equal(state.winner("Gateway/default/missing"), undefined);
+});
+
+Deno.test("ConfigDirState's winner follows files updated, emptied of a resource and removed", () => {
+  const state = new ConfigDirState();
+  state.update(loadConfigText("a.yaml", gateway("g", 80), "default"));
+  state.update(loadConfigText("b.yaml", gateway("g", 81), "default"));
+  assert.equal(state.winner("Gateway/default/g")?.file, "a.yaml");
+  state.update(loadConfigText("a.yaml", gateway("h", 80), "default"));
+  assert.equal(state.winner("Gateway/default/g")?.file, "b.yaml");
+  assert.equal(state.winner("Gateway/default/h")?.file, "a.yaml");
+  state.remove("b.yaml");
+  assert.equal(state.winner("Gateway/default/g"), undefined);
+  assert.deepEqual([...state.view().resources.keys()], ["Gateway/default/h"]);
+});

@@ -14,6 +14,7 @@ import {
 import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
 import { loadConfigOffThread, OFF_THREAD_BYTES } from "./yaml_off_thread.ts";
 import { loadStreamSliced } from "./load_stream_sliced.ts";
+import { DEFAULT_SLICE_MS } from "./loop_slices.ts";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {
@@ -112,7 +113,13 @@ export async function loadConfigTextSliced(
       (r) => loadConfigText(r.file, r.text, r.defaultNamespace),
     );
   }
-  return loadStreamSliced(loadStream, file, text, await parseYamlDocumentsSliced(text, 5), defaultNamespace);
+  return loadStreamSliced(
+    loadStream,
+    file,
+    text,
+    await parseYamlDocumentsSliced(text, DEFAULT_SLICE_MS),
+    defaultNamespace,
+  );
 }
 
 function loadStream(file: string, text: string, stream: YamlStream, defaultNamespace: string): FileLoad {

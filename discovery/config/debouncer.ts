@@ -17,6 +17,8 @@ export class Debouncer {
   readonly #timers: Timers;
   #timer: unknown;
   #burstStart: number | undefined;
+  /** When the scheduled run is due: the last trigger plus the delay, capped by the burst's maximum. */
+  #dueAt = 0;
 
   constructor(action: () => void, options: DebouncerOptions) {
     if (!(options.delayMs >= 0)) {
@@ -33,17 +35,29 @@ export class Debouncer {
     return this.#burstStart !== undefined;
   }
 
-  /** Schedules the action, postponing an already scheduled run (never beyond the burst's maximum delay). */
+  /**
+   * Schedules the action, postponing an already scheduled run (never beyond the burst's maximum delay). A
+   * burst arms one timer: a trigger only moves the due time, and the timer, when it fires early, waits out
+   * the rest: thousands of files written at once are thousands of triggers, and each re-armed a timer.
+   */
   trigger(): void {
     const now = this.#timers.now();
     this.#burstStart ??= now;
-    const wait = Math.max(0, Math.min(this.#delayMs, this.#burstStart + this.#maxDelayMs - now));
-    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#dueAt = Math.min(now + this.#delayMs, this.#burstStart + this.#maxDelayMs);
+    if (this.#timer === undefined) this.#arm(now);
+  }
+
+  #arm(now: number): void {
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
+      const firedAt = this.#timers.now();
+      if (firedAt < this.#dueAt) {
+        this.#arm(firedAt);
+        return;
+      }
       this.#burstStart = undefined;
       this.#action();
-    }, wait);
+    }, Math.max(0, this.#dueAt - now));
   }
 
   /** Cancels a scheduled run. */

@@ -59,3 +59,25 @@ Deno.test("Debouncer runs at the latest after the maximum delay while triggers k
 Deno.test("Debouncer rejects a negative delay", () => {
   assert.throws(() => new Debouncer(() => {}, { delayMs: -1 }), RangeError);
 });
+
+Deno.test("Debouncer arms one timer for a burst of triggers, however many come", () => {
+  const clock = FakeTimers.createClock();
+  const timers = timersOf(clock);
+  let armed = 0;
+  let runs = 0;
+  const debouncer = new Debouncer(() => runs++, {
+    delayMs: 100,
+    maxDelayMs: 1000,
+    timers: {
+      ...timers,
+      setTimeout: (callback, ms) => {
+        armed++;
+        return timers.setTimeout(callback, ms);
+      },
+    },
+  });
+  for (let i = 0; i < 1000; i++) debouncer.trigger();
+  clock.tick(100);
+  assert.equal(runs, 1);
+  assert.equal(armed, 1);
+});

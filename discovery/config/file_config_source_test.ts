@@ -98,7 +98,11 @@ Deno.test("FileConfigSource loads a live directory, rejects bad documents alone 
 
     await t.step("a file with one bad document among good ones loads the good ones", async () => {
       await replaceFile(`${dir}/routes.yaml`, ROUTES_BAD_DR);
-      await waitFor(() => has("VirtualService", "ratings"), "the ratings VirtualService");
+      // The store is written in slices before the reload reports its rejections: wait for both.
+      await waitFor(
+        () => has("VirtualService", "ratings") && source.rejected().length > 0,
+        "the ratings VirtualService and the rejection",
+      );
       assert.ok(has("VirtualService", "reviews"));
       assert.equal(has("DestinationRule", "reviews"), false);
       const [rejected] = source.rejected();
@@ -132,8 +136,10 @@ Deno.test("FileConfigSource loads a live directory, rejects bad documents alone 
 
     await t.step("fixing the document loads it and clears the rejection", async () => {
       await replaceFile(`${dir}/routes.yaml`, ROUTES_GOOD);
-      await waitFor(() => has("DestinationRule", "reviews"), "the fixed DestinationRule");
-      assert.deepEqual(source.rejected(), []);
+      await waitFor(
+        () => has("DestinationRule", "reviews") && source.rejected().length === 0,
+        "the fixed DestinationRule and no rejection",
+      );
     });
 
     await t.step("breaking it again keeps its last good version and counts the new rejection", async () => {
@@ -178,7 +184,10 @@ Deno.test("FileConfigSource loads a live directory, rejects bad documents alone 
     await t.step("files in new nested directories are picked up, changed and removed", async () => {
       await Deno.mkdir(`${dir}/teams/shop`, { recursive: true });
       await replaceFile(`${dir}/teams/shop/gateway.yaml`, gateway(80));
-      await waitFor(() => has("Gateway", "ingress"), "the nested Gateway");
+      await waitFor(
+        () => has("Gateway", "ingress") && source.origin("Gateway", "shop", "ingress") !== undefined,
+        "the nested Gateway",
+      );
       assert.deepEqual(source.origin("Gateway", "shop", "ingress"), {
         file: `${dir}/teams/shop/gateway.yaml`,
         line: 1,

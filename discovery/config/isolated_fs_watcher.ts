@@ -1,13 +1,15 @@
+import { LoopSlices } from "./loop_slices.ts";
+
 /** What the watcher worker is asked to watch. */
 export interface WatchRequest {
   readonly path: string;
   readonly recursive: boolean;
 }
 
-/** What the watcher worker posts: ready, an event, the end of the watch, or why it failed or ended. */
+/** What the watcher worker posts: ready, events in order, the end of the watch, or why it failed or ended. */
 export type WatchMessage =
   | { readonly type: "ready" }
-  | { readonly type: "event"; readonly event: Deno.FsEvent }
+  | { readonly type: "events"; readonly events: readonly Deno.FsEvent[] }
   | { readonly type: "end" }
   | { readonly type: "error"; readonly message: string };
 
@@ -19,23 +21,33 @@ export type WatchMessage =
  */
 export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
   readonly #worker: Worker;
-  readonly #queue: Deno.FsEvent[] = [];
+  /** Slices in which queued events are handed out (a fresh one after each wait for events). */
+  readonly #slices: () => LoopSlices;
+  /** Events received and not yet handed out, in the batches the worker posted them in. */
+  readonly #batches: (readonly Deno.FsEvent[])[] = [];
   #wake: (() => void) | undefined;
   #ended = false;
   #error: Error | undefined;
 
-  private constructor(worker: Worker) {
+  private constructor(worker: Worker, slices: () => LoopSlices) {
     this.#worker = worker;
+    this.#slices = slices;
   }
 
   /**
    * Places a watch on `path` in a new worker; resolves once it is placed.
    *
+   * `slices` makes the slices queued events are handed out in (`LoopSlices` of the default length).
+   *
    * @throws {Error} when the watch cannot be placed (the path is gone or not readable)
    */
-  static open(path: string, recursive: boolean): Promise<IsolatedFsWatcher> {
+  static open(
+    path: string,
+    recursive: boolean,
+    slices: () => LoopSlices = () => new LoopSlices(),
+  ): Promise<IsolatedFsWatcher> {
     const worker = new Worker(new URL("./fs_watch_worker.ts", import.meta.url).href, { type: "module" });
-    const watcher = new IsolatedFsWatcher(worker);
+    const watcher = new IsolatedFsWatcher(worker, slices);
     return new Promise((resolve, reject) => {
       worker.onmessage = ({ data }: MessageEvent<WatchMessage>) => {
         if (data.type === "ready") {
@@ -65,23 +77,31 @@ export class IsolatedFsWatcher implements AsyncIterable<Deno.FsEvent> {
     this.#signal();
   }
 
-  /** The watch's events, until it is closed or fails (then the iteration throws why). */
+  /**
+   * The watch's events, until it is closed or fails (then the iteration throws why). A long queue is handed
+   * out in slices of the event loop: a burst of thousands of events never holds the loop for its whole length.
+   */
   async *[Symbol.asyncIterator](): AsyncIterator<Deno.FsEvent> {
+    let slices = this.#slices();
     while (true) {
-      const event = this.#queue.shift();
-      if (event !== undefined) {
-        yield event;
+      const batch = this.#batches.shift();
+      if (batch !== undefined) {
+        for (const event of batch) {
+          await slices.pause();
+          yield event;
+        }
         continue;
       }
       if (this.#error) throw this.#error;
       if (this.#ended) return;
       await new Promise<void>((resolve) => this.#wake = resolve);
+      slices = this.#slices();
     }
   }
 
   #receive(message: WatchMessage): void {
     if (this.#ended) return;
-    if (message.type === "event") this.#queue.push(message.event);
+    if (message.type === "events") this.#batches.push(message.events);
     else {
       if (message.type === "error") this.#error = new Error(message.message);
       this.#worker.terminate();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { IsolatedFsWatcher } from "./isolated_fs_watcher.ts";
 import { waitFor } from "./_test_support.ts";
+import { LoopSlices } from "./loop_slices.ts";
 
 async function mkfifo(path: string): Promise<void> {
   const { code } = await new Deno.Command("sh", { args: ["-c", 'mkfifo "$1"', "sh", path] }).output();
@@ -30,4 +31,35 @@ Deno.test("IsolatedFsWatcher reports events, and closes at once even when its wa
 
 Deno.test("IsolatedFsWatcher refuses a path that is not there", async () => {
   await assert.rejects(IsolatedFsWatcher.open("/tmp/isolated_fs_watcher_missing_folder", true), Error);
+});
+
+Deno.test("IsolatedFsWatcher hands out queued events in slices of the event loop", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "isolated_fs_watcher_" });
+  let pauses = 0;
+  /** Slices whose every pause is counted. */
+  class CountedSlices extends LoopSlices {
+    override pause(): Promise<void> {
+      pauses++;
+      return super.pause();
+    }
+  }
+  const watcher = await IsolatedFsWatcher.open(dir, true, () => new CountedSlices());
+  let events = 0;
+  const seen = new Set<string>();
+  const loop = (async () => {
+    for await (const event of watcher) {
+      events++;
+      for (const path of event.paths) seen.add(path);
+    }
+  })();
+  try {
+    for (let i = 0; i < 20; i++) await Deno.writeTextFile(`${dir}/f${i}.yaml`, "a");
+    await waitFor(() => seen.has(`${dir}/f19.yaml`), "the events of 20 new files");
+    assert.ok(events >= 20);
+    assert.equal(pauses, events);
+  } finally {
+    watcher.close();
+    await loop;
+    await Deno.remove(dir, { recursive: true });
+  }
 });

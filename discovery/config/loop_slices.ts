@@ -1,4 +1,10 @@
 /**
+ * How long a slice of the config source's work runs before the event loop gets a turn. A request crosses
+ * several turns (the connection guard relays it to the internal server and back), each waiting behind a slice.
+ */
+export const DEFAULT_SLICE_MS = 2;
+
+/**
  * Cuts a long run of synchronous steps into slices of the event loop: {@link LoopSlices.pause} returns at once
  * while the current slice has time left, and otherwise lets pending I/O and timers run first, so a large batch
  * (thousands of resources written to the store) never holds the loop for much longer than one slice.
@@ -9,7 +15,7 @@ export class LoopSlices {
   #started: number;
 
   /** Slices of `sliceMs` of work, measured with `now` (a monotonic clock in ms). */
-  constructor(sliceMs = 5, now: () => number = () => performance.now()) {
+  constructor(sliceMs = DEFAULT_SLICE_MS, now: () => number = () => performance.now()) {
     this.#sliceMs = sliceMs;
     this.#now = now;
     this.#started = now();

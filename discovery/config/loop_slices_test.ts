@@ -20,3 +20,12 @@ Deno.test("LoopSlices gives the event loop a turn only once a slice of work is s
   now += 5;
   assert.equal(await loopTurnedDuring(() => slices.pause()), false, "a new slice started after the turn");
 });
+
+Deno.test("LoopSlices gives the event loop a turn every 2 ms of work unless told otherwise", async () => {
+  let now = 1_000;
+  const slices = new LoopSlices(undefined, () => now);
+  now += 1;
+  assert.equal(await loopTurnedDuring(() => slices.pause()), false, "time left in the slice");
+  now += 1;
+  assert.equal(await loopTurnedDuring(() => slices.pause()), true, "the slice is spent");
+});

@@ -1,27 +1,54 @@
-import type { FileLoad } from "./config_file_load.ts";
+import type { FileLoad, LoadedDocument } from "./config_file_load.ts";
 
 /** Files at least this large are loaded by a worker: one document of them can take the parser past 50 ms. */
 export const OFF_THREAD_BYTES = 128 * 1024;
+
+/** Documents per part of the worker's answer, unless the request says otherwise. */
+export const DOCUMENTS_PER_PART = 256;
 
 /** What the worker is asked to load. */
 export interface OffThreadRequest {
   readonly file: string;
   readonly text: string;
   readonly defaultNamespace: string;
+  /** How many documents each part of the answer carries (default {@link DOCUMENTS_PER_PART}). */
+  readonly documentsPerPart?: number;
+}
+
+/** What the main thread sends the worker: the load to do, or the go-ahead for the next part of its answer. */
+export type OffThreadMessage =
+  | { readonly type: "load"; readonly request: OffThreadRequest }
+  | { readonly type: "next" };
+
+/**
+ * A part of the worker's answer: documents, in order, or the end, with everything else the load found. The
+ * worker posts the next part only when asked: a message is decoded in one go, holding the event loop as long as
+ * its size asks, and messages already queued are decoded back to back.
+ */
+export type OffThreadPart =
+  | { readonly type: "documents"; readonly documents: readonly LoadedDocument[] }
+  | { readonly type: "end"; readonly load: Omit<FileLoad, "documents"> };
+
+/** Options of {@link loadConfigOffThread}. */
+export interface OffThreadOptions {
+  /** Called with the number of documents of each part received (tests count the parts). */
+  readonly onPart?: (documents: number) => void;
 }
 
 /**
  * `loadConfigText` in a worker, for texts whose single documents are too large to parse in slices: parsing and
  * validation (with the source lines of every problem) happen there, and the event loop only receives the
- * result. `fallback` (the same load, here) runs when the worker fails.
+ * result, in parts with a turn of the loop between them. `fallback` (the same load, here) runs when the
+ * worker fails.
  */
 export async function loadConfigOffThread(
   request: OffThreadRequest,
   fallback: (request: OffThreadRequest) => FileLoad,
+  options: OffThreadOptions = {},
 ): Promise<FileLoad> {
   let load: FileLoad;
   try {
-    load = await inWorker(request);
+    load = await inWorker(request, options);
   } catch {
     return fallback(request);
   }
@@ -30,14 +57,24 @@ export async function loadConfigOffThread(
   return load;
 }
 
-function inWorker(request: OffThreadRequest): Promise<FileLoad> {
+function inWorker(request: OffThreadRequest, options: OffThreadOptions): Promise<FileLoad> {
   const worker = new Worker(new URL("./yaml_worker.ts", import.meta.url).href, { type: "module" });
+  const post = (message: OffThreadMessage) => worker.postMessage(message);
+  const documents: LoadedDocument[] = [];
   return new Promise<FileLoad>((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<FileLoad>) => resolve(event.data);
+    worker.onmessage = ({ data }: MessageEvent<OffThreadPart>) => {
+      if (data.type === "end") {
+        resolve({ ...data.load, documents });
+        return;
+      }
+      for (const doc of data.documents) documents.push(doc);
+      options.onPart?.(data.documents.length);
+      setTimeout(() => post({ type: "next" }), 0);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
       reject(new Error(`Config load worker failed: ${event.message}`));
     };
-    worker.postMessage(request);
+    post({ type: "load", request });
   }).finally(() => worker.terminate());
 }

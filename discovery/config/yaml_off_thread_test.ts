@@ -41,3 +41,20 @@ Deno.test("A config file past the off-thread size loads as loadConfigText loads 
   );
   assert.match(refused.rejections[0].errors[0], /^big\.yaml:10009: spec\.endpoints\[9999\]\.weight/);
 });
+
+Deno.test("A worker's answer of many documents comes in parts, each asked for after a turn of the loop", async () => {
+  const text = Array.from(
+    { length: 1_000 },
+    (_, i) =>
+      `apiVersion: networking.mesh.io/v1beta1\nkind: WorkloadEntry\nmetadata: {name: we-${i}, namespace: ns}\n` +
+      `spec: {address: 10.0.${i >> 8}.${i & 255}, labels: {app: a${i % 7}}}\n`,
+  ).join("---\n") + "---\nkind: Nonsense\n";
+  const parts: number[] = [];
+  const load = await loadConfigOffThread(
+    { file: "wes.yaml", text, defaultNamespace: "ns", documentsPerPart: 300 },
+    here,
+    { onPart: (documents) => parts.push(documents) },
+  );
+  assert.deepEqual(parts, [300, 300, 300, 100]);
+  assert.deepEqual(load, loadConfigText("wes.yaml", text, "ns"));
+});

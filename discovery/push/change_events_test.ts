@@ -170,3 +170,34 @@ Deno.test("EndpointIndex finds the instances at a workload's addresses in all() 
   assert.deepEqual(hosts(["10.0.0.7"]), ["a.example"], "a moved endpoint is found at its new address");
   assert.deepEqual(hosts(["10.0.0.8"]), ["b.example", "c.example"]);
 });
+
+Deno.test("EndpointIndex primes a service without endpoints once, and still follows its events", () => {
+  const w = world();
+  w.apply(networking("ServiceEntry", "ns", "empty", {
+    hosts: ["empty.example"],
+    ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+    resolution: "STATIC",
+  }));
+  let reads = 0;
+  const index = new EndpointIndex({
+    services: () => w.registry.services(),
+    getService: (hostname, namespace) => w.registry.getService(hostname, namespace),
+    instances: (hostname, port, namespace) => {
+      reads++;
+      return w.registry.instances(hostname, port, namespace);
+    },
+    proxyInstances: (proxy) => w.registry.proxyInstances(proxy),
+    hasSynced: () => w.registry.hasSynced(),
+  });
+  const service = { hostname: "empty.example", namespace: "ns" };
+  index.prime([service]);
+  index.prime([service]);
+  assert.equal(reads, 1, "a second snapshot does not read the service again");
+  assert.equal(index.shards("empty.example", "ns").version, 0);
+  assert.deepEqual(index.all(), []);
+  const generation = index.generation;
+  w.apply(serviceEntry("ns", "empty", "empty.example", undefined, "10.0.0.9"));
+  assert.equal(index.update(service), true);
+  assert.equal(index.shards("empty.example", "ns").version, 1);
+  assert.equal(index.generation, generation + 1);
+});

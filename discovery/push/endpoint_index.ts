@@ -47,7 +47,15 @@ export class EndpointIndex {
     const previous = this.#shards.get(key);
     const byCluster = this.#read(event.hostname, event.namespace);
     if (previous && sameShards(previous.byCluster, byCluster)) return false;
-    if (!previous && byCluster.size === 0) return false;
+    if (!previous && byCluster.size === 0) {
+      // Known to have none, at version 0 as for a service never read: priming does not read it again on
+      // every full push (thousands of services without endpoints were re-read per snapshot).
+      this.#shards.set(
+        key,
+        Object.freeze({ hostname: event.hostname, namespace: event.namespace, version: 0, byCluster }),
+      );
+      return false;
+    }
     this.#generation++;
     this.#shards.set(
       key,
@@ -82,7 +90,10 @@ export class EndpointIndex {
       });
   }
 
-  /** Every service with endpoints known to the index, sorted by namespace then hostname. */
+  /**
+   * Every service with endpoints known to the index, sorted by namespace then hostname. (Services read
+   * without endpoints are kept, at version 0, but not listed.)
+   */
   all(): readonly EndpointShards[] {
     return [...this.#shards.values()].filter((s) => s.byCluster.size > 0)
       .sort((a, b) =>

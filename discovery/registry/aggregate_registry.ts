@@ -81,13 +81,17 @@ export class AggregateRegistry implements ServiceDiscovery {
    * are kept in that registry's order, for the snapshot to resolve and report.
    */
   services(): readonly Service[] {
+    // Usually one registry has services: its sorted list is the answer, not rebuilt and sorted again.
+    const lists = this.#registries.map(({ registry }) => ({ registry, services: registry.services() }))
+      .filter((l) => l.services.length > 0);
+    if (lists.length === 1 && isSorted(lists[0].services)) return lists[0].services;
     const out: Service[] = [];
     const owners = new Map<
       string,
       { registry: ServiceRegistry; index: number; addresses: Record<string, readonly string[]> }
     >();
-    for (const { registry } of this.#registries) {
-      for (const service of registry.services()) {
+    for (const { registry, services } of lists) {
+      for (const service of services) {
         const key = `${service.namespace}/${service.hostname}`;
         const owner = owners.get(key);
         if (!owner) {
@@ -122,7 +126,10 @@ export class AggregateRegistry implements ServiceDiscovery {
   }
 
   instances(hostname: string, port?: number, namespace?: string): readonly ServiceInstance[] {
-    return this.#registries.flatMap(({ registry }) => registry.instances(hostname, port, namespace));
+    // A service's instances usually come from one registry: its list is returned as is, not copied.
+    const lists = this.#registries.map(({ registry }) => registry.instances(hostname, port, namespace))
+      .filter((list) => list.length > 0);
+    return lists.length === 1 ? lists[0] : lists.flat();
   }
 
   proxyInstances(proxy: Proxy): readonly ServiceInstance[] {
@@ -153,4 +160,12 @@ export class AggregateRegistry implements ServiceDiscovery {
 
 function sameRegistry(a: ServiceRegistry, b: ServiceRegistry): boolean {
   return a === b || (a.provider === b.provider && a.clusterId === b.clusterId);
+}
+
+/** True when `services` are in `compareServices` order already. */
+function isSorted(services: readonly Service[]): boolean {
+  for (let i = 1; i < services.length; i++) {
+    if (compareServices(services[i - 1], services[i]) > 0) return false;
+  }
+  return true;
 }

@@ -82,3 +82,18 @@ Deno.test("AggregateRegistry forwards events and stops after removal", () => {
   assert.equal(events.length, 3);
   assert.deepEqual(aggregate.services().map((s) => s.hostname), ["a.ns.svc.cluster.local"]);
 });
+
+Deno.test("AggregateRegistry hands out the sorted list of the only registry with services as it is", () => {
+  const { first, second, aggregate } = twoClusters();
+  second.addService(service("b.ns.svc.cluster.local", "ns"));
+  second.addService(service("a.ns.svc.cluster.local", "ns"));
+  const own = second.services();
+  // The same list on every call, as the ServiceEntry registry keeps it between changes.
+  second.services = () => own;
+  assert.equal(aggregate.services(), own, "not copied, merged and sorted again");
+  first.addService(service("c.ns.svc.cluster.local", "ns"));
+  assert.deepEqual(
+    aggregate.services().map((s) => s.hostname),
+    ["a.ns.svc.cluster.local", "b.ns.svc.cluster.local", "c.ns.svc.cluster.local"],
+  );
+});

@@ -19,22 +19,50 @@ export interface EntryState {
   readonly workloads: Map<string, readonly ServiceInstance[]>;
   /** Instances of the selected orchestrator pods, in the pod source's order. */
   pods: readonly ServiceInstance[];
-  /** Keys of `workloads`, sorted; undefined when a workload came or went since they were sorted. */
-  sortedNames?: readonly string[];
+  /**
+   * Keys of `workloads` in `compareNames` order, kept in place as workloads come and go; undefined until
+   * first read.
+   */
+  sortedNames?: string[];
 }
 
-/** Sets or removes one workload's instances, keeping the sorted names current. */
+/** The order of an entry's WorkloadEntries among its instances. */
+export function compareNames(a: string, b: string): number {
+  return a.localeCompare(b);
+}
+
+/**
+ * Sets or removes one workload's instances. Sorted names are kept in place by a binary search, not sorted
+ * again: an entry selecting thousands of workloads re-sorted them all on each one's event.
+ */
 export function setWorkload(
   state: EntryState,
   name: string,
   instances: readonly ServiceInstance[] | undefined,
 ): void {
+  const sorted = state.sortedNames;
   if (instances === undefined) {
-    if (state.workloads.delete(name)) state.sortedNames = undefined;
+    if (state.workloads.delete(name) && sorted) {
+      const at = upperBound(sorted, name) - 1;
+      if (sorted[at] === name) sorted.splice(at, 1);
+      else state.sortedNames = undefined;
+    }
     return;
   }
-  if (!state.workloads.has(name)) state.sortedNames = undefined;
+  if (!state.workloads.has(name) && sorted) sorted.splice(upperBound(sorted, name), 0, name);
   state.workloads.set(name, instances);
+}
+
+/** The index after the last name that sorts at or before `name` (where a stable sort would place it). */
+function upperBound(sorted: readonly string[], name: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareNames(sorted[mid], name) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** `namespace/hostname` of every service of the entry, each once. */
@@ -53,7 +81,7 @@ export function entryInstances(state: EntryState, hostname: string): ServiceInst
   };
   add(state.inline);
   if (state.workloads.size > 0) {
-    state.sortedNames ??= [...state.workloads.keys()].sort((a, b) => a.localeCompare(b));
+    state.sortedNames ??= [...state.workloads.keys()].sort(compareNames);
     for (const name of state.sortedNames) add(state.workloads.get(name)!);
   }
   add(state.pods);

@@ -27,6 +27,7 @@ import {
   serviceKeys,
   setWorkload,
 } from "./entry_state.ts";
+import { SelectorIndex } from "./selector_index.ts";
 import { WorkloadIndex, type WorkloadInstance } from "./workload_index.ts";
 
 export type { WorkloadInstance } from "./workload_index.ts";
@@ -72,6 +73,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   readonly #entries = new Map<string, EntryState>();
   /** Namespace → keys of its entries that have a workload selector. */
   readonly #selecting = new Map<string, Set<string>>();
+  /** The same entries by a label their selector requires: which may pick a given workload. */
+  readonly #selectors = new SelectorIndex();
   /** `namespace/hostname` → keys of the entries defining it. */
   readonly #entriesByService = new Map<string, Set<string>>();
   /** Hostname → namespaces where some entry defines it. */
@@ -157,8 +160,11 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   instances(hostname: string, port?: number, namespace?: string): readonly ServiceInstance[] {
     const namespaces = namespace !== undefined ? [namespace] : this.#namespacesOf(hostname);
-    return namespaces.flatMap((ns) => this.#instancesOf(`${ns}/${hostname}`))
-      .filter((i) => port === undefined || i.servicePort.port === port);
+    // The list of one namespace is returned as kept (never changed once built), not copied.
+    const all = namespaces.length === 1
+      ? this.#instancesOf(`${namespaces[0]}/${hostname}`)
+      : namespaces.flatMap((ns) => this.#instancesOf(`${ns}/${hostname}`));
+    return port === undefined ? all : all.filter((i) => i.servicePort.port === port);
   }
 
   /** Instances at the proxy's addresses, only of services in the proxy's namespace (as Istio). */
@@ -222,7 +228,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     else this.#workloads.delete(namespace, name);
     const current = this.#workloads.get(namespace, name);
     const changed = new Set<string>();
-    for (const entryKey of this.#selecting.get(namespace) ?? []) {
+    const labelSets = [previous, current].flatMap((w) => (w ? [w.spec.labels ?? {}] : []));
+    for (const entryKey of this.#selectors.candidates(namespace, labelSets)) {
       const state = this.#entries.get(entryKey)!;
       const selector = state.resource.spec.workloadSelector!.labels!;
       const picks = (w: WorkloadInstance | undefined) => w !== undefined && selects(selector, w);
@@ -297,6 +304,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
       let selecting = this.#selecting.get(namespace);
       if (!selecting) this.#selecting.set(namespace, selecting = new Set());
       selecting.add(key);
+      this.#selectors.put(key, namespace, selector);
     }
     this.#entries.set(key, state);
     for (const service of state.services) {
@@ -313,6 +321,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     this.#touchEntry(state);
     this.#entries.delete(key);
     removeFrom(this.#selecting, state.resource.meta.namespace, key);
+    this.#selectors.delete(key);
     for (const service of state.services) {
       const serviceKey = `${service.namespace}/${service.hostname}`;
       if (removeFrom(this.#entriesByService, serviceKey, key)) {
