@@ -33,5 +33,5 @@ export function grpcProxyShape(
     clusterDomainOf(proxy.dnsDomain),
     completesShortNames ? proxy.dnsDomain : "",
     scope.name,
-  ]) + (withLabels ? frozenJson(proxy.metadata.labels) : "");
+  ]) + (withLabels ? frozenJson(push.derived, proxy.metadata.labels) : "");
 }

@@ -18,6 +18,7 @@ import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeO
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
 import { ListenerConflicts } from "./listener_conflicts.ts";
 import { ClusterNameMemo, type ClusterNameMemoStats } from "./cluster_names.ts";
+import { DerivedMemo } from "./derived_memo.ts";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig = Pick<
@@ -139,6 +140,8 @@ export class PushContext {
   readonly listenerConflicts = new ListenerConflicts();
   /** Cluster names proxies asked for, parsed; bounded by bytes, and gone with the snapshot. */
   readonly clusterNames = new ClusterNameMemo();
+  /** What generators derive from this snapshot (plans, encoded parts, indexes); gone with it. */
+  readonly derived = new DerivedMemo();
   /**
    * Gateway credentials. Read live, not frozen: a generator that reads a secret puts its digest in the cache
    * key, and every change to the store triggers a full push.
@@ -195,6 +198,11 @@ export class PushContext {
   /** What the snapshot's memos hold, for `/debug/cachez`. */
   memoStats(): Readonly<Record<string, ClusterNameMemoStats>> {
     return { clusterNames: this.clusterNames.stats() };
+  }
+
+  /** How many values each table of the generators' memo computed from this snapshot, for `/debug/cachez`. */
+  derivedStats(): Readonly<Record<string, number>> {
+    return this.derived.stats();
   }
 
   /** Resources of a config kind as of this snapshot, sorted by namespace then name. */
