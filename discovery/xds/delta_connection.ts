@@ -22,7 +22,7 @@ import { HeldVersions } from "./held_versions.ts";
 import { charsOf } from "./name_budget.ts";
 import { SubscribedNames } from "./subscribed_names.ts";
 import { deltaFraming, type FramedResponse, responseInputs } from "./resource_runs.ts";
-import { indexByName, type VersionedResource } from "./versioned_resource.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
 
@@ -265,7 +265,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const absent: string[] = [];
     // A partial (endpoint-only) generation says nothing about resources it did not return.
     if (full) {
-      const present = indexByName(resources);
+      const present = this.ctx.lists.indexByName(resources);
       removed.push(...watch.known.namesNotIn(present));
       for (const name of watch.subscribed.notIn(present)) {
         if (!watch.known.has(name) && !watch.reportedAbsent.has(name)) {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { indexByName, type NameLookup, type VersionedResource } from "./versioned_resource.ts";
+import type { NameLookup, VersionedResource } from "./versioned_resource.ts";
 import type { ListMemos } from "./list_memos.ts";
 
 /** Resource name → version held, as a shared list plus changes. */
@@ -52,7 +52,7 @@ export class HeldVersions {
   /** The proxy now holds exactly `list` (kept by reference: never modified). */
   holdExactly(list: readonly VersionedResource[]): void {
     this.#base = list;
-    this.#index = indexByName(list);
+    this.#index = this.memos.indexByName(list);
     this.#changes = new Map();
   }
 

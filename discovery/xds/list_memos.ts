@@ -46,6 +46,8 @@ export class ListMemos {
   readonly #namesNotIn = new PairMemo<readonly string[], NameLookup, readonly string[]>((list, present) =>
     Object.freeze(list.filter((name) => !present.has(name)))
   );
+  readonly #indexes = new WeakMap<Resources, ReadonlyMap<string, VersionedResource>>();
+  #indexesBuilt = 0;
   readonly #sets = new WeakMap<readonly string[], ReadonlySet<string>>();
   #setsComputed = 0;
   /** Per resource list, the name list last asked about and whether the resources are exactly its names. */
@@ -71,6 +73,19 @@ export class ListMemos {
   /** The names of `list` not in `present`, frozen. */
   namesNotIn(list: readonly string[], present: NameLookup): readonly string[] {
     return this.#namesNotIn.get(list, present);
+  }
+
+  /**
+   * A resource list by name, built once per list and kept as long as the list: proxies of one shape share the
+   * list, so every record of it (what a proxy holds, what it was sent, which names an answer has) shares this.
+   */
+  indexByName(list: Resources): ReadonlyMap<string, VersionedResource> {
+    let index = this.#indexes.get(list);
+    if (index === undefined) {
+      this.#indexes.set(list, index = new Map(list.map((r) => [r.name, r])));
+      this.#indexesBuilt++;
+    }
+    return index;
   }
 
   /** The set of the names of a list that never changes. */
@@ -120,6 +135,7 @@ export class ListMemos {
       heldNotListed: this.#resourcesNotIn.computed,
       subscribedNotListed: this.#namesNotIn.computed,
       subscribedSets: this.#setsComputed,
+      listIndexes: this.#indexesBuilt,
       coverage: this.#coverageComputed,
       sharedResponses: this.#responsesFramed,
     };

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ListMemos } from "./list_memos.ts";
-import { indexByName, sameResource, type VersionedResource } from "./versioned_resource.ts";
+import { sameResource, type VersionedResource } from "./versioned_resource.ts";
 
 /** The resources one proxy holds of one type. */
 export class SentRecord {
@@ -61,7 +61,7 @@ export class SentRecord {
    */
   holdsExactly(resources: readonly VersionedResource[]): boolean {
     if (this.#changes.size === 0) return this.#base === resources || this.memos.holds(this.#base, resources);
-    const index = indexByName(this.#base);
+    const index = this.memos.indexByName(this.#base);
     let held = this.#base.length;
     for (const [name, resource] of this.#changes) {
       if (index.has(name)) {
