@@ -2,6 +2,7 @@ import { checkPortsFree } from "../shared/http/preflight_ports.ts";
 import { Router } from "../shared/http/router.ts";
 import { httpLimitsFromEnv } from "../shared/http/http_limits_settings.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
+import type { ListenAddress } from "../shared/http/listen_address.ts";
 import { closingComponent, type Component, Lifecycle } from "../shared/lifecycle/mod.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
@@ -23,7 +24,6 @@ import {
   parseBundleEndpoints,
   readCaCertFile,
   securePortNames,
-  xdsCallerCheck,
 } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
 import { type ConfigSource, rejectedByAll } from "./model/config_source.ts";
@@ -35,6 +35,7 @@ import type { PushContext } from "./push/push_context.ts";
 import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 import { wireDebugInterface } from "./wire_debug_interface.ts";
+import { secureXdsPort } from "./secure_xds_port.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -201,6 +202,9 @@ export async function startDiscovery(
       stop: () => server?.shutdown(),
     };
   };
+  // An HTTP listener serving `router()`, built when it starts (the modules it reads have started by then).
+  const httpListener = (name: string, addr: ListenAddress, flag: string, router: () => Router) =>
+    listener(name, () => serveHttp(name, addr, router().handle, log, undefined, flag, httpLimits));
   let debug: DebugInterface | undefined;
 
   // Started in this order and stopped in reverse: every listener opens only after every fallible step (the
@@ -354,51 +358,27 @@ export async function startDiscovery(
       return [() => ads.close()];
     }),
     ...(caSettings
-      ? [closingComponent("secure grpc", async () => {
-        const authority = ca!;
-        authority.startRotation();
-        // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
-        let serving = await loadServingTls({
-          tlsCertFile: options.tlsCertFile,
-          tlsKeyFile: options.tlsKeyFile,
-          servingNames: names,
-          issue: issueServingCert!,
-          log: deps.logs.scope("serverca"),
-        });
-        const secure = await startXdsServer({
-          addr: options.secureGrpcAddr,
-          flag: "--secureGRPCAddr",
+      ? [secureXdsPort({
+        env,
+        tlsCertFile: options.tlsCertFile,
+        tlsKeyFile: options.tlsKeyFile,
+        servingNames: names,
+        ca: () => ca!,
+        issue: issueServingCert!,
+        clientRootsPem,
+        ...(federation ? { federation } : {}),
+        trustDomains: () => [trustDomain(), ...mesh.current().trustDomainAliases],
+        xds: () => ({
           service: discovery,
           keepalive: options.keepalive,
           logger: adsLog,
           admission: xdsAdmission,
-          tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() },
-          services: authority.services(),
-          ...(env.bool("XDS_AUTH")
-            ? {
-              authenticate: xdsCallerCheck({
-                authenticators: authority.authenticators(),
-                identityCheck: env.bool("DISCOVERY_ENABLE_XDS_IDENTITY_CHECK"),
-                trustDomains: [trustDomain(), ...mesh.current().trustDomainAliases],
-                federatedTrustDomains: () => federation?.trustDomains() ?? [],
-                skipTrustDomain: env.bool("DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN"),
-              }),
-            }
-            : {}),
-        });
-        const retrust = () =>
-          secure.updateTls({ keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() });
-        // After a root rotation new connections must trust both roots, and a serving certificate the CA issued
-        // is re-issued by the new signer so that workloads which know only the new root can verify the server.
-        authority.onRootsChanged(async () => {
-          if (!options.tlsCertFile) serving = { ...await issueServingCert!(names), source: "mesh CA" };
-          retrust();
-        });
-        federation?.onChange(retrust);
-        return [() => secure.close()];
+        }),
+        addr: options.secureGrpcAddr,
+        log: deps.logs.scope("serverca"),
       })]
       : []),
-    listener("http", () => {
+    httpListener("http", options.httpAddr, "--httpAddr", () => {
       debug = wireDebugInterface({
         env,
         profile: options.profile,
@@ -413,41 +393,29 @@ export async function startDiscovery(
         adminEndpoints: xdsSettings.adminEndpoints,
       });
       const http = addReadyRoute(new Router(), readiness);
-      if (env.bool("ENABLE_DEBUG_ON_HTTP")) debug.mount(http);
-      return serveHttp("http", options.httpAddr, http.handle, log, undefined, "--httpAddr", httpLimits);
+      return env.bool("ENABLE_DEBUG_ON_HTTP") ? debug.mount(http) : http;
     }),
-    listener("monitoring", () => {
-      const monitoring = debug!.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info));
-      return serveHttp(
-        "monitoring",
-        options.monitoringAddr,
-        monitoring.handle,
-        log,
-        undefined,
-        "--monitoringAddr",
-        httpLimits,
-      );
-    }),
-    listener("ControlZ", () => {
-      const ctrlz = addCtrlzRoutes(new Router(), {
-        logs: deps.logs,
-        env,
-        info: deps.info,
-        args: deps.argv,
-        startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
-        allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
-        metrics: () => deps.metrics.render(),
-      });
-      return serveHttp(
-        "ControlZ",
-        options.ctrlzAddr,
-        ctrlz.handle,
-        log,
-        undefined,
-        "--ctrlz_address/--ctrlz_port",
-        httpLimits,
-      );
-    }),
+    httpListener(
+      "monitoring",
+      options.monitoringAddr,
+      "--monitoringAddr",
+      () => debug!.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info)),
+    ),
+    httpListener(
+      "ControlZ",
+      options.ctrlzAddr,
+      "--ctrlz_address/--ctrlz_port",
+      () =>
+        addCtrlzRoutes(new Router(), {
+          logs: deps.logs,
+          env,
+          info: deps.info,
+          args: deps.argv,
+          startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
+          allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
+          metrics: () => deps.metrics.render(),
+        }),
+    ),
     listener("webhook", async () =>
       (await startWebhookServer({
         router: injection.router,
