@@ -20,7 +20,7 @@ export function stableJson(value: unknown): string {
   });
 }
 
-const FROZEN_JSON = derivedTable<object, undefined, string>("frozenJson");
+const FROZEN_JSON = derivedTable<object, undefined, string>("frozenJson", { carried: true });
 
 /**
  * `stableJson` of a frozen object, remembered per object in `memo` (a snapshot's): shape keys read a proxy's
@@ -35,7 +35,7 @@ export function digestOf(value: unknown): string {
   return createHash("sha256").update(stableJson(value)).digest("base64url").slice(0, 22);
 }
 
-const SPEC_DIGESTS = derivedTable<object, undefined, string>("specDigests");
+const SPEC_DIGESTS = derivedTable<object, undefined, string>("specDigests", { carried: true });
 
 /**
  * The identity of one config resource: `kind/namespace/name@resourceVersion`. The config store gives every
@@ -61,7 +61,7 @@ export function destinationRuleFingerprint(
   return `${rule.host}=${rule.sources.map((source) => configFingerprint(memo, source)).join("+")}`;
 }
 
-const SHARD_DIGESTS = derivedTable<EndpointShards, undefined, string>("endpointDigests");
+const SHARD_DIGESTS = derivedTable<EndpointShards, undefined, string>("endpointDigests", { carried: true });
 
 /**
  * The identity of one version of a service's endpoints: a digest of every instance's endpoint and port,

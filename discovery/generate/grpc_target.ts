@@ -88,7 +88,7 @@ export function clusterDomainOf(dnsDomain: string): string {
   return svc < 0 ? "" : dnsDomain.slice(svc + ".svc.".length);
 }
 
-const SHORT_HOSTS = derivedTable<readonly string[], undefined, boolean>("grpcShortHosts");
+const SHORT_HOSTS = derivedTable<readonly string[], undefined, boolean>("grpcShortHosts", { carried: true });
 
 /**
  * True when some listener name in `names` has a host without a dot, which only the proxy's own DNS domain

@@ -1,6 +1,8 @@
 /**
  * Values generators derive from one push snapshot (plans, encoded parts, indexes), held by the snapshot and
- * dropped with it: two servers in one process, or two snapshots of one server, never share an entry.
+ * dropped with it. A table whose values depend on their owner alone (a service's domains, a spec's digest) is
+ * `carried`: the pipeline hands it from each snapshot's memo to the next, so an owner that outlives a snapshot
+ * is not worked out again. Two servers in one process never share an entry.
  *
  * @module
  */
@@ -9,17 +11,27 @@
 export interface DerivedTable<O extends object, K, V> {
   /** The table's name in `/debug/cachez`. */
   readonly name: string;
+  /** True when values depend on their owner alone, so the next snapshot's memo may keep them. */
+  readonly carried: boolean;
   /** Never set: carries the table's types. */
   readonly types?: (owner: O, key: K) => V;
 }
 
-/** A table of a {@link DerivedMemo}: `name` shows in `/debug/cachez`. Holds nothing itself. */
-export function derivedTable<O extends object, K, V>(name: string): DerivedTable<O, K, V> {
-  return Object.freeze({ name });
+/**
+ * A table of a {@link DerivedMemo}: `name` shows in `/debug/cachez`; `carried` when every value is a function of
+ * its owner and key alone (never of the snapshot). Holds nothing itself.
+ */
+export function derivedTable<O extends object, K, V>(
+  name: string,
+  options: { readonly carried?: boolean } = {},
+): DerivedTable<O, K, V> {
+  return Object.freeze({ name, carried: options.carried ?? false });
 }
 
 interface Table {
   readonly byOwner: WeakMap<object, Map<unknown, unknown>>;
+  /** Values keyed by owner alone (key `undefined`): one WeakMap entry each, no map per owner. */
+  readonly single: WeakMap<object, unknown>;
   computed: number;
 }
 
@@ -30,18 +42,31 @@ interface Table {
 export class DerivedMemo {
   readonly #tables = new Map<DerivedTable<object, unknown, unknown>, Table>();
 
+  /** A memo for the next snapshot: the carried tables of this one (shared, not copied), nothing else. */
+  successor(): DerivedMemo {
+    const next = new DerivedMemo();
+    for (const [table, state] of this.#tables) if (table.carried) next.#tables.set(table, state);
+    return next;
+  }
+
   /** The value remembered in `table` for `owner` and `key`, or what `compute()` gives the first time. */
   get<O extends object, K, V>(table: DerivedTable<O, K, V>, owner: O, key: K, compute: () => V): V {
-    let state = this.#tables.get(table as DerivedTable<object, unknown, unknown>);
+    const entry = table as DerivedTable<object, unknown, unknown>;
+    let state = this.#tables.get(entry);
     if (state === undefined) {
-      this.#tables.set(
-        table as DerivedTable<object, unknown, unknown>,
-        state = { byOwner: new WeakMap(), computed: 0 },
-      );
+      this.#tables.set(entry, state = { byOwner: new WeakMap(), single: new WeakMap(), computed: 0 });
+    }
+    // One lookup on the hot path; `has` only tells a remembered undefined from a missing entry.
+    if (key === undefined) {
+      const known = state.single.get(owner);
+      if (known !== undefined || state.single.has(owner)) return known as V;
+      const value = compute();
+      state.single.set(owner, value);
+      state.computed++;
+      return value;
     }
     let values = state.byOwner.get(owner);
     if (values === undefined) state.byOwner.set(owner, values = new Map());
-    // One lookup on the hot path; `has` only tells a remembered undefined from a missing entry.
     const known = values.get(key);
     if (known !== undefined || values.has(key)) return known as V;
     const value = compute();

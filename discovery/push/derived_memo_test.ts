@@ -32,3 +32,14 @@ Deno.test("A derived memo remembers an undefined value", () => {
   memo.get(table, owner, undefined, () => void computed++);
   assert.equal(computed, 1);
 });
+
+Deno.test("The next snapshot's memo keeps the carried tables and starts the others empty", () => {
+  const carried = derivedTable<object, string, number>("digests", { carried: true });
+  const owner = {};
+  const first = new DerivedMemo();
+  first.get(carried, owner, "a", () => 1);
+  first.get(LENGTHS, owner, "a", () => 1);
+  const next = first.successor();
+  assert.equal(next.get(carried, owner, "a", () => 2), 1, "a carried value is not worked out again");
+  assert.equal(next.get(LENGTHS, owner, "a", () => 2), 2, "a snapshot's own table starts empty");
+});

@@ -100,6 +100,8 @@ export interface PushContextInputs {
   readonly protocolFilters?: ProtocolFilterOptions;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
+  /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
+  readonly derived?: DerivedMemo;
   /** Version of the snapshot; defaults to its creation time. */
   readonly version?: string;
   /** The clock for `createdAt`; tests pass a fixed one. */
@@ -141,7 +143,7 @@ export class PushContext {
   /** Cluster names proxies asked for, parsed; bounded by bytes, and gone with the snapshot. */
   readonly clusterNames = new ClusterNameMemo();
   /** What generators derive from this snapshot (plans, encoded parts, indexes); gone with it. */
-  readonly derived = new DerivedMemo();
+  readonly derived: DerivedMemo;
   /**
    * Gateway credentials. Read live, not frozen: a generator that reads a secret puts its digest in the cache
    * key, and every change to the store triggers a full push.
@@ -187,6 +189,7 @@ export class PushContext {
       this.#sidecars.set(sidecar.meta.namespace, list);
     }
     this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    this.derived = inputs.derived ?? new DerivedMemo();
     this.endpointIndex.prime(this.serviceIndex.all);
     if (inputs.secrets) this.secrets = inputs.secrets;
     this.#recordServicesWithoutEndpoints();

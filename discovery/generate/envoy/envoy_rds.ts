@@ -150,7 +150,7 @@ function sidecarRouteConfig(
 }
 
 /** Domains by service, then by port and whether the client namespace is the service's own. */
-const DOMAIN_LISTS = derivedTable<Service, string, readonly string[]>("rds.domainLists");
+const DOMAIN_LISTS = derivedTable<Service, string, readonly string[]>("rds.domainLists", { carried: true });
 
 /**
  * `virtualHostDomains`, one frozen list per service, port and kind of client: the domains read the client's
@@ -172,7 +172,7 @@ function sharedDomains(
 }
 
 /** `JSON.stringify` of a domain list, once per list: lists are shared by every namespace that sees a host alike. */
-const DOMAINS_JSON = derivedTable<readonly string[], undefined, string>("rds.domainsJson");
+const DOMAINS_JSON = derivedTable<readonly string[], undefined, string>("rds.domainsJson", { carried: true });
 
 /** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
 const HOST_PLANS = derivedTable<PushContext, string, PlannedRouteConfiguration>("rds.hostPlans");
