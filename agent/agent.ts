@@ -24,7 +24,9 @@ import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstra
 import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
 import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
+import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
+import { closingComponent, Lifecycle } from "../shared/lifecycle/mod.ts";
 
 /** What `mesh-agent proxy` is started with. */
 export interface ProxyAgentInputs {
@@ -52,7 +54,7 @@ export interface ProxyAgentInputs {
 
 /** A running agent. */
 export interface ProxyAgent {
-  /** Drains the proxy, then stops every server. */
+  /** Drains the proxy, then stops every server and the workload certificate, in reverse start order. */
   stop(): Promise<void>;
   /** Resolves when something asked the agent to quit (`/quitquitquit`). */
   readonly quitRequested: Promise<string>;
@@ -235,21 +237,15 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   await Deno.writeTextFile(bootstrapPath, JSON.stringify(bootstrap, null, 2));
   log.info("bootstrap written", { path: bootstrapPath, node: node.id });
 
-  // The workload certificate (from the CA, or mounted files), served over SDS and used for the upstream xDS
-  // connection; OUTPUT_CERTS gets a copy of every one.
-  const secrets = await startWorkloadSecrets(env, config.discoveryAddress, logs, inputs.metrics);
-  const outputDir = env.string("OUTPUT_CERTS");
-  if (outputDir !== "") {
-    const write = (secret: WorkloadSecret) =>
-      writeSecretFiles(outputDir, secret).catch((error) =>
-        log.warn("cannot write the workload certificate to OUTPUT_CERTS", {
-          dir: outputDir,
-          error: (error as Error).message,
-        })
-      );
-    secrets.provider.onChange(write);
-    if (secrets.provider.current) await write(secrets.provider.current);
+  const upstream = env.string("XDS_UPSTREAM") || config.discoveryAddress;
+  const savePath = env.string("LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH");
+  // XDS_ROOT_CA: the roots the discovery server's certificate must chain to, when not the mesh CA's.
+  const xdsRootPath = env.string("XDS_ROOT_CA");
+  const xdsRootPem = xdsRootPath === "" ? undefined : readIfExists(xdsRootPath);
+  if (xdsRootPath !== "" && xdsRootPem === undefined) {
+    throw new Error(`XDS_ROOT_CA: no file at ${xdsRootPath}; expected the PEM roots of the discovery server`);
   }
+  const outputDir = env.string("OUTPUT_CERTS");
   // GATEWAY_CREDENTIALS_DIR: credentialName folders a gateway serves, when the discovery server does not.
   const credentialsDir = env.string("GATEWAY_CREDENTIALS_DIR");
   const credentials = credentialsDir === "" ? undefined : new CredentialDirectory({
@@ -259,56 +255,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     setting: "GATEWAY_CREDENTIALS_DIR",
     log: logs.scope("sds"),
   });
-  await credentials?.start();
-  const sds = await startSdsServer({
-    socket: sdsSocket,
-    secrets: secrets.provider,
-    ...(credentials ? { credentials } : {}),
-    log: logs.scope("sds"),
-    metrics: inputs.metrics,
-    staleRecycleMs: env.durationMs("STALED_CONNECTION_RECYCLE_RUN_INTERVAL"),
-  });
-  const upstream = env.string("XDS_UPSTREAM") || config.discoveryAddress;
-  const savePath = env.string("LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH");
-  // XDS_ROOT_CA: the roots the discovery server's certificate must chain to, when not the mesh CA's.
-  const xdsRootPath = env.string("XDS_ROOT_CA");
-  const xdsRootPem = xdsRootPath === "" ? undefined : readIfExists(xdsRootPath);
-  if (xdsRootPath !== "" && xdsRootPem === undefined) {
-    throw new Error(`XDS_ROOT_CA: no file at ${xdsRootPath}; expected the PEM roots of the discovery server`);
-  }
-  // DNS capture (sidecars, as Istio): the DNS proxy answers from the name table the xDS proxy subscribes to.
-  const dns = env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar"
-    ? await startDnsProxy({
-      env,
-      namespace: podNamespace,
-      domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
-      log: logs.scope("dns"),
-      metrics: inputs.metrics,
-    })
-    : undefined;
-  const xds = await startXdsProxy({
-    socket: xdsSocket,
-    upstream: {
-      address: upstream,
-      mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
-      serverName: serverNameFor(upstream),
-      ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
-    },
-    secrets: secrets.provider,
-    log: logs.scope("xdsproxy"),
-    maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
-    ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
-    ...(dns ? { nameTable: { onTable: (table) => dns.updateTable(table) } } : {}),
-  });
   const quit = Promise.withResolvers<string>();
-  const status = await startStatusServer(config.statusPort, {
-    adminPort: config.proxyAdminPort,
-    metrics: inputs.metrics,
-    probes: appProbes,
-    ...(appMetrics ? { appMetrics } : {}),
-    quit: () => quit.resolve("/quitquitquit"),
-    log: logs.scope("healthcheck"),
-  });
   const failed = Promise.withResolvers<Error>();
   const drainVariable = env.resolved().find((v) => v.name === "TERMINATION_DRAIN_DURATION_SECONDS");
   const supervisor = new ProxySupervisor({
@@ -330,15 +277,87 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     onGiveUp: (error) => failed.resolve(error),
     log,
   });
-  supervisor.start();
-  return {
-    quitRequested: quit.promise,
-    failed: failed.promise,
-    async stop() {
-      await supervisor.stop();
-      secrets.close();
-      credentials?.close();
-      await Promise.all([status.shutdown(), xds.close(), sds.close(), dns?.close()]);
-    },
-  };
+
+  // Started in this order, stopped in reverse: the proxy drains first, the workload certificate goes last.
+  let secrets!: SecretProvider;
+  let dns: DnsProxy | undefined;
+  const lifecycle = new Lifecycle([
+    // The workload certificate (from the CA, or mounted files), served over SDS and used for the upstream xDS
+    // connection; OUTPUT_CERTS gets a copy of every one.
+    closingComponent("workload secrets", async () => {
+      const started = await startWorkloadSecrets(env, config.discoveryAddress, logs, inputs.metrics);
+      secrets = started.provider;
+      if (outputDir !== "") {
+        const write = (secret: WorkloadSecret) =>
+          writeSecretFiles(outputDir, secret).catch((error) =>
+            log.warn("cannot write the workload certificate to OUTPUT_CERTS", {
+              dir: outputDir,
+              error: (error as Error).message,
+            })
+          );
+        secrets.onChange(write);
+        if (secrets.current) await write(secrets.current);
+      }
+      return [() => started.close()];
+    }),
+    ...(credentials
+      ? [{ name: "credentials dir", start: () => credentials.start(), stop: () => credentials.close() }]
+      : []),
+    closingComponent("sds", async () => {
+      const sds = await startSdsServer({
+        socket: sdsSocket,
+        secrets,
+        ...(credentials ? { credentials } : {}),
+        log: logs.scope("sds"),
+        metrics: inputs.metrics,
+        staleRecycleMs: env.durationMs("STALED_CONNECTION_RECYCLE_RUN_INTERVAL"),
+      });
+      return [() => sds.close()];
+    }),
+    // DNS capture (sidecars, as Istio): the DNS proxy answers from the name table the xDS proxy subscribes to.
+    ...(env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar"
+      ? [closingComponent("dns proxy", async () => {
+        dns = await startDnsProxy({
+          env,
+          namespace: podNamespace,
+          domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
+          log: logs.scope("dns"),
+          metrics: inputs.metrics,
+        });
+        const started = dns;
+        return [() => started.close()];
+      })]
+      : []),
+    closingComponent("xds proxy", async () => {
+      const xds = await startXdsProxy({
+        socket: xdsSocket,
+        upstream: {
+          address: upstream,
+          mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
+          serverName: serverNameFor(upstream),
+          ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
+        },
+        secrets,
+        log: logs.scope("xdsproxy"),
+        maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
+        ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
+        ...(dns ? { nameTable: { onTable: (table) => dns?.updateTable(table) } } : {}),
+      });
+      return [() => xds.close()];
+    }),
+    closingComponent("status", async () => {
+      const status = await startStatusServer(config.statusPort, {
+        adminPort: config.proxyAdminPort,
+        metrics: inputs.metrics,
+        probes: appProbes,
+        ...(appMetrics ? { appMetrics } : {}),
+        quit: () => quit.resolve("/quitquitquit"),
+        log: logs.scope("healthcheck"),
+      });
+      return [() => status.shutdown()];
+    }),
+    { name: "proxy", start: () => supervisor.start(), stop: () => supervisor.stop() },
+  ]);
+  await lifecycle.start();
+  return { quitRequested: quit.promise, failed: failed.promise, stop: () => lifecycle.stop() };
 }

@@ -2,30 +2,26 @@ import { checkPortsFree } from "../shared/http/preflight_ports.ts";
 import { Router } from "../shared/http/router.ts";
 import { httpLimitsFromEnv } from "../shared/http/http_limits_settings.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
+import type { ListenAddress } from "../shared/http/listen_address.ts";
+import { closingComponent, type Component, Lifecycle } from "../shared/lifecycle/mod.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
-import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { configDirSettingsFromEnv, FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
-import { addDebugOverview } from "./http/debug_overview_routes.ts";
 import { PushHistory } from "./push/push_history.ts";
-import { proxyOverview } from "./xds/proxy_overview.ts";
-import { DebugInterface } from "./http/debug_interface.ts";
-import { InspectorProfiler } from "./http/inspector_profiler.ts";
-import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
+import type { DebugInterface } from "./http/debug_interface.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
-import { addPprofRoutes } from "./http/pprof_routes.ts";
-import { addReadyRoute, Readiness, syncedCheck } from "./http/readiness.ts";
+import { addReadyRoute, Readiness } from "./http/readiness.ts";
 import {
   GeneratorRegistry,
   registerEnvoyGenerators,
   registerGrpcGenerators,
   registerNameTableGenerators,
 } from "./generate/mod.ts";
-import { createPushPipeline } from "./push/push_pipeline.ts";
+import { createPushPipeline, type PushPipeline } from "./push/push_pipeline.ts";
 import {
   caSettingsFromEnv,
   CertificateAuthorityServer,
@@ -33,16 +29,18 @@ import {
   parseBundleEndpoints,
   readCaCertFile,
   securePortNames,
-  xdsCallerCheck,
 } from "./ca/mod.ts";
 import { buildRegistries } from "./registry/build_registries.ts";
+import { type ConfigSource, rejectedByAll } from "./model/config_source.ts";
 import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import { startInjection } from "./inject/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
-import { addXdsDebugRoutes, AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
+import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
+import { wireDebugInterface } from "./wire_debug_interface.ts";
+import { secureXdsPort } from "./secure_xds_port.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -65,7 +63,7 @@ export interface DiscoveryDeps {
 export interface DiscoveryServer {
   /** The HTTP(S) servers it started, in start order. */
   readonly servers: readonly RunningServer[];
-  /** Shuts every server down, then stops the modules in reverse start order. */
+  /** Stops every component in reverse start order: the listeners first, then the modules. */
   close(): Promise<void>;
 }
 
@@ -77,8 +75,6 @@ export async function startDiscovery(
   const { env } = options;
   const log = deps.logs.scope("default");
   const modelLog = deps.logs.scope("model");
-  const servers: RunningServer[] = [];
-  const closers: Array<() => void | Promise<void>> = [];
 
   // Every setting, address and named file is checked before anything opens: a bad one stops startup naming
   // its flag or variable, with nothing served in the meantime.
@@ -113,23 +109,12 @@ export async function startDiscovery(
 
   // Config sources feed one store; the mesh config comes from its own files.
   const store = new MemoryConfigStore({ logger: modelLog });
-  // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources).
-  // Loaded only when configured: the orchestrator client is the largest library of the program (some 30 MiB of
-  // source, code and objects), which a server of files and other registries never uses.
-  const orchModule = options.registries.includes("Orchestrator") ? await import("./orch/mod.ts") : undefined;
-  const orchLimiter = orchModule && new orchModule.RateLimiter(options.orchApiQps, options.orchApiBurst);
-  const orchClient = orchModule && orchLimiter
-    ? {
-      kubeConfig: orchModule.limitWatches(
-        orchModule.loadOrchConfig({
-          orchConfig: options.orchConfig,
-          serviceHost: env.string("ORCH_SERVICE_HOST"),
-        }),
-        orchLimiter,
-      ),
-      limiter: orchLimiter,
-    }
-    : undefined;
+  const mesh = new MeshWatcher({
+    meshConfigFile: options.meshConfigFile,
+    networksFile: options.networksConfigFile,
+    logger: log,
+    metrics: deps.metrics,
+  });
   const files = options.configDir === "" ? undefined : new FileConfigSource({
     dir: options.configDir,
     store,
@@ -138,57 +123,36 @@ export async function startDiscovery(
     metrics: deps.metrics,
     ...configDirSettingsFromEnv(env),
   });
-  await files?.start();
-  if (files) closers.push(() => files.stop());
-  const orchConfig = orchModule && orchClient && new orchModule.OrchConfigSource({
-    ...orchClient,
-    store,
-    log: deps.logs.scope("source"),
-    metrics: deps.metrics,
-    marksStoreSynced: files === undefined,
-  });
-  orchConfig?.start();
-  if (orchConfig) closers.push(() => orchConfig.stop());
-  const mesh = new MeshWatcher({
-    meshConfigFile: options.meshConfigFile,
-    networksFile: options.networksConfigFile,
-    logger: log,
-    metrics: deps.metrics,
-  });
-  // A mesh config file that exists but is invalid stops startup: serving the defaults instead would silently
-  // change the whole mesh's behaviour.
-  await mesh.start({ requireValid: true });
-  closers.push(() => mesh.stop());
-  // So does an injector config file that exists but is invalid, as in the reference.
-  const injection = await startInjection({
-    enabled: env.bool("INJECT_ENABLED"),
-    environment: { ENABLE_LEGACY_FSGROUP_INJECTION: String(env.bool("ENABLE_LEGACY_FSGROUP_INJECTION")) },
-    revision: env.string("REVISION"),
-    mesh: () => mesh.current(),
-    metrics: deps.metrics,
-    log,
-  });
-  closers.push(() => injection.stop());
-
-  // Registries and the push pipeline: events → debounce → frozen PushContext.
-  const orch = orchModule && orchClient
-    ? new orchModule.OrchRegistry({
-      ...orchClient,
-      log: deps.logs.scope("orch"),
+  // The orchestrator, when a registry reads it, is also a config source (the mesh kinds as custom resources)
+  // and a secret store. Loaded only when configured: its client is the largest library of the program (some
+  // 30 MiB of source, code and objects), which a server of files and other registries never uses.
+  const sdsServer = env.bool("MESHD_ENABLE_SDS_SERVER");
+  const orch = options.registries.includes("Orchestrator")
+    ? (await import("./orch/mod.ts")).createOrchestrator({
+      orchConfig: options.orchConfig,
+      serviceHost: env.string("ORCH_SERVICE_HOST"),
+      qps: options.orchApiQps,
+      burst: options.orchApiBurst,
+      store,
+      marksStoreSynced: files === undefined,
+      logs: deps.logs,
       metrics: deps.metrics,
       domain: options.domain,
       clusterId: options.clusterId,
-      get defaultExportTo() {
-        return mesh.current().defaultServiceExportTo;
-      },
+      defaultExportTo: () => mesh.current().defaultServiceExportTo,
       edsForHeadless: env.bool("DISCOVERY_ENABLE_EDS_FOR_HEADLESS_SERVICES"),
       useEndpointSlices: env.bool("DISCOVERY_USE_ENDPOINT_SLICE"),
       resyncMs: options.resyncMs,
+      secrets: sdsServer,
     })
     : undefined;
+  const configSources = new Map<string, ConfigSource>([
+    ...(files ? [["configDir", files] as const] : []),
+    ...(orch ? [["orchestrator", orch.config] as const] : []),
+  ]);
   const registries = buildRegistries({
-    ...(orch && env.bool("DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS") ? { pods: orch.pods } : {}),
-    ...(orch ? { factories: { Orchestrator: () => orch.serviceRegistry } } : {}),
+    ...(orch && env.bool("DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS") ? { pods: orch.registry.pods } : {}),
+    ...(orch ? { factories: { Orchestrator: () => orch.registry.serviceRegistry } } : {}),
     registries: options.registries,
     clusterId: options.clusterId,
     appNamespaces: options.appNamespaces,
@@ -196,25 +160,11 @@ export async function startDiscovery(
     store,
     log: modelLog,
   });
-  registries.serviceEntries.start();
-  closers.push(() => registries.serviceEntries.stop());
   if (orch && env.bool("DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES")) {
-    orch.selectWorkloadEntries(registries.serviceEntries.workloadEntries);
+    orch.registry.selectWorkloadEntries(registries.serviceEntries.workloadEntries);
   }
-  orch?.start();
-  if (orch) closers.push(() => orch.stop());
   // Gateway credentials: the orchestrator's Secrets when it is read, then MESHD_GATEWAY_CREDENTIALS_DIR.
   // MESHD_ENABLE_SDS_SERVER=false: gateways get their credentials from their own agent, not from here.
-  const sdsServer = env.bool("MESHD_ENABLE_SDS_SERVER");
-  const orchSecrets = orchModule && orchClient && sdsServer
-    ? new orchModule.OrchSecretStore({
-      ...orchClient,
-      log: deps.logs.scope("secretcontroller"),
-      onProblem: () => deps.metrics.counter("discovery_gateway_credential_errors").inc(),
-    })
-    : undefined;
-  orchSecrets?.start();
-  if (orchSecrets) closers.push(() => orchSecrets.stop());
   const credentialsDir = env.string("MESHD_GATEWAY_CREDENTIALS_DIR");
   const dirSecrets = credentialsDir !== "" && sdsServer
     ? new DirSecretStore({
@@ -223,250 +173,280 @@ export async function startDiscovery(
       onProblem: () => deps.metrics.counter("discovery_gateway_credential_errors").inc(),
     })
     : undefined;
-  await dirSecrets?.start();
-  if (dirSecrets) closers.push(() => dirSecrets.stop());
-  const secrets = mergeSecretStores([orchSecrets, dirSecrets]);
-  const pipeline = createPushPipeline({
-    ...(secrets ? { secrets } : {}),
-    store,
-    registry: registries.aggregate,
-    mesh: () => mesh.current(),
-    domain: options.domain,
-    env,
-    metrics: deps.metrics,
-    log: modelLog,
-  });
-  closers.push(() => pipeline.close());
-  if (secrets) {
-    closers.push(secrets.onChange((namespace, name) => pipeline.changes.secretChanged(namespace, name)));
-  }
-  closers.push(mesh.onChange(() => {
-    registries.serviceEntries.refresh();
-    pipeline.changes.meshChanged();
-  }));
-
-  // xDS: every snapshot the pipeline publishes is pushed to the connected proxies.
+  const secrets = mergeSecretStores([orch?.secrets, dirSecrets]);
+  const trustDomain = () => options.trustDomain || mesh.current().trustDomain;
+  const federation = caEnabled && bundleEndpoints.length > 0
+    ? new FederatedBundles({ endpoints: bundleEndpoints, log: deps.logs.scope("serverca") })
+    : undefined;
   const xdsSettings = xdsSettingsFromEnv(env);
   // 15010 and 15012 share one budget of connections and streams, server-wide and per peer address.
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
-  const generators = registerNameTableGenerators(
-    registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>())),
-  );
   const pushHistory = new PushHistory();
-  const discovery = new AdsServer<PushContext>({
-    generators,
-    settings: xdsSettings,
-    logger: adsLog,
-    metrics: deps.metrics,
-    initialPush: pipeline.stage.current(),
-    pushHistory,
-  });
-  closers.push(() => discovery.close());
-  closers.push(pipeline.stage.onPush((request, push) => discovery.push(request, push)));
-  // The CA, and the secure port serving ADS and the CA over TLS with a certificate the CA issued.
-  const trustDomain = options.trustDomain || mesh.current().trustDomain;
-  const federation = caEnabled && bundleEndpoints.length > 0
-    ? new FederatedBundles({ endpoints: bundleEndpoints, log: deps.logs.scope("serverca") })
-    : undefined;
-  await federation?.start();
-  if (federation) closers.push(() => federation.stop());
-  const ca = caSettings
-    ? await CertificateAuthorityServer.create({ ...caSettings, trustDomain }, {
-      log: deps.logs.scope("serverca"),
-      metrics: deps.metrics,
-      ...(federation && { federation }),
-    })
-    : undefined;
-  // Roots that verify the discovery server, and those trusted for client certificates on the secure port.
-  const servedRootsPem = () => (ca?.rootsPem() ?? "") + caCertPem;
-  const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
-  const issueServingCert = ca && (async (dnsNames: readonly string[]) => {
-    const issued = await ca.servingCertificate(dnsNames, SECURE_PORT_CERT_TTL_MS);
-    return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
-  });
-  // Listeners open only now, after every fallible step above (the CA's plugged-in files among them).
-  const ads = await startXdsServer({
-    addr: options.grpcAddr,
-    service: discovery,
-    keepalive: options.keepalive,
-    logger: adsLog,
-    admission: xdsAdmission,
-  });
-  closers.push(() => ads.close());
-  if (ca && issueServingCert) {
-    ca.startRotation();
-    closers.push(() => ca.close());
-    // --tlsCertFile/--tlsKeyFile when given, else a certificate this CA issues for the discovery service's names.
-    let serving = await loadServingTls({
-      tlsCertFile: options.tlsCertFile,
-      tlsKeyFile: options.tlsKeyFile,
-      servingNames: names,
-      issue: issueServingCert,
-      log: deps.logs.scope("serverca"),
-    });
-    const secure = await startXdsServer({
-      addr: options.secureGrpcAddr,
-      flag: "--secureGRPCAddr",
-      service: discovery,
-      keepalive: options.keepalive,
-      logger: adsLog,
-      admission: xdsAdmission,
-      tls: { keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() },
-      services: ca.services(),
-      ...(env.bool("XDS_AUTH")
-        ? {
-          authenticate: xdsCallerCheck({
-            authenticators: ca.authenticators(),
-            identityCheck: env.bool("DISCOVERY_ENABLE_XDS_IDENTITY_CHECK"),
-            trustDomains: [trustDomain, ...mesh.current().trustDomainAliases],
-            federatedTrustDomains: () => federation?.trustDomains() ?? [],
-            skipTrustDomain: env.bool("DISCOVERY_SKIP_VALIDATE_TRUST_DOMAIN"),
-          }),
-        }
-        : {}),
-    });
-    closers.push(() => secure.close());
-    const retrust = () =>
-      secure.updateTls({ keyPem: serving.key, certChainPem: serving.cert, caPem: clientRootsPem() });
-    // After a root rotation new connections must trust both roots, and a serving certificate the CA issued is
-    // re-issued by the new signer so that workloads which know only the new root can verify the server.
-    ca.onRootsChanged(async () => {
-      if (!options.tlsCertFile) serving = { ...await issueServingCert(names), source: "mesh CA" };
-      retrust();
-    });
-    federation?.onChange(retrust);
-  }
 
-  // HTTP: readiness and the debug interface (8080), monitoring (15014), ControlZ, webhooks (15017).
-  const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
-  const rejectedConfig = () => [...(files?.rejected() ?? []), ...(orchConfig?.rejected() ?? [])];
-  addModelDebugRoutes(debug, {
-    store,
-    registry: registries.aggregate,
-    endpoints: pipeline.endpoints,
-    push: () => pipeline.stage.current(),
-    rejected: rejectedConfig,
-    sourceStatus: () => ({ ...(files && { configDir: files.status() }), meshFiles: mesh.status() }),
-    proxies: () => discovery.connections().map((c) => c.proxy),
-    // Durations print in Go's form (`10s`) rather than as nanosecond integers.
-    mesh: () =>
-      JSON.parse(
-        meshConfigToJson({ meshConfig: mesh.current(), meshNetworks: mesh.networks(), files: mesh.status() }),
-      ),
-    env,
-  });
-  addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: xdsSettings.adminEndpoints });
-  addDebugOverview(debug, {
-    proxies: () => proxyOverview(discovery),
-    latestPush: () => discovery.pushContext?.version,
-    store,
-    rejected: rejectedConfig,
-    pushes: pushHistory,
-  });
-  if (ca) {
-    debug.add(
-      "/debug/ca_roots",
-      "Roots that verify the discovery server (PEM): the CA's, the current one first, then --caCertFile's",
-      () => new Response(servedRootsPem(), { headers: { "content-type": "application/x-pem-file" } }),
-    );
-  }
-  if (options.profile) addPprofRoutes(debug, new InspectorProfiler());
-  // An orchestrator calls the webhook as soon as the pod is ready: ready waits for the last listener.
-  let listening = false;
-  const readiness = new Readiness([
-    syncedCheck("listeners", () => listening, () => "not every listener is open yet"),
-    syncedCheck("config", () => store.synced, () => "config sources have not loaded yet"),
-    syncedCheck(
-      "orchestrator config",
-      () => orchConfig?.synced ?? true,
-      () => "the orchestrator's custom resources have not been listed yet",
-    ),
-    syncedCheck(
-      "meshFiles",
-      () => mesh.status().every((f) => !f.lost),
-      () =>
-        `mesh config file gone: ${
-          mesh.status().filter((f) => f.lost).map((f) => f.file).join(", ")
-        }; serving the config last loaded from it`,
-    ),
-    syncedCheck(
-      "configDir",
-      () => files === undefined || files.status().state === "watching",
-      () => `config directory ${options.configDir} (--configDir) is gone; serving its last loaded config`,
-    ),
-    syncedCheck(
-      "registries",
-      () => registries.aggregate.hasSynced(),
-      () => `registries not synced: ${registries.aggregate.unsyncedRegistries().join(", ")}`,
-    ),
-  ], { metrics: deps.metrics, startedAt: deps.startedAt });
-  const http = addReadyRoute(new Router(), readiness);
-  if (env.bool("ENABLE_DEBUG_ON_HTTP")) debug.mount(http);
-  servers.push(
-    await serveHttp("http", options.httpAddr, http.handle, log, undefined, "--httpAddr", httpLimits),
-  );
-  const monitoring = debug.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info));
-  servers.push(
-    await serveHttp(
+  // Built by their components' start, in list order; each is read only by components listed after it.
+  let injection!: Awaited<ReturnType<typeof startInjection>>;
+  let pipeline!: PushPipeline;
+  let discovery!: AdsServer<PushContext>;
+  let ca: CertificateAuthorityServer | undefined;
+  const servedRootsPem = () => (ca?.rootsPem() ?? "") + caCertPem;
+  // Roots trusted for client certificates on the secure port.
+  const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
+  const issueServingCert = caEnabled
+    ? async (dnsNames: readonly string[]) => {
+      const issued = await ca!.servingCertificate(dnsNames, SECURE_PORT_CERT_TTL_MS);
+      return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
+    }
+    : undefined;
+  const servers: RunningServer[] = [];
+  const listener = (name: string, open: () => Promise<RunningServer>): Component => {
+    let server: RunningServer | undefined;
+    return {
+      name,
+      start: async () => void servers.push(server = await open()),
+      stop: () => server?.shutdown(),
+    };
+  };
+  // An HTTP listener serving `router()`, built when it starts (the modules it reads have started by then).
+  const httpListener = (name: string, addr: ListenAddress, flag: string, router: () => Router) =>
+    listener(name, () => serveHttp(name, addr, router().handle, log, undefined, flag, httpLimits));
+  let debug: DebugInterface | undefined;
+
+  // Started in this order and stopped in reverse: every listener opens only after every fallible step (the
+  // mesh and injector files, the CA's plugged-in files) and /ready waits for the last listener, because an
+  // orchestrator calls the webhook as soon as the pod is ready.
+  const lifecycle = new Lifecycle([
+    {
+      name: "config",
+      start() {},
+      stop() {},
+      ready: () => store.synced ? undefined : "config sources have not loaded yet",
+    },
+    ...(files
+      ? [{
+        name: "configDir",
+        start: () => files.start(),
+        stop: () => files.stop(),
+        ready: () =>
+          files.status().state === "watching"
+            ? undefined
+            : `config directory ${options.configDir} (--configDir) is gone; serving its last loaded config`,
+      }]
+      : []),
+    ...(orch
+      ? [{
+        name: "orchestrator config",
+        start: () => orch.config.start(),
+        stop: () => orch.config.stop(),
+        ready: () =>
+          orch.config.synced ? undefined : "the orchestrator's custom resources have not been listed yet",
+      }]
+      : []),
+    {
+      name: "meshFiles",
+      // A mesh config file that exists but is invalid stops startup: serving the defaults instead would
+      // silently change the whole mesh's behaviour.
+      start: () => mesh.start({ requireValid: true }),
+      stop: () => mesh.stop(),
+      ready: () => {
+        const lost = mesh.status().filter((f) => f.lost).map((f) => f.file);
+        return lost.length === 0
+          ? undefined
+          : `mesh config file gone: ${lost.join(", ")}; serving the config last loaded from it`;
+      },
+    },
+    {
+      name: "injection",
+      // So does an injector config file that exists but is invalid, as in the reference.
+      start: async () => {
+        injection = await startInjection({
+          enabled: env.bool("INJECT_ENABLED"),
+          environment: {
+            ENABLE_LEGACY_FSGROUP_INJECTION: String(env.bool("ENABLE_LEGACY_FSGROUP_INJECTION")),
+          },
+          revision: env.string("REVISION"),
+          mesh: () => mesh.current(),
+          metrics: deps.metrics,
+          log,
+        });
+      },
+      stop: () => injection.stop(),
+    },
+    {
+      name: "registries",
+      start: () => registries.serviceEntries.start(),
+      stop: () => registries.serviceEntries.stop(),
+      ready: () =>
+        registries.aggregate.hasSynced()
+          ? undefined
+          : `registries not synced: ${registries.aggregate.unsyncedRegistries().join(", ")}`,
+    },
+    ...(orch
+      ? [{
+        name: "orchestrator registry",
+        start: () => orch.registry.start(),
+        stop: () => orch.registry.stop(),
+      }]
+      : []),
+    ...(orch?.secrets
+      ? [{
+        name: "orchestrator secrets",
+        start: () => orch.secrets!.start(),
+        stop: () => orch.secrets!.stop(),
+      }]
+      : []),
+    ...(dirSecrets
+      ? [{ name: "credentials dir", start: () => dirSecrets.start(), stop: () => dirSecrets.stop() }]
+      : []),
+    closingComponent("push pipeline", () => {
+      // Events → debounce → frozen PushContext; a secret or mesh change is a full push.
+      pipeline = createPushPipeline({
+        ...(secrets ? { secrets } : {}),
+        store,
+        registry: registries.aggregate,
+        mesh: () => mesh.current(),
+        domain: options.domain,
+        env,
+        metrics: deps.metrics,
+        log: modelLog,
+      });
+      return [
+        () => pipeline.close(),
+        ...(secrets
+          ? [secrets.onChange((namespace, name) => pipeline.changes.secretChanged(namespace, name))]
+          : []),
+        mesh.onChange(() => {
+          registries.serviceEntries.refresh();
+          pipeline.changes.meshChanged();
+        }),
+      ];
+    }),
+    closingComponent("xds", () => {
+      // Every snapshot the pipeline publishes is pushed to the connected proxies.
+      discovery = new AdsServer<PushContext>({
+        generators: registerNameTableGenerators(
+          registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>())),
+        ),
+        settings: xdsSettings,
+        logger: adsLog,
+        metrics: deps.metrics,
+        initialPush: pipeline.stage.current(),
+        pushHistory,
+      });
+      return [
+        () => discovery.close(),
+        pipeline.stage.onPush((request, push) => discovery.push(request, push)),
+      ];
+    }),
+    ...(federation
+      ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]
+      : []),
+    ...(caSettings
+      ? [{
+        name: "ca",
+        start: async () => {
+          ca = await CertificateAuthorityServer.create({ ...caSettings, trustDomain: trustDomain() }, {
+            log: deps.logs.scope("serverca"),
+            metrics: deps.metrics,
+            ...(federation && { federation }),
+          });
+        },
+        stop: () => ca?.close(),
+      }]
+      : []),
+    closingComponent("grpc", async () => {
+      const ads = await startXdsServer({
+        addr: options.grpcAddr,
+        service: discovery,
+        keepalive: options.keepalive,
+        logger: adsLog,
+        admission: xdsAdmission,
+      });
+      return [() => ads.close()];
+    }),
+    ...(caSettings
+      ? [secureXdsPort({
+        env,
+        tlsCertFile: options.tlsCertFile,
+        tlsKeyFile: options.tlsKeyFile,
+        servingNames: names,
+        ca: () => ca!,
+        issue: issueServingCert!,
+        clientRootsPem,
+        ...(federation ? { federation } : {}),
+        trustDomains: () => [trustDomain(), ...mesh.current().trustDomainAliases],
+        xds: () => ({
+          service: discovery,
+          keepalive: options.keepalive,
+          logger: adsLog,
+          admission: xdsAdmission,
+        }),
+        addr: options.secureGrpcAddr,
+        log: deps.logs.scope("serverca"),
+      })]
+      : []),
+    httpListener("http", options.httpAddr, "--httpAddr", () => {
+      debug = wireDebugInterface({
+        env,
+        profile: options.profile,
+        store,
+        mesh,
+        registries,
+        pipeline,
+        discovery,
+        configSources,
+        pushHistory,
+        ...(ca ? { servedRootsPem } : {}),
+        adminEndpoints: xdsSettings.adminEndpoints,
+      });
+      const http = addReadyRoute(new Router(), readiness);
+      return env.bool("ENABLE_DEBUG_ON_HTTP") ? debug.mount(http) : http;
+    }),
+    httpListener(
       "monitoring",
       options.monitoringAddr,
-      monitoring.handle,
-      log,
-      undefined,
       "--monitoringAddr",
-      httpLimits,
+      () => debug!.mount(addMonitoringRoutes(new Router(), deps.metrics, deps.info)),
     ),
-  );
-  const ctrlz = addCtrlzRoutes(new Router(), {
-    logs: deps.logs,
-    env,
-    info: deps.info,
-    args: deps.argv,
-    startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
-    allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
-    metrics: () => deps.metrics.render(),
-  });
-  servers.push(
-    await serveHttp(
+    httpListener(
       "ControlZ",
       options.ctrlzAddr,
-      ctrlz.handle,
-      log,
-      undefined,
       "--ctrlz_address/--ctrlz_port",
-      httpLimits,
+      () =>
+        addCtrlzRoutes(new Router(), {
+          logs: deps.logs,
+          env,
+          info: deps.info,
+          args: deps.argv,
+          startedAt: new Date(Date.now() - (performance.now() - deps.startedAt)),
+          allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
+          metrics: () => deps.metrics.render(),
+        }),
     ),
-  );
-  const webhook = await startWebhookServer({
-    router: injection.router,
-    addr: options.httpsAddr,
-    tlsCertFile: options.tlsCertFile,
-    tlsKeyFile: options.tlsKeyFile,
-    servingNames: webhookServingNames(options.namespace),
-    ...(webhookTls ? { tls: webhookTls } : {}),
-    ...(issueServingCert ? { issue: issueServingCert } : {}),
-    validationEnabled: env.bool("VALIDATION_ENABLED"),
-    limits: httpLimits,
-    metrics: deps.metrics,
-    log: deps.logs.scope("validationServer"),
-  });
-  servers.push(webhook.server);
-  listening = true;
+    listener("webhook", async () =>
+      (await startWebhookServer({
+        router: injection.router,
+        addr: options.httpsAddr,
+        tlsCertFile: options.tlsCertFile,
+        tlsKeyFile: options.tlsKeyFile,
+        servingNames: webhookServingNames(options.namespace),
+        ...(webhookTls ? { tls: webhookTls } : {}),
+        ...(issueServingCert ? { issue: issueServingCert } : {}),
+        validationEnabled: env.bool("VALIDATION_ENABLED"),
+        limits: httpLimits,
+        metrics: deps.metrics,
+        log: deps.logs.scope("validationServer"),
+      })).server),
+  ]);
+  const readiness = new Readiness(lifecycle.checks(), { metrics: deps.metrics, startedAt: deps.startedAt });
+  await lifecycle.start();
 
-  const ready = readiness.status();
   log.info("discovery server started", {
     registries: options.registries,
     configDir: options.configDir,
     resources: store.size,
-    rejected: (files?.rejected().length ?? 0) + (orchConfig?.rejected().length ?? 0),
-    ready: ready.ready,
+    rejected: rejectedByAll(configSources.values()).length,
+    ready: readiness.status().ready,
   });
-  return {
-    servers,
-    async close() {
-      await Promise.all(servers.map((s) => s.shutdown()));
-      for (const close of closers.reverse()) await close();
-    },
-  };
+  return { servers, close: () => lifecycle.stop() };
 }

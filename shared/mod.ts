@@ -20,3 +20,4 @@ export * from "./http/serve.ts";
 export * from "./http/listen_address.ts";
 export * from "./http/http_request.ts";
 export * from "./version/build_info.ts";
+export * from "./lifecycle/mod.ts";

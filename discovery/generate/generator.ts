@@ -19,6 +19,8 @@ export interface PushSnapshot {
   readonly version: string;
   /** Optional: what the snapshot's own memos hold, by name, for `/debug/cachez`. */
   memoStats?(): Readonly<Record<string, { entries: number; bytes: number; maxBytes: number }>>;
+  /** Optional: how many values each table of the snapshot's derived memo computed, for `/debug/cachez`. */
+  derivedStats?(): Readonly<Record<string, number>>;
 }
 
 /** What a proxy asked for, and why the server is generating now. */

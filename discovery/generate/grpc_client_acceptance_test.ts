@@ -44,7 +44,9 @@ Deno.test("gRPC's xDS client accepts every resource the gRPC generators emit", a
   let accepted = 0;
   for (const generator of grpcGenerators()) {
     for (const proxy of [grpcProxy("example"), grpcProxy("other", { track: "canary" })]) {
-      const all = grpcTargets([], proxy, push.servicesVisibleTo(proxy)).map((target) => target.name);
+      const all = grpcTargets(push.derived, [], proxy, push.servicesVisibleTo(proxy)).map((target) =>
+        target.name
+      );
       for (const names of [[], all, ["greeter:7070", `outbound|7070|v2|${GREETER}`]]) {
         await t.step(
           `${generator.typeUrl.split(".").at(-1)} for ${proxy.namespace} [${names.length}]`,

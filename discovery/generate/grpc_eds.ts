@@ -88,7 +88,7 @@ export function planEndpoints(proxy: Proxy, push: PushContext, request: Generate
       namespace: service.namespace,
       port: wanted.port,
       ...(subsetLabels !== undefined ? { subsetLabels } : {}),
-      endpoints: endpointsFingerprint(shards),
+      endpoints: endpointsFingerprint(push.derived, shards),
     };
     out.push({ plan, shards, dependsOn });
   }

@@ -41,7 +41,7 @@ export const grpcLdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    return grpcTargets(request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => ({
+    return grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => ({
       name: target.name,
       // The listener is a function of its name alone; the service only decides whether it exists.
       key: cacheKey(TYPE_URL.listener, [target.name], [

@@ -92,7 +92,7 @@ export const grpcRdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    return grpcTargets(request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => {
+    return grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => {
       const { plan, virtualService, dependsOn } = planRouteConfiguration(target, proxy, push);
       const spec = virtualService?.resource.spec;
       return {

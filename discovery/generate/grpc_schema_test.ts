@@ -13,7 +13,7 @@ Deno.test("Every resource the gRPC generators emit encodes with Envoy's schema a
   let checked = 0;
   for (const generator of grpcGenerators()) {
     for (const proxy of proxies) {
-      const targets = grpcTargets([], proxy, push.servicesVisibleTo(proxy));
+      const targets = grpcTargets(push.derived, [], proxy, push.servicesVisibleTo(proxy));
       const requests: string[][] = [[], ["greeter:7070", "foo.wild.example.com:8443", "10.0.0.1:7070"]];
       // Specific names for the types clients never ask for by wildcard.
       requests.push(targets.map((t) => t.name));

@@ -26,12 +26,12 @@ export function grpcProxyShape(
   const scope = push.sidecarScope(proxy);
   const view = push.namespaceView(proxy.namespace);
   // A wildcard request lists services by hostname: no short name is ever completed.
-  const completesShortNames = view !== "" || namesShortHost(request.names);
+  const completesShortNames = view !== "" || namesShortHost(push.derived, request.names);
   return JSON.stringify([
     proxy.type,
     view,
     clusterDomainOf(proxy.dnsDomain),
     completesShortNames ? proxy.dnsDomain : "",
     scope.name,
-  ]) + (withLabels ? frozenJson(proxy.metadata.labels) : "");
+  ]) + (withLabels ? frozenJson(push.derived, proxy.metadata.labels) : "");
 }

@@ -10,7 +10,7 @@ import { isIp } from "../../shared/config/validation/ip.ts";
 import { isWildcardHost, mostSpecificMatch } from "../model/host_match.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { Service, ServicePort } from "../model/service.ts";
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
+import { type DerivedMemo, derivedTable } from "../push/derived_memo.ts";
 
 /** A listener name resolved to the service port it reaches. */
 export interface GrpcTarget {
@@ -50,22 +50,36 @@ export function splitHostPort(authority: string): { host: string; port?: number 
   return port >= 1 && port <= 65535 ? { host, port } : undefined;
 }
 
+const GRPC_SERVICES = derivedTable<readonly Service[], undefined, readonly Service[]>("grpcServices");
+const BY_HOSTNAME = derivedTable<readonly Service[], undefined, ReadonlyMap<string, Service>>(
+  "grpcHostIndexes",
+);
+
 /**
  * Services a gRPC proxy can reach: those of its scope that have endpoints to balance over or resolve. Computed
- * once per (frozen) scope list.
+ * once per (frozen) scope list, in `memo` (a snapshot's).
  */
-export const grpcServices: (scope: readonly Service[]) => readonly Service[] = memoByIdentity((scope) =>
+export function grpcServices(memo: DerivedMemo, scope: readonly Service[]): readonly Service[] {
   // Passthrough services have no endpoints a client could pick: gRPC cannot send to the original destination.
-  Object.freeze(scope.filter((s) => s.resolution !== "Passthrough"))
-);
+  return memo.get(
+    GRPC_SERVICES,
+    scope,
+    undefined,
+    () => Object.freeze(scope.filter((s) => s.resolution !== "Passthrough")),
+  );
+}
 
-const byHostname = memoByIdentity((services: readonly Service[]): ReadonlyMap<string, Service> =>
-  new Map(services.map((s) => [s.hostname, s]))
-);
+function byHostname(memo: DerivedMemo, services: readonly Service[]): ReadonlyMap<string, Service> {
+  return memo.get(BY_HOSTNAME, services, undefined, () => new Map(services.map((s) => [s.hostname, s])));
+}
 
-/** The service of exactly this hostname among `services`. */
-export function serviceByHostname(services: readonly Service[], hostname: string): Service | undefined {
-  return byHostname(services).get(hostname);
+/** The service of exactly this hostname among `services` (a frozen list of `memo`'s snapshot). */
+export function serviceByHostname(
+  memo: DerivedMemo,
+  services: readonly Service[],
+  hostname: string,
+): Service | undefined {
+  return byHostname(memo, services).get(hostname);
 }
 
 /** The cluster's DNS domain in a proxy's DNS domain (`cluster.local` in `ns.svc.cluster.local`), or "". */
@@ -74,13 +88,20 @@ export function clusterDomainOf(dnsDomain: string): string {
   return svc < 0 ? "" : dnsDomain.slice(svc + ".svc.".length);
 }
 
+const SHORT_HOSTS = derivedTable<readonly string[], undefined, boolean>("grpcShortHosts", { carried: true });
+
 /**
  * True when some listener name in `names` has a host without a dot, which only the proxy's own DNS domain
- * (its namespace) completes. Remembered per list: a connection keeps one list until its watch changes.
+ * (its namespace) completes. Remembered per list in `memo`: a connection keeps one list until its watch changes.
  */
-export const namesShortHost: (names: readonly string[]) => boolean = memoByIdentity((names) =>
-  names.some((name) => !(splitHostPort(name)?.host ?? name).includes("."))
-);
+export function namesShortHost(memo: DerivedMemo, names: readonly string[]): boolean {
+  return memo.get(
+    SHORT_HOSTS,
+    names,
+    undefined,
+    () => names.some((name) => !(splitHostPort(name)?.host ?? name).includes(".")),
+  );
+}
 
 /** The hostnames a (possibly short) host stands for from the proxy's namespace, most literal first. */
 export function candidateHostnames(host: string, proxy: Proxy): string[] {
@@ -96,8 +117,13 @@ export function candidateHostnames(host: string, proxy: Proxy): string[] {
 }
 
 /** The service a host names among `services`: by hostname (short names expanded), wildcard host, or address. */
-export function findService(host: string, proxy: Proxy, services: readonly Service[]): Service | undefined {
-  const index = byHostname(services);
+export function findService(
+  memo: DerivedMemo,
+  host: string,
+  proxy: Proxy,
+  services: readonly Service[],
+): Service | undefined {
+  const index = byHostname(memo, services);
   for (const candidate of candidateHostnames(host, proxy)) {
     const found = index.get(candidate);
     if (found !== undefined) return found;
@@ -115,13 +141,14 @@ export function findService(host: string, proxy: Proxy, services: readonly Servi
  * names nothing. Undefined when no reachable service port matches.
  */
 export function resolveGrpcTarget(
+  memo: DerivedMemo,
   name: string,
   proxy: Proxy,
   services: readonly Service[],
 ): GrpcTarget | undefined {
   const parsed = splitHostPort(name);
   if (parsed === undefined) return undefined;
-  const service = findService(parsed.host, proxy, services);
+  const service = findService(memo, parsed.host, proxy, services);
   if (service === undefined) return undefined;
   const port = parsed.port === undefined
     ? (service.ports.length === 1 ? service.ports[0] : undefined)
@@ -133,8 +160,13 @@ export function resolveGrpcTarget(
  * The targets a request names: each requested name that resolves, or, for a wildcard request (no names),
  * every port of every reachable service as `hostname:port`.
  */
-export function grpcTargets(names: readonly string[], proxy: Proxy, scope: readonly Service[]): GrpcTarget[] {
-  const services = grpcServices(scope);
+export function grpcTargets(
+  memo: DerivedMemo,
+  names: readonly string[],
+  proxy: Proxy,
+  scope: readonly Service[],
+): GrpcTarget[] {
+  const services = grpcServices(memo, scope);
   if (names.length === 0) {
     return services.flatMap((service) =>
       service.ports.map((port) => ({ name: `${service.hostname}:${port.port}`, service, port }))
@@ -142,7 +174,7 @@ export function grpcTargets(names: readonly string[], proxy: Proxy, scope: reado
   }
   const out: GrpcTarget[] = [];
   for (const name of new Set(names)) {
-    const target = resolveGrpcTarget(name, proxy, services);
+    const target = resolveGrpcTarget(memo, name, proxy, services);
     if (target !== undefined) out.push(target);
   }
   return out;

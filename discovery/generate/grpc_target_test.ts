@@ -41,15 +41,17 @@ Deno.test("findService matches hostnames, then wildcard hosts, then service addr
     }),
   );
   const proxy = grpcProxy();
-  const services = world.push().servicesVisibleTo(proxy);
-  assert.equal(findService("greeter", proxy, services)?.hostname, GREETER);
-  assert.equal(findService("240.0.0.1", proxy, services)?.hostname, "vip.example.svc.cluster.local");
-  assert.equal(findService("x.a.example.com", proxy, services)?.hostname, "*.a.example.com");
-  assert.equal(findService("x.example.com", proxy, services)?.hostname, "*.example.com");
-  assert.equal(findService("example.com", proxy, services), undefined);
+  const push = world.push();
+  const memo = push.derived;
+  const services = push.servicesVisibleTo(proxy);
+  assert.equal(findService(memo, "greeter", proxy, services)?.hostname, GREETER);
+  assert.equal(findService(memo, "240.0.0.1", proxy, services)?.hostname, "vip.example.svc.cluster.local");
+  assert.equal(findService(memo, "x.a.example.com", proxy, services)?.hostname, "*.a.example.com");
+  assert.equal(findService(memo, "x.example.com", proxy, services)?.hostname, "*.example.com");
+  assert.equal(findService(memo, "example.com", proxy, services), undefined);
   assert.equal(
-    resolveGrpcTarget("240.0.0.1:80", proxy, services)?.service.hostname,
+    resolveGrpcTarget(memo, "240.0.0.1:80", proxy, services)?.service.hostname,
     "vip.example.svc.cluster.local",
   );
-  assert.equal(resolveGrpcTarget("240.0.0.1:81", proxy, services), undefined);
+  assert.equal(resolveGrpcTarget(memo, "240.0.0.1:81", proxy, services), undefined);
 });

@@ -215,7 +215,7 @@ export function planRouteConfiguration(
     virtualHost: `${target.service.hostname}:${target.port.port}`,
     domains: targetDomains(target),
   };
-  const vs = virtualServiceFor(push.virtualServicesFor(proxy, "mesh"), target.service.hostname);
+  const vs = virtualServiceFor(push, push.virtualServicesFor(proxy, "mesh"), target.service.hostname);
   if (vs !== undefined) {
     planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));
     for (const delegate of vs.delegates) {
@@ -276,7 +276,7 @@ export function planMeshL4Routes(
   proxy: Proxy,
   push: PushContext,
 ): PlannedL4Routes & { dependsOn: string[] } {
-  const vs = virtualServiceFor(push.virtualServicesFor(proxy, "mesh"), hostname);
+  const vs = virtualServiceFor(push, push.virtualServicesFor(proxy, "mesh"), hostname);
   if (vs === undefined) return { tcp: [], tls: [], dependsOn: [] };
   const planner = new RoutePlanner(proxy, push, port, undefined, true);
   planner.dependsOn.add(configKey("VirtualService", vs.resource.meta.namespace, vs.resource.meta.name));

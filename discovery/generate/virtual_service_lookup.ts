@@ -7,17 +7,19 @@ import { compareHostSpecificity, hostSubsetOf, isWildcardHost } from "../model/h
 import type { PushContext } from "../push/push_context.ts";
 import type { IndexedVirtualService } from "../push/virtual_service_index.ts";
 import { configFingerprint } from "./fingerprint.ts";
+import { derivedTable } from "../push/derived_memo.ts";
 
 interface HostIndex {
   readonly exact: ReadonlyMap<string, IndexedVirtualService>;
   readonly wildcards: readonly (readonly [string, IndexedVirtualService])[];
 }
 
-const indexes = new WeakMap<readonly IndexedVirtualService[], HostIndex>();
+const HOST_INDEXES = derivedTable<readonly IndexedVirtualService[], undefined, HostIndex>(
+  "virtualServiceHosts",
+);
 
-function hostIndex(list: readonly IndexedVirtualService[]): HostIndex {
-  let index = indexes.get(list);
-  if (index === undefined) {
+function hostIndex(push: PushContext, list: readonly IndexedVirtualService[]): HostIndex {
+  return push.derived.get(HOST_INDEXES, list, undefined, () => {
     const exact = new Map<string, IndexedVirtualService>();
     const wildcards: [string, IndexedVirtualService][] = [];
     // The list is oldest first, and the oldest VirtualService claiming a host wins, as in Istio.
@@ -27,21 +29,20 @@ function hostIndex(list: readonly IndexedVirtualService[]): HostIndex {
         if (isWildcardHost(host)) wildcards.push([host, vs]);
       }
     }
-    index = { exact, wildcards };
-    indexes.set(list, index);
-  }
-  return index;
+    return { exact, wildcards };
+  });
 }
 
 /**
- * The VirtualService among `list` (oldest first) that routes `hostname`: the oldest naming it exactly, else the
- * one with the most specific wildcard host covering it (the oldest among equals).
+ * The VirtualService among `list` (oldest first, one of `push`'s lists) that routes `hostname`: the oldest
+ * naming it exactly, else the one with the most specific wildcard host covering it (the oldest among equals).
  */
 export function virtualServiceFor(
+  push: PushContext,
   list: readonly IndexedVirtualService[],
   hostname: string,
 ): IndexedVirtualService | undefined {
-  const index = hostIndex(list);
+  const index = hostIndex(push, list);
   const exact = index.exact.get(hostname);
   if (exact !== undefined) return exact;
   let best: readonly [string, IndexedVirtualService] | undefined;
@@ -57,7 +58,7 @@ export function virtualServiceFor(
  * (a delegate that no longer exists is named as missing).
  */
 export function virtualServiceFingerprint(vs: IndexedVirtualService, push: PushContext): string {
-  const parts = [configFingerprint(vs.resource)];
+  const parts = [configFingerprint(push.derived, vs.resource)];
   for (const delegate of vs.delegates) {
     const slash = delegate.indexOf("/");
     const namespace = delegate.slice(0, slash);
@@ -65,7 +66,7 @@ export function virtualServiceFingerprint(vs: IndexedVirtualService, push: PushC
     const resource = push.configs("VirtualService").find((r) =>
       r.meta.namespace === namespace && r.meta.name === name
     );
-    parts.push(resource === undefined ? `${delegate}@missing` : configFingerprint(resource));
+    parts.push(resource === undefined ? `${delegate}@missing` : configFingerprint(push.derived, resource));
   }
   return parts.join("+");
 }

@@ -26,7 +26,7 @@ export function wantedClusters(
   push: PushContext,
   include: (service: Service) => boolean = () => true,
 ): WantedCluster[] {
-  const reachable = grpcServices(push.servicesVisibleTo(proxy));
+  const reachable = grpcServices(push.derived, push.servicesVisibleTo(proxy));
   if (names.length === 0) {
     return reachable.filter(include).flatMap((service) => {
       const subsets = push.destinationRule(proxy, service)?.spec.subsets ?? [];
@@ -47,7 +47,7 @@ export function wantedClusters(
   for (const name of new Set(names)) {
     const parts = push.clusterNames.parse(name);
     if (parts === undefined || parts.direction !== "outbound") continue;
-    const service = serviceByHostname(reachable, parts.hostname);
+    const service = serviceByHostname(push.derived, reachable, parts.hostname);
     if (service === undefined || !include(service)) continue;
     if (!service.ports.some((p) => p.port === parts.port)) continue;
     out.push({ name, service, port: parts.port, subset: parts.subset });

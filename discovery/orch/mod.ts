@@ -9,3 +9,4 @@ export * from "./orch_objects.ts";
 export * from "./orch_config_source.ts";
 export * from "./orch_registry.ts";
 export * from "./orch_secret_store.ts";
+export * from "./orchestrator.ts";

@@ -100,6 +100,11 @@ export class OrchConfigSource {
     return [...this.#rejected.values()];
   }
 
+  /** Whether every served kind was listed, and the kinds the orchestrator does not serve, for `/debug/configz`. */
+  status(): { readonly synced: boolean; readonly absentKinds: readonly string[] } {
+    return { synced: this.synced, absentKinds: this.absentKinds() };
+  }
+
   /** Starts an informer per kind and group; returns at once. */
   start(): void {
     const api = this.#options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);

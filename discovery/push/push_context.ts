@@ -18,6 +18,7 @@ import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeO
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
 import { ListenerConflicts } from "./listener_conflicts.ts";
 import { ClusterNameMemo, type ClusterNameMemoStats } from "./cluster_names.ts";
+import { DerivedMemo } from "./derived_memo.ts";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig = Pick<
@@ -99,6 +100,8 @@ export interface PushContextInputs {
   readonly protocolFilters?: ProtocolFilterOptions;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
+  /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
+  readonly derived?: DerivedMemo;
   /** Version of the snapshot; defaults to its creation time. */
   readonly version?: string;
   /** The clock for `createdAt`; tests pass a fixed one. */
@@ -139,6 +142,8 @@ export class PushContext {
   readonly listenerConflicts = new ListenerConflicts();
   /** Cluster names proxies asked for, parsed; bounded by bytes, and gone with the snapshot. */
   readonly clusterNames = new ClusterNameMemo();
+  /** What generators derive from this snapshot (plans, encoded parts, indexes); gone with it. */
+  readonly derived: DerivedMemo;
   /**
    * Gateway credentials. Read live, not frozen: a generator that reads a secret puts its digest in the cache
    * key, and every change to the store triggers a full push.
@@ -184,6 +189,7 @@ export class PushContext {
       this.#sidecars.set(sidecar.meta.namespace, list);
     }
     this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    this.derived = inputs.derived ?? new DerivedMemo();
     this.endpointIndex.prime(this.serviceIndex.all);
     if (inputs.secrets) this.secrets = inputs.secrets;
     this.#recordServicesWithoutEndpoints();
@@ -195,6 +201,11 @@ export class PushContext {
   /** What the snapshot's memos hold, for `/debug/cachez`. */
   memoStats(): Readonly<Record<string, ClusterNameMemoStats>> {
     return { clusterNames: this.clusterNames.stats() };
+  }
+
+  /** How many values each table of the generators' memo computed from this snapshot, for `/debug/cachez`. */
+  derivedStats(): Readonly<Record<string, number>> {
+    return this.derived.stats();
   }
 
   /** Resources of a config kind as of this snapshot, sorted by namespace then name. */

@@ -9,6 +9,7 @@ import { EndpointIndex } from "./endpoint_index.ts";
 import { buildPushContext, type PushMeshConfig } from "./push_context.ts";
 import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
+import { DerivedMemo } from "./derived_memo.ts";
 
 /** What the push pipeline is assembled from. */
 export interface PushPipelineOptions {
@@ -69,9 +70,12 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     thrift: env.bool("DISCOVERY_ENABLE_THRIFT_FILTER"),
   });
   let builds = 0;
+  // The newest snapshot's memo, whose carried tables the next snapshot starts from.
+  let derived: DerivedMemo | undefined;
   const stage = new SnapshotStage({
     build: () =>
       buildPushContext({
+        derived: derived = derived?.successor() ?? new DerivedMemo(),
         store,
         services: registry,
         mesh: options.mesh(),

@@ -25,6 +25,8 @@ import { DistributionTracker } from "./distribution_tracker.ts";
 import type { GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
 import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
+import { ListMemos } from "./list_memos.ts";
+import { NonceSource } from "./nonce.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
 import { type MemoStats, NameInterner } from "./name_interner.ts";
 import { NameListTable } from "./name_list_table.ts";
@@ -88,6 +90,9 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   readonly #context: ConnectionContext<P>;
   readonly #host: StreamHost<P>;
   readonly #shapes = new ShapeMemo();
+  readonly #lists = new ListMemos();
+  readonly #nonces = new NonceSource();
+  #connectionsNumbered = 0;
   readonly #onConnect = new Set<ConnectionListener<P>>();
   readonly #onDisconnect = new Set<ConnectionListener<P>>();
   readonly #names: NameInterner;
@@ -134,6 +139,9 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       cache: this.cache,
       schema: this.#schema,
       shapes: this.#shapes,
+      lists: this.#lists,
+      nonces: this.#nonces,
+      nextConnectionNumber: () => ++this.#connectionsNumbered,
       gate: new ResponseGate(options.settings.pushThrottle),
       names,
       budgets: new NameBudgets({
@@ -238,9 +246,14 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /**
    * What the server's memos (and the newest snapshot's, when it has any) hold now, for `/debug/cachez`: the
    * shared names and name lists (cleared when the last of `openStreams` ends), the shape memo (cleared on
-   * every push).
+   * every push); and `derived`: how many answers each table about shared lists worked out (held while their
+   * lists live), the connections and nonces this server numbered, and the newest snapshot's generator tables.
    */
-  memoStats(): { openStreams: number; memos: Record<string, MemoStats> } {
+  memoStats(): {
+    openStreams: number;
+    memos: Record<string, MemoStats>;
+    derived: Record<string, number>;
+  } {
     return {
       openStreams: this.#openStreams,
       memos: {
@@ -248,6 +261,12 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
         nameLists: this.#nameLists.stats(),
         shapes: this.#shapes.stats(),
         ...this.#push?.memoStats?.(),
+      },
+      derived: {
+        ...this.#lists.stats(),
+        connections: this.#connectionsNumbered,
+        nonces: this.#nonces.made,
+        ...this.#push?.derivedStats?.(),
       },
     };
   }

@@ -18,12 +18,11 @@ import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName } from "../../proto/type_urls.ts";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
-import { makeNonce } from "./nonce.ts";
 import { HeldVersions } from "./held_versions.ts";
 import { charsOf } from "./name_budget.ts";
 import { SubscribedNames } from "./subscribed_names.ts";
-import { deltaFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
-import { indexByName, type VersionedResource } from "./versioned_resource.ts";
+import { deltaFraming, type FramedResponse, responseInputs } from "./resource_runs.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
 
@@ -90,8 +89,8 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       const claimed = this.#claim(typeUrl, initial);
       watch = {
         wildcard: isWildcardType(typeUrl) && request.resource_names_subscribe.length === 0,
-        subscribed: new SubscribedNames(),
-        known: new HeldVersions(initial),
+        subscribed: new SubscribedNames(this.ctx.lists),
+        known: new HeldVersions(this.ctx.lists, initial),
         reportedAbsent: new Set(),
         claimed,
       };
@@ -266,7 +265,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const absent: string[] = [];
     // A partial (endpoint-only) generation says nothing about resources it did not return.
     if (full) {
-      const present = indexByName(resources);
+      const present = this.ctx.lists.indexByName(resources);
       removed.push(...watch.known.namesNotIn(present));
       for (const name of watch.subscribed.notIn(present)) {
         if (!watch.known.has(name) && !watch.reportedAbsent.has(name)) {
@@ -285,7 +284,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const nonceVersion = this.nonceVersionFor(version);
     const parts = whole ? deltaParts(resources) : { encoded_resources: changed.map((r) => r.deltaResource) };
     const frame = (): FramedResponse => {
-      const nonce = makeNonce(nonceVersion);
+      const nonce = this.ctx.nonces.make(nonceVersion);
       const bytes = frameDeltaDiscoveryResponse({
         system_version_info: version,
         resources: [],
@@ -300,7 +299,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     // A whole list already framed as a run (a first answer of a shape's second proxy on) and nothing to remove:
     // the same response for every proxy handed that list.
     const { bytes, nonce } = parts.resource_run !== undefined && removed.length === 0 && absent.length === 0
-      ? sharedResponse(
+      ? this.ctx.lists.sharedResponse(
         resources,
         responseInputs("delta", typeUrl, version, nonceVersion, this.ctx.controlPlane),
         frame,

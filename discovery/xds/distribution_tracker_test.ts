@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { DistributionTracker } from "./distribution_tracker.ts";
-import { makeNonce, nonceVersion } from "./nonce.ts";
+import { NonceSource, nonceVersion } from "./nonce.ts";
 
 Deno.test("Nonces carry the push version only when tracking asks for it", () => {
-  const tracked = makeNonce("2024-01-01T00:00:00Z/3");
+  const nonces = new NonceSource();
+  const tracked = nonces.make("2024-01-01T00:00:00Z/3");
   assert.equal(nonceVersion(tracked), "2024-01-01T00:00:00Z/3");
-  assert.equal(nonceVersion(makeNonce()), undefined);
-  assert.notEqual(makeNonce(), makeNonce());
+  assert.equal(nonceVersion(nonces.make()), undefined);
+  assert.notEqual(nonces.make(), nonces.make());
 });
 
 Deno.test("DistributionTracker tells which proxies applied the last change to a resource", async (t) => {

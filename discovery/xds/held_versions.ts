@@ -6,15 +6,8 @@
  *
  * @module
  */
-import { indexByName, type NameLookup, type VersionedResource } from "./versioned_resource.ts";
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
-
-/** The names of `list` not in `present`, once per pair (both are shared by every proxy of a shape). */
-const listedNotIn = memoByIdentity((list: readonly VersionedResource[]) =>
-  memoByIdentity((present: NameLookup): readonly string[] =>
-    Object.freeze(list.filter((r) => !present.has(r.name)).map((r) => r.name))
-  )
-);
+import type { NameLookup, VersionedResource } from "./versioned_resource.ts";
+import type { ListMemos } from "./list_memos.ts";
 
 /** Resource name → version held, as a shared list plus changes. */
 export class HeldVersions {
@@ -23,8 +16,11 @@ export class HeldVersions {
   /** Changes over the list: a version now held, or null for a listed resource no longer held. */
   #changes = new Map<string, string | null>();
 
-  /** Versions the proxy said it holds (`initial_resource_versions`). */
-  constructor(initial: Readonly<Record<string, string>> = {}) {
+  /**
+   * Versions the proxy said it holds (`initial_resource_versions`); `memos` are the server's, where the names
+   * of a shared list not in a lookup are worked out once per pair (both are shared by a shape's proxies).
+   */
+  constructor(private readonly memos: ListMemos, initial: Readonly<Record<string, string>> = {}) {
     for (const [name, version] of Object.entries(initial)) this.#changes.set(name, version);
   }
 
@@ -56,7 +52,7 @@ export class HeldVersions {
   /** The proxy now holds exactly `list` (kept by reference: never modified). */
   holdExactly(list: readonly VersionedResource[]): void {
     this.#base = list;
-    this.#index = indexByName(list);
+    this.#index = this.memos.indexByName(list);
     this.#changes = new Map();
   }
 
@@ -87,7 +83,7 @@ export class HeldVersions {
 
   /** The names held that are not in `present`. */
   namesNotIn(present: NameLookup): readonly string[] {
-    if (this.#changes.size === 0) return listedNotIn(this.#base)(present);
+    if (this.#changes.size === 0) return this.memos.resourcesNotIn(this.#base, present);
     const out: string[] = [];
     for (const resource of this.#base) {
       if (!present.has(resource.name) && !this.#changes.has(resource.name)) out.push(resource.name);

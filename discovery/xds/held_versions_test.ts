@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import { HeldVersions } from "./held_versions.ts";
+import { ListMemos } from "./list_memos.ts";
 import { VersionedResource } from "./versioned_resource.ts";
+
+/** One server's memos, shared by the records of a test as by the connections of a server. */
+const memos = new ListMemos();
 
 const resource = (name: string, byte = 1) => new VersionedResource(name, new Uint8Array([byte]));
 
 Deno.test("HeldVersions starts from the versions the proxy reported", () => {
-  const held = new HeldVersions({ a: "v1" });
+  const held = new HeldVersions(memos, { a: "v1" });
   assert.equal(held.get("a"), "v1");
   assert.equal(held.has("b"), false);
   assert.deepEqual([...held.names()], ["a"]);
@@ -13,7 +17,7 @@ Deno.test("HeldVersions starts from the versions the proxy reported", () => {
 
 Deno.test("HeldVersions holds a whole list by reference and layers changes over it", () => {
   const list = [resource("a"), resource("b"), resource("c")];
-  const held = new HeldVersions({ stale: "v0" });
+  const held = new HeldVersions(memos, { stale: "v0" });
   held.holdExactly(list);
   assert.ok(held.holdsExactly(list));
   assert.equal(held.has("stale"), false, "holding a whole list forgets what was held before");
@@ -32,7 +36,7 @@ Deno.test("HeldVersions holds a whole list by reference and layers changes over 
 
 Deno.test("HeldVersions tells which resources of a generation are new to the proxy, and which held names are gone", () => {
   const [a, b, c] = [resource("a"), resource("b"), resource("c")];
-  const held = new HeldVersions();
+  const held = new HeldVersions(memos);
   const first = [a, b];
   assert.equal(held.changedIn(first), first, "everything is new: the very list");
   held.holdExactly(first);
@@ -53,7 +57,7 @@ Deno.test("HeldVersions tells which resources of a generation are new to the pro
 
 Deno.test("HeldVersions holders of one list work out its missing names once", () => {
   const list = [resource("a"), resource("b")];
-  const [one, other] = [new HeldVersions(), new HeldVersions()];
+  const [one, other] = [new HeldVersions(memos), new HeldVersions(memos)];
   one.holdExactly(list);
   other.holdExactly(list);
   const present = new Set(["a"]);

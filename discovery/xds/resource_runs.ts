@@ -63,32 +63,8 @@ export interface FramedResponse {
   readonly nonce: string;
 }
 
-/** Per list: the response last framed around it, and everything else it was framed from. */
-const responses = new WeakMap<
-  readonly VersionedResource[],
-  { readonly inputs: string; readonly response: FramedResponse }
->();
-
 /**
- * The response carrying `resources`, shared by every response made for the same list from the same `inputs`
- * (everything else the response holds, but the nonce: protocol, type, version, control plane); `frame` makes
- * it, with a fresh nonce, when there is none yet. Only for lists {@link anyFraming} or {@link deltaFraming}
- * framed as a run, so a list one proxy watches alone keeps a response of its own and nothing is kept for it.
- */
-export function sharedResponse(
-  resources: readonly VersionedResource[],
-  inputs: string,
-  frame: () => FramedResponse,
-): FramedResponse {
-  const known = responses.get(resources);
-  if (known !== undefined && known.inputs === inputs) return known.response;
-  const response = frame();
-  responses.set(resources, { inputs, response });
-  return response;
-}
-
-/**
- * The `inputs` of {@link sharedResponse}: what a response of `protocol` holds besides its list and nonce, and
+ * The `inputs` of `ListMemos.sharedResponse`: what a response of `protocol` holds besides its list and nonce, and
  * whether its nonce carries the push version (`nonceVersion`, with distribution tracking).
  */
 export function responseInputs(

@@ -8,8 +8,8 @@ import {
   type FramedResponse,
   type ResourceFraming,
   responseInputs,
-  sharedResponse,
 } from "./resource_runs.ts";
+import { ListMemos } from "./list_memos.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 
 function list(...names: string[]): VersionedResource[] {
@@ -65,13 +65,18 @@ Deno.test("deltaFraming does the same with Resource messages, kept apart from th
   assert.deepEqual(response(first), response(second));
 });
 
-Deno.test("sharedResponse frames once per list and inputs, and again when the inputs change", () => {
+Deno.test("A server's shared response is framed once per list and inputs, and again when the inputs change", () => {
+  const memos = new ListMemos();
   const resources = list("a", "b");
   let framed = 0;
   const frame = (): FramedResponse => ({ bytes: Uint8Array.of(++framed), nonce: `n${framed}` });
   const v1 = responseInputs("sotw", TYPE_URL.cluster, "v1", undefined, undefined);
-  const shared = sharedResponse(resources, v1, frame);
-  assert.equal(sharedResponse(resources, v1, frame), shared, "the same bytes and nonce for the same inputs");
+  const shared = memos.sharedResponse(resources, v1, frame);
+  assert.equal(
+    memos.sharedResponse(resources, v1, frame),
+    shared,
+    "the same bytes and nonce for the same inputs",
+  );
   assert.equal(framed, 1);
   const others = [
     responseInputs("delta", TYPE_URL.cluster, "v1", undefined, undefined),
@@ -81,9 +86,9 @@ Deno.test("sharedResponse frames once per list and inputs, and again when the in
     responseInputs("sotw", TYPE_URL.cluster, "v1", undefined, { identifier: "meshd-1" }),
   ];
   assert.equal(new Set([v1, ...others]).size, others.length + 1, "every input tells responses apart");
-  for (const inputs of others) assert.notEqual(sharedResponse(resources, inputs, frame), shared);
+  for (const inputs of others) assert.notEqual(memos.sharedResponse(resources, inputs, frame), shared);
   assert.notEqual(
-    sharedResponse(list("a", "b"), v1, frame).nonce,
+    memos.sharedResponse(list("a", "b"), v1, frame).nonce,
     shared.nonce,
     "another list, another response",
   );

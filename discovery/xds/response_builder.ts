@@ -14,7 +14,7 @@ import {
   type PushSnapshot,
   type XdsGenerator,
 } from "../generate/generator.ts";
-import { type ShapeMemo, shapeMemoPrefix } from "./shape_memo.ts";
+import type { ShapeMemo } from "./shape_memo.ts";
 import { VersionedResource } from "./versioned_resource.ts";
 import type { XdsCache } from "./xds_cache.ts";
 
@@ -65,7 +65,7 @@ export function buildResources<P extends PushSnapshot>(
   }
   let prefix: string;
   try {
-    prefix = shapeMemoPrefix(
+    prefix = deps.shapes.prefix(
       deps.generators.flavorOf(proxy),
       typeUrl,
       generator.shapeOf(proxy, push, request),

@@ -6,19 +6,8 @@
  *
  * @module
  */
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
-import { indexByName, sameResource, type VersionedResource } from "./versioned_resource.ts";
-
-/**
- * Whether a generation is exactly a sent list, in its order, worked out once per pair: both are shared by a
- * shape's proxies. Generators list resources in a stable order, and a reordered list is only resent; no index
- * is built, since an Envoy sidecar's list is its own and an index would live as long as the proxy.
- */
-const listHolds = memoByIdentity((sent: readonly VersionedResource[]) =>
-  memoByIdentity((generated: readonly VersionedResource[]): boolean =>
-    sent.length === generated.length && sent.every((resource, i) => sameResource(resource, generated[i]))
-  )
-);
+import type { ListMemos } from "./list_memos.ts";
+import { sameResource, type VersionedResource } from "./versioned_resource.ts";
 
 /** The resources one proxy holds of one type. */
 export class SentRecord {
@@ -28,6 +17,9 @@ export class SentRecord {
   #changes = new Map<string, VersionedResource | null>();
   /** The name list the record was last narrowed to; narrowing to the very same list again changes nothing. */
   #narrowedTo: readonly string[] | undefined;
+
+  /** `memos` are the server's: whether a generation is a sent list is worked out once per pair of lists. */
+  constructor(private readonly memos: ListMemos) {}
 
   /**
    * The proxy now holds exactly `resources` (kept by reference: the caller must not modify it); `names`, when
@@ -68,8 +60,8 @@ export class SentRecord {
    * Endpoint updates layered over a list count, so a full push after them can tell that nothing changed.
    */
   holdsExactly(resources: readonly VersionedResource[]): boolean {
-    if (this.#changes.size === 0) return this.#base === resources || listHolds(this.#base)(resources);
-    const index = indexByName(this.#base);
+    if (this.#changes.size === 0) return this.#base === resources || this.memos.holds(this.#base, resources);
+    const index = this.memos.indexByName(this.#base);
     let held = this.#base.length;
     for (const [name, resource] of this.#changes) {
       if (index.has(name)) {

@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
+import { ListMemos } from "./list_memos.ts";
 import { SentRecord } from "./sent_record.ts";
 import { VersionedResource } from "./versioned_resource.ts";
+
+/** One server's memos, shared by the records of a test as by the connections of a server. */
+const memos = new ListMemos();
 
 const resource = (name: string, byte = 1) => new VersionedResource(name, new Uint8Array([byte]));
 const names = (record: SentRecord) => [...record.toMap().keys()];
 
 Deno.test("SentRecord holds a sent list as it is and layers later changes over it", () => {
-  const record = new SentRecord();
+  const record = new SentRecord(memos);
   const list = [resource("a"), resource("b"), resource("c")];
   record.replace(list);
   assert.deepEqual(names(record), ["a", "b", "c"]);
@@ -21,7 +25,7 @@ Deno.test("SentRecord holds a sent list as it is and layers later changes over i
 });
 
 Deno.test("SentRecord keeps only the retained names, and a new full set replaces everything", () => {
-  const record = new SentRecord();
+  const record = new SentRecord(memos);
   record.replace([resource("a"), resource("b")]);
   record.set(resource("c"));
   record.retain(["b", "c", "z"]);
@@ -31,7 +35,7 @@ Deno.test("SentRecord keeps only the retained names, and a new full set replaces
 });
 
 Deno.test("SentRecord narrowed to a name list again keeps changes made since, and narrows to a new list", () => {
-  const record = new SentRecord();
+  const record = new SentRecord(memos);
   const watched = ["a", "b"];
   record.replace([resource("a"), resource("b")], watched);
   const newer = resource("a", 2);
@@ -43,7 +47,7 @@ Deno.test("SentRecord narrowed to a name list again keeps changes made since, an
 });
 
 Deno.test("SentRecord tells whether a generation is exactly what the proxy holds", () => {
-  const record = new SentRecord();
+  const record = new SentRecord(memos);
   const [a, b] = [resource("a"), resource("b")];
   assert.equal(record.holdsExactly([a]), false, "nothing sent yet");
   record.replace([a, b]);

@@ -8,7 +8,6 @@
  */
 import type { GenerateRequest } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
 /** What one prefix (shape, type, reason) generated from one snapshot. */
 interface PrefixEntry {
@@ -17,28 +16,6 @@ interface PrefixEntry {
   readonly lists: Map<string, readonly VersionedResource[]>;
   /** Each name's resource, or null when it gave none. */
   readonly byName: Map<string, VersionedResource | null>;
-}
-
-/**
- * Joined forms of name lists and change sets, by identity: a connection keeps its watched names in one array
- * until they change, and one push hands the same change set to every connection, so each is joined once
- * rather than once per proxy per push (3000 names at a full view).
- */
-const joinedList = memoByIdentity((names: readonly string[]) => names.join("\u0001"));
-const joinedSet = memoByIdentity((changes: ReadonlySet<string>) => [...changes].sort().join("\u0001"));
-
-/**
- * The memo key of one generation but for the names: who (flavour, shape), what type and why (full,
- * changes). Change sets must not be modified after they are first used here (they are read-only throughout).
- */
-export function shapeMemoPrefix(
-  flavor: string,
-  typeUrl: string,
-  shape: string,
-  request: GenerateRequest,
-): string {
-  const changes = request.configsUpdated === undefined ? "*" : joinedSet(request.configsUpdated);
-  return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes].join("\u0000");
 }
 
 /** Estimated bytes an entry costs beyond the characters of its key: its table slot and the list's slots. */
@@ -54,6 +31,13 @@ export class ShapeMemo {
   readonly #maxBytes: number;
   #byPrefix = new Map<string, PrefixEntry>();
   #bytes = 0;
+  /**
+   * Joined forms of name lists and change sets, by identity: a connection keeps its watched names in one
+   * array until they change, and one push hands the same change set to every connection, so each is joined
+   * once rather than once per proxy per push (3000 names at a full view). Held while the list or set lives.
+   */
+  readonly #joinedLists = new WeakMap<readonly string[], string>();
+  readonly #joinedSets = new WeakMap<ReadonlySet<string>, string>();
 
   /** Throws RangeError when `maxBytes` is below 1. */
   constructor(maxBytes = 64 * 1024 * 1024) {
@@ -63,15 +47,36 @@ export class ShapeMemo {
     this.#maxBytes = maxBytes;
   }
 
+  /**
+   * The memo key of one generation but for the names: who (flavour, shape), what type and why (full,
+   * changes). Change sets must not be modified after they are first used here (they are read-only throughout).
+   */
+  prefix(flavor: string, typeUrl: string, shape: string, request: GenerateRequest): string {
+    const changes = request.configsUpdated === undefined ? "*" : this.#joinedSet(request.configsUpdated);
+    return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes].join("\u0000");
+  }
+
+  #joinedList(names: readonly string[]): string {
+    let joined = this.#joinedLists.get(names);
+    if (joined === undefined) this.#joinedLists.set(names, joined = names.join("\u0001"));
+    return joined;
+  }
+
+  #joinedSet(changes: ReadonlySet<string>): string {
+    let joined = this.#joinedSets.get(changes);
+    if (joined === undefined) this.#joinedSets.set(changes, joined = [...changes].sort().join("\u0001"));
+    return joined;
+  }
+
   /** The list generated for `names` under `prefix` from `push`, if any. */
   get(prefix: string, names: readonly string[], push: object): readonly VersionedResource[] | undefined {
     const entry = this.#byPrefix.get(prefix);
-    return entry !== undefined && entry.push === push ? entry.lists.get(joinedList(names)) : undefined;
+    return entry !== undefined && entry.push === push ? entry.lists.get(this.#joinedList(names)) : undefined;
   }
 
   /** Remembers the list generated for `names` under `prefix` from `push`. */
   set(prefix: string, names: readonly string[], push: object, resources: readonly VersionedResource[]): void {
-    const key = joinedList(names);
+    const key = this.#joinedList(names);
     if (!this.#fits(prefix, key.length + 8 * resources.length)) return;
     this.#entry(prefix, push).lists.set(key, resources);
   }

@@ -12,9 +12,8 @@ import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
 import { shortTypeName } from "../../proto/type_urls.ts";
 import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
-import { makeNonce } from "./nonce.ts";
 import { charsOf } from "./name_budget.ts";
-import { anyFraming, type FramedResponse, responseInputs, sharedResponse } from "./resource_runs.ts";
+import { anyFraming, type FramedResponse, responseInputs } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder, resentAfter } from "./xds_types.ts";
@@ -184,7 +183,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const nonceVersion = this.nonceVersionFor(version);
     const framed = anyFraming(resources);
     const frame = (): FramedResponse => {
-      const nonce = makeNonce(nonceVersion);
+      const nonce = this.ctx.nonces.make(nonceVersion);
       const bytes = frameDiscoveryResponse({
         version_info: version,
         resources: framed.inline ?? [],
@@ -195,7 +194,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       });
       return { bytes, nonce };
     };
-    const { bytes, nonce } = framed.run === undefined ? frame() : sharedResponse(
+    const { bytes, nonce } = framed.run === undefined ? frame() : this.ctx.lists.sharedResponse(
       resources,
       responseInputs("sotw", typeUrl, version, nonceVersion, this.ctx.controlPlane),
       frame,

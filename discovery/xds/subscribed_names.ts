@@ -6,29 +6,28 @@
  *
  * @module
  */
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
+import type { ListMemos } from "./list_memos.ts";
 import type { NameLookup } from "./versioned_resource.ts";
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
-const setOf = memoByIdentity((list: readonly string[]): ReadonlySet<string> => new Set(list));
-
-/** The names of `list` not in `present`, once per pair (both are shared by every proxy of a shape). */
-const listedNotIn = memoByIdentity((list: readonly string[]) =>
-  memoByIdentity((present: NameLookup): readonly string[] =>
-    Object.freeze(list.filter((name) => !present.has(name)))
-  )
-);
-
 /** Subscribed names, as a shared list plus changes. */
 export class SubscribedNames {
   #base: readonly string[] = EMPTY;
-  #baseSet: ReadonlySet<string> = setOf(EMPTY);
+  #baseSet: ReadonlySet<string>;
   /** Subscribed names not in the list. */
   #added = new Set<string>();
   /** Names of the list no longer subscribed. */
   #dropped = new Set<string>();
   #list: readonly string[] | undefined = EMPTY;
+
+  /**
+   * `memos` are the server's: a shared list's set, and its names not in a lookup, are worked out once per list
+   * (and pair), since every proxy of a shape subscribes the same list.
+   */
+  constructor(private readonly memos: ListMemos) {
+    this.#baseSet = memos.setOf(EMPTY);
+  }
 
   /** How many names are subscribed. */
   get size(): number {
@@ -46,7 +45,7 @@ export class SubscribedNames {
    */
   adopt(list: readonly string[], wildcard: string): boolean {
     if (this.size !== 0 || list.length === 0 || !Object.isFrozen(list)) return false;
-    const set = setOf(list);
+    const set = this.memos.setOf(list);
     if (set.size !== list.length || set.has(wildcard)) return false;
     this.#base = list;
     this.#baseSet = set;
@@ -84,7 +83,7 @@ export class SubscribedNames {
 
   /** The subscribed names not in `present`. */
   notIn(present: NameLookup): readonly string[] {
-    if (this.#added.size === 0 && this.#dropped.size === 0) return listedNotIn(this.#base)(present);
+    if (this.#added.size === 0 && this.#dropped.size === 0) return this.memos.namesNotIn(this.#base, present);
     return [...this].filter((name) => !present.has(name));
   }
 

@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
+import { ListMemos } from "./list_memos.ts";
 import { SubscribedNames } from "./subscribed_names.ts";
+
+/** One server's memos, shared by the records of a test as by the connections of a server. */
+const memos = new ListMemos();
 
 const shared = (...names: string[]) => Object.freeze(names);
 
 Deno.test("SubscribedNames keeps a first shared list by reference", () => {
   const list = shared("a", "b", "c");
-  const subscribed = new SubscribedNames();
+  const subscribed = new SubscribedNames(memos);
   assert.equal(subscribed.adopt(list, "*"), true);
   assert.equal(subscribed.list(), list, "the very list, so caches keyed on it are shared");
   assert.equal(subscribed.size, 3);
@@ -16,15 +20,15 @@ Deno.test("SubscribedNames keeps a first shared list by reference", () => {
 });
 
 Deno.test("SubscribedNames adopts only frozen lists without repeats or the wildcard", () => {
-  assert.equal(new SubscribedNames().adopt(["a"], "*"), false, "a list someone may change");
-  assert.equal(new SubscribedNames().adopt(shared("a", "a"), "*"), false);
-  assert.equal(new SubscribedNames().adopt(shared("a", "*"), "*"), false);
-  assert.equal(new SubscribedNames().adopt(shared(), "*"), false);
+  assert.equal(new SubscribedNames(memos).adopt(["a"], "*"), false, "a list someone may change");
+  assert.equal(new SubscribedNames(memos).adopt(shared("a", "a"), "*"), false);
+  assert.equal(new SubscribedNames(memos).adopt(shared("a", "*"), "*"), false);
+  assert.equal(new SubscribedNames(memos).adopt(shared(), "*"), false);
 });
 
 Deno.test("SubscribedNames layers later changes over the shared list without touching it", () => {
   const list = shared("a", "b", "c");
-  const one = new SubscribedNames(), other = new SubscribedNames();
+  const one = new SubscribedNames(memos), other = new SubscribedNames(memos);
   one.adopt(list, "*");
   other.adopt(list, "*");
   assert.equal(one.delete("b"), true);
@@ -47,7 +51,7 @@ Deno.test("SubscribedNames layers later changes over the shared list without tou
 Deno.test("SubscribedNames tells which subscribed names a generation lacks", () => {
   const list = shared("a", "b", "c");
   const present = new Set(["a", "c"]);
-  const one = new SubscribedNames(), other = new SubscribedNames();
+  const one = new SubscribedNames(memos), other = new SubscribedNames(memos);
   one.adopt(list, "*");
   other.adopt(list, "*");
   assert.deepEqual(one.notIn(present), ["b"]);
@@ -58,7 +62,7 @@ Deno.test("SubscribedNames tells which subscribed names a generation lacks", () 
 });
 
 Deno.test("SubscribedNames without a shared list is a plain set", () => {
-  const subscribed = new SubscribedNames();
+  const subscribed = new SubscribedNames(memos);
   assert.deepEqual(subscribed.list(), []);
   assert.equal(subscribed.add("a"), true);
   assert.equal(subscribed.add("b"), true);

@@ -7,7 +7,6 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { encodeDeltaResource } from "../../proto/discovery_frame.ts";
-import { memoByIdentity } from "../../shared/memo/memo_by_identity.ts";
 
 /** The version of an encoded resource: 96 bits of its SHA-256, base64url (16 characters). */
 export function resourceVersion(encoded: Uint8Array): string {
@@ -42,13 +41,6 @@ export class VersionedResource {
 
 /** Names a membership test can read: a set of names, or a map keyed by them. */
 export type NameLookup = ReadonlySet<string> | ReadonlyMap<string, unknown>;
-
-/**
- * A resource list by name, built once per list and kept as long as the list: proxies of one shape share the
- * list, so every record of it (what a proxy holds, what it was sent, which names an answer has) shares this.
- */
-export const indexByName: (list: readonly VersionedResource[]) => ReadonlyMap<string, VersionedResource> =
-  memoByIdentity((list: readonly VersionedResource[]) => new Map(list.map((r) => [r.name, r])));
 
 /** True when two resources are the same: the very object (a cache hit), or equal names and bytes. */
 export function sameResource(a: VersionedResource, b: VersionedResource): boolean {

@@ -20,6 +20,8 @@ import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { SentRecord } from "./sent_record.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
+import type { ListMemos } from "./list_memos.ts";
+import type { NonceSource } from "./nonce.ts";
 import type { ResponseGate } from "./response_gate.ts";
 import type { NameInterner } from "./name_interner.ts";
 import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
@@ -55,6 +57,10 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly schema: protobuf.Root;
   /** Generation results shared by proxies of the same shape within one snapshot. */
   readonly shapes: ShapeMemo;
+  /** Answers about the resource and name lists that proxies of one shape share. */
+  readonly lists: ListMemos;
+  /** Makes the nonces of every response, unique in the server. */
+  readonly nonces: NonceSource;
   /** xDS counters and histograms. */
   readonly metrics: XdsMetrics;
   /** Logger of the connection's events. */
@@ -73,6 +79,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly tracker?: DistributionTracker;
   /** Identifies this control plane in every response; absent leaves the field unset. */
   readonly controlPlane?: ControlPlaneInfo;
+  /** The next connection's number; connection ids are `<proxy id>-<number>`, unique in the server. */
+  nextConnectionNumber(): number;
   /** The newest push snapshot; request-driven responses always read it. */
   currentPush(): P;
   /** Called once when the connection closes for any reason. */
@@ -157,11 +165,9 @@ export interface SentResources {
   readonly resources: ReadonlyMap<string, VersionedResource>;
 }
 
-let connectionCounter = 0;
-
 /** One proxy's ADS stream. Subclasses implement the protocol; all work on one connection runs one at a time. */
 export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
-  /** `<proxy id>-<n>`, unique in the process. */
+  /** `<proxy id>-<n>`, unique in the server. */
   readonly id: string;
   /** When the stream was accepted. */
   readonly connectedAt: Date = new Date();
@@ -182,7 +188,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     readonly call: AdsCall,
     protected readonly ctx: ConnectionContext<P>,
   ) {
-    this.id = `${proxy.id}-${++connectionCounter}`;
+    this.id = `${proxy.id}-${ctx.nextConnectionNumber()}`;
     // grpc-js names a TCP peer by address and port, which no two open connections share.
     this.nameBudget = ctx.budgets.open(call.getPeer());
   }
@@ -392,12 +398,15 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     delete sync.unchangedThrough;
     let record = this.#sent.get(typeUrl);
     if (record === undefined) {
-      record = new SentRecord();
+      record = new SentRecord(this.ctx.lists);
       this.#sent.set(typeUrl, record);
     }
     const { keep, removed = [] } = options;
     // A full answer, or a state-of-the-world answer that covers every watched name: the list as sent.
-    if (options.replace || (keep !== undefined && removed.length === 0 && covers(resources, keep))) {
+    if (
+      options.replace ||
+      (keep !== undefined && removed.length === 0 && this.ctx.lists.covers(resources, keep))
+    ) {
       record.replace(resources, keep);
       return;
     }
@@ -509,22 +518,6 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     this.ctx.metrics.pushed(typeUrl);
     this.ctx.metrics.pushTime(typeUrl, (builtMs + performance.now() - started) / 1000);
   }
-}
-
-const coverage = new WeakMap<readonly VersionedResource[], { keep: readonly string[]; covers: boolean }>();
-
-/**
- * Whether `resources` are exactly the names of `keep` (a list without repeats, as watches hold). Proxies of a
- * shape share both lists, so the answer is kept per resource list for the last name list asked about.
- */
-function covers(resources: readonly VersionedResource[], keep: readonly string[]): boolean {
-  if (resources.length !== keep.length) return false;
-  const known = coverage.get(resources);
-  if (known !== undefined && known.keep === keep) return known.covers;
-  const names = new Set(keep);
-  const result = names.size === keep.length && resources.every((r) => names.has(r.name));
-  coverage.set(resources, { keep, covers: result });
-  return result;
 }
 
 /**

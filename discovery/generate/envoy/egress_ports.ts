@@ -7,13 +7,18 @@
  */
 import type { Service } from "../../model/service.ts";
 import type { SidecarScope } from "../../push/sidecar_scope.ts";
-import { memoByOwner } from "../../../shared/memo/memo_by_owner.ts";
+import type { PushContext } from "../../push/push_context.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 
-const memo = memoByOwner<SidecarScope, number, ReadonlySet<Service>>();
+const PORT_SERVICES = derivedTable<SidecarScope, number, ReadonlySet<Service>>("egressPortServices");
 
-/** The services the scope reaches on outbound `port`. */
-export function egressServicesForPort(scope: SidecarScope, port: number): ReadonlySet<Service> {
-  return memo(scope, port, () => {
+/** The services the scope (one of `push`'s) reaches on outbound `port`. */
+export function egressServicesForPort(
+  push: PushContext,
+  scope: SidecarScope,
+  port: number,
+): ReadonlySet<Service> {
+  return push.derived.get(PORT_SERVICES, scope, port, () => {
     const listener = scope.egress.find((e) => e.port?.number === port) ??
       scope.egress.find((e) => e.port === undefined);
     return new Set(listener?.services ?? []);

@@ -35,6 +35,7 @@ import { type ClusterPolicy, mergeTrafficPolicy } from "../traffic_policy_merge.
 import { connectionFields } from "./cluster_protocol.ts";
 import { protocolFilterFor } from "./protocol_filters.ts";
 import { meshSni, upstreamTlsFields, type UpstreamTlsPlan, upstreamTlsPlan } from "./upstream_tls.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 
 /** Drops connections to destinations the mesh does not know (REGISTRY_ONLY). */
 export const BLACK_HOLE_CLUSTER = "BlackHoleCluster";
@@ -295,24 +296,21 @@ type Planned = { plan: EnvoyClusterPlan; dependsOn: string[] };
  * sidecar of a namespace and scope, and a key holds the plan's canonical JSON: made per proxy, that JSON and
  * hashing it in the cache were a third of a full-view Envoy push. A plan is never changed once planned.
  */
-const plannedResources = new WeakMap<Planned, GeneratedResource>();
+const PLANNED_RESOURCES = derivedTable<Planned, undefined, GeneratedResource>("cds.plannedResources");
 
-function resourceOf(entry: Planned): GeneratedResource {
-  let resource = plannedResources.get(entry);
-  if (resource === undefined) {
+function resourceOf(push: PushContext, entry: Planned): GeneratedResource {
+  return push.derived.get(PLANNED_RESOURCES, entry, undefined, () => {
     const { plan, dependsOn } = entry;
-    resource = {
+    return {
       name: plan.name,
       key: cacheKey(TYPE_URL.cluster, [stableJson(plan)], dependsOn),
       build: () => envoyCluster(plan),
     };
-    plannedResources.set(entry, resource);
-  }
-  return resource;
+  });
 }
 
-/** Outbound plans by snapshot, then by what they read of a proxy; only the latest endpoint generation is kept. */
-const outboundMemo = new WeakMap<PushContext, Map<string, { generation: number; plans: Planned[] }>>();
+/** Outbound plans by what they read of a proxy, then by endpoint generation. */
+const OUTBOUND_PLANS = derivedTable<PushContext, string, Map<number, Planned[]>>("cds.outboundPlans");
 
 /**
  * The outbound cluster plans of `proxy`, planned once per snapshot, endpoint generation and the parts of a
@@ -326,12 +324,13 @@ function sharedOutboundPlans(proxy: Proxy, push: PushContext): Planned[] {
     ? ""
     : `${proxy.namespace}\u0000${scope.name}\u0000${scope.namespace}`;
   const generation = push.endpointIndex.generation;
-  let byKey = outboundMemo.get(push);
-  if (byKey === undefined) outboundMemo.set(push, byKey = new Map());
-  const hit = byKey.get(key);
-  if (hit !== undefined && hit.generation === generation) return hit.plans;
+  // Only the latest endpoint generation is kept.
+  const byGeneration = push.derived.get(OUTBOUND_PLANS, push, key, () => new Map<number, Planned[]>());
+  const hit = byGeneration.get(generation);
+  if (hit !== undefined) return hit;
   const plans = push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service));
-  byKey.set(key, { generation, plans });
+  byGeneration.clear();
+  byGeneration.set(generation, plans);
   return plans;
 }
 
@@ -420,6 +419,8 @@ export const envoyCdsGenerator: XdsGenerator<PushContext> = {
       ...catchAllPlans(),
     ];
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);
-    return plans.filter(({ plan }) => wanted === undefined || wanted.has(plan.name)).map(resourceOf);
+    return plans.filter(({ plan }) => wanted === undefined || wanted.has(plan.name)).map((entry) =>
+      resourceOf(push, entry)
+    );
   },
 };

@@ -327,7 +327,7 @@ export function planListeners(
   for (const service of services) {
     for (const port of service.ports) {
       if (isHttpPort(port)) continue;
-      if (portBound && !egressServicesForPort(scope, port.port).has(service)) continue;
+      if (portBound && !egressServicesForPort(push, scope, port.port).has(service)) continue;
       const addresses = service.addresses.filter((a) => a !== "0.0.0.0");
       // A listener per address and port; a service without an address takes the port's wildcard listener,
       // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).

@@ -18,8 +18,7 @@ import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
-import { memoByIdentity } from "../../../shared/memo/memo_by_identity.ts";
-import { memoByOwner } from "../../../shared/memo/memo_by_owner.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { type PlannedRouteConfiguration, planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
@@ -115,7 +114,7 @@ function routeConfig(plan: EnvoyRouteConfigPlan, hosts: readonly VirtualHostPlan
 }
 
 /** `stableJson` of a route plan, once per plan object: plans are shared by the sidecars of a shape. */
-const routePlanJson: (plan: RoutePlan) => string = memoByIdentity(stableJson);
+const ROUTE_PLAN_JSON = derivedTable<RoutePlan, undefined, string>("rds.routePlanJson");
 
 /**
  * A sidecar's route configuration as a cacheable resource. Its key is `stableJson(plan)`, written from each
@@ -127,7 +126,9 @@ function sidecarRouteConfig(
 ): GeneratedResource {
   // `stableJson({ domains, plan })`, with each shared plan's JSON written once per snapshot.
   const hostKeys = plan.hosts.map((host) =>
-    `{"domains":${domainsJson(host.domains)},"plan":${routePlanJson(host.plan)}}`
+    `{"domains":${
+      push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
+    },"plan":${push.derived.get(ROUTE_PLAN_JSON, host.plan, undefined, () => stableJson(host.plan))}}`
   );
   const configJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
     hostKeys.join(",")
@@ -137,7 +138,7 @@ function sidecarRouteConfig(
     key: cacheKey(TYPE_URL.route, ["envoy", configJson], dependsOn),
     build: () => routeConfig(plan, hosts),
     encode: (schema) =>
-      encodeRouteConfigurationAny(push, {
+      encodeRouteConfigurationAny(push.derived, {
         head: { name: String(plan.port) },
         hosts: [
           ...hosts.map((host, i) => ({ key: hostKeys[i], build: () => virtualHost(host) })),
@@ -149,22 +150,32 @@ function sidecarRouteConfig(
 }
 
 /** Domains by service, then by port and whether the client namespace is the service's own. */
-const domainLists = memoByOwner<Service, string, readonly string[]>();
+const DOMAIN_LISTS = derivedTable<Service, string, readonly string[]>("rds.domainLists", { carried: true });
 
 /**
  * `virtualHostDomains`, one frozen list per service, port and kind of client: the domains read the client's
  * namespace only to add short names for its own services, so every other namespace shares a list.
  */
-function sharedDomains(service: Service, port: number, namespace: string): readonly string[] {
+function sharedDomains(
+  push: PushContext,
+  service: Service,
+  port: number,
+  namespace: string,
+): readonly string[] {
   const key = service.namespace === namespace ? `${port} own` : `${port}`;
-  return domainLists(service, key, () => Object.freeze(virtualHostDomains(service, port, namespace)));
+  return push.derived.get(
+    DOMAIN_LISTS,
+    service,
+    key,
+    () => Object.freeze(virtualHostDomains(service, port, namespace)),
+  );
 }
 
 /** `JSON.stringify` of a domain list, once per list: lists are shared by every namespace that sees a host alike. */
-const domainsJson: (domains: readonly string[]) => string = memoByIdentity((d) => JSON.stringify(d));
+const DOMAINS_JSON = derivedTable<readonly string[], undefined, string>("rds.domainsJson", { carried: true });
 
 /** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
-const hostPlans = memoByOwner<PushContext, string, PlannedRouteConfiguration>();
+const HOST_PLANS = derivedTable<PushContext, string, PlannedRouteConfiguration>("rds.hostPlans");
 
 /**
  * The routes of one service and port as `proxy` sees them, planned once per snapshot for every sidecar whose
@@ -180,7 +191,7 @@ function sharedHostPlan(
   servicePort: ServicePort,
 ): PlannedRouteConfiguration {
   const key = `${routesShape}\u0000${service.hostname}\u0000${servicePort.port}`;
-  return hostPlans(push, key, () => {
+  return push.derived.get(HOST_PLANS, push, key, () => {
     const target = { name: `${service.hostname}:${servicePort.port}`, service, port: servicePort };
     return planRouteConfiguration(target, proxy, push, { envoy: true });
   });
@@ -197,7 +208,7 @@ export function planRouteConfig(
   const dependsOn = new Set<string>();
   const scope = push.sidecarScope(proxy);
   const routesShape = envoyProxyShape(proxy, push, { labels: true });
-  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(scope, port) : undefined;
+  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
   const services = push.servicesVisibleTo(proxy)
     .filter((s) => onPort === undefined || onPort.has(s))
     .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
@@ -206,7 +217,7 @@ export function planRouteConfig(
   for (const service of services) {
     const servicePort = service.ports.find((p) => p.port === port)!;
     // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
-    const all = sharedDomains(service, port, proxy.namespace);
+    const all = sharedDomains(push, service, port, proxy.namespace);
     const domains = all.some((d) => taken.has(d)) ? all.filter((d) => !taken.has(d)) : all;
     if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
@@ -238,7 +249,7 @@ export function outboundHttpPorts(proxy: Proxy, push: PushContext, sniffed = fal
   const portBound = hasPortBoundEgress(scope);
   for (const service of push.servicesVisibleTo(proxy)) {
     for (const port of service.ports) {
-      if (portBound && !egressServicesForPort(scope, port.port).has(service)) continue;
+      if (portBound && !egressServicesForPort(push, scope, port.port).has(service)) continue;
       if (isHttpPort(port) || (sniffed && isSniffedPort(port, push))) ports.add(port.port);
     }
   }

@@ -32,6 +32,6 @@ export function envoyProxyShape(
     ? [proxy.type, proxy.namespace, proxy.dnsDomain, scope.name, scope.namespace]
     : [proxy.type, "", clusterDomainOf(proxy.dnsDomain), scope.name];
   return JSON.stringify(parts) +
-    (reads.locality && proxy.locality ? frozenJson(proxy.locality) : "") + "|" +
-    (reads.labels ? frozenJson(proxy.metadata.labels) : "");
+    (reads.locality && proxy.locality ? frozenJson(push.derived, proxy.locality) : "") + "|" +
+    (reads.labels ? frozenJson(push.derived, proxy.metadata.labels) : "");
 }

@@ -16,7 +16,7 @@ import type protobuf from "protobufjs";
 import { encodeMessage, messageTypeForUrl } from "../../../proto/any_codec.ts";
 import { lenFieldSize, utf8Bytes, WireWriter } from "../../../proto/_wire.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
-import { memoByOwner } from "../../../shared/memo/memo_by_owner.ts";
+import { type DerivedMemo, derivedTable } from "../../push/derived_memo.ts";
 
 const VIRTUAL_HOST_URL = "type.googleapis.com/envoy.config.route.v3.VirtualHost";
 
@@ -45,18 +45,18 @@ export interface RouteConfigurationParts {
   readonly tail: Record<string, unknown>;
 }
 
-/** Encoded virtual hosts by snapshot (any object that lives as long as one), then by key. */
-const encodedHosts = memoByOwner<object, string, Uint8Array>();
+/** Encoded virtual hosts by key, in the memo of one snapshot. */
+const ENCODED_HOSTS = derivedTable<DerivedMemo, string, Uint8Array>("rds.encodedHosts");
 
 /**
  * Encodes a RouteConfiguration as the bytes of a `google.protobuf.Any`, taking each virtual host's bytes from
- * the memo of `snapshot` when another configuration of the snapshot had the same key.
+ * `memo` (one snapshot's) when another configuration of the snapshot had the same key.
  *
  * @throws {RangeError} when a `head` or `tail` field is not numbered on its side of `virtual_hosts`
  * @throws {TypeError} when a part does not fit Envoy's schema, as `encodeAny` does
  */
 export function encodeRouteConfigurationAny(
-  snapshot: object,
+  memo: DerivedMemo,
   parts: RouteConfigurationParts,
   schema: protobuf.Root,
 ): Uint8Array {
@@ -68,8 +68,9 @@ export function encodeRouteConfigurationAny(
   const hosts: Uint8Array[] = [];
   let size = head.length + tail.length;
   for (const host of parts.hosts) {
-    const bytes = encodedHosts(
-      snapshot,
+    const bytes = memo.get(
+      ENCODED_HOSTS,
+      memo,
       host.key,
       () => encodeMessage(VIRTUAL_HOST_URL, host.build(), schema),
     );

@@ -3,6 +3,7 @@ import { Buffer } from "node:buffer";
 import { encodeAny } from "../../../proto/any_codec.ts";
 import { loadEnvoySchema } from "../../../proto/envoy_schema.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { DerivedMemo } from "../../push/derived_memo.ts";
 import { type EncodableVirtualHost, encodeRouteConfigurationAny } from "./route_config_bytes.ts";
 
 function host(name: string, cluster: string, builds: string[]): EncodableVirtualHost {
@@ -25,7 +26,11 @@ Deno.test("A route configuration assembled from encoded hosts has the bytes of t
   const schema = loadEnvoySchema();
   const builds: string[] = [];
   const hosts = [host("a", "outbound|80||a", builds), host("b", "outbound|80||b", builds)];
-  const assembled = encodeRouteConfigurationAny({}, { head: { name: "80" }, hosts, tail: TAIL }, schema);
+  const assembled = encodeRouteConfigurationAny(new DerivedMemo(), {
+    head: { name: "80" },
+    hosts,
+    tail: TAIL,
+  }, schema);
   const whole = encodeAny(TYPE_URL.route, {
     name: "80",
     virtual_hosts: hosts.map((h) => h.build()),
@@ -38,7 +43,7 @@ Deno.test("A virtual host is built once per snapshot, however many route configu
   const schema = loadEnvoySchema();
   const builds: string[] = [];
   const shared = host("shared", "outbound|80||shared", builds);
-  const snapshot = {};
+  const snapshot = new DerivedMemo();
   const first = encodeRouteConfigurationAny(snapshot, {
     head: { name: "80" },
     hosts: [host("own-1", "c1", builds), shared],
@@ -51,20 +56,25 @@ Deno.test("A virtual host is built once per snapshot, however many route configu
   }, schema);
   assert.deepEqual(builds, ["own-1", "shared", "own-2"]);
   assert.notDeepEqual(first, second);
-  encodeRouteConfigurationAny({}, { head: { name: "80" }, hosts: [shared], tail: TAIL }, schema);
+  encodeRouteConfigurationAny(
+    new DerivedMemo(),
+    { head: { name: "80" }, hosts: [shared], tail: TAIL },
+    schema,
+  );
   assert.deepEqual(builds, ["own-1", "shared", "own-2", "shared"], "a new snapshot builds its hosts again");
 });
 
 Deno.test("Route configuration fields on the wrong side of virtual_hosts are refused with their number", () => {
   const schema = loadEnvoySchema();
   assert.throws(
-    () => encodeRouteConfigurationAny({}, { head: TAIL, hosts: [], tail: {} }, schema),
+    () => encodeRouteConfigurationAny(new DerivedMemo(), { head: TAIL, hosts: [], tail: {} }, schema),
     (error: unknown) =>
       error instanceof RangeError &&
       /"validate_clusters" \(number 7\) cannot go in the head/.test(error.message),
   );
   assert.throws(
-    () => encodeRouteConfigurationAny({}, { head: {}, hosts: [], tail: { name: "80" } }, schema),
+    () =>
+      encodeRouteConfigurationAny(new DerivedMemo(), { head: {}, hosts: [], tail: { name: "80" } }, schema),
     (error: unknown) =>
       error instanceof RangeError && /"name" \(number 1\) cannot go in the tail/.test(error.message),
   );
@@ -74,7 +84,12 @@ Deno.test("A virtual host that does not fit Envoy's schema is refused with its f
   const schema = loadEnvoySchema();
   const bad = { key: "bad", build: () => ({ name: "bad", domains: "not-a-list" }) };
   assert.throws(
-    () => encodeRouteConfigurationAny({}, { head: { name: "80" }, hosts: [bad], tail: TAIL }, schema),
+    () =>
+      encodeRouteConfigurationAny(
+        new DerivedMemo(),
+        { head: { name: "80" }, hosts: [bad], tail: TAIL },
+        schema,
+      ),
     (error: unknown) =>
       error instanceof TypeError && /VirtualHost/.test(error.message) && /domains/.test(error.message),
   );

@@ -1,0 +1,77 @@
+import type { EnvSettings } from "../shared/env/env_settings.ts";
+import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
+import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
+import { addDebugOverview } from "./http/debug_overview_routes.ts";
+import { DebugInterface } from "./http/debug_interface.ts";
+import { InspectorProfiler } from "./http/inspector_profiler.ts";
+import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
+import { addPprofRoutes } from "./http/pprof_routes.ts";
+import { type ConfigSource, rejectedByAll } from "./model/config_source.ts";
+import type { PushContext } from "./push/push_context.ts";
+import type { PushHistory } from "./push/push_history.ts";
+import type { PushPipeline } from "./push/push_pipeline.ts";
+import type { Registries } from "./registry/build_registries.ts";
+import { addXdsDebugRoutes, type AdsServer } from "./xds/mod.ts";
+import { proxyOverview } from "./xds/proxy_overview.ts";
+
+/** What the debug interface of `mesh-discovery` reads: the running modules, once they are built. */
+export interface DebugWiring {
+  readonly env: EnvSettings;
+  /** `--profile`: serve profiling at `/debug/pprof`. */
+  readonly profile: boolean;
+  readonly store: MemoryConfigStore;
+  readonly mesh: MeshWatcher;
+  readonly registries: Registries;
+  readonly pipeline: PushPipeline;
+  readonly discovery: AdsServer<PushContext>;
+  /** Config sources by the name `/debug/configz` shows them under. */
+  readonly configSources: ReadonlyMap<string, ConfigSource>;
+  readonly pushHistory: PushHistory;
+  /** The roots that verify the server, when the CA runs: served at `/debug/ca_roots`. */
+  readonly servedRootsPem?: () => string;
+  /** `ENABLE_ADMIN_ENDPOINTS`: the xDS debug routes that act (push, ...) are served. */
+  readonly adminEndpoints: boolean;
+}
+
+/** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
+export function wireDebugInterface(w: DebugWiring): DebugInterface {
+  const { env, mesh, discovery } = w;
+  const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
+  const rejected = () => rejectedByAll(w.configSources.values());
+  addModelDebugRoutes(debug, {
+    store: w.store,
+    registry: w.registries.aggregate,
+    endpoints: w.pipeline.endpoints,
+    push: () => w.pipeline.stage.current(),
+    rejected,
+    sourceStatus: () => ({
+      ...Object.fromEntries([...w.configSources].map(([name, source]) => [name, source.status()])),
+      meshFiles: mesh.status(),
+    }),
+    proxies: () => discovery.connections().map((c) => c.proxy),
+    // Durations print in Go's form (`10s`) rather than as nanosecond integers.
+    mesh: () =>
+      JSON.parse(
+        meshConfigToJson({ meshConfig: mesh.current(), meshNetworks: mesh.networks(), files: mesh.status() }),
+      ),
+    env,
+  });
+  addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: w.adminEndpoints });
+  addDebugOverview(debug, {
+    proxies: () => proxyOverview(discovery),
+    latestPush: () => discovery.pushContext?.version,
+    store: w.store,
+    rejected,
+    pushes: w.pushHistory,
+  });
+  const servedRootsPem = w.servedRootsPem;
+  if (servedRootsPem) {
+    debug.add(
+      "/debug/ca_roots",
+      "Roots that verify the discovery server (PEM): the CA's, the current one first, then --caCertFile's",
+      () => new Response(servedRootsPem(), { headers: { "content-type": "application/x-pem-file" } }),
+    );
+  }
+  if (w.profile) addPprofRoutes(debug, new InspectorProfiler());
+  return debug;
+}
