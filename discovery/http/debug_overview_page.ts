@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { factList, type Html, html, layout } from "../../shared/http/html.ts";
+import { dataTable, factList, type Html, html, layout } from "../../shared/http/html.ts";
 import { lineChart } from "../../shared/http/svg_chart.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { PushBucket } from "../push/push_history.ts";
@@ -133,24 +133,11 @@ function formatMs(value: number | undefined): string {
 
 function proxyTable(proxies: readonly OverviewProxy[]): Html {
   if (proxies.length === 0) return html`<p class="muted">No proxy is connected.</p>`;
-  return html`
-    <div class="table-wrap">
-      <table id="proxy-table">
-        <thead>
-          <tr>
-            <th scope="col">Proxy</th>
-            <th scope="col">Type</th>
-            <th scope="col">Version</th>
-            <th scope="col">Cluster</th>
-            <th scope="col">Types held</th>
-            <th scope="col">Last NACK</th>
-            <th scope="col">JSON</th>
-          </tr>
-        </thead>
-        <tbody>${proxies.map(proxyRow)}</tbody>
-      </table>
-    </div>
-  `;
+  return dataTable(
+    ["Proxy", "Type", "Version", "Cluster", "Types held", "Last NACK", "JSON"],
+    proxies.map(proxyRow),
+    "proxy-table",
+  );
 }
 
 function proxyRow(p: OverviewProxy): Html {
@@ -191,58 +178,41 @@ function stateClass(state: string): string {
 
 function rejectedTable(rejected: readonly RejectedConfig[]): Html {
   if (rejected.length === 0) return html`<p class="muted">No document is refused.</p>`;
-  return html`
-    <div class="table-wrap">
-      <table id="rejected-table">
-        <thead>
-          <tr>
-            <th scope="col">Document</th>
-            <th scope="col">Resource</th>
-            <th scope="col">Why</th>
-            <th scope="col">JSON</th>
-          </tr>
-        </thead>
-        <tbody>${rejected.map((r) =>
-          html`
-            <tr>
-              <td><code>${r.file}:${r.line}</code></td>
-              <td>${r.kind ?? "unknown kind"} <code>${r.namespace === undefined
-                ? ""
-                : `${r.namespace}/`}${r.name ?? "(no name)"}</code></td>
-              <td>
-                <ul>${r.errors.map((e) => html`<li>${e}</li>`)}</ul>
-              </td>
-              <td><a href="/debug/configz">configz</a></td>
-            </tr>
-          `
-        )}</tbody>
-      </table>
-    </div>
-  `;
+  return dataTable(
+    ["Document", "Resource", "Why", "JSON"],
+    rejected.map((r) =>
+      html`
+        <tr>
+          <td><code>${r.file}:${r.line}</code></td>
+          <td>${r.kind ?? "unknown kind"} <code>${r.namespace === undefined
+            ? ""
+            : `${r.namespace}/`}${r.name ?? "(no name)"}</code></td>
+          <td>
+            <ul>${r.errors.map((e) => html`<li>${e}</li>`)}</ul>
+          </td>
+          <td><a href="/debug/configz">configz</a></td>
+        </tr>
+      `
+    ),
+    "rejected-table",
+  );
 }
 
 function resourceTable(resources: DebugOverview["resources"]): Html {
   if (resources.length === 0) return html`<p class="muted">No config resource is loaded.</p>`;
   const shown = resources.slice(0, RESOURCE_ROWS);
-  return html`<div class="table-wrap"><table id="resource-table">
-<thead><tr><th scope="col">Kind</th><th scope="col">Namespace</th><th scope="col">Name</th>
-<th scope="col">JSON</th></tr></thead>
-<tbody>${
-    shown.map((r) =>
-      html`
-        <tr>
-          <td>${r.kind}</td>
-          <td>${r.namespace}</td>
-          <td><code>${r.name}</code></td>
-          <td><a href="/debug/configz">configz</a></td>
-        </tr>
-      `
-    )
-  }</tbody></table></div>${
-    resources.length > shown.length
-      ? html`<p>And ${
-        resources.length - shown.length
-      } more: see <a href="/debug/configz">/debug/configz</a>.</p>`
-      : ""
+  const rows = shown.map((r) =>
+    html`
+      <tr>
+        <td>${r.kind}</td>
+        <td>${r.namespace}</td>
+        <td><code>${r.name}</code></td>
+        <td><a href="/debug/configz">configz</a></td>
+      </tr>
+    `
+  );
+  const more = resources.length - shown.length;
+  return html`${dataTable(["Kind", "Namespace", "Name", "JSON"], rows, "resource-table")}${
+    more > 0 ? html`<p>And ${more} more: see <a href="/debug/configz">/debug/configz</a>.</p>` : ""
   }`;
 }

@@ -154,3 +154,19 @@ export function factList(facts: readonly (readonly [string, HtmlValue])[]): Html
     )
   }</dl>`;
 }
+
+/** A scrollable table with column headers; `rows` are its `<tr>` elements, `id` names it for links and tests. */
+export function dataTable(headers: readonly HtmlValue[], rows: HtmlValue, id?: string): Html {
+  return html`
+    <div class="table-wrap">
+      <table${id === undefined ? "" : html`
+        id="${id}"
+      `}>
+        <thead>
+          <tr>${headers.map((header) => html`<th scope="col">${header}</th>`)}</tr>
+        </thead>
+        <tbody>${rows}</tbody>
+        </table>
+        </div>
+  `;
+}

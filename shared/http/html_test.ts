@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { CONTENT_SECURITY_POLICY, escapeHtml, factList, html, htmlResponse, layout } from "./html.ts";
+import {
+  CONTENT_SECURITY_POLICY,
+  dataTable,
+  escapeHtml,
+  factList,
+  html,
+  htmlResponse,
+  layout,
+} from "./html.ts";
 import { lineChart } from "./svg_chart.ts";
 
 Deno.test("html escapes every interpolated value, nested and in arrays, but keeps Html as markup", () => {
@@ -46,4 +54,17 @@ Deno.test("lineChart draws a path per series with gaps, and a text alternative t
   assert.match(chart, /d="M0.0 156.0 l0 0 M600.0 4.0 l0 0"/);
   assert.match(chart, /role="img" aria-label="&lt;t&gt;. &lt;p50&gt;: latest 3.0 ms, highest 3.0 ms"/);
   assert.doesNotMatch(chart, /<t>|<p50>/);
+});
+
+Deno.test("dataTable escapes its headers and names the table only when given an id", () => {
+  const rows = html`
+    <tr>
+      <td>1</td>
+    </tr>
+  `;
+  const named = dataTable(["<b>", html`<span>ok</span>`], rows, "t").text;
+  assert.match(named, /<table\s+id="t"\s*>/);
+  assert.match(named, /<th scope="col">&lt;b&gt;<\/th><th scope="col"><span>ok<\/span><\/th>/);
+  assert.match(named, /<tbody><tr><td>1<\/td><\/tr><\/tbody>/);
+  assert.match(dataTable(["a"], rows).text, /<table\s*>/);
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { factList, type Html, html } from "../../../shared/http/html.ts";
+import { dataTable, factList, type Html, html } from "../../../shared/http/html.ts";
 import type { Route } from "../../../shared/http/router.ts";
 import type { ResolvedEnvVar } from "../../../shared/env/env_settings.ts";
 import type { BuildInfo } from "../../../shared/version/build_info.ts";
@@ -53,20 +53,20 @@ export function homePage(facts: ProcessFacts, routes: readonly Route[]): Html {
       ])
     }
 <h2>Every path</h2>
-<div class="table-wrap"><table>
-<thead><tr><th scope="col">Path</th><th scope="col">Methods</th><th scope="col">What</th></tr></thead>
-<tbody>${
-      routes.map((r) =>
-        html`
-          <tr>
-            <td><a href="${r.path}"><code>${r.path}</code></a></td>
-            <td>${r.methods.join(", ")}</td>
-            <td>${r.help}</td>
-          </tr>
-        `
+${
+      dataTable(
+        ["Path", "Methods", "What"],
+        routes.map((r) =>
+          html`
+            <tr>
+              <td><a href="${r.path}"><code>${r.path}</code></a></td>
+              <td>${r.methods.join(", ")}</td>
+              <td>${r.help}</td>
+            </tr>
+          `
+        ),
       )
-    }</tbody>
-</table></div>`,
+    }`,
   );
 }
 
@@ -133,28 +133,19 @@ export function environmentPage(vars: readonly ResolvedEnvVar[]): Html {
     "/envz/",
     html`
       <p class="muted">Variables this program reads, resolved; from <a href="/envj/"><code>/envj/</code></a>.</p>
-      <div class="table-wrap">
-        <table>
-          <thead>
+      ${dataTable(
+        ["Variable", "Value", "Source", "What"],
+        vars.map((v) =>
+          html`
             <tr>
-              <th scope="col">Variable</th>
-              <th scope="col">Value</th>
-              <th scope="col">Source</th>
-              <th scope="col">What</th>
+              <td><code>${v.name}</code></td>
+              <td><code>${v.value}</code></td>
+              <td>${v.source}</td>
+              <td>${v.description}</td>
             </tr>
-          </thead>
-          <tbody>${vars.map((v) =>
-            html`
-              <tr>
-                <td><code>${v.name}</code></td>
-                <td><code>${v.value}</code></td>
-                <td>${v.source}</td>
-                <td>${v.description}</td>
-              </tr>
-            `
-          )}</tbody>
-        </table>
-      </div>
+          `
+        ),
+      )}
     `,
   );
 }

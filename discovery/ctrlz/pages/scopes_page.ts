@@ -1,4 +1,4 @@
-import { type Html, html } from "../../../shared/http/html.ts";
+import { dataTable, type Html, html } from "../../../shared/http/html.ts";
 import { LEVELS } from "../../../shared/log/levels.ts";
 import { ctrlzPage } from "./ctrlz_layout.ts";
 
@@ -22,20 +22,16 @@ export function scopesPage(scopes: readonly ScopeView[]): Html {
       <p class="muted">From <a href="/scopej/"><code>/scopej/</code></a>. A change applies at once, to the
       next log line; changing a level needs JavaScript.</p>
       <p class="status" id="scope-status" role="status" aria-live="polite"></p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Scope</th>
-              <th scope="col">Output level</th>
-              <th scope="col">Stack-trace level</th>
-              <th scope="col">Log callers</th>
-              <th scope="col"><span class="muted">Change</span></th>
-            </tr>
-          </thead>
-          <tbody>${scopes.map(scopeRow)}</tbody>
-        </table>
-      </div>
+      ${dataTable(
+        [
+          "Scope",
+          "Output level",
+          "Stack-trace level",
+          "Log callers",
+          html`<span class="muted">Change</span>`,
+        ],
+        scopes.map(scopeRow),
+      )}
     `,
   );
 }
