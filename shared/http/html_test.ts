@@ -57,14 +57,18 @@ Deno.test("lineChart draws a path per series with gaps, and a text alternative t
 });
 
 Deno.test("dataTable escapes its headers and names the table only when given an id", () => {
-  const rows = html`
-    <tr>
-      <td>1</td>
-    </tr>
-  `;
-  const named = dataTable(["<b>", html`<span>ok</span>`], rows, "t").text;
-  assert.match(named, /<table\s+id="t"\s*>/);
+  const squeeze = (markup: { text: string }) => markup.text.replace(/\s+/g, " ").replace(/> </g, "><");
+  const named = squeeze(dataTable(
+    ["<b>", html`<span>ok</span>`],
+    html`
+      <tr>
+        <td>1</td>
+      </tr>
+    `,
+    "t",
+  ));
+  assert.match(named, /<table id="t" ?>/);
   assert.match(named, /<th scope="col">&lt;b&gt;<\/th><th scope="col"><span>ok<\/span><\/th>/);
   assert.match(named, /<tbody><tr><td>1<\/td><\/tr><\/tbody>/);
-  assert.match(dataTable(["a"], rows).text, /<table\s*>/);
+  assert.match(squeeze(dataTable(["a"], html``)), /<table ?>/);
 });
