@@ -1,11 +1,13 @@
 /**
- * Turns at a connection's transport: the streams of one HTTP/2 connection hand it their slices one at a time,
- * each once the socket has written the one before. A slice's pacing looks at the connection's socket, so
- * without turns every stream of a connection counts the others' bytes as its own and hands its next slice
- * early: a hundred streams of one connection then each held their whole response in the runtime's HTTP/2
- * buffers, and the runtime keeps such memory for as long as the stream lives. With turns a connection holds
- * at most one slice the socket has not written, however many streams it carries, and a connection whose peer
- * does not read gets no new bytes until it has taken what it was sent.
+ * Turns per HTTP/2 connection: the callers of one connection run one at a time, in arrival order, each until
+ * it ends its turn. Used at two levels, each with its own instance. Streams hand the transport their slices
+ * in turns, each once the socket has written the one before: a slice's pacing looks at the connection's
+ * socket, so without turns every stream of a connection counted the others' bytes as its own and handed its
+ * next slice early, and a hundred streams of one connection each held their whole response in the runtime's
+ * HTTP/2 buffers, which the runtime keeps for as long as the stream lives. With turns a connection holds at
+ * most one slice the socket has not written, however many streams it carries, and a connection whose peer
+ * does not read gets no new bytes until it has taken what it was sent. ADS responses take a turn of their
+ * connection before a response-gate permit, so one connection holds one permit whatever its streams.
  *
  * @module
  */
