@@ -129,6 +129,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       throttle: options.settings.pushThrottle,
       merge: (older, newer) => mergePushRequests(older, newer),
       run: (connection, request, queuedMs) => this.#runPush(connection, request, queuedMs),
+      groupOf: (connection) => connection.transport,
       onError: (connection, error) => this.#pushFailed(connection, error),
     });
     const names = new NameInterner();

@@ -23,7 +23,7 @@ import type { ShapeMemo } from "./shape_memo.ts";
 import type { ListMemos } from "./list_memos.ts";
 import type { NonceSource } from "./nonce.ts";
 import type { ResponseGate } from "./response_gate.ts";
-import type { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
+import { type OutboundTurns, sessionOf } from "../../shared/grpc/outbound_turns.ts";
 import type { NameInterner } from "./name_interner.ts";
 import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
 import type { NackLog } from "./nack_log.ts";
@@ -205,6 +205,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 
   /** True once the stream has ended. */
+  /** The HTTP/2 connection the stream is on; undefined when it cannot be read. */
+  get transport(): object | undefined {
+    return sessionOf(this.call);
+  }
+
   /** Sends written and not yet taken by the peer (each bounded by the send timeout). */
   get sendsInProgress(): number {
     return this.#pendingSends.size;

@@ -22,7 +22,7 @@ interface Queue {
 }
 
 /** The connection (HTTP/2 session) under a grpc-js server call; undefined when the shape differs. */
-function sessionOf(call: unknown): object | undefined {
+export function sessionOf(call: unknown): object | undefined {
   const stream = baseServerCall(call)?.stream as { session?: unknown } | undefined;
   const session = stream?.session;
   return session !== null && typeof session === "object" ? session : undefined;
