@@ -28,6 +28,7 @@ import { ShapeMemo } from "./shape_memo.ts";
 import { ListMemos } from "./list_memos.ts";
 import { NonceSource } from "./nonce.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
+import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
 import { type MemoStats, NameInterner } from "./name_interner.ts";
 import { NameListTable } from "./name_list_table.ts";
 import { NameBudgets } from "./name_budget.ts";
@@ -128,6 +129,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       throttle: options.settings.pushThrottle,
       merge: (older, newer) => mergePushRequests(older, newer),
       run: (connection, request, queuedMs) => this.#runPush(connection, request, queuedMs),
+      groupOf: (connection) => connection.transport,
       onError: (connection, error) => this.#pushFailed(connection, error),
     });
     const names = new NameInterner();
@@ -143,6 +145,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       nonces: this.#nonces,
       nextConnectionNumber: () => ++this.#connectionsNumbered,
       gate: new ResponseGate(options.settings.pushThrottle),
+      connectionTurns: new OutboundTurns(),
       names,
       budgets: new NameBudgets({
         maxNameLength: options.settings.maxNameLength,

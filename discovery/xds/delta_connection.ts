@@ -114,7 +114,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     }
     if (!first && !subscribedMore) return;
     // Answered through the same gate as pushes: a connect storm is throttled like a push.
-    await this.ctx.gate.run(async () => {
+    await this.gated(async () => {
       if (this.closed) return;
       const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, true);
       if (response !== undefined) await this.#sendPrepared(response);

@@ -179,3 +179,37 @@ Deno.test("Answers to new watches wait for DISCOVERY_PUSH_THROTTLE like pushes, 
     await server.close();
   }
 });
+
+Deno.test("The streams of one connection that stopped reading hold one response permit between them", async () => {
+  const server = await startTestServer({
+    settings: { sendTimeoutMs: 60_000, pushThrottle: 2 },
+    push: testPush("v1", { clusters: { a: BIG, b: 0 } }),
+  });
+  const request = (pod: string) =>
+    requestType.encode(requestType.fromObject({ node: testNode(sidecarId(pod)), type_url: CDS })).finish();
+  // Two proxies on one connection that grants only its first 64 KiB: neither first response can leave.
+  const stalled = await StalledH2Client.open(
+    server.port,
+    ADS_SERVICE_DEFINITION.StreamAggregatedResources.path,
+    request("stalled-0"),
+  );
+  const healthy = TestAdsClient.sotw(server.port);
+  try {
+    await stalled.openStream(request("stalled-1"));
+    await waitFor(
+      () => pushedTo(server, "stalled-0") && pushedTo(server, "stalled-1"),
+      "both stalled proxies admitted",
+    );
+    healthy.send({ node: testNode(sidecarId("healthy")), type_url: CDS });
+    const answer = await healthy.next();
+    assert.equal(answer.version, "v1");
+    assert.ok(answer.bytes > BIG);
+    await waitFor(() => sendsTo(server, "healthy") === 0, "the healthy proxy's send to finish");
+    assert.equal(sendsTo(server, "stalled-0") + sendsTo(server, "stalled-1"), 1, "one stalled send waits");
+    assert.deepEqual(server.service.gateStats(), { running: 1, waiting: 0 });
+  } finally {
+    healthy.close();
+    await stalled.close();
+    await server.close();
+  }
+});

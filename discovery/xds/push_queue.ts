@@ -1,7 +1,9 @@
 /**
  * The push queue: at most one pending request per proxy connection (later requests merge into it, keeping
  * its place), and at most `throttle` pushes running at once. A request for a connection whose push is
- * running is held and queued again when that push ends, so one connection never has two pushes at once.
+ * running is held and queued again when that push ends, so one connection never has two pushes at once; nor
+ * does one group of connections (the ADS streams of one HTTP/2 connection), whose pushes would otherwise hold
+ * slots while they wait for their turn at its transport.
  *
  * @module
  */
@@ -21,6 +23,11 @@ export interface PushQueueOptions<K, R> {
   readonly onError?: (key: K, error: unknown) => void;
   /** Monotonic milliseconds; `performance.now` unless a test supplies a clock. */
   readonly now?: () => number;
+  /**
+   * The group of a key (the HTTP/2 connection of a stream): a group has at most one push running, and its
+   * other keys keep their place while keys of other groups pass them. Undefined puts a key in no group.
+   */
+  readonly groupOf?: (key: K) => unknown;
 }
 
 /** Queue lengths for the debug interface and tests. */
@@ -42,6 +49,9 @@ export class PushQueue<K, R> {
   readonly #pending = new Map<K, Pending<R>>();
   /** Connections being pushed, each with the request that arrived meanwhile (if any). */
   readonly #inFlight = new Map<K, Pending<R> | undefined>();
+  /** The group of each running push that has one; a group appears at most once. */
+  readonly #runningGroups = new Map<K, unknown>();
+  readonly #busyGroups = new Set<unknown>();
   readonly #now: () => number;
   #pumpScheduled = false;
   #closed = false;
@@ -107,8 +117,15 @@ export class PushQueue<K, R> {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#inFlight.size < this.options.throttle && this.#pending.size > 0) {
-      const [key, pending] = this.#pending.entries().next().value as [K, Pending<R>];
+    for (const [key, pending] of this.#pending) {
+      if (this.#closed || this.#inFlight.size >= this.options.throttle) return;
+      const group = this.options.groupOf?.(key);
+      if (group !== undefined) {
+        // A connection whose push is running would make this one wait on its transport, holding a slot.
+        if (this.#busyGroups.has(group)) continue;
+        this.#busyGroups.add(group);
+        this.#runningGroups.set(key, group);
+      }
       this.#pending.delete(key);
       this.#inFlight.set(key, undefined);
       this.#start(key, pending);
@@ -128,6 +145,10 @@ export class PushQueue<K, R> {
   #done(key: K): void {
     const held = this.#inFlight.get(key);
     this.#inFlight.delete(key);
+    if (this.#runningGroups.has(key)) {
+      this.#busyGroups.delete(this.#runningGroups.get(key));
+      this.#runningGroups.delete(key);
+    }
     if (held !== undefined && !this.#closed) {
       const waiting = this.#pending.get(key);
       this.#pending.set(

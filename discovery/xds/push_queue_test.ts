@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { PushQueue } from "./push_queue.ts";
 
 /** A queue whose pushes finish only when the test says so. */
-function controlledQueue(throttle: number) {
+function controlledQueue(throttle: number, groupOf?: (key: string) => unknown) {
   const started: { key: string; request: string[] }[] = [];
   const finish = new Map<string, () => void>();
   const queue = new PushQueue<string, string[]>({
     throttle,
+    ...(groupOf === undefined ? {} : { groupOf }),
     merge: (older, newer) => [...older, ...newer],
     run: (key, request) => {
       started.push({ key, request });
@@ -95,4 +96,20 @@ Deno.test("PushQueue refuses a throttle below 1", () => {
     () => new PushQueue({ throttle: 0, merge: (a) => a, run: () => Promise.resolve() }),
     /Invalid push throttle "0": expected at least 1/,
   );
+});
+
+Deno.test("PushQueue runs one push of a group at a time and lets other groups' keys pass the rest", async () => {
+  // Keys "x1".."x3" share one connection; "h" has its own, and arrives last.
+  const { queue, started, done, settle } = controlledQueue(2, (key) => key.startsWith("x") ? "x" : key);
+  for (const key of ["x1", "x2", "x3", "h"]) queue.enqueue(key, [key]);
+  await settle();
+  assert.deepEqual(started.map((s) => s.key), ["x1", "h"]);
+  assert.deepEqual(queue.stats(), { pending: 2, inFlight: 2 });
+  await done("h");
+  assert.deepEqual(started.map((s) => s.key), ["x1", "h"], "x2 waits for x1 though a slot is free");
+  await done("x1");
+  assert.deepEqual(started.map((s) => s.key), ["x1", "h", "x2"]);
+  await done("x2");
+  await done("x3");
+  assert.deepEqual(queue.stats(), { pending: 0, inFlight: 0 });
 });

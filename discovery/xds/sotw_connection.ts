@@ -143,7 +143,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
 
   /** Answers a request, through the same gate as pushes: a connect storm is throttled like a push. */
   async #respond(typeUrl: string): Promise<void> {
-    await this.ctx.gate.run(async () => {
+    await this.gated(async () => {
       if (this.closed) return;
       const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, false);
       if (response !== undefined) await this.#sendPrepared(response);

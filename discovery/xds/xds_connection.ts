@@ -23,6 +23,7 @@ import type { ShapeMemo } from "./shape_memo.ts";
 import type { ListMemos } from "./list_memos.ts";
 import type { NonceSource } from "./nonce.ts";
 import type { ResponseGate } from "./response_gate.ts";
+import { type OutboundTurns, sessionOf } from "../../shared/grpc/outbound_turns.ts";
 import type { NameInterner } from "./name_interner.ts";
 import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
 import type { NackLog } from "./nack_log.ts";
@@ -73,6 +74,11 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly nacks: NackLog;
   /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
   readonly gate: ResponseGate;
+  /**
+   * Turns of the HTTP/2 connections: the streams of one connection ask for a permit one at a time, so a
+   * connection carrying a hundred streams holds one permit, not a hundred. Absent, every stream asks alone.
+   */
+  readonly connectionTurns?: OutboundTurns;
   /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
   readonly sendTimeoutMs: number;
   /** Present when config distribution tracking is on; nonces then carry the push version. */
@@ -199,6 +205,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 
   /** True once the stream has ended. */
+  /** The HTTP/2 connection the stream is on; undefined when it cannot be read. */
+  get transport(): object | undefined {
+    return sessionOf(this.call);
+  }
+
   /** Sends written and not yet taken by the peer (each bounded by the send timeout). */
   get sendsInProgress(): number {
     return this.#pendingSends.size;
@@ -231,13 +242,27 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (types.length === 0) return;
     const sent = new Set<string>();
     // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
-    await this.ctx.gate.run(async () => {
+    await this.gated(async () => {
       for (const typeUrl of types) {
         if (this.closed) return;
         if (await this.pushType(typeUrl, request, sent)) sent.add(typeUrl);
       }
     });
     if (sent.size > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  }
+
+  /**
+   * Runs `work` holding its HTTP/2 connection's turn and then a response-gate permit: a permit never waits
+   * behind a sibling stream's bytes, and a connection of many streams cannot take the permits of the rest.
+   */
+  protected gated<T>(work: () => Promise<T>): Promise<T> {
+    const turns = this.ctx.connectionTurns;
+    if (turns === undefined) return this.ctx.gate.run(work);
+    return new Promise<T>((resolve, reject) => {
+      turns.take(this.call, (endTurn) => {
+        this.ctx.gate.run(work).then(resolve, reject).finally(endTurn);
+      });
+    });
   }
 
   /** The watches of this connection by type URL. */

@@ -11,6 +11,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { GrpcService } from "../../shared/grpc/grpc_server.ts";
 import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "../../shared/grpc/prefixed_send.ts";
+import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
 import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
 import type { GrpcAdmission } from "../../shared/grpc/grpc_admission.ts";
 import type { AdsServer } from "./ads_server.ts";
@@ -24,9 +25,11 @@ export function adsGrpcService<P extends PushSnapshot>(
   service: AdsServer<P>,
   authenticate?: StreamAuthenticator,
 ): GrpcService {
+  // The streams of one connection take turns at its transport, so it never holds more than a slice unwritten.
+  const turns = new OutboundTurns();
   const gated = (call: AdsCall, serve: (caller?: StreamCaller) => void) => {
     // Responses are framed with their gRPC prefix; shared ones then go out to every proxy uncopied.
-    sendPrefixedWithoutCopy(call);
+    sendPrefixedWithoutCopy(call, { turns });
     if (authenticate === undefined) return serve();
     // Requests wait in the stream (no reader yet) while the caller is authenticated.
     authenticate(call).then(

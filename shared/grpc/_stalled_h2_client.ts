@@ -4,7 +4,7 @@
  * server can send it at most the initial 65,535-byte window; after that its writes wait. (grpc-js clients in
  * Deno keep granting credit even when paused, so they cannot play this part.) Opened with a wide window, it
  * plays the other stalled proxy: one that granted all the credit it could and then stopped reading its
- * socket, so the server's bytes wait in socket buffers instead.
+ * socket, so the server's bytes wait in socket buffers instead. More streams can be opened on the connection.
  *
  * @module
  */
@@ -44,15 +44,25 @@ function literalHeader(name: string, value: string): number[] {
   return [0x00, n.length, ...n, v.length, ...v];
 }
 
+/** `message` with its gRPC length prefix. */
+function grpcMessage(message: Uint8Array): Uint8Array {
+  const out = new Uint8Array(5 + message.length);
+  new DataView(out.buffer).setUint32(1, message.length);
+  out.set(message, 5);
+  return out;
+}
+
 /** A gRPC client stream that stops granting flow-control credit after its request. */
 export class StalledH2Client {
-  /** DATA payload bytes received on the stream. */
+  /** DATA payload bytes received on its streams. */
   dataBytes = 0;
-  /** True once the server ended the stream (trailers with END_STREAM, or RST_STREAM). */
+  /** True once the server ended a stream (trailers with END_STREAM, or RST_STREAM). */
   streamEnded = false;
   /** True once the connection is gone. */
   connectionClosed = false;
   readonly #conn: Deno.TcpConn;
+  #headers = new Uint8Array();
+  #nextStream = STREAM + 2;
   #reading: Promise<void> | undefined;
   #paused: { promise: Promise<void>; resolve: () => void } | undefined;
 
@@ -80,9 +90,7 @@ export class StalledH2Client {
       ...literalHeader("content-type", "application/grpc"),
       ...literalHeader("te", "trailers"),
     ]);
-    const grpcMessage = new Uint8Array(5 + message.length);
-    new DataView(grpcMessage.buffer).setUint32(1, message.length);
-    grpcMessage.set(message, 5);
+    client.#headers = headers;
     const settings = new Uint8Array(options.wideWindow ? 6 : 0);
     if (options.wideWindow) {
       const view = new DataView(settings.buffer);
@@ -95,9 +103,19 @@ export class StalledH2Client {
       frame(HEADERS, END_HEADERS, STREAM, headers),
     );
     if (options.wideWindow) await client.#write(frame(WINDOW_UPDATE, 0, 0, windowIncrement(0x7fff0000)));
-    await client.#write(frame(DATA, 0, STREAM, grpcMessage));
+    await client.#write(frame(DATA, 0, STREAM, grpcMessage(message)));
     client.#reading = client.#readLoop();
     return client;
+  }
+
+  /** Opens one more stream of the same path on this connection and sends one gRPC message on it. */
+  async openStream(message: Uint8Array): Promise<void> {
+    const id = this.#nextStream;
+    this.#nextStream += 2;
+    await this.#write(
+      frame(HEADERS, END_HEADERS, id, this.#headers),
+      frame(DATA, 0, id, grpcMessage(message)),
+    );
   }
 
   /** Grants a large amount of credit, as a proxy that starts reading again would. */

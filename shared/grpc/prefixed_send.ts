@@ -10,7 +10,9 @@
  *   keeps memory in proportion to the most it ever held for a stream, long after the bytes left: a
  *   thousand proxies each handed 2.4 MiB kept ~1.5 MiB each. A message longer than `sliceBytes` is handed
  *   over a slice at a time, the next once the socket has written the previous, so a stream never holds more
- *   than a slice. Other streams keep the socket busy meanwhile.
+ *   than a slice. Other streams keep the socket busy meanwhile; given `turns`, the streams of one connection
+  hand over one slice at a time between them (their pacing reads the connection's socket, which counts every
+  stream's bytes).
  *
  * Any other message goes through grpc-js as before. Prefixed messages are written as grpc-js writes one:
  * metadata first, size limits refused by grpc-js, a failed write answered with INTERNAL. A status sent while a message is half written first writes the rest of the message at once, so
@@ -23,6 +25,7 @@ import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
 import { socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 import { baseServerCall } from "./base_server_call.ts";
+import type { EndTurn, OutboundTurns } from "./outbound_turns.ts";
 
 type Serialize = (value: unknown) => Buffer;
 
@@ -37,6 +40,8 @@ interface InnerCall {
   readonly stream: {
     readonly writableEnded?: boolean;
     write(chunk: Buffer, callback: (error?: Error | null) => void): boolean;
+    once?(event: "close", listener: () => void): unknown;
+    off?(event: "close", listener: () => void): unknown;
   };
   readonly callEventTracker?: { addMessageSent(): void };
 }
@@ -45,6 +50,11 @@ interface InnerCall {
 export interface PrefixedSendOptions {
   /** Messages longer than this (prefix included) are handed to HTTP/2 in slices this long; at least 1 KiB. */
   readonly sliceBytes?: number;
+  /**
+   * Turns shared by every call of the server: the streams of one connection then hand over one slice at a
+   * time between them. Absent, each stream paces only itself.
+   */
+  readonly turns?: OutboundTurns;
 }
 
 /** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
@@ -70,6 +80,7 @@ function isInnerCall(inner: unknown): inner is InnerCall {
  */
 export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOptions = {}): boolean {
   const sliceBytes = options.sliceBytes ?? DEFAULT_SLICE_BYTES;
+  const turns = options.turns;
   if (!(Number.isInteger(sliceBytes) && sliceBytes >= 1024)) {
     throw new RangeError(`Invalid slice size ${sliceBytes}: expected an integer of at least 1024 bytes`);
   }
@@ -96,10 +107,11 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
     let offset = 0;
     let pendingWrites = 0;
     let ended = false;
-    const write = (piece: Uint8Array, then?: () => void) => {
+    const write = (piece: Uint8Array, then?: () => void, failed?: () => void) => {
       pendingWrites++;
       this.stream.write(asBuffer(piece), (error) => {
         pendingWrites--;
+        if (ended || error) failed?.();
         if (ended) return;
         if (error) {
           ended = true;
@@ -113,15 +125,22 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
         ended = true;
         this.callEventTracker?.addMessageSent();
         callback();
+        then?.();
       });
     };
     const next = () => {
       if (ended || offset >= frame.length) return;
+      if (turns === undefined) return handSlice(() => {});
+      turns.take(call, handSlice);
+    };
+    const handSlice = (endTurn: EndTurn) => {
       // A stream reset by the peer or ended under the message takes no more slices (writing to it errs).
-      if (this.checkCancelled() || this.stream.writableEnded === true) {
-        ended = true;
-        finishSlicing = undefined;
-        return;
+      if (ended || offset >= frame.length || this.checkCancelled() || this.stream.writableEnded === true) {
+        if (offset < frame.length) {
+          ended = true;
+          finishSlicing = undefined;
+        }
+        return endTurn();
       }
       const end = Math.min(frame.length, offset + sliceBytes);
       const before = socketBytesWritten(call);
@@ -129,8 +148,18 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
       offset = end;
       if (end === frame.length) finishSlicing = undefined;
       const target = before === undefined ? undefined : before + piece.length;
-      // The next slice once the socket has written this one (or the call is gone).
-      write(piece, () => void whenOutboundLeft(call, target).then(next, next));
+      // The turn ends, and the next slice goes, once the socket has written this one or the stream is gone
+      // (a stream destroyed under a write may never call it back).
+      const release = () => {
+        this.stream.off?.("close", release);
+        endTurn();
+      };
+      this.stream.once?.("close", release);
+      const done = () => {
+        release();
+        next();
+      };
+      write(piece, () => void whenOutboundLeft(call, target).then(done, done), release);
     };
     finishSlicing = () => {
       finishSlicing = undefined;
