@@ -14,19 +14,11 @@ import {
   generateKeyPair,
   issueCertificate,
 } from "../shared/pki/mod.ts";
-import { CaKeyStore } from "../discovery/ca/ca_keys.ts";
+import { openBenchCaKeys } from "./_ca_keys.ts";
 import { ClientCertAuthenticator } from "../discovery/ca/caller_authenticator.ts";
 import { CaService, type CsrLimits, DEFAULT_CSR_LIMITS } from "../discovery/ca/ca_service.ts";
 
-const keys = await CaKeyStore.open({
-  rootCaDir: `/tmp/mesh-no-such-ca-dir-${crypto.randomUUID()}`,
-  trustDomain: "cluster.local",
-  selfSignedTtlMs: 365 * 24 * 3_600_000,
-  rsaKeySize: 2048,
-  gracePercent: 20,
-  now: () => new Date(),
-  log: silentLogger,
-});
+const keys = await openBenchCaKeys();
 const pair = await generateKeyPair({ algorithm: "ECDSA" });
 const csr = await createCertificateRequest(pair, {});
 // About 527 KB of PEM, like the finding's: a well-formed request with six 64 KiB URIs.

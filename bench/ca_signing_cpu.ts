@@ -7,14 +7,13 @@
  *
  * @module
  */
-import { silentLogger } from "../shared/log/logger.ts";
 import {
   createCertificateRequest,
   generateKeyPair,
   issueCertificate,
   parseCertificateRequestPem,
 } from "../shared/pki/mod.ts";
-import { CaKeyStore } from "../discovery/ca/ca_keys.ts";
+import { openBenchCaKeys } from "./_ca_keys.ts";
 import { signCsr } from "../discovery/ca/ca_signer.ts";
 
 /** CPU milliseconds of the main thread and of all others (utime + stime, clock ticks of 10 ms). */
@@ -48,15 +47,7 @@ async function measure(label: string, runs: number, step: () => Promise<unknown>
   );
 }
 
-const keys = await CaKeyStore.open({
-  rootCaDir: `/tmp/mesh-no-such-ca-dir-${crypto.randomUUID()}`,
-  trustDomain: "cluster.local",
-  selfSignedTtlMs: 365 * 24 * 3_600_000,
-  rsaKeySize: 2048,
-  gracePercent: 20,
-  now: () => new Date(),
-  log: silentLogger,
-});
+const keys = await openBenchCaKeys();
 const pair = await generateKeyPair({ algorithm: "ECDSA" });
 const csr = await createCertificateRequest(pair, { uris: ["spiffe://cluster.local/ns/a/sa/b"] });
 const large = await createCertificateRequest(pair, {
