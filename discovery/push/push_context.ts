@@ -98,6 +98,10 @@ export interface PushContextInputs {
   readonly outboundHttp?: OutboundHttpOptions;
   /** Protocol-aware network filters (default: all off). */
   readonly protocolFilters?: ProtocolFilterOptions;
+  /** `DISCOVERY_INITIAL_FETCH_TIMEOUT`, nanoseconds; absent (the default): the proxy's own default applies. */
+  readonly initialFetchTimeoutNs?: bigint;
+  /** `DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG` (default false). */
+  readonly filterGatewayClusters?: boolean;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
@@ -126,6 +130,13 @@ export class PushContext {
   readonly outboundHttp: OutboundHttpOptions;
   /** Protocol-aware network filters, read by the listener and cluster generators. */
   readonly protocolFilters: ProtocolFilterOptions;
+  /**
+   * `initial_fetch_timeout` of the EDS config source of generated clusters, nanoseconds; absent when the
+   * setting was not given, so the field is left out and Envoy's own default applies, as the reference does.
+   */
+  readonly initialFetchTimeoutNs?: bigint;
+  /** Gateways get only the clusters of the destinations of the VirtualServices bound to them. */
+  readonly filterGatewayClusters: boolean;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -169,6 +180,8 @@ export class PushContext {
     this.protocolSniffing = inputs.protocolSniffing ?? DEFAULT_PROTOCOL_SNIFFING;
     this.outboundHttp = inputs.outboundHttp ?? { http10: false, useRemoteAddress: false };
     this.protocolFilters = inputs.protocolFilters ?? NO_PROTOCOL_FILTERS;
+    if (inputs.initialFetchTimeoutNs !== undefined) this.initialFetchTimeoutNs = inputs.initialFetchTimeoutNs;
+    this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

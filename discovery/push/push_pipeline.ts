@@ -21,7 +21,7 @@ export interface PushPipelineOptions {
   readonly mesh: () => PushMeshConfig;
   /** `--domain`. */
   readonly domain: string;
-  /** Read once: the DISCOVERY_DEBOUNCE_*, EDS debounce, gateway scoping and delegate settings. */
+  /** Read once: the DISCOVERY_DEBOUNCE_*, EDS debounce, gateway scoping, delegate and Envoy generation settings. */
   readonly env: EnvSettings;
   /** Where debounce, push and snapshot metrics are recorded; none when absent. */
   readonly metrics?: Metrics;
@@ -69,6 +69,10 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     mysql: env.bool("DISCOVERY_ENABLE_MYSQL_FILTER"),
     thrift: env.bool("DISCOVERY_ENABLE_THRIFT_FILTER"),
   });
+  const initialFetchTimeoutNs = env.isSet("DISCOVERY_INITIAL_FETCH_TIMEOUT")
+    ? env.duration("DISCOVERY_INITIAL_FETCH_TIMEOUT")
+    : undefined;
+  const filterGatewayClusters = env.bool("DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG");
   let builds = 0;
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
   let derived: DerivedMemo | undefined;
@@ -85,6 +89,8 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         protocolSniffing,
         outboundHttp,
         protocolFilters,
+        ...(initialFetchTimeoutNs === undefined ? {} : { initialFetchTimeoutNs }),
+        filterGatewayClusters,
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

@@ -81,3 +81,33 @@ Deno.test("DISCOVERY_ENABLE_{REDIS,MYSQL,THRIFT}_FILTER reach the snapshots the 
     pipeline.close();
   }
 });
+
+Deno.test("DISCOVERY_INITIAL_FETCH_TIMEOUT and DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG reach the snapshots", async (t) => {
+  const snapshot = (environment: Record<string, string>) => {
+    const w = world();
+    const pipeline = createPushPipeline({
+      store: w.store,
+      registry: w.registry,
+      mesh: () => MESH,
+      domain: "cluster.local",
+      env: new EnvSettings("discovery", environment),
+      log: silentLogger,
+    });
+    try {
+      const push = pipeline.stage.current();
+      return { timeout: push.initialFetchTimeoutNs, filter: push.filterGatewayClusters };
+    } finally {
+      pipeline.close();
+    }
+  };
+  await t.step("by default: no timeout (the field is left out) and no filtering", () => {
+    assert.deepEqual(snapshot({}), { timeout: undefined, filter: false });
+  });
+  await t.step("given, even as 0s, the timeout is set; the filter follows its switch", () => {
+    assert.deepEqual(snapshot({ DISCOVERY_INITIAL_FETCH_TIMEOUT: "0s" }), { timeout: 0n, filter: false });
+    assert.deepEqual(
+      snapshot({ DISCOVERY_INITIAL_FETCH_TIMEOUT: "250ms", DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG: "true" }),
+      { timeout: 250_000_000n, filter: true },
+    );
+  });
+});

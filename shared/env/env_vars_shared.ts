@@ -362,9 +362,9 @@ export const SHARED_ENV_VARS: readonly EnvVarSpec[] = [
   {
     name: "DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG",
     type: "bool",
-    default: "true",
+    default: "false",
     programs: BOTH,
-    description: "",
+    description: "Gateways get only the clusters of the destinations of the VirtualServices bound to them.",
   },
   {
     name: "DISCOVERY_HTTP10",

@@ -36,6 +36,11 @@ import { connectionFields } from "./cluster_protocol.ts";
 import { protocolFilterFor } from "./protocol_filters.ts";
 import { meshSni, upstreamTlsFields, type UpstreamTlsPlan, upstreamTlsPlan } from "./upstream_tls.ts";
 import { derivedTable } from "../../push/derived_memo.ts";
+import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
+import { gatewayDestinationHosts } from "./gateway_destinations.ts";
+
+/** A cluster plan with the config keys it depends on, and for an outbound cluster its service's host. */
+type Planned = { plan: EnvoyClusterPlan; dependsOn: string[]; host?: string };
 
 /** Drops connections to destinations the mesh does not know (REGISTRY_ONLY). */
 export const BLACK_HOLE_CLUSTER = "BlackHoleCluster";
@@ -76,6 +81,8 @@ export interface EnvoyClusterPlan {
   readonly localityWeighted?: boolean;
   /** A Redis port under `DISCOVERY_ENABLE_REDIS_FILTER`: Maglev, whatever the DestinationRule says. */
   readonly maglev?: boolean;
+  /** `initial_fetch_timeout` of an EDS cluster's config source (`DISCOVERY_INITIAL_FETCH_TIMEOUT`), when set. */
+  readonly initialFetchTimeout?: DurationObject;
 }
 
 function loadAssignment(name: string, endpoints: readonly StaticEndpoint[]): EnvoyObject {
@@ -104,7 +111,11 @@ export function envoyCluster(plan: EnvoyClusterPlan): EnvoyObject {
     EDS: {
       type: "EDS",
       eds_cluster_config: {
-        eds_config: { ads: {}, resource_api_version: "V3" },
+        eds_config: {
+          ads: {},
+          resource_api_version: "V3",
+          ...(plan.initialFetchTimeout ? { initial_fetch_timeout: plan.initialFetchTimeout } : {}),
+        },
         service_name: plan.edsServiceName ?? plan.name,
       },
     },
@@ -197,11 +208,7 @@ function dnsEndpoints(
   return out;
 }
 
-function outboundPlans(
-  proxy: Proxy,
-  push: PushContext,
-  service: Service,
-): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
+function outboundPlans(proxy: Proxy, push: PushContext, service: Service): Planned[] {
   const rule = push.destinationRule(proxy, service);
   const dependsOn = [serviceKey(service.namespace, service.hostname)];
   for (const source of rule?.sources ?? []) {
@@ -209,7 +216,7 @@ function outboundPlans(
   }
   const identities = serviceIdentities(push, service, push.mesh.trustDomain);
   const subsets = [{ name: "", labels: undefined, trafficPolicy: undefined }, ...(rule?.spec.subsets ?? [])];
-  const out: { plan: EnvoyClusterPlan; dependsOn: string[] }[] = [];
+  const out: Planned[] = [];
   for (const port of service.ports) {
     for (const subset of subsets) {
       const name = outboundClusterName(service.hostname, port.port, subset.name);
@@ -236,13 +243,16 @@ function outboundPlans(
         protocol: port.protocol,
         ...(localityWeighted ? { localityWeighted } : {}),
         ...(maglev ? { maglev } : {}),
+        ...(discovery === "EDS" && push.initialFetchTimeoutNs !== undefined
+          ? { initialFetchTimeout: durationFromNanos(push.initialFetchTimeoutNs) }
+          : {}),
         ...(policy ? { policy } : {}),
         tls,
         ...(discovery === "STRICT_DNS"
           ? { endpoints: dnsEndpoints(push, service, port.port, subsetLabels) }
           : {}),
       };
-      out.push({ plan, dependsOn });
+      out.push({ plan, dependsOn, host: service.hostname });
     }
   }
   return out;
@@ -289,8 +299,6 @@ function inboundPlans(proxy: Proxy, push: PushContext): { plan: EnvoyClusterPlan
   return [...byPort.keys()].sort((a, b) => a - b).map((port) => byPort.get(port)!);
 }
 
-type Planned = { plan: EnvoyClusterPlan; dependsOn: string[] };
-
 /**
  * Each plan's resource (name, cache key, builder), made once per plan. Outbound plans are shared by every
  * sidecar of a namespace and scope, and a key holds the plan's canonical JSON: made per proxy, that JSON and
@@ -332,6 +340,19 @@ function sharedOutboundPlans(proxy: Proxy, push: PushContext): Planned[] {
   byGeneration.clear();
   byGeneration.set(generation, plans);
   return plans;
+}
+
+/**
+ * The outbound plans a proxy gets: all of them, except that under `DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG` a
+ * gateway gets only those of the hosts its bound VirtualServices route or mirror to (none when no Gateway
+ * selects it). The SNI-DNAT clones stay unfiltered, as the reference builds them from every service.
+ */
+function gatewayOutbound(proxy: Proxy, push: PushContext, outbound: readonly Planned[]): readonly Planned[] {
+  if (proxy.type !== "router" || !push.filterGatewayClusters) return outbound;
+  // Which plans are kept is decided at every generation, so a cluster's content (its cache key) does not
+  // depend on the VirtualServices that select it.
+  const hosts = gatewayDestinationHosts(proxy, push);
+  return outbound.filter((entry) => entry.host !== undefined && hosts.has(entry.host));
 }
 
 /**
@@ -412,7 +433,7 @@ export const envoyCdsGenerator: XdsGenerator<PushContext> = {
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const outbound = sharedOutboundPlans(proxy, push);
     const plans = [
-      ...outbound,
+      ...gatewayOutbound(proxy, push, outbound),
       ...sniDnatPlans(proxy, push, outbound),
       ...jwksPlans(proxy, push),
       ...inboundPlans(proxy, push),

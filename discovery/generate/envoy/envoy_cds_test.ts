@@ -198,3 +198,48 @@ Deno.test("A namespace with a DestinationRule of its own for another's host gets
     assert.equal(ids.other, plain, `and not to the others (${order})`);
   }
 });
+
+Deno.test("Envoy CDS sets DISCOVERY_INITIAL_FETCH_TIMEOUT on EDS clusters' ADS config source only when it is given", async (t) => {
+  const world = new World().apply(...envoyResources());
+  const edsConfig = (cluster: Obj | undefined) =>
+    (cluster?.eds_cluster_config as Obj | undefined)?.eds_config as Obj | undefined;
+  const eds = `outbound|7070||${GREETER}`;
+  const dns = "outbound|5432||db.example.com";
+  const unset = run(envoyCdsGenerator, envoySidecar(), world.push());
+
+  await t.step("absent by default, so Envoy's own default applies, as the reference leaves it", () => {
+    for (const [name, cluster] of unset.byName) {
+      assert.equal(edsConfig(cluster)?.initial_fetch_timeout, undefined, name);
+    }
+  });
+
+  for (
+    const [given, ns, expected] of [
+      ["1.5s", 1_500_000_000n, { seconds: "1", nanos: 500_000_000 }],
+      ["0s", 0n, {}],
+    ] as const
+  ) {
+    await t.step(
+      `given as ${given}: on every EDS cluster, valid by Envoy's schema, and in the cache key`,
+      () => {
+        const set = run(envoyCdsGenerator, envoySidecar(), world.push({ initialFetchTimeoutNs: ns }));
+        assert.deepEqual(edsConfig(set.byName.get(eds)), {
+          ads: {},
+          resource_api_version: "V3",
+          initial_fetch_timeout: expected,
+        });
+        // DNS, static and original-destination clusters have no config source to time out.
+        assert.equal(set.byName.get(dns)?.eds_cluster_config, undefined);
+        for (const [name, cluster] of set.byName) {
+          const withoutTimeout = JSON.parse(
+            JSON.stringify(cluster, (k, v) => k === "initial_fetch_timeout" ? undefined : v),
+          );
+          assert.deepEqual(withoutTimeout, unset.byName.get(name), `${name} differs only by the timeout`);
+          const violations = validatePgvAny(set.bytes.get(name)!);
+          assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+        }
+        assert.notEqual(set.cacheable.get(eds)!.key.id, unset.cacheable.get(eds)!.key.id);
+      },
+    );
+  }
+});
