@@ -128,7 +128,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         let first = true;
         for (const request of latest.values()) {
           // As Envoy asks on a new stream: the version it holds, no nonce (the old server's nonces mean nothing
-          // to the new one, which answers a request without a nonce with its full state).
+          // to the new one, which answers a request without a nonce with its full state) and no rejection (which
+          // the new server would record and leave unanswered).
           const { response_nonce: _nonce, error_detail: _error, ...rest } = requestType.toObject(request);
           const copy = requestType.fromObject({ ...rest, ...(first && node !== undefined ? { node } : {}) });
           first = false;
