@@ -46,16 +46,32 @@ export interface XdsProxyOptions {
    * responses go here and are acknowledged by the agent; the proxy never sees them.
    */
   readonly nameTable?: NameTableSubscription;
+  /** The jitter source of the upstream backoff, [0, 1); default `Math.random`. */
+  readonly random?: () => number;
 }
 
-/** Backoff between upstream attempts: doubling from `first` to `max`. */
-export const UPSTREAM_BACKOFF_MS = { first: 200, max: 30_000 } as const;
+/**
+ * Backoff between upstream attempts: doubling from `first` to `max`, each wait drawn within `jitter` of its
+ * step so the agents of a restarted discovery server do not all come back at once.
+ */
+export const UPSTREAM_BACKOFF_MS = { first: 200, max: 15_000, jitter: 0.2 } as const;
+
+/**
+ * The wait before upstream attempt `attempt` (1 after the first loss): `first` doubled per attempt, within
+ * ±`jitter` of that step, never past `max`. `random` returns [0, 1).
+ */
+export function upstreamRetryDelayMs(attempt: number, random: () => number): number {
+  const { first, max, jitter } = UPSTREAM_BACKOFF_MS;
+  const step = Math.min(first * 2 ** Math.min(Math.max(attempt - 1, 0), 30), max);
+  return Math.min(Math.round(step * (1 - jitter + 2 * jitter * random())), max);
+}
 
 type Stream = grpc.ClientDuplexStream<Buffer, Buffer>;
 
 /** Relays ADS from `options.socket` to `options.upstream`. */
 export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGrpcServer> {
   const { upstream, secrets, log } = options;
+  const random = options.random ?? Math.random;
   const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
   const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
   let client: grpc.Client | undefined;
@@ -75,6 +91,10 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     client = new Client(upstream.address, credentials, {
       ...(upstream.mutualTls ? { "grpc.ssl_target_name_override": upstream.serverName } : {}),
       "grpc.max_receive_message_length": options.maxReceiveMessageBytes,
+      // The channel's own reconnect backoff (grpc-js: up to 120 s) would otherwise outlast the relay's after
+      // a long outage: every attempt would fail at once until the channel tried the server again.
+      "grpc.initial_reconnect_backoff_ms": UPSTREAM_BACKOFF_MS.first,
+      "grpc.max_reconnect_backoff_ms": UPSTREAM_BACKOFF_MS.max,
     });
     clientFor = secret;
     return client;
@@ -107,11 +127,11 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       const replay = (stream: Stream) => {
         let first = true;
         for (const request of latest.values()) {
-          const copy = requestType.fromObject({
-            ...requestType.toObject(request),
-            response_nonce: "",
-            ...(first && node !== undefined ? { node } : {}),
-          });
+          // As Envoy asks on a new stream: the version it holds, no nonce (the old server's nonces mean nothing
+          // to the new one, which answers a request without a nonce with its full state) and no rejection (which
+          // the new server would record and leave unanswered).
+          const { response_nonce: _nonce, error_detail: _error, ...rest } = requestType.toObject(request);
+          const copy = requestType.fromObject({ ...rest, ...(first && node !== undefined ? { node } : {}) });
           first = false;
           stream.write(Buffer.from(requestType.encode(copy).finish()));
         }
@@ -122,7 +142,13 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           .StreamAggregatedResources();
         up = stream;
         stream.on("data", (data: Buffer) => {
-          failures = 0;
+          if (failures > 0) {
+            log.info("upstream ADS stream back; the proxy's subscriptions were replayed", {
+              attempts: failures,
+              types: latest.size,
+            });
+            failures = 0;
+          }
           if (nameTable?.take(data, stream)) return;
           options.snapshot?.record(data);
           down.write(data);
@@ -131,7 +157,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           if (up !== stream || closed) return;
           up = undefined;
           failures++;
-          const waitMs = Math.min(UPSTREAM_BACKOFF_MS.first * 2 ** (failures - 1), UPSTREAM_BACKOFF_MS.max);
+          const waitMs = upstreamRetryDelayMs(failures, random);
           if (failures === 1 || failures % 10 === 0) {
             log.warn("upstream ADS stream lost; keeping the proxy's stream and reconnecting", {
               details,

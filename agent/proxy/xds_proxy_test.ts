@@ -7,7 +7,9 @@ import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
-import { startXdsProxy } from "./xds_proxy.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
+import { startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
 
 const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
 
@@ -67,5 +69,145 @@ Deno.test("The xDS proxy relays a response of megabytes to the proxy byte for by
     await proxy.close(0);
     await upstream.close(0);
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * A discovery server on `listen` that answers each request but its own acknowledgements and rejections (as
+ * the discovery server does) with a cluster response of `version`; the requests go to `requests`.
+ */
+async function versionedAdsServer(listen: string, version: string, requests: Record<string, unknown>[] = []) {
+  return await startGrpcServer({
+    name: "Upstream",
+    listen: { tcp: listen, flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: ADS_SERVICE_DEFINITION,
+      implementation: {
+        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          call.on("data", (data: Buffer) => {
+            const request = requestType.toObject(requestType.decode(data)) as {
+              response_nonce?: string;
+              error_detail?: unknown;
+            };
+            requests.push(request);
+            if (request.response_nonce?.startsWith(version) || request.error_detail !== undefined) return;
+            call.write(Buffer.from(frameDiscoveryResponse({
+              version_info: version,
+              resources: [],
+              type_url: TYPE_URL.cluster,
+              nonce: `${version}-nonce`,
+            })));
+          });
+          call.on("error", () => {});
+          call.on("end", () => call.end());
+        },
+        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
+      } as never,
+    }],
+  });
+}
+
+/**
+ * A proxy on the relay subscribes, answers each response as `answer` says, and sees the discovery server
+ * restart: its stream stays open, it gets the new server's configuration, and the new server gets the proxy's
+ * subscription as it stood, as `replayedFirst`.
+ */
+async function acrossRestart(answer: "ack" | "nack", replayedFirst: Record<string, unknown>) {
+  let upstream = await versionedAdsServer("127.0.0.1:0", "first");
+  const address = upstream.address;
+  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
+  const log = new RecordingLogger();
+  const proxy = await startXdsProxy({
+    socket: `${dir}/xds.sock`,
+    upstream: { address, mutualTls: false, serverName: "unused" },
+    secrets: { current: undefined, onChange: () => () => {} },
+    log,
+    maxReceiveMessageBytes: 16 * 1024 * 1024,
+  });
+  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
+  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
+  const responseType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryResponse");
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    const versions: string[] = [];
+    const failures: unknown[] = [];
+    call.on("error", (error) => failures.push(error));
+    call.on("end", () => failures.push("end"));
+    call.on("data", (data: Buffer) => {
+      const response = responseType.toObject(responseType.decode(data)) as {
+        version_info: string;
+        nonce: string;
+      };
+      versions.push(response.version_info);
+      call.write(Buffer.from(
+        requestType.encode(requestType.fromObject({
+          type_url: TYPE_URL.cluster,
+          response_nonce: response.nonce,
+          resource_names: ["outbound|80||a.default.svc.cluster.local"],
+          ...(answer === "ack"
+            ? { version_info: response.version_info }
+            : { error_detail: { code: 3, message: "Invalid cluster" } }),
+        })).finish(),
+      ));
+    });
+    call.write(Buffer.from(
+      requestType.encode(requestType.fromObject({
+        type_url: TYPE_URL.cluster,
+        node: { id: "sidecar~10.0.0.1~a.default~default.svc.cluster.local" },
+        resource_names: ["outbound|80||a.default.svc.cluster.local"],
+      })).finish(),
+    ));
+    await waitFor(() => versions.includes("first"), "the first server's configuration");
+
+    await upstream.close(0);
+    const replayed: Record<string, unknown>[] = [];
+    upstream = await versionedAdsServer(address, "second", replayed);
+    await waitFor(() => versions.includes("second"), "the restarted server's configuration", 20_000);
+    assert.deepEqual(failures, []);
+    assert.deepEqual(versions, ["first", "second"]);
+    assert.deepEqual(replayed[0], replayedFirst);
+    const back = log.matching("info", "upstream ADS stream back");
+    assert.equal(back.length, 1);
+    assert.ok((back[0].fields?.attempts as number) >= 1);
+    call.cancel();
+  } finally {
+    client.close();
+    await proxy.close(0);
+    await upstream.close(0);
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("The xDS proxy keeps the proxy's stream open across a discovery server restart and replays its subscription", async () => {
+  // As Envoy asks on a new stream: the version it holds, with the node, without the old server's nonce.
+  await acrossRestart("ack", {
+    type_url: TYPE_URL.cluster,
+    node: { id: "sidecar~10.0.0.1~a.default~default.svc.cluster.local" },
+    resource_names: ["outbound|80||a.default.svc.cluster.local"],
+    version_info: "first",
+  });
+});
+
+Deno.test("The xDS proxy replays a subscription the proxy last answered with a rejection as a plain request", async () => {
+  // A replayed rejection would be recorded by the new server and left unanswered.
+  await acrossRestart("nack", {
+    type_url: TYPE_URL.cluster,
+    node: { id: "sidecar~10.0.0.1~a.default~default.svc.cluster.local" },
+    resource_names: ["outbound|80||a.default.svc.cluster.local"],
+  });
+});
+
+Deno.test("The xDS proxy's upstream backoff doubles within its jitter and stops at its cap", () => {
+  const { first, max, jitter } = UPSTREAM_BACKOFF_MS;
+  assert.ok(first >= 100 && first <= 1_000 && max <= 15_000);
+  assert.equal(upstreamRetryDelayMs(1, () => 0.5), first);
+  assert.equal(upstreamRetryDelayMs(1, () => 0), Math.round(first * (1 - jitter)));
+  assert.ok(upstreamRetryDelayMs(1, () => 0.999) > first);
+  assert.equal(upstreamRetryDelayMs(3, () => 0.5), first * 4);
+  for (const attempt of [10, 50, 10_000]) {
+    assert.ok(upstreamRetryDelayMs(attempt, () => 0.999) <= max);
+    assert.ok(upstreamRetryDelayMs(attempt, () => 0) >= max * (1 - jitter));
   }
 });
