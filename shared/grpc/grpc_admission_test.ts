@@ -14,7 +14,6 @@ import { outboundState } from "./outbound_state.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { PeerLogLimiter } from "./peer_log_limiter.ts";
 
 const HELLO = new TextEncoder().encode("hello");
 
@@ -197,17 +196,4 @@ Deno.test("an IPv4-mapped IPv6 peer counts as its IPv4 address", () => {
   assert.equal(peerAddressKey("::ffff:10.0.0.1"), "10.0.0.1");
   assert.equal(peerAddressKey("::1"), "::1");
   assert.equal(peerAddressKey(undefined), "unix socket");
-});
-
-Deno.test("PeerLogLimiter lets one line a period through per peer, counting those passed over", () => {
-  let now = 0;
-  const limiter = new PeerLogLimiter(60_000, () => now, 2);
-  assert.equal(limiter.take("a"), 0);
-  assert.equal(limiter.take("a"), undefined);
-  assert.equal(limiter.take("a"), undefined);
-  assert.equal(limiter.take("b"), 0, "another peer has its own budget");
-  assert.equal(limiter.take("c"), undefined, "no room for a third peer while none is stale");
-  now = 60_000;
-  assert.equal(limiter.take("a"), 2);
-  assert.equal(limiter.take("c"), 0, "a stale peer made room");
 });

@@ -20,7 +20,7 @@ import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
-import { PeerLogLimiter } from "./peer_log_limiter.ts";
+import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import { keepAccepting } from "./accept_rearm.ts";
 
 /** Where a server listens, and the flag that named it (used in errors and logs). */

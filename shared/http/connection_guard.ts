@@ -2,7 +2,7 @@ import type { Logger } from "../log/logger.ts";
 import { Http1Framer } from "./http1_framer.ts";
 import type { ListenAddress } from "./listen_address.ts";
 import { type ConnectionSlot, ConnectionSlots } from "./connection_slots.ts";
-import { PeerLogThrottle } from "./peer_log_throttle.ts";
+import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 
 /** Time and size bounds on each connection of an HTTP listener. */
 export interface ConnectionLimits {
@@ -63,7 +63,7 @@ export interface ConnectionGuardOptions {
   /** Called for each connection refused or evicted, with the client's address. */
   readonly onRefused?: (reason: ConnectionRefusal, peer: string) => void;
   /** Decides which refusals are logged (default: once per peer per minute). */
-  readonly logThrottle?: PeerLogThrottle;
+  readonly logThrottle?: PeerLogLimiter;
 }
 
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
@@ -97,20 +97,21 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
   const listener = Deno.listen(options.listen);
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
-  const throttle = options.logThrottle ?? new PeerLogThrottle();
+  const throttle = options.logThrottle ?? new PeerLogLimiter();
   const stopped = Promise.withResolvers<void>();
   let closing = false;
 
   const refused = (reason: ConnectionRefusal, peer: string) => {
     options.onRefused?.(reason, peer);
-    if (!throttle.take(peer)) return;
+    const passedOver = throttle.take(peer);
+    if (passedOver === undefined) return;
     const why = {
       connections: `${limits.maxConnections} connections open, all with a request in progress; refused one`,
       peer_connections:
         `${limits.maxConnectionsPerPeer} connections open from one address, all with a request in progress; refused one`,
       evicted: "connection limit reached; closed the connection idle the longest to make room",
     }[reason];
-    log.warn(`${name}: ${why}`, { peer, reason });
+    log.warn(`${name}: ${why}`, { peer, reason, passedOver });
   };
 
   const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer));

@@ -7,7 +7,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   startConnectionGuard,
 } from "./connection_guard.ts";
-import { PeerLogThrottle } from "./peer_log_throttle.ts";
+import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import {
   type AdmittedRequest,
   DEFAULT_REQUEST_LIMITS,
@@ -76,14 +76,15 @@ export async function serveHttp(
   let bound: ListenAddress | undefined;
   const listening = Promise.withResolvers<void>();
   const refusals = limits.metrics?.counter("http_server_refused");
-  const throttle = new PeerLogThrottle(60_000, limits.now);
+  const throttle = new PeerLogLimiter(60_000, limits.now);
   const requestLimits = limits.requests ?? DEFAULT_REQUEST_LIMITS;
   const admission = new RequestAdmission(requestLimits);
   const refuse = (reason: RequestRefusal, peer: string): Response => {
     refusals?.inc({ server: name, reason });
     const own = reason.startsWith("peer_");
-    if (throttle.take(peer)) {
-      log.warn(`${name}: request refused, ${REFUSAL_TEXT[reason]}`, { peer, reason });
+    const passedOver = throttle.take(peer);
+    if (passedOver !== undefined) {
+      log.warn(`${name}: request refused, ${REFUSAL_TEXT[reason]}`, { peer, reason, passedOver });
     }
     const response = jsonError(own ? 429 : 503, `Too many requests in progress: ${REFUSAL_TEXT[reason]}`);
     response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));

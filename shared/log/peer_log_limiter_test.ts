@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { PeerLogLimiter } from "./peer_log_limiter.ts";
+
+Deno.test("PeerLogLimiter lets one line per address through each period", () => {
+  let now = 0;
+  const limiter = new PeerLogLimiter(60_000, () => now);
+  const logged = (peer: string) => limiter.take(peer) !== undefined;
+  assert.deepEqual([logged("a"), logged("a"), logged("b")], [true, false, true]);
+  now = 59_999;
+  assert.equal(logged("a"), false);
+  now = 60_000;
+  assert.deepEqual([logged("a"), logged("b")], [true, true]);
+});
+
+Deno.test("PeerLogLimiter lets one line a period through per peer, counting those passed over", () => {
+  let now = 0;
+  const limiter = new PeerLogLimiter(60_000, () => now, 2);
+  assert.equal(limiter.take("a"), 0);
+  assert.equal(limiter.take("a"), undefined);
+  assert.equal(limiter.take("a"), undefined);
+  assert.equal(limiter.take("b"), 0, "another peer has its own budget");
+  assert.equal(limiter.take("c"), undefined, "no room for a third peer while none is stale");
+  now = 60_000;
+  assert.equal(limiter.take("a"), 2);
+  assert.equal(limiter.take("c"), 0, "a stale peer made room");
+});
