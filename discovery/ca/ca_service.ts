@@ -9,6 +9,7 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
+import { excerpt } from "../../shared/log/excerpt.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { peerCertificateChainDer, peerCertificateDer } from "../../shared/grpc/mod.ts";
@@ -150,7 +151,7 @@ export class CaService {
       if (rate.first) {
         deps.log.warn("CA rate-limited a caller", { identity, retryAfterMs: rate.retryAfterMs });
       }
-      const who = JSON.stringify(identity.slice(0, 200));
+      const who = `"${excerpt(identity, 200)}"`;
       throw statusError(
         grpc.status.RESOURCE_EXHAUSTED,
         `Too many certificate requests from ${who}: expected at most ${deps.limits.rateBurst} at once and ` +

@@ -4,6 +4,7 @@
  * @module
  */
 import { parse } from "yaml";
+import { excerpt } from "../../shared/log/excerpt.ts";
 
 /** An annotation of the pod that injection cannot use; the message names it and says what is expected. */
 export class InvalidAnnotationError extends Error {
@@ -13,7 +14,7 @@ export class InvalidAnnotationError extends Error {
   }
 }
 
-const excerpt = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+const quoted = (value: string) => `"${excerpt(value, 64)}"`;
 
 function port(text: string): boolean {
   const t = text.trim();
@@ -24,7 +25,7 @@ function portList(name: string, value: string): string | undefined {
   const trimmed = value.trim();
   if (trimmed === "") return undefined;
   const bad = trimmed.split(",").find((p) => !port(p));
-  return bad === undefined ? undefined : `${name} invalid: ${excerpt(bad)} is not a port (0-65535)`;
+  return bad === undefined ? undefined : `${name} invalid: ${quoted(bad)} is not a port (0-65535)`;
 }
 
 function cidr(text: string): boolean {
@@ -40,7 +41,7 @@ function cidr(text: string): boolean {
 function cidrList(name: string, value: string): string | undefined {
   if (value === "") return undefined;
   const bad = value.split(",").find((c) => !cidr(c));
-  return bad === undefined ? undefined : `${name} invalid: ${excerpt(bad)} is not a CIDR such as 10.0.0.0/8`;
+  return bad === undefined ? undefined : `${name} invalid: ${quoted(bad)} is not a CIDR such as 10.0.0.0/8`;
 }
 
 const uint32 = (value: string) =>
@@ -98,7 +99,7 @@ export function validateSidecarAnnotations(annotations: Readonly<Record<string, 
     if (problem !== undefined) {
       throw new InvalidAnnotationError(
         name,
-        `Invalid value ${excerpt(annotations[name])} for annotation "${name}": ${problem}`,
+        `Invalid value ${quoted(annotations[name])} for annotation "${name}": ${problem}`,
       );
     }
   }

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Logger } from "../../shared/log/logger.ts";
-import { excerpt } from "./text_excerpt.ts";
+import { excerpt } from "../../shared/log/excerpt.ts";
 
 /** Longest part of a proxy's error text a log line quotes, in characters. */
 export const NACK_TEXT_LOGGED = 512;

@@ -27,7 +27,7 @@ import { type OutboundTurns, sessionOf } from "../../shared/grpc/outbound_turns.
 import type { NameInterner } from "./name_interner.ts";
 import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
 import type { NackLog } from "./nack_log.ts";
-import { excerpt } from "./text_excerpt.ts";
+import { excerpt } from "../../shared/log/excerpt.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
 import { pushOrder } from "./xds_types.ts";
