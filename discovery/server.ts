@@ -199,14 +199,12 @@ export async function startDiscovery(
     }
     : undefined;
   const servers: RunningServer[] = [];
-  const listener = (name: string, open: () => Promise<RunningServer>): Component => {
-    let server: RunningServer | undefined;
-    return {
-      name,
-      start: async () => void servers.push(server = await open()),
-      stop: () => server?.shutdown(),
-    };
-  };
+  const listener = (name: string, open: () => Promise<RunningServer>): Component =>
+    closingComponent(name, async () => {
+      const server = await open();
+      servers.push(server);
+      return [() => server.shutdown()];
+    });
   // An HTTP listener serving `router()`, built when it starts (the modules it reads have started by then).
   const httpListener = (name: string, addr: ListenAddress, flag: string, router: () => Router) =>
     listener(name, () => serveHttp(name, addr, router().handle, log, undefined, flag, httpLimits));

@@ -20,8 +20,6 @@ export interface CtrlzDeps {
   readonly allowRemote?: boolean;
   /** The Prometheus text of the program's metrics, for the metrics page. */
   readonly metrics?: () => Promise<string>;
-  /** The program's name on the home page; `mesh-discovery` when omitted. */
-  readonly program?: string;
 }
 
 /**
@@ -32,8 +30,7 @@ export interface CtrlzDeps {
  * of another origin is refused, so no other site can change a level through the operator's browser.
  */
 export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
-  const facts = () =>
-    processFacts(deps.program ?? "mesh-discovery", deps.info.version, deps.startedAt, Date.now());
+  const facts = () => processFacts("mesh-discovery", deps.info.version, deps.startedAt, Date.now());
   router.add("/scopej/", "Log scopes; GET /scopej/<scope>, PUT to change levels", async (request, url) => {
     const name = decodeURIComponent(url.pathname.slice("/scopej/".length));
     if (name === "") return jsonResponse(deps.logs.levels().map(scopeJson));
@@ -89,17 +86,15 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
   );
   router.add("/versionj/", "Build information", () => jsonResponse(deps.info));
   return addCtrlzPages(router, {
-    logs: deps.logs,
-    env: deps.env,
-    info: deps.info,
-    args: deps.args,
+    ...deps,
     facts,
-    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
     allowRemote,
+    scopes: () => deps.logs.levels().map(scopeJson),
   });
 }
 
-function scopeJson(s: ReturnType<LogManager["levels"]>[number]) {
+/** A log scope as `/scopej/` and the scopes page show it. */
+export function scopeJson(s: ReturnType<LogManager["levels"]>[number]) {
   return {
     name: s.scope,
     output_level: s.outputLevel,

@@ -5,6 +5,7 @@ import { parse } from "yaml";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
 import type { InjectorState } from "./inject_webhook.ts";
 import { canonicalResources } from "./quantity.ts";
+import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -31,7 +32,6 @@ export function conformanceCases(): ConformanceCase[] {
 }
 
 const read = (file: string) => Deno.readTextFileSync(new URL(file, FIXTURES));
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function deepMerge(base: unknown, over: unknown): unknown {
   if (!isObj(base) || !isObj(over)) return over;

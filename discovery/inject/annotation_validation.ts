@@ -5,6 +5,7 @@
  */
 import { parse } from "yaml";
 import { excerpt } from "../../shared/log/excerpt.ts";
+import { parseGoBool as parseBool } from "../../shared/flags/scalars.ts";
 
 /** An annotation of the pod that injection cannot use; the message names it and says what is expected. */
 export class InvalidAnnotationError extends Error {
@@ -48,10 +49,12 @@ const uint32 = (value: string) =>
   /^\d+$/.test(value) && Number(value) <= 0xffffffff ? undefined : "expected an integer from 0 to 4294967295";
 /** Go's `strconv.ParseBool`: the boolean `value` spells, or undefined when it spells none. */
 export function parseGoBool(value: string | undefined): boolean | undefined {
-  if (value === undefined || !/^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(value)) {
+  if (value === undefined) return undefined;
+  try {
+    return parseBool(value);
+  } catch {
     return undefined;
   }
-  return /^(1|t|T|TRUE|true|True)$/.test(value);
 }
 
 const bool = (value: string) => (parseGoBool(value) === undefined ? "expected true or false" : undefined);

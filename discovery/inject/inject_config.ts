@@ -8,8 +8,12 @@ import { parse } from "yaml";
 import { parseGoTemplate } from "../../shared/template/go_template.ts";
 import type { InjectPolicyConfig, LabelSelector } from "./inject_policy.ts";
 import { injectionFunctions } from "./template_functions.ts";
+import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 
 /** A config or values file that cannot be used; the message says where and what is expected. */
+/** Most `render` texts one config keeps parsed. */
+const RENDER_MEMO_MAX = 256;
+
 export class InjectConfigError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -27,9 +31,6 @@ export interface InjectorConfig extends InjectPolicyConfig {
   readonly injectedAnnotations: Readonly<Record<string, string>>;
   readonly templates: Readonly<Record<string, InjectionTemplate>>;
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 function stringRecord(value: unknown, where: string): Record<string, string> {
   if (value === undefined || value === null) return {};
@@ -71,11 +72,21 @@ export function parseInjectorConfig(
   // per config holds that data while a template runs.
   const running: { data?: unknown } = {};
   const options = { missingValue: "<no value>" };
+  // `render`'s texts are parsed once per config (a pod's injection renders the same few chart values); the
+  // memo starts afresh past RENDER_MEMO_MAX in case a template renders text a pod supplies.
+  let rendered = new Map<string, ReturnType<typeof parseGoTemplate>>();
   const functions = {
     ...injectionFunctions(environment),
     render: (text: unknown) => {
       try {
-        return parseGoTemplate("render", String(text), { ...options, functions })(running.data);
+        const source = String(text);
+        let template = rendered.get(source);
+        if (template === undefined) {
+          template = parseGoTemplate("render", source, { ...options, functions });
+          if (rendered.size >= RENDER_MEMO_MAX) rendered = new Map();
+          rendered.set(source, template);
+        }
+        return template(running.data);
       } catch {
         return "";
       }

@@ -6,6 +6,7 @@
  * `_skip_total{reason}` or `_failure_total{type}`.
  * @module
  */
+import { PeerLogLimiter } from "../../shared/log/peer_log_limiter.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { HttpError, jsonError, jsonResponse, type Router } from "../../shared/http/router.ts";
@@ -17,6 +18,7 @@ import type { InjectorConfig } from "./inject_config.ts";
 import { injectPod } from "./inject_pod.ts";
 import { skipReason } from "./inject_policy.ts";
 import { createPodPatch } from "./json_patch.ts";
+import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -62,8 +64,6 @@ export function parseInjectEnvs(pathname: string): Record<string, string> {
   return envs;
 }
 
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
 interface Review {
   readonly apiVersion: AdmissionApiVersion;
   readonly request: Obj;
@@ -96,18 +96,11 @@ export function injectWebhookHandler(
       kind: "AdmissionReview",
       response: { uid: typeof uid === "string" ? uid : "", ...response },
     });
-  const now = deps.now ?? (() => performance.now());
-  // Per kind of refusal: when it was last logged and how many were not logged since. A flood of bad requests
-  // (the API server retries) costs one line per kind per interval.
-  const paced = new Map<string, { at: number; suppressed: number }>();
+  // Per kind of refusal: a flood of bad requests (the API server retries) costs one line per kind per interval.
+  const paced = new PeerLogLimiter(REFUSAL_LOG_INTERVAL_MS, deps.now ?? (() => performance.now()));
   const logRefusal = (type: string, fields: Record<string, string | number>) => {
-    const last = paced.get(type);
-    if (last !== undefined && now() - last.at < REFUSAL_LOG_INTERVAL_MS) {
-      last.suppressed++;
-      return;
-    }
-    deps.log.warn("Sidecar injection refused", { type, ...fields, suppressed: last?.suppressed ?? 0 });
-    paced.set(type, { at: now(), suppressed: 0 });
+    const suppressed = paced.take(type);
+    if (suppressed !== undefined) deps.log.warn("Sidecar injection refused", { type, ...fields, suppressed });
   };
   const refuse = (type: string, apiVersion: AdmissionApiVersion, uid: unknown, message: string) => {
     failures.inc({ type });

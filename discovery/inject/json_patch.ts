@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 type Obj = Record<string, unknown>;
 
 /** One JSON patch operation. */
@@ -16,7 +17,6 @@ export interface JsonPatchOperation {
 
 const pointer = (...keys: string[]) =>
   keys.map((k) => `/${k.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The operations that turn `before` into `after`, one per changed field of `metadata`, `spec` and the top. */

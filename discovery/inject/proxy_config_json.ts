@@ -6,6 +6,7 @@
  */
 import { parse } from "yaml";
 import { goView } from "./go_view.ts";
+import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -123,7 +124,13 @@ export function podProxyConfig(defaultConfig: Readonly<Obj>, annotation: string 
   if (typeof overlay !== "object" || Array.isArray(overlay)) {
     throw new SyntaxError(`Cannot read "proxy.mesh.io/config": expected a mapping of ProxyConfig fields`);
   }
-  return { ...defaultConfig, ...overlay as Obj };
+  // As the reference's proto merge: fields replace the default's, map entries (`proxyMetadata`) are merged.
+  const merged: Obj = { ...defaultConfig, ...overlay as Obj };
+  const metadata = (overlay as Obj).proxyMetadata;
+  if (isObj(metadata) && isObj(defaultConfig.proxyMetadata)) {
+    merged.proxyMetadata = { ...defaultConfig.proxyMetadata, ...metadata };
+  }
+  return merged;
 }
 
 /** `.ProxyConfig` for the template: Go names, the enum's `String`, the wrappers' and tracing's getters. */

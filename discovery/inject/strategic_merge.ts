@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 type Obj = Record<string, unknown>;
 
 /** The merge key of the pod's lists, by field name (the same in every place a Pod has them). */
@@ -21,9 +22,6 @@ const MERGE_KEYS: Readonly<Record<string, string>> = {
   ports: "containerPort",
   ownerReferences: "uid",
 };
-
-const isObj = (value: unknown): value is Obj =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `patch` merged over `original` (neither is changed); `field` is the name `original` has in its parent. */
 export function strategicMerge(original: unknown, patch: unknown, field = ""): unknown {

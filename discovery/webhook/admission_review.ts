@@ -1,4 +1,5 @@
 import { describeInput } from "../../shared/http/request_limits.ts";
+import { isObject as isRecord } from "../../shared/config/validation/fields.ts";
 /** AdmissionReview API versions the webhook speaks; it answers in the version it was asked in. */
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
@@ -118,8 +119,4 @@ function groupVersion(value: unknown): AdmissionGroupVersion | undefined {
     kind: text(value.kind),
     resource: text(value.resource),
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

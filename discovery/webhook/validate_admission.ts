@@ -3,6 +3,7 @@ import { quoteExcerpt } from "../../shared/config/validation/excerpt.ts";
 import { parseResource } from "../../shared/config/validate_resource.ts";
 import { formatIssue, type Issue } from "../../shared/config/validation/report.ts";
 import type { AdmissionRequest, AdmissionResponse } from "./admission_review.ts";
+import { isObject as isRecord } from "../../shared/config/validation/fields.ts";
 
 /** Why a request was counted in `config_validation_failed` (the reference's reason label values). */
 export const FAILURE_REASON = {
@@ -197,8 +198,4 @@ function namespaceOf(fields: Record<string, unknown>, request: AdmissionRequest)
   return typeof metadata.namespace === "string" && metadata.namespace !== ""
     ? metadata.namespace
     : request.namespace || "default";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -85,7 +85,7 @@ export const DISCARD_QUIET_MS = 200;
  * than allowed). A body already read, or being read, is left alone.
  */
 export async function discardBody(request: Request, maxBytes: number, timeoutMs: number): Promise<void> {
-  if (!request.body || request.body.locked) return;
+  if (!request.body || request.body.locked || request.bodyUsed) return;
   const reader = request.body.getReader();
   const deadline = performance.now() + timeoutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -46,8 +46,6 @@ export interface ServeLimits {
   readonly requests?: RequestLimits;
   /** Counts refusals in `http_server_refused{server,reason}`; nothing is counted without it. */
   readonly metrics?: Metrics;
-  /** Monotonic clock in milliseconds, for rate-limiting log lines (default `performance.now`). */
-  readonly now?: () => number;
 }
 
 /** How much of an unread body is dropped before answering, and for how long, before it is cancelled instead. */
@@ -76,7 +74,7 @@ export async function serveHttp(
   let bound: ListenAddress | undefined;
   const listening = Promise.withResolvers<void>();
   const refusals = limits.metrics?.counter("http_server_refused");
-  const throttle = new PeerLogLimiter(60_000, limits.now);
+  const throttle = new PeerLogLimiter();
   const requestLimits = limits.requests ?? DEFAULT_REQUEST_LIMITS;
   const admission = new RequestAdmission(requestLimits);
   const refuse = (reason: RequestRefusal, peer: string): Response => {

@@ -10,7 +10,7 @@ import { PAGE_STYLE } from "../../../shared/http/page_style.ts";
 import { HttpError, type Router } from "../../../shared/http/router.ts";
 import { loopbackOnly } from "../../../shared/http/serve.ts";
 import type { EnvSettings } from "../../../shared/env/env_settings.ts";
-import type { LogManager } from "../../../shared/log/log_manager.ts";
+
 import type { BuildInfo } from "../../../shared/version/build_info.ts";
 import type { ProcessFacts } from "../process_facts.ts";
 import { CTRLZ_SCRIPT, CTRLZ_STYLESHEET } from "./ctrlz_layout.ts";
@@ -24,11 +24,12 @@ import {
   processPage,
   versionPage,
 } from "./process_pages.ts";
-import { scopesPage } from "./scopes_page.ts";
+import { scopesPage, type ScopeView } from "./scopes_page.ts";
 
 /** What the pages read; the same sources as the JSON paths. */
 export interface CtrlzPageSources {
-  readonly logs: LogManager;
+  /** Every log scope with its levels, as `/scopej/` lists them. */
+  readonly scopes: () => readonly ScopeView[];
   readonly env: EnvSettings;
   readonly info: BuildInfo;
   readonly args: readonly string[];
@@ -60,15 +61,7 @@ export function addCtrlzPages(router: Router, sources: CtrlzPageSources): Router
   router.add(
     "/scopez/",
     "Logging scopes; change a level from the page",
-    () =>
-      htmlResponse(scopesPage(
-        sources.logs.levels().map((s) => ({
-          name: s.scope,
-          output_level: s.outputLevel,
-          stack_trace_level: s.stackTraceLevel,
-          log_callers: s.logCallers,
-        })),
-      )),
+    () => htmlResponse(scopesPage(sources.scopes())),
   );
   router.add("/memz/", "Memory, refreshed live", () => {
     let heapLimit: number | undefined;
