@@ -33,6 +33,7 @@ import {
 import { type LookupScope, LookupTable } from "./lookup_table.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
 import { type DnsProtocol, exchange } from "./upstream_exchange.ts";
+import { PeerLogLimiter } from "../../shared/log/peer_log_limiter.ts";
 
 const HEADER_BYTES = 12;
 
@@ -88,13 +89,13 @@ export class DnsProxy {
   /** The encoded records of each answer the table gave; an answer's records belong to one table and one name. */
   #sections = new WeakMap<readonly DnsRecord[], Uint8Array>();
   #port = 0;
-  #malformedSinceLog = 0;
-  #lastMalformedLog = -Infinity;
+  readonly #malformedLog: PeerLogLimiter;
 
   /** A proxy that answers nothing from a table until `updateTable`; call `start` to listen. */
   constructor(options: DnsProxyOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#malformedLog = new PeerLogLimiter(DNS_PROXY_LIMITS.malformedLogIntervalMs, this.#now);
   }
 
   /** The port it listens on, once started. */
@@ -305,16 +306,13 @@ export class DnsProxy {
 
   #malformed(error: Error, bytes: number): void {
     this.#options.metrics.counter("dns_malformed_requests_total").inc();
-    this.#malformedSinceLog++;
-    const now = this.#now();
-    if (now - this.#lastMalformedLog < DNS_PROXY_LIMITS.malformedLogIntervalMs) return;
+    const passedOver = this.#malformedLog.take("malformed");
+    if (passedOver === undefined) return;
     this.#options.log.warn("dropped unreadable DNS packets", {
-      dropped: this.#malformedSinceLog,
+      dropped: passedOver + 1,
       bytes,
       error: error.message,
     });
-    this.#lastMalformedLog = now;
-    this.#malformedSinceLog = 0;
   }
 
   /** Stops listening and closes every connection. */

@@ -4,6 +4,7 @@ import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
 import { checkTrustDomain } from "../../shared/config/mesh/mesh_config_schema.ts";
 import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
+import { isLowercaseDnsLabel } from "../../shared/config/validation/labels.ts";
 
 /** Every setting of `mesh-discovery discovery`, parsed once at startup and frozen. */
 export interface DiscoveryOptions {
@@ -133,7 +134,7 @@ export function discoveryOptions(
  * discovery service in its serving certificates: each is checked up front.
  */
 function checkNames(domain: string, trustDomain: string, namespace: string): void {
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+  if (!isLowercaseDnsLabel(namespace)) {
     throw new RangeError(
       `Invalid --namespace (or POD_NAMESPACE) "${namespace}": expected a namespace name of lower-case ` +
         'letters, digits and "-", such as "mesh-system"',

@@ -105,14 +105,15 @@ export async function loadConfigTextSliced(
   text: string,
   defaultNamespace: string,
 ): Promise<FileLoad> {
-  const tooDeep = flowNestingProblem(text);
-  if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
+  // A large file goes whole to the worker, whose loadConfigText runs the nesting check there.
   if (text.length >= OFF_THREAD_BYTES) {
     return loadConfigOffThread(
       { file, text, defaultNamespace },
       (r) => loadConfigText(r.file, r.text, r.defaultNamespace),
     );
   }
+  const tooDeep = flowNestingProblem(text);
+  if (tooDeep) return unreadableFile(file, tooDeep.line, [nestingError(file, tooDeep)]);
   return loadStreamSliced(
     loadStream,
     file,

@@ -22,6 +22,7 @@ import {
 import type { Proxy } from "../model/proxy.ts";
 import type { Service } from "../model/service.ts";
 import type { PushContext } from "../push/push_context.ts";
+import { derivedTable } from "../push/derived_memo.ts";
 import { stableJson } from "./fingerprint.ts";
 import { cacheKey, DEFAULT_GENERATOR, type GeneratorRegistry, type XdsGenerator } from "./generator.ts";
 
@@ -124,12 +125,14 @@ function headlessPods(push: PushContext, service: Service, cluster: string | und
   return [...out].sort();
 }
 
+/** Auto-allocated addresses of a snapshot's services, by host. */
+const ALLOCATIONS = derivedTable<PushContext, undefined, ReadonlyMap<string, string>>("nds.allocations");
+
 /**
- * The name table generator of `typeUrl`. Its auto-allocation is computed once per snapshot and held as long as
- * the snapshot lives. Istio's type URL names the orchestrator registry `Kubernetes`, as Istio's agent expects.
+ * The name table generator of `typeUrl`. Its auto-allocation is computed once per snapshot, shared by both
+ * type URLs, and held by the snapshot's memo. Istio's type URL names the orchestrator registry `Kubernetes`, as Istio's agent expects.
  */
 export function nameTableGenerator(typeUrl: string): XdsGenerator<PushContext> {
-  const allocations = new WeakMap<PushContext, ReadonlyMap<string, string>>();
   const registryName = typeUrl === ISTIO_NAME_TABLE_TYPE_URL
     ? (r: string) => r === "Orchestrator" ? "Kubernetes" : r
     : undefined;
@@ -137,11 +140,12 @@ export function nameTableGenerator(typeUrl: string): XdsGenerator<PushContext> {
     typeUrl,
     generate(proxy, push) {
       if (proxy.type !== "sidecar") return [];
-      let allocated = allocations.get(push);
-      if (allocated === undefined) {
-        allocated = allocateAddresses(push.services());
-        allocations.set(push, allocated);
-      }
+      const allocated = push.derived.get(
+        ALLOCATIONS,
+        push,
+        undefined,
+        () => allocateAddresses(push.services()),
+      );
       const table = buildNameTable(proxy, push, allocated, registryName);
       // The table is its own cache key: equal tables share their bytes, and a changed one never meets a stale entry.
       return [{

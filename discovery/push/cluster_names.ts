@@ -20,14 +20,6 @@ export interface ClusterNameParts {
   readonly hostname: string;
 }
 
-/**
- * Splits a cluster name into its parts; undefined when it is not `outbound|port|subset|host` or
- * `inbound|port|subset|host` with a port in 1..65535 and a non-empty host. The host may itself contain no `|`.
- */
-export function parseClusterName(name: string): ClusterNameParts | undefined {
-  return splitClusterName(name);
-}
-
 /** Estimated bytes an entry costs beyond its name's characters: its table slot and the frozen parts. */
 export const CLUSTER_NAME_ENTRY_OVERHEAD = 128;
 
@@ -64,7 +56,7 @@ export class ClusterNameMemo {
   parse(name: string): ClusterNameParts | undefined {
     let parts = this.#parsed.get(name);
     if (parts === undefined) {
-      parts = splitClusterName(name) ?? null;
+      parts = parseClusterName(name) ?? null;
       const cost = name.length + CLUSTER_NAME_ENTRY_OVERHEAD;
       if (cost > this.#maxBytes) return parts ?? undefined;
       if (this.#bytes + cost > this.#maxBytes) this.clear();
@@ -86,7 +78,11 @@ export class ClusterNameMemo {
   }
 }
 
-function splitClusterName(name: string): ClusterNameParts | undefined {
+/**
+ * Splits a cluster name into its parts; undefined when it is not `outbound|port|subset|host` or
+ * `inbound|port|subset|host` with a port in 1..65535 and a non-empty host. The host may itself contain no `|`.
+ */
+export function parseClusterName(name: string): ClusterNameParts | undefined {
   const parts = name.split("|");
   if (parts.length !== 4) return undefined;
   const [direction, portText, subset, hostname] = parts;

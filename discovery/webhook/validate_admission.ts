@@ -1,5 +1,5 @@
 import { canonicalGroup, findKind, findKindByPlural, KINDS } from "../../shared/config/kinds.ts";
-import { quoteExcerpt } from "../../shared/config/validation/excerpt.ts";
+import { pathKey, quoteExcerpt } from "../../shared/config/validation/excerpt.ts";
 import { parseResource } from "../../shared/config/validate_resource.ts";
 import { formatIssue, type Issue } from "../../shared/config/validation/report.ts";
 import type { AdmissionRequest, AdmissionResponse } from "./admission_review.ts";
@@ -44,6 +44,9 @@ export interface AdmissionDecision {
   readonly subject: string;
 }
 
+/** A name as it may be logged: whole when it could be an object name (253 characters), else an excerpt. */
+const shownName = (text: string) => pathKey(text, 253);
+
 const CHECKED_OPERATIONS = ["CREATE", "UPDATE"];
 
 /**
@@ -62,8 +65,8 @@ export function validateAdmissionRequest(request: AdmissionRequest): AdmissionDe
     ? apiVersion.slice(0, apiVersion.indexOf("/"))
     : ""; // "v1" and the like: the orchestrator's core group
   const target = targetOf(request, group ?? "", apiVersion, kind);
-  const subject = `${shown(kind || "object")} ${shown(namespaceOf(fields, request))}/${
-    shown(nameOf(fields, request))
+  const subject = `${shownName(kind || "object")} ${shownName(namespaceOf(fields, request))}/${
+    shownName(nameOf(fields, request))
   }`;
 
   if (!CHECKED_OPERATIONS.includes(request.operation)) {
@@ -147,11 +150,6 @@ function firstIssues(issues: readonly Issue[]): string[] {
   const described = issues.slice(0, MAX_DESCRIBED_ISSUES).map(describeIssue);
   const more = issues.length - described.length;
   return more > 0 ? [...described, `… and ${more} more`] : described;
-}
-
-/** A name as it may be logged: whole when it could be an object name, else a short escaped excerpt. */
-function shown(text: string): string {
-  return /^[\x21-\x7e]{1,253}$/.test(text) ? text : quoteExcerpt(text);
 }
 
 /** Metric labels for objects the mesh does not serve: one fixed set, so callers cannot grow the metric. */

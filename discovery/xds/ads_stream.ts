@@ -113,11 +113,11 @@ export function serveAdsStream<P extends PushSnapshot>(
       if (protocol === "delta") {
         request = lists === undefined
           ? decodeDeltaDiscoveryRequest(bytes, host.schema)
-          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run, ""));
+          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
       } else {
         request = lists === undefined
           ? decodeDiscoveryRequest(bytes, host.schema)
-          : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run, ""));
+          : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
       }
     } catch (error) {
       refuse(

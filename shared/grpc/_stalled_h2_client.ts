@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "../../proto/grpc_prefix.ts";
 
 const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 const DATA = 0x0, HEADERS = 0x1, RST_STREAM = 0x3, SETTINGS = 0x4, PING = 0x6, WINDOW_UPDATE = 0x8;
@@ -46,9 +47,9 @@ function literalHeader(name: string, value: string): number[] {
 
 /** `message` with its gRPC length prefix. */
 function grpcMessage(message: Uint8Array): Uint8Array {
-  const out = new Uint8Array(5 + message.length);
-  new DataView(out.buffer).setUint32(1, message.length);
-  out.set(message, 5);
+  const out = new Uint8Array(GRPC_PREFIX_BYTES + message.length);
+  writeGrpcPrefix(out, 0, message.length);
+  out.set(message, GRPC_PREFIX_BYTES);
   return out;
 }
 

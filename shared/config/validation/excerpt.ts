@@ -10,7 +10,7 @@
 export const EXCERPT_CHARS = 32;
 
 /** Longest object key printed whole in a field path; a longer or odd one is printed as an excerpt. */
-const PLAIN_KEY = /^[\x21-\x7e]{1,64}$/;
+const PLAIN_KEY_CHARS = 64;
 
 /** `text` in double quotes, cut after `max` characters (then followed by `…`), non-printable ASCII escaped. */
 export function quoteExcerpt(text: string, max = EXCERPT_CHARS): string {
@@ -23,7 +23,11 @@ export function quoteExcerpt(text: string, max = EXCERPT_CHARS): string {
   return `"${escaped}"${chars.length > max ? "…" : ""}`;
 }
 
-/** An object key as a field path prints it: whole when short and plain, else as a quoted excerpt. */
-export function pathKey(key: string): string {
-  return PLAIN_KEY.test(key) ? key : quoteExcerpt(key);
+/**
+ * An object key (or a name) as a message prints it: whole when it is printable ASCII of at most `maxPlain`
+ * characters, else as a quoted excerpt.
+ */
+export function pathKey(key: string, maxPlain = PLAIN_KEY_CHARS): string {
+  const plain = key.length >= 1 && key.length <= maxPlain && /^[\x21-\x7e]+$/.test(key);
+  return plain ? key : quoteExcerpt(key);
 }
