@@ -12,13 +12,14 @@
 import { createHash } from "node:crypto";
 import type protobuf from "protobufjs";
 import type { Proxy } from "../model/proxy.ts";
+import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** What the xDS server needs from a push snapshot (the model's PushContext satisfies it). */
 export interface PushSnapshot {
   /** Changes with every new snapshot; sent as `version_info` and encoded in nonces. */
   readonly version: string;
   /** Optional: what the snapshot's own memos hold, by name, for `/debug/cachez`. */
-  memoStats?(): Readonly<Record<string, { entries: number; bytes: number; maxBytes: number }>>;
+  memoStats?(): Readonly<Record<string, MemoStats>>;
   /** Optional: how many values each table of the snapshot's derived memo computed, for `/debug/cachez`. */
   derivedStats?(): Readonly<Record<string, number>>;
 }

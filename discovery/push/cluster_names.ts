@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+
 /** Which way the traffic of a cluster flows, as seen from the proxy. */
 export type TrafficDirection = "outbound" | "inbound";
 
@@ -22,16 +24,6 @@ export interface ClusterNameParts {
 
 /** Estimated bytes an entry costs beyond its name's characters: its table slot and the frozen parts. */
 export const CLUSTER_NAME_ENTRY_OVERHEAD = 128;
-
-/** What a {@link ClusterNameMemo} holds now. */
-export interface ClusterNameMemoStats {
-  /** Names remembered. */
-  readonly entries: number;
-  /** Estimated bytes: the names' characters plus a fixed cost per entry. */
-  readonly bytes: number;
-  /** The bound of `bytes`; past it the memo starts afresh. */
-  readonly maxBytes: number;
-}
 
 /**
  * Parsed cluster names, remembered (frozen) by a push snapshot for as long as it serves: every push parses
@@ -73,7 +65,7 @@ export class ClusterNameMemo {
   }
 
   /** Entries and estimated bytes held now. */
-  stats(): ClusterNameMemoStats {
+  stats(): MemoStats {
     return { entries: this.#parsed.size, bytes: this.#bytes, maxBytes: this.#maxBytes };
   }
 }

@@ -17,8 +17,9 @@ import { outboundClusterName, ServiceIndex } from "./service_index.ts";
 import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeOf } from "./sidecar_scope.ts";
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
 import { ListenerConflicts } from "./listener_conflicts.ts";
-import { ClusterNameMemo, type ClusterNameMemoStats } from "./cluster_names.ts";
+import { ClusterNameMemo } from "./cluster_names.ts";
 import { DerivedMemo } from "./derived_memo.ts";
+import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig = Pick<
@@ -212,7 +213,7 @@ export class PushContext {
   }
 
   /** What the snapshot's memos hold, for `/debug/cachez`. */
-  memoStats(): Readonly<Record<string, ClusterNameMemoStats>> {
+  memoStats(): Readonly<Record<string, MemoStats>> {
     return { clusterNames: this.clusterNames.stats() };
   }
 

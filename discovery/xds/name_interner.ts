@@ -8,15 +8,7 @@
  * @module
  */
 
-/** What a memo of names holds, as `/debug/cachez` shows it. */
-export interface MemoStats {
-  /** Entries held now. */
-  readonly entries: number;
-  /** Estimated bytes held now: the characters of what it keeps plus a fixed cost per entry. */
-  readonly bytes: number;
-  /** The bound of `bytes`; past it the memo starts afresh. */
-  readonly maxBytes: number;
-}
+import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** Estimated bytes an entry costs beyond its characters: its table slot and the string's header. */
 export const NAME_ENTRY_OVERHEAD = 48;

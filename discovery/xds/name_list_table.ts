@@ -11,7 +11,8 @@
  */
 import { Buffer } from "node:buffer";
 import { decodeNameRun } from "../../proto/discovery_request.ts";
-import type { MemoStats, NameInterner } from "./name_interner.ts";
+import type { NameInterner } from "./name_interner.ts";
+import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 import {
   charsOf,
   checkListSize,

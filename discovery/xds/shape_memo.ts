@@ -8,6 +8,7 @@
  */
 import type { GenerateRequest } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
+import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** What one prefix (shape, type, reason) generated from one snapshot. */
 interface PrefixEntry {
@@ -109,7 +110,7 @@ export class ShapeMemo {
   }
 
   /** Remembered lists and single resources, and their estimated bytes. */
-  stats(): { readonly entries: number; readonly bytes: number; readonly maxBytes: number } {
+  stats(): MemoStats {
     let entries = 0;
     for (const entry of this.#byPrefix.values()) entries += entry.lists.size + entry.byName.size;
     return { entries, bytes: this.#bytes, maxBytes: this.#maxBytes };
