@@ -8,6 +8,7 @@
  */
 
 /** Record types the proxy answers or reads. */
+import { formatIp, parseIpv4, parseIpv6 } from "../iptables/cidr.ts";
 export const DNS_TYPE = { A: 1, CNAME: 5, AAAA: 28, OPT: 41 } as const;
 
 /** The Internet class. */
@@ -135,8 +136,9 @@ function need(bytes: Uint8Array, offset: number, length: number): number {
 }
 
 function recordData(bytes: Uint8Array, type: number, start: number, length: number): string | Uint8Array {
-  if (type === DNS_TYPE.A && length === 4) return [...bytes.subarray(start, start + 4)].join(".");
-  if (type === DNS_TYPE.AAAA && length === 16) return ipv6Text(bytes.subarray(start, start + 16));
+  if ((type === DNS_TYPE.A && length === 4) || (type === DNS_TYPE.AAAA && length === 16)) {
+    return formatIp([...bytes.subarray(start, start + length)]);
+  }
   if (type === DNS_TYPE.CNAME) {
     const target = readName(bytes, start);
     if (target.end !== start + length) {
@@ -195,29 +197,6 @@ function labelText(label: Uint8Array): string {
       : `\\${byte.toString().padStart(3, "0")}`;
   }
   return out;
-}
-
-function ipv6Text(bytes: Uint8Array): string {
-  const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16));
-  return compressIpv6(groups);
-}
-
-/** The shortest form of eight hexadecimal groups: the longest run of two or more zero groups becomes `::`. */
-function compressIpv6(groups: string[]): string {
-  let best = -1, bestLength = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== "0") {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === "0") j++;
-    if (j - i > bestLength) [best, bestLength] = [i, j - i];
-    i = j;
-  }
-  if (best < 0) return groups.join(":");
-  return `${groups.slice(0, best).join(":")}::${groups.slice(best + bestLength).join(":")}`;
 }
 
 /**
@@ -284,11 +263,11 @@ function recordBytes(record: DnsRecord): Uint8Array {
  * @throws {RangeError} when the text is not one
  */
 export function ipv4Bytes(text: string): Uint8Array {
-  const parts = text.split(".");
-  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) {
+  const bytes = parseIpv4(text);
+  if (!bytes) {
     throw new RangeError(`Invalid IPv4 address "${text.slice(0, 64)}": expected four numbers 0 to 255`);
   }
-  return Uint8Array.from(parts.map(Number));
+  return Uint8Array.from(bytes);
 }
 
 /**
@@ -297,33 +276,9 @@ export function ipv4Bytes(text: string): Uint8Array {
  * @throws {RangeError} when the text is not one
  */
 export function ipv6Bytes(text: string): Uint8Array {
-  const fail = () => new RangeError(`Invalid IPv6 address "${text.slice(0, 64)}": expected RFC 4291 text`);
-  let body = text;
-  const lastColon = body.lastIndexOf(":");
-  if (body.slice(lastColon + 1).includes(".")) {
-    const v4 = ipv4Bytes(body.slice(lastColon + 1));
-    const hex = (hi: number, lo: number) => ((hi << 8) | lo).toString(16);
-    body = `${body.slice(0, lastColon + 1)}${hex(v4[0], v4[1])}:${hex(v4[2], v4[3])}`;
-  }
-  const halves = body.split("::");
-  if (halves.length > 2) throw fail();
-  const parse = (half: string) => half === "" ? [] : half.split(":");
-  const head = parse(halves[0]);
-  const rest = halves.length === 2 ? parse(halves[1]) : [];
-  if ([...head, ...rest].some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) throw fail();
-  const known = head.length + rest.length;
-  if (halves.length === 1 ? known !== 8 : known > 7) throw fail();
-  const groups = [
-    ...head.map((g) => parseInt(g, 16)),
-    ...new Array(8 - known).fill(0),
-    ...rest.map((g) => parseInt(g, 16)),
-  ];
-  const out = new Uint8Array(16);
-  groups.forEach((g, i) => {
-    out[2 * i] = g >> 8;
-    out[2 * i + 1] = g & 0xff;
-  });
-  return out;
+  const bytes = parseIpv6(text);
+  if (!bytes) throw new RangeError(`Invalid IPv6 address "${text.slice(0, 64)}": expected RFC 4291 text`);
+  return Uint8Array.from(bytes);
 }
 
 const UTF8 = new TextEncoder();
