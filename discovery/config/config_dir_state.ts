@@ -1,4 +1,5 @@
 import type { ConfigWarning, DocumentRejection, FileLoad, LoadedDocument } from "./config_file_load.ts";
+import { addTo, removeFrom } from "../model/set_map.ts";
 
 /** The effective content of a config directory: one winning document per resource, and what was refused. */
 export interface ConfigDirView {
@@ -89,21 +90,13 @@ export class ConfigDirState {
 
   /** Replaces what `file` contributes (none when `docs` is undefined), in the per-key index too. */
   #setAccepted(file: string, docs: readonly LoadedDocument[] | undefined): void {
-    for (const doc of this.#accepted.get(file) ?? []) {
-      const same = this.#byKey.get(doc.key);
-      same?.delete(doc);
-      if (same?.size === 0) this.#byKey.delete(doc.key);
-    }
+    for (const doc of this.#accepted.get(file) ?? []) removeFrom(this.#byKey, doc.key, doc);
     if (docs === undefined) {
       this.#accepted.delete(file);
       return;
     }
     this.#accepted.set(file, docs);
-    for (const doc of docs) {
-      const same = this.#byKey.get(doc.key);
-      if (same === undefined) this.#byKey.set(doc.key, new Set([doc]));
-      else same.add(doc);
-    }
+    for (const doc of docs) addTo(this.#byKey, doc.key, doc);
   }
 
   /** Files currently known, sorted. */

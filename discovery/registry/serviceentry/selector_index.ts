@@ -1,3 +1,4 @@
+import { addTo, removeFrom } from "../../model/set_map.ts";
 /**
  * The entries of each namespace that have a workload selector, indexed by one label their selector requires,
  * so that a workload's event tests only the selectors that may pick it: an entry whose selector matches a
@@ -17,9 +18,7 @@ export class SelectorIndex {
     const label = first === undefined ? "" : labelOf(first, selector[first]);
     let labels = this.#byLabel.get(namespace);
     if (!labels) this.#byLabel.set(namespace, labels = new Map());
-    let entries = labels.get(label);
-    if (!entries) labels.set(label, entries = new Set());
-    entries.add(entry);
+    addTo(labels, label, entry);
     this.#placed.set(entry, { namespace, label });
   }
 
@@ -29,11 +28,7 @@ export class SelectorIndex {
     if (!placed) return;
     this.#placed.delete(entry);
     const labels = this.#byLabel.get(placed.namespace)!;
-    const entries = labels.get(placed.label)!;
-    entries.delete(entry);
-    if (entries.size > 0) return;
-    labels.delete(placed.label);
-    if (labels.size === 0) this.#byLabel.delete(placed.namespace);
+    if (removeFrom(labels, placed.label, entry) && labels.size === 0) this.#byLabel.delete(placed.namespace);
   }
 
   /**

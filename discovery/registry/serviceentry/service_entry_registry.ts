@@ -29,6 +29,7 @@ import {
 } from "./entry_state.ts";
 import { SelectorIndex } from "./selector_index.ts";
 import { WorkloadIndex, type WorkloadInstance } from "./workload_index.ts";
+import { addTo, removeFrom } from "../../model/set_map.ts";
 
 export type { WorkloadInstance } from "./workload_index.ts";
 
@@ -433,20 +434,4 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
 function selects(selector: Readonly<Record<string, string>>, workload: WorkloadInstance): boolean {
   return selectorMatches(selector, workload.spec.labels ?? {});
-}
-
-function addTo<V>(map: Map<string, Set<V>>, key: string, value: V): void {
-  const set = map.get(key);
-  if (set) set.add(value);
-  else map.set(key, new Set([value]));
-}
-
-/** Removes `value` from the set at `key`; true when the set became empty (and was dropped). */
-function removeFrom<V>(map: Map<string, Set<V>>, key: string, value: V): boolean {
-  const set = map.get(key);
-  if (!set) return false;
-  set.delete(value);
-  if (set.size > 0) return false;
-  map.delete(key);
-  return true;
 }

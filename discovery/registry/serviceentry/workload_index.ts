@@ -1,5 +1,6 @@
 import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
 import { selectorMatches } from "../../model/labels.ts";
+import { addTo, removeFrom } from "../../model/set_map.ts";
 
 /** A WorkloadEntry as the registry keeps it: identity and spec, for selection and debugging. */
 export interface WorkloadInstance {
@@ -39,11 +40,7 @@ export class WorkloadIndex {
     const previous = ns.byName.get(workload.name);
     if (previous) unindexLabels(ns, previous);
     ns.byName.set(workload.name, workload);
-    for (const label of labelKeys(workload)) {
-      const names = ns.byLabel.get(label);
-      if (names) names.add(workload.name);
-      else ns.byLabel.set(label, new Set([workload.name]));
-    }
+    for (const label of labelKeys(workload)) addTo(ns.byLabel, label, workload.name);
   }
 
   /** Removes a workload; returns what was removed. */
@@ -91,9 +88,5 @@ function labelKeys(workload: WorkloadInstance): string[] {
 }
 
 function unindexLabels(ns: NamespaceWorkloads, workload: WorkloadInstance): void {
-  for (const label of labelKeys(workload)) {
-    const names = ns.byLabel.get(label);
-    names?.delete(workload.name);
-    if (names?.size === 0) ns.byLabel.delete(label);
-  }
+  for (const label of labelKeys(workload)) removeFrom(ns.byLabel, label, workload.name);
 }
