@@ -6,6 +6,7 @@
 import { parse } from "yaml";
 import { excerpt } from "../../shared/log/excerpt.ts";
 import { parseGoBool as parseBool } from "../../shared/flags/scalars.ts";
+import { checkIpSubnet } from "../../shared/config/validation/ip.ts";
 
 /** An annotation of the pod that injection cannot use; the message names it and says what is expected. */
 export class InvalidAnnotationError extends Error {
@@ -29,14 +30,9 @@ function portList(name: string, value: string): string | undefined {
   return bad === undefined ? undefined : `${name} invalid: ${quoted(bad)} is not a port (0-65535)`;
 }
 
+/** A CIDR block as Go's `net.ParseCIDR` reads it (the reference's check), through the mesh's one IP parser. */
 function cidr(text: string): boolean {
-  const match = /^([^/]+)\/(\d+)$/.exec(text);
-  if (!match) return false;
-  const [, address, bits] = match;
-  if (/^\d+\.\d+\.\d+\.\d+$/.test(address)) {
-    return address.split(".").every((o) => Number(o) <= 255) && Number(bits) <= 32;
-  }
-  return address.includes(":") && /^[0-9a-fA-F:.]+$/.test(address) && Number(bits) <= 128;
+  return text.includes("/") && checkIpSubnet(text) === undefined;
 }
 
 function cidrList(name: string, value: string): string | undefined {
