@@ -14,7 +14,7 @@ import {
 import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
 import { loadConfigOffThread, OFF_THREAD_BYTES } from "./yaml_off_thread.ts";
 import { loadStreamSliced } from "./load_stream_sliced.ts";
-import { DEFAULT_SLICE_MS } from "./loop_slices.ts";
+import { DEFAULT_SLICE_MS } from "../../shared/time/loop_slices.ts";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {

@@ -23,7 +23,7 @@ import { EmptyDirHold } from "./empty_dir_hold.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
-import { LoopSlices } from "./loop_slices.ts";
+import { LoopSlices } from "../../shared/time/loop_slices.ts";
 
 /** Options of {@link FileConfigSource}. */
 export interface FileConfigSourceOptions {

@@ -1,6 +1,6 @@
 import type { YamlStream } from "../../shared/config/mesh/yaml_documents.ts";
 import type { FileLoad } from "./config_file_load.ts";
-import { LoopSlices } from "./loop_slices.ts";
+import { LoopSlices } from "../../shared/time/loop_slices.ts";
 
 /** Validates the documents of one parsed stream into a {@link FileLoad}, synchronously. */
 export type LoadStream = (

@@ -10,6 +10,7 @@ import {
   parseAllDocuments,
   Parser,
 } from "yaml";
+import { LoopSlices } from "../../time/loop_slices.ts";
 
 /** One document of a YAML (or JSON) stream, decoded, with a way back from field paths to source lines. */
 export interface YamlDocument {
@@ -71,17 +72,14 @@ export async function parseYamlDocumentsSliced(text: string, sliceMs = 20): Prom
   const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
   const tokens = new Parser(lineCounter.addNewLine).parse(text);
   let index = 0;
-  let sliceStart = performance.now();
+  const slices = new LoopSlices(sliceMs);
   const all = (function* () {
     for (const token of tokens) yield* composer.next(token);
     yield* composer.end(false, text.length);
   })();
   for (const doc of all) {
     addDocument(doc as Document.Parsed, index++, position, documents, errors);
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
-    }
+    await slices.pause();
   }
   return { documents, errors };
 }

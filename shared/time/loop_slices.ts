@@ -1,6 +1,6 @@
 /**
- * How long a slice of the config source's work runs before the event loop gets a turn. A request crosses
- * several turns (the connection guard relays it to the internal server and back), each waiting behind a slice.
+ * How long a slice of work runs before the event loop gets a turn, by default. A request crosses several turns
+ * (the connection guard relays it to the internal server and back), each waiting behind a slice.
  */
 export const DEFAULT_SLICE_MS = 2;
 
