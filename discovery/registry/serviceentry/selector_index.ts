@@ -31,6 +31,11 @@ export class SelectorIndex {
     if (removeFrom(labels, placed.label, entry) && labels.size === 0) this.#byLabel.delete(placed.namespace);
   }
 
+  /** Every entry of `namespace` that has a selector. */
+  *inNamespace(namespace: string): Iterable<string> {
+    for (const entries of this.#byLabel.get(namespace)?.values() ?? []) yield* entries;
+  }
+
   /**
    * The entries of `namespace` whose selector may pick a workload with any of `labelSets`: those indexed under
    * one of their labels, and those with an empty selector. Every entry whose selector matches is among them.

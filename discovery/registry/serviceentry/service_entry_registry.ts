@@ -72,9 +72,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
   readonly #options: ServiceEntryRegistryOptions;
   readonly #convertWorkload: typeof workloadInstances;
   readonly #entries = new Map<string, EntryState>();
-  /** Namespace → keys of its entries that have a workload selector. */
-  readonly #selecting = new Map<string, Set<string>>();
-  /** The same entries by a label their selector requires: which may pick a given workload. */
+  /** The entries that have a workload selector, by namespace and a label their selector requires. */
   readonly #selectors = new SelectorIndex();
   /** `namespace/hostname` → keys of the entries defining it. */
   readonly #entriesByService = new Map<string, Set<string>>();
@@ -252,7 +250,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
 
   /** Pods of the namespace changed: the selecting entries of the namespace take their pods again. */
   #reselectPods(namespace: string): void {
-    for (const entryKey of this.#selecting.get(namespace) ?? []) {
+    for (const entryKey of this.#selectors.inNamespace(namespace)) {
       const state = this.#entries.get(entryKey)!;
       this.#touchEntry(state);
       state.pods = this.#podInstances(state);
@@ -302,9 +300,6 @@ export class ServiceEntryRegistry implements ServiceRegistry {
         state.workloads.set(w.name, this.#convert(state, w));
       }
       state.pods = this.#podInstances(state);
-      let selecting = this.#selecting.get(namespace);
-      if (!selecting) this.#selecting.set(namespace, selecting = new Set());
-      selecting.add(key);
       this.#selectors.put(key, namespace, selector);
     }
     this.#entries.set(key, state);
@@ -321,7 +316,6 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     if (!state) return;
     this.#touchEntry(state);
     this.#entries.delete(key);
-    removeFrom(this.#selecting, state.resource.meta.namespace, key);
     this.#selectors.delete(key);
     for (const service of state.services) {
       const serviceKey = `${service.namespace}/${service.hostname}`;
