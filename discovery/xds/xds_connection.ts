@@ -27,7 +27,7 @@ import { type OutboundTurns, sessionOf } from "../../shared/grpc/outbound_turns.
 import type { NameInterner } from "./name_interner.ts";
 import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
 import type { NackLog } from "./nack_log.ts";
-import { excerpt } from "../../shared/log/excerpt.ts";
+import { cut, excerpt } from "../../shared/log/excerpt.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
 import { pushOrder } from "./xds_types.ts";
@@ -503,10 +503,12 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     const code = grpcCodeName(status.code);
     const sync = this.#sync.get(typeUrl);
     if (sync !== undefined) {
-      const message = status.message.length > NACK_TEXT_KEPT
-        ? `${status.message.slice(0, NACK_TEXT_KEPT)}…`
-        : status.message;
-      sync.lastNack = { nonce, code, message, at: new Date().toISOString() };
+      sync.lastNack = {
+        nonce,
+        code,
+        message: cut(status.message, NACK_TEXT_KEPT),
+        at: new Date().toISOString(),
+      };
     }
     this.ctx.metrics.rejected(typeUrl, this.proxy.id, status.code);
     this.ctx.nacks.record(this.proxy.id, {

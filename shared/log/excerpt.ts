@@ -5,9 +5,14 @@
  * @module
  */
 
+/** `text` cut to its first `max` characters, "…" marking a cut; for text that is escaped later (JSON). */
+export function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** `text` escaped as inside a JSON string and cut to its first `max` characters, "…" marking a cut. */
 export function excerpt(text: string, max = 120): string {
-  const cut = text.length > max;
-  const escaped = JSON.stringify(cut ? text.slice(0, max) : text).slice(1, -1);
-  return cut ? `${escaped}…` : escaped;
+  const shortened = text.length > max;
+  const escaped = JSON.stringify(shortened ? text.slice(0, max) : text).slice(1, -1);
+  return shortened ? `${escaped}…` : escaped;
 }
