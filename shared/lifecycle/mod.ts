@@ -6,3 +6,4 @@
 export * from "./component.ts";
 export * from "./lifecycle.ts";
 export * from "./closing_component.ts";
+export * from "./duty_gate.ts";
