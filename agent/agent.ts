@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { JsonObject } from "../proto/struct_json.ts";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvSettings } from "../shared/env/env_settings.ts";
@@ -194,6 +195,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     labels,
     serviceCluster: inputs.serviceCluster,
     version: inputs.version,
+    ...(config.tracing ? { proxyConfig: { tracing: config.tracing as JsonObject } } : {}),
   });
 
   // Bootstrap: ours, then MESH_BOOTSTRAP_OVERRIDE, checked against Envoy's schema before it is written.

@@ -58,6 +58,7 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   "envoy/extensions/transport_sockets/tls/v3/common.proto",
   "envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto",
   "envoy/extensions/access_loggers/file/v3/file.proto",
+  "envoy/extensions/access_loggers/grpc/v3/als.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
   "envoy/extensions/clusters/aggregate/v3/cluster.proto",
   // Load-balancing policies a gRPC cluster may embed (gRFC A52).

@@ -33,6 +33,8 @@ export const TYPE_URL = {
   downstreamTlsContext: `${PREFIX}envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext`,
   rawBuffer: `${PREFIX}envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer`,
   fileAccessLog: `${PREFIX}envoy.extensions.access_loggers.file.v3.FileAccessLog`,
+  httpGrpcAccessLog: `${PREFIX}envoy.extensions.access_loggers.grpc.v3.HttpGrpcAccessLogConfig`,
+  tcpGrpcAccessLog: `${PREFIX}envoy.extensions.access_loggers.grpc.v3.TcpGrpcAccessLogConfig`,
   httpProtocolOptions: `${PREFIX}envoy.extensions.upstreams.http.v3.HttpProtocolOptions`,
   typedStruct: `${PREFIX}udpa.type.v1.TypedStruct`,
 } as const;

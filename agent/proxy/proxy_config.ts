@@ -22,6 +22,11 @@ export interface ProxyConfig {
   readonly terminationDrainDurationMs: number;
   /** `MUTUAL_TLS` or `NONE` to the discovery server. */
   readonly controlPlaneAuthPolicy: "MUTUAL_TLS" | "NONE";
+  /**
+   * `tracing` as written (its `sampling` checked): the discovery server reads the sampling, custom tags and path
+   * length from the node metadata `PROXY_CONFIG`; absent when no layer sets it.
+   */
+  readonly tracing?: Readonly<Record<string, unknown>>;
 }
 
 /** The defaults. */
@@ -82,7 +87,9 @@ function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
       `${source}: controlPlaneAuthPolicy is ${JSON.stringify(policy)}; expected MUTUAL_TLS or NONE`,
     );
   }
+  const tracing = tracingLayer(base.tracing, r.tracing, source);
   return {
+    ...(tracing ? { tracing } : {}),
     discoveryAddress: text("discoveryAddress", base.discoveryAddress),
     binaryPath: text("binaryPath", base.binaryPath),
     configPath: text("configPath", base.configPath),
@@ -93,6 +100,25 @@ function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
     terminationDrainDurationMs: duration("terminationDrainDuration", base.terminationDrainDurationMs),
     controlPlaneAuthPolicy: policy,
   };
+}
+
+/** A later layer's tracing fields replace the earlier ones field by field. */
+function tracingLayer(
+  base: ProxyConfig["tracing"],
+  raw: unknown,
+  source: string,
+): ProxyConfig["tracing"] {
+  if (raw === undefined || raw === null) return base;
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    throw new TypeError(`${source}: tracing must be an object of tracing settings`);
+  }
+  const sampling = (raw as Record<string, unknown>).sampling;
+  if (sampling !== undefined && (typeof sampling !== "number" || !(sampling >= 0 && sampling <= 100))) {
+    throw new RangeError(
+      `${source}: tracing.sampling is ${JSON.stringify(sampling)}; expected a percentage from 0 to 100`,
+    );
+  }
+  return Object.freeze({ ...base, ...raw });
 }
 
 /** The text sources of the chain, each possibly empty. */

@@ -32,6 +32,8 @@ export interface NodeInputs {
   readonly serviceCluster: string;
   /** The agent's version. */
   readonly version: string;
+  /** The ProxyConfig fields the discovery server reads from the node (`tracing`), sent as `PROXY_CONFIG`. */
+  readonly proxyConfig?: JsonObject;
 }
 
 /** The node as the bootstrap and the xDS proxy send it. */
@@ -67,6 +69,9 @@ export function buildProxyNode(inputs: NodeInputs): ProxyNode {
     INSTANCE_IPS: inputs.ips.join(","),
     LABELS: { ...inputs.labels },
     MESH_VERSION: inputs.version,
+    ...(inputs.proxyConfig && Object.keys(inputs.proxyConfig).length > 0
+      ? { PROXY_CONFIG: inputs.proxyConfig }
+      : {}),
     ...(metadata.INTERCEPTION_MODE === undefined ? { INTERCEPTION_MODE: "REDIRECT" } : {}),
   });
   return {

@@ -22,18 +22,35 @@ import { DerivedMemo } from "./derived_memo.ts";
 import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** The mesh settings a snapshot reads. */
-export type PushMeshConfig = Pick<
-  MeshConfig,
-  | "rootNamespace"
-  | "defaultServiceExportTo"
-  | "defaultVirtualServiceExportTo"
-  | "defaultDestinationRuleExportTo"
-  | "outboundTrafficPolicy"
-  | "enableAutoMtls"
-  | "trustDomain"
-  | "localityLbSetting"
-  | "protocolDetectionTimeout"
->;
+export type PushMeshConfig =
+  & Pick<
+    MeshConfig,
+    | "rootNamespace"
+    | "defaultServiceExportTo"
+    | "defaultVirtualServiceExportTo"
+    | "defaultDestinationRuleExportTo"
+    | "outboundTrafficPolicy"
+    | "enableAutoMtls"
+    | "trustDomain"
+    | "localityLbSetting"
+    | "protocolDetectionTimeout"
+  >
+  & TelemetryMeshConfig;
+
+/** The mesh's logging and tracing settings; absent ones take the mesh config's defaults. */
+export type TelemetryMeshConfig =
+  & Partial<
+    Pick<
+      MeshConfig,
+      | "enableTracing"
+      | "accessLogFile"
+      | "accessLogFormat"
+      | "accessLogEncoding"
+      | "enableEnvoyAccessLogService"
+      | "disableEnvoyListenerLog"
+    >
+  >
+  & { readonly defaultConfig?: Pick<MeshConfig["defaultConfig"], "tracing"> };
 
 /** Whether listeners detect HTTP on ports of undeclared protocol, and how long inbound ones wait for bytes. */
 export interface ProtocolSniffing {
@@ -103,6 +120,8 @@ export interface PushContextInputs {
   readonly initialFetchTimeoutNs?: bigint;
   /** `DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG` (default false). */
   readonly filterGatewayClusters?: boolean;
+  /** `DISCOVERY_TRACE_SAMPLING`, percent (default 100). */
+  readonly traceSampling?: number;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
@@ -138,6 +157,8 @@ export class PushContext {
   readonly initialFetchTimeoutNs?: bigint;
   /** Gateways get only the clusters of the destinations of the VirtualServices bound to them. */
   readonly filterGatewayClusters: boolean;
+  /** The share of requests traced when a proxy's ProxyConfig names none, percent. */
+  readonly traceSampling: number;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -183,6 +204,7 @@ export class PushContext {
     this.protocolFilters = inputs.protocolFilters ?? NO_PROTOCOL_FILTERS;
     if (inputs.initialFetchTimeoutNs !== undefined) this.initialFetchTimeoutNs = inputs.initialFetchTimeoutNs;
     this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
+    this.traceSampling = inputs.traceSampling ?? 100;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

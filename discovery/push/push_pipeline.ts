@@ -73,6 +73,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     ? env.duration("DISCOVERY_INITIAL_FETCH_TIMEOUT")
     : undefined;
   const filterGatewayClusters = env.bool("DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG");
+  const traceSampling = env.float("DISCOVERY_TRACE_SAMPLING");
   let builds = 0;
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
   let derived: DerivedMemo | undefined;
@@ -91,6 +92,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         protocolFilters,
         ...(initialFetchTimeoutNs === undefined ? {} : { initialFetchTimeoutNs }),
         filterGatewayClusters,
+        traceSampling,
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

@@ -10,7 +10,7 @@
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { parseProxy } from "../../model/proxy.ts";
 import type { SecretStore } from "../../model/secret_store.ts";
-import { networking, run, World } from "../_test_world.ts";
+import { MESH, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar, pushWithSecrets } from "./_test_envoy.ts";
 import { envoyGenerators } from "./envoy_generators.ts";
 
@@ -75,7 +75,12 @@ function push() {
       outboundTrafficPolicy: { mode: "REGISTRY_ONLY" },
     }),
   );
-  return pushWithSecrets(world, secrets, { version: "golden", now: () => new Date("2026-01-01T00:00:00Z") });
+  // Access logs to stdout, as the reference's demo profile sets them, so the golden files show them too.
+  return pushWithSecrets(world, secrets, {
+    version: "golden",
+    now: () => new Date("2026-01-01T00:00:00Z"),
+    mesh: { ...MESH, accessLogFile: "/dev/stdout" },
+  });
 }
 
 /** Every resource the proxy gets, by type then name; routes and secrets by the names the listeners ask for. */

@@ -43,6 +43,14 @@ import { sidecarIngressPorts } from "./sidecar_ingress.ts";
 import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 import { jwtAuthnFilter, jwtRulesFor } from "./jwt_authn.ts";
 import { type ProtocolFilter, protocolFilterFor, protocolFilterStack } from "./protocol_filters.ts";
+import {
+  connectionManagerTracing,
+  httpAccessLogs,
+  listenerAccessLog,
+  type ListenerTelemetry,
+  listenerTelemetry,
+  tcpAccessLogs,
+} from "./telemetry.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -51,48 +59,54 @@ export const VIRTUAL_INBOUND_PORT = 15006;
 
 /** One listener to build; its stable JSON is the cache key. */
 export type ListenerPlan =
-  | { readonly kind: "virtualOutbound"; readonly fallback: string }
-  | {
-    readonly kind: "virtualInbound";
-    /** `sniff`: the port's protocol is undeclared, HTTP is detected on it. */
-    readonly ports: readonly {
-      port: number;
-      http: boolean;
-      sniff?: boolean;
-      mtls: InboundMtlsMode;
-      filter?: ProtocolFilter;
-    }[];
-    /** How long the listener waits to tell HTTP from TCP on sniffed ports, ms. */
-    readonly detectionTimeoutMs?: number;
-    /** RBAC filters from the AuthorizationPolicies selecting the workload; absent when none does. */
-    readonly authz?: AuthzFilters;
-    /** The JWT filter from the RequestAuthentications selecting the workload; absent when none does. */
-    readonly jwt?: EnvoyObject;
-  }
-  | {
-    readonly kind: "http";
-    readonly name: string;
-    readonly port: number;
-    /** `DISCOVERY_HTTP10` and `DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS`. */
-    readonly outbound: OutboundHttpOptions;
-  }
-  | {
-    readonly kind: "tcp";
-    readonly name: string;
-    readonly address: string;
-    readonly port: number;
-    /** Where connections go: the VirtualService's first applying TCP route, else the service's cluster. */
-    readonly clusters: readonly WeightedCluster[];
-    /** TLS routes of the VirtualService: connections whose SNI names one of their hosts go there instead. */
-    readonly sni: PlannedL4Routes["tls"];
-    /** The port's protocol is undeclared and sniffed: HTTP goes through the port's route configuration. */
-    readonly sniffHttp: boolean;
-    /** How long the listener waits for the first bytes to tell HTTP from TCP (mesh `protocolDetectionTimeout`), ms. */
-    readonly detectionTimeoutMs: number;
-    /** Settings of the HTTP chain of a sniffed port. */
-    readonly outbound: OutboundHttpOptions;
-    /** The protocol-aware filter of the port's plain (non-SNI) chain, when its switch is on. */
-    readonly filter?: ProtocolFilter;
+  & (
+    | { readonly kind: "virtualOutbound"; readonly fallback: string }
+    | {
+      readonly kind: "virtualInbound";
+      /** `sniff`: the port's protocol is undeclared, HTTP is detected on it. */
+      readonly ports: readonly {
+        port: number;
+        http: boolean;
+        sniff?: boolean;
+        mtls: InboundMtlsMode;
+        filter?: ProtocolFilter;
+      }[];
+      /** How long the listener waits to tell HTTP from TCP on sniffed ports, ms. */
+      readonly detectionTimeoutMs?: number;
+      /** RBAC filters from the AuthorizationPolicies selecting the workload; absent when none does. */
+      readonly authz?: AuthzFilters;
+      /** The JWT filter from the RequestAuthentications selecting the workload; absent when none does. */
+      readonly jwt?: EnvoyObject;
+    }
+    | {
+      readonly kind: "http";
+      readonly name: string;
+      readonly port: number;
+      /** `DISCOVERY_HTTP10` and `DISCOVERY_SIDECAR_USE_REMOTE_ADDRESS`. */
+      readonly outbound: OutboundHttpOptions;
+    }
+    | {
+      readonly kind: "tcp";
+      readonly name: string;
+      readonly address: string;
+      readonly port: number;
+      /** Where connections go: the VirtualService's first applying TCP route, else the service's cluster. */
+      readonly clusters: readonly WeightedCluster[];
+      /** TLS routes of the VirtualService: connections whose SNI names one of their hosts go there instead. */
+      readonly sni: PlannedL4Routes["tls"];
+      /** The port's protocol is undeclared and sniffed: HTTP goes through the port's route configuration. */
+      readonly sniffHttp: boolean;
+      /** How long the listener waits for the first bytes to tell HTTP from TCP (mesh `protocolDetectionTimeout`), ms. */
+      readonly detectionTimeoutMs: number;
+      /** Settings of the HTTP chain of a sniffed port. */
+      readonly outbound: OutboundHttpOptions;
+      /** The protocol-aware filter of the port's plain (non-SNI) chain, when its switch is on. */
+      readonly filter?: ProtocolFilter;
+    }
+  )
+  & {
+    /** Access logs and tracing of the listener's filters; absent: none. */
+    readonly telemetry?: ListenerTelemetry;
   };
 
 function socketAddress(address: string, port: number): EnvoyObject {
@@ -109,7 +123,9 @@ function httpConnectionManager(
   routes: EnvoyObject,
   before: readonly EnvoyObject[] = [],
   outbound?: OutboundHttpOptions,
+  telemetry?: ListenerTelemetry,
 ): EnvoyObject {
+  const accessLog = httpAccessLogs(telemetry);
   return {
     name: "envoy.filters.network.http_connection_manager",
     typed_config: {
@@ -120,6 +136,8 @@ function httpConnectionManager(
       use_remote_address: { value: outbound?.useRemoteAddress ?? false },
       ...(outbound?.http10 ? { http_protocol_options: { accept_http_10: true } } : {}),
       normalize_path: { value: true },
+      ...(accessLog.length > 0 ? { access_log: accessLog } : {}),
+      ...connectionManagerTracing(telemetry),
     },
   };
 }
@@ -154,23 +172,37 @@ function inboundFilters(
   http: boolean,
   authz: AuthzFilters | undefined,
   jwt: EnvoyObject | undefined,
-  filter?: ProtocolFilter,
+  filter: ProtocolFilter | undefined,
+  telemetry: ListenerTelemetry | undefined,
 ): EnvoyObject[] {
   const cluster = `inbound|${port}||`;
   if (!http) {
-    return [...(authz?.tcp ?? []), ...protocolFilterStack(filter, cluster, cluster, tcpProxyTo(cluster))];
+    return [
+      ...(authz?.tcp ?? []),
+      ...protocolFilterStack(filter, cluster, cluster, tcpProxyTo(cluster, tcpAccessLogs(telemetry))),
+    ];
   }
-  return [httpConnectionManager(cluster, {
-    route_config: {
-      name: cluster,
-      virtual_hosts: [{
-        name: `inbound|http|${port}`,
-        domains: ["*"],
-        routes: [{ name: "default", match: { prefix: "/" }, route: { cluster, timeout: { seconds: "0" } } }],
-      }],
-      validate_clusters: { value: false },
+  return [httpConnectionManager(
+    cluster,
+    {
+      route_config: {
+        name: cluster,
+        virtual_hosts: [{
+          name: `inbound|http|${port}`,
+          domains: ["*"],
+          routes: [{
+            name: "default",
+            match: { prefix: "/" },
+            route: { cluster, timeout: { seconds: "0" } },
+          }],
+        }],
+        validate_clusters: { value: false },
+      },
     },
-  }, [...(jwt ? [jwt] : []), ...(authz?.http ?? [])])];
+    [...(jwt ? [jwt] : []), ...(authz?.http ?? [])],
+    undefined,
+    telemetry,
+  )];
 }
 
 function meshServerTls(): EnvoyObject {
@@ -193,6 +225,11 @@ function meshServerTls(): EnvoyObject {
 
 /** The Listener of a plan. */
 export function envoyListener(plan: ListenerPlan): EnvoyObject {
+  return { ...listenerOf(plan), ...listenerAccessLog(plan.telemetry) };
+}
+
+function listenerOf(plan: ListenerPlan): EnvoyObject {
+  const tcpLogs = tcpAccessLogs(plan.telemetry);
   switch (plan.kind) {
     case "virtualOutbound":
       return {
@@ -202,7 +239,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         traffic_direction: "OUTBOUND",
         filter_chains: [{
           name: "virtualOutbound-catchall-tcp",
-          filters: [tcpProxyTo(plan.fallback)],
+          filters: [tcpProxyTo(plan.fallback, tcpLogs)],
         }],
       };
     case "virtualInbound":
@@ -234,7 +271,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
                   },
                   transport_socket: meshServerTls(),
-                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter),
+                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter, plan.telemetry),
                 }]),
                 // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
                 ...(mtls === "STRICT" ? [] : [{
@@ -244,12 +281,12 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
                     ...(mtls === "DISABLE" ? {} : { transport_protocol: "raw_buffer" }),
                     ...(detected ? { application_protocols: SNIFFED_HTTP } : {}),
                   },
-                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter),
+                  filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter, plan.telemetry),
                 }]),
               ];
             });
           }),
-          { name: "virtualInbound-catchall", filters: [tcpProxyTo(PASSTHROUGH_CLUSTER)] },
+          { name: "virtualInbound-catchall", filters: [tcpProxyTo(PASSTHROUGH_CLUSTER, tcpLogs)] },
         ],
       };
     case "http":
@@ -259,7 +296,7 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
         bind_to_port: { value: false },
         traffic_direction: "OUTBOUND",
         filter_chains: [{
-          filters: [httpConnectionManager(plan.name, rdsFor(plan.port), [], plan.outbound)],
+          filters: [httpConnectionManager(plan.name, rdsFor(plan.port), [], plan.outbound, plan.telemetry)],
         }],
       };
     case "tcp":
@@ -281,19 +318,21 @@ export function envoyListener(plan: ListenerPlan): EnvoyObject {
           ...(plan.sniffHttp
             ? [{
               filter_chain_match: { application_protocols: [...SNIFFED_HTTP] },
-              filters: [httpConnectionManager(plan.name, rdsFor(plan.port), [], plan.outbound)],
+              filters: [
+                httpConnectionManager(plan.name, rdsFor(plan.port), [], plan.outbound, plan.telemetry),
+              ],
             }]
             : []),
           ...plan.sni.map((route) => ({
             filter_chain_match: { server_names: [...route.sniHosts] },
-            filters: [tcpProxy(plan.name, route.clusters)],
+            filters: [tcpProxy(plan.name, route.clusters, tcpLogs)],
           })),
           {
             filters: protocolFilterStack(
               plan.filter,
               plan.clusters.length === 1 ? plan.clusters[0].name : plan.name,
               plan.clusters[0].name,
-              tcpProxy(plan.name, plan.clusters),
+              tcpProxy(plan.name, plan.clusters, tcpLogs),
             ),
           },
         ],
@@ -310,13 +349,14 @@ export function planListeners(
   const fallback = scope.outboundTrafficPolicy.mode === "REGISTRY_ONLY"
     ? BLACK_HOLE_CLUSTER
     : PASSTHROUGH_CLUSTER;
+  const telemetry = listenerTelemetry(proxy, push);
   const out: { plan: ListenerPlan; dependsOn: string[] }[] = [
-    { plan: { kind: "virtualOutbound", fallback }, dependsOn: [] },
+    { plan: { kind: "virtualOutbound", fallback, telemetry }, dependsOn: [] },
   ];
   const httpPorts = new Set(outboundHttpPorts(proxy, push));
   for (const port of httpPorts) {
     out.push({
-      plan: { kind: "http", name: `0.0.0.0_${port}`, port, outbound: push.outboundHttp },
+      plan: { kind: "http", name: `0.0.0.0_${port}`, port, outbound: push.outboundHttp, telemetry },
       dependsOn: [],
     });
   }
@@ -358,6 +398,7 @@ export function planListeners(
             detectionTimeoutMs: Number(push.mesh.protocolDetectionTimeout / 1_000_000n),
             outbound: push.outboundHttp,
             ...(filter ? { filter } : {}),
+            telemetry,
           },
           dependsOn: [serviceKey(service.namespace, service.hostname), ...routes.dependsOn],
         });
@@ -420,6 +461,7 @@ export function planListeners(
         : {}),
       ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
       ...(jwt ? { jwt } : {}),
+      telemetry,
     },
     dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
   });

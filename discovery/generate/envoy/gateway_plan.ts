@@ -26,6 +26,7 @@ import {
   type PlannedRoute,
 } from "../route_plan.ts";
 import type { WeightedCluster } from "../route_action.ts";
+import { type ListenerTelemetry, listenerTelemetry } from "./telemetry.ts";
 
 /** How a gateway server terminates TLS. */
 export type GatewayTlsPlan =
@@ -65,6 +66,8 @@ export interface GatewayListenerPlan {
    * (`MESHD_ENABLE_SDS_SERVER`, with a secret store), else the gateway's own agent over its SDS socket.
    */
   readonly credentialsFrom: "discovery" | "agent";
+  /** Access logs and tracing of the listener's filters; absent: none. */
+  readonly telemetry?: ListenerTelemetry;
 }
 
 /** One virtual host of a gateway route configuration. */
@@ -105,11 +108,13 @@ export function planGatewayListeners(
       byPort.set(server.port.number, entry);
     }
   }
+  const telemetry = listenerTelemetry(proxy, push);
   return {
     plans: [...byPort.keys()].sort((a, b) => a - b).map((port) => ({
       port,
       ...byPort.get(port)!,
       credentialsFrom: push.secrets !== undefined ? "discovery" as const : "agent" as const,
+      telemetry,
     })),
     dependsOn,
   };

@@ -19,6 +19,7 @@ import type {
 import { tcpProxy } from "./tcp_proxy.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { BLACK_HOLE_CLUSTER } from "./envoy_cds.ts";
+import { connectionManagerTracing, httpAccessLogs, listenerAccessLog, tcpAccessLogs } from "./telemetry.ts";
 
 /** The SDS name of the CA certificates of a MUTUAL server's credential. */
 export function caSecretName(credentialName: string): string {
@@ -32,6 +33,7 @@ function l4Chains(
   server: GatewayServerPlan,
   l4: GatewayL4Plan,
   from: GatewayListenerPlan["credentialsFrom"],
+  logs: readonly EnvoyObject[],
 ): EnvoyObject[] {
   const names = server.hosts.filter((h) => h !== "*");
   switch (l4.mode) {
@@ -40,13 +42,13 @@ function l4Chains(
         name: server.routeName,
         ...(server.tls && names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
         ...(server.tls ? { transport_socket: terminatingTls(server.tls, from) } : {}),
-        filters: [tcpProxy(server.routeName, l4.clusters)],
+        filters: [tcpProxy(server.routeName, l4.clusters, logs)],
       }];
     case "passthrough":
       return l4.routes.map((route, i) => ({
         name: `${server.routeName}.${i}`,
         filter_chain_match: { server_names: [...route.sniHosts] },
-        filters: [tcpProxy(server.routeName, route.clusters)],
+        filters: [tcpProxy(server.routeName, route.clusters, logs)],
       }));
     case "auto":
       // The SNI the client sends (`outbound_.<port>_.<subset>_.<host>`) names the cluster: the mesh's mTLS
@@ -56,7 +58,7 @@ function l4Chains(
         ...(names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
         filters: [
           { name: "envoy.filters.network.sni_cluster", typed_config: { "@type": TYPE_URL.sniCluster } },
-          tcpProxy(server.routeName, [{ name: BLACK_HOLE_CLUSTER, weight: 100 }]),
+          tcpProxy(server.routeName, [{ name: BLACK_HOLE_CLUSTER, weight: 100 }], logs),
         ],
       }];
   }
@@ -94,11 +96,13 @@ function terminatingTls(
 export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
   const seen = new Set<string>();
   const chains: EnvoyObject[] = [];
+  const tcpLogs = tcpAccessLogs(plan.telemetry);
+  const httpLogs = httpAccessLogs(plan.telemetry);
   for (const server of plan.servers) {
     if (seen.has(server.routeName)) continue;
     seen.add(server.routeName);
     if (server.l4 !== undefined) {
-      chains.push(...l4Chains(server, server.l4, plan.credentialsFrom));
+      chains.push(...l4Chains(server, server.l4, plan.credentialsFrom, tcpLogs));
       continue;
     }
     const hcm = {
@@ -112,6 +116,8 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
           { name: ROUTER_FILTER_NAME, typed_config: { "@type": TYPE_URL.router } },
         ],
         use_remote_address: { value: true },
+        ...(httpLogs.length > 0 ? { access_log: httpLogs } : {}),
+        ...connectionManagerTracing(plan.telemetry),
       },
     };
     if (server.tls === undefined) {
@@ -141,6 +147,7 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
       }
       : {}),
     filter_chains: chains,
+    ...listenerAccessLog(plan.telemetry),
   };
 }
 

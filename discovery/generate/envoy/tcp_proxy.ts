@@ -11,7 +11,11 @@ import type { EnvoyObject } from "../route_match.ts";
  * A tcp_proxy to one cluster, or split by weight among several. Stats are prefixed with the cluster's name
  * when there is one destination (as the reference names them), else with `statPrefix`.
  */
-export function tcpProxy(statPrefix: string, clusters: readonly WeightedCluster[]): EnvoyObject {
+export function tcpProxy(
+  statPrefix: string,
+  clusters: readonly WeightedCluster[],
+  accessLog: readonly EnvoyObject[] = [],
+): EnvoyObject {
   return {
     name: "envoy.filters.network.tcp_proxy",
     typed_config: {
@@ -20,11 +24,12 @@ export function tcpProxy(statPrefix: string, clusters: readonly WeightedCluster[
       ...(clusters.length === 1
         ? { cluster: clusters[0].name }
         : { weighted_clusters: { clusters: clusters.map((c) => ({ name: c.name, weight: c.weight })) } }),
+      ...(accessLog.length > 0 ? { access_log: accessLog } : {}),
     },
   };
 }
 
 /** A tcp_proxy to one cluster by name. */
-export function tcpProxyTo(cluster: string): EnvoyObject {
-  return tcpProxy(cluster, [{ name: cluster, weight: 100 }]);
+export function tcpProxyTo(cluster: string, accessLog: readonly EnvoyObject[] = []): EnvoyObject {
+  return tcpProxy(cluster, [{ name: cluster, weight: 100 }], accessLog);
 }

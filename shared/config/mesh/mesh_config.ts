@@ -125,6 +125,8 @@ export interface MeshConfig {
   readonly accessLogEncoding: AccessLogEncoding;
   /** Whether proxies stream access logs to the gRPC service in `defaultConfig.envoyAccessLogService`. */
   readonly enableEnvoyAccessLogService: boolean;
+  /** Whether listeners leave out their own access log of connections no filter chain logged (default false). */
+  readonly disableEnvoyListenerLog: boolean;
   /** The proxy config every workload starts from; per-workload settings override it. */
   readonly defaultConfig: ProxyConfig;
   /** What sidecars do with traffic to unknown destinations (default `ALLOW_ANY`). */
@@ -195,6 +197,7 @@ export function defaultMeshConfig(): MeshConfig {
     accessLogFormat: "",
     accessLogEncoding: "TEXT",
     enableEnvoyAccessLogService: false,
+    disableEnvoyListenerLog: false,
     defaultConfig: defaultProxyConfig(),
     outboundTrafficPolicy: { mode: "ALLOW_ANY" },
     configSources: [],

@@ -131,6 +131,7 @@ export const meshConfigFields: Decoder<MeshConfigFields> = message<MeshConfigFie
   accessLogFormat: str,
   accessLogEncoding: enumOf("TEXT", "JSON"),
   enableEnvoyAccessLogService: bool,
+  disableEnvoyListenerLog: bool,
   defaultConfig: proxyConfigFields,
   outboundTrafficPolicy: message<OutboundTrafficPolicy>({ mode: enumOf("REGISTRY_ONLY", "ALLOW_ANY") }),
   configSources: list(message<ConfigSource>({
@@ -177,6 +178,14 @@ export const meshConfigFields: Decoder<MeshConfigFields> = message<MeshConfigFie
 
 /** Checks across fields of a complete (merged) mesh config; the proxy config is checked separately. */
 export function checkMeshConfig(report: ValidationReport, mesh: MeshConfig): void {
+  if (
+    mesh.accessLogEncoding === "JSON" && mesh.accessLogFormat !== "" && !isJsonObject(mesh.accessLogFormat)
+  ) {
+    report.error(
+      "accessLogFormat",
+      "with accessLogEncoding JSON it must be a JSON object of field names to operators",
+    );
+  }
   const known = new Set(mesh.extensionProviders.map((p) => p.name));
   for (const kind of ["tracing", "metrics", "accessLogging"] as const) {
     for (const [i, name] of (mesh.defaultProviders[kind] ?? []).entries()) {
@@ -187,5 +196,14 @@ export function checkMeshConfig(report: ValidationReport, mesh: MeshConfig): voi
         );
       }
     }
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const parsed = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
   }
 }

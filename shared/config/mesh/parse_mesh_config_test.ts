@@ -115,6 +115,15 @@ Deno.test("parseMeshConfig rejects invalid files with field paths and lines", as
     );
   });
 
+  await t.step("a JSON access log format that is not a JSON object", () => {
+    assert.match(
+      issuesOf('accessLogEncoding: JSON\naccessLogFormat: "[%START_TIME%] %RESPONSE_CODE%"\n')[0],
+      /accessLogFormat: with accessLogEncoding JSON it must be a JSON object/,
+    );
+    const text = 'accessLogEncoding: JSON\naccessLogFormat: \'{"code":"%RESPONSE_CODE%"}\'\n';
+    assert.equal(parseMeshConfig(text, "m").config.accessLogFormat, '{"code":"%RESPONSE_CODE%"}');
+  });
+
   await t.step("durations", () => {
     assert.match(
       issuesOf("connectTimeout: 10\n")[0],
