@@ -2,7 +2,13 @@
  * The names of the singleton duties replicas elect a leader for, as the reference names its locks with our
  * prefix. Every replica serves xDS, the CA and the webhooks; only the leader of a duty writes for it.
  */
-export const DUTIES = Object.freeze({
+export const DUTIES: Readonly<{
+  namespaceController: string;
+  validationController: string;
+  ingressController: string;
+  statusController: string;
+  analyzeController: string;
+}> = Object.freeze({
   /** Root-certificate ConfigMaps in every namespace. */
   namespaceController: "mesh-namespace-controller-election",
   /** The caBundle of the validation (and injection) webhook configurations. */
