@@ -12,7 +12,12 @@ import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
 import { CaClient } from "./proxy/ca_client.ts";
-import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_config.ts";
+import { PROXY_CONFIG_ANNOTATION, type ProxyConfig, resolveProxyConfig } from "./proxy/proxy_config.ts";
+import {
+  type BootstrapTelemetry,
+  bootstrapTelemetry,
+  unsupportedTracer,
+} from "./proxy/bootstrap_telemetry.ts";
 import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
@@ -47,6 +52,8 @@ export interface ProxyAgentInputs {
   readonly proxyComponentLogLevel: string;
   /** `--concurrency`; 0 for the proxy's default. */
   readonly concurrency: number;
+  /** `--outlierLogPath`; empty: no outlier-detection event log. */
+  readonly outlierLogPath: string;
   readonly version: string;
   readonly logs: LogManager;
   /** The agent's metrics registry. */
@@ -223,7 +230,13 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         ...ports,
       }),
     )
-    : defaultBootstrap({ node, xdsSocket, sdsSocket, ...ports });
+    : defaultBootstrap({
+      node,
+      xdsSocket,
+      sdsSocket,
+      ...ports,
+      telemetry: await telemetryOf(config, dir, inputs),
+    });
   const overridePath = env.string("MESH_BOOTSTRAP_OVERRIDE");
   if (overridePath !== "") {
     bootstrap = mergeOverride(
@@ -362,4 +375,33 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   ]);
   await lifecycle.start();
   return { quitRequested: quit.promise, failed: failed.promise, stop: () => lifecycle.stop() };
+}
+
+/** The bootstrap's tracer, access log service and outlier log; a Lightstep token is written where the proxy reads it. */
+async function telemetryOf(
+  config: ProxyConfig,
+  dir: string,
+  inputs: ProxyAgentInputs,
+): Promise<BootstrapTelemetry> {
+  const lightstepTokenFile = join(dir, "lightstep_access_token.txt");
+  const lightstep = config.tracing?.lightstep as { accessToken?: unknown } | undefined;
+  if (typeof lightstep?.accessToken === "string") {
+    await Deno.writeTextFile(lightstepTokenFile, lightstep.accessToken, { mode: 0o600 });
+  }
+  const unsupported = unsupportedTracer(config.tracing);
+  if (unsupported !== undefined) {
+    inputs.logs.scope("default").warn(
+      "the tracer is not configured by this agent and is left out of the bootstrap",
+      {
+        tracer: unsupported,
+      },
+    );
+  }
+  return bootstrapTelemetry({
+    ...(config.tracing ? { tracing: config.tracing } : {}),
+    ...(config.accessLogServiceAddress ? { accessLogServiceAddress: config.accessLogServiceAddress } : {}),
+    outlierLogPath: inputs.outlierLogPath,
+    serviceCluster: inputs.serviceCluster,
+    lightstepTokenFile,
+  });
 }

@@ -59,6 +59,9 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   "envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto",
   "envoy/extensions/access_loggers/file/v3/file.proto",
   "envoy/extensions/access_loggers/grpc/v3/als.proto",
+  "envoy/config/trace/v3/zipkin.proto",
+  "envoy/config/trace/v3/lightstep.proto",
+  "envoy/config/trace/v3/datadog.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
   "envoy/extensions/clusters/aggregate/v3/cluster.proto",
   // Load-balancing policies a gRPC cluster may embed (gRFC A52).

@@ -57,6 +57,7 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             proxyLogLevel: ctx.flags.proxyLogLevel as string,
             proxyComponentLogLevel: ctx.flags.proxyComponentLogLevel as string,
             concurrency: ctx.flags.concurrency as number,
+            outlierLogPath: ctx.flags.outlierLogPath as string,
             version: buildInfo().version,
             logs,
             metrics: new Metrics("agent", { version: buildInfo().version, tag: buildInfo().tag }),

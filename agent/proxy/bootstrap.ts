@@ -13,6 +13,7 @@ import { fromProtoJson } from "../../proto/proto_json.ts";
 import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts";
 import { typeUrlOf } from "../../proto/type_urls.ts";
 import type { ProxyNode } from "./proxy_node.ts";
+import type { BootstrapTelemetry } from "./bootstrap_telemetry.ts";
 
 /** The type URL of Envoy's bootstrap. */
 export const BOOTSTRAP_TYPE_URL = typeUrlOf("envoy.config.bootstrap.v3.Bootstrap");
@@ -32,6 +33,8 @@ export interface BootstrapInputs {
   readonly statsPort: number;
   /** The readiness listener port (15021). */
   readonly readinessPort: number;
+  /** The tracer, access log service and outlier log (`bootstrapTelemetry`); absent: none. */
+  readonly telemetry?: BootstrapTelemetry;
 }
 
 /** The invalid bootstrap, with Envoy's validation messages. */
@@ -134,6 +137,7 @@ export function defaultBootstrap(inputs: BootstrapInputs): Json {
             }],
           },
         },
+        ...(inputs.telemetry?.clusters ?? []),
       ],
       listeners: [
         httpListener("stats", inputs.statsPort, [{
@@ -146,6 +150,7 @@ export function defaultBootstrap(inputs: BootstrapInputs): Json {
         }]),
       ],
     },
+    ...inputs.telemetry?.fields,
   };
 }
 

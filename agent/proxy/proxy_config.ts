@@ -27,6 +27,8 @@ export interface ProxyConfig {
    * length from the node metadata `PROXY_CONFIG`; absent when no layer sets it.
    */
   readonly tracing?: Readonly<Record<string, unknown>>;
+  /** `envoyAccessLogService.address`: where the proxy streams the access logs the mesh config turns on. */
+  readonly accessLogServiceAddress?: string;
 }
 
 /** The defaults. */
@@ -88,8 +90,16 @@ function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
     );
   }
   const tracing = tracingLayer(base.tracing, r.tracing, source);
+  const als = r.envoyAccessLogService as Record<string, unknown> | undefined;
+  if (
+    als !== undefined && (typeof als !== "object" || als === null || typeof (als.address ?? "") !== "string")
+  ) {
+    throw new TypeError(`${source}: envoyAccessLogService must be an object whose address is "host:port"`);
+  }
+  const accessLogServiceAddress = (als?.address as string | undefined) || base.accessLogServiceAddress;
   return {
     ...(tracing ? { tracing } : {}),
+    ...(accessLogServiceAddress ? { accessLogServiceAddress } : {}),
     discoveryAddress: text("discoveryAddress", base.discoveryAddress),
     binaryPath: text("binaryPath", base.binaryPath),
     configPath: text("configPath", base.configPath),
