@@ -144,11 +144,12 @@ export async function startDiscovery(
       useEndpointSlices: env.bool("DISCOVERY_USE_ENDPOINT_SLICE"),
       resyncMs: options.resyncMs,
       secrets: sdsServer,
+      ingress: { namespace: env.string("ORCH_INGRESS_NS") || "mesh-system", mesh: () => mesh.current() },
     })
     : undefined;
   const configSources = new Map<string, ConfigSource>([
     ...(files ? [["configDir", files] as const] : []),
-    ...(orch ? [["orchestrator", orch.config] as const] : []),
+    ...(orch ? [["orchestrator", orch.config] as const, ["ingress", orch.ingress] as const] : []),
   ]);
   const registries = buildRegistries({
     ...(orch && env.bool("DISCOVERY_ENABLE_SERVICEENTRY_SELECT_PODS") ? { pods: orch.registry.pods } : {}),
@@ -284,6 +285,16 @@ export async function startDiscovery(
         name: "orchestrator registry",
         start: () => orch.registry.start(),
         stop: () => orch.registry.stop(),
+      }]
+      : []),
+    ...(orch
+      ? [{
+        ...closingComponent("orchestrator ingress", () => {
+          orch.ingress.start();
+          return [() => orch.ingress.stop(), mesh.onChange(() => orch.ingress.refresh())];
+        }),
+        ready: () =>
+          orch.ingress.synced ? undefined : "the orchestrator's Ingresses have not been listed yet",
       }]
       : []),
     ...(orch?.secrets

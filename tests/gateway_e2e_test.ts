@@ -6,24 +6,17 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import * as grpc from "@grpc/grpc-js";
 import { TYPE_URL } from "../proto/type_urls.ts";
-import {
-  certificatesToPem,
-  exportPrivateKeyPem,
-  generateKeyPair,
-  issueCertificate,
-} from "../shared/pki/mod.ts";
-import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
+import { makePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import {
-  plainResource as plain,
-  TestAdsClient,
-  type TestAdsClient as Client,
-  testNode,
-} from "../discovery/xds/_test_ads_client.ts";
+import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
-import { MUTUAL_GATEWAY_YAML, writeCredentialFolder } from "./helpers/gateway_fixture.ts";
+import {
+  credentialsAs,
+  fetchUntil,
+  MUTUAL_GATEWAY_YAML,
+  writeCredentialFolder,
+} from "./helpers/gateway_fixture.ts";
 
 type Obj = Record<string, unknown>;
 const DAY = 24 * 3_600_000;
@@ -33,46 +26,6 @@ const INGRESS_NODE = testNode("router~10.8.0.1~ingress-1.edge~edge.svc.cluster.l
   NAMESPACE: "edge",
   LABELS: { app: "ingress" },
 });
-
-/** Asks `stream` for `names` of `typeUrl` as `node`, acknowledging every response, until `until` holds. */
-async function fetchUntil(
-  stream: Client,
-  node: ReturnType<typeof testNode>,
-  typeUrl: string,
-  names: string[],
-  until: (r: Obj[]) => boolean,
-): Promise<Obj[]> {
-  stream.send({ node, type_url: typeUrl, resource_names: names });
-  for (;;) {
-    const r = await stream.next(20_000);
-    stream.send({
-      node,
-      type_url: r.typeUrl,
-      version_info: r.version,
-      response_nonce: r.nonce,
-      resource_names: names,
-    });
-    const resources = r.resources.map(plain);
-    if (r.typeUrl === typeUrl && until(resources)) return resources;
-  }
-}
-
-/** Client credentials for the secure port, as `identity`, issued by the plugged-in CA. */
-async function credentialsAs(identity: string, caDir: string): Promise<grpc.ChannelCredentials> {
-  const plugged = await makePluggedInCa(30 * DAY);
-  await writePluggedInCa(plugged, caDir);
-  const keys = await generateKeyPair({ algorithm: "ECDSA" });
-  const cert = await issueCertificate(plugged.intermediate, {
-    publicKey: keys.publicKey,
-    uris: [identity],
-    ttlMs: DAY,
-  });
-  return grpc.credentials.createSsl(
-    Buffer.from(plugged.files["root-cert.pem"]),
-    Buffer.from(await exportPrivateKeyPem(keys.privateKey)),
-    Buffer.from(certificatesToPem([cert]) + plugged.files["ca-cert.pem"]),
-  );
-}
 
 Deno.test("A gateway gets listeners, routes and its TLS credential from orchestrator resources", async () => {
   const credential = await makePluggedInCa(DAY);

@@ -5,6 +5,8 @@ import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
+import { IngressConfigSource } from "./ingress_source.ts";
+import type { IngressMeshSettings } from "./ingress_convert.ts";
 
 /** What reading the orchestrator needs: its client settings and the collaborators of its three parts. */
 export interface OrchestratorOptions {
@@ -38,6 +40,12 @@ export interface OrchestratorOptions {
   readonly resyncMs: number;
   /** `MESHD_ENABLE_SDS_SERVER`: read the Secrets gateways name. */
   readonly secrets: boolean;
+  /** Orchestrator Ingresses: where their Gateways go and the mesh settings that pick and shape them. */
+  readonly ingress: {
+    /** `ORCH_INGRESS_NS`, else the mesh's root namespace. */
+    readonly namespace: string;
+    readonly mesh: () => IngressMeshSettings;
+  };
 }
 
 /** The orchestrator's three parts, built on one client and one rate limit; none started. */
@@ -48,6 +56,8 @@ export interface Orchestrator {
   readonly config: OrchConfigSource;
   /** Gateway credentials, when `secrets` was asked for. */
   readonly secrets?: OrchSecretStore;
+  /** Ingresses translated into Gateways and VirtualServices, into the config store. */
+  readonly ingress: IngressConfigSource;
 }
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
@@ -85,5 +95,22 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       onProblem: () => options.metrics.counter("discovery_gateway_credential_errors").inc(),
     })
     : undefined;
-  return { registry, config, ...(secrets ? { secrets } : {}) };
+  const services = registry.serviceRegistry;
+  const ingress = new IngressConfigSource({
+    ...client,
+    store: options.store,
+    log: options.logs.scope("source"),
+    metrics: options.metrics,
+    context: () => ({
+      mesh: options.ingress.mesh(),
+      domain: options.domain,
+      ingressNamespace: options.ingress.namespace,
+      namedPort: (namespace, service, port) =>
+        services.getService(`${service}.${namespace}.svc.${options.domain}`, namespace)?.ports
+          .find((p) => p.name === port)?.port,
+    }),
+  });
+  // A backend may name its service's port by name: a service change can resolve or move it.
+  services.onServiceEvent(() => ingress.servicesChanged());
+  return { registry, config, ingress, ...(secrets ? { secrets } : {}) };
 }

@@ -64,6 +64,14 @@ const CORE: readonly ResourceType[] = [
     plural: "endpointslices",
     namespaced: true,
   },
+  { group: "networking.k8s.io", version: "v1", kind: "Ingress", plural: "ingresses", namespaced: true },
+  {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "IngressClass",
+    plural: "ingressclasses",
+    namespaced: false,
+  },
 ];
 
 /** The mesh kinds, in every version, under their own and Istio's group names. */

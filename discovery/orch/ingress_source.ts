@@ -1,0 +1,201 @@
+/**
+ * The orchestrator's Ingresses as a config source: Ingresses and IngressClasses are watched, translated
+ * (`ingress_convert.ts`) into Gateways and VirtualServices, validated like every other resource and written to
+ * the config store; what an earlier translation wrote and the current one no longer holds is deleted. A
+ * translated resource the validator refuses is refused alone and shown in `/debug/configz`, as is every part of
+ * an Ingress that could not be translated.
+ *
+ * Every event retranslates every Ingress: a cluster holds tens of them, and a host's VirtualService merges the
+ * rules of all Ingresses that name it, so one Ingress's change can move another's routes.
+ *
+ * @module
+ */
+import * as k8s from "@kubernetes/client-node";
+import { parseResource } from "../../shared/config/validate_resource.ts";
+import type { Resource } from "../../shared/config/resource.ts";
+import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Timers } from "../../shared/time/timers.ts";
+import type { RejectedConfig } from "../model/config_store.ts";
+import type { SyncableConfigStore } from "../config/memory_config_store.ts";
+import type { RateLimiter } from "./orch_client.ts";
+import { type IngressContext, type IngressObject, translateIngresses } from "./ingress_convert.ts";
+import { type OrchObject, type RunningInformer, startInformer } from "./resilient_informer.ts";
+
+/** What the Ingress source needs. */
+export interface IngressSourceOptions {
+  readonly kubeConfig: k8s.KubeConfig;
+  readonly limiter: RateLimiter;
+  readonly store: SyncableConfigStore;
+  readonly log: Logger;
+  readonly metrics?: Metrics;
+  /** The translation's settings, read at every translation (the mesh config may change). */
+  readonly context: () => Omit<IngressContext, "classes">;
+  readonly retryMs?: number;
+  readonly absentRecheckMs?: number;
+  readonly timers?: Timers;
+}
+
+const ORIGIN = "orchestrator:networking.k8s.io/ingresses";
+
+/** Watches Ingresses and IngressClasses and keeps their translation in the config store. */
+export class IngressConfigSource {
+  readonly #options: IngressSourceOptions;
+  readonly #ingresses = new Map<string, IngressObject>();
+  readonly #classes = new Map<string, string>();
+  /** `kind/namespace/name` of what the last translation wrote. */
+  #written = new Map<string, Resource>();
+  #rejected: RejectedConfig[] = [];
+  readonly #informers: RunningInformer[] = [];
+  readonly #listed = new Set<string>();
+  readonly #absent = new Set<string>();
+  #lastSkipped = "";
+  #namedPorts = false;
+
+  constructor(options: IngressSourceOptions) {
+    this.#options = options;
+  }
+
+  /** True once Ingresses and IngressClasses were listed (or are not served). */
+  get synced(): boolean {
+    return ["ingresses", "ingressclasses"].every((k) => this.#listed.has(k) || this.#absent.has(k));
+  }
+
+  /** Translated resources the validator refused, and Ingress parts that could not be translated. */
+  rejected(): RejectedConfig[] {
+    return [...this.#rejected];
+  }
+
+  /** Whether both kinds were listed, for `/debug/configz`. */
+  status(): { readonly synced: boolean; readonly absentKinds: readonly string[] } {
+    return { synced: this.synced, absentKinds: [...this.#absent].map((k) => `networking.k8s.io/${k}`) };
+  }
+
+  /** Starts both informers; returns at once. */
+  start(): void {
+    const api = this.#options.kubeConfig.makeApiClient(k8s.NetworkingV1Api);
+    const client = { ...this.#options, log: this.#options.log };
+    const keyOf = (o: OrchObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+    const watch = (
+      plural: string,
+      list: () => Promise<unknown>,
+      put: (o: OrchObject) => void,
+      drop: (o: OrchObject) => void,
+    ) =>
+      this.#informers.push(startInformer(client, {
+        what: `networking.k8s.io ${plural}`,
+        path: `/apis/networking.k8s.io/v1/${plural}`,
+        list,
+        onAdd: (o) => this.#changed(() => put(o)),
+        onUpdate: (o) => this.#changed(() => put(o)),
+        onDelete: (o) => this.#changed(() => drop(o)),
+        onListed: () => {
+          this.#listed.add(plural);
+          this.#absent.delete(plural);
+          this.#translate();
+        },
+        onAbsent: () => {
+          this.#absent.add(plural);
+          this.#translate();
+        },
+      }));
+    watch(
+      "ingressclasses",
+      () => api.listIngressClass(),
+      (o) =>
+        this.#classes.set(
+          o.metadata?.name ?? "",
+          String((o as { spec?: { controller?: string } }).spec?.controller ?? ""),
+        ),
+      (o) => this.#classes.delete(o.metadata?.name ?? ""),
+    );
+    watch(
+      "ingresses",
+      () => api.listIngressForAllNamespaces(),
+      (o) => this.#ingresses.set(keyOf(o), o as IngressObject),
+      (o) => this.#ingresses.delete(keyOf(o)),
+    );
+  }
+
+  /** Stops both informers. */
+  async stop(): Promise<void> {
+    await Promise.all(this.#informers.map((i) => i.stop()));
+  }
+
+  /** Translates again with the current settings, as after a mesh config change. */
+  refresh(): void {
+    this.#translate();
+  }
+
+  /** Translates again when some backend names its port by name, whose number a service change may move. */
+  servicesChanged(): void {
+    if (this.#namedPorts) this.#translate();
+  }
+
+  #changed(apply: () => void): void {
+    apply();
+    this.#options.metrics?.counter("discovery_orch_cfg_events").inc({ type: "Ingress", event: "update" });
+    this.#translate();
+  }
+
+  /** Nothing is written before both kinds were listed: a half-listed cluster would delete and re-add routes. */
+  #translate(): void {
+    if (!this.synced) return;
+    this.#namedPorts = [...this.#ingresses.values()].some((i) =>
+      (i.spec?.rules ?? []).some((r) =>
+        (r.http?.paths ?? []).some((p) =>
+          p.backend?.service?.port?.name !== undefined || typeof p.backend?.servicePort === "string"
+        )
+      )
+    );
+    const translation = translateIngresses([...this.#ingresses.values()], {
+      ...this.#options.context(),
+      classes: this.#classes,
+    });
+    const rejected: RejectedConfig[] = [];
+    const next = new Map<string, Resource>();
+    for (const plain of translation.resources) {
+      const origin = `${ORIGIN} → ${plain.kind} ${plain.metadata.namespace}/${plain.metadata.name}`;
+      const { resource, report } = parseResource(structuredClone(plain), { file: origin, line: 1 }, {
+        defaultNamespace: "default",
+      });
+      if (resource === undefined) {
+        rejected.push({
+          file: origin,
+          line: 1,
+          kind: plain.kind,
+          namespace: plain.metadata.namespace,
+          name: plain.metadata.name,
+          errors: report.errors.map((i) =>
+            `${origin}: ${i.path === "" ? i.message : `${i.path}: ${i.message}`}`
+          ),
+        });
+        continue;
+      }
+      next.set(`${plain.kind}/${plain.metadata.namespace}/${plain.metadata.name}`, resource);
+    }
+    for (const line of translation.skipped) {
+      const [where] = line.split(":", 1);
+      const [namespace, name] = where.split("/");
+      rejected.push({ file: ORIGIN, line: 1, kind: "Ingress", namespace, name, errors: [line] });
+    }
+    const skipped = translation.skipped.join("\n");
+    if (skipped !== this.#lastSkipped && skipped !== "") {
+      this.#options.log.warn("ingress parts not translated", { parts: translation.skipped });
+    }
+    this.#lastSkipped = skipped;
+    this.#rejected = rejected;
+    for (const [key, resource] of next) {
+      const before = this.#written.get(key);
+      if (before === undefined || JSON.stringify(before.spec) !== JSON.stringify(resource.spec)) {
+        this.#options.store.apply(resource);
+      }
+    }
+    for (const key of this.#written.keys()) {
+      if (next.has(key)) continue;
+      const [kind, namespace, name] = key.split("/");
+      this.#options.store.delete(kind, namespace, name);
+    }
+    this.#written = next;
+  }
+}
