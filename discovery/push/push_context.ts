@@ -122,6 +122,8 @@ export interface PushContextInputs {
   readonly filterGatewayClusters?: boolean;
   /** `DISCOVERY_TRACE_SAMPLING`, percent (default 100). */
   readonly traceSampling?: number;
+  /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2` (default true). */
+  readonly inboundTlsV2?: boolean;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
@@ -159,6 +161,8 @@ export class PushContext {
   readonly filterGatewayClusters: boolean;
   /** The share of requests traced when a proxy's ProxyConfig names none, percent. */
   readonly traceSampling: number;
+  /** Sidecars' inbound mesh mTLS takes TLS 1.2 and up with the reference's strong ciphers only. */
+  readonly inboundTlsV2: boolean;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -205,6 +209,7 @@ export class PushContext {
     if (inputs.initialFetchTimeoutNs !== undefined) this.initialFetchTimeoutNs = inputs.initialFetchTimeoutNs;
     this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
     this.traceSampling = inputs.traceSampling ?? 100;
+    this.inboundTlsV2 = inputs.inboundTlsV2 ?? true;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

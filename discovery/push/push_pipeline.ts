@@ -74,6 +74,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     : undefined;
   const filterGatewayClusters = env.bool("DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG");
   const traceSampling = env.float("DISCOVERY_TRACE_SAMPLING");
+  const inboundTlsV2 = env.bool("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2");
   let builds = 0;
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
   let derived: DerivedMemo | undefined;
@@ -93,6 +94,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         ...(initialFetchTimeoutNs === undefined ? {} : { initialFetchTimeoutNs }),
         filterGatewayClusters,
         traceSampling,
+        inboundTlsV2,
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

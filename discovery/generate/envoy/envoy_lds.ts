@@ -77,6 +77,8 @@ export type ListenerPlan =
       readonly authz?: AuthzFilters;
       /** The JWT filter from the RequestAuthentications selecting the workload; absent when none does. */
       readonly jwt?: EnvoyObject;
+      /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2`: mesh mTLS accepts TLS 1.2 and up with strong ciphers only. */
+      readonly tlsV2?: boolean;
     }
     | {
       readonly kind: "http";
@@ -205,7 +207,17 @@ function inboundFilters(
   )];
 }
 
-function meshServerTls(): EnvoyObject {
+/** The reference's strong ciphers for sidecars' inbound TLS (`DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2`). */
+export const INBOUND_TLS_V2_CIPHERS: readonly string[] = [
+  "ECDHE-ECDSA-AES256-GCM-SHA384",
+  "ECDHE-RSA-AES256-GCM-SHA384",
+  "ECDHE-ECDSA-AES128-GCM-SHA256",
+  "ECDHE-RSA-AES128-GCM-SHA256",
+  "AES256-GCM-SHA384",
+  "AES128-GCM-SHA256",
+];
+
+function meshServerTls(tlsV2: boolean): EnvoyObject {
   return {
     name: "envoy.transport_sockets.tls",
     typed_config: {
@@ -218,6 +230,14 @@ function meshServerTls(): EnvoyObject {
           validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET_NAME),
         },
         alpn_protocols: ["h2", "http/1.1"],
+        ...(tlsV2
+          ? {
+            tls_params: {
+              tls_minimum_protocol_version: "TLSv1_2",
+              cipher_suites: [...INBOUND_TLS_V2_CIPHERS],
+            },
+          }
+          : {}),
       },
     },
   };
@@ -270,7 +290,7 @@ function listenerOf(plan: ListenerPlan): EnvoyObject {
                     transport_protocol: "tls",
                     application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
                   },
-                  transport_socket: meshServerTls(),
+                  transport_socket: meshServerTls(plan.tlsV2 === true),
                   filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter, plan.telemetry),
                 }]),
                 // STRICT: no plaintext chain, so a plaintext connection to the port matches nothing and is closed.
@@ -461,6 +481,7 @@ export function planListeners(
         : {}),
       ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
       ...(jwt ? { jwt } : {}),
+      ...(push.inboundTlsV2 ? { tlsV2: true } : {}),
       telemetry,
     },
     dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],

@@ -57,3 +57,27 @@ Deno.test("UNSET inherits from the next level, and nothing set is PERMISSIVE", (
   assert.equal(inboundMtlsMode([{ mtls: { mode: "UNSET" } }, { mtls: { mode: "STRICT" } }], 80), "STRICT");
   assert.equal(inboundMtlsMode([], 80), "PERMISSIVE");
 });
+
+Deno.test("Inbound mesh mTLS takes TLS 1.2 and up with strong ciphers unless DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2 is off", () => {
+  const tlsParams = (inboundTlsV2: boolean) => {
+    const push = new World().apply(...envoyResources()).push({ inboundTlsV2 });
+    const lds = run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1", { app: "ratings" }), push);
+    const chain = (lds.byName.get("virtualInbound")!.filter_chains as Obj[]).find((c) =>
+      c.name === "inbound|9080|mtls"
+    )!;
+    const socket = (chain.transport_socket as Obj).typed_config as Obj;
+    return (socket.common_tls_context as Obj).tls_params;
+  };
+  assert.deepEqual(tlsParams(true), {
+    tls_minimum_protocol_version: "TLSv1_2",
+    cipher_suites: [
+      "ECDHE-ECDSA-AES256-GCM-SHA384",
+      "ECDHE-RSA-AES256-GCM-SHA384",
+      "ECDHE-ECDSA-AES128-GCM-SHA256",
+      "ECDHE-RSA-AES128-GCM-SHA256",
+      "AES256-GCM-SHA384",
+      "AES128-GCM-SHA256",
+    ],
+  });
+  assert.equal(tlsParams(false), undefined);
+});
