@@ -318,6 +318,11 @@ export async function startDiscovery(
         env,
         metrics: deps.metrics,
         log: modelLog,
+        plugins: {
+          authn: options.plugins.has("authn"),
+          authz: options.plugins.has("authz"),
+          metadataExchange: options.plugins.has("metadata_exchange"),
+        },
       });
       return [
         () => pipeline.close(),

@@ -50,6 +50,7 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   "envoy/extensions/filters/http/jwt_authn/v3/config.proto",
   "envoy/extensions/filters/http/grpc_stats/v3/config.proto",
   "envoy/extensions/filters/http/grpc_web/v3/grpc_web.proto",
+  "envoy/extensions/filters/http/wasm/v3/wasm.proto",
   "envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto",
   "envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto",
   "envoy/extensions/filters/listener/original_dst/v3/original_dst.proto",

@@ -37,6 +37,8 @@ export const TYPE_URL = {
   tcpGrpcAccessLog: `${PREFIX}envoy.extensions.access_loggers.grpc.v3.TcpGrpcAccessLogConfig`,
   httpProtocolOptions: `${PREFIX}envoy.extensions.upstreams.http.v3.HttpProtocolOptions`,
   typedStruct: `${PREFIX}udpa.type.v1.TypedStruct`,
+  wasmHttp: `${PREFIX}envoy.extensions.filters.http.wasm.v3.Wasm`,
+  stringValue: `${PREFIX}google.protobuf.StringValue`,
 } as const;
 
 const SHORT_NAMES: ReadonlyMap<string, string> = new Map([

@@ -40,6 +40,12 @@ Deno.test("Each bad flag or variable stops mesh-discovery naming it, the value a
   const cases: Array<[string, string[], Record<string, string>, RegExp]> = [
     ["an empty --domain", ["--domain", ""], {}, /Invalid --domain "": expected a DNS domain suffix/],
     [
+      "an unknown networking plugin",
+      ["--plugins", "authn,mixer"],
+      {},
+      /Invalid --plugins "authn,mixer": unknown plugin "mixer"; expected some of authn, authz, ext_authz, health/,
+    ],
+    [
       "a --trust-domain with a slash",
       ["--trust-domain", "a/b"],
       {},

@@ -51,6 +51,8 @@ export interface DiscoveryOptions {
   readonly profile: boolean;
   /** `--registries`: service registries to read; each is `Orchestrator` or `Mock`. */
   readonly registries: readonly string[];
+  /** `--plugins`: the networking plugins whose filters generated listeners carry. */
+  readonly plugins: ReadonlySet<NetworkingPlugin>;
   /** `--resync`: controller resync interval, in milliseconds. */
   readonly resyncMs: number;
   /** `--tlsCertFile`: file with the x509 server certificate. */
@@ -73,6 +75,16 @@ export interface DiscoveryOptions {
 
 const KNOWN_REGISTRIES = ["Orchestrator", "Mock"];
 
+/**
+ * The networking plugins `--plugins` may name. `authn` gives sidecars inbound mesh mTLS (by PeerAuthentication)
+ * and JWT checks, `authz` RBAC from AuthorizationPolicies, `metadata_exchange` the peer metadata exchange filters;
+ * `ext_authz` and `health` are the reference's names with no filters of their own here (CUSTOM policies are
+ * denied by `authz` as no external authorizer runs; the reference has no health plugin any more).
+ */
+export const NETWORKING_PLUGINS = ["authn", "authz", "ext_authz", "health", "metadata_exchange"] as const;
+/** One networking plugin. */
+export type NetworkingPlugin = typeof NETWORKING_PLUGINS[number];
+
 /** Builds DiscoveryOptions from parsed flags and the env registry; throws RangeError naming a bad flag. */
 export function discoveryOptions(
   flags: Readonly<Record<string, FlagValue>>,
@@ -87,6 +99,16 @@ export function discoveryOptions(
         `Invalid --registries "${
           registries.join(",")
         }": unknown registry "${r}"; expected Orchestrator or Mock`,
+      );
+    }
+  }
+  const plugins = flags.plugins as string[];
+  for (const p of plugins) {
+    if (!(NETWORKING_PLUGINS as readonly string[]).includes(p)) {
+      throw new RangeError(
+        `Invalid --plugins "${plugins.join(",")}": unknown plugin "${p}"; expected some of ${
+          NETWORKING_PLUGINS.join(", ")
+        }`,
       );
     }
   }
@@ -116,6 +138,7 @@ export function discoveryOptions(
     namespace,
     profile: flags.profile as boolean,
     registries,
+    plugins: new Set(plugins as NetworkingPlugin[]),
     resyncMs: Number((flags.resync as bigint) / 1_000_000n),
     tlsCertFile: flags.tlsCertFile as string,
     tlsKeyFile: flags.tlsKeyFile as string,

@@ -37,6 +37,23 @@ export type PushMeshConfig =
   >
   & TelemetryMeshConfig;
 
+/** Which of the reference's networking plugins put their filters into listeners (`--plugins`). */
+export interface ListenerPlugins {
+  /** `authn`: sidecars' inbound mesh mTLS by PeerAuthentication, and JWT checks by RequestAuthentication. */
+  readonly authn: boolean;
+  /** `authz`: RBAC filters from AuthorizationPolicies. */
+  readonly authz: boolean;
+  /** `metadata_exchange`: the peer metadata exchange filters on HTTP and TCP chains. */
+  readonly metadataExchange: boolean;
+}
+
+/** The reference's default plugins (`authn`, `authz`, `health`): every security filter, no metadata exchange. */
+export const DEFAULT_LISTENER_PLUGINS: ListenerPlugins = Object.freeze({
+  authn: true,
+  authz: true,
+  metadataExchange: false,
+});
+
 /** The mesh's logging and tracing settings; absent ones take the mesh config's defaults. */
 export type TelemetryMeshConfig =
   & Partial<
@@ -124,6 +141,8 @@ export interface PushContextInputs {
   readonly traceSampling?: number;
   /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2` (default true). */
   readonly inboundTlsV2?: boolean;
+  /** `--plugins` (default: the reference's). */
+  readonly plugins?: ListenerPlugins;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
   /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
@@ -163,6 +182,8 @@ export class PushContext {
   readonly traceSampling: number;
   /** Sidecars' inbound mesh mTLS takes TLS 1.2 and up with the reference's strong ciphers only. */
   readonly inboundTlsV2: boolean;
+  /** The networking plugins whose filters listeners carry. */
+  readonly plugins: ListenerPlugins;
   /** Services, one per hostname and namespace. */
   readonly serviceIndex: ServiceIndex;
   /** VirtualServices by gateway, with delegates merged. */
@@ -210,6 +231,7 @@ export class PushContext {
     this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
     this.traceSampling = inputs.traceSampling ?? 100;
     this.inboundTlsV2 = inputs.inboundTlsV2 ?? true;
+    this.plugins = inputs.plugins ?? DEFAULT_LISTENER_PLUGINS;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));
     this.serviceIndex = new ServiceIndex(inputs.services.services(), this.problems);

@@ -6,7 +6,7 @@ import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import { type ChangeEvents, connectChangeEvents } from "./change_events.ts";
 import { PushDebouncer } from "./push_debouncer.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
-import { buildPushContext, type PushMeshConfig } from "./push_context.ts";
+import { buildPushContext, type ListenerPlugins, type PushMeshConfig } from "./push_context.ts";
 import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import { DerivedMemo } from "./derived_memo.ts";
@@ -29,6 +29,8 @@ export interface PushPipelineOptions {
   readonly log: Logger;
   /** Gateway credentials, handed to every snapshot. */
   readonly secrets?: SecretStore;
+  /** `--plugins`; the reference's defaults when absent. */
+  readonly plugins?: ListenerPlugins;
 }
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
@@ -95,6 +97,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         filterGatewayClusters,
         traceSampling,
         inboundTlsV2,
+        ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,

@@ -204,7 +204,6 @@ export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freez
     ["discovery", "mcpInitialConnWindowSize", "MCP is not built"],
     ["discovery", "mcpInitialWindowSize", "MCP is not built"],
     ["discovery", "mcpMaxMsgSize", "MCP is not built"],
-    ["discovery", "plugins", "the generators have a fixed set of features; none is a plugin"],
     ["proxy", "stsPort", "the security token service is not built"],
     ["proxy", "tokenManagerPlugin", "the security token service is not built"],
   ].map(([command, name, reason]) =>

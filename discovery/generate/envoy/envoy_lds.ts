@@ -46,10 +46,12 @@ import { type ProtocolFilter, protocolFilterFor, protocolFilterStack } from "./p
 import {
   connectionManagerTracing,
   httpAccessLogs,
+  httpMetadataExchange,
   listenerAccessLog,
   type ListenerTelemetry,
   listenerTelemetry,
   tcpAccessLogs,
+  tcpMetadataExchange,
 } from "./telemetry.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
@@ -134,7 +136,7 @@ function httpConnectionManager(
       "@type": TYPE_URL.httpConnectionManager,
       stat_prefix: statPrefix,
       ...routes,
-      http_filters: [...before, ...HTTP_FILTERS],
+      http_filters: [...before, ...httpMetadataExchange(telemetry), ...HTTP_FILTERS],
       use_remote_address: { value: outbound?.useRemoteAddress ?? false },
       ...(outbound?.http10 ? { http_protocol_options: { accept_http_10: true } } : {}),
       normalize_path: { value: true },
@@ -181,6 +183,7 @@ function inboundFilters(
   if (!http) {
     return [
       ...(authz?.tcp ?? []),
+      ...tcpMetadataExchange(telemetry),
       ...protocolFilterStack(filter, cluster, cluster, tcpProxyTo(cluster, tcpAccessLogs(telemetry))),
     ];
   }
@@ -348,12 +351,15 @@ function listenerOf(plan: ListenerPlan): EnvoyObject {
             filters: [tcpProxy(plan.name, route.clusters, tcpLogs)],
           })),
           {
-            filters: protocolFilterStack(
-              plan.filter,
-              plan.clusters.length === 1 ? plan.clusters[0].name : plan.name,
-              plan.clusters[0].name,
-              tcpProxy(plan.name, plan.clusters, tcpLogs),
-            ),
+            filters: [
+              ...tcpMetadataExchange(plan.telemetry),
+              ...protocolFilterStack(
+                plan.filter,
+                plan.clusters.length === 1 ? plan.clusters[0].name : plan.name,
+                plan.clusters[0].name,
+                tcpProxy(plan.name, plan.clusters, tcpLogs),
+              ),
+            ],
           },
         ],
       };
@@ -462,9 +468,11 @@ export function planListeners(
       inboundDeps.push(serviceKey(service.namespace, service.hostname));
     }
   }
-  const authn = peerAuthenticationsFor(proxy, push);
-  const authz = authorizationPoliciesFor(proxy, push);
-  const jwtRules = jwtRulesFor(proxy, push);
+  // Without the `authn` plugin inbound ports take plaintext only and no JWT check; without `authz`, no RBAC.
+  const none = { policies: [], dependsOn: [] };
+  const authn = push.plugins.authn ? peerAuthenticationsFor(proxy, push) : none;
+  const authz = push.plugins.authz ? authorizationPoliciesFor(proxy, push) : none;
+  const jwtRules = push.plugins.authn ? jwtRulesFor(proxy, push) : { rules: [], dependsOn: [] };
   const jwt = jwtAuthnFilter(jwtRules.rules);
   out.push({
     plan: {
@@ -474,7 +482,7 @@ export function planListeners(
         http: inbound.get(port)!.http,
         ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
         ...(inbound.get(port)!.filter ? { filter: inbound.get(port)!.filter } : {}),
-        mtls: inboundMtlsMode(authn.policies, port),
+        mtls: push.plugins.authn ? inboundMtlsMode(authn.policies, port) : "DISABLE",
       })),
       ...([...inbound.values()].some((p) => p.sniff)
         ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }

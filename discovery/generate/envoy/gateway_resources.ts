@@ -19,7 +19,14 @@ import type {
 import { tcpProxy } from "./tcp_proxy.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { BLACK_HOLE_CLUSTER } from "./envoy_cds.ts";
-import { connectionManagerTracing, httpAccessLogs, listenerAccessLog, tcpAccessLogs } from "./telemetry.ts";
+import {
+  connectionManagerTracing,
+  httpAccessLogs,
+  httpMetadataExchange,
+  listenerAccessLog,
+  tcpAccessLogs,
+  tcpMetadataExchange,
+} from "./telemetry.ts";
 
 /** The SDS name of the CA certificates of a MUTUAL server's credential. */
 export function caSecretName(credentialName: string): string {
@@ -34,6 +41,7 @@ function l4Chains(
   l4: GatewayL4Plan,
   from: GatewayListenerPlan["credentialsFrom"],
   logs: readonly EnvoyObject[],
+  mx: readonly EnvoyObject[],
 ): EnvoyObject[] {
   const names = server.hosts.filter((h) => h !== "*");
   switch (l4.mode) {
@@ -42,7 +50,7 @@ function l4Chains(
         name: server.routeName,
         ...(server.tls && names.length > 0 ? { filter_chain_match: { server_names: names } } : {}),
         ...(server.tls ? { transport_socket: terminatingTls(server.tls, from) } : {}),
-        filters: [tcpProxy(server.routeName, l4.clusters, logs)],
+        filters: [...mx, tcpProxy(server.routeName, l4.clusters, logs)],
       }];
     case "passthrough":
       return l4.routes.map((route, i) => ({
@@ -102,7 +110,9 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
     if (seen.has(server.routeName)) continue;
     seen.add(server.routeName);
     if (server.l4 !== undefined) {
-      chains.push(...l4Chains(server, server.l4, plan.credentialsFrom, tcpLogs));
+      chains.push(
+        ...l4Chains(server, server.l4, plan.credentialsFrom, tcpLogs, tcpMetadataExchange(plan.telemetry)),
+      );
       continue;
     }
     const hcm = {
@@ -112,6 +122,7 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
         stat_prefix: server.routeName,
         rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: server.routeName },
         http_filters: [
+          ...httpMetadataExchange(plan.telemetry),
           { name: FAULT_FILTER_NAME, typed_config: { "@type": TYPE_URL.fault } },
           { name: ROUTER_FILTER_NAME, typed_config: { "@type": TYPE_URL.router } },
         ],

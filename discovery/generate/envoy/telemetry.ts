@@ -86,6 +86,8 @@ export interface ListenerTelemetry {
   readonly service: boolean;
   /** Listener-level logs of connections no chain logged; false with `disableEnvoyListenerLog`. */
   readonly listenerLog: boolean;
+  /** The `metadata_exchange` plugin: peers exchange workload metadata on HTTP and TCP chains. */
+  readonly metadataExchange?: boolean;
   /** The connection managers' tracing; absent when `enableTracing` is off. */
   readonly tracing?: {
     readonly sampling: number;
@@ -147,6 +149,7 @@ function telemetryOf(push: PushContext, tracing: TracingConfig | undefined): Lis
       : {}),
     service: mesh.enableEnvoyAccessLogService === true,
     listenerLog: mesh.disableEnvoyListenerLog !== true,
+    ...(push.plugins.metadataExchange ? { metadataExchange: true } : {}),
     ...(mesh.enableTracing === false
       ? {}
       : { tracing: Object.freeze(tracingOf(tracing, push.traceSampling)) }),
@@ -182,6 +185,40 @@ function customTag(tag: string, value: unknown): TraceTag[] {
     return [{ tag, header: String(header.name ?? ""), defaultValue: String(header.defaultValue ?? "") }];
   }
   return [];
+}
+
+/** The name of both metadata exchange filters, as the reference names them. */
+export const METADATA_EXCHANGE_FILTER = "istio.metadata_exchange";
+
+/** The HTTP metadata exchange filter (the proxy's built-in Wasm extension), when the plugin is on. */
+export function httpMetadataExchange(telemetry: ListenerTelemetry | undefined): EnvoyObject[] {
+  if (telemetry?.metadataExchange !== true) return [];
+  return [{
+    name: METADATA_EXCHANGE_FILTER,
+    typed_config: {
+      "@type": TYPE_URL.wasmHttp,
+      config: {
+        vm_config: {
+          runtime: "envoy.wasm.runtime.null",
+          code: { local: { inline_string: "envoy.wasm.metadata_exchange" } },
+        },
+        configuration: { "@type": TYPE_URL.stringValue, value: "{}\n" },
+      },
+    },
+  }];
+}
+
+/** The TCP metadata exchange filter, ahead of a mesh TCP proxy, when the plugin is on. */
+export function tcpMetadataExchange(telemetry: ListenerTelemetry | undefined): EnvoyObject[] {
+  if (telemetry?.metadataExchange !== true) return [];
+  return [{
+    name: METADATA_EXCHANGE_FILTER,
+    typed_config: {
+      "@type": TYPE_URL.typedStruct,
+      type_url: "type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange",
+      value: jsonToStruct({ protocol: "istio-peer-exchange" }),
+    },
+  }];
 }
 
 /** The access logs of an HTTP connection manager. */
