@@ -29,6 +29,7 @@ function countingAnalyzer(): Analyzer & { runs: number } {
         { kind: "VirtualService", namespace: "default", name: "a" },
         `run ${this.runs}`,
       );
+      yield;
     },
   };
 }
