@@ -43,8 +43,8 @@ export const authorizationPoliciesAnalyzer: Analyzer = {
       if (workloadInMesh(pod.metadata.annotations, podContainers(pod), nsLabels.get(ns))) {
         list.push(pod.metadata.labels ?? {});
       }
+      yield;
     }
-    yield;
     for (const r of ctx.mesh<AuthorizationPolicySpec>("AuthorizationPolicy")) {
       const ns = r.meta.namespace;
       const selector = r.spec.selector;

@@ -15,20 +15,20 @@ interface ServiceEntrySpec {
   readonly ports?: readonly { readonly number?: number }[];
 }
 
-/** Port numbers of each visible host, by scoped FQDN (`scope/host`): ServiceEntries', then Services'. */
-function hostPorts(ctx: AnalysisContext): Map<string, number[]> {
-  const out = new Map<string, number[]>();
+/** Fills `out` with the port numbers of each visible host by scoped FQDN (`scope/host`): ServiceEntries', then Services'. */
+function* hostPorts(ctx: AnalysisContext, out: Map<string, number[]>): Generator<void> {
   for (const r of ctx.mesh<ServiceEntrySpec>("ServiceEntry")) {
     const scope = isExportToAll(r.spec.exportTo) ? "*" : r.meta.namespace;
     const ports = (r.spec.ports ?? []).map((p) => p.number ?? 0);
     for (const host of r.spec.hosts ?? []) out.set(scopedFqdn(scope, r.meta.namespace, host), ports);
+    yield;
   }
   for (const svc of ctx.orch("Service")) {
     const ns = svc.metadata.namespace ?? "";
     const scope = svc.metadata.annotations?.[EXPORT_TO_ANNOTATION] ?? "*";
     out.set(scopedFqdn(scope, ns, svc.metadata.name), servicePorts(svc).map((p) => p.port ?? 0));
+    yield;
   }
-  return out;
 }
 
 /** The ports of the host a destination names, seen from `namespace`; undefined when nothing declares it. */
@@ -70,8 +70,8 @@ export const destinationHostAnalyzer: Analyzer = {
   description: "Checks the destination hosts associated with each virtual service",
   requiresOrchestrator: true,
   *analyze(ctx: AnalysisContext) {
-    const hosts = hostPorts(ctx);
-    yield;
+    const hosts = new Map<string, number[]>();
+    yield* hostPorts(ctx, hosts);
     for (const r of ctx.mesh<VirtualServiceSpec>("VirtualService")) {
       const origin = meshOrigin(r);
       for (const d of [...routeDestinations(r.spec), ...mirrorDestinations(r.spec)]) {

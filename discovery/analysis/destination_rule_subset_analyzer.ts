@@ -18,8 +18,8 @@ export const destinationRuleSubsetAnalyzer: Analyzer = {
     for (const r of ctx.mesh<DestinationRuleSpec>("DestinationRule")) {
       const host = resourceNameFromHost(r.meta.namespace, r.spec.host ?? "");
       for (const subset of r.spec.subsets ?? []) known.add(`${host}+${subset.name ?? ""}`);
+      yield;
     }
-    yield;
     for (const r of ctx.mesh<VirtualServiceSpec>("VirtualService")) {
       const ns = r.meta.namespace;
       for (const { rule, destination } of [...routeDestinations(r.spec), ...mirrorDestinations(r.spec)]) {

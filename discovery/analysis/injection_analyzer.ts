@@ -41,6 +41,7 @@ export const injectionAnalyzer: Analyzer = {
       if (!injected.has(pod.metadata.namespace ?? "")) continue;
       if (pod.metadata.annotations?.[SIDECAR_INJECT_ANNOTATION]?.toLowerCase() === "false") continue;
       if (proxyImage(podContainers(pod)) === "") ctx.report(MESSAGES.PodMissingProxy, orchOrigin(pod));
+      yield;
     }
   },
 };

@@ -46,6 +46,7 @@ export const injectionImageAnalyzer: Analyzer = {
         if (c.name !== PROXY_CONTAINER || c.image === expected) continue;
         ctx.report(MESSAGES.MeshProxyImageMismatch, orchOrigin(pod), c.image ?? "", expected);
       }
+      yield;
     }
   },
 };

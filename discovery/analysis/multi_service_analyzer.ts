@@ -1,6 +1,7 @@
 import { type AnalysisContext, type Analyzer, orchOrigin } from "./analyzer.ts";
 import { MESSAGES } from "./analysis_message.ts";
-import { fullName, selects, workloadInMesh } from "./analysis_util.ts";
+import { fullName, workloadInMesh } from "./analysis_util.ts";
+import { SelectorIndex } from "./selector_index.ts";
 import { deploymentTemplate, namespaceLabels, servicePorts, serviceSelector } from "./orch_specs.ts";
 
 /**
@@ -13,12 +14,12 @@ export const multiServiceAnalyzer: Analyzer = {
   requiresOrchestrator: true,
   *analyze(ctx: AnalysisContext) {
     const namespaces = namespaceLabels(ctx.orch("Namespace"));
-    const services = ctx.orch("Service");
+    const services = new SelectorIndex(ctx.orch("Service"), serviceSelector);
     for (const d of ctx.orch("Deployment")) {
       const template = deploymentTemplate(d);
       const nsLabels = namespaces.get(d.metadata.namespace ?? "");
       if (!workloadInMesh(template.annotations, template.containers, nsLabels)) continue;
-      const matching = services.filter((s) => selects(serviceSelector(s), template.labels));
+      const matching = services.matching(template.labels);
       if (matching.length === 0) {
         ctx.report(MESSAGES.DeploymentRequiresServiceAssociated, orchOrigin(d));
         continue;
