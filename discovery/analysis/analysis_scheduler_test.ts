@@ -146,3 +146,40 @@ Deno.test("a long analysis run gives the event loop a turn between slices", asyn
   assert.deepEqual(order.slice(0, 3), ["step 0", "timer", "step 1"]);
   await scheduler.close();
 });
+
+Deno.test("a failing analysis run is logged and the last published messages stay", async () => {
+  const clock = FakeTimers.createClock();
+  const log = new RecordingLogger();
+  const sink = new RecordingSink();
+  let fail = false;
+  const analyzer: Analyzer = {
+    name: "test.Failing",
+    description: "fails when told",
+    requiresOrchestrator: false,
+    *analyze() {
+      if (fail) throw new TypeError("Cannot read properties of undefined");
+      yield;
+    },
+  };
+  const scheduler = new AnalysisScheduler({
+    input: () => INPUT,
+    analyzers: [analyzer],
+    sinks: [sink],
+    intervalMs: 1000,
+    timers: timersOf(clock),
+    log,
+  });
+  scheduler.snapshot();
+  await clock.tickAsync(1000);
+  await scheduler.idle();
+  fail = true;
+  scheduler.snapshot();
+  await clock.tickAsync(1000);
+  await scheduler.idle();
+  assert.equal(sink.results.length, 1, "the failed run publishes nothing");
+  assert.ok(
+    log.lines.some((l) => l.msg.startsWith("configuration analysis failed")),
+    JSON.stringify(log.lines),
+  );
+  await scheduler.close();
+});
