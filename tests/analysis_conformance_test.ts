@@ -67,7 +67,9 @@ Deno.test("the analysis corpus holds the reference's 35 cases and 96 expected me
 
 Deno.test("every analyzer of the reference is built, under its reference name", () => {
   const names = new Set(corpus.cases.map((c) => c.analyzer));
-  assert.deepEqual([...names].sort(), analyzers.map((a) => a.name).sort());
+  // As in the reference's test, the schema analyzers (one per kind) are not in the table.
+  const tabled = analyzers.filter((a) => !a.name.startsWith("schema.ValidationAnalyzer."));
+  assert.deepEqual([...names].sort(), tabled.map((a) => a.name).sort());
 });
 
 for (const c of corpus.cases) {

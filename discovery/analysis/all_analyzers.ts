@@ -16,6 +16,7 @@ import { meshNetworksAnalyzer } from "./mesh_networks_analyzer.ts";
 import { multiServiceAnalyzer } from "./multi_service_analyzer.ts";
 import { portNameAnalyzer } from "./port_name_analyzer.ts";
 import { regexAnalyzer } from "./regex_analyzer.ts";
+import { schemaValidationAnalyzers } from "./schema_validation_analyzer.ts";
 import { serviceEntryAddressesAnalyzer } from "./service_entry_addresses_analyzer.ts";
 import { sidecarDefaultSelectorAnalyzer } from "./sidecar_default_selector_analyzer.ts";
 import { sidecarSelectorAnalyzer } from "./sidecar_selector_analyzer.ts";
@@ -26,7 +27,7 @@ export interface AnalyzerOptions {
   readonly validateAnnotation?: AnnotationValidator;
 }
 
-/** The reference's twenty analyzers, in the reference's order. */
+/** The reference's twenty analyzers in the reference's order, then the schema analyzers of every mesh kind. */
 export function allAnalyzers(options: AnalyzerOptions = {}): readonly Analyzer[] {
   return [
     annotationsAnalyzer(options.validateAnnotation),
@@ -49,6 +50,7 @@ export function allAnalyzers(options: AnalyzerOptions = {}): readonly Analyzer[]
     matchesAnalyzer,
     caCertificateAnalyzer,
     serviceEntryAddressesAnalyzer,
+    ...schemaValidationAnalyzers(),
   ];
 }
 

@@ -60,6 +60,7 @@ export const MESSAGES = Object.freeze({
       "configuration (pod image: %s; injection configuration image: %s). This often happens after upgrading " +
       "the Mesh control-plane and can be fixed by redeploying the pod.",
   ),
+  SchemaValidationError: type("SchemaValidationError", "IST0106", "Error", "Schema validation error: %v"),
   MisplacedAnnotation: type(
     "MisplacedAnnotation",
     "IST0107",
@@ -164,6 +165,7 @@ export const MESSAGES = Object.freeze({
     "Warning",
     "one or more host %v defined in VirtualService %s not found in Gateway %s.",
   ),
+  SchemaWarning: type("SchemaWarning", "IST0133", "Warning", "Schema validation warning: %v"),
   ServiceEntryAddressesRequired: type(
     "ServiceEntryAddressesRequired",
     "IST0134",

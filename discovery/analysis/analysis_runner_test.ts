@@ -3,6 +3,7 @@ import { analyzeNow, SUPPRESS_ANNOTATION } from "./analysis_runner.ts";
 import { CorpusInput } from "./_corpus_support.ts";
 import { destinationRuleSubsetAnalyzer } from "./destination_rule_subset_analyzer.ts";
 import { gatewayReferenceAnalyzer } from "./gateway_reference_analyzer.ts";
+import { schemaValidationAnalyzers } from "./schema_validation_analyzer.ts";
 
 const vs = (name: string, annotations = "") => `
 apiVersion: networking.mesh.io/v1beta1
@@ -39,4 +40,22 @@ Deno.test("analysis drops the codes a resource suppresses with its annotation, o
     .input(options);
   const messages = analyzeNow(input, [gatewayReferenceAnalyzer]);
   assert.deepEqual(messages.map((m) => `${m.code} ${m.origin.name}`), ["IST0101 some"]);
+});
+
+Deno.test("the schema analyzers report a kind's validation warnings as IST0133", () => {
+  const input = new CorpusInput().addYaml(`
+apiVersion: networking.mesh.io/v1beta1
+kind: DestinationRule
+metadata: {name: reviews, namespace: default}
+spec:
+  host: reviews
+  subsets:
+  - {name: v1, labels: {version: v1}}
+  - {name: v1, labels: {version: v2}}
+`).input(options);
+  const messages = analyzeNow(input, schemaValidationAnalyzers());
+  assert.deepEqual(messages.map((m) => `${m.code} ${m.origin.kind} ${m.text}`), [
+    'IST0133 DestinationRule Schema validation warning: spec.subsets[1].name: duplicate subset name "v1"; only the ' +
+    "first is used",
+  ]);
 });
