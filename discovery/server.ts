@@ -36,6 +36,14 @@ import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
 import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
 import { startInjection } from "./inject/mod.ts";
+import { sidecarAnnotationProblem } from "./inject/annotation_validation.ts";
+import {
+  allAnalyzers,
+  AnalysisScheduler,
+  MemoryAnalysisSink,
+  runnableAnalyzers,
+  storeAnalysisInput,
+} from "./analysis/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
@@ -184,6 +192,10 @@ export async function startDiscovery(
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const pushHistory = new PushHistory();
+  // Orchestrator objects are not fed to analysis yet, so in both modes only the analyzers that need mesh
+  // resources alone run; the status writer adds its sink beside the in-memory one the debug interface reads.
+  const analysisSink = env.bool("DISCOVERY_ENABLE_ANALYSIS") ? new MemoryAnalysisSink() : undefined;
+  const analyzers = runnableAnalyzers(allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }), false);
 
   // Built by their components' start, in list order; each is read only by components listed after it.
   let injection!: Awaited<ReturnType<typeof startInjection>>;
@@ -335,6 +347,30 @@ export async function startDiscovery(
         }),
       ];
     }),
+    ...(analysisSink
+      ? [closingComponent("analysis", () => {
+        // Full snapshots only mark the state changed: runs are debounced and sliced, off the push path.
+        const analysis = new AnalysisScheduler({
+          input: () =>
+            storeAnalysisInput({
+              store,
+              rootNamespace: () => mesh.current().rootNamespace,
+              systemNamespace: options.namespace,
+              meshNetworks: () => mesh.networks(),
+            }),
+          analyzers,
+          sinks: [analysisSink],
+          log: deps.logs.scope("analysis"),
+        });
+        analysis.snapshot();
+        return [
+          () => analysis.close(),
+          pipeline.stage.onPush((request) => {
+            if (request.full) analysis.snapshot();
+          }),
+        ];
+      })]
+      : []),
     closingComponent("xds", () => {
       // Every snapshot the pipeline publishes is pushed to the connected proxies.
       discovery = new AdsServer<PushContext>({
@@ -412,6 +448,7 @@ export async function startDiscovery(
         pushHistory,
         ...(ca ? { servedRootsPem } : {}),
         adminEndpoints: xdsSettings.adminEndpoints,
+        ...(analysisSink && { analysis: { sink: analysisSink, analyzers: analyzers.map((a) => a.name) } }),
       });
       const http = addReadyRoute(new Router(), readiness);
       return env.bool("ENABLE_DEBUG_ON_HTTP") ? debug.mount(http) : http;

@@ -1,6 +1,8 @@
 import type { EnvSettings } from "../shared/env/env_settings.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
+import type { MemoryAnalysisSink } from "./analysis/analysis_sink.ts";
+import { addAnalysisDebugRoutes } from "./http/analysis_debug_routes.ts";
 import { addDebugOverview } from "./http/debug_overview_routes.ts";
 import { DebugInterface } from "./http/debug_interface.ts";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
@@ -31,6 +33,8 @@ export interface DebugWiring {
   readonly servedRootsPem?: () => string;
   /** `ENABLE_ADMIN_ENDPOINTS`: the xDS debug routes that act (push, ...) are served. */
   readonly adminEndpoints: boolean;
+  /** The last analysis result and the analyzers that run, when DISCOVERY_ENABLE_ANALYSIS is on. */
+  readonly analysis?: { readonly sink: MemoryAnalysisSink; readonly analyzers: readonly string[] };
 }
 
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
@@ -55,6 +59,11 @@ export function wireDebugInterface(w: DebugWiring): DebugInterface {
         meshConfigToJson({ meshConfig: mesh.current(), meshNetworks: mesh.networks(), files: mesh.status() }),
       ),
     env,
+    ...(w.analysis && { analysis: () => w.analysis!.sink.view().resources }),
+  });
+  addAnalysisDebugRoutes(debug, {
+    analyzers: w.analysis?.analyzers ?? [],
+    ...(w.analysis && { view: () => w.analysis!.sink.view() }),
   });
   addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: w.adminEndpoints });
   addDebugOverview(debug, {

@@ -24,14 +24,14 @@ Deno.test("mesh-discovery started with a variable and a flag that do nothing war
       "health",
       "--log_as_json",
     ]),
-    { DISCOVERY_ENABLE_ANALYSIS: "true", DISCOVERY_HTTP10: "true" },
+    { CENTRAL_MESHD: "true", DISCOVERY_HTTP10: "true" },
   );
   try {
     await server.waitFor(/"msg":"discovery server started"/);
     const output = server.stdout + server.stderr;
-    const redis = warningsFor(output, "DISCOVERY_ENABLE_ANALYSIS");
+    const redis = warningsFor(output, "CENTRAL_MESHD");
     assert.equal(redis.length, 1, output);
-    assert.match(String(redis[0].msg), /^DISCOVERY_ENABLE_ANALYSIS is set but has no effect: /);
+    assert.match(String(redis[0].msg), /^CENTRAL_MESHD is set but has no effect: /);
     assert.equal(warningsFor(output, "--plugins").length, 1, output);
     assert.deepEqual(
       warningsFor(output, "DISCOVERY_HTTP10"),
@@ -40,7 +40,7 @@ Deno.test("mesh-discovery started with a variable and a flag that do nothing war
     );
     const env: Array<{ name: string; noEffect?: string }> =
       await (await fetch(`http://${addresses.httpAddr}/debug/env`)).json();
-    assert.match(env.find((v) => v.name === "DISCOVERY_ENABLE_ANALYSIS")?.noEffect ?? "", /issue: #/);
+    assert.match(env.find((v) => v.name === "CENTRAL_MESHD")?.noEffect ?? "", /issue: #/);
     assert.equal(env.find((v) => v.name === "DISCOVERY_HTTP10")?.noEffect, undefined);
   } finally {
     await server.stop();

@@ -4,6 +4,7 @@ import { loopbackOnly } from "../../shared/http/serve.ts";
 /** Debug paths that reveal the environment, the full config or what proxies were sent: loopback only by default. */
 export const SENSITIVE_DEBUG_PATHS: readonly string[] = [
   "/debug/configz",
+  "/debug/analyzez",
   "/debug/env",
   "/debug/mesh",
   "/debug/config_dump",

@@ -25,6 +25,8 @@ export interface ModelDebugSources {
   readonly proxies?: () => readonly Proxy[];
   /** The state of each file source (watching or lost, last load), for `/debug/configz`. */
   readonly sourceStatus?: () => unknown;
+  /** Analysis messages of the last run by resource key, for `/debug/configz`; absent when analysis is off. */
+  readonly analysis?: () => Readonly<Record<string, readonly unknown[]>>;
 }
 
 /**
@@ -38,12 +40,13 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
   });
   debug.add(
     "/debug/configz",
-    "Every config resource, and the documents refused with the reasons",
+    "Every config resource, the documents refused with the reasons, and analysis messages by resource",
     () =>
       jsonResponse({
         resources: KINDS.flatMap((k) => sources.store.list(k.kind)),
         rejected: sources.rejected(),
         ...(sources.sourceStatus && { sources: sources.sourceStatus() }),
+        ...(sources.analysis && { analysis: sources.analysis() }),
       }),
   );
   debug.add(

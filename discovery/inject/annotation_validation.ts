@@ -86,6 +86,11 @@ const CHECKS: Readonly<Record<string, (value: string) => string | undefined>> = 
   },
 };
 
+/** What is wrong with the value of one sidecar annotation, or undefined when injection accepts it. */
+export function sidecarAnnotationProblem(name: string, value: string): string | undefined {
+  return CHECKS[name]?.(value);
+}
+
 /**
  * Checks the sidecar annotations the reference checks.
  *

@@ -135,7 +135,7 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "the discovery serving certificate comes from the built-in CA",
   ),
   entry("DISCOVERY_ENABLED_SERVICE_APIS", BOTH, "none", "the service APIs (Gateway API) are not read"),
-  entry("DISCOVERY_ENABLE_ANALYSIS", BOTH, "#29", "config analysis is not built"),
+  entry("DISCOVERY_ENABLE_ANALYSIS", A, "none", DISCOVERY_ONLY),
   entry(
     "DISCOVERY_ENABLE_CRD_VALIDATION",
     BOTH,

@@ -1,0 +1,87 @@
+/**
+ * What analysis reads: the mesh resources of the config store and, when an orchestrator is read, the
+ * orchestrator objects some analyzers need (namespaces, pods, services, deployments, secrets, config maps,
+ * custom resource definitions). File mode passes mesh resources only.
+ * @module
+ */
+import type { Resource } from "../../shared/config/resource.ts";
+import type { MeshKind } from "../../shared/config/kinds.ts";
+
+/** The orchestrator kinds analyzers read. */
+export type OrchKind =
+  | "Namespace"
+  | "Pod"
+  | "Service"
+  | "Deployment"
+  | "Secret"
+  | "ConfigMap"
+  | "CustomResourceDefinition";
+
+/** Metadata of an orchestrator object, as its API serves it (the fields analyzers read). */
+export interface OrchObjectMeta {
+  readonly name: string;
+  /** Absent for cluster-scoped objects. */
+  readonly namespace?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+/** An orchestrator object as its API serves it; analyzers read `spec` and `data` field by field. */
+export interface OrchObject {
+  readonly kind: OrchKind;
+  readonly metadata: OrchObjectMeta;
+  readonly spec?: unknown;
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+/** The orchestrator objects of one analysis run, by kind. */
+export interface OrchestratorObjects {
+  /** Every object of a kind, in any order. */
+  list(kind: OrchKind): readonly OrchObject[];
+}
+
+/** One network endpoint of the mesh networks: where a network's endpoints come from. */
+export interface MeshNetworkEndpoint {
+  readonly fromRegistry?: string;
+  readonly fromCidr?: string;
+}
+
+/** The mesh networks, as analysis reads them. */
+export interface AnalysisMeshNetworks {
+  readonly networks?: Readonly<Record<string, { readonly endpoints?: readonly MeshNetworkEndpoint[] }>>;
+}
+
+/** Everything one analysis run reads. */
+export interface AnalysisInput {
+  /** Mesh resources of a kind, in any order. */
+  mesh(kind: MeshKind): readonly Resource[];
+  /** Orchestrator objects; absent in file mode, where analyzers that need them do not run. */
+  readonly orchestrator?: OrchestratorObjects;
+  /** The mesh config's `rootNamespace`. */
+  readonly rootNamespace: string;
+  /** The namespace of the control plane: the MeshNetworks resource's namespace in messages. */
+  readonly systemNamespace: string;
+  /** The mesh networks in effect. */
+  readonly meshNetworks: AnalysisMeshNetworks;
+}
+
+/** Orchestrator objects held in memory, such as a test's fixtures. */
+export class MemoryOrchestratorObjects implements OrchestratorObjects {
+  readonly #byKind = new Map<OrchKind, OrchObject[]>();
+
+  /** Holds `objects`, grouped by kind. */
+  constructor(objects: Iterable<OrchObject> = []) {
+    for (const object of objects) this.add(object);
+  }
+
+  /** Adds one object. */
+  add(object: OrchObject): void {
+    const list = this.#byKind.get(object.kind) ?? [];
+    list.push(object);
+    this.#byKind.set(object.kind, list);
+  }
+
+  list(kind: OrchKind): readonly OrchObject[] {
+    return this.#byKind.get(kind) ?? [];
+  }
+}
