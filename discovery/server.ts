@@ -303,6 +303,7 @@ export async function startDiscovery(
         store,
         registry: registries.aggregate,
         mesh: () => mesh.current(),
+        networks: () => mesh.networks(),
         domain: options.domain,
         env,
         metrics: deps.metrics,

@@ -10,6 +10,8 @@ import { buildPushContext, type PushMeshConfig } from "./push_context.ts";
 import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import { DerivedMemo } from "./derived_memo.ts";
+import { MeshNetworkIndex } from "./network_index.ts";
+import type { MeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
 
 /** What the push pipeline is assembled from. */
 export interface PushPipelineOptions {
@@ -29,6 +31,8 @@ export interface PushPipelineOptions {
   readonly log: Logger;
   /** Gateway credentials, handed to every snapshot. */
   readonly secrets?: SecretStore;
+  /** The mesh networks in effect (`--networksConfig`), read at every snapshot build; none when absent. */
+  readonly networks?: () => MeshNetworks;
 }
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
@@ -92,6 +96,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         ...(initialFetchTimeoutNs === undefined ? {} : { initialFetchTimeoutNs }),
         filterGatewayClusters,
         endpoints,
+        networks: new MeshNetworkIndex(
+          options.networks?.() ?? { networks: {} },
+          registry.registries(),
+          registry.clusterId,
+        ),
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,
       }),
