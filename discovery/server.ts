@@ -144,6 +144,7 @@ export async function startDiscovery(
       useEndpointSlices: env.bool("DISCOVERY_USE_ENDPOINT_SLICE"),
       resyncMs: options.resyncMs,
       secrets: sdsServer,
+      clusterRegistriesNamespace: options.clusterRegistriesNamespace,
     })
     : undefined;
   const configSources = new Map<string, ConfigSource>([
@@ -160,6 +161,8 @@ export async function startDiscovery(
     store,
     log: modelLog,
   });
+  // Remote clusters' registries join the aggregate as their Secrets appear; none holds back readiness.
+  const remoteClusters = orch?.remoteClusters?.(registries.aggregate);
   if (orch && env.bool("DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES")) {
     orch.registry.selectWorkloadEntries(registries.serviceEntries.workloadEntries);
   }
@@ -286,6 +289,9 @@ export async function startDiscovery(
         stop: () => orch.registry.stop(),
       }]
       : []),
+    ...(remoteClusters
+      ? [{ name: "remote clusters", start: () => remoteClusters.start(), stop: () => remoteClusters.stop() }]
+      : []),
     ...(orch?.secrets
       ? [{
         name: "orchestrator secrets",
@@ -395,6 +401,7 @@ export async function startDiscovery(
         discovery,
         configSources,
         pushHistory,
+        ...(remoteClusters ? { remoteClusters: () => remoteClusters.status() } : {}),
         ...(ca ? { servedRootsPem } : {}),
         adminEndpoints: xdsSettings.adminEndpoints,
       });

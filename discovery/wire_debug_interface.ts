@@ -1,4 +1,5 @@
 import type { EnvSettings } from "../shared/env/env_settings.ts";
+import { jsonResponse } from "../shared/http/router.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { addDebugOverview } from "./http/debug_overview_routes.ts";
@@ -13,6 +14,8 @@ import type { PushPipeline } from "./push/push_pipeline.ts";
 import type { Registries } from "./registry/build_registries.ts";
 import { addXdsDebugRoutes, type AdsServer } from "./xds/mod.ts";
 import { proxyOverview } from "./xds/proxy_overview.ts";
+import type { RemoteClusterStatus } from "./orch/remote_clusters.ts";
+import { clusterzView } from "./http/clusterz.ts";
 
 /** What the debug interface of `mesh-discovery` reads: the running modules, once they are built. */
 export interface DebugWiring {
@@ -31,6 +34,8 @@ export interface DebugWiring {
   readonly servedRootsPem?: () => string;
   /** `ENABLE_ADMIN_ENDPOINTS`: the xDS debug routes that act (push, ...) are served. */
   readonly adminEndpoints: boolean;
+  /** The remote clusters read from Secrets and their sync state, for `/debug/clusterz`; none when absent. */
+  readonly remoteClusters?: () => readonly RemoteClusterStatus[];
 }
 
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
@@ -57,6 +62,11 @@ export function wireDebugInterface(w: DebugWiring): DebugInterface {
     env,
   });
   addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: w.adminEndpoints });
+  debug.add(
+    "/debug/clusterz",
+    "The clusters whose services and endpoints this server reads: its own, then the remote ones with their sync state",
+    () => jsonResponse(clusterzView(w.registries.aggregate, w.remoteClusters?.() ?? [])),
+  );
   addDebugOverview(debug, {
     proxies: () => proxyOverview(discovery),
     latestPush: () => discovery.pushContext?.version,

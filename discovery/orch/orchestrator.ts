@@ -5,6 +5,8 @@ import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
+import { RemoteClusters, type RemoteRegistrySink } from "./remote_clusters.ts";
+import type * as k8s from "@kubernetes/client-node";
 
 /** What reading the orchestrator needs: its client settings and the collaborators of its three parts. */
 export interface OrchestratorOptions {
@@ -38,6 +40,8 @@ export interface OrchestratorOptions {
   readonly resyncMs: number;
   /** `MESHD_ENABLE_SDS_SERVER`: read the Secrets gateways name. */
   readonly secrets: boolean;
+  /** `--clusterRegistriesNamespace`: where remote clusters' Secrets are read; empty: no remote clusters. */
+  readonly clusterRegistriesNamespace?: string;
 }
 
 /** The orchestrator's three parts, built on one client and one rate limit; none started. */
@@ -48,6 +52,11 @@ export interface Orchestrator {
   readonly config: OrchConfigSource;
   /** Gateway credentials, when `secrets` was asked for. */
   readonly secrets?: OrchSecretStore;
+  /**
+   * Builds the remote clusters that feed `sink` (when `clusterRegistriesNamespace` is set); call once, after the
+   * aggregate exists.
+   */
+  readonly remoteClusters?: (sink: RemoteRegistrySink) => RemoteClusters;
 }
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
@@ -65,19 +74,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     metrics: options.metrics,
     marksStoreSynced: options.marksStoreSynced,
   });
-  const registry = new OrchRegistry({
-    ...client,
-    log: options.logs.scope("orch"),
-    metrics: options.metrics,
-    domain: options.domain,
-    clusterId: options.clusterId,
-    get defaultExportTo() {
-      return options.defaultExportTo();
-    },
-    edsForHeadless: options.edsForHeadless,
-    useEndpointSlices: options.useEndpointSlices,
-    resyncMs: options.resyncMs,
-  });
+  const registry = orchRegistry(options, client, options.clusterId);
   const secrets = options.secrets
     ? new OrchSecretStore({
       ...client,
@@ -85,5 +82,48 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       onProblem: () => options.metrics.counter("discovery_gateway_credential_errors").inc(),
     })
     : undefined;
-  return { registry, config, ...(secrets ? { secrets } : {}) };
+  const namespace = options.clusterRegistriesNamespace ?? "";
+  const remoteClusters = namespace === "" ? undefined : (sink: RemoteRegistrySink) =>
+    new RemoteClusters({
+      ...client,
+      namespace,
+      localClusterId: options.clusterId,
+      log: options.logs.scope("secretcontroller"),
+      metrics: options.metrics,
+      // Each remote cluster has a client and a rate limit of its own, and reads no config.
+      createRegistry: (clusterId, kubeConfig, onFailure) => {
+        const limiter = new RateLimiter(options.qps, options.burst);
+        return orchRegistry(
+          options,
+          { kubeConfig: limitWatches(kubeConfig, limiter), limiter, onFailure },
+          clusterId,
+        );
+      },
+    }, sink);
+  return { registry, config, ...(secrets ? { secrets } : {}), ...(remoteClusters ? { remoteClusters } : {}) };
+}
+
+/** The registry of one cluster (the local one or a remote) on `client`. */
+function orchRegistry(
+  options: OrchestratorOptions,
+  client: {
+    readonly kubeConfig: k8s.KubeConfig;
+    readonly limiter: RateLimiter;
+    readonly onFailure?: (kind: string, error: unknown) => void;
+  },
+  clusterId: string,
+): OrchRegistry {
+  return new OrchRegistry({
+    ...client,
+    log: options.logs.scope("orch"),
+    metrics: options.metrics,
+    domain: options.domain,
+    clusterId,
+    get defaultExportTo() {
+      return options.defaultExportTo();
+    },
+    edsForHeadless: options.edsForHeadless,
+    useEndpointSlices: options.useEndpointSlices,
+    resyncMs: options.resyncMs,
+  });
 }
