@@ -219,3 +219,49 @@ Deno.test("A second cluster joins by Secret: merged endpoints, split horizon thr
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("A remote cluster that cannot be reached at startup does not keep mesh-discovery unready", async () => {
+  const first = OrchApiServer.start();
+  const gone = OrchApiServer.start();
+  const unreachable = gone.kubeconfig();
+  await gone.close();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_multicluster_e2e_" });
+  ratings(first, "10.96.0.10", ["10.1.0.1"]);
+  first.apply(clusterSecret(unreachable));
+  await Deno.writeTextFile(`${dir}/kubeconfig`, first.kubeconfig());
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, [
+      "--registries",
+      "Orchestrator",
+      "--orchconfig",
+      `${dir}/kubeconfig`,
+      "--clusterRegistriesNamespace",
+      "mesh-system",
+      "--log_as_json",
+    ]),
+    { CLUSTER_ID: "c1" },
+  );
+  const http = `http://${addresses.httpAddr}`;
+  try {
+    await server.waitFor(/remote cluster cannot be reached/);
+    await server.waitFor(/"msg":"discovery server started"/);
+    let status = 0;
+    for (const deadline = Date.now() + 30_000; status !== 200 && Date.now() < deadline;) {
+      const response = await fetch(`${http}/ready`);
+      await response.body?.cancel();
+      status = response.status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200, "ready once the local cluster synced");
+    const clusterz = await (await fetch(`${http}/debug/clusterz`)).json();
+    assert.deepEqual(clusterz.local, { clusterId: "c1", state: "synced", unsynced: [] });
+    assert.equal(clusterz.remote[0].clusterId, "c2");
+    assert.equal(clusterz.remote[0].state, "unreachable");
+  } finally {
+    await server.stop();
+    await first.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
