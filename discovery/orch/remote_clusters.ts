@@ -59,6 +59,8 @@ export interface RemoteClustersOptions {
   ) => OrchRegistry;
   /** First retry delay of the Secret informer. */
   readonly retryMs?: number;
+  /** The clock of `addedAt`; the system's when absent. */
+  readonly now?: () => Date;
 }
 
 /** One remote cluster as `/debug/clusterz` shows it. */
@@ -245,7 +247,7 @@ export class RemoteClusters {
       secret,
       kubeconfig,
       server,
-      addedAt: new Date().toISOString(),
+      addedAt: (this.#options.now?.() ?? new Date()).toISOString(),
       failures: 0,
       orch: this.#options.createRegistry(clusterId, kubeConfig, (kind, error) => {
         if (this.#clusters.get(clusterId) !== cluster) return;
