@@ -153,6 +153,7 @@ export async function startDiscovery(
       resyncMs: options.resyncMs,
       secrets: sdsServer,
       ingress: { namespace: env.string("ORCH_INGRESS_NS") || "mesh-system", mesh: () => mesh.current() },
+      clusterRegistriesNamespace: options.clusterRegistriesNamespace,
     })
     : undefined;
   const configSources = new Map<string, ConfigSource>([
@@ -169,6 +170,8 @@ export async function startDiscovery(
     store,
     log: modelLog,
   });
+  // Remote clusters' registries join the aggregate as their Secrets appear; none holds back readiness.
+  const remoteClusters = orch?.remoteClusters?.(registries.aggregate);
   if (orch && env.bool("DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES")) {
     orch.registry.selectWorkloadEntries(registries.serviceEntries.workloadEntries);
   }
@@ -309,6 +312,9 @@ export async function startDiscovery(
           orch.ingress.synced ? undefined : "the orchestrator's Ingresses have not been listed yet",
       }]
       : []),
+    ...(remoteClusters
+      ? [{ name: "remote clusters", start: () => remoteClusters.start(), stop: () => remoteClusters.stop() }]
+      : []),
     ...(orch?.secrets
       ? [{
         name: "orchestrator secrets",
@@ -326,6 +332,7 @@ export async function startDiscovery(
         store,
         registry: registries.aggregate,
         mesh: () => mesh.current(),
+        networks: () => mesh.networks(),
         domain: options.domain,
         env,
         metrics: deps.metrics,
@@ -446,6 +453,7 @@ export async function startDiscovery(
         discovery,
         configSources,
         pushHistory,
+        ...(remoteClusters ? { remoteClusters: () => remoteClusters.status() } : {}),
         ...(ca ? { servedRootsPem } : {}),
         adminEndpoints: xdsSettings.adminEndpoints,
         ...(analysisSink && { analysis: { sink: analysisSink, analyzers: analyzers.map((a) => a.name) } }),

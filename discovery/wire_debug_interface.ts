@@ -1,4 +1,5 @@
 import type { EnvSettings } from "../shared/env/env_settings.ts";
+import { jsonResponse } from "../shared/http/router.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import type { MemoryAnalysisSink } from "./analysis/analysis_sink.ts";
@@ -15,6 +16,8 @@ import type { PushPipeline } from "./push/push_pipeline.ts";
 import type { Registries } from "./registry/build_registries.ts";
 import { addXdsDebugRoutes, type AdsServer } from "./xds/mod.ts";
 import { proxyOverview } from "./xds/proxy_overview.ts";
+import type { RemoteClusterStatus } from "./orch/remote_clusters.ts";
+import { clusterzView } from "./http/clusterz.ts";
 
 /** What the debug interface of `mesh-discovery` reads: the running modules, once they are built. */
 export interface DebugWiring {
@@ -35,6 +38,8 @@ export interface DebugWiring {
   readonly adminEndpoints: boolean;
   /** The last analysis result and the analyzers that run, when DISCOVERY_ENABLE_ANALYSIS is on. */
   readonly analysis?: { readonly sink: MemoryAnalysisSink; readonly analyzers: readonly string[] };
+  /** The remote clusters read from Secrets and their sync state, for `/debug/clusterz`; none when absent. */
+  readonly remoteClusters?: () => readonly RemoteClusterStatus[];
 }
 
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
@@ -66,6 +71,11 @@ export function wireDebugInterface(w: DebugWiring): DebugInterface {
     ...(w.analysis && { view: () => w.analysis!.sink.view() }),
   });
   addXdsDebugRoutes(debug.router, discovery, { adminEndpoints: w.adminEndpoints });
+  debug.add(
+    "/debug/clusterz",
+    "The clusters whose services and endpoints this server reads: its own, then the remote ones with their sync state",
+    () => jsonResponse(clusterzView(w.registries.aggregate, w.remoteClusters?.() ?? [])),
+  );
   addDebugOverview(debug, {
     proxies: () => proxyOverview(discovery),
     latestPush: () => discovery.pushContext?.version,

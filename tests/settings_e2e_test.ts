@@ -58,6 +58,12 @@ Deno.test("Each bad flag or variable stops mesh-discovery naming it, the value a
       /Invalid --namespace \(or POD_NAMESPACE\) "Mesh_System": expected a namespace name/,
     ],
     [
+      "a --clusterRegistriesNamespace that is no namespace name",
+      ["--clusterRegistriesNamespace", "Mesh/System"],
+      {},
+      /Invalid --clusterRegistriesNamespace "Mesh\/System": expected a namespace name/,
+    ],
+    [
       "a custom host that is no DNS name",
       [],
       { MESHD_CUSTOM_HOST: "meshd.example.com,bad host" },

@@ -36,6 +36,8 @@ export interface DiscoveryOptions {
   readonly orchConfig: string;
   /** `--orchApiBurst`: maximum burst of calls to the orchestrator API. */
   readonly orchApiBurst: number;
+  /** `--clusterRegistriesNamespace`: where remote clusters' Secrets are read; empty: none are. */
+  readonly clusterRegistriesNamespace: string;
   /** `--orchApiQPS`: maximum queries per second to the orchestrator API. */
   readonly orchApiQps: number;
   /** `--meshConfig`: path of the mesh config file. */
@@ -118,6 +120,13 @@ export function discoveryOptions(
     ? flags.namespace as string
     : env.string("POD_NAMESPACE") || flags.namespace as string;
   checkNames(flags.domain as string, flags["trust-domain"] as string, namespace);
+  const registriesNamespace = flags.clusterRegistriesNamespace as string;
+  if (registriesNamespace !== "" && !isLowercaseDnsLabel(registriesNamespace)) {
+    throw new RangeError(
+      `Invalid --clusterRegistriesNamespace "${registriesNamespace}": expected a namespace name of lower-case ` +
+        'letters, digits and "-", such as "mesh-system", or empty to read no remote clusters',
+    );
+  }
   return Object.freeze({
     appNamespaces: (flags.appNamespace as string).split(",").map((s) => s.trim()).filter((s) => s !== ""),
     caCertFile: flags.caCertFile as string,
@@ -132,6 +141,7 @@ export function discoveryOptions(
     ctrlzAddr: { hostname: ctrlzHost === "*" ? "0.0.0.0" : ctrlzHost, port: flags.ctrlz_port as number },
     orchConfig: flags.orchconfig as string,
     orchApiBurst: flags.orchApiBurst as number,
+    clusterRegistriesNamespace: flags.clusterRegistriesNamespace as string,
     orchApiQps: flags.orchApiQPS as number,
     meshConfigFile: flags.meshConfig as string,
     networksConfigFile: flags.networksConfig as string,

@@ -13,6 +13,7 @@ import { buildRegistries } from "../registry/build_registries.ts";
 import { networking } from "../registry/_test_support.ts";
 import { EndpointIndex } from "../push/endpoint_index.ts";
 import { buildPushContext } from "../push/push_context.ts";
+import { MeshNetworkIndex } from "../push/network_index.ts";
 import { SnapshotStage } from "../push/snapshot_stage.ts";
 import { DebugInterface } from "./debug_interface.ts";
 import { addModelDebugRoutes } from "./model_debug_routes.ts";
@@ -37,7 +38,18 @@ async function startServers() {
   const endpoints = new EndpointIndex(aggregate);
   const stage = new SnapshotStage({
     build: () =>
-      buildPushContext({ store, services: aggregate, mesh: MESH, domain: "cluster.local", endpoints }),
+      buildPushContext({
+        store,
+        services: aggregate,
+        mesh: MESH,
+        domain: "cluster.local",
+        endpoints,
+        networks: new MeshNetworkIndex(
+          { networks: { n1: { endpoints: [{ fromRegistry: "Orchestrator" }], gateways: [] } } },
+          [],
+          "Orchestrator",
+        ),
+      }),
     log: silentLogger,
     metrics,
   });
@@ -139,6 +151,13 @@ Deno.test("The debug and monitoring servers answer every path over HTTP", async 
       assert.equal(type, "application/json");
       assert.deepEqual(body.map((s: { hostname: string }) => s.hostname), ["api.apps.example"]);
       assert.equal(body[0].attributes.serviceRegistry, "External");
+      assert.deepEqual(body[0].endpoints, [{
+        address: "10.1.0.1",
+        port: 80,
+        cluster: "Orchestrator",
+        network: "n1",
+      }]);
+      assert.deepEqual(Object.keys(body[0].clusterAddresses), ["Orchestrator"]);
       assert.deepEqual((await getJson(`${http}/debug/registryz?namespace=other`)).body, []);
     });
 
@@ -155,6 +174,8 @@ Deno.test("The debug and monitoring servers answer every path over HTTP", async 
       const endpointz = (await getJson(`${http}/debug/endpointz`)).body;
       assert.equal(endpointz[0].instances[0].address, "10.1.0.1");
       assert.equal(endpointz[0].instances[0].servicePort.port, 80);
+      assert.equal(endpointz[0].instances[0].cluster, "Orchestrator");
+      assert.equal(endpointz[0].instances[0].network, "n1", "the network its cluster is on (fromRegistry)");
       const shards = (await getJson(`${http}/debug/endpointShardz`)).body;
       assert.equal(shards["api.apps.example"].apps.shards.Orchestrator[0].address, "10.1.0.1");
       assert.equal(shards["api.apps.example"].apps.version, 1);

@@ -7,6 +7,7 @@ import type { ServiceInstance } from "../model/endpoint.ts";
 import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import type { EndpointIndex } from "../push/endpoint_index.ts";
 import type { PushContext } from "../push/push_context.ts";
+import type { MeshNetworkIndex } from "../push/network_index.ts";
 import type { DebugInterface } from "./debug_interface.ts";
 
 /** What the model's debug paths read. Functions are called per request, so answers are always current. */
@@ -34,10 +35,27 @@ export interface ModelDebugSources {
  * resourcesz, instancesz, mesh, env.
  */
 export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSources): DebugInterface {
-  debug.add("/debug/registryz", "Services of every registry, merged; ?namespace= filters", (_req, url) => {
-    const namespace = url.searchParams.get("namespace");
-    return jsonResponse(sources.registry.services().filter((s) => !namespace || s.namespace === namespace));
-  });
+  debug.add(
+    "/debug/registryz",
+    "Services of every registry, merged, with each cluster's addresses and every endpoint's cluster and network; " +
+      "?namespace= filters",
+    (_req, url) => {
+      const namespace = url.searchParams.get("namespace");
+      const networks = sources.push().networks;
+      return jsonResponse(
+        sources.registry.services().filter((s) => !namespace || s.namespace === namespace).map((s) => ({
+          ...s,
+          clusterAddresses: s.clusterAddresses ?? { [s.attributes.clusterId]: s.addresses },
+          endpoints: sources.registry.instances(s.hostname, undefined, s.namespace).map(({ endpoint }) => ({
+            address: endpoint.address,
+            port: endpoint.endpointPort,
+            cluster: endpoint.locality.clusterId,
+            network: networks.networkOfEndpoint(endpoint),
+          })),
+        })),
+      );
+    },
+  );
   debug.add(
     "/debug/configz",
     "Every config resource, the documents refused with the reasons, and analysis messages by resource",
@@ -57,7 +75,9 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
         sources.registry.services().map((s) => ({
           hostname: s.hostname,
           namespace: s.namespace,
-          instances: sources.registry.instances(s.hostname, undefined, s.namespace).map(instanceView),
+          instances: sources.registry.instances(s.hostname, undefined, s.namespace).map((i) =>
+            instanceView(i, sources.push().networks)
+          ),
         })),
       ),
   );
@@ -69,7 +89,11 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
       for (const shards of sources.endpoints.all()) {
         (out[shards.hostname] ??= {})[shards.namespace] = {
           version: shards.version,
-          shards: Object.fromEntries([...shards.byCluster].map(([c, list]) => [c, list.map(instanceView)])),
+          shards: Object.fromEntries(
+            [...shards.byCluster].map((
+              [c, list],
+            ) => [c, list.map((i) => instanceView(i, sources.push().networks))]),
+          ),
         };
       }
       return jsonResponse(out);
@@ -98,7 +122,7 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
       out[proxy.id] = sources.registry.proxyInstances(proxy).map((i) => ({
         hostname: i.service.hostname,
         namespace: i.service.namespace,
-        ...instanceView(i),
+        ...instanceView(i, sources.push().networks),
       }));
     }
     return jsonResponse(out);
@@ -112,6 +136,13 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
   return debug;
 }
 
-function instanceView(instance: ServiceInstance): Record<string, unknown> {
-  return { servicePort: instance.servicePort, ...instance.endpoint };
+/** An instance with its cluster and its network as the mesh networks resolve it (label, registry, CIDR). */
+function instanceView(instance: ServiceInstance, networks: MeshNetworkIndex): Record<string, unknown> {
+  const { endpoint } = instance;
+  return {
+    servicePort: instance.servicePort,
+    ...endpoint,
+    cluster: endpoint.locality.clusterId,
+    network: networks.networkOfEndpoint(endpoint),
+  };
 }

@@ -68,6 +68,11 @@ export interface Service {
    * it merges one hostname from several registries.
    */
   readonly clusterAddresses?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Addresses that reach the service from outside its cluster (an orchestrator Service's load-balancer ingress
+   * and external IPs), for network gateways named by `registryServiceName`.
+   */
+  readonly externalAddresses?: readonly string[];
   /** When the defining resource was created, for precedence of duplicate hostnames (oldest wins). */
   readonly creationTime?: string;
 }

@@ -10,3 +10,4 @@ export * from "./orch_config_source.ts";
 export * from "./orch_registry.ts";
 export * from "./orch_secret_store.ts";
 export * from "./orchestrator.ts";
+export * from "./remote_clusters.ts";

@@ -85,6 +85,11 @@ export function serviceFromOrch(svc: OrchService, ctx: ConvertContext): Service 
     protocol: portProtocol(p),
   }));
   const time = creationTime(svc.metadata);
+  // What reaches the service from outside its cluster: a network gateway's addresses (`registryServiceName`).
+  const external = [
+    ...(svc.status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || ""),
+    ...(spec.externalIPs ?? []),
+  ].filter((a) => a !== "");
   return {
     hostname: serviceHostname(svc.metadata.name, namespace, ctx.domain),
     namespace,
@@ -111,6 +116,7 @@ export function serviceFromOrch(svc: OrchService, ctx: ConvertContext): Service 
       ...(spec.selector ? { labelSelectors: { ...spec.selector } } : {}),
     },
     ...(time ? { creationTime: time } : {}),
+    ...(external.length > 0 ? { externalAddresses: [...new Set(external)] } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ export interface OrchService {
     readonly clusterIP?: string;
     readonly externalName?: string;
     readonly selector?: Readonly<Record<string, string>>;
+    readonly externalIPs?: readonly string[];
     readonly ports?: readonly {
       readonly name?: string;
       readonly port: number;
@@ -30,6 +31,11 @@ export interface OrchService {
       readonly appProtocol?: string;
       readonly targetPort?: number | string;
     }[];
+  };
+  readonly status?: {
+    readonly loadBalancer?: {
+      readonly ingress?: readonly { readonly ip?: string; readonly hostname?: string }[];
+    };
   };
 }
 

@@ -57,6 +57,8 @@ export interface OrchRegistryOptions extends ConvertContext {
   readonly resyncMs?: number;
   /** `DISCOVERY_USE_ENDPOINT_SLICE`: read EndpointSlices instead of Endpoints. */
   readonly useEndpointSlices?: boolean;
+  /** Told of every failed list or watch before its retry. */
+  readonly onFailure?: (kind: string, error: unknown) => void;
 }
 
 type Kind = "Services" | "Endpoints" | "EndpointSlices" | "Pods" | "Nodes" | "Namespaces";

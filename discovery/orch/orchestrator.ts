@@ -7,6 +7,8 @@ import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
 import { IngressConfigSource } from "./ingress_source.ts";
 import type { IngressMeshSettings } from "./ingress_convert.ts";
+import { RemoteClusters, type RemoteRegistrySink } from "./remote_clusters.ts";
+import type * as k8s from "@kubernetes/client-node";
 
 /** What reading the orchestrator needs: its client settings and the collaborators of its three parts. */
 export interface OrchestratorOptions {
@@ -46,6 +48,8 @@ export interface OrchestratorOptions {
     readonly namespace: string;
     readonly mesh: () => IngressMeshSettings;
   };
+  /** `--clusterRegistriesNamespace`: where remote clusters' Secrets are read; empty: no remote clusters. */
+  readonly clusterRegistriesNamespace?: string;
 }
 
 /** The orchestrator's three parts, built on one client and one rate limit; none started. */
@@ -58,6 +62,11 @@ export interface Orchestrator {
   readonly secrets?: OrchSecretStore;
   /** Ingresses translated into Gateways and VirtualServices, into the config store. */
   readonly ingress: IngressConfigSource;
+  /**
+   * Builds the remote clusters that feed `sink` (when `clusterRegistriesNamespace` is set); call once, after the
+   * aggregate exists.
+   */
+  readonly remoteClusters?: (sink: RemoteRegistrySink) => RemoteClusters;
 }
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
@@ -75,19 +84,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     metrics: options.metrics,
     marksStoreSynced: options.marksStoreSynced,
   });
-  const registry = new OrchRegistry({
-    ...client,
-    log: options.logs.scope("orch"),
-    metrics: options.metrics,
-    domain: options.domain,
-    clusterId: options.clusterId,
-    get defaultExportTo() {
-      return options.defaultExportTo();
-    },
-    edsForHeadless: options.edsForHeadless,
-    useEndpointSlices: options.useEndpointSlices,
-    resyncMs: options.resyncMs,
-  });
+  const registry = orchRegistry(options, client, options.clusterId);
   const secrets = options.secrets
     ? new OrchSecretStore({
       ...client,
@@ -112,5 +109,54 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
   });
   // A backend may name its service's port by name: a service change can resolve or move it.
   services.onServiceEvent(() => ingress.servicesChanged());
-  return { registry, config, ingress, ...(secrets ? { secrets } : {}) };
+  const namespace = options.clusterRegistriesNamespace ?? "";
+  const remoteClusters = namespace === "" ? undefined : (sink: RemoteRegistrySink) =>
+    new RemoteClusters({
+      ...client,
+      namespace,
+      localClusterId: options.clusterId,
+      log: options.logs.scope("secretcontroller"),
+      metrics: options.metrics,
+      // Each remote cluster has a client and a rate limit of its own, and reads no config.
+      createRegistry: (clusterId, kubeConfig, onFailure) => {
+        const limiter = new RateLimiter(options.qps, options.burst);
+        return orchRegistry(
+          options,
+          { kubeConfig: limitWatches(kubeConfig, limiter), limiter, onFailure },
+          clusterId,
+        );
+      },
+    }, sink);
+  return {
+    registry,
+    config,
+    ingress,
+    ...(secrets ? { secrets } : {}),
+    ...(remoteClusters ? { remoteClusters } : {}),
+  };
+}
+
+/** The registry of one cluster (the local one or a remote) on `client`. */
+function orchRegistry(
+  options: OrchestratorOptions,
+  client: {
+    readonly kubeConfig: k8s.KubeConfig;
+    readonly limiter: RateLimiter;
+    readonly onFailure?: (kind: string, error: unknown) => void;
+  },
+  clusterId: string,
+): OrchRegistry {
+  return new OrchRegistry({
+    ...client,
+    log: options.logs.scope("orch"),
+    metrics: options.metrics,
+    domain: options.domain,
+    clusterId,
+    get defaultExportTo() {
+      return options.defaultExportTo();
+    },
+    edsForHeadless: options.edsForHeadless,
+    useEndpointSlices: options.useEndpointSlices,
+    resyncMs: options.resyncMs,
+  });
 }

@@ -29,6 +29,8 @@ export interface InformerClient {
   readonly absentRecheckMs?: number;
   /** Timers of the retries and rechecks; the runtime's when absent. */
   readonly timers?: Timers;
+  /** Told of every failed list or watch before its retry (a remote cluster's sync state reads it). */
+  readonly onFailure?: (kind: string, error: unknown) => void;
 }
 
 /** One informer's path, list call and handlers. */
@@ -128,6 +130,7 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
       later(recheckMs, begin);
       return;
     }
+    client.onFailure?.(spec.what, error);
     client.log.warn("orchestrator list or watch failed; retrying", {
       kind: spec.what,
       retryMs: retry,

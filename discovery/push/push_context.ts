@@ -19,6 +19,7 @@ import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_servi
 import { ListenerConflicts } from "./listener_conflicts.ts";
 import { ClusterNameMemo } from "./cluster_names.ts";
 import { DerivedMemo } from "./derived_memo.ts";
+import { MeshNetworkIndex } from "./network_index.ts";
 import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** The mesh settings a snapshot reads. */
@@ -145,6 +146,8 @@ export interface PushContextInputs {
   readonly plugins?: ListenerPlugins;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
   readonly endpoints?: EndpointIndex;
+  /** The mesh networks with their gateways; none (one flat network) when absent. */
+  readonly networks?: MeshNetworkIndex;
   /** The generators' memo, with the tables the previous snapshot carried; a fresh one when absent. */
   readonly derived?: DerivedMemo;
   /** Version of the snapshot; defaults to its creation time. */
@@ -194,6 +197,8 @@ export class PushContext {
   readonly gatewayIndex: GatewayIndex;
   /** Versioned endpoints, read live by EDS (endpoint-only changes do not rebuild the snapshot). */
   readonly endpointIndex: EndpointIndex;
+  /** Networks of endpoints and proxies, and the gateways between networks (split-horizon EDS). */
+  readonly networks: MeshNetworkIndex;
   /** Problems found while building the snapshot (duplicates, conflicts); frozen once built. */
   readonly problems: PushProblems;
   /** Listener conflicts the generators meet while serving this snapshot. */
@@ -252,6 +257,7 @@ export class PushContext {
       this.#sidecars.set(sidecar.meta.namespace, list);
     }
     this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    this.networks = inputs.networks ?? new MeshNetworkIndex({ networks: {} }, [], "");
     this.derived = inputs.derived ?? new DerivedMemo();
     this.endpointIndex.prime(this.serviceIndex.all);
     if (inputs.secrets) this.secrets = inputs.secrets;

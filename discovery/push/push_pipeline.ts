@@ -10,6 +10,8 @@ import { buildPushContext, type ListenerPlugins, type PushMeshConfig } from "./p
 import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import { DerivedMemo } from "./derived_memo.ts";
+import { MeshNetworkIndex } from "./network_index.ts";
+import type { MeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
 
 /** What the push pipeline is assembled from. */
 export interface PushPipelineOptions {
@@ -31,6 +33,8 @@ export interface PushPipelineOptions {
   readonly secrets?: SecretStore;
   /** `--plugins`; the reference's defaults when absent. */
   readonly plugins?: ListenerPlugins;
+  /** The mesh networks in effect (`--networksConfig`), read at every snapshot build; none when absent. */
+  readonly networks?: () => MeshNetworks;
 }
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
@@ -99,6 +103,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         inboundTlsV2,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,
+        networks: new MeshNetworkIndex(
+          options.networks?.() ?? { networks: {} },
+          registry.registries(),
+          registry.clusterId,
+        ),
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,
       }),

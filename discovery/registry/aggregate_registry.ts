@@ -25,7 +25,7 @@ export class DuplicateRegistryError extends Error {
  * `clusterAddresses` from all of them; instances are the union over all registries (one shard per cluster).
  */
 export class AggregateRegistry implements ServiceDiscovery {
-  readonly #registries: { registry: ServiceRegistry; unsubscribe: () => void }[] = [];
+  readonly #registries: { registry: ServiceRegistry; unsubscribe: () => void; remote: boolean }[] = [];
   readonly #serviceListeners = new Listeners<ServiceEvent>();
   readonly #endpointListeners = new Listeners<EndpointEvent>();
 
@@ -36,8 +36,11 @@ export class AggregateRegistry implements ServiceDiscovery {
    */
   constructor(readonly clusterId: string) {}
 
-  /** Adds a registry below those already added; forwards its events. */
-  addRegistry(registry: ServiceRegistry): void {
+  /**
+   * Adds a registry below those already added; forwards its events. A `remote` one (another cluster's, from
+   * a Secret) never holds back `hasSynced`: an unreachable remote must not keep the local cluster unready.
+   */
+  addRegistry(registry: ServiceRegistry, options: { readonly remote?: boolean } = {}): void {
     if (this.#registries.some((r) => sameRegistry(r.registry, registry))) {
       throw new DuplicateRegistryError(registry.provider, registry.clusterId);
     }
@@ -45,6 +48,7 @@ export class AggregateRegistry implements ServiceDiscovery {
     const offEndpoint = registry.onEndpointEvent((e) => this.#endpointListeners.emit(e));
     this.#registries.push({
       registry,
+      remote: options.remote ?? false,
       unsubscribe: () => {
         offService();
         offEndpoint();
@@ -59,9 +63,10 @@ export class AggregateRegistry implements ServiceDiscovery {
     const [{ unsubscribe }] = this.#registries.splice(index, 1);
     unsubscribe();
     for (const service of registry.services()) {
-      if (!this.getService(service.hostname, service.namespace)) {
-        this.#serviceListeners.emit({ type: "delete", service });
-      }
+      const remaining = this.getService(service.hostname, service.namespace);
+      // A hostname other clusters still have loses this cluster's addresses: an update, not a delete.
+      if (remaining) this.#serviceListeners.emit({ type: "update", service: remaining, previous: service });
+      else this.#serviceListeners.emit({ type: "delete", service });
       this.#endpointListeners.emit({
         hostname: service.hostname,
         namespace: service.namespace,
@@ -136,14 +141,14 @@ export class AggregateRegistry implements ServiceDiscovery {
     return this.#registries.flatMap(({ registry }) => registry.proxyInstances(proxy));
   }
 
-  /** True when every registry has synced (and vacuously when there are none). */
+  /** True when every registry but the remote ones has synced (and vacuously when there are none). */
   hasSynced(): boolean {
-    return this.#registries.every(({ registry }) => registry.hasSynced());
+    return this.#registries.every(({ registry, remote }) => remote || registry.hasSynced());
   }
 
-  /** Registries that have not synced yet, as `provider/clusterId`, for readiness messages. */
+  /** Registries (not remote) that have not synced yet, as `provider/clusterId`, for readiness messages. */
   unsyncedRegistries(): readonly string[] {
-    return this.#registries.filter(({ registry }) => !registry.hasSynced())
+    return this.#registries.filter(({ registry, remote }) => !remote && !registry.hasSynced())
       .map(({ registry }) => `${registry.provider}/${registry.clusterId}`);
   }
 

@@ -97,3 +97,45 @@ Deno.test("AggregateRegistry hands out the sorted list of the only registry with
     ["a.ns.svc.cluster.local", "b.ns.svc.cluster.local", "c.ns.svc.cluster.local"],
   );
 });
+
+Deno.test("AggregateRegistry merges one hostname of two clusters' orchestrator registries, and a remote's removal takes back only its part", () => {
+  const local = new MemoryRegistry({ provider: "Orchestrator", clusterId: "c1" });
+  const remote = new MemoryRegistry({ provider: "Orchestrator", clusterId: "c2", synced: false });
+  const aggregate = new AggregateRegistry("c1");
+  aggregate.addRegistry(local);
+  aggregate.addRegistry(remote, { remote: true });
+  local.addService(service("a.ns.svc.cluster.local", "ns", { addresses: ["10.96.0.1"] }));
+  remote.addService(service("a.ns.svc.cluster.local", "ns", { addresses: ["10.97.0.1"] }));
+  local.setEndpoints("a.ns.svc.cluster.local", "ns", [
+    endpoint("10.0.0.1", { locality: { label: "", clusterId: "c1" } }),
+  ]);
+  remote.setEndpoints("a.ns.svc.cluster.local", "ns", [
+    endpoint("10.1.0.1", { locality: { label: "", clusterId: "c2" } }),
+  ]);
+  const [merged] = aggregate.services();
+  assert.equal(aggregate.services().length, 1, "one service for the hostname");
+  assert.deepEqual(merged.clusterAddresses, { c1: ["10.96.0.1"], c2: ["10.97.0.1"] });
+  assert.deepEqual(aggregate.instances("a.ns.svc.cluster.local", 80, "ns").map((i) => i.endpoint.address), [
+    "10.0.0.1",
+    "10.1.0.1",
+  ]);
+  assert.equal(
+    aggregate.hasSynced(),
+    true,
+    "a remote that has not synced does not hold the local cluster back",
+  );
+  assert.deepEqual(aggregate.unsyncedRegistries(), []);
+
+  const events: ServiceEvent[] = [];
+  aggregate.onServiceEvent((e) => events.push(e));
+  aggregate.removeRegistry(remote);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ["update"],
+    "the hostname stays, without the remote's addresses",
+  );
+  assert.equal(aggregate.services()[0].clusterAddresses, undefined);
+  assert.deepEqual(aggregate.instances("a.ns.svc.cluster.local", 80, "ns").map((i) => i.endpoint.address), [
+    "10.0.0.1",
+  ]);
+});

@@ -189,7 +189,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
 
 /** The issue that builds each flag's feature, where it is not #31. */
 const FLAG_ISSUES: Readonly<Record<string, string>> = {
-  clusterRegistriesNamespace: "#33",
   mcpInitialConnWindowSize: "none",
   mcpInitialWindowSize: "none",
   mcpMaxMsgSize: "none",
@@ -200,7 +199,6 @@ const FLAG_ISSUES: Readonly<Record<string, string>> = {
 /** Every flag of the reference that is accepted and changes nothing. */
 export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freeze(
   [
-    ["discovery", "clusterRegistriesNamespace", "multi-cluster registries are not read from Secrets"],
     ["discovery", "mcpInitialConnWindowSize", "MCP is not built"],
     ["discovery", "mcpInitialWindowSize", "MCP is not built"],
     ["discovery", "mcpMaxMsgSize", "MCP is not built"],

@@ -208,6 +208,19 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help: "Events from orchestrator config.",
   },
   {
+    name: "discovery_remote_cluster_errors",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "Remote clusters refused or not reached, by reason: a kubeconfig that is not usable, a cluster id already added or the server's own, an API server that cannot be reached; each problem counted once.",
+  },
+  {
+    name: "discovery_remote_clusters",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "Remote clusters read from Secrets in --clusterRegistriesNamespace.",
+  },
+  {
     name: "discovery_gateway_credential_errors",
     kind: "Sum",
     programs: DISCOVERY,
@@ -613,6 +626,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   sidecar_injection_skip_total: ["reason"],
   sidecar_injection_failure_total: ["type"],
   discovery_orch_reg_events: ["type", "event"],
+  discovery_remote_cluster_errors: ["reason"],
   discovery_orch_cfg_events: ["type", "event"],
   discovery_config_source_lost: ["source"],
   discovery_config_source_unreadable_paths: ["source"],

@@ -18,6 +18,10 @@ import { applyLocalityLb, type LocalityLbPlan } from "./locality_lb.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { TLS_MODE_METADATA } from "./upstream_tls.ts";
+import { splitHorizon } from "./split_horizon.ts";
+import { localityLbEndpoints, selectInstances } from "../locality_endpoints.ts";
+import type { EndpointShards } from "../../push/endpoint_index.ts";
+import type { MeshNetworkIndex } from "../../push/network_index.ts";
 
 /** The metadata of an endpoint: its TLS mode for mesh endpoints, nothing otherwise. */
 export function endpointMetadata(instance: ServiceInstance): EnvoyObject {
@@ -63,15 +67,23 @@ export function localityLbPlanFor(
  */
 export const envoyEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
-  shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { locality: true }),
+  // With mesh networks, the proxy's network decides which endpoints it gets (split horizon).
+  shapeOf: (proxy, push) =>
+    envoyProxyShape(proxy, push, { locality: true }) +
+    (push.networks.active ? `|${push.networks.networkOfProxy(proxy)}` : ""),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const networks = push.networks;
+    const network = networks.active ? networks.networkOfProxy(proxy) : undefined;
+    const split = network === undefined ? {} : { network, networks: networks.fingerprint };
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => {
       const locality = localityLbPlanFor(proxy, push, plan);
       return {
         name: plan.name,
-        key: cacheKey(TYPE_URL.endpoint, ["envoy", stableJson({ plan, locality })], dependsOn),
+        key: cacheKey(TYPE_URL.endpoint, ["envoy", stableJson({ plan, locality, ...split })], dependsOn),
         build: () => {
-          const assignment = clusterLoadAssignment(plan, shards, endpointMetadata);
+          const assignment = network === undefined
+            ? clusterLoadAssignment(plan, shards, endpointMetadata)
+            : splitAssignment(plan, shards, network, networks);
           return locality === undefined
             ? assignment
             : { ...assignment, endpoints: applyLocalityLb(assignment.endpoints as EnvoyObject[], locality) };
@@ -80,3 +92,17 @@ export const envoyEdsGenerator: XdsGenerator<PushContext> = {
     });
   },
 };
+
+/** The ClusterLoadAssignment `network` gets: its network's endpoints, other networks' gateways in their place. */
+function splitAssignment(
+  plan: EndpointsPlan,
+  shards: EndpointShards,
+  network: string,
+  networks: MeshNetworkIndex,
+): EnvoyObject {
+  const selected = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
+  return {
+    cluster_name: plan.name,
+    endpoints: localityLbEndpoints(splitHorizon(selected, network, networks), endpointMetadata),
+  };
+}

@@ -58,3 +58,52 @@ Deno.test("Every Envoy endpoint assignment encodes and passes Envoy's validation
     assert.ok(cacheable.get(name)!.key.id.includes('"envoy"'), "sidecar bytes never served to gRPC clients");
   }
 });
+
+Deno.test("Envoy EDS splits by network: another network's endpoints become its gateway, and the proxy's network is in its shape and key", async () => {
+  const { MeshNetworkIndex } = await import("../../push/network_index.ts");
+  const { networking } = await import("../../registry/_test_support.ts");
+  const { parseProxy } = await import("../../model/proxy.ts");
+  const world = new World().apply(
+    ...envoyResources(),
+    networking("WorkloadEntry", "example", "ratings-2", {
+      address: "10.0.2.2",
+      labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
+      network: "n2",
+      ports: { http: 9080 },
+    }),
+  );
+  const networks = new MeshNetworkIndex(
+    {
+      networks: {
+        n1: { endpoints: [{ fromCidr: "10.0.2.1/32" }], gateways: [] },
+        n2: { endpoints: [], gateways: [{ address: "192.0.2.9", port: 15443 }] },
+      },
+    },
+    [],
+    "c1",
+  );
+  const push = world.push({ networks });
+  const on = (network: string) =>
+    parseProxy({
+      id: "sidecar~10.9.9.9~app.example~example.svc.cluster.local",
+      metadata: { NAMESPACE: "example", INSTANCE_IPS: "10.9.9.9", NETWORK: network },
+    });
+  const addresses = (network: string) => {
+    const { byName } = run(envoyEdsGenerator, on(network), push);
+    return lbEndpoints(byName.get("outbound|8080||ratings.example.svc.cluster.local")!).map((e) => {
+      const socket = ((e.endpoint as Obj).address as Obj).socket_address as Obj;
+      return `${socket.address}:${socket.port_value}@${(e.load_balancing_weight as Obj).value}`;
+    }).sort();
+  };
+  assert.deepEqual(addresses("n1"), ["10.0.2.1:9080@1", "192.0.2.9:15443@1"]);
+  assert.deepEqual(addresses("n2"), ["10.0.2.2:9080@1"]);
+  assert.notEqual(
+    envoyEdsGenerator.shapeOf!(on("n1"), push, { names: [], full: true }),
+    envoyEdsGenerator.shapeOf!(on("n2"), push, { names: [], full: true }),
+  );
+  const key = (network: string) =>
+    run(envoyEdsGenerator, on(network), push).cacheable.get(
+      "outbound|8080||ratings.example.svc.cluster.local",
+    )!.key.id;
+  assert.notEqual(key("n1"), key("n2"));
+});

@@ -390,11 +390,15 @@ export function planListeners(
   const services = push.servicesVisibleTo(proxy).slice()
     .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
   const portBound = hasPortBoundEgress(scope);
+  const cluster = push.networks.clusterOfProxy(proxy);
   for (const service of services) {
     for (const port of service.ports) {
       if (isHttpPort(port)) continue;
       if (portBound && !egressServicesForPort(push, scope, port.port).has(service)) continue;
-      const addresses = service.addresses.filter((a) => a !== "0.0.0.0");
+      // A hostname several clusters define listens on the VIP of the proxy's own cluster, as its DNS answers.
+      const addresses = (service.clusterAddresses?.[cluster] ?? service.addresses).filter((a) =>
+        a !== "0.0.0.0"
+      );
       // A listener per address and port; a service without an address takes the port's wildcard listener,
       // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).
       for (const address of addresses.length > 0 ? addresses : ["0.0.0.0"]) {

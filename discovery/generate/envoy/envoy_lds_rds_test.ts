@@ -401,3 +401,27 @@ Deno.test("Sidecars that share planned routes in one snapshot still get the rout
     }
   }
 });
+
+Deno.test("Envoy LDS listens on the VIP of the proxy's own cluster for a hostname several clusters define", async () => {
+  const { MemoryRegistry } = await import("../../registry/memory_registry.ts");
+  const { parseProxy } = await import("../../model/proxy.ts");
+  const w = world();
+  const remote = new MemoryRegistry({ provider: "Orchestrator", clusterId: "c2" });
+  w.registry.addRegistry(remote, { remote: true });
+  const local = w.registry.getService("reviews.other.svc.cluster.local")!;
+  remote.addService({
+    ...local,
+    addresses: ["10.97.0.9"],
+    attributes: { ...local.attributes, clusterId: "c2" },
+  });
+  const push = w.push();
+  const inCluster = (cluster: string) =>
+    parseProxy({
+      id: "sidecar~10.0.2.1~app.example~example.svc.cluster.local",
+      metadata: { NAMESPACE: "example", INSTANCE_IPS: "10.0.2.1", CLUSTER_ID: cluster },
+    });
+  const tcpListeners = (cluster: string) =>
+    run(envoyLdsGenerator, inCluster(cluster), push).names.filter((n) => n.endsWith("_6379"));
+  assert.deepEqual(tcpListeners("c2"), ["10.97.0.9_6379"]);
+  assert.deepEqual(tcpListeners("c1"), ["10.96.0.9_6379"]);
+});
