@@ -41,6 +41,8 @@ import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
+import { createDutyGates } from "./orch/duty_gates.ts";
+import { autoRegistrationComponent } from "./wire_auto_registration.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -146,6 +148,16 @@ export async function startDiscovery(
       secrets: sdsServer,
     })
     : undefined;
+  // One gate per singleton duty: elected on the orchestrator's Leases, else this replica leads them alone.
+  // Writers that must run on one replica only take theirs from `duties.gates`.
+  const duties = createDutyGates({
+    ...(orch ? { leases: orch.leases } : {}),
+    podName: env.string("POD_NAME"),
+    namespace: options.namespace,
+    ttlMs: env.durationMs("DISCOVERY_LEADER_ELECTION_TTL"),
+    log: deps.logs.scope("leaderelection"),
+    metrics: deps.metrics,
+  });
   const configSources = new Map<string, ConfigSource>([
     ...(files ? [["configDir", files] as const] : []),
     ...(orch ? [["orchestrator", orch.config] as const] : []),
@@ -296,6 +308,7 @@ export async function startDiscovery(
     ...(dirSecrets
       ? [{ name: "credentials dir", start: () => dirSecrets.start(), stop: () => dirSecrets.stop() }]
       : []),
+    { name: "leader election", start: () => duties.start(), stop: () => duties.stop() },
     closingComponent("push pipeline", () => {
       // Events → debounce → frozen PushContext; a secret or mesh change is a full push.
       pipeline = createPushPipeline({
@@ -335,6 +348,16 @@ export async function startDiscovery(
         () => discovery.close(),
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),
       ];
+    }),
+    autoRegistrationComponent({
+      env,
+      store,
+      ...(orch ? { writer: orch.workloadEntries } : {}),
+      cleanup: duties.gates.ingressController,
+      instanceId: duties.identity,
+      maxConnectionAgeNs: options.keepalive.maxConnectionAgeNs,
+      discovery: () => discovery,
+      log: deps.logs.scope("wle"),
     }),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]
@@ -396,6 +419,7 @@ export async function startDiscovery(
         pushHistory,
         ...(ca ? { servedRootsPem } : {}),
         adminEndpoints: xdsSettings.adminEndpoints,
+        duties: () => duties.status(),
       });
       const http = addReadyRoute(new Router(), readiness);
       return env.bool("ENABLE_DEBUG_ON_HTTP") ? debug.mount(http) : http;

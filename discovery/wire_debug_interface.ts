@@ -2,6 +2,7 @@ import type { EnvSettings } from "../shared/env/env_settings.ts";
 import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
 import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import { addDebugOverview } from "./http/debug_overview_routes.ts";
+import type { OverviewDuty } from "./http/debug_overview_page.ts";
 import { DebugInterface } from "./http/debug_interface.ts";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
 import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
@@ -31,6 +32,8 @@ export interface DebugWiring {
   readonly servedRootsPem?: () => string;
   /** `ENABLE_ADMIN_ENDPOINTS`: the xDS debug routes that act (push, ...) are served. */
   readonly adminEndpoints: boolean;
+  /** The singleton duties: which this replica leads, and the holder of each. */
+  readonly duties: () => readonly OverviewDuty[];
 }
 
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
@@ -63,6 +66,7 @@ export function wireDebugInterface(w: DebugWiring): DebugInterface {
     store: w.store,
     rejected,
     pushes: w.pushHistory,
+    duties: w.duties,
   });
   const servedRootsPem = w.servedRootsPem;
   if (servedRootsPem) {

@@ -5,6 +5,10 @@ import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
+import type { LeaseApi } from "./lease_record.ts";
+import { orchLeaseApi } from "./orch_lease_api.ts";
+import type { WorkloadEntryWriter } from "../model/workload_entry_writer.ts";
+import { orchWorkloadEntryWriter } from "./orch_workload_entries.ts";
 
 /** What reading the orchestrator needs: its client settings and the collaborators of its three parts. */
 export interface OrchestratorOptions {
@@ -40,7 +44,7 @@ export interface OrchestratorOptions {
   readonly secrets: boolean;
 }
 
-/** The orchestrator's three parts, built on one client and one rate limit; none started. */
+/** The orchestrator's parts, built on one client and one rate limit; none started. */
 export interface Orchestrator {
   /** Services, endpoints, pods and nodes. */
   readonly registry: OrchRegistry;
@@ -48,6 +52,10 @@ export interface Orchestrator {
   readonly config: OrchConfigSource;
   /** Gateway credentials, when `secrets` was asked for. */
   readonly secrets?: OrchSecretStore;
+  /** Lease calls for leader election, on the same client and rate limit. */
+  readonly leases: LeaseApi;
+  /** Where auto-registered WorkloadEntries are written. */
+  readonly workloadEntries: WorkloadEntryWriter;
 }
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
@@ -85,5 +93,11 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       onProblem: () => options.metrics.counter("discovery_gateway_credential_errors").inc(),
     })
     : undefined;
-  return { registry, config, ...(secrets ? { secrets } : {}) };
+  return {
+    registry,
+    config,
+    ...(secrets ? { secrets } : {}),
+    leases: orchLeaseApi(kubeConfig, limiter),
+    workloadEntries: orchWorkloadEntryWriter(kubeConfig, limiter),
+  };
 }
