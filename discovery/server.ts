@@ -155,7 +155,7 @@ export async function startDiscovery(
     podName: env.string("POD_NAME"),
     namespace: options.namespace,
     ttlMs: env.durationMs("DISCOVERY_LEADER_ELECTION_TTL"),
-    log: deps.logs.scope("leaderelection"),
+    log: log,
     metrics: deps.metrics,
   });
   const configSources = new Map<string, ConfigSource>([
@@ -357,7 +357,7 @@ export async function startDiscovery(
       instanceId: duties.identity,
       maxConnectionAgeNs: options.keepalive.maxConnectionAgeNs,
       discovery: () => discovery,
-      log: deps.logs.scope("wle"),
+      log,
     }),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]

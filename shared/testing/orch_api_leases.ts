@@ -23,6 +23,8 @@ export interface LedgerWrite {
   readonly by: string;
   readonly method: string;
   readonly path: string;
+  /** When the server accepted it, on its wall clock (ms). */
+  readonly at: number;
   /** Lease name → its holder when the write was made (empty when released). */
   readonly leaseHolders: Readonly<Record<string, string>>;
 }
@@ -74,6 +76,7 @@ export class LeaseLedger {
       by: auth.startsWith("Bearer ") ? auth.slice("Bearer ".length) : "",
       method: request.method,
       path,
+      at: this.#now(),
       leaseHolders: Object.fromEntries(
         [...this.#leases].map(([name, spec]) => [name, spec.holderIdentity ?? ""]),
       ),
