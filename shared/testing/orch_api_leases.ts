@@ -1,7 +1,7 @@
 /**
  * Test support: what the test API server adds for leader election. It serves `coordination.k8s.io/v1` Leases,
- * refuses a replace naming a `resourceVersion` it no longer holds with 409 Conflict (as a real API server does
- * for every kind), and keeps a ledger of writes: who wrote (the bearer token, one per replica in a test), what,
+ * refuses a replace or a delete naming a `resourceVersion` it no longer holds with 409 Conflict (as a real API
+ * server does for every kind), and keeps a ledger of writes: who wrote (the bearer token, one per replica in a test), what,
  * and who held each Lease at that moment, so a test can check that a duty's writes came from its leader only
  * and that a Lease never changed hands while its holder's term was running. Only tests import this file.
  *
@@ -51,6 +51,19 @@ export function staleWrite(current: Stored | undefined, body: Stored): Response 
     },
     { status: 409 },
   );
+}
+
+/**
+ * A delete's `preconditions.resourceVersion` in the shape `staleWrite` checks (a delete without one applies to
+ * any version).
+ */
+export async function deleteOptions(request: Request): Promise<Stored> {
+  const text = await request.text();
+  const options = text === "" ? {} : JSON.parse(text) as { preconditions?: { resourceVersion?: string } };
+  const version = options.preconditions?.resourceVersion;
+  return {
+    metadata: { name: new URL(request.url).pathname.split("/").at(-1) ?? "", resourceVersion: version },
+  };
 }
 
 /** Writes by requester, and takeovers of Leases whose holder's term had not ended. */

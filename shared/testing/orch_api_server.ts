@@ -17,7 +17,7 @@
  * @module
  */
 import { KINDS } from "../config/kinds.ts";
-import { LEASE_TYPE, LeaseLedger, staleWrite } from "./orch_api_leases.ts";
+import { deleteOptions, LEASE_TYPE, LeaseLedger, staleWrite } from "./orch_api_leases.ts";
 
 /** One resource type the server serves. */
 interface ResourceType {
@@ -387,6 +387,9 @@ export class OrchApiServer {
           return Response.json(this.#put(type, patched));
         }
         case "DELETE": {
+          const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
+          const conflict = staleWrite(current, await deleteOptions(request));
+          if (conflict !== undefined) return conflict;
           const gone = this.#remove(type, namespace, name ?? "");
           return gone === undefined
             ? status(404, "NotFound", `${type.plural} "${name}" not found`)
