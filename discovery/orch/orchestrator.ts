@@ -98,6 +98,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     config,
     ...(secrets ? { secrets } : {}),
     leases: orchLeaseApi(kubeConfig, limiter),
-    workloadEntries: orchWorkloadEntryWriter(kubeConfig, limiter),
+    // A bucket of its own: a storm of registering proxies must not starve the watches and the elections.
+    workloadEntries: orchWorkloadEntryWriter(kubeConfig, new RateLimiter(options.qps, options.burst)),
   };
 }
