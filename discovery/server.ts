@@ -155,7 +155,7 @@ export async function startDiscovery(
     podName: env.string("POD_NAME"),
     namespace: options.namespace,
     ttlMs: env.durationMs("DISCOVERY_LEADER_ELECTION_TTL"),
-    log: log,
+    log,
     metrics: deps.metrics,
   });
   const configSources = new Map<string, ConfigSource>([
