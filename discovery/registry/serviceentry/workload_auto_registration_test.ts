@@ -161,11 +161,12 @@ Deno.test("A proxy that moved to another replica keeps its entry: the old replic
   await a.onConnect(vm, onA);
   await w.clock.tickAsync(1_000);
   await b.onConnect(vm, w.connectedAt());
-  // A connect older than the entry's own mark (a's, reported late) changes nothing either.
-  await a.onConnect(vm, onA);
   await a.onDisconnect(vm, onA);
   assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-b");
   assert.equal(w.stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], undefined);
+  // A connect older than the entry's own mark (a's, reported late) changes nothing either.
+  await a.onConnect(vm, onA);
+  assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-b");
   await w.clock.tickAsync(60_000);
   assert.ok(w.stored(), "an entry marked connected is never deleted within the connection age");
   a.stop();
