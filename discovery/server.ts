@@ -49,6 +49,8 @@ import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
+import { createDutyGates } from "./orch/duty_gates.ts";
+import { autoRegistrationComponent } from "./wire_auto_registration.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -156,6 +158,16 @@ export async function startDiscovery(
       clusterRegistriesNamespace: options.clusterRegistriesNamespace,
     })
     : undefined;
+  // One gate per singleton duty: elected on the orchestrator's Leases, else this replica leads them alone.
+  // Writers that must run on one replica only take theirs from `duties.gates`.
+  const duties = createDutyGates({
+    ...(orch ? { leases: orch.leases } : {}),
+    podName: env.string("POD_NAME"),
+    namespace: options.namespace,
+    ttlMs: env.durationMs("DISCOVERY_LEADER_ELECTION_TTL"),
+    log,
+    metrics: deps.metrics,
+  });
   const configSources = new Map<string, ConfigSource>([
     ...(files ? [["configDir", files] as const] : []),
     ...(orch ? [["orchestrator", orch.config] as const, ["ingress", orch.ingress] as const] : []),
@@ -325,6 +337,7 @@ export async function startDiscovery(
     ...(dirSecrets
       ? [{ name: "credentials dir", start: () => dirSecrets.start(), stop: () => dirSecrets.stop() }]
       : []),
+    { name: "leader election", start: () => duties.start(), stop: () => duties.stop() },
     closingComponent("push pipeline", () => {
       // Events → debounce → frozen PushContext; a secret or mesh change is a full push.
       pipeline = createPushPipeline({
@@ -395,6 +408,16 @@ export async function startDiscovery(
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),
       ];
     }),
+    autoRegistrationComponent({
+      env,
+      store,
+      ...(orch ? { writer: orch.workloadEntries } : {}),
+      cleanup: duties.gates.ingressController,
+      instanceId: duties.identity,
+      maxConnectionAgeNs: options.keepalive.maxConnectionAgeNs,
+      discovery: () => discovery,
+      log,
+    }),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]
       : []),
@@ -457,6 +480,7 @@ export async function startDiscovery(
         ...(ca ? { servedRootsPem } : {}),
         adminEndpoints: xdsSettings.adminEndpoints,
         ...(analysisSink && { analysis: { sink: analysisSink, analyzers: analyzers.map((a) => a.name) } }),
+        duties: () => duties.status(),
       });
       const http = addReadyRoute(new Router(), readiness);
       return env.bool("ENABLE_DEBUG_ON_HTTP") ? debug.mount(http) : http;

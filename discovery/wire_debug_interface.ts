@@ -5,6 +5,7 @@ import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import type { MemoryAnalysisSink } from "./analysis/analysis_sink.ts";
 import { addAnalysisDebugRoutes } from "./http/analysis_debug_routes.ts";
 import { addDebugOverview } from "./http/debug_overview_routes.ts";
+import type { OverviewDuty } from "./http/debug_overview_page.ts";
 import { DebugInterface } from "./http/debug_interface.ts";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
 import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
@@ -40,6 +41,8 @@ export interface DebugWiring {
   readonly analysis?: { readonly sink: MemoryAnalysisSink; readonly analyzers: readonly string[] };
   /** The remote clusters read from Secrets and their sync state, for `/debug/clusterz`; none when absent. */
   readonly remoteClusters?: () => readonly RemoteClusterStatus[];
+  /** The singleton duties: which this replica leads, and the holder of each. */
+  readonly duties: () => readonly OverviewDuty[];
 }
 
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
@@ -82,6 +85,7 @@ export function wireDebugInterface(w: DebugWiring): DebugInterface {
     store: w.store,
     rejected,
     pushes: w.pushHistory,
+    duties: w.duties,
   });
   const servedRootsPem = w.servedRootsPem;
   if (servedRootsPem) {

@@ -31,8 +31,18 @@ export interface OverviewProxy {
   };
 }
 
+/** One singleton duty: whether this replica leads it, and who holds its Lease. */
+export interface OverviewDuty {
+  readonly duty: string;
+  readonly leading: boolean;
+  /** The holder last seen; empty when none. */
+  readonly holder: string;
+}
+
 /** Everything the overview shows. */
 export interface DebugOverview {
+  /** The singleton duties, when the server elects leaders for them. */
+  readonly duties?: readonly OverviewDuty[];
   readonly proxies: readonly OverviewProxy[];
   /** Version of the latest push snapshot, when one exists. */
   readonly latestPush?: string;
@@ -67,12 +77,20 @@ export function debugOverviewPage(view: DebugOverview): Html {
       ["In sync with the latest push", html`<a href="/debug/syncz">${inSync} of ${view.proxies.length}</a>`],
       ["Latest push", html`<a href="/debug/push_status"><code>${view.latestPush ?? "none yet"}</code></a>`],
       ["Rejected config documents", html`<a href="/debug/configz">${view.rejected.length}</a>`],
+      ...(view.duties === undefined ? [] : [[
+        "Singleton duties led here",
+        html`<a href="#duties">${view.duties.filter((d) => d.leading).length} of ${view.duties.length}</a>`,
+      ] as [string, Html]]),
     ])
   }
 <h2 id="pushes">Pushes, last ${minutes} minutes</h2>
 ${pushCharts(view.pushes, minutes)}
 <h2 id="proxies">Connected proxies</h2>
 ${proxyTable(view.proxies)}
+${
+    view.duties === undefined ? "" : html`<h2 id="duties">Singleton duties</h2>
+${dutyTable(view.duties)}`
+  }
 <h2 id="rejected">Rejected config</h2>
 ${rejectedTable(view.rejected)}
 <h2 id="resources">Config resources</h2>
@@ -174,6 +192,23 @@ function timeOf(iso: string): Html {
 
 function stateClass(state: string): string {
   return state === "synced" ? "good" : state === "rejected" ? "bad" : "warn";
+}
+
+function dutyTable(duties: readonly OverviewDuty[]): Html {
+  return dataTable(
+    ["Duty (Lease)", "Led here", "Holder", "JSON"],
+    duties.map((d) =>
+      html`
+        <tr>
+          <td><code>${d.duty}</code></td>
+          <td><span class="${d.leading ? "good" : "muted"}">${d.leading ? "yes" : "no"}</span></td>
+          <td>${d.holder === "" ? html`<span class="muted">none</span>` : html`<code>${d.holder}</code>`}</td>
+          <td><a href="/debug/leaderz">leaderz</a></td>
+        </tr>
+      `
+    ),
+    "duty-table",
+  );
 }
 
 function rejectedTable(rejected: readonly RejectedConfig[]): Html {

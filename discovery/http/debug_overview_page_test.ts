@@ -71,3 +71,20 @@ Deno.test("The debug overview says which proxies are in sync, links each row to 
   assert.match(page, /No config resource is loaded/);
   assert.doesNotMatch(page, /<script|style=/);
 });
+
+Deno.test("The debug overview lists the singleton duties: which this replica leads, and who holds each", () => {
+  const page = debugOverviewPage(view({
+    duties: [
+      { duty: "mesh-leader", leading: true, holder: "discovery-a" },
+      { duty: "mesh-status-leader", leading: false, holder: "<b>discovery-b</b>" },
+      { duty: "mesh-analyze-leader", leading: false, holder: "" },
+    ],
+  })).text;
+  assert.match(page, /Singleton duties led here<\/dt>\s*<dd><a href="#duties">1 of 3<\/a>/);
+  assert.match(page, /<code>mesh-leader<\/code><\/td>\s*<td><span class="good">yes<\/span>/);
+  assert.match(page, /<code>&lt;b&gt;discovery-b&lt;\/b&gt;<\/code>/);
+  assert.match(
+    page,
+    /mesh-analyze-leader<\/code><\/td>\s*<td><span class="muted">no<\/span><\/td>\s*<td><span class="muted">none/,
+  );
+});

@@ -1,10 +1,16 @@
 import { assetHandler, htmlResponse } from "../../shared/http/html.ts";
+import { jsonResponse } from "../../shared/http/router.ts";
 import { PAGE_STYLE } from "../../shared/http/page_style.ts";
 import { KINDS } from "../../shared/config/kinds.ts";
 import type { ConfigStore, RejectedConfig } from "../model/config_store.ts";
 import type { PushHistory } from "../push/push_history.ts";
 import type { DebugInterface } from "./debug_interface.ts";
-import { DEBUG_STYLESHEET, debugOverviewPage, type OverviewProxy } from "./debug_overview_page.ts";
+import {
+  DEBUG_STYLESHEET,
+  debugOverviewPage,
+  type OverviewDuty,
+  type OverviewProxy,
+} from "./debug_overview_page.ts";
 
 /** What the overview reads, per request. */
 export interface DebugOverviewSources {
@@ -16,6 +22,8 @@ export interface DebugOverviewSources {
   /** Documents the config sources refused, and why. */
   readonly rejected: () => readonly RejectedConfig[];
   readonly pushes: PushHistory;
+  /** The singleton duties: which this replica leads, and the holder of each. */
+  readonly duties?: () => readonly OverviewDuty[];
 }
 
 /**
@@ -38,6 +46,7 @@ export function addDebugOverview(debug: DebugInterface, sources: DebugOverviewSo
           }))
         ),
         rejected: sources.rejected(),
+        ...(sources.duties ? { duties: sources.duties() } : {}),
         pushes: {
           buckets: sources.pushes.series(),
           window: sources.pushes.summary(),
@@ -45,6 +54,14 @@ export function addDebugOverview(debug: DebugInterface, sources: DebugOverviewSo
         },
       })),
   );
+  const duties = sources.duties;
+  if (duties) {
+    debug.add(
+      "/debug/leaderz",
+      "Singleton duties (Lease names): whether this replica leads each, and the holder it last saw",
+      () => jsonResponse(duties()),
+    );
+  }
   debug.add(
     DEBUG_STYLESHEET,
     "Stylesheet of the overview",

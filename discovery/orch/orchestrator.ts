@@ -9,6 +9,10 @@ import { IngressConfigSource } from "./ingress_source.ts";
 import type { IngressMeshSettings } from "./ingress_convert.ts";
 import { RemoteClusters, type RemoteRegistrySink } from "./remote_clusters.ts";
 import type * as k8s from "@kubernetes/client-node";
+import type { LeaseApi } from "./lease_record.ts";
+import { orchLeaseApi } from "./orch_lease_api.ts";
+import type { WorkloadEntryWriter } from "../model/workload_entry_writer.ts";
+import { orchWorkloadEntryWriter } from "./orch_workload_entries.ts";
 
 /** What reading the orchestrator needs: its client settings and the collaborators of its three parts. */
 export interface OrchestratorOptions {
@@ -52,7 +56,7 @@ export interface OrchestratorOptions {
   readonly clusterRegistriesNamespace?: string;
 }
 
-/** The orchestrator's three parts, built on one client and one rate limit; none started. */
+/** The orchestrator's parts, built on one client and one rate limit; none started. */
 export interface Orchestrator {
   /** Services, endpoints, pods and nodes. */
   readonly registry: OrchRegistry;
@@ -67,6 +71,10 @@ export interface Orchestrator {
    * aggregate exists.
    */
   readonly remoteClusters?: (sink: RemoteRegistrySink) => RemoteClusters;
+  /** Lease calls for leader election, on the same client and rate limit. */
+  readonly leases: LeaseApi;
+  /** Where auto-registered WorkloadEntries are written. */
+  readonly workloadEntries: WorkloadEntryWriter;
 }
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
@@ -133,6 +141,9 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     ingress,
     ...(secrets ? { secrets } : {}),
     ...(remoteClusters ? { remoteClusters } : {}),
+    leases: orchLeaseApi(kubeConfig, limiter),
+    // A bucket of its own: a storm of registering proxies must not starve the watches and the elections.
+    workloadEntries: orchWorkloadEntryWriter(kubeConfig, new RateLimiter(options.qps, options.burst)),
   };
 }
 

@@ -31,6 +31,8 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   // Durations in milliseconds. A push waits at least DEBOUNCE_AFTER after the last event: an hour would mean no
   // config reaches a proxy while anything changes, and past 2^31 ms timers fire at once instead.
   DISCOVERY_DEBOUNCE_AFTER: { min: 0, max: 60_000 },
+  // A Lease's duration is written in whole seconds, and its retry period is a quarter of it.
+  DISCOVERY_LEADER_ELECTION_TTL: { min: 1_000, max: 600_000 },
   DISCOVERY_DEBOUNCE_MAX: { min: 0, max: 600_000 },
   DISCOVERY_HTTP_MAX_BODY_BYTES: { min: ADMISSION_REVIEW_BYTES, max: 2 ** 40, unit: "bytes" },
   DISCOVERY_HTTP_MAX_BODY_BYTES_PER_PEER: { min: ADMISSION_REVIEW_BYTES, max: 2 ** 40, unit: "bytes" },

@@ -5,6 +5,14 @@ const DISCOVERY: readonly Program[] = ["discovery"];
 /** Variables only the discovery program reads (mesh-discovery.md 4.5). */
 export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
   {
+    name: "DISCOVERY_LEADER_ELECTION_TTL",
+    type: "duration",
+    default: "30s",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference (it fixes 30s). How long a replica's Lease on a singleton duty lasts unrenewed; the leader gives the duty up when renewing has failed for half of it, and replicas try every quarter of it. From 1s to 10m.",
+  },
+  {
     name: "MESHD_GATEWAY_CREDENTIALS_DIR",
     type: "string",
     default: "",

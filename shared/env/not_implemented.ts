@@ -84,8 +84,10 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_XDS_CACHE_SIZE",
     "DISCOVERY_XDS_CACHE_STATS",
     "DISCOVERY_XDS_SEND_TIMEOUT",
+    "DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION",
+    "DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
-  ...["MESH_METRICS_ANNOTATIONS", "POD_NAME", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
+  ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
   ),
 ];
@@ -157,13 +159,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     BOTH,
     "#31",
     "the TCP metadata exchange filter is not generated",
-  ),
-  entry("DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION", BOTH, "#29", "auto-registration is always on"),
-  entry(
-    "DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD",
-    BOTH,
-    "#29",
-    "auto-registered entries are not kept after a disconnect",
   ),
   entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
   entry("CALL_CREDENTIALS", A, "#30", "the agent sends no per-call credentials"),

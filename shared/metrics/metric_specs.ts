@@ -228,6 +228,12 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
       "Gateway credentials refused (orchestrator Secrets or MESHD_GATEWAY_CREDENTIALS_DIR folders that are unreadable, incomplete or not PEM), each problem counted once.",
   },
   {
+    name: "discovery_leader",
+    kind: "LastValue",
+    programs: DISCOVERY,
+    help: "1 while this replica leads the singleton duty named by the duty label (its Lease), else 0.",
+  },
+  {
     name: "discovery_orch_object_errors",
     kind: "LastValue",
     programs: DISCOVERY,
@@ -592,6 +598,7 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
 /** Label names per metric, as Istio 1.9 labels the same metrics; metrics not listed have none. */
 export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   mesh_build: ["component", "tag"],
+  discovery_leader: ["duty"],
   discovery_push_triggers: ["type"],
   discovery_xds_pushes: ["type"],
   discovery_total_xds_rejects: ["type"],

@@ -17,6 +17,7 @@
  * @module
  */
 import { KINDS } from "../config/kinds.ts";
+import { deleteOptions, LEASE_TYPE, LeaseLedger, staleWrite } from "./orch_api_leases.ts";
 
 /** One resource type the server serves. */
 interface ResourceType {
@@ -144,7 +145,9 @@ export function kubeconfigFor(server: string): string {
 
 /** The in-process API server. */
 export class OrchApiServer {
-  readonly #types: readonly ResourceType[] = [...CORE, ...meshTypes()];
+  readonly #types: readonly ResourceType[] = [...CORE, LEASE_TYPE, ...meshTypes()];
+  /** Every accepted write, by requester, with the Lease holders of the moment (`orch_api_leases.ts`). */
+  readonly ledger: LeaseLedger;
   /** storeKey → `namespace/name` → object */
   readonly #objects = new Map<string, Map<string, ApiObject>>();
   #events: WatchEvent[] = [];
@@ -159,8 +162,9 @@ export class OrchApiServer {
   /** API groups not installed: everything under them is 404. */
   readonly #absentGroups: Set<string>;
 
-  private constructor(bookmarkMs: number, absentGroups: readonly string[]) {
+  private constructor(bookmarkMs: number, absentGroups: readonly string[], wallClock?: () => number) {
     this.#absentGroups = new Set(absentGroups);
+    this.ledger = new LeaseLedger(wallClock);
     this.#server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
       (request) => this.#handle(request),
@@ -170,10 +174,12 @@ export class OrchApiServer {
 
   /**
    * Starts a server on a free loopback port; bookmarks go to watchers that allow them every `bookmarkMs`;
-   * `absentGroups` are not served until installed.
+   * `absentGroups` are not served until installed; `wallClock` (ms) tells when a Lease's term ends.
    */
-  static start(options: { bookmarkMs?: number; absentGroups?: readonly string[] } = {}): OrchApiServer {
-    return new OrchApiServer(options.bookmarkMs ?? 1_000, options.absentGroups ?? []);
+  static start(
+    options: { bookmarkMs?: number; absentGroups?: readonly string[]; wallClock?: () => number } = {},
+  ): OrchApiServer {
+    return new OrchApiServer(options.bookmarkMs ?? 1_000, options.absentGroups ?? [], options.wallClock);
   }
 
   /** Starts serving an API group it was started without, as installing its definitions does. */
@@ -340,7 +346,22 @@ export class OrchApiServer {
     if (route === undefined) {
       return status(404, "NotFound", `the server could not find the requested resource ${path}`);
     }
-    const { type, namespace, name } = route;
+    const response = await this.#serve(request, url, route);
+    if (request.method !== "GET" && response.ok) {
+      this.ledger.record(
+        request,
+        path,
+        route.type === LEASE_TYPE ? await response.clone().json() : undefined,
+      );
+    }
+    return response;
+  }
+
+  async #serve(
+    request: Request,
+    url: URL,
+    { type, namespace, name }: { type: ResourceType; namespace?: string; name?: string },
+  ): Promise<Response> {
     try {
       switch (request.method) {
         case "GET":
@@ -360,6 +381,9 @@ export class OrchApiServer {
         }
         case "PUT": {
           const body = await request.json() as ApiObject;
+          const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
+          const conflict = staleWrite(current, body);
+          if (conflict !== undefined) return conflict;
           return Response.json(
             this.#put(type, { ...body, metadata: { ...body.metadata, namespace, name: name! } }),
           );
@@ -371,6 +395,9 @@ export class OrchApiServer {
           return Response.json(this.#put(type, patched));
         }
         case "DELETE": {
+          const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
+          const conflict = staleWrite(current, await deleteOptions(request));
+          if (conflict !== undefined) return conflict;
           const gone = this.#remove(type, namespace, name ?? "");
           return gone === undefined
             ? status(404, "NotFound", `${type.plural} "${name}" not found`)

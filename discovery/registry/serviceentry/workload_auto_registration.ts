@@ -1,10 +1,32 @@
+/**
+ * WorkloadEntry auto-registration, as the reference's workload entry controller: a proxy whose metadata names a
+ * WorkloadGroup (`AUTO_REGISTER_GROUP`) gets a WorkloadEntry from the group's template when it connects to any
+ * replica, marked with that replica and the connection's start; when its last connection to that replica ends,
+ * the entry is marked disconnected. The leader of the clean-up duty deletes entries disconnected for longer than
+ * the grace period, and entries still marked connected long past the longest a connection may live
+ * (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the reference, plus the closing grace): those of a
+ * replica that died before it could mark them, whose proxies never came back.
+ *
+ * Invariants: every write names the version it read (a conflict is read again, never overwritten); a connect
+ * older than the one the entry records changes nothing (the proxy moved on to another replica); an entry
+ * another replica holds is never marked disconnected by this one.
+ *
+ * @module
+ */
 import type { Logger } from "../../../shared/log/logger.ts";
 import type { Resource } from "../../../shared/config/resource.ts";
 import { NETWORKING_GROUP } from "../../../shared/config/kinds.ts";
 import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
 import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";
-import type { WritableConfigStore } from "../../model/config_store.ts";
+import type { DutyGate } from "../../../shared/lifecycle/duty_gate.ts";
+import { systemTimers, type Timers } from "../../../shared/time/timers.ts";
+import type { ConfigStore } from "../../model/config_store.ts";
 import type { Proxy } from "../../model/proxy.ts";
+import {
+  type StoredWorkloadEntry,
+  WorkloadEntryConflictError,
+  type WorkloadEntryWriter,
+} from "../../model/workload_entry_writer.ts";
 
 /** Annotation naming the WorkloadGroup an auto-registered WorkloadEntry came from. */
 export const AUTO_REGISTRATION_GROUP_ANNOTATION = "mesh.io/autoRegistrationGroup";
@@ -18,10 +40,11 @@ export const DISCONNECTED_AT_ANNOTATION = "mesh.io/disconnectedAt";
 /** The name of the WorkloadEntry for a proxy of a group: `group-ip[-network]`, `:` of IPv6 made `-`. */
 export function autoRegisteredEntryName(proxy: Proxy): string | undefined {
   const group = proxy.metadata.autoRegisterGroup;
-  if (!group) return undefined;
+  if (!group || proxy.ipAddresses.length === 0 || proxy.namespace === "") return undefined;
   const parts = [group, proxy.ipAddresses[0].replaceAll(":", "-")];
   if (proxy.metadata.network) parts.push(proxy.metadata.network);
-  return parts.join("-");
+  // An object name has at most 253 characters: the reference keeps the end, where the address is.
+  return parts.join("-").slice(-253);
 }
 
 /**
@@ -68,87 +91,252 @@ export interface WorkloadAutoRegistrationOptions {
   readonly enabled: boolean;
   /** `DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD`, milliseconds. */
   readonly gracePeriodMs: number;
-  /** Identifies this discovery instance in the controller annotation. */
+  /** `--keepaliveMaxServerConnectionAge` in milliseconds; Infinity when connections live forever. */
+  readonly maxConnectionAgeMs: number;
+  /** How long a connection past its age may still finish its streams (0 when absent). */
+  readonly connectionGraceMs?: number;
+  /** Identifies this replica in the controller annotation (`POD_NAME`). */
   readonly instanceId: string;
-  /** Where registrations and cleanups are logged. */
+  /** Where WorkloadGroups and the entries to clean up are read (kept current by the config sources). */
+  readonly store: ConfigStore;
+  /** Where entries are written. */
+  readonly writer: WorkloadEntryWriter;
+  /** The duty whose leader deletes entries (`DUTIES.ingressController`, as the reference's `istio-leader`). */
+  readonly cleanup: DutyGate;
+  /** Where registrations and clean-ups are logged. */
   readonly log: Logger;
-  /** The clock for the connect and disconnect annotations; tests pass a fixed one. */
+  /** The wall clock of the annotations. */
   readonly now?: () => Date;
+  /** The clean-up's timers. */
+  readonly timers?: Timers;
 }
 
-/**
- * Keeps a WorkloadEntry for each connected proxy that names a WorkloadGroup (`AUTO_REGISTER_GROUP`): written
- * on connect, removed when the proxy stays disconnected for the grace period. The xDS server calls
- * `onConnect`/`onDisconnect`.
- */
+/** Writes a failed registration makes again, each after the last (the reference retries too). */
+const RETRIES = 5;
+
+/** The connected and disconnected marks of one entry, as the wall clock's milliseconds. */
+function marks(entry: Resource<WorkloadEntrySpec>): { connectedAt?: number; disconnectedAt?: number } {
+  const parse = (key: string) => {
+    const value = Date.parse(entry.meta.annotations?.[key] ?? "");
+    return Number.isNaN(value) ? undefined : value;
+  };
+  return { connectedAt: parse(CONNECTED_AT_ANNOTATION), disconnectedAt: parse(DISCONNECTED_AT_ANNOTATION) };
+}
+
+/** Keeps a WorkloadEntry for each connected proxy that names a WorkloadGroup; see the module's summary. */
 export class WorkloadAutoRegistration {
-  readonly #store: WritableConfigStore;
-  readonly #options: WorkloadAutoRegistrationOptions;
-  readonly #cleanups = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #o: WorkloadAutoRegistrationOptions;
   readonly #now: () => Date;
+  readonly #timers: Timers;
+  /** Connections to this replica per workload (network + address): a disconnect with another left is none. */
+  readonly #connections = new Map<string, number>();
+  /** The last write queued per workload: a workload's writes run one after another, in event order. */
+  readonly #queued = new Map<string, Promise<void>>();
+  #stopCleanup?: () => void;
 
-  /** Writes WorkloadEntries to `store`; nothing happens until proxies connect. */
-  constructor(store: WritableConfigStore, options: WorkloadAutoRegistrationOptions) {
-    this.#store = store;
-    this.#options = options;
+  constructor(options: WorkloadAutoRegistrationOptions) {
+    this.#o = options;
     this.#now = options.now ?? (() => new Date());
+    this.#timers = options.timers ?? systemTimers;
   }
 
-  /** Registers the proxy's workload; returns the entry written, or undefined when nothing applies. */
-  onConnect(proxy: Proxy): Resource<WorkloadEntrySpec> | undefined {
-    const groupName = proxy.metadata.autoRegisterGroup;
-    if (!this.#options.enabled || !groupName) return undefined;
-    const group = this.#store.get("WorkloadGroup", proxy.namespace, groupName) as
-      | Resource<WorkloadGroupSpec>
-      | undefined;
-    if (!group) {
-      this.#options.log.warn("Cannot auto-register workload: WorkloadGroup not found", {
-        proxy: proxy.id,
-        group: `${proxy.namespace}/${groupName}`,
-      });
-      return undefined;
-    }
-    const entry = workloadEntryFromGroup(group, proxy, {
-      [WORKLOAD_CONTROLLER_ANNOTATION]: this.#options.instanceId,
-      [CONNECTED_AT_ANNOTATION]: this.#now().toISOString(),
-    });
-    this.#cancelCleanup(`${entry.meta.namespace}/${entry.meta.name}`);
-    this.#store.apply(entry);
-    this.#options.log.info("auto-registered workload", { proxy: proxy.id, entry: entry.meta.name });
-    return entry;
+  /**
+   * How long an entry may stay marked connected to a replica before it is taken for one that died: the
+   * reference's 1.5 × 1.5 × the connection age, plus the grace a closing connection has, so that a proxy still
+   * connected to a live replica (which reconnects, and is marked again, at least that often) is never taken.
+   */
+  get staleConnectionMs(): number {
+    return this.#o.maxConnectionAgeMs * 1.5 * 1.5 + (this.#o.connectionGraceMs ?? 0);
   }
 
-  /** Marks the proxy's entry disconnected and removes it after the grace period unless it reconnects. */
-  onDisconnect(proxy: Proxy): void {
+  /** Registers the proxy's workload at `connectedAt`; resolves once written (or found not to apply). */
+  async onConnect(proxy: Proxy, connectedAt: Date): Promise<void> {
     const name = autoRegisteredEntryName(proxy);
-    if (!this.#options.enabled || !name) return;
-    const key = `${proxy.namespace}/${name}`;
-    const current = this.#store.get("WorkloadEntry", proxy.namespace, name);
-    if (!current || current.meta.annotations?.[AUTO_REGISTRATION_GROUP_ANNOTATION] === undefined) return;
-    const annotations: Record<string, string> = { ...current.meta.annotations };
-    delete annotations[WORKLOAD_CONTROLLER_ANNOTATION];
-    annotations[DISCONNECTED_AT_ANNOTATION] = this.#now().toISOString();
-    this.#store.apply({ ...current, meta: { ...current.meta, annotations } });
-    this.#cancelCleanup(key);
-    this.#cleanups.set(
+    if (!this.#o.enabled || name === undefined) return;
+    const key = workloadKey(proxy);
+    this.#connections.set(key, (this.#connections.get(key) ?? 0) + 1);
+    await this.#inOrder(
       key,
-      setTimeout(() => {
-        this.#cleanups.delete(key);
-        this.#store.delete("WorkloadEntry", proxy.namespace, name);
-        this.#options.log.info("removed auto-registered workload after grace period", { entry: key });
-      }, this.#options.gracePeriodMs),
+      () => this.#retrying("register", proxy, () => this.#register(proxy, name, connectedAt)),
     );
   }
 
-  /** Cancels pending removals (entries stay). */
-  close(): void {
-    for (const timer of this.#cleanups.values()) clearTimeout(timer);
-    this.#cleanups.clear();
+  /** Marks the proxy's entry disconnected when its last connection to this replica (from `connectedAt`) ends. */
+  async onDisconnect(proxy: Proxy, connectedAt: Date): Promise<void> {
+    const name = autoRegisteredEntryName(proxy);
+    if (!this.#o.enabled || name === undefined) return;
+    const key = workloadKey(proxy);
+    const left = (this.#connections.get(key) ?? 1) - 1;
+    if (left > 0) {
+      this.#connections.set(key, left);
+      return;
+    }
+    this.#connections.delete(key);
+    const disconnectedAt = this.#now();
+    await this.#inOrder(
+      key,
+      () =>
+        this.#retrying("unregister", proxy, () => this.#unregister(proxy, name, connectedAt, disconnectedAt)),
+    );
   }
 
-  #cancelCleanup(key: string): void {
-    const timer = this.#cleanups.get(key);
-    if (timer !== undefined) clearTimeout(timer);
-    this.#cleanups.delete(key);
+  /** Starts the clean-up whenever this replica leads its duty. */
+  start(): void {
+    if (!this.#o.enabled || this.#stopCleanup) return;
+    this.#stopCleanup = this.#o.cleanup.whileLeading((signal) => this.#cleanupWhile(signal));
   }
+
+  /** Stops the clean-up; entries stay as they are. */
+  stop(): void {
+    this.#stopCleanup?.();
+    this.#stopCleanup = undefined;
+  }
+
+  async #register(proxy: Proxy, name: string, connectedAt: Date): Promise<void> {
+    const connected = {
+      [WORKLOAD_CONTROLLER_ANNOTATION]: this.#o.instanceId,
+      [CONNECTED_AT_ANNOTATION]: connectedAt.toISOString(),
+    };
+    const current = await this.#o.writer.get(proxy.namespace, name);
+    if (current !== undefined) {
+      // The proxy has connected to another replica since: the entry is that one's.
+      if ((marks(current.entry).connectedAt ?? -Infinity) > connectedAt.getTime()) return;
+      const annotations: Record<string, string> = { ...current.entry.meta.annotations, ...connected };
+      delete annotations[DISCONNECTED_AT_ANNOTATION];
+      await this.#o.writer.update(
+        { ...current.entry, meta: { ...current.entry.meta, annotations } },
+        current.resourceVersion,
+      );
+      this.#o.log.info("updated auto-registered WorkloadEntry", { entry: `${proxy.namespace}/${name}` });
+      return;
+    }
+    const groupName = proxy.metadata.autoRegisterGroup!;
+    const group = this.#o.store.get("WorkloadGroup", proxy.namespace, groupName) as
+      | Resource<WorkloadGroupSpec>
+      | undefined;
+    if (group === undefined) {
+      this.#o.log.warn("Cannot auto-register workload: WorkloadGroup not found", {
+        proxy: proxy.id,
+        group: `${proxy.namespace}/${groupName}`,
+      });
+      return;
+    }
+    await this.#o.writer.create(workloadEntryFromGroup(group, proxy, connected));
+    this.#o.log.info("auto-registered WorkloadEntry", {
+      proxy: proxy.id,
+      entry: `${proxy.namespace}/${name}`,
+    });
+  }
+
+  async #unregister(proxy: Proxy, name: string, connectedAt: Date, disconnectedAt: Date): Promise<void> {
+    const current = await this.#o.writer.get(proxy.namespace, name);
+    if (current === undefined) return;
+    const { annotations = {} } = current.entry.meta;
+    // A later connection (here or elsewhere) owns the entry now.
+    if ((marks(current.entry).connectedAt ?? -Infinity) > connectedAt.getTime()) return;
+    if (annotations[WORKLOAD_CONTROLLER_ANNOTATION] !== this.#o.instanceId) return;
+    const next: Record<string, string> = { ...annotations };
+    delete next[CONNECTED_AT_ANNOTATION];
+    next[DISCONNECTED_AT_ANNOTATION] = disconnectedAt.toISOString();
+    await this.#o.writer.update(
+      { ...current.entry, meta: { ...current.entry.meta, annotations: next } },
+      current.resourceVersion,
+    );
+    this.#o.log.info("marked auto-registered WorkloadEntry disconnected", {
+      entry: `${proxy.namespace}/${name}`,
+    });
+  }
+
+  /** Runs `work` after every write queued before it for the same workload. */
+  async #inOrder(key: string, work: () => Promise<void>): Promise<void> {
+    const run = (this.#queued.get(key) ?? Promise.resolve()).then(work);
+    this.#queued.set(key, run);
+    try {
+      await run;
+    } finally {
+      if (this.#queued.get(key) === run) this.#queued.delete(key);
+    }
+  }
+
+  /** Runs `write` again after a conflict (read afresh) or a failure, up to `RETRIES` times. */
+  async #retrying(what: string, proxy: Proxy, write: () => Promise<void>): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (attempt >= RETRIES) {
+          this.#o.log.error(`auto-registration ${what} failed`, {
+            proxy: proxy.id,
+            attempts: attempt,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return;
+        }
+        if (!(error instanceof WorkloadEntryConflictError)) {
+          await new Promise((resolve) =>
+            this.#timers.setTimeout(() => resolve(undefined), 100 * 2 ** attempt)
+          );
+        }
+      }
+    }
+  }
+
+  /** When the entry is due for deletion (wall-clock ms), or undefined when it is not auto-registered. */
+  #dueAt(entry: Resource<WorkloadEntrySpec>): number | undefined {
+    if (!entry.meta.annotations?.[AUTO_REGISTRATION_GROUP_ANNOTATION]) return undefined;
+    const { connectedAt, disconnectedAt } = marks(entry);
+    if (connectedAt !== undefined) return connectedAt + this.staleConnectionMs;
+    if (disconnectedAt !== undefined) return disconnectedAt + this.#o.gracePeriodMs;
+    return undefined;
+  }
+
+  /**
+   * While leading: deletes the entries that are due, then sleeps until the next is (at most a grace period,
+   * so entries marked meanwhile are seen in time).
+   */
+  #cleanupWhile(signal: AbortSignal): void {
+    let timer: unknown;
+    signal.addEventListener("abort", () => this.#timers.clearTimeout(timer), { once: true });
+    const sweep = async () => {
+      if (signal.aborted) return;
+      const now = this.#now().getTime();
+      let next = now + this.#o.gracePeriodMs;
+      for (const resource of this.#o.store.list("WorkloadEntry")) {
+        const entry = resource as Resource<WorkloadEntrySpec>;
+        const due = this.#dueAt(entry);
+        if (due === undefined) continue;
+        if (due > now) {
+          next = Math.min(next, due);
+          continue;
+        }
+        if (signal.aborted) return;
+        await this.#cleanup(entry.meta.namespace, entry.meta.name, signal);
+      }
+      if (signal.aborted) return;
+      timer = this.#timers.setTimeout(() => void sweep(), Math.max(0, next - this.#now().getTime()));
+    };
+    void sweep();
+  }
+
+  /** Deletes the entry if, read afresh, it is still due; a conflict leaves it to the next sweep. */
+  async #cleanup(namespace: string, name: string, signal: AbortSignal): Promise<void> {
+    let current: StoredWorkloadEntry | undefined;
+    try {
+      current = await this.#o.writer.get(namespace, name);
+      const due = current === undefined ? undefined : this.#dueAt(current.entry);
+      if (current === undefined || due === undefined || due > this.#now().getTime() || signal.aborted) return;
+      await this.#o.writer.delete(namespace, name, current.resourceVersion);
+      this.#o.log.info("cleaned up auto-registered WorkloadEntry", { entry: `${namespace}/${name}` });
+    } catch (error) {
+      this.#o.log.warn("failed cleaning up auto-registered WorkloadEntry", {
+        entry: `${namespace}/${name}`,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+function workloadKey(proxy: Proxy): string {
+  return `${proxy.metadata.network ?? ""}${proxy.ipAddresses[0]}`;
 }

@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { silentLogger } from "../../../shared/log/logger.ts";
+import { type DutyGate, soleLeader } from "../../../shared/lifecycle/duty_gate.ts";
+import { timersOf } from "../../../shared/testing/fake_timers.ts";
+import { storeWorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
 import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";
 import { parseProxy } from "../../model/proxy.ts";
 import { networking, orderedStore } from "../_test_support.ts";
 import {
   AUTO_REGISTRATION_GROUP_ANNOTATION,
+  CONNECTED_AT_ANNOTATION,
   DISCONNECTED_AT_ANNOTATION,
   WORKLOAD_CONTROLLER_ANNOTATION,
   WorkloadAutoRegistration,
@@ -46,58 +50,153 @@ Deno.test("workloadEntryFromGroup fills the group's template from the proxy", ()
   });
 });
 
-Deno.test("WorkloadAutoRegistration keeps an entry while connected and removes it after the grace period", async (t) => {
-  const clock = FakeTimers.install();
-  try {
-    const store = orderedStore();
-    store.apply(group);
-    const registration = new WorkloadAutoRegistration(store, {
+/** A gate the test opens and closes, as an election would. */
+function manualGate(): DutyGate & { win(): void; lose(): void } {
+  let leading = false;
+  let controller: AbortController | undefined;
+  const runs = new Set<(signal: AbortSignal) => void>();
+  return {
+    duty: "mesh-leader",
+    leading: () => leading,
+    whileLeading(run) {
+      runs.add(run);
+      if (leading) run(controller!.signal);
+      return () => runs.delete(run);
+    },
+    win() {
+      leading = true;
+      controller = new AbortController();
+      for (const run of runs) run(controller.signal);
+    },
+    lose() {
+      leading = false;
+      controller?.abort();
+    },
+  };
+}
+
+/** One store (the orchestrator both replicas read), a fake clock, and a registration per replica. */
+function world(options: { gate?: DutyGate; maxConnectionAgeMs?: number } = {}) {
+  const clock = FakeTimers.createClock(Date.parse("2026-01-01T00:00:00Z"));
+  const store = orderedStore();
+  store.apply(group);
+  const replica = (instanceId: string, gate: DutyGate = options.gate ?? soleLeader("mesh-leader")) =>
+    new WorkloadAutoRegistration({
       enabled: true,
       gracePeriodMs: 10_000,
-      instanceId: "discovery-0",
+      maxConnectionAgeMs: options.maxConnectionAgeMs ?? Infinity,
+      instanceId,
+      store,
+      writer: storeWorkloadEntryWriter(store),
+      cleanup: gate,
+      log: silentLogger,
+      now: () => new Date(clock.now),
+      timers: timersOf(clock),
+    });
+  const stored = () => store.get("WorkloadEntry", "vm", "reviews-10.1.0.7-vpc-1");
+  const connectedAt = () => new Date(clock.now);
+  return { clock, store, replica, stored, connectedAt };
+}
+
+Deno.test("An entry is written on connect, marked on disconnect, and deleted by the leader after the grace period", async (t) => {
+  const w = world();
+  const registration = w.replica("discovery-0");
+  registration.start();
+  const first = w.connectedAt();
+
+  await t.step("connect writes the entry with this replica and the connection's start", async () => {
+    await registration.onConnect(vm, first);
+    assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-0");
+    assert.equal(w.stored()?.meta.annotations?.[CONNECTED_AT_ANNOTATION], first.toISOString());
+  });
+
+  await t.step("a reconnect within the grace period keeps it", async () => {
+    await registration.onDisconnect(vm, first);
+    assert.ok(w.stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION]);
+    assert.equal(w.stored()?.meta.annotations?.[CONNECTED_AT_ANNOTATION], undefined);
+    await w.clock.tickAsync(9_000);
+    await registration.onConnect(vm, w.connectedAt());
+    assert.equal(w.stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], undefined);
+    await w.clock.tickAsync(5_000);
+    assert.ok(w.stored());
+  });
+
+  await t.step("staying away for the grace period removes it", async () => {
+    const since = new Date(Date.parse(w.stored()!.meta.annotations![CONNECTED_AT_ANNOTATION]));
+    await registration.onDisconnect(vm, since);
+    await w.clock.tickAsync(9_999);
+    assert.ok(w.stored());
+    await w.clock.tickAsync(1);
+    assert.equal(w.stored(), undefined);
+  });
+
+  await t.step("nothing happens when disabled or the group is missing", async () => {
+    const off = new WorkloadAutoRegistration({
+      enabled: false,
+      gracePeriodMs: 1,
+      maxConnectionAgeMs: Infinity,
+      instanceId: "x",
+      store: w.store,
+      writer: storeWorkloadEntryWriter(w.store),
+      cleanup: soleLeader("mesh-leader"),
       log: silentLogger,
     });
-    const stored = () => store.get("WorkloadEntry", "vm", "reviews-10.1.0.7-vpc-1");
-
-    await t.step("connect writes the entry with the controller annotation", () => {
-      registration.onConnect(vm);
-      assert.equal(stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-0");
+    await off.onConnect(vm, w.connectedAt());
+    const missing = parseProxy({
+      id: "sidecar~10.1.0.8~vm-8.vm~vm.svc.cluster.local",
+      metadata: { AUTO_REGISTER_GROUP: "nope" },
     });
+    await registration.onConnect(missing, w.connectedAt());
+    assert.equal(w.store.list("WorkloadEntry").length, 0);
+  });
+  registration.stop();
+});
 
-    await t.step("a reconnect within the grace period keeps it", async () => {
-      registration.onDisconnect(vm);
-      assert.ok(stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION]);
-      await clock.tickAsync(9_000);
-      registration.onConnect(vm);
-      await clock.tickAsync(5_000);
-      assert.ok(stored());
-    });
+Deno.test("A proxy that moved to another replica keeps its entry: the old replica's late disconnect leaves it", async () => {
+  const w = world();
+  const a = w.replica("discovery-a");
+  const b = w.replica("discovery-b");
+  a.start();
+  const onA = w.connectedAt();
+  await a.onConnect(vm, onA);
+  await w.clock.tickAsync(1_000);
+  await b.onConnect(vm, w.connectedAt());
+  await a.onDisconnect(vm, onA);
+  assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-b");
+  assert.equal(w.stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], undefined);
+  // A connect older than the entry's own mark (a's, reported late) changes nothing either.
+  await a.onConnect(vm, onA);
+  assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-b");
+  await w.clock.tickAsync(60_000);
+  assert.ok(w.stored(), "an entry marked connected is never deleted within the connection age");
+  a.stop();
+});
 
-    await t.step("staying away for the grace period removes it", async () => {
-      registration.onDisconnect(vm);
-      await clock.tickAsync(9_999);
-      assert.ok(stored());
-      await clock.tickAsync(1);
-      assert.equal(stored(), undefined);
-    });
+Deno.test("An entry left marked connected to a replica that died is deleted 2.25 connection ages after its mark", async () => {
+  const w = world({ maxConnectionAgeMs: 20_000 });
+  const dead = w.replica("discovery-dead");
+  await dead.onConnect(vm, w.connectedAt());
+  const leader = w.replica("discovery-live");
+  leader.start();
+  await w.clock.tickAsync(45_000 - 1);
+  assert.ok(w.stored());
+  await w.clock.tickAsync(1);
+  assert.equal(w.stored(), undefined);
+  leader.stop();
+});
 
-    await t.step("nothing happens when disabled or the group is missing", () => {
-      const off = new WorkloadAutoRegistration(store, {
-        enabled: false,
-        gracePeriodMs: 1,
-        instanceId: "x",
-        log: silentLogger,
-      });
-      assert.equal(off.onConnect(vm), undefined);
-      const missing = parseProxy({
-        id: "sidecar~10.1.0.8~vm-8.vm~vm.svc.cluster.local",
-        metadata: { AUTO_REGISTER_GROUP: "nope" },
-      });
-      assert.equal(registration.onConnect(missing), undefined);
-      assert.equal(store.list("WorkloadEntry").length, 0);
-    });
-    registration.close();
-  } finally {
-    clock.uninstall();
-  }
+Deno.test("Only the leader of the clean-up duty deletes; one that wins later deletes what is due at once", async () => {
+  const gate = manualGate();
+  const w = world({ gate });
+  const registration = w.replica("discovery-0");
+  registration.start();
+  const at = w.connectedAt();
+  await registration.onConnect(vm, at);
+  await registration.onDisconnect(vm, at);
+  await w.clock.tickAsync(30_000);
+  assert.ok(w.stored(), "no replica leads: nothing is deleted");
+  gate.win();
+  await w.clock.tickAsync(0);
+  assert.equal(w.stored(), undefined);
+  registration.stop();
 });
