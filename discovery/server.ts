@@ -4,6 +4,7 @@ import { httpLimitsFromEnv } from "../shared/http/http_limits_settings.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
 import type { ListenAddress } from "../shared/http/listen_address.ts";
 import { closingComponent, type Component, Lifecycle } from "../shared/lifecycle/mod.ts";
+import { DUTIES, soleLeader } from "../shared/lifecycle/duty_gate.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
@@ -41,6 +42,7 @@ import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
+import { createDistributionStatus, STATUS_REQUEST_TIMEOUT_MS } from "./status/mod.ts";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -178,7 +180,24 @@ export async function startDiscovery(
   const federation = caEnabled && bundleEndpoints.length > 0
     ? new FederatedBundles({ endpoints: bundleEndpoints, log: deps.logs.scope("serverca") })
     : undefined;
-  const xdsSettings = xdsSettingsFromEnv(env);
+  // Distribution status needs a place to write (the orchestrator) and the ACKs the tracker keeps.
+  if (env.bool("DISCOVERY_ENABLE_STATUS") && !orch) {
+    log.warn("DISCOVERY_ENABLE_STATUS is on but no orchestrator is read: status has nowhere to go");
+  }
+  const status = env.bool("DISCOVERY_ENABLE_STATUS") && orch
+    ? createDistributionStatus({
+      http: orch.http(STATUS_REQUEST_TIMEOUT_MS),
+      gate: soleLeader(DUTIES.statusController),
+      reporter: env.string("POD_NAME") || Deno.hostname(),
+      namespace: options.namespace,
+      qps: env.float("DISCOVERY_STATUS_QPS"),
+      burst: env.int("DISCOVERY_STATUS_BURST"),
+      log: deps.logs.scope("status"),
+    })
+    : undefined;
+  const xdsSettings = status
+    ? { ...xdsSettingsFromEnv(env), distributionTracking: true }
+    : xdsSettingsFromEnv(env);
   // 15010 and 15012 share one budget of connections and streams, server-wide and per peer address.
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
@@ -336,6 +355,7 @@ export async function startDiscovery(
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),
       ];
     }),
+    ...(status ? [status.component(() => ({ tracker: discovery.tracker!, snapshots: pipeline.stage }))] : []),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]
       : []),

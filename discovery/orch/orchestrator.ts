@@ -2,6 +2,7 @@ import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { type OrchHttp, orchHttp } from "./orch_http.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
@@ -48,6 +49,8 @@ export interface Orchestrator {
   readonly config: OrchConfigSource;
   /** Gateway credentials, when `secrets` was asked for. */
   readonly secrets?: OrchSecretStore;
+  /** Plain requests with the same credentials, each ended after `timeoutMs` (status, the CSR signer). */
+  http(timeoutMs: number): OrchHttp;
 }
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
@@ -85,5 +88,16 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       onProblem: () => options.metrics.counter("discovery_gateway_credential_errors").inc(),
     })
     : undefined;
-  return { registry, config, ...(secrets ? { secrets } : {}) };
+  return {
+    registry,
+    config,
+    ...(secrets ? { secrets } : {}),
+    // Their own client: the informers' limiter paces every request made through theirs, and status and CSRs
+    // keep budgets of their own.
+    http: (timeoutMs) =>
+      orchHttp(
+        loadOrchConfig({ orchConfig: options.orchConfig, serviceHost: options.serviceHost }),
+        timeoutMs,
+      ),
+  };
 }

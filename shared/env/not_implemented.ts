@@ -82,8 +82,11 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_XDS_CACHE_SIZE",
     "DISCOVERY_XDS_CACHE_STATS",
     "DISCOVERY_XDS_SEND_TIMEOUT",
+    "DISCOVERY_ENABLE_STATUS",
+    "DISCOVERY_STATUS_BURST",
+    "DISCOVERY_STATUS_QPS",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
-  ...["MESH_METRICS_ANNOTATIONS", "POD_NAME", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
+  ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
   ),
 ];
@@ -137,9 +140,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "headless pod listeners are not built",
   ),
   entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
-  entry("DISCOVERY_ENABLE_STATUS", BOTH, "#29", "config status is not written back"),
-  entry("DISCOVERY_STATUS_BURST", BOTH, "#29", "config status is not written back"),
-  entry("DISCOVERY_STATUS_QPS", BOTH, "#29", "config status is not written back"),
   entry(
     "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
     BOTH,
