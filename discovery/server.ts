@@ -26,6 +26,8 @@ import { createPushPipeline, type PushPipeline } from "./push/push_pipeline.ts";
 import {
   caSettingsFromEnv,
   CertificateAuthorityServer,
+  EXTERNAL_CA_ORCH,
+  externalCaFromEnv,
   FederatedBundles,
   parseBundleEndpoints,
   readCaCertFile,
@@ -43,6 +45,9 @@ import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
 import { createDistributionStatus, STATUS_REQUEST_TIMEOUT_MS } from "./status/mod.ts";
+
+/** Where the external CA's root is read from when `--caCertFile` is not given, as the reference's. */
+const EXTERNAL_CA_ROOT_FILE = "./etc/external-ca-cert/root-cert.pem";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -82,6 +87,12 @@ export async function startDiscovery(
   // its flag or variable, with nothing served in the meantime.
   const caEnabled = env.bool("ENABLE_CA_SERVER");
   const caSettings = caEnabled ? caSettingsFromEnv(env) : undefined;
+  const externalCa = caEnabled ? externalCaFromEnv(env) : undefined;
+  if (externalCa && !options.registries.includes("Orchestrator")) {
+    throw new RangeError(
+      `EXTERNAL_CA=${EXTERNAL_CA_ORCH} needs the orchestrator's API: add Orchestrator to --registries`,
+    );
+  }
   const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
   await checkMeshFiles({ meshConfig: options.meshConfigFile, networksConfig: options.networksConfigFile });
   checkPortsFree([
@@ -107,6 +118,10 @@ export async function startDiscovery(
     : undefined;
   // So are --caCertFile and SPIFFE_BUNDLE_ENDPOINTS.
   const caCertPem = options.caCertFile ? await readCaCertFile(options.caCertFile) : "";
+  // The external CA's root, as the reference finds it: --caCertFile, else the mounted external CA bundle.
+  const externalRootPem = !externalCa
+    ? ""
+    : caCertPem || await readCaCertFile(EXTERNAL_CA_ROOT_FILE, `the external CA's root (--caCertFile unset)`);
   const bundleEndpoints = parseBundleEndpoints(env.string("SPIFFE_BUNDLE_ENDPOINTS"));
 
   // Config sources feed one store; the mesh config comes from its own files.
@@ -208,7 +223,7 @@ export async function startDiscovery(
   let pipeline!: PushPipeline;
   let discovery!: AdsServer<PushContext>;
   let ca: CertificateAuthorityServer | undefined;
-  const servedRootsPem = () => (ca?.rootsPem() ?? "") + caCertPem;
+  const servedRootsPem = () => (ca?.rootsPem() ?? "") + (externalRootPem || caCertPem);
   // Roots trusted for client certificates on the secure port.
   const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
   const issueServingCert = caEnabled
@@ -367,6 +382,13 @@ export async function startDiscovery(
             log: deps.logs.scope("serverca"),
             metrics: deps.metrics,
             ...(federation && { federation }),
+            ...(externalCa && orch && {
+              externalSigner: orch.csrSigner({
+                signerName: externalCa.signerName,
+                rootsPem: externalRootPem,
+                log: deps.logs.scope("serverca"),
+              }),
+            }),
           });
         },
         stop: () => ca?.close(),

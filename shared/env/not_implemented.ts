@@ -102,8 +102,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
   entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
-  entry("EXTERNAL_CA", D, "#29", "certificates are signed by the built-in CA only"),
-  entry("ORCH_SIGNER", D, "#29", "certificates are signed by the built-in CA only"),
   entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
   entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#28", "the validating webhook configuration is not patched"),
   entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
