@@ -81,7 +81,7 @@ export class DistributionController {
       let timer: unknown;
       const loop = async () => {
         if (signal.aborted) return;
-        await this.tick();
+        await this.tick(signal);
         if (!signal.aborted) timer = this.#timers.setTimeout(loop, this.#options.intervalMs ?? 1_000);
       };
       signal.addEventListener("abort", () => this.#timers.clearTimeout(timer), { once: true });
@@ -94,8 +94,8 @@ export class DistributionController {
     this.#stopGate?.();
   }
 
-  /** Reads the reports once and queues the writes they call for. */
-  async tick(): Promise<void> {
+  /** Reads the reports once and queues the writes they call for, dropped once `signal` (the duty) aborts. */
+  async tick(signal?: AbortSignal): Promise<void> {
     try {
       const answer = await this.#options.http({
         method: "GET",
@@ -109,7 +109,7 @@ export class DistributionController {
       this.#options.log.debug("distribution reports not read", { error: (error as Error).message });
     }
     this.#dropStale();
-    this.#queueWrites();
+    this.#queueWrites(signal);
   }
 
   /** Adds one replica's report, as read from its ConfigMap. */
@@ -149,7 +149,7 @@ export class DistributionController {
     }
   }
 
-  #queueWrites(): void {
+  #queueWrites(signal?: AbortSignal): void {
     for (const [resource, byReporter] of this.#state) {
       const ref = parseResourceString(resource);
       const kind = ref && this.#kindOfPlural.get(ref.plural);
@@ -174,6 +174,7 @@ export class DistributionController {
         ref,
         "Reconciled",
         reconciledChange({ acked, total }, ref.generation, this.#options.now ?? (() => new Date())),
+        signal,
       );
     }
   }

@@ -33,7 +33,7 @@ export type StatusChange = (
 ) => Record<string, unknown> | undefined;
 
 /** How one queued write ended. */
-export type WriteOutcome = "written" | "unchanged" | "stale" | "gone" | "failed";
+export type WriteOutcome = "written" | "unchanged" | "stale" | "gone" | "failed" | "dropped";
 
 /** What the writer needs. */
 export interface StatusWriterOptions {
@@ -60,6 +60,8 @@ interface Job {
   readonly ref: StatusRef;
   readonly part: string;
   readonly change: StatusChange;
+  /** Aborted when the writer of this part stops leading: the write is dropped before its next request. */
+  readonly signal?: AbortSignal;
   /** Failed attempts so far. */
   failures: number;
 }
@@ -98,23 +100,30 @@ export class StatusWriter {
 
   /**
    * Queues a change of the part `part` of `ref`'s status (a later change of the same part replaces it while
-   * queued). Returns at once.
+   * queued). Returns at once. Once `signal` aborts (the duty that asked for it was lost) the write is dropped
+   * before its next request.
    */
-  write(ref: StatusRef, part: string, change: StatusChange): void {
-    if (this.#stopped) return;
-    this.#queue.set(`${objectPath(ref, ref.group)}|${part}`, { ref, part, change, failures: 0 });
+  write(ref: StatusRef, part: string, change: StatusChange, signal?: AbortSignal): void {
+    if (this.#stopped || signal?.aborted) return;
+    this.#queue.set(`${objectPath(ref, ref.group)}|${part}`, {
+      ref,
+      part,
+      change,
+      ...(signal ? { signal } : {}),
+      failures: 0,
+    });
     this.#pump();
   }
 
   /** Queues setting `status[field]` to `value` (undefined removes it), as analyzer messages are written. */
-  writeField(ref: StatusRef, field: string, value: unknown): void {
+  writeField(ref: StatusRef, field: string, value: unknown, signal?: AbortSignal): void {
     this.write(ref, field, (current) => {
       if (JSON.stringify(current[field]) === JSON.stringify(value)) return undefined;
       const next = { ...current };
       if (value === undefined) delete next[field];
       else next[field] = value;
       return next;
-    });
+    }, signal);
   }
 
   /** Writes queued or running. */
@@ -165,8 +174,12 @@ export class StatusWriter {
     try {
       outcome = await this.#attempt(job);
     } catch (error) {
-      outcome = "failed";
-      this.#retry(job, error as Error);
+      if (error instanceof DroppedWrite) {
+        outcome = "dropped";
+      } else {
+        outcome = "failed";
+        this.#retry(job, error as Error);
+      }
     }
     this.#options.onOutcome?.(job.ref, job.part, outcome);
   }
@@ -188,16 +201,17 @@ export class StatusWriter {
       this.#retryTimers.delete(id);
       const key = `${objectPath(job.ref, job.ref.group)}|${job.part}`;
       // A newer write of the same part queued meanwhile supersedes this one.
-      if (this.#stopped || this.#queue.has(key)) return;
+      if (this.#stopped || job.signal?.aborted || this.#queue.has(key)) return;
       this.#queue.set(key, job);
       this.#pump();
     }, delay);
     this.#retryTimers.add(id);
   }
 
-  async #request(method: "GET" | "PUT", path: string, body?: unknown): Promise<OrchHttpResponse> {
+  async #request(job: Job, method: "GET" | "PUT", path: string, body?: unknown): Promise<OrchHttpResponse> {
     const wait = this.#limiter.take();
     if (wait > 0) await new Promise<void>((resolve) => this.#timers.setTimeout(resolve, wait));
+    if (job.signal?.aborted || this.#stopped) throw new DroppedWrite();
     return await this.#options.http({ method, path, ...(body !== undefined ? { body } : {}) });
   }
 
@@ -212,7 +226,7 @@ export class StatusWriter {
   async #attemptAt(job: Job, path: string): Promise<WriteOutcome> {
     const attempts = this.#options.conflictRetries ?? 5;
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      const read = await this.#request("GET", path);
+      const read = await this.#request(job, "GET", path);
       if (read.status === 404) return "gone";
       if (read.status !== 200) throw new Error(`GET ${path} answered ${read.status}: ${reason(read)}`);
       const object = read.body as { metadata?: { generation?: number }; status?: Record<string, unknown> };
@@ -222,7 +236,7 @@ export class StatusWriter {
       const status = object.status !== null && typeof object.status === "object" ? object.status : {};
       const next = job.change(status);
       if (next === undefined) return "unchanged";
-      const written = await this.#request("PUT", `${path}/status`, { ...object, status: next });
+      const written = await this.#request(job, "PUT", `${path}/status`, { ...object, status: next });
       if (written.status === 409) continue;
       if (written.status === 404) return "gone";
       if (written.status < 200 || written.status > 299) {
@@ -231,6 +245,14 @@ export class StatusWriter {
       return "written";
     }
     throw new Error(`PUT ${path}/status conflicted ${attempts} times in a row: the object keeps changing`);
+  }
+}
+
+/** The duty that asked for a write was lost, or the writer stopped, before its next request. */
+class DroppedWrite extends Error {
+  constructor() {
+    super("The status write was dropped: its duty was lost or the writer stopped");
+    this.name = "DroppedWrite";
   }
 }
 

@@ -175,3 +175,33 @@ Deno.test("StatusWriter sends at most the burst at once, then requests at the QP
   assert.deepEqual(sentAt.slice(0, 3), [0, 0, 0], "the burst goes at once");
   assert.equal(sentAt.at(-1), 3_500, "the other seven follow at two a second");
 });
+
+Deno.test("StatusWriter drops a write once the duty that queued it is lost, before its next request", async () => {
+  const clock = FakeTimers.createClock();
+  const sent: string[] = [];
+  const http: OrchHttp = (request) => {
+    sent.push(request.method);
+    return Promise.resolve({ status: 200, body: { metadata: { generation: 1, resourceVersion: "1" } } });
+  };
+  const outcomes: WriteOutcome[] = [];
+  const writer = new StatusWriter({
+    http,
+    qps: 1,
+    burst: 1,
+    log: new RecordingLogger(),
+    timers: timersOf(clock),
+    onOutcome: (_ref, _part, outcome) => outcomes.push(outcome),
+  });
+  const duty = new AbortController();
+  writer.writeField({ ...VS, name: "cart", generation: 1 }, "mine", "while leading", duty.signal);
+  await clock.tickAsync(0);
+  assert.deepEqual(sent, ["GET"], "the read took the only token; the write waits for the next");
+  duty.abort();
+  await clock.tickAsync(2_000);
+  assert.deepEqual(sent, ["GET"]);
+  assert.deepEqual(outcomes, ["dropped"]);
+  writer.writeField({ ...VS, name: "cart", generation: 1 }, "mine", "after losing", duty.signal);
+  await clock.tickAsync(2_000);
+  assert.deepEqual(sent, ["GET"], "nothing is queued for a lost duty");
+  writer.stop();
+});
