@@ -44,7 +44,7 @@ import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
 import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
-import { createDistributionStatus, STATUS_REQUEST_TIMEOUT_MS } from "./status/mod.ts";
+import { createDistributionStatus, STATUS_REQUEST_TIMEOUT_MS, StatusWriter } from "./status/mod.ts";
 
 /** Where the external CA's root is read from when `--caCertFile` is not given, as the reference's. */
 const EXTERNAL_CA_ROOT_FILE = "./etc/external-ca-cert/root-cert.pem";
@@ -199,14 +199,25 @@ export async function startDiscovery(
   if (env.bool("DISCOVERY_ENABLE_STATUS") && !orch) {
     log.warn("DISCOVERY_ENABLE_STATUS is on but no orchestrator is read: status has nowhere to go");
   }
-  const status = env.bool("DISCOVERY_ENABLE_STATUS") && orch
-    ? createDistributionStatus({
-      http: orch.http(STATUS_REQUEST_TIMEOUT_MS),
-      gate: soleLeader(DUTIES.statusController),
-      reporter: env.string("POD_NAME") || Deno.hostname(),
-      namespace: options.namespace,
+  const statusHttp = env.bool("DISCOVERY_ENABLE_STATUS") && orch
+    ? orch.http(STATUS_REQUEST_TIMEOUT_MS)
+    : undefined;
+  // Every status field (distribution, and analyzer messages through `writeField`) shares one writer and budget.
+  const statusWriter = statusHttp
+    ? new StatusWriter({
+      http: statusHttp,
       qps: env.float("DISCOVERY_STATUS_QPS"),
       burst: env.int("DISCOVERY_STATUS_BURST"),
+      log: deps.logs.scope("status"),
+    })
+    : undefined;
+  const status = statusHttp && statusWriter
+    ? createDistributionStatus({
+      http: statusHttp,
+      writer: statusWriter,
+      gate: soleLeader(DUTIES.statusController),
+      reporter: env.string("POD_NAME") || Deno.hostname().toLowerCase(),
+      namespace: options.namespace,
       log: deps.logs.scope("status"),
     })
     : undefined;
@@ -370,6 +381,7 @@ export async function startDiscovery(
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),
       ];
     }),
+    ...(statusWriter ? [{ name: "status writer", start() {}, stop: () => statusWriter.stop() }] : []),
     ...(status ? [status.component(() => ({ tracker: discovery.tracker!, snapshots: pipeline.stage }))] : []),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]

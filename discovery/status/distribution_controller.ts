@@ -54,6 +54,22 @@ type ConfigMapList = {
   }[];
 };
 
+/** A report as a replica writes it; undefined when the text is not one. */
+function readReport(text: string | undefined): DistributionReport | undefined {
+  let report: Partial<DistributionReport> | null;
+  try {
+    report = JSON.parse(text ?? "");
+  } catch {
+    return undefined;
+  }
+  const counts = report?.inProgressResources;
+  if (
+    typeof report?.reporter !== "string" || typeof report.dataPlaneCount !== "number" ||
+    counts === null || typeof counts !== "object" || Object.values(counts).some((n) => typeof n !== "number")
+  ) return undefined;
+  return report as DistributionReport;
+}
+
 /** Aggregates the replicas' reports and writes each resource's `Reconciled` condition while leading. */
 export class DistributionController {
   readonly #options: DistributionControllerOptions;
@@ -61,6 +77,8 @@ export class DistributionController {
   /** resource string → reporter → its proxies' progress. */
   readonly #state = new Map<string, Map<string, Progress>>();
   readonly #reporters = new Map<string, ReporterState>();
+  /** Report ConfigMap name → the resourceVersion last found unreadable, so each bad version is logged once. */
+  readonly #unreadable = new Map<string, string>();
   /** resource string → the progress last queued, so an unchanged count is not written again. */
   readonly #queued = new Map<string, string>();
   readonly #kindOfPlural = new Map(KINDS.map((k) => [k.plural, k.kind]));
@@ -125,14 +143,20 @@ export class DistributionController {
     const now = this.#timers.now();
     for (const item of list.items ?? []) {
       if (item.metadata?.labels?.[REPORT_LABEL] !== "true") continue;
-      let report: DistributionReport;
-      try {
-        report = JSON.parse(item.data?.[REPORT_FIELD] ?? "") as DistributionReport;
-      } catch {
+      const rv = item.metadata?.resourceVersion ?? "";
+      const report = readReport(item.data?.[REPORT_FIELD]);
+      if (report === undefined) {
+        const name = item.metadata?.name ?? "";
+        if (this.#unreadable.get(name) !== rv) {
+          this.#unreadable.set(name, rv);
+          this.#options.log.warn("distribution report unreadable; skipped", {
+            configMap: name,
+            resourceVersion: rv,
+          });
+        }
         continue;
       }
-      if (typeof report?.reporter !== "string" || typeof report.inProgressResources !== "object") continue;
-      const rv = item.metadata?.resourceVersion ?? "";
+      this.#unreadable.delete(item.metadata?.name ?? "");
       if (this.#reporters.get(report.reporter)?.resourceVersion === rv) continue;
       this.#reporters.set(report.reporter, { resourceVersion: rv, observedAt: now });
       this.handleReport(report);

@@ -1,7 +1,7 @@
 /**
- * Distribution status as one component: this replica's reporter (always, every replica reports its proxies),
- * the status leader's controller (writes only while the gate leads) and the status writer they and the
- * analyzers share. Built by `server.ts` when `DISCOVERY_ENABLE_STATUS` is on and the orchestrator is read.
+ * Distribution status as one component: this replica's reporter (always, every replica reports its proxies)
+ * and the status leader's controller (writes only while the gate leads, through the status writer every status
+ * field shares). Built by `server.ts` when `DISCOVERY_ENABLE_STATUS` is on and the orchestrator is read.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import type { Timers } from "../../shared/time/timers.ts";
 import type { OrchHttp } from "../orch/orch_http.ts";
 import { DistributionController } from "./distribution_controller.ts";
 import { type AckCounts, DistributionReporter, type SnapshotView } from "./distribution_reporter.ts";
-import { StatusWriter } from "./status_writer.ts";
+import type { StatusWriter } from "./status_writer.ts";
 
 /** The longest one status request may take before it counts as failed. */
 export const STATUS_REQUEST_TIMEOUT_MS = 5_000;
@@ -27,9 +27,8 @@ export interface DistributionStatusOptions {
   readonly reporter: string;
   /** The server's namespace, where the reports are kept. */
   readonly namespace: string;
-  /** `DISCOVERY_STATUS_QPS` and `DISCOVERY_STATUS_BURST`. */
-  readonly qps: number;
-  readonly burst: number;
+  /** The writer of every status field; its owner stops it. */
+  readonly writer: StatusWriter;
   readonly log: Logger;
   readonly timers?: Timers;
   /** Report and aggregation intervals (the reference's 500 ms and our 1 s by default). */
@@ -47,27 +46,37 @@ export interface SnapshotSource {
 
 /** The parts of distribution status. */
 export interface DistributionStatus {
-  /** The status writer, for other status fields (`writeField`). */
-  readonly writer: StatusWriter;
   /** Reports what `tracker` says this replica's proxies acknowledged of `snapshots`, and follows the duty. */
   component(deps: () => { readonly tracker: AckCounts; readonly snapshots: SnapshotSource }): Component;
 }
 
-/** Builds the writer; the reporter and controller are built when the component starts. */
+/** The longest replica name whose report ConfigMap name (`<name>-distribution`) is still a valid name. */
+const MAX_REPORTER_LENGTH = 253 - "-distribution".length;
+
+/**
+ * Checks the replica's name; the reporter and controller are built when the component starts.
+ *
+ * @throws {RangeError} naming `POD_NAME` when it cannot name the report ConfigMap
+ */
 export function createDistributionStatus(options: DistributionStatusOptions): DistributionStatus {
+  const dnsLabel = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+  if (
+    options.reporter.length > MAX_REPORTER_LENGTH ||
+    !new RegExp(`^${dnsLabel}(\\.${dnsLabel})*$`).test(options.reporter)
+  ) {
+    throw new RangeError(
+      `POD_NAME "${
+        options.reporter.slice(0, 64)
+      }" cannot name this replica's distribution report: expected ` +
+        `a DNS subdomain of lower-case letters, digits, "-" and "." of at most ${MAX_REPORTER_LENGTH} characters`,
+    );
+  }
   const timers = options.timers ? { timers: options.timers } : {};
-  const writer = new StatusWriter({
-    http: options.http,
-    qps: options.qps,
-    burst: options.burst,
-    log: options.log,
-    ...timers,
-  });
+  const writer = options.writer;
   let reporter: DistributionReporter | undefined;
   let controller: DistributionController | undefined;
   let unsubscribe: (() => void) | undefined;
   return {
-    writer,
     component: (deps) => ({
       name: "status",
       start() {
@@ -100,7 +109,6 @@ export function createDistributionStatus(options: DistributionStatusOptions): Di
       async stop() {
         unsubscribe?.();
         controller?.stop();
-        writer.stop();
         await reporter?.stop();
       },
     }),

@@ -9,6 +9,7 @@ import { DistributionTracker } from "../xds/distribution_tracker.ts";
 import { loadOrchConfig } from "../orch/orch_client.ts";
 import { type OrchHttp, orchHttp } from "../orch/orch_http.ts";
 import { DistributionController } from "./distribution_controller.ts";
+import { createDistributionStatus } from "./distribution_status.ts";
 import {
   DistributionReporter,
   REPORT_FIELD,
@@ -93,6 +94,7 @@ async function withController(
     writer: StatusWriter;
     clock: FakeTimers.Clock;
     generations: Map<string, number>;
+    log: RecordingLogger;
   }) => Promise<void>,
 ): Promise<void> {
   const server = OrchApiServer.start();
@@ -102,18 +104,19 @@ async function withController(
   const clock = FakeTimers.createClock(Date.parse("2026-01-01T00:00:00Z"));
   const writer = new StatusWriter({ http, qps: 1_000, burst: 1_000, log: new RecordingLogger() });
   const generations = new Map<string, number>();
+  const log = new RecordingLogger();
   const controller = new DistributionController({
     gate: soleLeader("mesh-status-leader"),
     namespace: "mesh-system",
     http,
     writer,
     generationOf: (key) => generations.get(key),
-    log: new RecordingLogger(),
+    log,
     timers: timersOf(clock),
     now: () => new Date(clock.now),
   });
   try {
-    await test({ server, controller, writer, clock, generations });
+    await test({ server, controller, writer, clock, generations, log });
   } finally {
     controller.stop();
     writer.stop();
@@ -191,4 +194,39 @@ Deno.test("DistributionController leaves a resource alone once its spec moved pa
     assert.equal(server.apply(cart(["cart", "cart.shop"])).status, undefined);
     assert.equal(server.requests.filter((r) => r.includes("/virtualservices/")).length, 0);
   });
+});
+
+Deno.test("DistributionController skips an unreadable report, logging it once, and counts the others", async () => {
+  await withController(async ({ server, controller, writer, generations, log }) => {
+    server.apply(cart(["cart"]));
+    generations.set("VirtualService/shop/cart", 1);
+    server.apply(reportConfigMap("discovery-a", 2, { [`${CART}/1`]: 2 }));
+    server.apply({
+      ...reportConfigMap("discovery-b", 1, {}),
+      data: { [REPORT_FIELD]: '{"reporter":"discovery-b","dataPlaneCount":"many"}' },
+    });
+    await controller.tick();
+    await controller.tick();
+    await writer.idle();
+    const condition = (server.apply(cart(["cart"])).status as { conditions: Record<string, unknown>[] })
+      .conditions[0];
+    assert.equal(condition.message, "2/2 proxies up to date.");
+    assert.equal(log.lines.filter((l) => l.msg.startsWith("distribution report unreadable")).length, 1);
+  });
+});
+
+Deno.test("Distribution status refuses a POD_NAME that cannot name its report ConfigMap", () => {
+  const writer = new StatusWriter({ http: noHttp, qps: 1, burst: 1, log: new RecordingLogger() });
+  const options = {
+    http: noHttp,
+    writer,
+    gate: soleLeader("mesh-status-leader"),
+    namespace: "mesh-system",
+    log: new RecordingLogger(),
+  };
+  assert.throws(
+    () => createDistributionStatus({ ...options, reporter: "Discovery_A" }),
+    /POD_NAME "Discovery_A" cannot name this replica's distribution report: expected a DNS subdomain/,
+  );
+  assert.ok(createDistributionStatus({ ...options, reporter: "discovery-7d9f.x" }));
 });
