@@ -25,6 +25,8 @@ import { createPushPipeline, type PushPipeline } from "./push/push_pipeline.ts";
 import {
   caSettingsFromEnv,
   CertificateAuthorityServer,
+  EXTERNAL_CA_ORCH,
+  externalCaFromEnv,
   FederatedBundles,
   parseBundleEndpoints,
   readCaCertFile,
@@ -51,6 +53,15 @@ import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
 import { createDutyGates } from "./orch/duty_gates.ts";
 import { autoRegistrationComponent } from "./wire_auto_registration.ts";
+import {
+  createDistributionStatus,
+  STATUS_REQUEST_TIMEOUT_MS,
+  StatusWriter,
+  ValidationMessagesSink,
+} from "./status/mod.ts";
+
+/** Where the external CA's root is read from when `--caCertFile` is not given, as the reference's. */
+const EXTERNAL_CA_ROOT_FILE = "./etc/external-ca-cert/root-cert.pem";
 
 /** Lifetime of the secure port's serving certificate (cut at the CA's own expiry). */
 const SECURE_PORT_CERT_TTL_MS = 365 * 24 * 3600 * 1000;
@@ -90,6 +101,12 @@ export async function startDiscovery(
   // its flag or variable, with nothing served in the meantime.
   const caEnabled = env.bool("ENABLE_CA_SERVER");
   const caSettings = caEnabled ? caSettingsFromEnv(env) : undefined;
+  const externalCa = caEnabled ? externalCaFromEnv(env) : undefined;
+  if (externalCa && !options.registries.includes("Orchestrator")) {
+    throw new RangeError(
+      `EXTERNAL_CA=${EXTERNAL_CA_ORCH} needs the orchestrator's API: add Orchestrator to --registries`,
+    );
+  }
   const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
   await checkMeshFiles({ meshConfig: options.meshConfigFile, networksConfig: options.networksConfigFile });
   checkPortsFree([
@@ -115,6 +132,10 @@ export async function startDiscovery(
     : undefined;
   // So are --caCertFile and SPIFFE_BUNDLE_ENDPOINTS.
   const caCertPem = options.caCertFile ? await readCaCertFile(options.caCertFile) : "";
+  // The external CA's root, as the reference finds it: --caCertFile, else the mounted external CA bundle.
+  const externalRootPem = !externalCa
+    ? ""
+    : caCertPem || await readCaCertFile(EXTERNAL_CA_ROOT_FILE, `the external CA's root (--caCertFile unset)`);
   const bundleEndpoints = parseBundleEndpoints(env.string("SPIFFE_BUNDLE_ENDPOINTS"));
 
   // Config sources feed one store; the mesh config comes from its own files.
@@ -202,7 +223,34 @@ export async function startDiscovery(
   const federation = caEnabled && bundleEndpoints.length > 0
     ? new FederatedBundles({ endpoints: bundleEndpoints, log: deps.logs.scope("serverca") })
     : undefined;
-  const xdsSettings = xdsSettingsFromEnv(env);
+  // Distribution status needs a place to write (the orchestrator) and the ACKs the tracker keeps.
+  if (env.bool("DISCOVERY_ENABLE_STATUS") && !orch) {
+    log.warn("DISCOVERY_ENABLE_STATUS is on but no orchestrator is read: status has nowhere to go");
+  }
+  const writesStatus = env.bool("DISCOVERY_ENABLE_STATUS") || env.bool("DISCOVERY_ENABLE_ANALYSIS");
+  const statusHttp = writesStatus && orch ? orch.http(STATUS_REQUEST_TIMEOUT_MS) : undefined;
+  // Every status field (distribution, and analyzer messages through `writeField`) shares one writer and budget.
+  const statusWriter = statusHttp
+    ? new StatusWriter({
+      http: statusHttp,
+      qps: env.float("DISCOVERY_STATUS_QPS"),
+      burst: env.int("DISCOVERY_STATUS_BURST"),
+      log: deps.logs.scope("status"),
+    })
+    : undefined;
+  const status = env.bool("DISCOVERY_ENABLE_STATUS") && statusHttp && statusWriter
+    ? createDistributionStatus({
+      http: statusHttp,
+      writer: statusWriter,
+      gate: duties.gates.statusController,
+      reporter: env.string("POD_NAME") || Deno.hostname().toLowerCase(),
+      namespace: options.namespace,
+      log: deps.logs.scope("status"),
+    })
+    : undefined;
+  const xdsSettings = status
+    ? { ...xdsSettingsFromEnv(env), distributionTracking: true }
+    : xdsSettingsFromEnv(env);
   // 15010 and 15012 share one budget of connections and streams, server-wide and per peer address.
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
@@ -210,6 +258,17 @@ export async function startDiscovery(
   // Orchestrator objects are not fed to analysis yet, so in both modes only the analyzers that need mesh
   // resources alone run; the status writer adds its sink beside the in-memory one the debug interface reads.
   const analysisSink = env.bool("DISCOVERY_ENABLE_ANALYSIS") ? new MemoryAnalysisSink() : undefined;
+  // With an orchestrator, the analysis leader also writes each resource's `status.validationMessages`.
+  const validationSink = analysisSink && statusWriter
+    ? new ValidationMessagesSink({
+      writer: statusWriter,
+      gate: duties.gates.analyzeController,
+      resource: (key) => {
+        const [kind, namespace, name] = key.split("/");
+        return store.get(kind, namespace, name);
+      },
+    })
+    : undefined;
   const analyzers = runnableAnalyzers(allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }), false);
 
   // Built by their components' start, in list order; each is read only by components listed after it.
@@ -217,7 +276,7 @@ export async function startDiscovery(
   let pipeline!: PushPipeline;
   let discovery!: AdsServer<PushContext>;
   let ca: CertificateAuthorityServer | undefined;
-  const servedRootsPem = () => (ca?.rootsPem() ?? "") + caCertPem;
+  const servedRootsPem = () => (ca?.rootsPem() ?? "") + (externalRootPem || caCertPem);
   // Roots trusted for client certificates on the secure port.
   const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
   const issueServingCert = caEnabled
@@ -379,7 +438,7 @@ export async function startDiscovery(
               meshNetworks: () => mesh.networks(),
             }),
           analyzers,
-          sinks: [analysisSink],
+          sinks: [analysisSink, ...(validationSink ? [validationSink] : [])],
           log: deps.logs.scope("analysis"),
         });
         analysis.snapshot();
@@ -418,6 +477,8 @@ export async function startDiscovery(
       discovery: () => discovery,
       log,
     }),
+    ...(statusWriter ? [{ name: "status writer", start() {}, stop: () => statusWriter.stop() }] : []),
+    ...(status ? [status.component(() => ({ tracker: discovery.tracker!, snapshots: pipeline.stage }))] : []),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]
       : []),
@@ -429,6 +490,13 @@ export async function startDiscovery(
             log: deps.logs.scope("serverca"),
             metrics: deps.metrics,
             ...(federation && { federation }),
+            ...(externalCa && orch && {
+              externalSigner: orch.csrSigner({
+                signerName: externalCa.signerName,
+                rootsPem: externalRootPem,
+                log: deps.logs.scope("serverca"),
+              }),
+            }),
           });
         },
         stop: () => ca?.close(),

@@ -31,6 +31,8 @@ import type { CaKeyStore } from "./ca_keys.ts";
 import { CaRequestError, checkCsrSize, signCsr, type SigningPolicy } from "./ca_signer.ts";
 import { IdentityRateLimiter } from "./identity_rate_limiter.ts";
 import { SigningQueue, SigningQueueFullError } from "./signing_queue.ts";
+import { type ExternalSigner, ExternalSignerError } from "../model/external_signer.ts";
+import { checkForwardedCsr } from "./forwarded_csr.ts";
 
 /** The CA's bounds on what callers may ask of it. */
 export interface CsrLimits {
@@ -80,6 +82,8 @@ export interface CaServiceDeps {
   readonly log: Logger;
   /** Where `ca_server_*` go. */
   readonly metrics?: Metrics;
+  /** `EXTERNAL_CA`: the CA that signs workload CSRs instead of this one; none signs here. */
+  readonly externalSigner?: ExternalSigner;
 }
 
 /** A gRPC status error; `retryAfterMs` goes to the `grpc-retry-pushback-ms` trailer. */
@@ -162,6 +166,9 @@ export class CaService {
     }
     try {
       checkCsrSize(request.csr, deps.limits.maxCsrBytes);
+      if (deps.externalSigner !== undefined) {
+        return { certChain: await this.#forward(deps.externalSigner, request, identities, signal) };
+      }
       const chain = await this.#queue.run(
         () =>
           signCsr(
@@ -199,6 +206,41 @@ export class CaService {
       }
       if (signal?.aborted) throw statusError(grpc.status.CANCELLED, "The call ended while its CSR waited");
       throw error;
+    }
+  }
+
+  /**
+   * Checks the CSR and has the external CA sign it; it waits outside the signing queue, bounded by the
+   * signer's own deadline, so a slow external CA does not hold up anything signed here.
+   */
+  async #forward(
+    signer: ExternalSigner,
+    request: CertificateRequestMessage,
+    identities: string[],
+    signal?: AbortSignal,
+  ): Promise<string[]> {
+    const ttlMs = await checkForwardedCsr(
+      request.csr,
+      request.validityDuration,
+      identities,
+      this.#deps.policy,
+    );
+    try {
+      const chain = await signer.sign({ csrPem: request.csr, identities, ttlMs }, signal);
+      this.#deps.metrics?.counter("ca_server_success_cert_issuance_count").inc();
+      return chain;
+    } catch (error) {
+      if (!(error instanceof ExternalSignerError)) throw error;
+      this.#deps.metrics?.counter("ca_server_csr_sign_err_count").inc();
+      this.#deps.log.warn("the external CA did not sign", {
+        identities,
+        reason: error.reason,
+        error: error.message,
+      });
+      throw statusError(
+        error.reason === "denied" ? grpc.status.PERMISSION_DENIED : grpc.status.UNAVAILABLE,
+        error.message,
+      );
     }
   }
 

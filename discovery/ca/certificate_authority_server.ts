@@ -23,6 +23,7 @@ import {
 } from "./caller_authenticator.ts";
 import { CaKeyStore } from "./ca_keys.ts";
 import { CaService, type CsrLimits } from "./ca_service.ts";
+import type { ExternalSigner } from "../model/external_signer.ts";
 import type { SigningPolicy } from "./ca_signer.ts";
 
 /** Settings of the CA, from the environment and flags. */
@@ -63,6 +64,8 @@ export interface CaDeps {
   readonly monotonicNow?: () => number;
   /** Federated trust domains whose roots vouch for client certificates of their own domain. */
   readonly federation?: FederatedTrust;
+  /** `EXTERNAL_CA`: workload CSRs are signed there; this CA still issues the server's own certificates. */
+  readonly externalSigner?: ExternalSigner;
 }
 
 /** The running CA. */
@@ -122,6 +125,7 @@ export class CertificateAuthorityServer {
       log: this.#deps.log,
       ...(this.#deps.monotonicNow ? { monotonicNow: this.#deps.monotonicNow } : {}),
       ...(this.#deps.metrics ? { metrics: this.#deps.metrics } : {}),
+      ...(this.#deps.externalSigner ? { externalSigner: this.#deps.externalSigner } : {}),
     });
     return this.#service;
   }

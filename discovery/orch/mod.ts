@@ -5,6 +5,8 @@
  */
 export * from "./orch_client.ts";
 export * from "./orch_convert.ts";
+export * from "./orch_csr_signer.ts";
+export * from "./orch_http.ts";
 export * from "./orch_objects.ts";
 export * from "./orch_config_source.ts";
 export * from "./orch_registry.ts";

@@ -2,6 +2,8 @@ import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { type OrchHttp, orchHttp } from "./orch_http.ts";
+import { OrchCsrSigner, type OrchCsrSignerOptions } from "./orch_csr_signer.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
@@ -75,7 +77,14 @@ export interface Orchestrator {
   readonly leases: LeaseApi;
   /** Where auto-registered WorkloadEntries are written. */
   readonly workloadEntries: WorkloadEntryWriter;
+  /** Plain requests with the same credentials, each ended after `timeoutMs` (status, the CSR signer). */
+  http(timeoutMs: number): OrchHttp;
+  /** The signer of workload CSRs through the CertificateSigningRequest API (`EXTERNAL_CA`). */
+  csrSigner(options: Omit<OrchCsrSignerOptions, "http">): OrchCsrSigner;
 }
+
+/** The deadline of each request the CSR signer makes (the signing as a whole has its own). */
+const CSR_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Builds the orchestrator's registry, config source and secret store; a bad client configuration throws. */
 export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
@@ -135,10 +144,16 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
         );
       },
     }, sink);
+  // Their own client: the informers' limiter paces every request made through theirs, and status and CSRs
+  // keep budgets of their own.
+  const http = (timeoutMs: number) =>
+    orchHttp(loadOrchConfig({ orchConfig: options.orchConfig, serviceHost: options.serviceHost }), timeoutMs);
   return {
     registry,
     config,
     ingress,
+    http,
+    csrSigner: (signer) => new OrchCsrSigner({ ...signer, http: http(CSR_REQUEST_TIMEOUT_MS) }),
     ...(secrets ? { secrets } : {}),
     ...(remoteClusters ? { remoteClusters } : {}),
     leases: orchLeaseApi(kubeConfig, limiter),

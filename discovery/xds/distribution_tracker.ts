@@ -125,6 +125,29 @@ export class DistributionTracker {
     };
   }
 
+  /**
+   * For each of `versions`, how many tracked connections acknowledged it or a newer version for every type
+   * they acknowledged, and how many connections there are (the reference's `dataPlaneCount`). A version no
+   * longer retained is older than every retained one; a connection with no ACK yet, or one at a version no
+   * longer retained, has none of them.
+   */
+  acknowledged(versions: Iterable<string>): { readonly total: number; readonly acked: Map<string, number> } {
+    this.#prune();
+    const index = new Map(this.#history.map((v, i) => [v.version, i]));
+    // Connections by the oldest retained version they hold: a histogram over the history, summed from the end.
+    const atOrAfter = new Array<number>(this.#history.length + 1).fill(0);
+    for (const acks of this.#acks.values()) {
+      if (acks.byType.size === 0) continue;
+      let oldest = Infinity;
+      for (const acked of acks.byType.values()) oldest = Math.min(oldest, index.get(acked.version) ?? -1);
+      if (oldest >= 0) atOrAfter[oldest]++;
+    }
+    for (let i = atOrAfter.length - 2; i >= 0; i--) atOrAfter[i] += atOrAfter[i + 1];
+    const acked = new Map<string, number>();
+    for (const version of versions) acked.set(version, atOrAfter[index.get(version) ?? 0]);
+    return { total: this.#acks.size, acked };
+  }
+
   #prune(): void {
     const cutoff = this.#now() - this.retentionMs;
     while (this.#history.length > 1 && this.#history[0].pushedAt < cutoff) this.#history.shift();

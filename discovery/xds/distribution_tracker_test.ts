@@ -46,3 +46,24 @@ Deno.test("DistributionTracker tells which proxies applied the last change to a 
     assert.deepEqual(tracker.report().proxies.map((p) => p.proxyId), ["b.ns"]);
   });
 });
+
+Deno.test("DistributionTracker counts the connections holding a version, or a newer one, for every type", () => {
+  let now = 0;
+  const tracker = new DistributionTracker(1_000, () => now);
+  tracker.recordPush("v1", undefined);
+  tracker.recordPush("v2", undefined);
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.cluster, "v2");
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.listener, "v2");
+  tracker.recordAck("b-2", "b.ns", TYPE_URL.cluster, "v2");
+  tracker.recordAck("b-2", "b.ns", TYPE_URL.listener, "v1");
+  const { total, acked } = tracker.acknowledged(["v1", "v2"]);
+  assert.equal(total, 2);
+  assert.deepEqual(Object.fromEntries(acked), { v1: 2, v2: 1 });
+
+  now = 5_000;
+  tracker.recordPush("v3", undefined);
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.cluster, "v3");
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.listener, "v3");
+  // v1 and v2 are no longer kept: older than v3, which a-1 holds; b-2 holds only versions no longer kept.
+  assert.deepEqual(Object.fromEntries(tracker.acknowledged(["v1", "v3"]).acked), { v1: 1, v3: 1 });
+});

@@ -86,6 +86,9 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_XDS_SEND_TIMEOUT",
     "DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION",
     "DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD",
+    "DISCOVERY_ENABLE_STATUS",
+    "DISCOVERY_STATUS_BURST",
+    "DISCOVERY_STATUS_QPS",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
   ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
@@ -103,8 +106,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
   entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
-  entry("EXTERNAL_CA", D, "#29", "certificates are signed by the built-in CA only"),
-  entry("ORCH_SIGNER", D, "#29", "certificates are signed by the built-in CA only"),
   entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
   entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#28", "the validating webhook configuration is not patched"),
   entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
@@ -151,9 +152,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "headless pod listeners are not built",
   ),
   entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
-  entry("DISCOVERY_ENABLE_STATUS", BOTH, "#29", "config status is not written back"),
-  entry("DISCOVERY_STATUS_BURST", BOTH, "#29", "config status is not written back"),
-  entry("DISCOVERY_STATUS_QPS", BOTH, "#29", "config status is not written back"),
   entry(
     "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
     BOTH,

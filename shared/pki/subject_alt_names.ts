@@ -68,9 +68,13 @@ export function subjectAltNameExtension(
   return entries.length === 0 ? undefined : new x509.SubjectAlternativeNameExtension(entries, critical);
 }
 
-/** Reads the subject alternative names of a certificate (empty lists when it has none). */
-export function subjectAltNamesOf(certificate: X509Certificate): SubjectAltNames {
-  const extension = certificate.getExtension(x509.SubjectAlternativeNameExtension);
+/** Reads the subject alternative names of a certificate or a CSR (empty lists when it has none). */
+export function subjectAltNamesOf(
+  certificate: X509Certificate | x509.Pkcs10CertificateRequest,
+): SubjectAltNames {
+  const extension = certificate.extensions.find((e): e is x509.SubjectAlternativeNameExtension =>
+    e instanceof x509.SubjectAlternativeNameExtension
+  );
   const items = extension?.names.items ?? [];
   const of = (type: string) => items.filter((item) => item.type === type).map((item) => item.value);
   return { dnsNames: of("dns"), ipAddresses: of("ip"), uris: of("url") };

@@ -3,7 +3,8 @@
  * reads (Services, Endpoints, Pods, Nodes, Namespaces, Secrets, and the mesh's custom resources under their own
  * and Istio's group names): discovery documents, list with `resourceVersion`, watch streams of JSON lines
  * (ADDED, MODIFIED, DELETED, BOOKMARK, and ERROR 410 for a version older than the kept history), create,
- * replace, merge patch and delete. Faithful enough for `kubectl get/apply/delete` and for
+ * replace, merge patch and delete; ConfigMaps, CertificateSigningRequests and the `status` and `approval`
+ * subresources as `orch_api_subresources.ts` says. Faithful enough for `kubectl get/apply/delete` and for
  * `@kubernetes/client-node` informers. Tests change objects through it and can expire the history or drop every
  * open watch to exercise relists and reconnects. Only tests import this file.
  *
@@ -18,6 +19,7 @@
  */
 import { KINDS } from "../config/kinds.ts";
 import { deleteOptions, LEASE_TYPE, LeaseLedger, staleWrite } from "./orch_api_leases.ts";
+import { SUBRESOURCE_KINDS, subresourceWrite, WriteRefused } from "./orch_api_subresources.ts";
 
 /** One resource type the server serves. */
 interface ResourceType {
@@ -145,7 +147,7 @@ export function kubeconfigFor(server: string): string {
 
 /** The in-process API server. */
 export class OrchApiServer {
-  readonly #types: readonly ResourceType[] = [...CORE, LEASE_TYPE, ...meshTypes()];
+  readonly #types: readonly ResourceType[] = [...CORE, LEASE_TYPE, ...SUBRESOURCE_KINDS, ...meshTypes()];
   /** Every accepted write, by requester, with the Lease holders of the moment (`orch_api_leases.ts`). */
   readonly ledger: LeaseLedger;
   /** storeKey → `namespace/name` → object */
@@ -161,6 +163,8 @@ export class OrchApiServer {
   readonly requests: string[] = [];
   /** API groups not installed: everything under them is 404. */
   readonly #absentGroups: Set<string>;
+  /** Answers a request before the server does when it returns a response (a test's 500s or hangs). */
+  intercept?: (request: Request, path: string) => Response | undefined | Promise<Response | undefined>;
 
   private constructor(bookmarkMs: number, absentGroups: readonly string[], wallClock?: () => number) {
     this.#absentGroups = new Set(absentGroups);
@@ -202,10 +206,13 @@ export class OrchApiServer {
     return kubeconfigFor(this.url);
   }
 
-  /** Creates or replaces an object (by its apiVersion, kind, namespace and name); returns the stored copy. */
-  apply(object: ApiObject): ApiObject {
+  /**
+   * Creates or replaces an object (by its apiVersion, kind, namespace and name), or only its `subresource`
+   * (`status`, `approval`); returns the stored copy.
+   */
+  apply(object: ApiObject, subresource?: string): ApiObject {
     const type = this.#typeOf(String(object.apiVersion), String(object.kind));
-    return this.#put(type, object);
+    return this.#put(type, object, subresource);
   }
 
   /** Deletes an object; false when there was none. */
@@ -255,11 +262,12 @@ export class OrchApiServer {
     return bucket;
   }
 
-  #put(type: ResourceType, input: ApiObject): ApiObject {
-    const namespace = type.namespaced ? (input.metadata.namespace ?? "default") : undefined;
-    const id = `${namespace ?? ""}/${input.metadata.name}`;
+  #put(type: ResourceType, sent: ApiObject, subresource?: string): ApiObject {
+    const namespace = type.namespaced ? (sent.metadata.namespace ?? "default") : undefined;
+    const id = `${namespace ?? ""}/${sent.metadata.name}`;
     const bucket = this.#bucket(type);
     const previous = bucket.get(id);
+    const input = subresourceWrite(type, previous, sent, subresource) as ApiObject;
     const rv = ++this.#rv;
     const stored: ApiObject = {
       ...structuredClone(input),
@@ -313,6 +321,8 @@ export class OrchApiServer {
     const url = new URL(request.url);
     this.requests.push(`${request.method} ${url.pathname}${url.search}`);
     const path = url.pathname.replace(/\/+$/, "");
+    const intercepted = await this.intercept?.(request, path);
+    if (intercepted !== undefined) return intercepted;
     if (path === "/version") {
       return Response.json({ major: "1", minor: "29", gitVersion: "v1.29.0", platform: "linux/amd64" });
     }
@@ -360,7 +370,12 @@ export class OrchApiServer {
   async #serve(
     request: Request,
     url: URL,
-    { type, namespace, name }: { type: ResourceType; namespace?: string; name?: string },
+    { type, namespace, name, subresource }: {
+      type: ResourceType;
+      namespace?: string;
+      name?: string;
+      subresource?: string;
+    },
   ): Promise<Response> {
     try {
       switch (request.method) {
@@ -385,14 +400,14 @@ export class OrchApiServer {
           const conflict = staleWrite(current, body);
           if (conflict !== undefined) return conflict;
           return Response.json(
-            this.#put(type, { ...body, metadata: { ...body.metadata, namespace, name: name! } }),
+            this.#put(type, { ...body, metadata: { ...body.metadata, namespace, name: name! } }, subresource),
           );
         }
         case "PATCH": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
           if (current === undefined) return status(404, "NotFound", `${type.plural} "${name}" not found`);
           const patched = mergePatch(current, await request.json()) as ApiObject;
-          return Response.json(this.#put(type, patched));
+          return Response.json(this.#put(type, patched, subresource));
         }
         case "DELETE": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
@@ -407,6 +422,7 @@ export class OrchApiServer {
           return status(405, "MethodNotAllowed", `${request.method} is not supported`);
       }
     } catch (error) {
+      if (error instanceof WriteRefused) return status(error.code, error.reason, error.message);
       return status(400, "BadRequest", error instanceof Error ? error.message : String(error));
     }
   }
@@ -430,7 +446,9 @@ export class OrchApiServer {
     };
   }
 
-  #route(path: string): { type: ResourceType; namespace?: string; name?: string } | undefined {
+  #route(
+    path: string,
+  ): { type: ResourceType; namespace?: string; name?: string; subresource?: string } | undefined {
     const parts = path.split("/").filter((p) => p !== "");
     let gv: string;
     let rest: string[];
@@ -448,11 +466,12 @@ export class OrchApiServer {
       rest = rest.slice(2);
     }
     const type = this.#served().find((t) => groupVersion(t) === gv && t.plural === rest[0]);
-    if (type === undefined || rest.length > 2) return undefined;
+    if (type === undefined || rest.length > 3) return undefined;
     return {
       type,
       ...(namespace !== undefined ? { namespace } : {}),
       ...(rest[1] !== undefined ? { name: rest[1] } : {}),
+      ...(rest[2] !== undefined ? { subresource: rest[2] } : {}),
     };
   }
 
