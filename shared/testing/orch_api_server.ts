@@ -17,15 +17,7 @@
  * @module
  */
 import { KINDS } from "../config/kinds.ts";
-
-/** One resource type the server serves. */
-interface ResourceType {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly plural: string;
-  readonly namespaced: boolean;
-}
+import { ADMISSION_TYPES, type ResourceType, TokenReviews } from "./orch_api_admission.ts";
 
 /** A stored object: plain JSON with `metadata`. */
 export type ApiObject = Record<string, unknown> & {
@@ -136,7 +128,9 @@ export function kubeconfigFor(server: string): string {
 
 /** The in-process API server. */
 export class OrchApiServer {
-  readonly #types: readonly ResourceType[] = [...CORE, ...meshTypes()];
+  readonly #types: readonly ResourceType[] = [...CORE, ...ADMISSION_TYPES, ...meshTypes()];
+  /** The TokenReview API: tokens the test issues through it are reviewed as the API server would. */
+  readonly tokenReviews = new TokenReviews();
   /** storeKey → `namespace/name` → object */
   readonly #objects = new Map<string, Map<string, ApiObject>>();
   #events: WatchEvent[] = [];
@@ -310,6 +304,8 @@ export class OrchApiServer {
       });
     }
     if (path === "/apis") return Response.json(this.#groupList());
+    const review = this.tokenReviews.handle(path, request);
+    if (review !== undefined) return await review;
     const discovery = path.match(/^\/api\/v1$|^\/apis\/([^/]+)\/([^/]+)$/);
     if (discovery !== null) {
       const gv = discovery[1] === undefined ? "v1" : `${discovery[1]}/${discovery[2]}`;
