@@ -3,7 +3,7 @@ import { Router } from "../shared/http/router.ts";
 import { httpLimitsFromEnv } from "../shared/http/http_limits_settings.ts";
 import { type RunningServer, serveHttp } from "../shared/http/serve.ts";
 import type { ListenAddress } from "../shared/http/listen_address.ts";
-import { closingComponent, type Component, Lifecycle } from "../shared/lifecycle/mod.ts";
+import { closingComponent, type Component, Lifecycle, soleLeader } from "../shared/lifecycle/mod.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import type { BuildInfo } from "../shared/version/build_info.ts";
@@ -34,7 +34,14 @@ import { buildRegistries } from "./registry/build_registries.ts";
 import { type ConfigSource, rejectedByAll } from "./model/config_source.ts";
 import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
-import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import {
+  loadServingTls,
+  startWebhookServer,
+  type WebhookServer,
+  webhookServingNames,
+} from "./webhook/mod.ts";
+import { orchTokenReviewer } from "./orch/token_review.ts";
+import { orchWriters } from "./orch/orch_writers.ts";
 import { startInjection } from "./inject/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
@@ -189,6 +196,7 @@ export async function startDiscovery(
   let pipeline!: PushPipeline;
   let discovery!: AdsServer<PushContext>;
   let ca: CertificateAuthorityServer | undefined;
+  let webhook: WebhookServer | undefined;
   const servedRootsPem = () => (ca?.rootsPem() ?? "") + caCertPem;
   // Roots trusted for client certificates on the secure port.
   const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
@@ -347,6 +355,7 @@ export async function startDiscovery(
             log: deps.logs.scope("serverca"),
             metrics: deps.metrics,
             ...(federation && { federation }),
+            ...(orch && { reviewToken: orchTokenReviewer(orch.client) }),
           });
         },
         stop: () => ca?.close(),
@@ -422,7 +431,7 @@ export async function startDiscovery(
         }),
     ),
     listener("webhook", async () =>
-      (await startWebhookServer({
+      (webhook = await startWebhookServer({
         router: injection.router,
         addr: options.httpsAddr,
         tlsCertFile: options.tlsCertFile,
@@ -435,8 +444,36 @@ export async function startDiscovery(
         metrics: deps.metrics,
         log: deps.logs.scope("validationServer"),
       })).server),
+    // Writers to the orchestrator, last: they point it at listeners that answer. Until Lease election lands
+    // this replica leads every duty.
+    ...(orch
+      ? [orchWriters({
+        client: orch.client,
+        injectionConfigName: env.bool("INJECT_ENABLED") ? env.string("INJECTION_WEBHOOK_CONFIG_NAME") : "",
+        validationConfigName: env.bool("VALIDATION_ENABLED")
+          ? env.string("VALIDATION_WEBHOOK_CONFIG_NAME")
+          : "",
+        namespace: options.namespace,
+        // --tlsCertFile's signer is --caCertFile; an issued certificate's roots are the CA's, which keep a
+        // rotated root trusted while certificates it signed are in use; else the self-signed root.
+        webhookRootsPem: () => options.tlsCertFile ? caCertPem : ca?.rootsPem() ?? webhook?.tls.caPem ?? "",
+        ...(caSettings
+          ? {
+            caRootsPem: () => ca?.rootsPem() ?? "",
+            onRootsChanged: (l: () => void) => ca!.onRootsChanged(l),
+          }
+          : {}),
+        ready: (): boolean => readiness.status().ready,
+        gate: soleLeader,
+        log: { validation: deps.logs.scope("validationController"), namespaces: deps.logs.scope("orch") },
+        metrics: deps.metrics,
+      })]
+      : []),
   ]);
-  const readiness = new Readiness(lifecycle.checks(), { metrics: deps.metrics, startedAt: deps.startedAt });
+  const readiness: Readiness = new Readiness(lifecycle.checks(), {
+    metrics: deps.metrics,
+    startedAt: deps.startedAt,
+  });
   await lifecycle.start();
 
   log.info("discovery server started", {

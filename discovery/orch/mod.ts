@@ -10,3 +10,6 @@ export * from "./orch_config_source.ts";
 export * from "./orch_registry.ts";
 export * from "./orch_secret_store.ts";
 export * from "./orchestrator.ts";
+export * from "./root_cert_config_maps.ts";
+export * from "./token_review.ts";
+export * from "./webhook_ca_bundle.ts";

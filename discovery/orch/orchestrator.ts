@@ -1,6 +1,7 @@
 import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
+import type * as k8s from "@kubernetes/client-node";
 import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
 import { OrchRegistry } from "./orch_registry.ts";
@@ -42,6 +43,8 @@ export interface OrchestratorOptions {
 
 /** The orchestrator's three parts, built on one client and one rate limit; none started. */
 export interface Orchestrator {
+  /** The client and rate limit the parts share, for the writers and the CA's token review. */
+  readonly client: { readonly kubeConfig: k8s.KubeConfig; readonly limiter: RateLimiter };
   /** Services, endpoints, pods and nodes. */
   readonly registry: OrchRegistry;
   /** The mesh's custom resources, into the config store. */
@@ -85,5 +88,5 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       onProblem: () => options.metrics.counter("discovery_gateway_credential_errors").inc(),
     })
     : undefined;
-  return { registry, config, ...(secrets ? { secrets } : {}) };
+  return { client, registry, config, ...(secrets ? { secrets } : {}) };
 }
