@@ -1,0 +1,249 @@
+/**
+ * A workload joins the mesh on the orchestrator, end to end: the real `mesh-discovery` with its CA reads a test
+ * API server (in this process) and keeps the two webhook configurations pointing at its webhook (caBundle the
+ * roots its serving certificate chains to, the validating one fail-closed once ready), keeps the root
+ * certificate ConfigMap in every namespace, and signs a CSR for a service-account token the API server's
+ * TokenReview accepts, for that service account alone. kubectl changes things as a user would.
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import * as grpc from "@grpc/grpc-js";
+import {
+  caServiceDefinition,
+  type CertificateResponseMessage,
+  MESH_CA_SERVICE,
+} from "../proto/ca_service.ts";
+import { createCertificateRequest, generateKeyPair } from "../shared/pki/mod.ts";
+import { certificateText } from "../shared/testing/openssl.ts";
+import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
+import { KUBECTL, needs, OPENSSL } from "../shared/testing/system_tools.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
+import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+
+const GROUP = "/apis/admissionregistration.k8s.io/v1";
+const MUTATING = `${GROUP}/mutatingwebhookconfigurations/mesh-sidecar-injector`;
+const VALIDATING = `${GROUP}/validatingwebhookconfigurations/meshd-mesh-system`;
+
+function webhookConfig(kind: string, name: string, path: string): ApiObject {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind,
+    metadata: { name },
+    webhooks: [{
+      name: `${path.slice(1)}.mesh.io`,
+      clientConfig: { service: { name: "meshd", namespace: "mesh-system", path } },
+      rules: [{ operations: ["CREATE"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }],
+      failurePolicy: "Fail",
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    }],
+  };
+}
+
+type Hooks = { webhooks: { clientConfig: { caBundle?: string }; failurePolicy: string }[] };
+type ConfigMap = { data?: Record<string, string> };
+
+async function get<T>(api: OrchApiServer, path: string): Promise<T | undefined> {
+  const response = await fetch(`${api.url}${path}`);
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  return await response.json() as T;
+}
+
+async function kubectl(dir: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("kubectl", {
+    args: ["--kubeconfig", `${dir}/kubeconfig`, "--cache-dir", `${dir}/cache`, ...args],
+    env: { HOME: dir },
+    stdin: "null",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The root certificate ConfigMap's PEM in `namespace`, as kubectl shows it. */
+async function rootCertIn(dir: string, namespace: string): Promise<string> {
+  const out = await new Deno.Command("kubectl", {
+    args: [
+      "--kubeconfig",
+      `${dir}/kubeconfig`,
+      "--cache-dir",
+      `${dir}/cache`,
+      "-n",
+      namespace,
+      "get",
+      "configmap",
+      "mesh-ca-root-cert",
+      "-o",
+      "jsonpath={.data.root-cert\\.pem}",
+    ],
+    env: { HOME: dir },
+    stdin: "null",
+    stderr: "null",
+  }).output();
+  return out.code === 0 ? new TextDecoder().decode(out.stdout) : "";
+}
+
+Deno.test(
+  "mesh-discovery keeps the webhook configurations and root ConfigMaps in place and signs for reviewed tokens",
+  needs(KUBECTL, OPENSSL),
+  async (t) => {
+    const api = OrchApiServer.start();
+    const dir = await Deno.makeTempDir({ prefix: "mesh_orch_writers_e2e_" });
+    await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+    for (const name of ["default", "shop"]) {
+      api.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name }, status: { phase: "Active" } });
+    }
+    api.apply(webhookConfig("MutatingWebhookConfiguration", "mesh-sidecar-injector", "/inject"));
+    api.apply(webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate"));
+    const addresses = discoveryAddresses();
+    const server = startProgram(
+      "mesh-discovery",
+      discoveryArgs(addresses, [
+        "--registries",
+        "Orchestrator",
+        "--orchconfig",
+        `${dir}/kubeconfig`,
+        "--configDir",
+        dir,
+        "--log_as_json",
+      ]),
+    );
+    const clients: grpc.Client[] = [];
+    let rootPem = "";
+    try {
+      await server.waitFor(/"msg":"discovery server started"/);
+
+      await t.step(
+        "both configurations carry the roots of the webhook's certificate; validation fails closed",
+        async () => {
+          await waitFor(async () => {
+            const hooks = [await get<Hooks>(api, MUTATING), await get<Hooks>(api, VALIDATING)];
+            return hooks.every((h) => (h?.webhooks[0].clientConfig.caBundle ?? "") !== "") &&
+              hooks[1]!.webhooks[0].failurePolicy === "Fail";
+          }, "the caBundles and failurePolicy Fail");
+          const ready = await fetch(`http://${addresses.httpAddr}/ready`);
+          assert.equal(ready.status, 200, "Fail only once the server is ready");
+          await ready.body?.cancel();
+          const bundles = [await get<Hooks>(api, MUTATING), await get<Hooks>(api, VALIDATING)].map((h) =>
+            Buffer.from(h!.webhooks[0].clientConfig.caBundle!, "base64").toString("utf8")
+          );
+          assert.equal(bundles[0], bundles[1]);
+          rootPem = bundles[0];
+          assert.match(rootPem, /^-----BEGIN CERTIFICATE-----/);
+          // The API server verifies the webhook with this bundle: so does the test.
+          const client = Deno.createHttpClient({ caCerts: [rootPem] });
+          try {
+            const port = addresses.httpsAddr.split(":").at(-1);
+            const response = await fetch(`https://localhost:${port}/httpsReady`, { client });
+            assert.equal(response.status, 200);
+            await response.body?.cancel();
+          } finally {
+            client.close();
+          }
+        },
+      );
+
+      await t.step("an edited caBundle is put back", async () => {
+        const edited = webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate");
+        (edited.webhooks as Hooks["webhooks"])[0].clientConfig.caBundle = Buffer.from("not a root").toString(
+          "base64",
+        );
+        await Deno.writeTextFile(`${dir}/validating.json`, JSON.stringify(edited));
+        await kubectl(dir, "apply", "--validate=false", "-f", `${dir}/validating.json`);
+        await waitFor(async () => {
+          const hooks = await get<Hooks>(api, VALIDATING);
+          return hooks?.webhooks[0].clientConfig.caBundle === Buffer.from(rootPem).toString("base64") &&
+            hooks.webhooks[0].failurePolicy === "Fail";
+        }, "the caBundle restored");
+      });
+
+      await t.step("every namespace has the root ConfigMap: new, deleted and edited ones alike", async () => {
+        await waitFor(async () => await rootCertIn(dir, "default") === rootPem, "the ConfigMap in default");
+        await waitFor(async () => await rootCertIn(dir, "shop") === rootPem, "the ConfigMap in shop");
+        await kubectl(dir, "create", "namespace", "orders");
+        await waitFor(
+          async () => await rootCertIn(dir, "orders") === rootPem,
+          "the ConfigMap in a new namespace",
+        );
+        await kubectl(dir, "-n", "orders", "delete", "configmap", "mesh-ca-root-cert");
+        await waitFor(
+          async () => await rootCertIn(dir, "orders") === rootPem,
+          "the deleted ConfigMap restored",
+        );
+        await Deno.writeTextFile(
+          `${dir}/edited.yaml`,
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mesh-ca-root-cert\n  namespace: orders\n" +
+            "data:\n  root-cert.pem: tampered\n",
+        );
+        await kubectl(dir, "apply", "--validate=false", "-f", `${dir}/edited.yaml`);
+        await waitFor(
+          async () => await rootCertIn(dir, "orders") === rootPem,
+          "the edited ConfigMap restored",
+        );
+        assert.equal(
+          (await get<ConfigMap>(api, "/api/v1/namespaces/orders/configmaps/mesh-ca-root-cert"))!
+            .data!["root-cert.pem"],
+          rootPem,
+        );
+      });
+
+      const Client = grpc.makeGenericClientConstructor(caServiceDefinition(MESH_CA_SERVICE), MESH_CA_SERVICE);
+      const create = (csr: string, token: string) => {
+        const client = new Client(
+          addresses.secureGRPCAddr,
+          grpc.credentials.createSsl(Buffer.from(rootPem)),
+          {
+            "grpc.ssl_target_name_override": "localhost",
+          },
+        );
+        clients.push(client);
+        const metadata = new grpc.Metadata();
+        metadata.set("authorization", `Bearer ${token}`);
+        return new Promise<CertificateResponseMessage>((resolve, reject) =>
+          // deno-lint-ignore no-explicit-any
+          (client as any).CreateCertificate(
+            { csr, validityDuration: 3600 },
+            metadata,
+            (error: grpc.ServiceError | null, response: CertificateResponseMessage) =>
+              error ? reject(error) : resolve(response),
+          )
+        );
+      };
+      // The CSR asks for another identity: the CA must sign for the token's alone.
+      const csr = await createCertificateRequest(await generateKeyPair({ algorithm: "ECDSA" }), {
+        uris: ["spiffe://cluster.local/ns/kube-system/sa/admin"],
+      });
+
+      await t.step("a token the TokenReview accepts gets a certificate for its service account", async () => {
+        const token = api.tokenReviews.issue("shop", "ratings", ["mesh-ca"]);
+        const { certChain } = await create(csr, token);
+        const text = await certificateText(certChain[0]);
+        assert.match(text, /URI:spiffe:\/\/cluster\.local\/ns\/shop\/sa\/ratings/);
+        assert.doesNotMatch(text, /kube-system/);
+        assert.deepEqual(api.tokenReviews.reviews.at(-1), { audiences: ["mesh-ca"], authenticated: true });
+      });
+
+      await t.step("a token the TokenReview rejects is refused, and not echoed", async () => {
+        const elsewhere = api.tokenReviews.issue("shop", "ratings", ["another-audience"]);
+        const revoked = api.tokenReviews.issue("shop", "ratings", ["mesh-ca"]);
+        api.tokenReviews.revoke(revoked);
+        for (const token of [elsewhere, revoked]) {
+          await assert.rejects(
+            () => create(csr, token),
+            (e: grpc.ServiceError) =>
+              e.code === grpc.status.UNAUTHENTICATED && /orchestrator token review/.test(e.details) &&
+              !e.details.includes(token) && !e.details.includes(token.split(".")[1]),
+          );
+        }
+        assert.doesNotMatch(server.stdout + server.stderr, new RegExp(revoked.split(".")[2]), "nor logged");
+      });
+    } finally {
+      for (const client of clients) client.close();
+      await server.stop();
+      await api.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
