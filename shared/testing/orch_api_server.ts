@@ -1,7 +1,8 @@
 /**
  * Test support: a small in-process orchestrator API server speaking the real protocol for the kinds the mesh
  * reads (Services, Endpoints, Pods, Nodes, Namespaces, Secrets, and the mesh's custom resources under their own
- * and Istio's group names): discovery documents, list with `resourceVersion`, watch streams of JSON lines
+ * and Istio's group names) and writes (ConfigMaps, webhook configurations; `orch_api_admission.ts`, which also
+ * answers TokenReviews): discovery documents, list with `resourceVersion`, watch streams of JSON lines
  * (ADDED, MODIFIED, DELETED, BOOKMARK, and ERROR 410 for a version older than the kept history), create,
  * replace, merge patch and delete. Faithful enough for `kubectl get/apply/delete` and for
  * `@kubernetes/client-node` informers. Tests change objects through it and can expire the history or drop every
