@@ -18,7 +18,15 @@ import { certificateText } from "../shared/testing/openssl.ts";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { KUBECTL, needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  freePort,
+  type RunningProgram,
+  startProgram,
+} from "./helpers/programs.ts";
+import { startAgentProgram, writeStandInLauncher } from "./helpers/agent_program.ts";
+import { poll } from "./helpers/poll.ts";
 
 const GROUP = "/apis/admissionregistration.k8s.io/v1";
 const MUTATING = `${GROUP}/mutatingwebhookconfigurations/mesh-sidecar-injector`;
@@ -111,6 +119,7 @@ Deno.test(
       ]),
     );
     const clients: grpc.Client[] = [];
+    let agent: RunningProgram | undefined;
     let rootPem = "";
     try {
       await server.waitFor(/"msg":"discovery server started"/);
@@ -239,7 +248,55 @@ Deno.test(
         }
         assert.doesNotMatch(server.stdout + server.stderr, new RegExp(revoked.split(".")[2]), "nor logged");
       });
+
+      await t.step(
+        "an agent proves its identity with the token JWT_POLICY names and trusts the root ConfigMap",
+        async () => {
+          const agentDir = `${dir}/pod`;
+          await Deno.mkdir(`${agentDir}/var/run/secrets/tokens`, { recursive: true });
+          await Deno.mkdir(`${agentDir}/var/run/secrets/mesh`, { recursive: true });
+          // Where the injected pod mounts its projected token and the namespace's mesh-ca-root-cert.
+          await Deno.writeTextFile(
+            `${agentDir}/var/run/secrets/tokens/mesh-token`,
+            api.tokenReviews.issue("shop", "reviews", ["mesh-ca"]),
+          );
+          await Deno.writeTextFile(
+            `${agentDir}/var/run/secrets/mesh/root-cert.pem`,
+            await rootCertIn(dir, "shop"),
+          );
+          const standIn = await writeStandInLauncher(agentDir);
+          const adminPort = freePort();
+          agent = startAgentProgram(agentDir, "sidecar", standIn, {
+            POD_NAME: "reviews-1",
+            POD_NAMESPACE: "shop",
+            INSTANCE_IP: "10.9.9.10",
+            JWT_POLICY: "third-party-jwt",
+            PROXY_CONFIG: JSON.stringify({
+              discoveryAddress: addresses.secureGRPCAddr,
+              binaryPath: standIn,
+              proxyAdminPort: adminPort,
+              statusPort: freePort(),
+            }),
+          });
+          const certs = await poll("the certificate over SDS", async () => {
+            try {
+              const held = await (await fetch(`http://127.0.0.1:${adminPort}/certs`)).json();
+              return held.default ? held : undefined;
+            } catch {
+              return undefined;
+            }
+          }, 45_000).catch((error) => {
+            throw new Error(`${error.message}\nagent said:\n${agent!.stdout}${agent!.stderr}`);
+          });
+          assert.match(
+            await certificateText(certs.default),
+            /URI:spiffe:\/\/cluster\.local\/ns\/shop\/sa\/reviews/,
+          );
+          assert.ok(api.tokenReviews.reviews.some((r) => r.authenticated && r.audiences[0] === "mesh-ca"));
+        },
+      );
     } finally {
+      await agent?.stop();
       for (const client of clients) client.close();
       await server.stop();
       await api.close();
