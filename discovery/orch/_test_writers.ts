@@ -1,6 +1,6 @@
 /**
  * Test support for the orchestrator writers: a client of the test API server, plain reads of what it stores,
- * and a duty gate that never leads.
+ * and a duty gate the test hands out and takes back.
  *
  * @module
  */
@@ -31,7 +31,35 @@ export async function stored(api: OrchApiServer, path: string): Promise<ApiObjec
   return await response.json() as ApiObject;
 }
 
-/** A gate of a replica that never leads `duty`. */
-export function neverLeader(duty: string): DutyGate {
-  return { duty, leading: () => false, whileLeading: () => () => {} };
+/** A gate the test hands the duty to and takes it from. */
+export class SwitchableGate implements DutyGate {
+  #leading = false;
+  readonly #runs = new Set<(signal: AbortSignal) => void>();
+  #controller?: AbortController;
+
+  constructor(readonly duty: string) {}
+
+  leading(): boolean {
+    return this.#leading;
+  }
+
+  whileLeading(run: (signal: AbortSignal) => void): () => void {
+    this.#runs.add(run);
+    if (this.#controller) run(this.#controller.signal);
+    return () => this.#runs.delete(run);
+  }
+
+  /** This replica wins the duty. */
+  win(): void {
+    this.#leading = true;
+    this.#controller = new AbortController();
+    for (const run of this.#runs) run(this.#controller.signal);
+  }
+
+  /** This replica loses the duty. */
+  lose(): void {
+    this.#leading = false;
+    this.#controller?.abort();
+    this.#controller = undefined;
+  }
 }

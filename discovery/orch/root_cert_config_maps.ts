@@ -46,7 +46,7 @@ export class RootCertConfigMaps {
   readonly #queue: KeyedWorkQueue;
   /** Namespaces seen and not terminating. */
   readonly #namespaces = new Set<string>();
-  readonly #informers: RunningInformer[] = [];
+  #informers: RunningInformer[] = [];
   #release?: () => void;
 
   constructor(options: RootCertConfigMapsOptions) {
@@ -91,9 +91,11 @@ export class RootCertConfigMaps {
           onDelete: configMapChanged,
         }),
       ];
-      this.#informers.push(...informers);
+      this.#informers = informers;
+      // A replica that leads again lists afresh: what it saw before may be stale by then.
       signal.addEventListener("abort", () => {
         for (const informer of informers) void informer.stop();
+        this.#namespaces.clear();
       }, { once: true });
     });
   }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DUTIES, soleLeader } from "../../shared/lifecycle/duty_gate.ts";
 import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../../shared/testing/wait_for.ts";
-import { clientOf, neverLeader, stored } from "./_test_writers.ts";
+import { clientOf, stored, SwitchableGate } from "./_test_writers.ts";
 import { ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, RootCertConfigMaps } from "./root_cert_config_maps.ts";
 
 const ROOT_A = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
@@ -71,7 +71,7 @@ Deno.test("A replica that does not lead the namespace controller duty writes no 
   const dir = await Deno.makeTempDir({ prefix: "mesh_root_cert_" });
   const controller = new RootCertConfigMaps({
     ...await clientOf(api, dir),
-    gate: neverLeader(DUTIES.namespaceController),
+    gate: new SwitchableGate(DUTIES.namespaceController),
     rootsPem: () => ROOT_A,
   });
   try {
@@ -81,6 +81,34 @@ Deno.test("A replica that does not lead the namespace controller duty writes no 
     await controller.idle();
     assert.equal(await rootCertIn(api, "default"), undefined);
     assert.equal(api.watchCount, 0, "not even watching");
+  } finally {
+    await controller.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("The ConfigMaps are kept only while the duty is led, and a replica that wins it back catches up", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_root_cert_" });
+  const gate = new SwitchableGate(DUTIES.namespaceController);
+  const controller = new RootCertConfigMaps({
+    ...await clientOf(api, dir),
+    gate,
+    rootsPem: () => ROOT_A,
+  });
+  const holds = async () => (await rootCertIn(api, "default"))?.data?.[ROOT_CERT_KEY] === ROOT_A;
+  try {
+    api.apply(namespace("default"));
+    controller.start();
+    assert.equal(api.watchCount, 0, "a follower does not even watch");
+    gate.win();
+    await waitFor(holds, "the ConfigMap once the duty is won");
+    gate.lose();
+    await waitFor(() => api.watchCount === 0, "the watches ended with the duty");
+    api.delete("v1", "ConfigMap", "default", ROOT_CERT_CONFIG_MAP);
+    gate.win();
+    await waitFor(holds, "the ConfigMap deleted meanwhile, restored once the duty is won back");
   } finally {
     await controller.stop();
     await api.close();

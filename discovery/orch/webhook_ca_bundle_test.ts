@@ -6,7 +6,7 @@ import { Metrics } from "../../shared/metrics/metrics.ts";
 import { timersOf } from "../../shared/testing/fake_timers.ts";
 import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../../shared/testing/wait_for.ts";
-import { clientOf, neverLeader, stored } from "./_test_writers.ts";
+import { clientOf, stored, SwitchableGate } from "./_test_writers.ts";
 import { WebhookCaBundleController } from "./webhook_ca_bundle.ts";
 
 const ROOT_A = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
@@ -139,7 +139,7 @@ Deno.test("A replica that does not lead the validation controller duty never wri
     ...await clientOf(api, dir),
     kind: "ValidatingWebhookConfiguration",
     name: "meshd-mesh-system",
-    gate: neverLeader(DUTIES.validationController),
+    gate: new SwitchableGate(DUTIES.validationController),
     caBundlePem: () => ROOT_A,
     failClosed: () => true,
   });
