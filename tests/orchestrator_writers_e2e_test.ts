@@ -304,3 +304,57 @@ Deno.test(
     }
   },
 );
+
+Deno.test("When the CA rotates its root, the webhook caBundles and every root ConfigMap follow", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_writers_e2e_" });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  await Deno.mkdir(`${dir}/no-ca`);
+  api.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" }, status: { phase: "Active" } });
+  api.apply(webhookConfig("MutatingWebhookConfiguration", "mesh-sidecar-injector", "/inject"));
+  api.apply(webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate"));
+  const addresses = discoveryAddresses();
+  const server = startProgram(
+    "mesh-discovery",
+    discoveryArgs(addresses, [
+      "--registries",
+      "Orchestrator",
+      "--orchconfig",
+      `${dir}/kubeconfig`,
+      "--configDir",
+      dir,
+      "--log_as_json",
+    ]),
+    {
+      ROOT_CA_DIR: `${dir}/no-ca`,
+      // A 60 s self-signed root rotated once 5% of its life is gone, checked every second.
+      CASERVER_SELF_SIGNED_CA_CERT_TTL: "60s",
+      CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: "95",
+      CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL: "1s",
+      DEFAULT_WORKLOAD_CERT_TTL: "30s",
+    },
+  );
+  const roots = async () => await (await fetch(`http://${addresses.httpAddr}/debug/ca_roots`)).text();
+  const bundle = async (path: string) =>
+    Buffer.from((await get<Hooks>(api, path))?.webhooks[0].clientConfig.caBundle ?? "", "base64").toString();
+  const configMap = async () =>
+    (await get<ConfigMap>(api, "/api/v1/namespaces/shop/configmaps/mesh-ca-root-cert"))?.data
+      ?.["root-cert.pem"];
+  try {
+    await server.waitFor(/"msg":"discovery server started"/);
+    await server.waitFor(/CA rotated its self-signed root/, 20_000);
+    await waitFor(
+      async () => {
+        const now = await roots();
+        return (now.match(/BEGIN CERTIFICATE/g) ?? []).length >= 2 && await bundle(MUTATING) === now &&
+          await bundle(VALIDATING) === now && await configMap() === now;
+      },
+      "the rotated roots in both configurations and the ConfigMap",
+      20_000,
+    );
+  } finally {
+    await server.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
