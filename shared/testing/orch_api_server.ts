@@ -19,6 +19,7 @@
  */
 import { KINDS } from "../config/kinds.ts";
 import { ADMISSION_TYPES, type ResourceType, TokenReviews } from "./orch_api_admission.ts";
+import { ValidatingAdmission } from "./orch_api_validating_admission.ts";
 
 /** A stored object: plain JSON with `metadata`. */
 export type ApiObject = Record<string, unknown> & {
@@ -132,6 +133,8 @@ export class OrchApiServer {
   readonly #types: readonly ResourceType[] = [...CORE, ...ADMISSION_TYPES, ...meshTypes()];
   /** The TokenReview API: tokens the test issues through it are reviewed as the API server would. */
   readonly tokenReviews = new TokenReviews();
+  /** Validating admission of writes made through the API (not of `apply`), `?dryRun=All` included. */
+  readonly validating = new ValidatingAdmission();
   /** storeKey → `namespace/name` → object */
   readonly #objects = new Map<string, Map<string, ApiObject>>();
   #events: WatchEvent[] = [];
@@ -343,21 +346,20 @@ export class OrchApiServer {
           if (this.#bucket(type).has(`${ns ?? ""}/${body.metadata?.name}`)) {
             return status(409, "AlreadyExists", `${type.plural} "${body.metadata?.name}" already exists`);
           }
-          return Response.json(this.#put(type, { ...body, metadata: { ...body.metadata, namespace: ns } }), {
-            status: 201,
-          });
+          const created = { ...body, metadata: { ...body.metadata, namespace: ns } } as ApiObject;
+          return await this.#admit(type, "CREATE", created, url) ??
+            Response.json(this.#put(type, created), { status: 201 });
         }
         case "PUT": {
           const body = await request.json() as ApiObject;
-          return Response.json(
-            this.#put(type, { ...body, metadata: { ...body.metadata, namespace, name: name! } }),
-          );
+          const replaced = { ...body, metadata: { ...body.metadata, namespace, name: name! } };
+          return await this.#admit(type, "UPDATE", replaced, url) ?? Response.json(this.#put(type, replaced));
         }
         case "PATCH": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
           if (current === undefined) return status(404, "NotFound", `${type.plural} "${name}" not found`);
           const patched = mergePatch(current, await request.json()) as ApiObject;
-          return Response.json(this.#put(type, patched));
+          return await this.#admit(type, "UPDATE", patched, url) ?? Response.json(this.#put(type, patched));
         }
         case "DELETE": {
           const gone = this.#remove(type, namespace, name ?? "");
@@ -371,6 +373,13 @@ export class OrchApiServer {
     } catch (error) {
       return status(400, "BadRequest", error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /** Validating admission of an API write: its refusal, a `dryRun=All` write's unstored answer, or undefined. */
+  #admit(type: ResourceType, operation: "CREATE" | "UPDATE", object: ApiObject, url: URL) {
+    const old = this.#bucket(type).get(`${object.metadata.namespace ?? ""}/${object.metadata.name}`);
+    const configurations = this.#objects.get("admissionregistration.k8s.io/validatingwebhookconfigurations");
+    return this.validating.admit([...configurations?.values() ?? []], { type, operation, object, old }, url);
   }
 
   #groupList(): Record<string, unknown> {
