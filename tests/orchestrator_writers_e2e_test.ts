@@ -40,7 +40,12 @@ function webhookConfig(kind: string, name: string, path: string): ApiObject {
     webhooks: [{
       name: `${path.slice(1)}.mesh.io`,
       clientConfig: { service: { name: "meshd", namespace: "mesh-system", path } },
-      rules: [{ operations: ["CREATE"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }],
+      rules: [{
+        operations: ["CREATE", "UPDATE"],
+        apiGroups: ["networking.mesh.io"],
+        apiVersions: ["*"],
+        resources: ["*"],
+      }],
       failurePolicy: "Fail",
       sideEffects: "None",
       admissionReviewVersions: ["v1"],
@@ -106,6 +111,8 @@ Deno.test(
     api.apply(webhookConfig("MutatingWebhookConfiguration", "mesh-sidecar-injector", "/inject"));
     api.apply(webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate"));
     const addresses = discoveryAddresses();
+    // The API server reaches the webhook's service at the server's HTTPS address.
+    api.validating.serve("mesh-system/meshd", `https://localhost:${addresses.httpsAddr.split(":").at(-1)}`);
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, [
@@ -135,6 +142,10 @@ Deno.test(
           const ready = await fetch(`http://${addresses.httpAddr}/ready`);
           assert.equal(ready.status, 200, "Fail only once the server is ready");
           await ready.body?.cancel();
+          assert.ok(
+            api.validating.calls.includes("validate.mesh.io denied"),
+            "and once a dry run of invalid config was denied through the API server",
+          );
           const bundles = [await get<Hooks>(api, MUTATING), await get<Hooks>(api, VALIDATING)].map((h) =>
             Buffer.from(h!.webhooks[0].clientConfig.caBundle!, "base64").toString("utf8")
           );
@@ -151,6 +162,35 @@ Deno.test(
           } finally {
             client.close();
           }
+        },
+      );
+
+      await t.step(
+        "the API server, trusting that bundle, has the webhook refuse an invalid Gateway",
+        async () => {
+          await Deno.writeTextFile(
+            `${dir}/gateway.yaml`,
+            "apiVersion: networking.mesh.io/v1alpha3\nkind: Gateway\nmetadata:\n  name: empty\n  namespace: shop\n" +
+              "spec: {}\n",
+          );
+          const out = await new Deno.Command("kubectl", {
+            args: [
+              "--kubeconfig",
+              `${dir}/kubeconfig`,
+              "--cache-dir",
+              `${dir}/cache`,
+              "apply",
+              "--validate=false",
+            ]
+              .concat(["-f", `${dir}/gateway.yaml`]),
+            env: { HOME: dir },
+            stdin: "null",
+          }).output();
+          assert.notEqual(out.code, 0);
+          assert.match(
+            new TextDecoder().decode(out.stderr),
+            /admission webhook "validate\.mesh\.io" denied the request/,
+          );
         },
       );
 

@@ -4,6 +4,7 @@ import { DUTIES, type DutyGate } from "../../shared/lifecycle/duty_gate.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { RateLimiter } from "./orch_client.ts";
+import { invalidConfigProbe } from "./invalid_config_probe.ts";
 import { RootCertConfigMaps } from "./root_cert_config_maps.ts";
 import { WebhookCaBundleController } from "./webhook_ca_bundle.ts";
 
@@ -25,7 +26,7 @@ export interface OrchWritersOptions {
   readonly caRootsPem?: () => string;
   /** Subscribes to root changes (the CA's rotation); returns the unsubscribe function. */
   readonly onRootsChanged?: (listener: () => void) => () => void;
-  /** True once the server may be called fail-closed (its readiness). */
+  /** True once the server is ready (the validating webhook goes fail-closed only after). */
   readonly ready: () => boolean;
   /** The duty gates of the two controllers. */
   readonly gate: (duty: string) => DutyGate;
@@ -46,6 +47,7 @@ export function validationConfigName(setting: string, namespace: string): string
 export function orchWriters(o: OrchWritersOptions): Component {
   return closingComponent("orchestrator writers", () => {
     const client = { ...o.client, log: o.log.validation };
+    const rejectsInvalidConfig = invalidConfigProbe(client, o.namespace);
     const webhooks: WebhookCaBundleController[] = [];
     if (o.injectionConfigName !== "") {
       webhooks.push(
@@ -66,7 +68,8 @@ export function orchWriters(o: OrchWritersOptions): Component {
           name: validationConfigName(o.validationConfigName, o.namespace),
           gate: o.gate(DUTIES.validationController),
           caBundlePem: o.webhookRootsPem,
-          failClosed: o.ready,
+          // Fail-closed once the server is ready and invalid config is refused through the orchestrator.
+          failClosed: async () => o.ready() && await rejectsInvalidConfig(),
           metrics: o.metrics,
         }),
       );

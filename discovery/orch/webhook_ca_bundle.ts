@@ -6,8 +6,8 @@
  * and when the roots change (`rootsChanged`). A configuration that does not exist is left alone until it does.
  *
  * The validating webhook starts with `failurePolicy: Ignore` and is switched to `Fail` once `failClosed()` says
- * the server is ready, as the reference switches after its webhook proved it rejects invalid config; until then
- * it looks again every `recheckMs`. Only the replica leading the validation controller duty writes.
+ * so (the server is ready and the orchestrator's admission rejects invalid config, as the reference checks);
+ * until then it looks again every `recheckMs`. Only the replica leading the validation controller duty writes.
  *
  * @module
  */
@@ -36,7 +36,7 @@ export interface WebhookCaBundleOptions extends InformerClient {
   /** The roots (PEM) that sign the webhook's serving certificate; empty when none is known. */
   readonly caBundlePem: () => string;
   /** Validating only: true once the server may be called fail-closed. */
-  readonly failClosed?: () => boolean;
+  readonly failClosed?: () => boolean | Promise<boolean>;
   /** How often a validating webhook not yet fail-closed is looked at again (default 1 s). */
   readonly recheckMs?: number;
   /** Where the validation controller's counters go (the validating configuration only, as the reference). */
@@ -144,7 +144,7 @@ export class WebhookCaBundleController {
       return;
     }
     const caBundle = Buffer.from(pem).toString("base64");
-    const failurePolicy = validating ? (this.#options.failClosed?.() ? "Fail" : "Ignore") : undefined;
+    const failurePolicy = validating ? (await this.#options.failClosed?.() ? "Fail" : "Ignore") : undefined;
     // Reads the stored object, not the watch's copy: the write replaces it whole, with its resourceVersion.
     let current: WebhookConfig;
     try {
