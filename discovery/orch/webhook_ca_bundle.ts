@@ -144,7 +144,6 @@ export class WebhookCaBundleController {
       return;
     }
     const caBundle = Buffer.from(pem).toString("base64");
-    const failurePolicy = validating ? (await this.#options.failClosed?.() ? "Fail" : "Ignore") : undefined;
     // Reads the stored object, not the watch's copy: the write replaces it whole, with its resourceVersion.
     let current: WebhookConfig;
     try {
@@ -161,6 +160,7 @@ export class WebhookCaBundleController {
       return;
     }
     this.#missing = false;
+    const failurePolicy = validating ? (await this.#options.failClosed?.() ? "Fail" : "Ignore") : undefined;
     if (failurePolicy === "Ignore") this.#queue.addAfter(name, this.#options.recheckMs ?? 1_000);
     let changed = false;
     for (const webhook of current.webhooks ?? []) {
