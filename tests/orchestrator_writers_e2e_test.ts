@@ -15,7 +15,7 @@ import {
 } from "../proto/ca_service.ts";
 import { createCertificateRequest, generateKeyPair } from "../shared/pki/mod.ts";
 import { certificateText } from "../shared/testing/openssl.ts";
-import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
+import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { KUBECTL, needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
 import {
@@ -32,26 +32,8 @@ const GROUP = "/apis/admissionregistration.k8s.io/v1";
 const MUTATING = `${GROUP}/mutatingwebhookconfigurations/mesh-sidecar-injector`;
 const VALIDATING = `${GROUP}/validatingwebhookconfigurations/meshd-mesh-system`;
 
-function webhookConfig(kind: string, name: string, path: string): ApiObject {
-  return {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind,
-    metadata: { name },
-    webhooks: [{
-      name: `${path.slice(1)}.mesh.io`,
-      clientConfig: { service: { name: "meshd", namespace: "mesh-system", path } },
-      rules: [{
-        operations: ["CREATE", "UPDATE"],
-        apiGroups: ["networking.mesh.io"],
-        apiVersions: ["*"],
-        resources: ["*"],
-      }],
-      failurePolicy: "Fail",
-      sideEffects: "None",
-      admissionReviewVersions: ["v1"],
-    }],
-  };
-}
+/** The example webhook configurations a user installs. */
+const EXAMPLE_WEBHOOKS = new URL("../examples/orchestrator/webhooks.yaml", import.meta.url).pathname;
 
 type Hooks = { webhooks: { clientConfig: { caBundle?: string }; failurePolicy: string }[] };
 type ConfigMap = { data?: Record<string, string> };
@@ -108,8 +90,7 @@ Deno.test(
     for (const name of ["default", "shop"]) {
       api.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name }, status: { phase: "Active" } });
     }
-    api.apply(webhookConfig("MutatingWebhookConfiguration", "mesh-sidecar-injector", "/inject"));
-    api.apply(webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate"));
+    await kubectl(dir, "apply", "--validate=false", "-f", EXAMPLE_WEBHOOKS);
     const addresses = discoveryAddresses();
     // The API server reaches the webhook's service at the server's HTTPS address.
     api.validating.serve("mesh-system/meshd", `https://localhost:${addresses.httpsAddr.split(":").at(-1)}`);
@@ -143,7 +124,7 @@ Deno.test(
           assert.equal(ready.status, 200, "Fail only once the server is ready");
           await ready.body?.cancel();
           assert.ok(
-            api.validating.calls.includes("validate.mesh.io denied"),
+            api.validating.calls.includes("validation.mesh.io denied"),
             "and once a dry run of invalid config was denied through the API server",
           );
           const bundles = [await get<Hooks>(api, MUTATING), await get<Hooks>(api, VALIDATING)].map((h) =>
@@ -189,18 +170,17 @@ Deno.test(
           assert.notEqual(out.code, 0);
           assert.match(
             new TextDecoder().decode(out.stderr),
-            /admission webhook "validate\.mesh\.io" denied the request/,
+            /admission webhook "validation\.mesh\.io" denied the request/,
           );
         },
       );
 
       await t.step("an edited caBundle is put back", async () => {
-        const edited = webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate");
-        (edited.webhooks as Hooks["webhooks"])[0].clientConfig.caBundle = Buffer.from("not a root").toString(
-          "base64",
-        );
+        // As a user would: take what is stored, change the bundle, put it back.
+        const edited = (await get<Hooks>(api, VALIDATING))!;
+        edited.webhooks[0].clientConfig.caBundle = Buffer.from("not a root").toString("base64");
         await Deno.writeTextFile(`${dir}/validating.json`, JSON.stringify(edited));
-        await kubectl(dir, "apply", "--validate=false", "-f", `${dir}/validating.json`);
+        await kubectl(dir, "replace", "--validate=false", "-f", `${dir}/validating.json`);
         await waitFor(async () => {
           const hooks = await get<Hooks>(api, VALIDATING);
           return hooks?.webhooks[0].clientConfig.caBundle === Buffer.from(rootPem).toString("base64") &&
@@ -345,56 +325,65 @@ Deno.test(
   },
 );
 
-Deno.test("When the CA rotates its root, the webhook caBundles and every root ConfigMap follow", async () => {
-  const api = OrchApiServer.start();
-  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_writers_e2e_" });
-  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
-  await Deno.mkdir(`${dir}/no-ca`);
-  api.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" }, status: { phase: "Active" } });
-  api.apply(webhookConfig("MutatingWebhookConfiguration", "mesh-sidecar-injector", "/inject"));
-  api.apply(webhookConfig("ValidatingWebhookConfiguration", "meshd-mesh-system", "/validate"));
-  const addresses = discoveryAddresses();
-  const server = startProgram(
-    "mesh-discovery",
-    discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      `${dir}/kubeconfig`,
-      "--configDir",
-      dir,
-      "--log_as_json",
-    ]),
-    {
-      ROOT_CA_DIR: `${dir}/no-ca`,
-      // A 60 s self-signed root rotated once 5% of its life is gone, checked every second.
-      CASERVER_SELF_SIGNED_CA_CERT_TTL: "60s",
-      CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: "95",
-      CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL: "1s",
-      DEFAULT_WORKLOAD_CERT_TTL: "30s",
-    },
-  );
-  const roots = async () => await (await fetch(`http://${addresses.httpAddr}/debug/ca_roots`)).text();
-  const bundle = async (path: string) =>
-    Buffer.from((await get<Hooks>(api, path))?.webhooks[0].clientConfig.caBundle ?? "", "base64").toString();
-  const configMap = async () =>
-    (await get<ConfigMap>(api, "/api/v1/namespaces/shop/configmaps/mesh-ca-root-cert"))?.data
-      ?.["root-cert.pem"];
-  try {
-    await server.waitFor(/"msg":"discovery server started"/);
-    await server.waitFor(/CA rotated its self-signed root/, 20_000);
-    await waitFor(
-      async () => {
-        const now = await roots();
-        return (now.match(/BEGIN CERTIFICATE/g) ?? []).length >= 2 && await bundle(MUTATING) === now &&
-          await bundle(VALIDATING) === now && await configMap() === now;
+Deno.test(
+  "When the CA rotates its root, the webhook caBundles and every root ConfigMap follow",
+  needs(KUBECTL),
+  async () => {
+    const api = OrchApiServer.start();
+    const dir = await Deno.makeTempDir({ prefix: "mesh_orch_writers_e2e_" });
+    await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+    await Deno.mkdir(`${dir}/no-ca`);
+    api.apply({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "shop" },
+      status: { phase: "Active" },
+    });
+    await kubectl(dir, "apply", "--validate=false", "-f", EXAMPLE_WEBHOOKS);
+    const addresses = discoveryAddresses();
+    const server = startProgram(
+      "mesh-discovery",
+      discoveryArgs(addresses, [
+        "--registries",
+        "Orchestrator",
+        "--orchconfig",
+        `${dir}/kubeconfig`,
+        "--configDir",
+        dir,
+        "--log_as_json",
+      ]),
+      {
+        ROOT_CA_DIR: `${dir}/no-ca`,
+        // A 60 s self-signed root rotated once 5% of its life is gone, checked every second.
+        CASERVER_SELF_SIGNED_CA_CERT_TTL: "60s",
+        CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: "95",
+        CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL: "1s",
+        DEFAULT_WORKLOAD_CERT_TTL: "30s",
       },
-      "the rotated roots in both configurations and the ConfigMap",
-      20_000,
     );
-  } finally {
-    await server.stop();
-    await api.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+    const roots = async () => await (await fetch(`http://${addresses.httpAddr}/debug/ca_roots`)).text();
+    const bundle = async (path: string) =>
+      Buffer.from((await get<Hooks>(api, path))?.webhooks[0].clientConfig.caBundle ?? "", "base64")
+        .toString();
+    const configMap = async () =>
+      (await get<ConfigMap>(api, "/api/v1/namespaces/shop/configmaps/mesh-ca-root-cert"))?.data
+        ?.["root-cert.pem"];
+    try {
+      await server.waitFor(/"msg":"discovery server started"/);
+      await server.waitFor(/CA rotated its self-signed root/, 20_000);
+      await waitFor(
+        async () => {
+          const now = await roots();
+          return (now.match(/BEGIN CERTIFICATE/g) ?? []).length >= 2 && await bundle(MUTATING) === now &&
+            await bundle(VALIDATING) === now && await configMap() === now;
+        },
+        "the rotated roots in both configurations and the ConfigMap",
+        20_000,
+      );
+    } finally {
+      await server.stop();
+      await api.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
