@@ -127,6 +127,11 @@ Deno.test(
             api.validating.calls.includes("validation.mesh.io denied"),
             "and once a dry run of invalid config was denied through the API server",
           );
+          assert.match(
+            server.stdout + server.stderr,
+            /"failurePolicy":"Ignore".*\n(.*\n)*.*"failurePolicy":"Fail"/,
+            "patched with Ignore first, then Fail",
+          );
           const bundles = [await get<Hooks>(api, MUTATING), await get<Hooks>(api, VALIDATING)].map((h) =>
             Buffer.from(h!.webhooks[0].clientConfig.caBundle!, "base64").toString("utf8")
           );
