@@ -33,6 +33,7 @@ import { startXdsProxy } from "./proxy/xds_proxy.ts";
 import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
 import { closingComponent, Lifecycle } from "../shared/lifecycle/mod.ts";
+import { parseJwtPolicy, tokenPathOf } from "../shared/credentials/jwt_policy.ts";
 
 /** What `mesh-agent proxy` is started with. */
 export interface ProxyAgentInputs {
@@ -70,7 +71,6 @@ export interface ProxyAgent {
   readonly failed: Promise<Error>;
 }
 
-const TOKEN_PATH = "./var/run/secrets/tokens/mesh-token";
 const ROOT_CERT_PATH = "./var/run/secrets/mesh/root-cert.pem";
 /** How often `GATEWAY_CREDENTIALS_DIR` is read again. */
 const CREDENTIALS_CHECK_MS = 2_000;
@@ -97,11 +97,12 @@ function serverNameFor(address: string): string {
 
 /**
  * The workload secret's source: files mounted at `./etc/certs` with `FILE_MOUNTED_CERTS`, else the CA at
- * `CA_ADDR` (default: the discovery address), authenticated by the workload token or, with `PROV_CERT`, a
- * provisioned certificate.
+ * `CA_ADDR` (default: the discovery address), authenticated by the token `JWT_POLICY` names or, with
+ * `PROV_CERT`, a provisioned certificate.
  */
 async function startWorkloadSecrets(
   env: EnvSettings,
+  tokenPath: string,
   discoveryAddress: string,
   logs: LogManager,
   metrics: Metrics,
@@ -129,7 +130,7 @@ async function startWorkloadSecrets(
     address: caAddress,
     rootPem,
     serverName: serverNameFor(caAddress),
-    token: () => Promise.resolve(readIfExists(TOKEN_PATH)?.trim()),
+    token: () => Promise.resolve(readIfExists(tokenPath)?.trim()),
     metrics,
     ...(provDir !== "" ? { clientCert: readProvisionedCert(provDir) } : {}),
   });
@@ -179,6 +180,8 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   // Settings read from JSON are checked before anything is served.
   const appProbes = parseAppProbes(env.string("MESH_ORCH_APP_PROBERS"));
   const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"), config.statusPort);
+  // The workload's token is the file its JWT_POLICY names.
+  const tokenPath = tokenPathOf(parseJwtPolicy(env.string("JWT_POLICY")));
   // A missing proxy binary stops startup before anything is served, naming the path.
   if (config.binaryPath.includes("/")) {
     try {
@@ -300,7 +303,13 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     // The workload certificate (from the CA, or mounted files), served over SDS and used for the upstream xDS
     // connection; OUTPUT_CERTS gets a copy of every one.
     closingComponent("workload secrets", async () => {
-      const started = await startWorkloadSecrets(env, config.discoveryAddress, logs, inputs.metrics);
+      const started = await startWorkloadSecrets(
+        env,
+        tokenPath,
+        config.discoveryAddress,
+        logs,
+        inputs.metrics,
+      );
       secrets = started.provider;
       if (outputDir !== "") {
         const write = (secret: WorkloadSecret) =>

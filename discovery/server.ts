@@ -36,7 +36,14 @@ import { buildRegistries } from "./registry/build_registries.ts";
 import { type ConfigSource, rejectedByAll } from "./model/config_source.ts";
 import { DirSecretStore } from "./model/dir_secret_store.ts";
 import { mergeSecretStores } from "./model/merged_secret_store.ts";
-import { loadServingTls, startWebhookServer, webhookServingNames } from "./webhook/mod.ts";
+import {
+  loadServingTls,
+  startWebhookServer,
+  type WebhookServer,
+  webhookServingNames,
+} from "./webhook/mod.ts";
+import { orchTokenReviewer } from "./orch/token_review.ts";
+import { orchWriters } from "./orch/orch_writers.ts";
 import { startInjection } from "./inject/mod.ts";
 import { sidecarAnnotationProblem } from "./inject/annotation_validation.ts";
 import {
@@ -276,6 +283,7 @@ export async function startDiscovery(
   let pipeline!: PushPipeline;
   let discovery!: AdsServer<PushContext>;
   let ca: CertificateAuthorityServer | undefined;
+  let webhook: WebhookServer | undefined;
   const servedRootsPem = () => (ca?.rootsPem() ?? "") + (externalRootPem || caCertPem);
   // Roots trusted for client certificates on the secure port.
   const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
@@ -497,6 +505,7 @@ export async function startDiscovery(
                 log: deps.logs.scope("serverca"),
               }),
             }),
+            ...(orch && { reviewToken: orchTokenReviewer(orch.client) }),
           });
         },
         stop: () => ca?.close(),
@@ -575,7 +584,7 @@ export async function startDiscovery(
         }),
     ),
     listener("webhook", async () =>
-      (await startWebhookServer({
+      (webhook = await startWebhookServer({
         router: injection.router,
         addr: options.httpsAddr,
         tlsCertFile: options.tlsCertFile,
@@ -588,8 +597,38 @@ export async function startDiscovery(
         metrics: deps.metrics,
         log: deps.logs.scope("validationServer"),
       })).server),
+    // Writers to the orchestrator, last: they point it at listeners that answer; each writes while it leads.
+    ...(orch
+      ? [orchWriters({
+        client: orch.client,
+        injectionConfigName: env.bool("INJECT_ENABLED") ? env.string("INJECTION_WEBHOOK_CONFIG_NAME") : "",
+        validationConfigName: env.bool("VALIDATION_ENABLED")
+          ? env.string("VALIDATION_WEBHOOK_CONFIG_NAME")
+          : "",
+        namespace: options.namespace,
+        // --tlsCertFile's signer is --caCertFile; an issued certificate's roots are the CA's, which keep a
+        // rotated root trusted while certificates it signed are in use; else the self-signed root.
+        webhookRootsPem: () => options.tlsCertFile ? caCertPem : ca?.rootsPem() ?? webhook?.tls.caPem ?? "",
+        ...(caSettings
+          ? {
+            caRootsPem: () => ca?.rootsPem() ?? "",
+            onRootsChanged: (l: () => void) => ca!.onRootsChanged(l),
+          }
+          : {}),
+        ready: (): boolean => readiness.status().ready,
+        gates: {
+          validation: duties.gates.validationController,
+          namespaces: duties.gates.namespaceController,
+        },
+        log: { validation: deps.logs.scope("validationController"), namespaces: deps.logs.scope("orch") },
+        metrics: deps.metrics,
+      })]
+      : []),
   ]);
-  const readiness = new Readiness(lifecycle.checks(), { metrics: deps.metrics, startedAt: deps.startedAt });
+  const readiness: Readiness = new Readiness(lifecycle.checks(), {
+    metrics: deps.metrics,
+    startedAt: deps.startedAt,
+  });
   await lifecycle.start();
 
   log.info("discovery server started", {

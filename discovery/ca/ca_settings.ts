@@ -4,6 +4,7 @@
  * @module
  */
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { parseJwtPolicy } from "../../shared/credentials/jwt_policy.ts";
 import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
 import type { CaSettings } from "./certificate_authority_server.ts";
 import { DEFAULT_CSR_LIMITS } from "./ca_service.ts";
@@ -62,6 +63,7 @@ export function caSettingsFromEnv(env: EnvSettings): CaEnvSettings {
     audiences: env.string("TOKEN_AUDIENCES").split(",").map((a) => a.trim()).filter((a) => a !== ""),
     requireAudience: env.bool("REQUIRE_3P_TOKEN"),
     issuer: checkedIssuer(env.string("TOKEN_ISSUER")),
+    jwtPolicy: parseJwtPolicy(env.string("JWT_POLICY")),
   };
 }
 

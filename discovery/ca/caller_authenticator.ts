@@ -2,7 +2,7 @@
  * Who is calling the CA (and, with `XDS_AUTH`, the secure ADS port): authenticators tried in order, the first
  * success wins. A verified client certificate names its SPIFFE URI SANs; a bearer JWT in the `authorization`
  * metadata names the service account it was issued to, once its audience and (with `TOKEN_ISSUER`) its
- * signature check out. The orchestrator's token review can join the list as another `CallerAuthenticator`.
+ * signature check out. The orchestrator's token review (`token_review_authenticator.ts`) is another.
  *
  * @module
  */

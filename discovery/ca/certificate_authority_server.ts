@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { JwtPolicy } from "../../shared/credentials/jwt_policy.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { GrpcService } from "../../shared/grpc/mod.ts";
@@ -21,6 +22,7 @@ import {
   type FederatedTrust,
   JwtAuthenticator,
 } from "./caller_authenticator.ts";
+import { type ReviewToken, TokenReviewAuthenticator } from "./token_review_authenticator.ts";
 import { CaKeyStore } from "./ca_keys.ts";
 import { CaService, type CsrLimits } from "./ca_service.ts";
 import type { ExternalSigner } from "../model/external_signer.ts";
@@ -52,6 +54,8 @@ export interface CaSettings {
   readonly requireAudience: boolean;
   /** `TOKEN_ISSUER`. */
   readonly issuer: string;
+  /** `JWT_POLICY`: how orchestrator tokens are reviewed. */
+  readonly jwtPolicy: JwtPolicy;
 }
 
 /** What the CA needs besides its settings. */
@@ -66,6 +70,8 @@ export interface CaDeps {
   readonly federation?: FederatedTrust;
   /** `EXTERNAL_CA`: workload CSRs are signed there; this CA still issues the server's own certificates. */
   readonly externalSigner?: ExternalSigner;
+  /** The orchestrator's TokenReview call, when an orchestrator is read: its tokens then authenticate callers. */
+  readonly reviewToken?: ReviewToken;
 }
 
 /** The running CA. */
@@ -101,10 +107,21 @@ export class CertificateAuthorityServer {
     return this.#keys.current.rootsPem.join("");
   }
 
-  /** The caller authenticators, in order: client certificate, then JWT. */
+  /** The caller authenticators, in order: client certificate, the orchestrator's token review, then JWT. */
   authenticators(): CallerAuthenticator[] {
     return [
       new ClientCertAuthenticator(this.#deps.federation),
+      ...(this.#deps.reviewToken
+        ? [
+          new TokenReviewAuthenticator({
+            review: this.#deps.reviewToken,
+            audiences: this.#settings.audiences,
+            requireAudience: this.#settings.requireAudience,
+            jwtPolicy: this.#settings.jwtPolicy,
+            trustDomain: this.#settings.trustDomain,
+          }),
+        ]
+        : []),
       new JwtAuthenticator({
         audiences: this.#settings.audiences,
         requireAudience: this.#settings.requireAudience,

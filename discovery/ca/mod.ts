@@ -15,4 +15,5 @@ export * from "./federated_bundles.ts";
 export * from "./identity_rate_limiter.ts";
 export * from "./signing_queue.ts";
 export * from "./spiffe_bundle.ts";
+export * from "./token_review_authenticator.ts";
 export * from "./xds_caller_check.ts";

@@ -13,3 +13,6 @@ export * from "./orch_registry.ts";
 export * from "./orch_secret_store.ts";
 export * from "./orchestrator.ts";
 export * from "./remote_clusters.ts";
+export * from "./root_cert_config_maps.ts";
+export * from "./token_review.ts";
+export * from "./webhook_ca_bundle.ts";

@@ -1,6 +1,7 @@
 import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
+import type * as k8s from "@kubernetes/client-node";
 import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { type OrchHttp, orchHttp } from "./orch_http.ts";
 import { OrchCsrSigner, type OrchCsrSignerOptions } from "./orch_csr_signer.ts";
@@ -10,7 +11,6 @@ import { OrchSecretStore } from "./orch_secret_store.ts";
 import { IngressConfigSource } from "./ingress_source.ts";
 import type { IngressMeshSettings } from "./ingress_convert.ts";
 import { RemoteClusters, type RemoteRegistrySink } from "./remote_clusters.ts";
-import type * as k8s from "@kubernetes/client-node";
 import type { LeaseApi } from "./lease_record.ts";
 import { orchLeaseApi } from "./orch_lease_api.ts";
 import type { WorkloadEntryWriter } from "../model/workload_entry_writer.ts";
@@ -60,6 +60,8 @@ export interface OrchestratorOptions {
 
 /** The orchestrator's parts, built on one client and one rate limit; none started. */
 export interface Orchestrator {
+  /** The client and rate limit the parts share, for the writers and the CA's token review. */
+  readonly client: { readonly kubeConfig: k8s.KubeConfig; readonly limiter: RateLimiter };
   /** Services, endpoints, pods and nodes. */
   readonly registry: OrchRegistry;
   /** The mesh's custom resources, into the config store. */
@@ -149,6 +151,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
   const http = (timeoutMs: number) =>
     orchHttp(loadOrchConfig({ orchConfig: options.orchConfig, serviceHost: options.serviceHost }), timeoutMs);
   return {
+    client,
     registry,
     config,
     ingress,

@@ -43,8 +43,8 @@ Deno.test("A flag that has no effect is named only when given, and only for its 
 Deno.test("/debug/env's listing marks a variable that has no effect, and only in the program where it has none", () => {
   const discovery = new EnvSettings("discovery", {}).resolved();
   assert.equal(
-    discovery.find((v) => v.name === "INJECTION_WEBHOOK_CONFIG_NAME")?.noEffect,
-    "the mutating webhook configuration's caBundle is not kept in place (issue: #28)",
+    discovery.find((v) => v.name === "AUDIENCE")?.noEffect,
+    "the CA checks token audiences against TOKEN_AUDIENCES only (issue: #30)",
   );
   assert.equal(discovery.find((v) => v.name === "DISCOVERY_DEBOUNCE_AFTER")?.noEffect, undefined);
   const agent = new EnvSettings("agent", {}).resolved();

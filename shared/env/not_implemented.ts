@@ -98,16 +98,10 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
 /** Every environment variable of the reference that is accepted and changes nothing, by program. */
 export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.freeze([
   ...OTHER_PROGRAM,
-  entry(
-    "INJECTION_WEBHOOK_CONFIG_NAME",
-    BOTH,
-    "#28",
-    "the mutating webhook configuration's caBundle is not kept in place",
-  ),
+  entry("INJECTION_WEBHOOK_CONFIG_NAME", A, "none", DISCOVERY_ONLY),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
   entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
   entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
-  entry("VALIDATION_WEBHOOK_CONFIG_NAME", D, "#28", "the validating webhook configuration is not patched"),
   entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
   entry("EXTERNAL_MESHD", BOTH, "#33", "an external control plane is not built"),
   entry(
@@ -118,7 +112,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ),
   entry("ORCH_INGRESS_NS", A, "none", DISCOVERY_ONLY),
   entry("MESH_DEFAULT_REQUEST_TIMEOUT", BOTH, "#31", "routes take their timeouts from VirtualServices only"),
-  entry("JWT_POLICY", BOTH, "#28", "the token kind is not chosen by policy"),
   entry(
     "SECRET_WATCHER_RESYNC_PERIOD",
     BOTH,

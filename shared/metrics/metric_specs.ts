@@ -621,6 +621,8 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   config_validation_passed: ["group", "version", "resource"],
   config_validation_failed: ["group", "version", "resource", "reason"],
   config_validation_http_error: ["status"],
+  config_validation_config_update_error: ["reason"],
+  config_validation_config_load_error: ["reason"],
   http_server_refused: ["server", "reason"],
   xds_cache_reads: ["type"],
   config_runtime_state_type_instances_total: ["collection"],

@@ -69,6 +69,12 @@ export const NOT_EMITTED_METRICS: readonly NotEmittedMetric[] = Object.freeze([
     "MCP is not built",
   ),
   ...group(
+    ["config_validation_config_delete_error", "config_validation_config_load"],
+    D,
+    "none",
+    "the reference never records it either: the configuration is never deleted, and loads are not counted",
+  ),
+  ...group(
     [
       "config_validation_config_delete_error",
       "config_validation_config_load",
@@ -76,9 +82,9 @@ export const NOT_EMITTED_METRICS: readonly NotEmittedMetric[] = Object.freeze([
       "config_validation_config_update_error",
       "config_validation_config_updates",
     ],
-    BOTH,
-    "#31",
-    "the validating webhook configuration is not managed (VALIDATION_WEBHOOK_CONFIG_NAME)",
+    A,
+    "none",
+    "the validating webhook configuration is kept by mesh-discovery",
   ),
   ...group(
     ["num_failed_outgoing_requests", "num_outgoing_requests", "num_outgoing_retries", "outgoing_latency"],

@@ -1,7 +1,8 @@
 /**
  * Test support: a small in-process orchestrator API server speaking the real protocol for the kinds the mesh
  * reads (Services, Endpoints, Pods, Nodes, Namespaces, Secrets, and the mesh's custom resources under their own
- * and Istio's group names): discovery documents, list with `resourceVersion`, watch streams of JSON lines
+ * and Istio's group names) and writes (ConfigMaps, webhook configurations; `orch_api_admission.ts`, which also
+ * answers TokenReviews): discovery documents, list with `resourceVersion`, watch streams of JSON lines
  * (ADDED, MODIFIED, DELETED, BOOKMARK, and ERROR 410 for a version older than the kept history), create,
  * replace, merge patch and delete; ConfigMaps, CertificateSigningRequests and the `status` and `approval`
  * subresources as `orch_api_subresources.ts` says. Faithful enough for `kubectl get/apply/delete` and for
@@ -20,15 +21,8 @@
 import { KINDS } from "../config/kinds.ts";
 import { deleteOptions, LEASE_TYPE, LeaseLedger, staleWrite } from "./orch_api_leases.ts";
 import { SUBRESOURCE_KINDS, subresourceWrite, WriteRefused } from "./orch_api_subresources.ts";
-
-/** One resource type the server serves. */
-interface ResourceType {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly plural: string;
-  readonly namespaced: boolean;
-}
+import { ADMISSION_TYPES, type ResourceType, TokenReviews } from "./orch_api_admission.ts";
+import { ValidatingAdmission } from "./orch_api_validating_admission.ts";
 
 /** A stored object: plain JSON with `metadata`. */
 export type ApiObject = Record<string, unknown> & {
@@ -147,9 +141,19 @@ export function kubeconfigFor(server: string): string {
 
 /** The in-process API server. */
 export class OrchApiServer {
-  readonly #types: readonly ResourceType[] = [...CORE, LEASE_TYPE, ...SUBRESOURCE_KINDS, ...meshTypes()];
+  readonly #types: readonly ResourceType[] = [
+    ...CORE,
+    LEASE_TYPE,
+    ...SUBRESOURCE_KINDS,
+    ...ADMISSION_TYPES,
+    ...meshTypes(),
+  ];
   /** Every accepted write, by requester, with the Lease holders of the moment (`orch_api_leases.ts`). */
   readonly ledger: LeaseLedger;
+  /** The TokenReview API: tokens the test issues through it are reviewed as the API server would. */
+  readonly tokenReviews = new TokenReviews();
+  /** Validating admission of writes made through the API (not of `apply`), `?dryRun=All` included. */
+  readonly validating = new ValidatingAdmission();
   /** storeKey → `namespace/name` → object */
   readonly #objects = new Map<string, Map<string, ApiObject>>();
   #events: WatchEvent[] = [];
@@ -334,6 +338,8 @@ export class OrchApiServer {
       });
     }
     if (path === "/apis") return Response.json(this.#groupList());
+    const review = this.tokenReviews.handle(path, request);
+    if (review !== undefined) return await review;
     const discovery = path.match(/^\/api\/v1$|^\/apis\/([^/]+)\/([^/]+)$/);
     if (discovery !== null) {
       const gv = discovery[1] === undefined ? "v1" : `${discovery[1]}/${discovery[2]}`;
@@ -390,24 +396,26 @@ export class OrchApiServer {
           if (this.#bucket(type).has(`${ns ?? ""}/${body.metadata?.name}`)) {
             return status(409, "AlreadyExists", `${type.plural} "${body.metadata?.name}" already exists`);
           }
-          return Response.json(this.#put(type, { ...body, metadata: { ...body.metadata, namespace: ns } }), {
-            status: 201,
-          });
+          const created = { ...body, metadata: { ...body.metadata, namespace: ns } } as ApiObject;
+          return await this.#admit(type, "CREATE", created, url) ??
+            Response.json(this.#put(type, created), { status: 201 });
         }
         case "PUT": {
           const body = await request.json() as ApiObject;
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
           const conflict = staleWrite(current, body);
           if (conflict !== undefined) return conflict;
-          return Response.json(
-            this.#put(type, { ...body, metadata: { ...body.metadata, namespace, name: name! } }, subresource),
-          );
+          const replaced = { ...body, metadata: { ...body.metadata, namespace, name: name! } };
+          // Admission sees writes of objects, not of their status.
+          return (subresource === undefined ? await this.#admit(type, "UPDATE", replaced, url) : undefined) ??
+            Response.json(this.#put(type, replaced, subresource));
         }
         case "PATCH": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
           if (current === undefined) return status(404, "NotFound", `${type.plural} "${name}" not found`);
           const patched = mergePatch(current, await request.json()) as ApiObject;
-          return Response.json(this.#put(type, patched, subresource));
+          return (subresource === undefined ? await this.#admit(type, "UPDATE", patched, url) : undefined) ??
+            Response.json(this.#put(type, patched, subresource));
         }
         case "DELETE": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
@@ -425,6 +433,13 @@ export class OrchApiServer {
       if (error instanceof WriteRefused) return status(error.code, error.reason, error.message);
       return status(400, "BadRequest", error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /** Validating admission of an API write: its refusal, a `dryRun=All` write's unstored answer, or undefined. */
+  #admit(type: ResourceType, operation: "CREATE" | "UPDATE", object: ApiObject, url: URL) {
+    const old = this.#bucket(type).get(`${object.metadata.namespace ?? ""}/${object.metadata.name}`);
+    const configurations = this.#objects.get("admissionregistration.k8s.io/validatingwebhookconfigurations");
+    return this.validating.admit([...configurations?.values() ?? []], { type, operation, object, old }, url);
   }
 
   #groupList(): Record<string, unknown> {
