@@ -16,13 +16,15 @@ import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_n
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
 import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
-import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
+import { mirrorSecretFiles, MountedSecrets } from "./proxy/secret_files.ts";
+import { caServiceFor } from "./proxy/ca_provider.ts";
+import { spiffeId, validateTrustDomain } from "../shared/pki/mod.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
 import { parseAppProbes } from "./proxy/app_probe_config.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstrap_template.ts";
 import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
-import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
+import { type SecretProvider, WorkloadSecrets } from "./proxy/workload_secrets.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
@@ -87,6 +89,36 @@ function serverNameFor(address: string): string {
   return /^[0-9.:]+$/.test(host) ? "meshd.mesh-system.svc" : host;
 }
 
+/** The CA settings, checked before anything is served. */
+interface CaChoice {
+  /** `CA_PROVIDER`'s gRPC service. */
+  readonly service: string;
+  /** The CSR's SPIFFE id (`TRUST_DOMAIN`, `POD_NAMESPACE`, `SERVICE_ACCOUNT`); absent without an account. */
+  readonly csrUri?: string;
+}
+
+/**
+ * `CA_PROVIDER`, `TRUST_DOMAIN` and `SERVICE_ACCOUNT`, checked.
+ *
+ * @throws {RangeError} naming the variable whose value is refused
+ */
+function checkedCaChoice(env: EnvSettings, namespace: string): CaChoice {
+  const service = caServiceFor(env.string("CA_PROVIDER"));
+  const trustDomain = env.string("TRUST_DOMAIN");
+  try {
+    validateTrustDomain(trustDomain);
+  } catch (cause) {
+    throw new RangeError(`TRUST_DOMAIN="${trustDomain}": ${(cause as Error).message}`, { cause });
+  }
+  const account = env.string("SERVICE_ACCOUNT");
+  if (account === "") return { service };
+  try {
+    return { service, csrUri: spiffeId(trustDomain, namespace, account) };
+  } catch (cause) {
+    throw new RangeError(`SERVICE_ACCOUNT="${account}": ${(cause as Error).message}`, { cause });
+  }
+}
+
 /**
  * The workload secret's source: files mounted at `./etc/certs` with `FILE_MOUNTED_CERTS`, else the CA at
  * `CA_ADDR` (default: the discovery address), authenticated by the workload token or, with `PROV_CERT`, a
@@ -95,6 +127,7 @@ function serverNameFor(address: string): string {
 async function startWorkloadSecrets(
   env: EnvSettings,
   discoveryAddress: string,
+  caChoice: CaChoice,
   logs: LogManager,
   metrics: Metrics,
 ): Promise<{ provider: SecretProvider; close(): void }> {
@@ -116,14 +149,16 @@ async function startWorkloadSecrets(
     throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
   }
   const caAddress = env.string("CA_ADDR") || discoveryAddress;
-  const provDir = env.string("PROV_CERT");
   const ca = new CaClient({
     address: caAddress,
     rootPem,
     serverName: serverNameFor(caAddress),
     token: () => Promise.resolve(readIfExists(TOKEN_PATH)?.trim()),
     metrics,
-    ...(provDir !== "" ? { clientCert: readProvisionedCert(provDir) } : {}),
+    service: caChoice.service,
+    provisionedDir: env.string("PROV_CERT"),
+    tokenWithCert: env.bool("USE_TOKEN_FOR_CSR"),
+    log: logs.scope("caclient"),
   });
   const secrets = new WorkloadSecrets({
     signer: ca,
@@ -133,6 +168,8 @@ async function startWorkloadSecrets(
     ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
     pkcs8: env.bool("PKCS8_KEY"),
     rootPem,
+    initialBackoffMs: env.int("INITIAL_BACKOFF_MSEC"),
+    ...(caChoice.csrUri !== undefined ? { csrUri: caChoice.csrUri } : {}),
     log: logs.scope("caclient"),
   });
   secrets.start();
@@ -143,17 +180,6 @@ async function startWorkloadSecrets(
       ca.close();
     },
   };
-}
-
-/** `PROV_CERT`'s key and chain, read at startup; a missing file stops startup naming it. */
-function readProvisionedCert(dir: string): { keyPem: string; certChainPem: string } {
-  const read = (name: string) => {
-    const path = join(dir, name);
-    const text = readIfExists(path);
-    if (text === undefined) throw new Error(`PROV_CERT: no ${name} in ${dir} (expected ${path})`);
-    return text;
-  };
-  return { keyPem: read(SECRET_FILES.key), certChainPem: read(SECRET_FILES.chain) };
 }
 
 /** Starts everything; resolves once the servers listen and the proxy was started. */
@@ -168,7 +194,8 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     env: env.string("PROXY_CONFIG"),
     annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
   });
-  // Settings read from JSON are checked before anything is served.
+  // Settings read from JSON, and the CA's, are checked before anything is served.
+  const caChoice = checkedCaChoice(env, podNamespace);
   const appProbes = parseAppProbes(env.string("MESH_ORCH_APP_PROBERS"));
   const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"), config.statusPort);
   // A missing proxy binary stops startup before anything is served, naming the path.
@@ -285,20 +312,16 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     // The workload certificate (from the CA, or mounted files), served over SDS and used for the upstream xDS
     // connection; OUTPUT_CERTS gets a copy of every one.
     closingComponent("workload secrets", async () => {
-      const started = await startWorkloadSecrets(env, config.discoveryAddress, logs, inputs.metrics);
+      const started = await startWorkloadSecrets(
+        env,
+        config.discoveryAddress,
+        caChoice,
+        logs,
+        inputs.metrics,
+      );
       secrets = started.provider;
-      if (outputDir !== "") {
-        const write = (secret: WorkloadSecret) =>
-          writeSecretFiles(outputDir, secret).catch((error) =>
-            log.warn("cannot write the workload certificate to OUTPUT_CERTS", {
-              dir: outputDir,
-              error: (error as Error).message,
-            })
-          );
-        secrets.onChange(write);
-        if (secrets.current) await write(secrets.current);
-      }
-      return [() => started.close()];
+      const unmirror = outputDir === "" ? () => {} : await mirrorSecretFiles(outputDir, secrets, log);
+      return [() => started.close(), unmirror];
     }),
     ...(credentials
       ? [{ name: "credentials dir", start: () => credentials.start(), stop: () => credentials.close() }]

@@ -5,12 +5,12 @@ import { ineffectiveSettings, warnIneffectiveSettings } from "./ineffective_sett
 
 Deno.test("A variable that has no effect logs one warning naming it when set", () => {
   const log = new RecordingLogger();
-  const env = new EnvSettings("discovery", { AUDIENCE: "x", DISCOVERY_HTTP10: "true" });
+  const env = new EnvSettings("discovery", { EXTERNAL_CA: "x", DISCOVERY_HTTP10: "true" });
   warnIneffectiveSettings(log, env, "discovery", new Set());
   assert.deepEqual(log.lines, [{
     level: "warn",
-    msg: "AUDIENCE is set but has no effect: the CA checks token audiences against TOKEN_AUDIENCES only",
-    fields: { setting: "AUDIENCE", issue: "#30" },
+    msg: "EXTERNAL_CA is set but has no effect: certificates are signed by the built-in CA only",
+    fields: { setting: "EXTERNAL_CA", issue: "#29" },
   }]);
 });
 

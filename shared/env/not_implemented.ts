@@ -98,7 +98,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "the mutating webhook configuration's caBundle is not kept in place",
   ),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
-  entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
   entry("EXTERNAL_CA", D, "#29", "certificates are signed by the built-in CA only"),
   entry("ORCH_SIGNER", D, "#29", "certificates are signed by the built-in CA only"),
   entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
@@ -157,19 +156,14 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   entry("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2", BOTH, "#31", "inbound TLS is generated one way only"),
   entry("DISCOVERY_TRACE_SAMPLING", BOTH, "#31", "tracing configuration is not generated"),
   entry("CALL_CREDENTIALS", A, "#30", "the agent sends no per-call credentials"),
-  entry("CA_PROVIDER", A, "#30", "the agent asks the mesh CA only"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry("ENABLE_INGRESS_GATEWAY_SDS", A, "#31", "gateway SDS is served whatever its value"),
   entry("CLOUD_METADATA", A, "#31", "cloud platform metadata is not read"),
   entry("CLOUD_CLUSTER_URL", A, "#31", "cloud platform metadata is not read"),
-  entry("INITIAL_BACKOFF_MSEC", A, "#30", "the agent's retry backoff is fixed"),
   entry("MESH_BOOTSTRAP", A, "#30", "the bootstrap template is chosen with --templateFile only"),
   entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
   entry("PROXY_XDS_VIA_AGENT", A, "#30", "the proxy's xDS always goes through the agent"),
-  entry("SERVICE_ACCOUNT", A, "#30", "the identity comes from the token and its certificate"),
-  entry("TRUST_DOMAIN", A, "#30", "the trust domain comes from the mesh config"),
-  entry("USE_TOKEN_FOR_CSR", A, "#30", "the CSR's identity comes from the token whatever its value"),
 ]);
 
 /** The issue that builds each flag's feature, where it is not #31. */
