@@ -362,6 +362,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         },
         secrets,
         log: logs.scope("xdsproxy"),
+        metrics: inputs.metrics,
         maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
         ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
         ...(dns ? { nameTable: { onTable: (table) => dns?.updateTable(table) } } : {}),
