@@ -29,6 +29,8 @@ import { startXdsProxy } from "./proxy/xds_proxy.ts";
 import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
 import { closingComponent, Lifecycle } from "../shared/lifecycle/mod.ts";
+import { tokenManagerPlugin } from "./sts/token_manager_plugins.ts";
+import { startStsServer } from "./sts/sts_server.ts";
 
 /** What `mesh-agent proxy` is started with. */
 export interface ProxyAgentInputs {
@@ -48,6 +50,10 @@ export interface ProxyAgentInputs {
   readonly proxyComponentLogLevel: string;
   /** `--concurrency`; 0 for the proxy's default. */
   readonly concurrency: number;
+  /** `--stsPort`; 0: no STS server. */
+  readonly stsPort?: number;
+  /** `--tokenManagerPlugin`: who issues the STS server's tokens. */
+  readonly tokenManagerPlugin?: string;
   readonly version: string;
   readonly logs: LogManager;
   /** The agent's metrics registry. */
@@ -196,6 +202,16 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   });
   // Settings read from JSON, and the CA's, are checked before anything is served.
   const caChoice = checkedCaChoice(env, podNamespace);
+  const stsPort = inputs.stsPort ?? 0;
+  if (stsPort < 0 || stsPort > 65_535) {
+    throw new RangeError(`--stsPort=${stsPort} is not a port: expected 0 (off) to 65535`);
+  }
+  // The plugin's settings are checked now: a missing one stops startup instead of failing every exchange.
+  const stsPlugin = stsPort === 0 ? undefined : tokenManagerPlugin(inputs.tokenManagerPlugin ?? "", {
+    env,
+    metrics: inputs.metrics,
+    log: logs.scope("token"),
+  });
   const appProbes = parseAppProbes(env.string("MESH_ORCH_APP_PROBERS"));
   const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"), config.statusPort);
   // A missing proxy binary stops startup before anything is served, naming the path.
@@ -210,11 +226,12 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     i.address
   );
   const labels = parseLabelsFile(readIfExists("./etc/mesh/pod/labels") ?? "");
+  const nodeIps = [...new Set([env.string("INSTANCE_IP"), ...hostIps].filter((ip) => ip !== ""))];
   const node = buildProxyNode({
     role: inputs.role,
     podName: env.string("POD_NAME") || Deno.hostname(),
     podNamespace,
-    ips: [...new Set([env.string("INSTANCE_IP"), ...hostIps].filter((ip) => ip !== ""))],
+    ips: nodeIps,
     domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
     meta: env.prefixed("MESH_META_"),
     metaJson: env.prefixed("MESH_METAJSON_"),
@@ -369,6 +386,14 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       });
       return [() => xds.close()];
     }),
+    ...(stsPlugin
+      ? [closingComponent("sts", async () => {
+        // The reference's choice: the IPv6 loopback when every address of the proxy is IPv6.
+        const loopback = nodeIps.length > 0 && nodeIps.every((ip) => ip.includes(":")) ? "::1" : "127.0.0.1";
+        const sts = await startStsServer(loopback, stsPort, stsPlugin, logs.scope("stsserver"));
+        return [() => sts.shutdown()];
+      })]
+      : []),
     closingComponent("status", async () => {
       const status = await startStatusServer(config.statusPort, {
         adminPort: config.proxyAdminPort,

@@ -57,6 +57,8 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             proxyLogLevel: ctx.flags.proxyLogLevel as string,
             proxyComponentLogLevel: ctx.flags.proxyComponentLogLevel as string,
             concurrency: ctx.flags.concurrency as number,
+            stsPort: ctx.flags.stsPort as number,
+            tokenManagerPlugin: ctx.flags.tokenManagerPlugin as string,
             version: buildInfo().version,
             logs,
             metrics: new Metrics("agent", { version: buildInfo().version, tag: buildInfo().tag }),

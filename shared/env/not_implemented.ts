@@ -159,8 +159,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry("ENABLE_INGRESS_GATEWAY_SDS", A, "#31", "gateway SDS is served whatever its value"),
-  entry("CLOUD_METADATA", A, "#31", "cloud platform metadata is not read"),
-  entry("CLOUD_CLUSTER_URL", A, "#31", "cloud platform metadata is not read"),
   entry("MESH_BOOTSTRAP", A, "#30", "the bootstrap template is chosen with --templateFile only"),
   entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
   entry("PROXY_XDS_VIA_AGENT", A, "#30", "the proxy's xDS always goes through the agent"),
@@ -172,8 +170,6 @@ const FLAG_ISSUES: Readonly<Record<string, string>> = {
   mcpInitialConnWindowSize: "none",
   mcpInitialWindowSize: "none",
   mcpMaxMsgSize: "none",
-  stsPort: "#30",
-  tokenManagerPlugin: "#30",
 };
 
 /** Every flag of the reference that is accepted and changes nothing. */
@@ -185,8 +181,6 @@ export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freez
     ["discovery", "mcpMaxMsgSize", "MCP is not built"],
     ["discovery", "plugins", "the generators have a fixed set of features; none is a plugin"],
     ["proxy", "outlierLogPath", "the proxy's outlier log path is not set in its bootstrap"],
-    ["proxy", "stsPort", "the security token service is not built"],
-    ["proxy", "tokenManagerPlugin", "the security token service is not built"],
   ].map(([command, name, reason]) =>
     Object.freeze({
       ...entry(name, command === "discovery" ? D : A, FLAG_ISSUES[name] ?? "#31", reason),
