@@ -251,10 +251,37 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     statsPort: 15090,
     readinessPort: 15021,
   };
-  // --templateFile: the user's Go template instead of our bootstrap; the override and the schema check follow.
-  let bootstrap = inputs.templateFile
+  // PROXY_XDS_VIA_AGENT=false, or CALL_CREDENTIALS: the proxy's ADS goes to the discovery server itself, as the
+  // reference's bootstrap sends it; the agent's relay (and the DNS proxy fed by it) are then not started.
+  const viaAgent = env.bool("PROXY_XDS_VIA_AGENT");
+  const callCredentials = env.bool("CALL_CREDENTIALS");
+  if (callCredentials && stsPort === 0) {
+    throw new RangeError(
+      "CALL_CREDENTIALS=true needs --stsPort: the proxy exchanges its token for call credentials at the agent's STS",
+    );
+  }
+  const relayed = viaAgent && !callCredentials;
+  if (!relayed && env.bool("MESH_META_DNS_CAPTURE")) {
+    log.warn("no DNS proxy: its name table comes over the agent's xDS relay, which the proxy does not use", {
+      setting: viaAgent ? "CALL_CREDENTIALS" : "PROXY_XDS_VIA_AGENT",
+    });
+  }
+  const proxyXdsRoot = resolve(env.string("XDS_ROOT_CA") || env.string("CA_ROOT_CA") || ROOT_CERT_PATH);
+  const discoveryServerName = serverNameFor(config.discoveryAddress);
+  const directXds = relayed ? undefined : {
+    address: config.discoveryAddress,
+    mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
+    rootCertPath: proxyXdsRoot,
+    serverName: discoveryServerName,
+    ...(callCredentials ? { callCredentials: { stsPort, tokenPath: resolve(TOKEN_PATH) } } : {}),
+  };
+  // MESH_BOOTSTRAP (the reference's ISTIO_BOOTSTRAP) wins over --templateFile, as it wins over every template.
+  const templatePath = env.string("MESH_BOOTSTRAP") || inputs.templateFile;
+  const templateSetting = env.string("MESH_BOOTSTRAP") ? "MESH_BOOTSTRAP" : "--templateFile";
+  // A Go template instead of our bootstrap; the override and the schema check follow.
+  let bootstrap = templatePath
     ? renderBootstrapTemplate(
-      inputs.templateFile,
+      templatePath,
       bootstrapTemplateData({
         node,
         labels,
@@ -262,10 +289,16 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         discoveryAddress: config.discoveryAddress,
         xdsSocket,
         sdsSocket,
+        viaAgent,
+        xdsRootCertPath: proxyXdsRoot,
+        discoveryServerName,
+        callCredentials,
+        stsPort,
         ...ports,
       }),
+      templateSetting,
     )
-    : defaultBootstrap({ node, xdsSocket, sdsSocket, ...ports });
+    : defaultBootstrap({ node, xdsSocket, sdsSocket, ...ports, ...(directXds ? { xds: directXds } : {}) });
   const overridePath = env.string("MESH_BOOTSTRAP_OVERRIDE");
   if (overridePath !== "") {
     bootstrap = mergeOverride(
@@ -273,9 +306,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       parseOverride(Deno.readTextFileSync(overridePath), overridePath),
     ) as never;
   }
-  const described = inputs.templateFile
-    ? `the bootstrap rendered from ${inputs.templateFile}`
-    : "the bootstrap";
+  const described = templatePath ? `the bootstrap rendered from ${templatePath}` : "the bootstrap";
   validateBootstrap(bootstrap, overridePath === "" ? described : `${described} with ${overridePath}`);
   const bootstrapPath = join(dir, "envoy-rev0.json");
   await Deno.writeTextFile(bootstrapPath, JSON.stringify(bootstrap, null, 2));
@@ -355,7 +386,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       return [() => sds.close()];
     }),
     // DNS capture (sidecars, as Istio): the DNS proxy answers from the name table the xDS proxy subscribes to.
-    ...(env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar"
+    ...(env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar" && relayed
       ? [closingComponent("dns proxy", async () => {
         dns = await startDnsProxy({
           env,
@@ -368,24 +399,26 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         return [() => started.close()];
       })]
       : []),
-    closingComponent("xds proxy", async () => {
-      const xds = await startXdsProxy({
-        socket: xdsSocket,
-        upstream: {
-          address: upstream,
-          mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
-          serverName: serverNameFor(upstream),
-          ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
-        },
-        secrets,
-        log: logs.scope("xdsproxy"),
-        metrics: inputs.metrics,
-        maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
-        ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
-        ...(dns ? { nameTable: { onTable: (table) => dns?.updateTable(table) } } : {}),
-      });
-      return [() => xds.close()];
-    }),
+    ...(relayed
+      ? [closingComponent("xds proxy", async () => {
+        const xds = await startXdsProxy({
+          socket: xdsSocket,
+          upstream: {
+            address: upstream,
+            mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
+            serverName: serverNameFor(upstream),
+            ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
+          },
+          secrets,
+          log: logs.scope("xdsproxy"),
+          metrics: inputs.metrics,
+          maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
+          ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
+          ...(dns ? { nameTable: { onTable: (table) => dns?.updateTable(table) } } : {}),
+        });
+        return [() => xds.close()];
+      })]
+      : []),
     ...(stsPlugin
       ? [closingComponent("sts", async () => {
         // The reference's choice: the IPv6 loopback when every address of the proxy is IPv6.

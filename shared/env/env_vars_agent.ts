@@ -100,7 +100,13 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
     description: "Each certificate renewal first waits a random time below this many milliseconds; 0: none.",
   },
   { name: "INSTANCE_IP", type: "string", default: "", programs: AGENT, description: "" },
-  { name: "MESH_BOOTSTRAP", type: "string", default: "", programs: AGENT, description: "" },
+  {
+    name: "MESH_BOOTSTRAP",
+    type: "string",
+    default: "",
+    programs: AGENT,
+    description: "A bootstrap template file used instead of --templateFile and the built-in bootstrap.",
+  },
   { name: "MESH_BOOTSTRAP_OVERRIDE", type: "string", default: "", programs: AGENT, description: "" },
   {
     name: "MESH_ORCH_APP_PROBERS",

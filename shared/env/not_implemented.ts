@@ -155,13 +155,10 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
   entry("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2", BOTH, "#31", "inbound TLS is generated one way only"),
   entry("DISCOVERY_TRACE_SAMPLING", BOTH, "#31", "tracing configuration is not generated"),
-  entry("CALL_CREDENTIALS", A, "#30", "the agent sends no per-call credentials"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry("ENABLE_INGRESS_GATEWAY_SDS", A, "#31", "gateway SDS is served whatever its value"),
-  entry("MESH_BOOTSTRAP", A, "#30", "the bootstrap template is chosen with --templateFile only"),
   entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
-  entry("PROXY_XDS_VIA_AGENT", A, "#30", "the proxy's xDS always goes through the agent"),
 ]);
 
 /** The issue that builds each flag's feature, where it is not #31. */
