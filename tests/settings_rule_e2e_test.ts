@@ -49,11 +49,16 @@ Deno.test("mesh-discovery started with a variable and a flag that do nothing war
 
 Deno.test("mesh-agent proxy started with a variable and a flag that do nothing warns once about each", async () => {
   const dir = await Deno.makeTempDir({ prefix: "settings_rule_e2e_" });
-  const agent = startProgram("mesh-agent", ["proxy", "--stsPort", "15463", "--log_as_json"], {
+  const agent = startProgram("mesh-agent", [
+    "proxy",
+    "--outlierLogPath",
+    `${dir}/outliers.log`,
+    "--log_as_json",
+  ], {
     POD_NAME: "app-1",
     POD_NAMESPACE: "example",
     INSTANCE_IP: "10.9.9.9",
-    CLOUD_METADATA: "true",
+    CREDENTIAL_IDENTITY_PROVIDER: "SomeCloud",
     // No CA root or token: the agent stops after the bootstrap, which comes after the warnings.
     PROXY_CONFIG: JSON.stringify({
       binaryPath: "/bin/sh",
@@ -64,8 +69,8 @@ Deno.test("mesh-agent proxy started with a variable and a flag that do nothing w
   try {
     await agent.waitFor(/"msg":"bootstrap written"/);
     const output = agent.stdout + agent.stderr;
-    assert.equal(warningsFor(output, "CLOUD_METADATA").length, 1, output);
-    assert.equal(warningsFor(output, "--stsPort").length, 1, output);
+    assert.equal(warningsFor(output, "CREDENTIAL_IDENTITY_PROVIDER").length, 1, output);
+    assert.equal(warningsFor(output, "--outlierLogPath").length, 1, output);
   } finally {
     await agent.stop();
     await Deno.remove(dir, { recursive: true });

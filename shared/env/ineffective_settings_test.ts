@@ -34,10 +34,11 @@ Deno.test("A variable is ineffective per program: a discovery setting set for th
 
 Deno.test("A flag that has no effect is named only when given, and only for its command", () => {
   const env = new EnvSettings("agent", {});
-  assert.deepEqual(ineffectiveSettings(env, "proxy", new Set(["stsPort", "domain"])).map((s) => s.setting), [
-    "--stsPort",
-  ]);
-  assert.deepEqual(ineffectiveSettings(env, "wait", new Set(["stsPort"])), []);
+  assert.deepEqual(
+    ineffectiveSettings(env, "proxy", new Set(["outlierLogPath", "domain"])).map((s) => s.setting),
+    ["--outlierLogPath"],
+  );
+  assert.deepEqual(ineffectiveSettings(env, "wait", new Set(["outlierLogPath"])), []);
 });
 
 Deno.test("/debug/env's listing marks a variable that has no effect, and only in the program where it has none", () => {
