@@ -10,21 +10,25 @@ import type { EnvSettings } from "../shared/env/env_settings.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
-import { CaClient } from "./proxy/ca_client.ts";
 import { PROXY_CONFIG_ANNOTATION, resolveProxyConfig } from "./proxy/proxy_config.ts";
 import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
 import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
-import { mirrorSecretFiles, MountedSecrets } from "./proxy/secret_files.ts";
-import { caServiceFor } from "./proxy/ca_provider.ts";
-import { spiffeId, validateTrustDomain } from "../shared/pki/mod.ts";
+import { mirrorSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
 import { parseAppProbes } from "./proxy/app_probe_config.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstrap_template.ts";
 import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
-import { type SecretProvider, WorkloadSecrets } from "./proxy/workload_secrets.ts";
+import type { SecretProvider } from "./proxy/workload_secrets.ts";
+import { readIfExists } from "./proxy/read_if_exists.ts";
+import {
+  checkedCaChoice,
+  discoveryServerName,
+  startWorkloadSecrets,
+  WORKLOAD_PATHS,
+} from "./proxy/workload_secret_source.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
@@ -70,122 +74,14 @@ export interface ProxyAgent {
   readonly failed: Promise<Error>;
 }
 
-const TOKEN_PATH = "./var/run/secrets/tokens/mesh-token";
-const ROOT_CERT_PATH = "./var/run/secrets/mesh/root-cert.pem";
 /** How often `GATEWAY_CREDENTIALS_DIR` is read again. */
 const CREDENTIALS_CHECK_MS = 2_000;
-
-/** Where `FILE_MOUNTED_CERTS` expects the workload's key material, as Istio mounts it. */
-const MOUNTED_CERTS_DIR = "./etc/certs";
-
-function readIfExists(path: string): string | undefined {
-  return existsSync(path) ? Deno.readTextFileSync(path) : undefined;
-}
 
 function annotationValue(text: string | undefined, key: string): string | undefined {
   const line = text?.split("\n").find((l) => l.startsWith(`${key}=`));
   if (line === undefined) return undefined;
   const raw = line.slice(key.length + 1);
   return raw.startsWith('"') ? JSON.parse(raw) : raw;
-}
-
-/** The discovery server's certificate names its service, not an IP it is reached at. */
-function serverNameFor(address: string): string {
-  const host = address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "");
-  return /^[0-9.:]+$/.test(host) ? "meshd.mesh-system.svc" : host;
-}
-
-/** The CA settings, checked before anything is served. */
-interface CaChoice {
-  /** `CA_PROVIDER`'s gRPC service. */
-  readonly service: string;
-  /** The CSR's SPIFFE id (`TRUST_DOMAIN`, `POD_NAMESPACE`, `SERVICE_ACCOUNT`); absent without an account. */
-  readonly csrUri?: string;
-}
-
-/**
- * `CA_PROVIDER`, `TRUST_DOMAIN` and `SERVICE_ACCOUNT`, checked.
- *
- * @throws {RangeError} naming the variable whose value is refused
- */
-function checkedCaChoice(env: EnvSettings, namespace: string): CaChoice {
-  const service = caServiceFor(env.string("CA_PROVIDER"));
-  const trustDomain = env.string("TRUST_DOMAIN");
-  try {
-    validateTrustDomain(trustDomain);
-  } catch (cause) {
-    throw new RangeError(`TRUST_DOMAIN="${trustDomain}": ${(cause as Error).message}`, { cause });
-  }
-  const account = env.string("SERVICE_ACCOUNT");
-  if (account === "") return { service };
-  try {
-    return { service, csrUri: spiffeId(trustDomain, namespace, account) };
-  } catch (cause) {
-    throw new RangeError(`SERVICE_ACCOUNT="${account}": ${(cause as Error).message}`, { cause });
-  }
-}
-
-/**
- * The workload secret's source: files mounted at `./etc/certs` with `FILE_MOUNTED_CERTS`, else the CA at
- * `CA_ADDR` (default: the discovery address), authenticated by the workload token or, with `PROV_CERT`, a
- * provisioned certificate.
- */
-async function startWorkloadSecrets(
-  env: EnvSettings,
-  discoveryAddress: string,
-  caChoice: CaChoice,
-  logs: LogManager,
-  metrics: Metrics,
-): Promise<{ provider: SecretProvider; close(): void }> {
-  const checkIntervalMs = env.durationMs("SECRET_ROTATION_CHECK_INTERVAL");
-  if (env.bool("FILE_MOUNTED_CERTS")) {
-    const mounted = new MountedSecrets({
-      dir: MOUNTED_CERTS_DIR,
-      checkIntervalMs,
-      log: logs.scope("caclient"),
-    });
-    // The first read must work: an agent without a certificate cannot serve its proxy.
-    await mounted.load();
-    mounted.start();
-    return { provider: mounted, close: () => mounted.close() };
-  }
-  const rootPath = env.string("CA_ROOT_CA") || ROOT_CERT_PATH;
-  const rootPem = readIfExists(rootPath);
-  if (rootPem === undefined) {
-    throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
-  }
-  const caAddress = env.string("CA_ADDR") || discoveryAddress;
-  const ca = new CaClient({
-    address: caAddress,
-    rootPem,
-    serverName: serverNameFor(caAddress),
-    token: () => Promise.resolve(readIfExists(TOKEN_PATH)?.trim()),
-    metrics,
-    service: caChoice.service,
-    provisionedDir: env.string("PROV_CERT"),
-    tokenWithCert: env.bool("USE_TOKEN_FOR_CSR"),
-    log: logs.scope("caclient"),
-  });
-  const secrets = new WorkloadSecrets({
-    signer: ca,
-    ttlSeconds: env.durationMs("SECRET_TTL") / 1000,
-    graceRatio: env.float("SECRET_GRACE_PERIOD_RATIO"),
-    checkIntervalMs,
-    ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
-    pkcs8: env.bool("PKCS8_KEY"),
-    rootPem,
-    initialBackoffMs: env.int("INITIAL_BACKOFF_MSEC"),
-    ...(caChoice.csrUri !== undefined ? { csrUri: caChoice.csrUri } : {}),
-    log: logs.scope("caclient"),
-  });
-  secrets.start();
-  return {
-    provider: secrets,
-    close: () => {
-      secrets.close();
-      ca.close();
-    },
-  };
 }
 
 /** Starts everything; resolves once the servers listen and the proxy was started. */
@@ -266,14 +162,14 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       setting: viaAgent ? "CALL_CREDENTIALS" : "PROXY_XDS_VIA_AGENT",
     });
   }
-  const proxyXdsRoot = resolve(env.string("XDS_ROOT_CA") || env.string("CA_ROOT_CA") || ROOT_CERT_PATH);
-  const discoveryServerName = serverNameFor(config.discoveryAddress);
+  const proxyXdsRoot = resolve(env.string("XDS_ROOT_CA") || env.string("CA_ROOT_CA") || WORKLOAD_PATHS.root);
+  const xdsServerName = discoveryServerName(config.discoveryAddress);
   const directXds = relayed ? undefined : {
     address: config.discoveryAddress,
     mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
     rootCertPath: proxyXdsRoot,
-    serverName: discoveryServerName,
-    ...(callCredentials ? { callCredentials: { stsPort, tokenPath: resolve(TOKEN_PATH) } } : {}),
+    serverName: xdsServerName,
+    ...(callCredentials ? { callCredentials: { stsPort, tokenPath: resolve(WORKLOAD_PATHS.token) } } : {}),
   };
   // MESH_BOOTSTRAP (the reference's ISTIO_BOOTSTRAP) wins over --templateFile, as it wins over every template.
   const templatePath = env.string("MESH_BOOTSTRAP") || inputs.templateFile;
@@ -291,7 +187,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         sdsSocket,
         viaAgent,
         xdsRootCertPath: proxyXdsRoot,
-        discoveryServerName,
+        discoveryServerName: xdsServerName,
         callCredentials,
         stsPort,
         ...ports,
@@ -406,7 +302,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
           upstream: {
             address: upstream,
             mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
-            serverName: serverNameFor(upstream),
+            serverName: discoveryServerName(upstream),
             ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
           },
           secrets,
