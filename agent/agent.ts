@@ -4,36 +4,43 @@
  *
  * @module
  */
-import type { JsonObject } from "../proto/struct_json.ts";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvSettings } from "../shared/env/env_settings.ts";
 import type { LogManager } from "../shared/log/log_manager.ts";
 import type { Metrics } from "../shared/metrics/metrics.ts";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
-import { CaClient } from "./proxy/ca_client.ts";
 import { PROXY_CONFIG_ANNOTATION, type ProxyConfig, resolveProxyConfig } from "./proxy/proxy_config.ts";
 import {
   type BootstrapTelemetry,
   bootstrapTelemetry,
   unsupportedTracer,
 } from "./proxy/bootstrap_telemetry.ts";
+import type { JsonObject } from "../proto/struct_json.ts";
 import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
 import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
-import { MountedSecrets, SECRET_FILES, writeSecretFiles } from "./proxy/secret_files.ts";
+import { mirrorSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
 import { parseAppProbes } from "./proxy/app_probe_config.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstrap_template.ts";
 import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
-import { type SecretProvider, type WorkloadSecret, WorkloadSecrets } from "./proxy/workload_secrets.ts";
+import type { SecretProvider } from "./proxy/workload_secrets.ts";
+import { readIfExists } from "./proxy/read_if_exists.ts";
+import {
+  checkedCaChoice,
+  discoveryServerName,
+  startWorkloadSecrets,
+  WORKLOAD_PATHS,
+} from "./proxy/workload_secret_source.ts";
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
 import { closingComponent, Lifecycle } from "../shared/lifecycle/mod.ts";
-import { parseJwtPolicy, tokenPathOf } from "../shared/credentials/jwt_policy.ts";
+import { tokenManagerPlugin } from "./sts/token_manager_plugins.ts";
+import { startStsServer } from "./sts/sts_server.ts";
 
 /** What `mesh-agent proxy` is started with. */
 export interface ProxyAgentInputs {
@@ -55,6 +62,10 @@ export interface ProxyAgentInputs {
   readonly concurrency: number;
   /** `--outlierLogPath`; empty: no outlier-detection event log. */
   readonly outlierLogPath: string;
+  /** `--stsPort`; 0: no STS server. */
+  readonly stsPort?: number;
+  /** `--tokenManagerPlugin`: who issues the STS server's tokens. */
+  readonly tokenManagerPlugin?: string;
   readonly version: string;
   readonly logs: LogManager;
   /** The agent's metrics registry. */
@@ -71,98 +82,14 @@ export interface ProxyAgent {
   readonly failed: Promise<Error>;
 }
 
-const ROOT_CERT_PATH = "./var/run/secrets/mesh/root-cert.pem";
 /** How often `GATEWAY_CREDENTIALS_DIR` is read again. */
 const CREDENTIALS_CHECK_MS = 2_000;
-
-/** Where `FILE_MOUNTED_CERTS` expects the workload's key material, as Istio mounts it. */
-const MOUNTED_CERTS_DIR = "./etc/certs";
-
-function readIfExists(path: string): string | undefined {
-  return existsSync(path) ? Deno.readTextFileSync(path) : undefined;
-}
 
 function annotationValue(text: string | undefined, key: string): string | undefined {
   const line = text?.split("\n").find((l) => l.startsWith(`${key}=`));
   if (line === undefined) return undefined;
   const raw = line.slice(key.length + 1);
   return raw.startsWith('"') ? JSON.parse(raw) : raw;
-}
-
-/** The discovery server's certificate names its service, not an IP it is reached at. */
-function serverNameFor(address: string): string {
-  const host = address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "");
-  return /^[0-9.:]+$/.test(host) ? "meshd.mesh-system.svc" : host;
-}
-
-/**
- * The workload secret's source: files mounted at `./etc/certs` with `FILE_MOUNTED_CERTS`, else the CA at
- * `CA_ADDR` (default: the discovery address), authenticated by the token `JWT_POLICY` names or, with
- * `PROV_CERT`, a provisioned certificate.
- */
-async function startWorkloadSecrets(
-  env: EnvSettings,
-  tokenPath: string,
-  discoveryAddress: string,
-  logs: LogManager,
-  metrics: Metrics,
-): Promise<{ provider: SecretProvider; close(): void }> {
-  const checkIntervalMs = env.durationMs("SECRET_ROTATION_CHECK_INTERVAL");
-  if (env.bool("FILE_MOUNTED_CERTS")) {
-    const mounted = new MountedSecrets({
-      dir: MOUNTED_CERTS_DIR,
-      checkIntervalMs,
-      log: logs.scope("caclient"),
-    });
-    // The first read must work: an agent without a certificate cannot serve its proxy.
-    await mounted.load();
-    mounted.start();
-    return { provider: mounted, close: () => mounted.close() };
-  }
-  const rootPath = env.string("CA_ROOT_CA") || ROOT_CERT_PATH;
-  const rootPem = readIfExists(rootPath);
-  if (rootPem === undefined) {
-    throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
-  }
-  const caAddress = env.string("CA_ADDR") || discoveryAddress;
-  const provDir = env.string("PROV_CERT");
-  const ca = new CaClient({
-    address: caAddress,
-    rootPem,
-    serverName: serverNameFor(caAddress),
-    token: () => Promise.resolve(readIfExists(tokenPath)?.trim()),
-    metrics,
-    ...(provDir !== "" ? { clientCert: readProvisionedCert(provDir) } : {}),
-  });
-  const secrets = new WorkloadSecrets({
-    signer: ca,
-    ttlSeconds: env.durationMs("SECRET_TTL") / 1000,
-    graceRatio: env.float("SECRET_GRACE_PERIOD_RATIO"),
-    checkIntervalMs,
-    ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
-    pkcs8: env.bool("PKCS8_KEY"),
-    rootPem,
-    log: logs.scope("caclient"),
-  });
-  secrets.start();
-  return {
-    provider: secrets,
-    close: () => {
-      secrets.close();
-      ca.close();
-    },
-  };
-}
-
-/** `PROV_CERT`'s key and chain, read at startup; a missing file stops startup naming it. */
-function readProvisionedCert(dir: string): { keyPem: string; certChainPem: string } {
-  const read = (name: string) => {
-    const path = join(dir, name);
-    const text = readIfExists(path);
-    if (text === undefined) throw new Error(`PROV_CERT: no ${name} in ${dir} (expected ${path})`);
-    return text;
-  };
-  return { keyPem: read(SECRET_FILES.key), certChainPem: read(SECRET_FILES.chain) };
 }
 
 /** Starts everything; resolves once the servers listen and the proxy was started. */
@@ -177,11 +104,20 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     env: env.string("PROXY_CONFIG"),
     annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
   });
-  // Settings read from JSON are checked before anything is served.
+  // Settings read from JSON, and the CA's, are checked before anything is served.
+  const caChoice = checkedCaChoice(env, podNamespace);
+  const stsPort = inputs.stsPort ?? 0;
+  if (stsPort < 0 || stsPort > 65_535) {
+    throw new RangeError(`--stsPort=${stsPort} is not a port: expected 0 (off) to 65535`);
+  }
+  // The plugin's settings are checked now: a missing one stops startup instead of failing every exchange.
+  const stsPlugin = stsPort === 0 ? undefined : tokenManagerPlugin(inputs.tokenManagerPlugin ?? "", {
+    env,
+    metrics: inputs.metrics,
+    log: logs.scope("token"),
+  });
   const appProbes = parseAppProbes(env.string("MESH_ORCH_APP_PROBERS"));
   const appMetrics = parseMetricsAnnotations(env.string("MESH_METRICS_ANNOTATIONS"), config.statusPort);
-  // The workload's token is the file its JWT_POLICY names.
-  const tokenPath = tokenPathOf(parseJwtPolicy(env.string("JWT_POLICY")));
   // A missing proxy binary stops startup before anything is served, naming the path.
   if (config.binaryPath.includes("/")) {
     try {
@@ -194,11 +130,12 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     i.address
   );
   const labels = parseLabelsFile(readIfExists("./etc/mesh/pod/labels") ?? "");
+  const nodeIps = [...new Set([env.string("INSTANCE_IP"), ...hostIps].filter((ip) => ip !== ""))];
   const node = buildProxyNode({
     role: inputs.role,
     podName: env.string("POD_NAME") || Deno.hostname(),
     podNamespace,
-    ips: [...new Set([env.string("INSTANCE_IP"), ...hostIps].filter((ip) => ip !== ""))],
+    ips: nodeIps,
     domain: inputs.domain || `${podNamespace}.svc.cluster.local`,
     meta: env.prefixed("MESH_META_"),
     metaJson: env.prefixed("MESH_METAJSON_"),
@@ -219,10 +156,37 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     statsPort: 15090,
     readinessPort: 15021,
   };
-  // --templateFile: the user's Go template instead of our bootstrap; the override and the schema check follow.
-  let bootstrap = inputs.templateFile
+  // PROXY_XDS_VIA_AGENT=false, or CALL_CREDENTIALS: the proxy's ADS goes to the discovery server itself, as the
+  // reference's bootstrap sends it; the agent's relay (and the DNS proxy fed by it) are then not started.
+  const viaAgent = env.bool("PROXY_XDS_VIA_AGENT");
+  const callCredentials = env.bool("CALL_CREDENTIALS");
+  if (callCredentials && stsPort === 0) {
+    throw new RangeError(
+      "CALL_CREDENTIALS=true needs --stsPort: the proxy exchanges its token for call credentials at the agent's STS",
+    );
+  }
+  const relayed = viaAgent && !callCredentials;
+  if (!relayed && env.bool("MESH_META_DNS_CAPTURE")) {
+    log.warn("no DNS proxy: its name table comes over the agent's xDS relay, which the proxy does not use", {
+      setting: viaAgent ? "CALL_CREDENTIALS" : "PROXY_XDS_VIA_AGENT",
+    });
+  }
+  const proxyXdsRoot = resolve(env.string("XDS_ROOT_CA") || env.string("CA_ROOT_CA") || WORKLOAD_PATHS.root);
+  const xdsServerName = discoveryServerName(config.discoveryAddress);
+  const directXds = relayed ? undefined : {
+    address: config.discoveryAddress,
+    mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
+    rootCertPath: proxyXdsRoot,
+    serverName: xdsServerName,
+    ...(callCredentials ? { callCredentials: { stsPort, tokenPath: resolve(caChoice.tokenPath) } } : {}),
+  };
+  // MESH_BOOTSTRAP (the reference's ISTIO_BOOTSTRAP) wins over --templateFile, as it wins over every template.
+  const templatePath = env.string("MESH_BOOTSTRAP") || inputs.templateFile;
+  const templateSetting = env.string("MESH_BOOTSTRAP") ? "MESH_BOOTSTRAP" : "--templateFile";
+  // A Go template instead of our bootstrap; the override and the schema check follow.
+  let bootstrap = templatePath
     ? renderBootstrapTemplate(
-      inputs.templateFile,
+      templatePath,
       bootstrapTemplateData({
         node,
         labels,
@@ -230,14 +194,21 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         discoveryAddress: config.discoveryAddress,
         xdsSocket,
         sdsSocket,
+        viaAgent,
+        xdsRootCertPath: proxyXdsRoot,
+        discoveryServerName: xdsServerName,
+        callCredentials,
+        stsPort,
         ...ports,
       }),
+      templateSetting,
     )
     : defaultBootstrap({
       node,
       xdsSocket,
       sdsSocket,
       ...ports,
+      ...(directXds ? { xds: directXds } : {}),
       telemetry: await telemetryOf(config, dir, inputs),
     });
   const overridePath = env.string("MESH_BOOTSTRAP_OVERRIDE");
@@ -247,9 +218,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       parseOverride(Deno.readTextFileSync(overridePath), overridePath),
     ) as never;
   }
-  const described = inputs.templateFile
-    ? `the bootstrap rendered from ${inputs.templateFile}`
-    : "the bootstrap";
+  const described = templatePath ? `the bootstrap rendered from ${templatePath}` : "the bootstrap";
   validateBootstrap(bootstrap, overridePath === "" ? described : `${described} with ${overridePath}`);
   const bootstrapPath = join(dir, "envoy-rev0.json");
   await Deno.writeTextFile(bootstrapPath, JSON.stringify(bootstrap, null, 2));
@@ -305,24 +274,14 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     closingComponent("workload secrets", async () => {
       const started = await startWorkloadSecrets(
         env,
-        tokenPath,
         config.discoveryAddress,
+        caChoice,
         logs,
         inputs.metrics,
       );
       secrets = started.provider;
-      if (outputDir !== "") {
-        const write = (secret: WorkloadSecret) =>
-          writeSecretFiles(outputDir, secret).catch((error) =>
-            log.warn("cannot write the workload certificate to OUTPUT_CERTS", {
-              dir: outputDir,
-              error: (error as Error).message,
-            })
-          );
-        secrets.onChange(write);
-        if (secrets.current) await write(secrets.current);
-      }
-      return [() => started.close()];
+      const unmirror = outputDir === "" ? () => {} : await mirrorSecretFiles(outputDir, secrets, log);
+      return [() => started.close(), unmirror];
     }),
     ...(credentials
       ? [{ name: "credentials dir", start: () => credentials.start(), stop: () => credentials.close() }]
@@ -339,7 +298,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       return [() => sds.close()];
     }),
     // DNS capture (sidecars, as Istio): the DNS proxy answers from the name table the xDS proxy subscribes to.
-    ...(env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar"
+    ...(env.bool("MESH_META_DNS_CAPTURE") && inputs.role === "sidecar" && relayed
       ? [closingComponent("dns proxy", async () => {
         dns = await startDnsProxy({
           env,
@@ -352,23 +311,34 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
         return [() => started.close()];
       })]
       : []),
-    closingComponent("xds proxy", async () => {
-      const xds = await startXdsProxy({
-        socket: xdsSocket,
-        upstream: {
-          address: upstream,
-          mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
-          serverName: serverNameFor(upstream),
-          ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
-        },
-        secrets,
-        log: logs.scope("xdsproxy"),
-        maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
-        ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
-        ...(dns ? { nameTable: { onTable: (table) => dns?.updateTable(table) } } : {}),
-      });
-      return [() => xds.close()];
-    }),
+    ...(relayed
+      ? [closingComponent("xds proxy", async () => {
+        const xds = await startXdsProxy({
+          socket: xdsSocket,
+          upstream: {
+            address: upstream,
+            mutualTls: config.controlPlaneAuthPolicy === "MUTUAL_TLS",
+            serverName: discoveryServerName(upstream),
+            ...(xdsRootPem !== undefined ? { rootPem: xdsRootPem } : {}),
+          },
+          secrets,
+          log: logs.scope("xdsproxy"),
+          metrics: inputs.metrics,
+          maxReceiveMessageBytes: env.int("MESH_GPRC_MAXRECVMSGSIZE"),
+          ...(savePath !== "" ? { snapshot: new XdsSnapshotWriter(savePath, logs.scope("xdsproxy")) } : {}),
+          ...(dns ? { nameTable: { onTable: (table) => dns?.updateTable(table) } } : {}),
+        });
+        return [() => xds.close()];
+      })]
+      : []),
+    ...(stsPlugin
+      ? [closingComponent("sts", async () => {
+        // The reference's choice: the IPv6 loopback when every address of the proxy is IPv6.
+        const loopback = nodeIps.length > 0 && nodeIps.every((ip) => ip.includes(":")) ? "::1" : "127.0.0.1";
+        const sts = await startStsServer(loopback, stsPort, stsPlugin, logs.scope("stsserver"));
+        return [() => sts.shutdown()];
+      })]
+      : []),
     closingComponent("status", async () => {
       const status = await startStatusServer(config.statusPort, {
         adminPort: config.proxyAdminPort,

@@ -147,6 +147,13 @@ Deno.test(
           assert.match(stats, /^envoy_responses \d+$/m, "the proxy's");
           assert.match(stats, /^app_orders 3$/m, "the application's");
           assert.match(stats, /^total_pushes(\{[^}]*\})? \d+$/m, "the agent's");
+          // The agent's own metrics moved with what they count, where the reference serves them.
+          const value = (pattern: RegExp) => Number(pattern.exec(stats)?.[1] ?? "NaN");
+          assert.ok(value(/^xds_proxy_requests (\S+)$/m) > 0, "the proxy's requests through the relay");
+          assert.ok(value(/^xds_proxy_responses (\S+)$/m) > 0, "the responses relayed to it");
+          assert.ok(value(/^num_outgoing_requests\{request_type="csr"\} (\S+)$/m) >= 1, "the CSR");
+          assert.ok(value(/^startup_duration_seconds (\S+)$/m) > 0, "the startup time, once ready");
+          assert.ok(value(/^scrapes_total (\S+)$/m) >= 1);
         },
       );
       await t.step(
@@ -222,6 +229,12 @@ Deno.test(
               return responses(text) > responses(before) ? text : undefined;
             });
             assert.match(after, /^envoy_ads_stream_failures 0$/m, "the proxy's ADS stream never failed");
+            const agentStats = await (await fetch(`http://127.0.0.1:${statusPort}/stats/prometheus`)).text();
+            assert.match(
+              agentStats,
+              /^xds_proxy_upstream_reconnects\{reason="upstream_lost"\} [1-9]\d*$/m,
+              "the relay's reconnect counted",
+            );
           },
         )
       ) return;

@@ -90,3 +90,32 @@ Deno.test("mesh-agent proxy with a --templateFile that is not there exits 1 nami
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("mesh-agent proxy refuses a CA or token plugin it cannot use, naming the setting, serving nothing", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "agent_startup_e2e_" });
+  const env = {
+    POD_NAME: "app-1",
+    POD_NAMESPACE: "example",
+    INSTANCE_IP: "10.9.9.9",
+    PROXY_CONFIG: JSON.stringify({ binaryPath: "/bin/sh", configPath: `${dir}/proxy` }),
+  };
+  try {
+    await t.step("--stsPort with CloudTokenExchange and no CLOUD_METADATA", async () => {
+      const result = await runProgram("mesh-agent", ["proxy", "--stsPort", "15463"], env);
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.match(result.stderr, /CloudTokenExchange needs the project number: set CLOUD_METADATA/);
+      assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+    });
+    await t.step("a CA_PROVIDER that names no CA this agent can ask", async () => {
+      const result = await runProgram("mesh-agent", ["proxy"], { ...env, CA_PROVIDER: "GoogleCA" });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.match(
+        result.stderr,
+        /CA_PROVIDER="GoogleCA" is not a CA this agent can ask: expected one of "Builtin"/,
+      );
+      assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

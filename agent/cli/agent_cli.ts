@@ -58,6 +58,8 @@ export function agentCli(environment: Readonly<Record<string, string>>): Command
             proxyComponentLogLevel: ctx.flags.proxyComponentLogLevel as string,
             concurrency: ctx.flags.concurrency as number,
             outlierLogPath: ctx.flags.outlierLogPath as string,
+            stsPort: ctx.flags.stsPort as number,
+            tokenManagerPlugin: ctx.flags.tokenManagerPlugin as string,
             version: buildInfo().version,
             logs,
             metrics: new Metrics("agent", { version: buildInfo().version, tag: buildInfo().tag }),

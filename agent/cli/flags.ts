@@ -1,4 +1,5 @@
 import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
+import { TOKEN_MANAGER_PLUGINS } from "../sts/token_manager_plugins.ts";
 
 /** Log scopes of the agent (mesh-agent.md 4.2). */
 export const AGENT_SCOPES: readonly string[] = Object.freeze([
@@ -65,14 +66,16 @@ export const PROXY_FLAGS: readonly FlagSpec[] = Object.freeze(
       type: "int",
       default: 0,
       help:
-        "HTTP Port on which to serve Security Token Service (STS). If zero, STS service will not be provided.",
+        "HTTP Port on which to serve Security Token Service (STS). If zero, STS service will not be provided. " +
+        "Served on loopback: RFC 8693 token exchange at POST /token, held tokens at /stsStatus.",
     },
     { name: "templateFile", type: "string", default: "", help: "Go template bootstrap config" },
     {
       name: "tokenManagerPlugin",
       type: "string",
       default: "CloudTokenExchange",
-      help: "Token provider specific plugin name.",
+      help: "Token provider specific plugin name, used with --stsPort. " +
+        Object.entries(TOKEN_MANAGER_PLUGINS).map(([name, spec]) => `${name}: ${spec.needs}.`).join(" "),
     },
   ] satisfies FlagSpec[],
 );

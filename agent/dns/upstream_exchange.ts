@@ -9,6 +9,7 @@ import dgram from "node:dgram";
 import net from "node:net";
 import { DNS_FLAG } from "./dns_message.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
+import { splitHostPort } from "../../shared/net/host_port.ts";
 
 /** The protocol a query came in on; it goes upstream on the same. */
 export type DnsProtocol = "udp" | "tcp";
@@ -16,12 +17,6 @@ export type DnsProtocol = "udp" | "tcp";
 /** The upstream did not answer in time, or not with a reply to the query. */
 export class UpstreamError extends Error {
   override readonly name = "UpstreamError";
-}
-
-/** Splits `host:port` or `[v6]:port`. */
-export function splitHostPort(address: string): { host: string; port: number } {
-  const at = address.lastIndexOf(":");
-  return { host: address.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(address.slice(at + 1)) };
 }
 
 function isReplyTo(reply: Uint8Array, query: Uint8Array): boolean {

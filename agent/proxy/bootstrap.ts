@@ -4,6 +4,11 @@
  * `/healthz/ready`, routed to the agent's status port. `MESH_BOOTSTRAP_OVERRIDE` (a JSON or YAML file) is merged
  * over it. Checked against Envoy's Bootstrap schema and validation rules before it is written.
  *
+ * As the reference's template: with `PROXY_XDS_VIA_AGENT=false`, `xds-grpc` goes to the discovery server
+ * itself (by DNS, over TLS with the workload certificate from SDS when the control plane policy is
+ * MUTUAL_TLS); with `CALL_CREDENTIALS=true`, ADS is a gRPC client of the discovery server authenticated per
+ * call with a token the agent's STS exchanges for the workload's, and there is no `xds-grpc` cluster.
+ *
  * @module
  */
 import { parse as parseYaml } from "yaml";
@@ -14,6 +19,7 @@ import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts
 import { typeUrlOf } from "../../proto/type_urls.ts";
 import type { ProxyNode } from "./proxy_node.ts";
 import type { BootstrapTelemetry } from "./bootstrap_telemetry.ts";
+import { splitHostPort } from "../../shared/net/host_port.ts";
 
 /** The type URL of Envoy's bootstrap. */
 export const BOOTSTRAP_TYPE_URL = typeUrlOf("envoy.config.bootstrap.v3.Bootstrap");
@@ -35,6 +41,101 @@ export interface BootstrapInputs {
   readonly readinessPort: number;
   /** The tracer, access log service and outlier log (`bootstrapTelemetry`); absent: none. */
   readonly telemetry?: BootstrapTelemetry;
+  /** How ADS reaches the discovery server when not through the agent's socket; absent: the socket. */
+  readonly xds?: DirectXds;
+}
+
+/** ADS straight to the discovery server (`PROXY_XDS_VIA_AGENT=false` or `CALL_CREDENTIALS=true`). */
+export interface DirectXds {
+  /** `host:port` of the discovery server. */
+  readonly address: string;
+  /** TLS with the workload certificate (MUTUAL_TLS); false: plaintext. */
+  readonly mutualTls: boolean;
+  /** The PEM file of the roots the discovery server's certificate must chain to. */
+  readonly rootCertPath: string;
+  /** The name the discovery server's certificate must carry. */
+  readonly serverName: string;
+  /** With `CALL_CREDENTIALS`: the agent's STS port and the workload token the proxy exchanges there. */
+  readonly callCredentials?: { readonly stsPort: number; readonly tokenPath: string };
+}
+
+/** `xds-grpc` to the discovery server by DNS, as the reference's template writes it without the agent. */
+function directXdsCluster(xds: DirectXds): Json {
+  const { host, port } = splitHostPort(xds.address);
+  return {
+    name: "xds-grpc",
+    type: "STRICT_DNS",
+    respect_dns_ttl: true,
+    dns_lookup_family: "V4_ONLY",
+    connect_timeout: { seconds: "1" },
+    typed_extension_protocol_options: {
+      "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
+        "@type": "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+        explicit_http_config: { http2_protocol_options: {} },
+      },
+    },
+    ...(xds.mutualTls
+      ? {
+        transport_socket: {
+          name: "envoy.transport_sockets.tls",
+          typed_config: {
+            "@type": "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+            sni: xds.serverName,
+            common_tls_context: {
+              alpn_protocols: ["h2"],
+              tls_certificate_sds_secret_configs: [{
+                name: "default",
+                sds_config: {
+                  resource_api_version: "V3",
+                  initial_fetch_timeout: "0s",
+                  api_config_source: {
+                    api_type: "GRPC",
+                    transport_api_version: "V3",
+                    grpc_services: [{ envoy_grpc: { cluster_name: "sds-grpc" } }],
+                  },
+                },
+              }],
+              validation_context: {
+                trusted_ca: { filename: xds.rootCertPath },
+                match_subject_alt_names: [{ exact: xds.serverName }],
+              },
+            },
+          },
+        },
+      }
+      : {}),
+    load_assignment: {
+      cluster_name: "xds-grpc",
+      endpoints: [{
+        lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: port } } } }],
+      }],
+    },
+  };
+}
+
+/** ADS as a gRPC client of the discovery server with STS call credentials (`CALL_CREDENTIALS`). */
+function callCredentialsService(xds: DirectXds, sts: { stsPort: number; tokenPath: string }): Json {
+  return {
+    google_grpc: {
+      target_uri: xds.address,
+      stat_prefix: "googlegrpcxds",
+      channel_credentials: { ssl_credentials: { root_certs: { filename: xds.rootCertPath } } },
+      call_credentials: [{
+        sts_service: {
+          token_exchange_service_uri: `http://localhost:${sts.stsPort}/token`,
+          subject_token_path: sts.tokenPath,
+          subject_token_type: "urn:ietf:params:oauth:token-type:jwt",
+        },
+      }],
+      channel_args: {
+        args: {
+          "grpc.http2.max_pings_without_data": { int_value: "0" },
+          "grpc.keepalive_time_ms": { int_value: "10000" },
+          "grpc.keepalive_timeout_ms": { int_value: "20000" },
+        },
+      },
+    },
+  };
 }
 
 /** The invalid bootstrap, with Envoy's validation messages. */
@@ -90,6 +191,13 @@ function httpListener(name: string, port: number, routes: Json[]): Json {
 
 /** Our default bootstrap for `inputs`. */
 export function defaultBootstrap(inputs: BootstrapInputs): Json {
+  const { xds } = inputs;
+  const sts = xds?.callCredentials;
+  const xdsCluster = xds === undefined
+    ? [udsCluster("xds-grpc", inputs.xdsSocket)]
+    : sts === undefined
+    ? [directXdsCluster(xds)]
+    : [];
   return {
     node: { id: inputs.node.id, cluster: inputs.node.cluster, metadata: inputs.node.metadata },
     admin: { address: { socket_address: { address: "127.0.0.1", port_value: inputs.adminPort } } },
@@ -98,14 +206,18 @@ export function defaultBootstrap(inputs: BootstrapInputs): Json {
         api_type: "GRPC",
         transport_api_version: "V3",
         set_node_on_first_message_only: true,
-        grpc_services: [{ envoy_grpc: { cluster_name: "xds-grpc" } }],
+        grpc_services: [
+          xds !== undefined && sts !== undefined
+            ? callCredentialsService(xds, sts)
+            : { envoy_grpc: { cluster_name: "xds-grpc" } },
+        ],
       },
       cds_config: { ads: {}, resource_api_version: "V3" },
       lds_config: { ads: {}, resource_api_version: "V3" },
     },
     static_resources: {
       clusters: [
-        udsCluster("xds-grpc", inputs.xdsSocket),
+        ...xdsCluster,
         udsCluster("sds-grpc", inputs.sdsSocket),
         {
           name: "prometheus_stats",

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { splitHostPort } from "../../shared/net/host_port.ts";
 import type { Json } from "./bootstrap.ts";
 
 /** What the telemetry parts are built from. */
@@ -130,10 +131,8 @@ function tracerOf(inputs: BootstrapTelemetryInputs): Tracer | undefined {
 
 /** A cluster that resolves `host:port` by DNS, as the template's tracer and access log clusters do. */
 function dnsCluster(name: string, address: string): Json {
-  const at = address.lastIndexOf(":");
-  const host = at > 0 ? address.slice(0, at).replace(/^\[|\]$/g, "") : address;
-  const port = at > 0 ? Number(address.slice(at + 1)) : NaN;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  const { host, port } = splitHostPort(address);
+  if (host === "" || !Number.isInteger(port) || port < 1 || port > 65535) {
     throw new RangeError(`The ${name} address "${address}" has no port: expected "host:port"`);
   }
   return {

@@ -19,7 +19,10 @@
  * | `.labels` | the workload's labels |
  * | `.config` (Istio) | the resolved ProxyConfig by Istio's Go field names (below) and ours (`.proxyAdminPort`) |
  * | `.discovery_address` (Istio) | where the proxy's ADS would go without the agent |
- * | `.proxy_via_agent` (Istio) | `true`: the proxy's xDS always goes through the agent's socket |
+ * | `.proxy_via_agent` (Istio) | `PROXY_XDS_VIA_AGENT`: true when the proxy's xDS goes through the agent's socket |
+ * | `.pilot_grpc_address`, `.discovery_host`, `.pilot_SAN` (Istio) | the discovery server as `{"address", "port_value"}` JSON, its host, and its certificate's name as a JSON list of matchers |
+ * | `.provisioned_cert` (Istio) | the PEM file of the roots the discovery server's certificate chains to |
+ * | `.call_credentials` (Istio) | `CALL_CREDENTIALS`; `.sts_port` (Istio) is `--stsPort` when set |
  * | `.xds_type` (Istio) | `GRPC` |
  * | `.runtime_flags` (Istio) | `{}`: the agent sets no runtime flags |
  * | `.xds_socket`, `.sds_socket` | the agent's xDS and SDS Unix sockets |
@@ -39,6 +42,7 @@ import type { Json } from "./bootstrap.ts";
 import { parseGoTemplate } from "../../shared/template/go_template.ts";
 import type { ProxyConfig } from "./proxy_config.ts";
 import type { ProxyNode } from "./proxy_node.ts";
+import { splitHostPort } from "../../shared/net/host_port.ts";
 
 /** What a bootstrap template is rendered with. */
 export interface BootstrapTemplateInputs {
@@ -52,6 +56,16 @@ export interface BootstrapTemplateInputs {
   readonly statsPort: number;
   readonly readinessPort: number;
   readonly statusPort: number;
+  /** `PROXY_XDS_VIA_AGENT`; default true. */
+  readonly viaAgent?: boolean;
+  /** The roots of the discovery server's certificate, a PEM file. */
+  readonly xdsRootCertPath?: string;
+  /** The name the discovery server's certificate carries. */
+  readonly discoveryServerName?: string;
+  /** `CALL_CREDENTIALS`. */
+  readonly callCredentials?: boolean;
+  /** `--stsPort`; 0 or absent: left out. */
+  readonly stsPort?: number;
 }
 
 /** ProxyConfig as Istio's templates see it: the fields of its Go struct, by their Go names. */
@@ -86,7 +100,15 @@ export function bootstrapTemplateData(inputs: BootstrapTemplateInputs): Record<s
     labels: inputs.labels,
     config: { ...inputs.config, ...istioProxyConfig(inputs.config, inputs.node.cluster) },
     discovery_address: inputs.discoveryAddress,
-    proxy_via_agent: true,
+    proxy_via_agent: inputs.viaAgent ?? true,
+    pilot_grpc_address: `{"address": "${splitHostPort(inputs.discoveryAddress).host}", "port_value": ${
+      splitHostPort(inputs.discoveryAddress).port
+    }}`,
+    discovery_host: splitHostPort(inputs.discoveryAddress).host,
+    pilot_SAN: JSON.stringify(inputs.discoveryServerName ? [{ exact: inputs.discoveryServerName }] : []),
+    provisioned_cert: inputs.xdsRootCertPath ?? "",
+    call_credentials: inputs.callCredentials ?? false,
+    ...(inputs.stsPort ? { sts_port: inputs.stsPort } : {}),
     xds_type: "GRPC",
     runtime_flags: "{}",
     xds_socket: inputs.xdsSocket,
@@ -106,23 +128,27 @@ export function bootstrapTemplateData(inputs: BootstrapTemplateInputs): Record<s
 /**
  * Reads and renders the template at `path` and parses the result as JSON.
  *
- * @throws {Error} naming `--templateFile` and the path when it cannot be read
+ * @throws {Error} naming `setting` (`--templateFile` or `MESH_BOOTSTRAP`) and the path when it cannot be read
  * @throws {TemplateError} naming the file and line of a template problem
  * @throws {SyntaxError} naming the file when the rendered text is not JSON
  */
-export function renderBootstrapTemplate(path: string, data: Record<string, unknown>): Json {
+export function renderBootstrapTemplate(
+  path: string,
+  data: Record<string, unknown>,
+  setting = "--templateFile",
+): Json {
   let text: string;
   try {
     text = Deno.readTextFileSync(path);
   } catch (error) {
-    throw new Error(`Cannot read --templateFile "${path}": ${(error as Error).message}`, { cause: error });
+    throw new Error(`Cannot read ${setting} "${path}": ${(error as Error).message}`, { cause: error });
   }
   const rendered = parseGoTemplate(path, text)(data);
   try {
     return JSON.parse(rendered) as Json;
   } catch (error) {
     throw new SyntaxError(
-      `--templateFile ${path} rendered text that is not JSON (${(error as Error).message}); ` +
+      `${setting} ${path} rendered text that is not JSON (${(error as Error).message}); ` +
         "check the template's quoting and commas",
       { cause: error },
     );

@@ -78,3 +78,54 @@ Deno.test("MESH_BOOTSTRAP_OVERRIDE merges over the default, and a bad one is ref
   );
   assert.throws(() => parseOverride("[1, 2]", "override.yaml"), /override\.yaml must hold an object/);
 });
+
+Deno.test("PROXY_XDS_VIA_AGENT=false points xds-grpc at the discovery server, over TLS with the SDS certificate", () => {
+  const direct = defaultBootstrap({
+    ...inputs,
+    xds: {
+      address: "meshd.mesh-system.svc:15012",
+      mutualTls: true,
+      rootCertPath: "./var/run/secrets/mesh/root-cert.pem",
+      serverName: "meshd.mesh-system.svc",
+    },
+  });
+  validateBootstrap(direct, "the direct bootstrap");
+  const clusters = (direct.static_resources as { clusters: Record<string, unknown>[] }).clusters;
+  const xds = clusters.find((c) => c.name === "xds-grpc")!;
+  assert.equal(xds.type, "STRICT_DNS");
+  assert.doesNotMatch(JSON.stringify(xds), /XDS"/, "not the agent's socket");
+  assert.match(JSON.stringify(xds), /"address":"meshd\.mesh-system\.svc","port_value":15012/);
+  assert.match(JSON.stringify(xds), /"tls_certificate_sds_secret_configs":\[\{"name":"default"/);
+  assert.match(JSON.stringify(xds), /"match_subject_alt_names":\[\{"exact":"meshd\.mesh-system\.svc"\}\]/);
+  const plaintext = defaultBootstrap({
+    ...inputs,
+    xds: {
+      address: "10.0.0.5:15010",
+      mutualTls: false,
+      rootCertPath: "",
+      serverName: "meshd.mesh-system.svc",
+    },
+  });
+  validateBootstrap(plaintext, "the plaintext bootstrap");
+  assert.doesNotMatch(JSON.stringify(plaintext), /transport_socket/);
+});
+
+Deno.test("CALL_CREDENTIALS makes ADS a gRPC client of the discovery server with the agent's STS call credentials", () => {
+  const bootstrap = defaultBootstrap({
+    ...inputs,
+    xds: {
+      address: "meshd.mesh-system.svc:15012",
+      mutualTls: true,
+      rootCertPath: "./var/run/secrets/mesh/root-cert.pem",
+      serverName: "meshd.mesh-system.svc",
+      callCredentials: { stsPort: 15463, tokenPath: "./var/run/secrets/tokens/mesh-token" },
+    },
+  });
+  validateBootstrap(bootstrap, "the call credentials bootstrap");
+  const ads = JSON.stringify((bootstrap.dynamic_resources as Record<string, unknown>).ads_config);
+  assert.match(ads, /"target_uri":"meshd\.mesh-system\.svc:15012"/);
+  assert.match(ads, /"token_exchange_service_uri":"http:\/\/localhost:15463\/token"/);
+  assert.match(ads, /"subject_token_path":"\.\/var\/run\/secrets\/tokens\/mesh-token"/);
+  const clusters = (bootstrap.static_resources as { clusters: { name: string }[] }).clusters;
+  assert.ok(!clusters.some((c) => c.name === "xds-grpc"), "no xds-grpc cluster, as the reference's template");
+});

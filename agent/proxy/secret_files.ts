@@ -1,13 +1,16 @@
 /**
  * Workload secrets as files: `OUTPUT_CERTS` writes the key, chain and roots to a directory on every rotation
  * (for workloads that read them from disk), and `FILE_MOUNTED_CERTS` serves certificates mounted as files
- * instead of asking the CA, following them when they are replaced.
+ * instead of asking the CA, following them when they are replaced. Orchestrator volumes replace their files by
+ * pointing a `..data` link at a new folder: the files are read through their paths each time, the folder is
+ * watched for that swap (as the reference watches the files), and a set read across a swap, whose key is not
+ * the chain's, is refused like any other broken set until the next read finds them matching.
  *
  * @module
  */
 import { join } from "node:path";
 import type { Logger } from "../../shared/log/logger.ts";
-import { parseCertificatesPem } from "../../shared/pki/mod.ts";
+import { certifiesKey, importPrivateKeyPem, parseCertificatesPem } from "../../shared/pki/mod.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 /** File names Istio uses for a workload's key material, in `OUTPUT_CERTS` and mounted certificate folders. */
@@ -43,14 +46,44 @@ export async function writeSecretFiles(dir: string, secret: WorkloadSecret): Pro
   await writeAtomically(join(dir, SECRET_FILES.root), secret.rootPem, 0o644);
 }
 
+/**
+ * `OUTPUT_CERTS`: writes the provider's current secret, then every new one, into `dir`. Writes run one after
+ * another, so two rotations close together cannot leave one's key beside the other's chain; a failed write is
+ * logged and the next rotation tries again. Returns the unsubscribe, and resolves once the first write is done.
+ */
+export async function mirrorSecretFiles(
+  dir: string,
+  provider: SecretProvider,
+  log: Logger,
+): Promise<() => void> {
+  let queue = Promise.resolve();
+  const write = (secret: WorkloadSecret) =>
+    queue = queue.then(() =>
+      writeSecretFiles(dir, secret).catch((error) =>
+        log.warn("cannot write the workload certificate to OUTPUT_CERTS", {
+          dir,
+          error: (error as Error).message,
+        })
+      )
+    );
+  const unsubscribe = provider.onChange(write);
+  if (provider.current) await write(provider.current);
+  return unsubscribe;
+}
+
 /** Options of {@link MountedSecrets}. */
 export interface MountedSecretsOptions {
   /** Folder holding `key.pem`, `cert-chain.pem` and `root-cert.pem`. */
   readonly dir: string;
-  /** How often the files are looked at for a change. */
+  /** How often the files are looked at for a change when no file event came. */
   readonly checkIntervalMs: number;
+  /** After a file event, how long to wait for the rest of a replacement before reading (the reference's 100 ms). */
+  readonly debounceMs?: number;
   readonly log: Logger;
 }
+
+/** The reference's `FILE_DEBOUNCE_DURATION` default: a swap's events settle within it. */
+const DEBOUNCE_MS = 100;
 
 /**
  * The workload secret read from mounted files (`FILE_MOUNTED_CERTS`), reread when any file changes. A set of
@@ -64,6 +97,10 @@ export class MountedSecrets implements SecretProvider {
   #timer?: ReturnType<typeof setTimeout>;
   #closed = false;
   #lastError = "";
+  #watcher?: Deno.FsWatcher;
+  /** A read is under way: a file event meanwhile only marks `#changed`, and the read reschedules. */
+  #reading = false;
+  #changed = false;
 
   constructor(options: MountedSecretsOptions) {
     this.#options = options;
@@ -80,15 +117,39 @@ export class MountedSecrets implements SecretProvider {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Reads the files now, then on every check interval. */
+  /** Reads the files now, then after every change in their folder and on every check interval. */
   start(): void {
     void this.#tick();
+    void this.#watch();
   }
 
   /** Stops looking at the files. */
   close(): void {
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#watcher?.close();
+  }
+
+  /** A file event brings the next read forward to `debounceMs` from now; the interval check stays the fallback. */
+  async #watch(): Promise<void> {
+    try {
+      this.#watcher = Deno.watchFs(this.#options.dir, { recursive: false });
+      for await (const _event of this.#watcher) {
+        if (this.#closed) break;
+        this.#changed = true;
+        if (!this.#reading) this.#schedule(this.#options.debounceMs ?? DEBOUNCE_MS);
+      }
+    } catch (error) {
+      if (!this.#closed) {
+        this.#options.log.warn(
+          "cannot watch the mounted certificates; reading them on the check interval only",
+          {
+            dir: this.#options.dir,
+            error: (error as Error).message,
+          },
+        );
+      }
+    }
   }
 
   /**
@@ -122,6 +183,14 @@ export class MountedSecrets implements SecretProvider {
     if (!privateKeyPem.includes("PRIVATE KEY-----")) {
       throw new Error(`FILE_MOUNTED_CERTS: no PEM private key in ${join(dir, SECRET_FILES.key)}`);
     }
+    const keys = await importPrivateKeyPem(privateKeyPem, join(dir, SECRET_FILES.key));
+    if (!await certifiesKey(leaf, keys.publicKey)) {
+      throw new Error(
+        `FILE_MOUNTED_CERTS: the key in ${join(dir, SECRET_FILES.key)} is not the one ${
+          join(dir, SECRET_FILES.chain)
+        } certifies (read during a replacement?)`,
+      );
+    }
     const secret: WorkloadSecret = {
       certChainPem,
       privateKeyPem,
@@ -139,8 +208,16 @@ export class MountedSecrets implements SecretProvider {
     return secret;
   }
 
+  #schedule(ms: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), ms);
+  }
+
   async #tick(): Promise<void> {
     if (this.#closed) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#reading = true;
+    this.#changed = false;
     try {
       await this.load();
       this.#lastError = "";
@@ -153,6 +230,9 @@ export class MountedSecrets implements SecretProvider {
         this.#lastError = message;
       }
     }
-    if (!this.#closed) this.#timer = setTimeout(() => void this.#tick(), this.#options.checkIntervalMs);
+    this.#reading = false;
+    if (!this.#closed) {
+      this.#schedule(this.#changed ? this.#options.debounceMs ?? DEBOUNCE_MS : this.#options.checkIntervalMs);
+    }
   }
 }

@@ -8,9 +8,13 @@ import {
   generateKeyPair,
   issueCertificate,
 } from "../../shared/pki/mod.ts";
-import { MountedSecrets, writeSecretFiles } from "./secret_files.ts";
-import type { WorkloadSecret } from "./workload_secrets.ts";
+import { mirrorSecretFiles, MountedSecrets, writeSecretFiles } from "./secret_files.ts";
+import { type WorkloadSecret, WorkloadSecrets } from "./workload_secrets.ts";
 import { waitFor } from "../../shared/testing/wait_for.ts";
+import { symlink } from "../../shared/testing/symlink.ts";
+import { opensslOk, verifyChain } from "../../shared/testing/openssl.ts";
+import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
+import { recordingSigner } from "./_test_ca.ts";
 
 async function workloadSecret(): Promise<WorkloadSecret> {
   const ca = await createSelfSignedCa({ org: "cluster.local", ttlMs: 3_600_000, keyAlgorithm: "ECDSA" });
@@ -79,6 +83,97 @@ Deno.test("MountedSecrets serves mounted files, follows their replacement and ke
     assert.equal(seen.length, 2);
   } finally {
     mounted.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("MountedSecrets refuses a key that is not the chain's and keeps the last good set", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mounted_certs_" });
+  const mounted = new MountedSecrets({ dir, checkIntervalMs: 60_000, log: silentLogger });
+  try {
+    const first = await workloadSecret();
+    await writeSecretFiles(dir, first);
+    await mounted.load();
+    const other = await workloadSecret();
+    await Deno.writeTextFile(`${dir}/key.pem`, other.privateKeyPem);
+    await assert.rejects(() => mounted.load(), /key\.pem is not the one .*cert-chain\.pem certifies/);
+    assert.equal(mounted.current?.privateKeyPem, first.privateKeyPem);
+  } finally {
+    mounted.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Writes `secret` as an orchestrator volume does: a timestamped folder, `..data` pointing at it, files via it. */
+async function writeVolumeVersion(dir: string, version: string, secret: WorkloadSecret): Promise<void> {
+  await writeSecretFiles(`${dir}/${version}`, secret);
+  await symlink(version, `${dir}/..data_tmp`);
+  // The swap itself: one rename of the link over `..data`, as the orchestrator's atomic writer does.
+  await Deno.rename(`${dir}/..data_tmp`, `${dir}/..data`);
+}
+
+Deno.test("FILE_MOUNTED_CERTS follows a volume's ..data swap without waiting for the check interval", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mounted_volume_" });
+  // An hour: only the folder watch can bring the swap in while the test waits.
+  const mounted = new MountedSecrets({ dir, checkIntervalMs: 3_600_000, log: silentLogger });
+  try {
+    const first = await workloadSecret();
+    await writeVolumeVersion(dir, "..2026_11_27_01", first);
+    for (const name of ["key.pem", "cert-chain.pem", "root-cert.pem"]) {
+      await symlink(`..data/${name}`, `${dir}/${name}`);
+    }
+    await mounted.load();
+    mounted.start();
+    const second = await workloadSecret();
+    await writeVolumeVersion(dir, "..2026_11_27_02", second);
+    await waitFor(() => mounted.current?.certChainPem === second.certChainPem, "the swapped set", 10_000, 20);
+    assert.equal(mounted.current?.privateKeyPem, second.privateKeyPem);
+  } finally {
+    mounted.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "OUTPUT_CERTS holds a key, chain and root that openssl verifies, after a rotation too",
+  ...needs(OPENSSL),
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "output_certs_" });
+  const signer = await recordingSigner();
+  const secrets = new WorkloadSecrets({
+    signer,
+    ttlSeconds: 600,
+    graceRatio: 0.5,
+    checkIntervalMs: 60_000,
+    ecdsa: true,
+    log: silentLogger,
+  });
+  const out = `${dir}/out`;
+  const check = async (secret: WorkloadSecret) => {
+    assert.equal(await Deno.readTextFile(`${out}/cert-chain.pem`), secret.certChainPem);
+    const verified = await verifyChain(
+      dir,
+      await Deno.readTextFile(`${out}/root-cert.pem`),
+      secret.certChainPem,
+    );
+    assert.equal(verified.code, 0, verified.stderr);
+    const certKey = await opensslOk(["x509", "-noout", "-pubkey", "-in", `${out}/cert-chain.pem`]);
+    const ownKey = await opensslOk(["pkey", "-pubout", "-in", `${out}/key.pem`]);
+    assert.equal(ownKey, certKey, "key.pem is the key cert-chain.pem certifies");
+  };
+  try {
+    const first = await secrets.renew();
+    const unsubscribe = await mirrorSecretFiles(out, secrets, silentLogger);
+    await check(first);
+    const rotated = await secrets.renew();
+    await waitFor(
+      async () => await Deno.readTextFile(`${out}/cert-chain.pem`) === rotated.certChainPem,
+      "the rotated chain in OUTPUT_CERTS",
+    );
+    await check(rotated);
+    unsubscribe();
+  } finally {
+    secrets.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -36,6 +36,8 @@ export interface StatusDeps {
   readonly appMetrics?: AppMetricsTarget;
   /** The agent's own metrics, served with the proxy's; `scrapes_total` and its failures are counted here. */
   readonly metrics: Metrics;
+  /** Seconds since the agent process started, for `startup_duration_seconds`; default the runtime's clock. */
+  readonly uptimeSeconds?: () => number;
   /** Per-source timeout and size cap of `/stats/prometheus`; defaults suit production. */
   readonly statsLimits?: { readonly timeoutMs?: number; readonly maxBytes?: number };
   readonly log: Logger;
@@ -60,8 +62,13 @@ async function proxyReady(adminPort: number): Promise<{ ready: boolean; reason: 
 /** The status port's routes, without a socket: what {@link startStatusServer} serves. */
 export function statusRouter(deps: StatusDeps): Router {
   const router = new Router();
+  const uptime = deps.uptimeSeconds ?? (() => performance.now() / 1000);
+  // As the reference: the startup time is recorded when a readiness probe succeeds after none or a failure.
+  let wasReady = false;
   router.add("/healthz/ready", "200 once the proxy is live with its first configuration", async () => {
     const { ready, reason } = await proxyReady(deps.adminPort);
+    if (ready && !wasReady) deps.metrics.gauge("startup_duration_seconds").set(uptime());
+    wasReady = ready;
     return new Response(ready ? "ready\n" : `not ready: ${reason}\n`, { status: ready ? 200 : 503 });
   });
 

@@ -63,6 +63,28 @@ async function withPod(
 const get = (deps: StatusDeps, path: string) =>
   statusRouter(deps).handle(new Request(`http://127.0.0.1:15020${path}`));
 
+Deno.test("startup_duration_seconds is the agent's age at its first ready probe", async () => {
+  await withPod(async ({ admin, deps }) => {
+    let uptime = 1.5;
+    const status = deps({ uptimeSeconds: () => uptime });
+    const router = statusRouter(status);
+    const ready = async () =>
+      (await router.handle(new Request("http://127.0.0.1:15020/healthz/ready"))).status;
+    const recorded = async () =>
+      (await status.metrics.gauge("startup_duration_seconds").get()).values[0]?.value;
+    admin.routes["/ready"] = () => new Response("PRE_INITIALIZING\n", { status: 503 });
+    assert.equal(await ready(), 503);
+    assert.equal(await recorded(), 0, "not ready yet: not recorded");
+    admin.routes["/ready"] = () => new Response("LIVE\n");
+    uptime = 4.25;
+    assert.equal(await ready(), 200);
+    assert.equal(await recorded(), 4.25);
+    uptime = 9;
+    assert.equal(await ready(), 200);
+    assert.equal(await recorded(), 4.25, "later ready probes leave it");
+  });
+});
+
 Deno.test("/app-health/<container>/<kind> answers with the configured application probe", async (t) => {
   await withPod(async ({ app, deps }) => {
     const status = deps();

@@ -2,11 +2,15 @@
  * The workload's certificate and the mesh roots, kept fresh: a key pair (RSA 2048, or ECDSA P-256 with
  * `ECC_SIGNATURE_ALGORITHM=ECDSA`; PKCS#8 with `PKCS8_KEY`, else PKCS#1/SEC1), a CSR signed by the CA for `SECRET_TTL`, renewed once
  * `SECRET_GRACE_PERIOD_RATIO` of its life has passed (checked every `SECRET_ROTATION_CHECK_INTERVAL`). A failed
- * renewal keeps the current certificate and retries with backoff. Listeners hear of every new secret.
+ * renewal keeps the current certificate and retries with backoff. Listeners hear of every new secret. With
+ * `INITIAL_BACKOFF_MSEC`, each renewal first waits a random part of it, so the agents of a fleet started (or
+ * rotating) together do not all reach the CA at once; the CSR names `spiffe://TRUST_DOMAIN/ns/<namespace>/sa/
+ * SERVICE_ACCOUNT` when the service account is known, as the reference's does.
  *
  * @module
  */
 import type { Logger } from "../../shared/log/logger.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import {
   createCertificateRequest,
   exportPrivateKeyPem,
@@ -52,8 +56,16 @@ export interface WorkloadSecretsOptions {
   readonly pkcs8?: boolean;
   /** The roots when the CA's chain does not end in one the agent should trust (else the chain's last). */
   readonly rootPem?: string;
+  /** The workload's SPIFFE id, put in the CSR's SAN; absent: the CSR names nothing and the CA decides. */
+  readonly csrUri?: string;
+  /** `INITIAL_BACKOFF_MSEC`: each renewal first waits a random time below this; 0: none. */
+  readonly initialBackoffMs?: number;
+  /** The jitter source, [0, 1); default `Math.random`. */
+  readonly random?: () => number;
   readonly log: Logger;
   readonly now?: () => Date;
+  /** The check and backoff timers; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** Keeps the workload secret fresh and tells listeners of each new one. */
@@ -61,12 +73,14 @@ export class WorkloadSecrets implements SecretProvider {
   readonly #options: WorkloadSecretsOptions;
   readonly #listeners = new Set<(secret: WorkloadSecret) => void>();
   #current?: WorkloadSecret;
-  #timer?: ReturnType<typeof setTimeout>;
+  #timer?: unknown;
   #failures = 0;
   #closed = false;
+  readonly #timers: Timers;
 
   constructor(options: WorkloadSecretsOptions) {
     this.#options = options;
+    this.#timers = options.timers ?? systemTimers;
   }
 
   /** The current secret, if one was issued yet. */
@@ -88,13 +102,14 @@ export class WorkloadSecrets implements SecretProvider {
   /** Stops renewing. */
   close(): void {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
   }
 
   /** Issues a new secret now; resolves with it. */
   async renew(): Promise<WorkloadSecret> {
     const keys = await generateKeyPair(this.#options.ecdsa ? { algorithm: "ECDSA" } : { algorithm: "RSA" });
-    const csr = await createCertificateRequest(keys, {});
+    const uri = this.#options.csrUri;
+    const csr = await createCertificateRequest(keys, uri ? { uris: [uri] } : {});
     const chain = await this.#options.signer.sign(csr, this.#options.ttlSeconds);
     const [leaf] = parseCertificatesPem(chain[0], "the CA's leaf");
     const secret: WorkloadSecret = {
@@ -127,6 +142,14 @@ export class WorkloadSecrets implements SecretProvider {
     if (this.#closed) return;
     let wait = this.#options.checkIntervalMs;
     if (this.#due()) {
+      const jitterMs = this.#failures === 0
+        ? Math.floor((this.#options.random ?? Math.random)() * (this.#options.initialBackoffMs ?? 0))
+        : 0;
+      // The jitter comes before the first attempt of a renewal only: retries have their own backoff.
+      if (jitterMs > 0) {
+        await new Promise<void>((resolve) => this.#timer = this.#timers.setTimeout(resolve, jitterMs));
+      }
+      if (this.#closed) return;
       try {
         await this.renew();
         this.#failures = 0;
@@ -139,6 +162,6 @@ export class WorkloadSecrets implements SecretProvider {
         });
       }
     }
-    if (!this.#closed) this.#timer = setTimeout(() => void this.#tick(), wait);
+    if (!this.#closed) this.#timer = this.#timers.setTimeout(() => void this.#tick(), wait);
   }
 }

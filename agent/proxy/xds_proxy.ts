@@ -13,6 +13,7 @@ import type protobuf from "protobufjs";
 import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { type RunningGrpcServer, sendPrefixedWithoutCopy, startGrpcServer } from "../../shared/grpc/mod.ts";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
@@ -48,6 +49,13 @@ export interface XdsProxyOptions {
   readonly nameTable?: NameTableSubscription;
   /** The jitter source of the upstream backoff, [0, 1); default `Math.random`. */
   readonly random?: () => number;
+  /** Where requests, responses, stream ends and reconnects are counted (`xds_proxy_*`, `*_connection_*`). */
+  readonly metrics?: Metrics;
+}
+
+/** The reference's `type` label of a stream's end: a cancellation, or anything else. */
+function terminationType(code: number | undefined): string {
+  return code === grpc.status.CANCELLED ? "cancelled" : "error";
 }
 
 /**
@@ -70,7 +78,7 @@ type Stream = grpc.ClientDuplexStream<Buffer, Buffer>;
 
 /** Relays ADS from `options.socket` to `options.upstream`. */
 export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGrpcServer> {
-  const { upstream, secrets, log } = options;
+  const { upstream, secrets, log, metrics } = options;
   const random = options.random ?? Math.random;
   const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
   const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
@@ -99,9 +107,9 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     clientFor = secret;
     return client;
   };
-  const relays = new Set<{ reconnect(reason: string): void }>();
+  const relays = new Set<{ reconnect(reason: string, label: string): void }>();
   const unsubscribe = secrets.onChange(() => {
-    for (const relay of relays) relay.reconnect("new workload certificate");
+    for (const relay of relays) relay.reconnect("new workload certificate", "new_certificate");
   });
 
   const implementation = {
@@ -141,7 +149,9 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         const stream: Stream = (channel() as unknown as { StreamAggregatedResources(): Stream })
           .StreamAggregatedResources();
         up = stream;
+        let answered = false;
         stream.on("data", (data: Buffer) => {
+          answered = true;
           if (failures > 0) {
             log.info("upstream ADS stream back; the proxy's subscriptions were replayed", {
               attempts: failures,
@@ -151,11 +161,18 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           }
           if (nameTable?.take(data, stream)) return;
           options.snapshot?.record(data);
+          metrics?.counter("xds_proxy_responses").inc();
           down.write(data);
         });
-        const lost = (details: string) => {
+        const lost = (details: string, code?: number) => {
           if (up !== stream || closed) return;
           up = undefined;
+          // As the reference counts them: a stream that never answered is a failed connection.
+          if (answered) {
+            metrics?.counter("meshd_connection_terminations").inc({ type: terminationType(code) });
+          } else {
+            metrics?.counter("meshd_connection_failures").inc();
+          }
           failures++;
           const waitMs = upstreamRetryDelayMs(failures, random);
           if (failures === 1 || failures % 10 === 0) {
@@ -165,9 +182,12 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
               retryMs: waitMs,
             });
           }
-          retryTimer = setTimeout(() => open(true), waitMs);
+          retryTimer = setTimeout(() => {
+            metrics?.counter("xds_proxy_upstream_reconnects").inc({ reason: "upstream_lost" });
+            open(true);
+          }, waitMs);
         };
-        stream.on("error", (error: grpc.ServiceError) => lost(`${error.code}: ${error.details}`));
+        stream.on("error", (error: grpc.ServiceError) => lost(`${error.code}: ${error.details}`, error.code));
         stream.on("end", () => lost("the server ended the stream"));
         nameTable?.opened();
         if (isReplay) replay(stream);
@@ -175,9 +195,10 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         if (isReplay && latest.size > 0) nameTable?.subscribe(stream);
       };
       const relay = {
-        reconnect(reason: string) {
+        reconnect(reason: string, label: string) {
           if (closed) return;
           log.info("reconnecting the upstream ADS stream", { reason });
+          metrics?.counter("xds_proxy_upstream_reconnects").inc({ reason: label });
           clearTimeout(retryTimer);
           const old = up;
           up = undefined;
@@ -202,6 +223,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
             error: (error as Error).message,
           });
         }
+        metrics?.counter("xds_proxy_requests").inc();
         up?.write(data);
         // The agent's own request follows the proxy's first, which carries the node.
         if (up !== undefined) nameTable?.subscribe(up);
@@ -214,13 +236,20 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         up?.cancel();
         up = undefined;
       };
+      // An error or a cancellation is counted once, even after the half-close the runtime reports for a reset.
+      let terminated = false;
       down.on("end", () => {
         up?.end();
         finish();
         down.end();
       });
-      down.on("cancelled", finish);
-      down.on("error", finish);
+      const terminate = (type: string) => {
+        if (!terminated) metrics?.counter("envoy_connection_terminations").inc({ type });
+        terminated = true;
+        finish();
+      };
+      down.on("cancelled", () => terminate("cancelled"));
+      down.on("error", () => terminate("error"));
       down.on("close", finish);
       open(false);
     },

@@ -10,6 +10,15 @@ import { silentLogger } from "../../shared/log/logger.ts";
 import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 import { waitFor } from "../../shared/testing/wait_for.ts";
 import { startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
+import { Metrics } from "../../shared/metrics/metrics.ts";
+
+/** The value of counter `name` for `labels` (all of its series summed when none are given). */
+async function counted(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const { values } = await metrics.counter(name).get();
+  return values
+    .filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want))
+    .reduce((sum, v) => sum + v.value, 0);
+}
 
 const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
 
@@ -118,12 +127,14 @@ async function acrossRestart(answer: "ack" | "nack", replayedFirst: Record<strin
   const address = upstream.address;
   const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
   const log = new RecordingLogger();
+  const metrics = new Metrics("agent", { version: "test", tag: "test" });
   const proxy = await startXdsProxy({
     socket: `${dir}/xds.sock`,
     upstream: { address, mutualTls: false, serverName: "unused" },
     secrets: { current: undefined, onChange: () => () => {} },
     log,
     maxReceiveMessageBytes: 16 * 1024 * 1024,
+    metrics,
   });
   const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
   const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
@@ -171,7 +182,29 @@ async function acrossRestart(answer: "ack" | "nack", replayedFirst: Record<strin
     const back = log.matching("info", "upstream ADS stream back");
     assert.equal(back.length, 1);
     assert.ok((back[0].fields?.attempts as number) >= 1);
+
+    // The relay's metrics move with what they count.
+    assert.equal(await counted(metrics, "xds_proxy_responses"), 2, "one response from each server");
+    await waitFor(
+      async () => await counted(metrics, "xds_proxy_requests") === 3,
+      "the subscription and one answer to each response, counted",
+    );
+    assert.equal(
+      await counted(metrics, "meshd_connection_terminations"),
+      1,
+      "the first server's stream ended",
+    );
+    const reconnects = await counted(metrics, "xds_proxy_upstream_reconnects", { reason: "upstream_lost" });
+    assert.equal(
+      reconnects,
+      await counted(metrics, "meshd_connection_failures") + 1,
+      "every attempt while the server was down failed before an answer, and the last one held",
+    );
     call.cancel();
+    await waitFor(
+      async () => await counted(metrics, "envoy_connection_terminations", { type: "cancelled" }) === 1,
+      "the proxy's cancelled stream counted",
+    );
   } finally {
     client.close();
     await proxy.close(0);

@@ -60,7 +60,12 @@ export function caSettingsFromEnv(env: EnvSettings): CaEnvSettings {
       maxConcurrentSignings: env.int("CASERVER_MAX_CONCURRENT_SIGNINGS"),
       signingQueueSize: env.int("CASERVER_SIGNING_QUEUE_SIZE"),
     }),
-    audiences: env.string("TOKEN_AUDIENCES").split(",").map((a) => a.trim()).filter((a) => a !== ""),
+    // AUDIENCE is the audience the reference's issuer-checked (out-of-cluster) tokens must carry; here that
+    // check is the one JWT check, so it accepts it beside TOKEN_AUDIENCES.
+    audiences: [
+      ...env.string("TOKEN_AUDIENCES").split(",").map((a) => a.trim()).filter((a) => a !== ""),
+      ...(env.string("AUDIENCE").trim() !== "" ? [env.string("AUDIENCE").trim()] : []),
+    ],
     requireAudience: env.bool("REQUIRE_3P_TOKEN"),
     issuer: checkedIssuer(env.string("TOKEN_ISSUER")),
     jwtPolicy: parseJwtPolicy(env.string("JWT_POLICY")),

@@ -131,7 +131,7 @@ export class ClientCertAuthenticator implements CallerAuthenticator {
 
 /** Settings of JWT authentication. */
 export interface JwtAuthenticatorOptions {
-  /** `TOKEN_AUDIENCES`: a token must name one of them. */
+  /** `TOKEN_AUDIENCES` and `AUDIENCE`: a token must name one of them. */
   readonly audiences: readonly string[];
   /** `REQUIRE_3P_TOKEN`: reject tokens without an audience. */
   readonly requireAudience: boolean;
@@ -192,7 +192,9 @@ export class JwtAuthenticator implements CallerAuthenticator {
       }
     } else if (!audiences.some((a) => this.#options.audiences.includes(a))) {
       throw new AuthenticationError(
-        `the bearer token's audience is none of TOKEN_AUDIENCES (${this.#options.audiences.join(", ")})`,
+        `the bearer token's audience is none of TOKEN_AUDIENCES and AUDIENCE (${
+          this.#options.audiences.join(", ")
+        })`,
       );
     }
     const account = serviceAccountOf(claims);

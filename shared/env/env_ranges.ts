@@ -26,6 +26,8 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE: { min: 2048, max: 8192, unit: "bits" },
   CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: { min: 0, max: 100, unit: "percent" },
   MESH_DNS_PROXY_PORT: { min: 1, max: 65_535, unit: "port" },
+  // The CSR jitter: past ten minutes a fleet's first certificates would wait longer than their proxies do.
+  INITIAL_BACKOFF_MSEC: { min: 0, max: 600_000, unit: "milliseconds" },
   MESH_GPRC_MAXRECVMSGSIZE: { min: 1, max: INT32_MAX, unit: "bytes" },
   MESH_GPRC_MAXSTREAMS: { min: 1, max: INT32_MAX, unit: "streams" },
   // Durations in milliseconds. A push waits at least DEBOUNCE_AFTER after the last event: an hour would mean no

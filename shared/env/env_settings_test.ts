@@ -113,7 +113,7 @@ Deno.test("EnvSettings refuses values outside a variable's range, naming it, the
     [
       "INITIAL_BACKOFF_MSEC",
       "-1",
-      /INITIAL_BACKOFF_MSEC="-1" is out of range: expected a value of at least 0/,
+      /INITIAL_BACKOFF_MSEC="-1" is out of range: expected a value from 0 to 600000 milliseconds/,
     ],
   ]; // deno-fmt-ignore
   for (const [name, value, message] of cases) {

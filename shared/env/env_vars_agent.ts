@@ -23,7 +23,8 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
     type: "string",
     default: "Builtin",
     programs: AGENT,
-    description: "Name of the authentication provider.",
+    description:
+      "Name of the authentication provider: Builtin (the mesh CA) or Citadel (Istio's service name).",
   },
   {
     name: "CA_ROOT_CA",
@@ -91,9 +92,21 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
     programs: AGENT,
     description: "URL of the cloud-managed cluster.",
   },
-  { name: "INITIAL_BACKOFF_MSEC", type: "int", default: "0", programs: AGENT, description: "" },
+  {
+    name: "INITIAL_BACKOFF_MSEC",
+    type: "int",
+    default: "0",
+    programs: AGENT,
+    description: "Each certificate renewal first waits a random time below this many milliseconds; 0: none.",
+  },
   { name: "INSTANCE_IP", type: "string", default: "", programs: AGENT, description: "" },
-  { name: "MESH_BOOTSTRAP", type: "string", default: "", programs: AGENT, description: "" },
+  {
+    name: "MESH_BOOTSTRAP",
+    type: "string",
+    default: "",
+    programs: AGENT,
+    description: "A bootstrap template file used instead of --templateFile and the built-in bootstrap.",
+  },
   { name: "MESH_BOOTSTRAP_OVERRIDE", type: "string", default: "", programs: AGENT, description: "" },
   {
     name: "MESH_ORCH_APP_PROBERS",

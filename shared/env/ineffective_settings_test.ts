@@ -5,12 +5,13 @@ import { ineffectiveSettings, warnIneffectiveSettings } from "./ineffective_sett
 
 Deno.test("A variable that has no effect logs one warning naming it when set", () => {
   const log = new RecordingLogger();
-  const env = new EnvSettings("discovery", { AUDIENCE: "x", DISCOVERY_HTTP10: "true" });
+  const env = new EnvSettings("discovery", { USE_REMOTE_CERTS: "true", DISCOVERY_HTTP10: "true" });
   warnIneffectiveSettings(log, env, "discovery", new Set());
   assert.deepEqual(log.lines, [{
     level: "warn",
-    msg: "AUDIENCE is set but has no effect: the CA checks token audiences against TOKEN_AUDIENCES only",
-    fields: { setting: "AUDIENCE", issue: "#30" },
+    msg:
+      "USE_REMOTE_CERTS is set but has no effect: serving certificates come from --tlsCertFile or the built-in CA",
+    fields: { setting: "USE_REMOTE_CERTS", issue: "#33" },
   }]);
 });
 
@@ -33,18 +34,19 @@ Deno.test("A variable is ineffective per program: a discovery setting set for th
 });
 
 Deno.test("A flag that has no effect is named only when given, and only for its command", () => {
-  const env = new EnvSettings("agent", {});
-  assert.deepEqual(ineffectiveSettings(env, "proxy", new Set(["stsPort", "domain"])).map((s) => s.setting), [
-    "--stsPort",
-  ]);
-  assert.deepEqual(ineffectiveSettings(env, "wait", new Set(["stsPort"])), []);
+  const env = new EnvSettings("discovery", {});
+  assert.deepEqual(
+    ineffectiveSettings(env, "discovery", new Set(["mcpMaxMsgSize", "domain"])).map((s) => s.setting),
+    ["--mcpMaxMsgSize"],
+  );
+  assert.deepEqual(ineffectiveSettings(env, "request", new Set(["mcpMaxMsgSize"])), []);
 });
 
 Deno.test("/debug/env's listing marks a variable that has no effect, and only in the program where it has none", () => {
   const discovery = new EnvSettings("discovery", {}).resolved();
   assert.equal(
-    discovery.find((v) => v.name === "AUDIENCE")?.noEffect,
-    "the CA checks token audiences against TOKEN_AUDIENCES only (issue: #30)",
+    discovery.find((v) => v.name === "USE_REMOTE_CERTS")?.noEffect,
+    "serving certificates come from --tlsCertFile or the built-in CA (issue: #33)",
   );
   assert.equal(discovery.find((v) => v.name === "DISCOVERY_DEBOUNCE_AFTER")?.noEffect, undefined);
   const agent = new EnvSettings("agent", {}).resolved();

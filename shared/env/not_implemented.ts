@@ -100,7 +100,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ...OTHER_PROGRAM,
   entry("INJECTION_WEBHOOK_CONFIG_NAME", A, "none", DISCOVERY_ONLY),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
-  entry("AUDIENCE", D, "#30", "the CA checks token audiences against TOKEN_AUDIENCES only"),
   entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
   entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
   entry("EXTERNAL_MESHD", BOTH, "#33", "an external control plane is not built"),
@@ -152,8 +151,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "the TCP metadata exchange filter is not generated",
   ),
   entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
-  entry("CALL_CREDENTIALS", A, "#30", "the agent sends no per-call credentials"),
-  entry("CA_PROVIDER", A, "#30", "the agent asks the mesh CA only"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry(
@@ -162,15 +159,7 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "none",
     "Istio 1.9 declares it and reads it nowhere; gateway SDS is served whatever its value",
   ),
-  entry("CLOUD_METADATA", A, "#31", "cloud platform metadata is not read"),
-  entry("CLOUD_CLUSTER_URL", A, "#31", "cloud platform metadata is not read"),
-  entry("INITIAL_BACKOFF_MSEC", A, "#30", "the agent's retry backoff is fixed"),
-  entry("MESH_BOOTSTRAP", A, "#30", "the bootstrap template is chosen with --templateFile only"),
   entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
-  entry("PROXY_XDS_VIA_AGENT", A, "#30", "the proxy's xDS always goes through the agent"),
-  entry("SERVICE_ACCOUNT", A, "#30", "the identity comes from the token and its certificate"),
-  entry("TRUST_DOMAIN", A, "#30", "the trust domain comes from the mesh config"),
-  entry("USE_TOKEN_FOR_CSR", A, "#30", "the CSR's identity comes from the token whatever its value"),
 ]);
 
 /** The issue that builds each flag's feature, where it is not #31. */
@@ -178,8 +167,6 @@ const FLAG_ISSUES: Readonly<Record<string, string>> = {
   mcpInitialConnWindowSize: "none",
   mcpInitialWindowSize: "none",
   mcpMaxMsgSize: "none",
-  stsPort: "#30",
-  tokenManagerPlugin: "#30",
 };
 
 /** Every flag of the reference that is accepted and changes nothing. */
@@ -188,8 +175,6 @@ export const NOT_IMPLEMENTED_FLAGS: readonly NotImplementedFlag[] = Object.freez
     ["discovery", "mcpInitialConnWindowSize", "MCP is not built"],
     ["discovery", "mcpInitialWindowSize", "MCP is not built"],
     ["discovery", "mcpMaxMsgSize", "MCP is not built"],
-    ["proxy", "stsPort", "the security token service is not built"],
-    ["proxy", "tokenManagerPlugin", "the security token service is not built"],
   ].map(([command, name, reason]) =>
     Object.freeze({
       ...entry(name, command === "discovery" ? D : A, FLAG_ISSUES[name] ?? "#31", reason),

@@ -535,6 +535,39 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help: "Dynamic secret update failures reported by the proxy.",
   },
   { name: "total_stale_connections", kind: "Sum", programs: AGENT, help: "Stale SDS connections." },
+  // The agent's xDS relay, as the reference's agent names them (istiod → meshd).
+  {
+    name: "meshd_connection_failures",
+    kind: "Sum",
+    programs: AGENT,
+    help: "Upstream ADS streams to the discovery server that failed before any response.",
+  },
+  {
+    name: "meshd_connection_terminations",
+    kind: "Sum",
+    programs: AGENT,
+    help: "Upstream ADS streams to the discovery server that ended after a response, by type.",
+  },
+  {
+    name: "envoy_connection_terminations",
+    kind: "Sum",
+    programs: AGENT,
+    help: "The proxy's ADS streams to the agent that ended with an error or cancellation, by type.",
+  },
+  { name: "xds_proxy_requests", kind: "Sum", programs: AGENT, help: "Requests the proxy sent to the relay." },
+  {
+    name: "xds_proxy_responses",
+    kind: "Sum",
+    programs: AGENT,
+    help: "Responses the relay passed from the discovery server to the proxy.",
+  },
+  {
+    name: "xds_proxy_upstream_reconnects",
+    kind: "Sum",
+    programs: AGENT,
+    help:
+      "Not in the reference. Upstream ADS streams opened again under a proxy stream that stayed open, by reason.",
+  },
   // The agent's DNS proxy; Istio's agent exports the first four from 1.10 on (1.9 exports none).
   { name: "dns_requests_total", kind: "Sum", programs: AGENT, help: "Total number of DNS requests." },
   {
@@ -643,6 +676,9 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_config_source_empty_withdrawals: ["source"],
   discovery_config_source_skipped_paths: ["source", "reason"],
   scrape_failures_total: ["type"],
+  meshd_connection_terminations: ["type"],
+  envoy_connection_terminations: ["type"],
+  xds_proxy_upstream_reconnects: ["reason"],
 });
 
 /** Histogram buckets chosen by the unit in a metric's name or help text. */

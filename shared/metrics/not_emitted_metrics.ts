@@ -159,7 +159,6 @@ export const NOT_EMITTED_METRICS: readonly NotEmittedMetric[] = Object.freeze([
       "discovery_xds_rds_reject",
       "discovery_xds_send_time",
       "discovery_xds_write_timeout",
-      "startup_duration_seconds",
       "xds_cache_evictions",
       "xds_cache_reads",
       "xds_cache_size",
