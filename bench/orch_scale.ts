@@ -16,7 +16,8 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
-import { processCpuMs, processMemory } from "./bench_processes.ts";
+import { loadAverage, processCpuMs, processMemory } from "./bench_processes.ts";
+import { nodeChurn } from "./orch_node_churn.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     services: { type: "string", default: "1000" },
     podsPerService: { type: "string", default: "5" },
     useEndpointSlices: { type: "boolean", default: false },
+    nodeUpdates: { type: "string", default: "100" },
+    nodeUpdatesPerSecond: { type: "string", default: "10" },
   },
 });
 const services = Number(values.services);
@@ -65,17 +68,20 @@ const address = (i: number, j: number) => ({
   targetRef: { kind: "Pod", name: podName(i, j), namespace: ns(i) },
 });
 
-const loadStarted = performance.now();
-for (let n = 0; n < NODES; n++) {
-  api.apply({
+function node(n: number, zone = `z${n % 3}`, annotations: Record<string, string> = {}): ApiObject {
+  return {
     apiVersion: "v1",
     kind: "Node",
     metadata: {
       name: `node-${n}`,
-      labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": `z${n % 3}` },
+      labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": zone },
+      annotations,
     },
-  });
+  };
 }
+
+const loadStarted = performance.now();
+for (let n = 0; n < NODES; n++) api.apply(node(n));
 for (let i = 0; i < services; i++) {
   api.apply(service(i));
   for (let j = 0; j < perService; j++) api.apply(pod(i, j));
@@ -164,6 +170,16 @@ try {
   };
   const podChange = await measure(() => api.apply(pod(7, 0, { version: "v2" })), "one pod's labels");
   const serviceChange = await measure(() => api.apply(service(7, 8081)), "one Service's port");
+  const loadBeforeChurn = loadAverage();
+  // Kubelets' heartbeats and controllers' annotations: the Node changes, nothing the mesh reads does.
+  const nodeAnnotationChurn = await nodeChurn({
+    pid,
+    httpAddr: addresses.httpAddr,
+    update: (n) => api.apply(node(n % NODES, undefined, { "bench.mesh.io/beat": String(n) })),
+    updates: Number(values.nodeUpdates),
+    perSecond: Number(values.nodeUpdatesPerSecond),
+  });
+  const nodeZoneChange = await measure(() => api.apply(node(0, "z-moved")), "one Node's zone");
   console.log(JSON.stringify({
     services,
     pods: services * perService,
@@ -175,6 +191,9 @@ try {
     peakRssMiB: Math.round(processMemory(pid).peakRssKiB / 1024),
     podChange,
     serviceChange,
+    loadAverageBeforeChurn: loadBeforeChurn,
+    nodeAnnotationChurn,
+    nodeZoneChange,
   }));
 } finally {
   await server.stop();
