@@ -16,12 +16,14 @@ export interface NodeChurnOptions {
   readonly pid: number;
   /** An address whose `/ready` answers without work (`--httpAddr`). */
   readonly httpAddr: string;
-  /** Applies the `n`th update (a Node whose annotation says `n`). */
+  /** Applies the `n`th update of a stretch (a Node whose annotation changes). */
   readonly update: (n: number) => void;
   /** Updates in total. */
   readonly updates: number;
   /** Updates a second. */
   readonly perSecond: number;
+  /** How many Node updates the server has handled so far (from its metrics). */
+  readonly handled: () => Promise<number>;
 }
 
 /** Figures of one churn measurement. */
@@ -55,16 +57,26 @@ async function probe(httpAddr: string, done: Promise<void>): Promise<number[]> {
   return samples;
 }
 
-/** Applies `updates` at `perSecond`, returning once the stretch they span (and one more interval) has passed. */
-async function churn(options: NodeChurnOptions, first: number): Promise<void> {
+/**
+ * Applies `updates` at `perSecond`; returns once the server has handled every one of them (a server short of
+ * CPU handles them late, and their cost must not spill into the next stretch) and one more interval passed.
+ */
+async function churn(options: NodeChurnOptions): Promise<void> {
+  const target = await options.handled() + options.updates;
   const started = performance.now();
   for (let n = 0; n < options.updates; n++) {
     const wait = started + (n * 1000) / options.perSecond - performance.now();
     if (wait > 0) await sleep(wait);
-    options.update(first + n);
+    options.update(n);
   }
-  // The last update's handling falls inside the measured stretch.
   await sleep(1000 / options.perSecond);
+  const deadline = performance.now() + 300_000;
+  while (await options.handled() < target) {
+    if (performance.now() > deadline) {
+      throw new Error(`The server did not handle ${options.updates} Node updates`);
+    }
+    await sleep(100);
+  }
 }
 
 /** The server's CPU over `stretch`, ms. */
@@ -81,9 +93,9 @@ async function cpuOver(pid: number, stretch: Promise<unknown>): Promise<number> 
 export async function nodeChurn(options: NodeChurnOptions): Promise<NodeChurnResult> {
   const durationMs = (options.updates / options.perSecond) * 1000;
   const quietCpuMs = await cpuOver(options.pid, sleep(durationMs));
-  const churnCpuMs = await cpuOver(options.pid, churn(options, 0));
+  const churnCpuMs = await cpuOver(options.pid, churn(options));
   const quietProbeMs = await probe(options.httpAddr, sleep(durationMs));
-  const churnProbeMs = await probe(options.httpAddr, churn(options, options.updates));
+  const churnProbeMs = await probe(options.httpAddr, churn(options));
   const round = (v: number) => Math.round(v * 10) / 10;
   return {
     updates: options.updates,

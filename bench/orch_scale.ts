@@ -171,15 +171,24 @@ try {
   const podChange = await measure(() => api.apply(pod(7, 0, { version: "v2" })), "one pod's labels");
   const serviceChange = await measure(() => api.apply(service(7, 8081)), "one Service's port");
   const loadBeforeChurn = loadAverage();
+  const nodeUpdatesHandled = async () => {
+    for (const m of (await metricsText()).matchAll(/^discovery_orch_reg_events\{([^}]*)\} (\d+)/gm)) {
+      if (m[1].includes('type="Nodes"') && m[1].includes('event="update"')) return Number(m[2]);
+    }
+    return 0;
+  };
+  let beat = 0;
   // Kubelets' heartbeats and controllers' annotations: the Node changes, nothing the mesh reads does.
   const nodeAnnotationChurn = await nodeChurn({
     pid,
     httpAddr: addresses.httpAddr,
-    update: (n) => api.apply(node(n % NODES, undefined, { "bench.mesh.io/beat": String(n) })),
+    update: (n) => api.apply(node(n % NODES, undefined, { "bench.mesh.io/beat": String(beat++) })),
+    handled: nodeUpdatesHandled,
     updates: Number(values.nodeUpdates),
     perSecond: Number(values.nodeUpdatesPerSecond),
   });
   const nodeZoneChange = await measure(() => api.apply(node(0, "z-moved")), "one Node's zone");
+  const loadAfterChurn = loadAverage();
   console.log(JSON.stringify({
     services,
     pods: services * perService,
@@ -192,6 +201,7 @@ try {
     podChange,
     serviceChange,
     loadAverageBeforeChurn: loadBeforeChurn,
+    loadAverageAfterChurn: loadAfterChurn,
     nodeAnnotationChurn,
     nodeZoneChange,
   }));
