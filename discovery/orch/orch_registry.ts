@@ -30,8 +30,6 @@ import {
   serviceHostname,
 } from "./orch_convert.ts";
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
-import { convertEndpoint } from "../registry/serviceentry/convert_service_entry.ts";
-import { selectorMatches } from "../model/labels.ts";
 import type {
   OrchEndpoints,
   OrchEndpointSlice,
@@ -40,10 +38,11 @@ import type {
   OrchPod,
   OrchService,
 } from "./orch_objects.ts";
-import { endpointsFromSlices, sliceServiceKey } from "./endpoint_slices.ts";
+import { endpointsFromSlices, SliceFiling } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { DependencyIndex } from "./dependency_index.ts";
+import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
 import {
   namespaceChangesModel,
   nodeChangesModel,
@@ -89,10 +88,7 @@ export class OrchRegistry {
   readonly #nodes = new Map<string, OrchNode>();
   readonly #namespaces = new Map<string, OrchNamespace>();
   readonly #slices = new Map<string, OrchEndpointSlice>();
-  /** Slice key → the `ns/service` it was last filed under, so a deleted or relabelled slice is found. */
-  readonly #sliceService = new Map<string, string>();
-  /** `ns/service` → keys of its slices. */
-  readonly #serviceSlices = new Map<string, Set<string>>();
+  readonly #sliceFiling = new SliceFiling();
   /** `ns/pod` → keys (`ns/service`) of Endpoints waiting for that pod. */
   readonly #waitingOnPod = new Map<string, Set<string>>();
   /** `ns/service` by the pods (`ns/pod`, known or awaited) its endpoints' last conversion looked up. */
@@ -114,6 +110,8 @@ export class OrchRegistry {
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
   #stopped = false;
+  /** The node named `name` (nodes have no namespace: their key is `/name`). */
+  readonly #node = (name: string): OrchNode | undefined => this.#nodes.get(`/${name}`);
 
   constructor(options: OrchRegistryOptions) {
     this.#options = options;
@@ -213,8 +211,6 @@ export class OrchRegistry {
     );
   }
 
-  readonly #node = (name: string): OrchNode | undefined => this.#nodes.get(`/${name}`);
-
   /** Stops every informer and pending retry. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -297,32 +293,16 @@ export class OrchRegistry {
 
   /** Files a slice under its service (or out of the old one) and rebuilds the services' Endpoints view. */
   #fileSlice(sliceKey: string): string[] {
-    const before = this.#sliceService.get(sliceKey);
-    const slice = this.#slices.get(sliceKey);
-    const after = slice === undefined ? undefined : sliceServiceKey(slice);
-    if (before !== undefined && before !== after) {
-      this.#serviceSlices.get(before)?.delete(sliceKey);
-      this.#sliceService.delete(sliceKey);
-    }
-    if (after !== undefined) {
-      const set = this.#serviceSlices.get(after) ?? new Set();
-      set.add(sliceKey);
-      this.#serviceSlices.set(after, set);
-      this.#sliceService.set(sliceKey, after);
-    }
-    const touched = [...new Set([before, after].filter((k) => k !== undefined))];
+    const touched = this.#sliceFiling.file(sliceKey, this.#slices.get(sliceKey));
     for (const serviceKey of touched) {
-      const keys = [...this.#serviceSlices.get(serviceKey) ?? []];
+      const keys = this.#sliceFiling.slicesOf(serviceKey);
       if (keys.length === 0) {
-        this.#serviceSlices.delete(serviceKey);
         this.#endpoints.delete(serviceKey);
         continue;
       }
       const [namespace, name] = serviceKey.split("/");
-      this.#endpoints.set(
-        serviceKey,
-        endpointsFromSlices(namespace, name, keys.map((k) => this.#slices.get(k)!)),
-      );
+      const slices = keys.map((k) => this.#slices.get(k)!);
+      this.#endpoints.set(serviceKey, endpointsFromSlices(namespace, name, slices));
     }
     return touched;
   }
@@ -376,7 +356,9 @@ export class OrchRegistry {
     if (eps === undefined || !this.#services.has(key)) this.#fileReads(key, new Set(), new Set(), new Set());
     if (!this.#services.has(key)) return;
     const hostname = serviceHostname(name, namespace, this.#options.domain);
-    const selected = this.#workloadEntryEndpoints(key);
+    const svc = this.#services.get(key)!;
+    const entries = this.#workloadEntries;
+    const selected = entries ? selectedWorkloadEntryEndpoints(svc, entries, this.#options.clusterId) : [];
     if (eps === undefined) {
       this.#setEndpoints(key, hostname, namespace, selected);
       return;
@@ -427,32 +409,6 @@ export class OrchRegistry {
     this.#podReaders.set(key, pods);
     this.#nodeReaders.set(key, nodes);
     this.#namespaceReaders.set(key, namespaces);
-  }
-
-  /** Endpoints of the WorkloadEntries the Service at `key` selects, one per service port. */
-  #workloadEntryEndpoints(key: string): Endpoint[] {
-    const svc = this.#services.get(key);
-    const selector = svc?.spec?.selector;
-    if (
-      this.#workloadEntries === undefined || svc === undefined || !selector ||
-      Object.keys(selector).length === 0
-    ) {
-      return [];
-    }
-    const namespace = svc.metadata.namespace ?? "default";
-    const out: Endpoint[] = [];
-    for (const workload of this.#workloadEntries.workloads(namespace)) {
-      if (!selectorMatches(selector, workload.spec.labels ?? {})) continue;
-      for (const port of svc.spec?.ports ?? []) {
-        const target = typeof port.targetPort === "number" ? port.targetPort : undefined;
-        out.push(convertEndpoint(workload.spec, {
-          number: port.port,
-          ...(port.name ? { name: port.name } : {}),
-          ...(target ? { targetPort: target } : {}),
-        }, { namespace, workloadName: workload.name, clusterId: this.#options.clusterId }));
-      }
-    }
-    return out;
   }
 
   #setEndpoints(key: string, hostname: string, namespace: string, endpoints: Endpoint[]): void {
