@@ -14,7 +14,7 @@ import { OrchRegistry } from "./orch_registry.ts";
 export async function withRegistry(
   api: OrchApiServer,
   fn: (r: OrchRegistry) => Promise<void>,
-  extra: { useEndpointSlices?: boolean; resyncMs?: number; metrics?: Metrics } = {},
+  extra: { useEndpointSlices?: boolean; resyncMs?: number; resyncSliceMs?: number; metrics?: Metrics } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());

@@ -41,6 +41,7 @@ import type {
 import { endpointsFromSlices, SliceFiling } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
+import { LoopSlices } from "../../shared/time/loop_slices.ts";
 import { DependencyIndex } from "./dependency_index.ts";
 import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
 import {
@@ -67,6 +68,8 @@ export interface OrchRegistryOptions extends ConvertContext {
    * drift is repaired; results equal to what the registry holds emit nothing. Absent: never.
    */
   readonly resyncMs?: number;
+  /** How long a resync works before the event loop gets a turn (default `DEFAULT_SLICE_MS`). */
+  readonly resyncSliceMs?: number;
   /** `DISCOVERY_USE_ENDPOINT_SLICE`: read EndpointSlices instead of Endpoints. */
   readonly useEndpointSlices?: boolean;
 }
@@ -105,6 +108,7 @@ export class OrchRegistry {
   readonly #lastService = new Map<string, Service>();
   readonly #lastEndpoints = new Map<string, readonly Endpoint[]>();
   #resyncTimer?: ReturnType<typeof setInterval>;
+  #resyncing = false;
   readonly #podListeners = new Set<(namespace: string) => void>();
   #workloadEntries?: WorkloadSource;
   readonly #informers: RunningInformer[] = [];
@@ -266,9 +270,26 @@ export class OrchRegistry {
     this.registry.setSynced(true);
     const resyncMs = this.#options.resyncMs;
     if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
-      this.#resyncTimer = setInterval(() => {
-        for (const key of this.#services.keys()) this.#serviceChanged(key);
-      }, resyncMs);
+      this.#resyncTimer = setInterval(() => void this.#resync(), resyncMs);
+    }
+  }
+
+  /**
+   * Recomputes every service a slice of the event loop at a time: all of them at once would hold the loop for
+   * as long as the initial sync. A service deleted meanwhile is removed, as its watch event removed it.
+   */
+  async #resync(): Promise<void> {
+    if (this.#resyncing) return;
+    this.#resyncing = true;
+    try {
+      const slices = new LoopSlices(this.#options.resyncSliceMs);
+      for (const key of [...this.#services.keys()]) {
+        await slices.pause();
+        if (this.#stopped) return;
+        this.#serviceChanged(key);
+      }
+    } finally {
+      this.#resyncing = false;
     }
   }
 

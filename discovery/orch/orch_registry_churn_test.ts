@@ -86,19 +86,24 @@ interface Observed {
   readonly podNews: string[];
   /** How many watch events of `type` (`Nodes`, `Pods`, `Namespaces`) with `event` the registry has seen. */
   seen(type: string, event: string): Promise<number>;
+  /** Called with the namespace of each rebuild. */
+  onRebuild?: (namespace: string) => void;
 }
 
 /** Loads the cluster, waits for the first sync, and observes what the registry does from then on. */
 async function observing(
   fn: (api: OrchApiServer, r: OrchRegistry, observed: Observed) => Promise<void>,
+  extra: { resyncMs?: number; resyncSliceMs?: number } = {},
 ): Promise<void> {
   const api = OrchApiServer.start();
   const metrics = new Metrics("discovery", { version: "t", tag: "t" });
   let counting = false;
   const rebuilt: string[] = [];
+  let observed: Observed | undefined;
   const entries: WorkloadSource = {
     workloads: (ns) => {
       if (counting) rebuilt.push(ns);
+      observed?.onRebuild?.(ns);
       return [];
     },
     onChange: () => () => {},
@@ -116,8 +121,9 @@ async function observing(
       const seen = async (type: string, event: string) =>
         (await metrics.counter("discovery_orch_reg_events").get()).values
           .find((v) => v.labels.type === type && v.labels.event === event)?.value ?? 0;
-      await fn(api, r, { rebuilt, endpointEvents, podNews, seen });
-    }, { metrics });
+      observed = { rebuilt, endpointEvents, podNews, seen };
+      await fn(api, r, observed);
+    }, { metrics, ...extra });
   } finally {
     await api.close();
   }
@@ -200,4 +206,22 @@ Deno.test("A Namespace change rebuilds the endpoints in it only when its network
     assert.deepEqual(observed.rebuilt, ["ns-beta"]);
     assert.deepEqual(r.registry.instances(host("beta")).map((i) => i.endpoint.network), ["net-b"]);
   });
+});
+
+Deno.test("A resync lets the event loop run between one service and the next", async () => {
+  await observing(async (_api, _r, observed) => {
+    // For each rebuild after the first one seen: whether a timer set at that first one has fired since.
+    const turned: boolean[] = [];
+    let timerFired: boolean | undefined;
+    observed.onRebuild = () => {
+      if (timerFired !== undefined) turned.push(timerFired);
+      else {
+        timerFired = false;
+        setTimeout(() => timerFired = true, 0);
+      }
+    };
+    await waitFor(() => turned.length >= 2, "two more rebuilds of a resync");
+    observed.onRebuild = undefined;
+    assert.deepEqual(turned.slice(0, 2), [true, true]);
+  }, { resyncMs: 50, resyncSliceMs: 0 });
 });
