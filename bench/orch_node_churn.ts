@@ -1,6 +1,6 @@
 /**
- * Node churn against a running `mesh-discovery` (the `bench:orch` node-churn row): Node updates that change
- * no label the mesh reads arrive at a steady rate. The server's CPU per update is its CPU over the churn minus
+ * Node churn against a running `mesh-discovery` (the `bench:orch` node-churn rows): Node updates (ones that
+ * change no label the mesh reads, or zone changes) arrive at a steady rate. The server's CPU per update is its CPU over the churn minus
  * its CPU over an equally long quiet stretch, divided by the updates; then, while the same churn arrives again,
  * a probe asks `/ready` back to back, and its round trips show how long the event loop was held (a request
  * that arrives while the loop runs a handler waits for it).
@@ -10,13 +10,13 @@
 import { type LatencySummary, summarize } from "./latency_stats.ts";
 import { processCpuMs } from "./bench_processes.ts";
 
-/** What one churn measurement needs. */
+/** What one churn measurement needs (the updates may also change what the mesh reads: zone changes). */
 export interface NodeChurnOptions {
   /** The server's process id (its CPU is read from /proc). */
   readonly pid: number;
   /** An address whose `/ready` answers without work (`--httpAddr`). */
   readonly httpAddr: string;
-  /** Applies the `n`th update of a stretch (a Node whose annotation changes). */
+  /** Applies the `n`th update of a stretch. */
   readonly update: (n: number) => void;
   /** Updates in total. */
   readonly updates: number;

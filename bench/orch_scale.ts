@@ -4,11 +4,12 @@
  * time from process start to the first full sync (`/ready` 200), then what one pod change and one Service
  * change cost: wall time until the push trigger is counted, server CPU spent, and the trigger's type
  * (a pod change must be an endpoint push, never a full one). Then node churn (`orch_node_churn.ts`): Node
- * updates that change only an annotation, at a steady rate, and Node zone changes one at a time.
+ * updates that change only an annotation, at a steady rate; one Node's zone change (as the changes above); and
+ * zone changes at a steady rate, each pushed before the next arrives.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
  *     bench/orch_scale.ts [--services 1000] [--podsPerService 5] [--useEndpointSlices] \
- *     [--nodeUpdates 100] [--nodeUpdatesPerSecond 10]
+ *     [--nodeUpdates 100] [--nodeUpdatesPerSecond 10] [--zoneChanges 10] [--zoneChangesPerSecond 1]
  *
  * Prints one JSON line of figures.
  *
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     useEndpointSlices: { type: "boolean", default: false },
     nodeUpdates: { type: "string", default: "100" },
     nodeUpdatesPerSecond: { type: "string", default: "10" },
+    zoneChanges: { type: "string", default: "10" },
+    zoneChangesPerSecond: { type: "string", default: "1" },
   },
 });
 const services = Number(values.services);
@@ -189,15 +192,17 @@ try {
     updates: Number(values.nodeUpdates),
     perSecond: Number(values.nodeUpdatesPerSecond),
   });
-  // One zone change at a time, each on its own node (a fifth of the services have a pod there), averaged.
-  const zoneChanges = [];
-  for (let n = 0; n < 5; n++) zoneChanges.push(await measure(() => api.apply(node(n, "z-moved")), "a zone"));
-  const nodeZoneChange = {
-    what: "one Node's zone, mean of 5",
-    triggeredMs: Math.round(zoneChanges.reduce((sum, c) => sum + c.triggeredMs, 0) / zoneChanges.length),
-    serverCpuMs: Math.round(zoneChanges.reduce((sum, c) => sum + c.serverCpuMs, 0) / zoneChanges.length),
-    triggerTypes: [...new Set(zoneChanges.flatMap((c) => c.triggerTypes))],
-  };
+  // A fifth of the services have a pod on each node: a zone change moves their endpoints, and they are pushed.
+  const nodeZoneChange = await measure(() => api.apply(node(0, "z-moved")), "one Node's zone");
+  let move = 0;
+  const nodeZoneChurn = await nodeChurn({
+    pid,
+    httpAddr: addresses.httpAddr,
+    update: (n) => api.apply(node(n % NODES, `z-moved-${move++}`)),
+    handled: nodeUpdatesHandled,
+    updates: Number(values.zoneChanges),
+    perSecond: Number(values.zoneChangesPerSecond),
+  });
   const loadAfterChurn = loadAverage();
   console.log(JSON.stringify({
     services,
@@ -214,6 +219,7 @@ try {
     loadAverageAfterChurn: loadAfterChurn,
     nodeAnnotationChurn,
     nodeZoneChange,
+    nodeZoneChurn,
   }));
 } finally {
   await server.stop();
