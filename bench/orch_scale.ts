@@ -3,10 +3,13 @@
  * test API server holding N services with P pods each (Endpoints naming every pod) on 50 nodes. Measures the
  * time from process start to the first full sync (`/ready` 200), then what one pod change and one Service
  * change cost: wall time until the push trigger is counted, server CPU spent, and the trigger's type
- * (a pod change must be an endpoint push, never a full one).
+ * (a pod change must be an endpoint push, never a full one). Then node churn (`orch_node_churn.ts`): Node
+ * updates that change only an annotation, at a steady rate; one Node's zone change (as the changes above); and
+ * zone changes at a steady rate, each pushed before the next arrives.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
- *     bench/orch_scale.ts [--services 1000] [--podsPerService 5] [--useEndpointSlices]
+ *     bench/orch_scale.ts [--services 1000] [--podsPerService 5] [--useEndpointSlices] \
+ *     [--nodeUpdates 100] [--nodeUpdatesPerSecond 10] [--zoneChanges 10] [--zoneChangesPerSecond 1]
  *
  * Prints one JSON line of figures.
  *
@@ -16,7 +19,8 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
-import { processCpuMs, processMemory } from "./bench_processes.ts";
+import { loadAverage, processCpuMs, processMemory } from "./bench_processes.ts";
+import { nodeChurn } from "./orch_node_churn.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -24,6 +28,10 @@ const { values } = parseArgs({
     services: { type: "string", default: "1000" },
     podsPerService: { type: "string", default: "5" },
     useEndpointSlices: { type: "boolean", default: false },
+    nodeUpdates: { type: "string", default: "100" },
+    nodeUpdatesPerSecond: { type: "string", default: "10" },
+    zoneChanges: { type: "string", default: "10" },
+    zoneChangesPerSecond: { type: "string", default: "1" },
   },
 });
 const services = Number(values.services);
@@ -65,17 +73,20 @@ const address = (i: number, j: number) => ({
   targetRef: { kind: "Pod", name: podName(i, j), namespace: ns(i) },
 });
 
-const loadStarted = performance.now();
-for (let n = 0; n < NODES; n++) {
-  api.apply({
+function node(n: number, zone = `z${n % 3}`, annotations: Record<string, string> = {}): ApiObject {
+  return {
     apiVersion: "v1",
     kind: "Node",
     metadata: {
       name: `node-${n}`,
-      labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": `z${n % 3}` },
+      labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": zone },
+      annotations,
     },
-  });
+  };
 }
+
+const loadStarted = performance.now();
+for (let n = 0; n < NODES; n++) api.apply(node(n));
 for (let i = 0; i < services; i++) {
   api.apply(service(i));
   for (let j = 0; j < perService; j++) api.apply(pod(i, j));
@@ -164,6 +175,35 @@ try {
   };
   const podChange = await measure(() => api.apply(pod(7, 0, { version: "v2" })), "one pod's labels");
   const serviceChange = await measure(() => api.apply(service(7, 8081)), "one Service's port");
+  const loadBeforeChurn = loadAverage();
+  const nodeUpdatesHandled = async () => {
+    for (const m of (await metricsText()).matchAll(/^discovery_orch_reg_events\{([^}]*)\} (\d+)/gm)) {
+      if (m[1].includes('type="Nodes"') && m[1].includes('event="update"')) return Number(m[2]);
+    }
+    return 0;
+  };
+  let beat = 0;
+  // Kubelets' heartbeats and controllers' annotations: the Node changes, nothing the mesh reads does.
+  const nodeAnnotationChurn = await nodeChurn({
+    pid,
+    httpAddr: addresses.httpAddr,
+    update: (n) => api.apply(node(n % NODES, undefined, { "bench.mesh.io/beat": String(beat++) })),
+    handled: nodeUpdatesHandled,
+    updates: Number(values.nodeUpdates),
+    perSecond: Number(values.nodeUpdatesPerSecond),
+  });
+  // A fifth of the services have a pod on each node: a zone change moves their endpoints, and they are pushed.
+  const nodeZoneChange = await measure(() => api.apply(node(0, "z-moved")), "one Node's zone");
+  let move = 0;
+  const nodeZoneChurn = await nodeChurn({
+    pid,
+    httpAddr: addresses.httpAddr,
+    update: (n) => api.apply(node(n % NODES, `z-moved-${move++}`)),
+    handled: nodeUpdatesHandled,
+    updates: Number(values.zoneChanges),
+    perSecond: Number(values.zoneChangesPerSecond),
+  });
+  const loadAfterChurn = loadAverage();
   console.log(JSON.stringify({
     services,
     pods: services * perService,
@@ -175,6 +215,11 @@ try {
     peakRssMiB: Math.round(processMemory(pid).peakRssKiB / 1024),
     podChange,
     serviceChange,
+    loadAverageBeforeChurn: loadBeforeChurn,
+    loadAverageAfterChurn: loadAfterChurn,
+    nodeAnnotationChurn,
+    nodeZoneChange,
+    nodeZoneChurn,
   }));
 } finally {
   await server.stop();

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { addTo, removeFrom } from "../model/set_map.ts";
 import type { OrchEndpointAddress, OrchEndpoints, OrchEndpointSlice } from "./orch_objects.ts";
 
 /** The label naming a slice's service. */
@@ -53,4 +54,32 @@ export function endpointsFromSlices(
       };
     }),
   };
+}
+
+/** Which slices make up each service's endpoints, by the service each slice last named. */
+export class SliceFiling {
+  /** Slice key → the `ns/service` it was last filed under, so a deleted or relabelled slice is found. */
+  readonly #serviceOf = new Map<string, string>();
+  /** `ns/service` → keys of its slices. */
+  readonly #slicesOf = new Map<string, Set<string>>();
+
+  /** Files `slice` (undefined when deleted) under its service; returns the services whose slices changed. */
+  file(sliceKey: string, slice: OrchEndpointSlice | undefined): string[] {
+    const before = this.#serviceOf.get(sliceKey);
+    const after = slice === undefined ? undefined : sliceServiceKey(slice);
+    if (before !== undefined && before !== after) {
+      removeFrom(this.#slicesOf, before, sliceKey);
+      this.#serviceOf.delete(sliceKey);
+    }
+    if (after !== undefined) {
+      addTo(this.#slicesOf, after, sliceKey);
+      this.#serviceOf.set(sliceKey, after);
+    }
+    return [...new Set([before, after].filter((k) => k !== undefined))];
+  }
+
+  /** Keys of the slices filed under `serviceKey`. */
+  slicesOf(serviceKey: string): string[] {
+    return [...this.#slicesOf.get(serviceKey) ?? []];
+  }
 }

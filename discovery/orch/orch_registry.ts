@@ -4,28 +4,32 @@
  * `DISCOVERY_USE_ENDPOINT_SLICE`), Pods, Nodes and Namespaces, turned
  * into model services and endpoints in a `MemoryRegistry` that the aggregate registry reads.
  *
- * Changes are incremental: an Endpoints or Pod change recomputes the endpoints of the services it touches
- * (an endpoint event: EDS only), a Service change replaces that one service. The registry reports synced once
- * every informer has delivered its first full list.
+ * Changes are incremental: each service's endpoints file the pods, nodes and namespaces their conversion read,
+ * so an Endpoints, Pod, Node or Namespace change recomputes only the services that read it (an endpoint event:
+ * EDS only), and only when it changed a field the conversion reads (`orch_changes.ts`): a Node's annotations or
+ * a pod's status report cost a comparison. A Service change replaces that one service. Results equal to what
+ * the registry holds emit nothing. The registry reports synced once every informer has delivered its first
+ * full list.
  *
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
+import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
 import type { Endpoint } from "../model/endpoint.ts";
+import type { Service } from "../model/service.ts";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
 import {
   type ConvertContext,
+  type ConvertedEndpoints,
   endpointsFromOrch,
   podWorkloadSpec,
   serviceFromOrch,
   serviceHostname,
 } from "./orch_convert.ts";
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
-import { convertEndpoint } from "../registry/serviceentry/convert_service_entry.ts";
-import { selectorMatches } from "../model/labels.ts";
 import type {
   OrchEndpoints,
   OrchEndpointSlice,
@@ -34,9 +38,18 @@ import type {
   OrchPod,
   OrchService,
 } from "./orch_objects.ts";
-import { endpointsFromSlices, sliceServiceKey } from "./endpoint_slices.ts";
+import { endpointsFromSlices, SliceFiling } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
+import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { DependencyIndex } from "./dependency_index.ts";
+import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
+import {
+  namespaceChangesModel,
+  nodeChangesModel,
+  podChangesEndpoints,
+  podChangesWorkload,
+} from "./orch_changes.ts";
 
 /** What the orchestrator registry needs. */
 export interface OrchRegistryOptions extends ConvertContext {
@@ -55,6 +68,8 @@ export interface OrchRegistryOptions extends ConvertContext {
    * drift is repaired; results equal to what the registry holds emit nothing. Absent: never.
    */
   readonly resyncMs?: number;
+  /** How long a resync works before the event loop gets a turn (default `DEFAULT_SLICE_MS`). */
+  readonly resyncSliceMs?: number;
   /** `DISCOVERY_USE_ENDPOINT_SLICE`: read EndpointSlices instead of Endpoints. */
   readonly useEndpointSlices?: boolean;
   /** Told of every failed list or watch before its retry. */
@@ -78,25 +93,31 @@ export class OrchRegistry {
   readonly #nodes = new Map<string, OrchNode>();
   readonly #namespaces = new Map<string, OrchNamespace>();
   readonly #slices = new Map<string, OrchEndpointSlice>();
-  /** Slice key → the `ns/service` it was last filed under, so a deleted or relabelled slice is found. */
-  readonly #sliceService = new Map<string, string>();
-  /** `ns/service` → keys of its slices. */
-  readonly #serviceSlices = new Map<string, Set<string>>();
+  readonly #sliceFiling = new SliceFiling();
   /** `ns/pod` → keys (`ns/service`) of Endpoints waiting for that pod. */
   readonly #waitingOnPod = new Map<string, Set<string>>();
-  /** `ns/pod` → keys of the Endpoints that name it, so a pod change touches only those. */
-  readonly #podEndpoints = new Map<string, Set<string>>();
-  /** Endpoints key → the pods it named at its last recompute. */
-  readonly #endpointPods = new Map<string, Set<string>>();
+  /** `ns/service` by the pods (`ns/pod`, known or awaited) its endpoints' last conversion looked up. */
+  readonly #podReaders = new DependencyIndex();
+  /** `ns/service` by the nodes (name) its endpoints' last conversion read the locality of. */
+  readonly #nodeReaders = new DependencyIndex();
+  /** `ns/service` by the namespaces (name) its endpoints' last conversion read the network of. */
+  readonly #namespaceReaders = new DependencyIndex();
+  /** Pods (`ns/pod`) by their node, so a Node's locality change finds the workloads on it. */
+  readonly #podsOnNode = new DependencyIndex();
+  /** Pods (`ns/pod`) by namespace, so a namespace's workloads are found without a scan of every pod. */
+  readonly #podsInNamespace = new DependencyIndex();
   /** What was last handed to the registry per `ns/service`: an unchanged result emits nothing. */
-  readonly #lastService = new Map<string, string>();
-  readonly #lastEndpoints = new Map<string, string>();
+  readonly #lastService = new Map<string, Service>();
+  readonly #lastEndpoints = new Map<string, readonly Endpoint[]>();
   #resyncTimer?: ReturnType<typeof setInterval>;
+  #resyncing = false;
   readonly #podListeners = new Set<(namespace: string) => void>();
   #workloadEntries?: WorkloadSource;
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
   #stopped = false;
+  /** The node named `name` (nodes have no namespace: their key is `/name`). */
+  readonly #node = (name: string): OrchNode | undefined => this.#nodes.get(`/${name}`);
 
   constructor(options: OrchRegistryOptions) {
     this.#options = options;
@@ -119,9 +140,9 @@ export class OrchRegistry {
   readonly pods: WorkloadSource = {
     workloads: (namespace) => {
       const out: SelectableWorkload[] = [];
-      for (const pod of this.#pods.values()) {
-        if ((pod.metadata.namespace ?? "default") !== namespace) continue;
-        const spec = podWorkloadSpec(pod, (node) => this.#nodes.get(`/${node}`));
+      for (const key of this.#podsInNamespace.dependents(namespace)) {
+        const pod = this.#pods.get(key)!;
+        const spec = podWorkloadSpec(pod, this.#node);
         if (spec !== undefined) out.push({ name: pod.metadata.name, namespace, spec });
       }
       return out.sort((a, b) => a.name.localeCompare(b.name));
@@ -181,16 +202,19 @@ export class OrchRegistry {
       "/api/v1/pods",
       () => core.listPodForAllNamespaces(),
       this.#pods,
-      (key) => this.#podChanged(key),
+      (key, before) => this.#podChanged(key, before),
+      (key, before, after) => this.#filePod(key, before, after),
     );
-    this.#watch("Nodes", "/api/v1/nodes", () => core.listNode(), this.#nodes, () => this.#recomputeAll());
-    // A namespace's network label is the network of its endpoints that have none of their own.
-    this.#watch("Namespaces", "/api/v1/namespaces", () => core.listNamespace(), this.#namespaces, (key) => {
-      const namespace = key.slice(key.indexOf("/") + 1);
-      for (const epKey of this.#endpoints.keys()) {
-        if (epKey.startsWith(`${namespace}/`)) this.#recomputeEndpoints(epKey);
-      }
+    this.#watch("Nodes", "/api/v1/nodes", () => core.listNode(), this.#nodes, (key, before) => {
+      this.#nodeChanged(key.slice(1), before);
     });
+    this.#watch(
+      "Namespaces",
+      "/api/v1/namespaces",
+      () => core.listNamespace(),
+      this.#namespaces,
+      (key, before) => this.#namespaceChanged(key.slice(1), before),
+    );
   }
 
   /** Stops every informer and pending retry. */
@@ -206,14 +230,20 @@ export class OrchRegistry {
     // The client's typed lists; their items carry at least the fields of `T` (see orch_objects.ts).
     list: () => Promise<unknown>,
     into: Map<string, T>,
-    changed: (key: string) => void,
+    // Once the kind is synced; `before` is the object as it was (undefined when added).
+    changed: (key: string, before: T | undefined) => void,
+    // On every event, synced or not: indexes of the objects themselves.
+    file?: (key: string, before: T | undefined, after: T | undefined) => void,
   ): void {
-    const key = (o: AnyObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+    const keyOf = (o: AnyObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
     const seen = (event: string, o: AnyObject, present: boolean) => {
-      if (present) into.set(key(o), o as T);
-      else into.delete(key(o));
+      const key = keyOf(o);
+      const before = into.get(key);
+      if (present) into.set(key, o as T);
+      else into.delete(key);
+      file?.(key, before, present ? o as T : undefined);
       this.#options.metrics?.counter("discovery_orch_reg_events").inc({ type: kind, event });
-      if (this.#synced.has(kind)) changed(key(o));
+      if (this.#synced.has(kind)) changed(key, before);
     };
     this.#informers.push(startInformer(this.#options, {
       what: kind,
@@ -242,9 +272,26 @@ export class OrchRegistry {
     this.registry.setSynced(true);
     const resyncMs = this.#options.resyncMs;
     if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
-      this.#resyncTimer = setInterval(() => {
-        for (const key of this.#services.keys()) this.#serviceChanged(key);
-      }, resyncMs);
+      this.#resyncTimer = setInterval(() => void this.#resync(), resyncMs);
+    }
+  }
+
+  /**
+   * Recomputes every service a slice of the event loop at a time: all of them at once would hold the loop for
+   * as long as the initial sync. A service deleted meanwhile is removed, as its watch event removed it.
+   */
+  async #resync(): Promise<void> {
+    if (this.#resyncing) return;
+    this.#resyncing = true;
+    try {
+      const slices = new LoopSlices(this.#options.resyncSliceMs);
+      for (const key of [...this.#services.keys()]) {
+        await slices.pause();
+        if (this.#stopped) return;
+        this.#serviceChanged(key);
+      }
+    } finally {
+      this.#resyncing = false;
     }
   }
 
@@ -255,13 +302,13 @@ export class OrchRegistry {
     if (svc === undefined) {
       this.#lastService.delete(key);
       this.#lastEndpoints.delete(key);
+      this.#fileReads(key, new Set(), new Set(), new Set());
       this.registry.removeService(hostname, namespace);
       return;
     }
     const converted = serviceFromOrch(svc, this.#options);
-    const text = JSON.stringify(converted);
-    if (this.#lastService.get(key) !== text) {
-      this.#lastService.set(key, text);
+    if (!isDeepStrictEqual(this.#lastService.get(key), converted)) {
+      this.#lastService.set(key, converted);
       this.registry.addService(converted);
     }
     this.#recomputeEndpoints(key);
@@ -269,32 +316,16 @@ export class OrchRegistry {
 
   /** Files a slice under its service (or out of the old one) and rebuilds the services' Endpoints view. */
   #fileSlice(sliceKey: string): string[] {
-    const before = this.#sliceService.get(sliceKey);
-    const slice = this.#slices.get(sliceKey);
-    const after = slice === undefined ? undefined : sliceServiceKey(slice);
-    if (before !== undefined && before !== after) {
-      this.#serviceSlices.get(before)?.delete(sliceKey);
-      this.#sliceService.delete(sliceKey);
-    }
-    if (after !== undefined) {
-      const set = this.#serviceSlices.get(after) ?? new Set();
-      set.add(sliceKey);
-      this.#serviceSlices.set(after, set);
-      this.#sliceService.set(sliceKey, after);
-    }
-    const touched = [...new Set([before, after].filter((k) => k !== undefined))];
+    const touched = this.#sliceFiling.file(sliceKey, this.#slices.get(sliceKey));
     for (const serviceKey of touched) {
-      const keys = [...this.#serviceSlices.get(serviceKey) ?? []];
+      const keys = this.#sliceFiling.slicesOf(serviceKey);
       if (keys.length === 0) {
-        this.#serviceSlices.delete(serviceKey);
         this.#endpoints.delete(serviceKey);
         continue;
       }
       const [namespace, name] = serviceKey.split("/");
-      this.#endpoints.set(
-        serviceKey,
-        endpointsFromSlices(namespace, name, keys.map((k) => this.#slices.get(k)!)),
-      );
+      const slices = keys.map((k) => this.#slices.get(k)!);
+      this.#endpoints.set(serviceKey, endpointsFromSlices(namespace, name, slices));
     }
     return touched;
   }
@@ -303,63 +334,59 @@ export class OrchRegistry {
     for (const serviceKey of this.#fileSlice(sliceKey)) this.#recomputeEndpoints(serviceKey);
   }
 
-  #podChanged(key: string): void {
-    const namespace = key.slice(0, key.indexOf("/"));
-    for (const listener of [...this.#podListeners]) listener(namespace);
-    // A pod's labels, account or readiness change what its endpoints say: recompute the Endpoints naming it.
-    const affected = new Set([...this.#waitingOnPod.get(key) ?? [], ...this.#podEndpoints.get(key) ?? []]);
-    if (this.#pods.has(key)) this.#waitingOnPod.delete(key);
-    for (const epKey of affected) this.#recomputeEndpoints(epKey);
+  /** Keeps the pod indexes by node and namespace; a pod's namespace is the first part of its key. */
+  #filePod(key: string, before: OrchPod | undefined, after: OrchPod | undefined): void {
+    if ((before === undefined) !== (after === undefined)) {
+      this.#podsInNamespace.set(
+        key,
+        after === undefined ? new Set() : new Set([key.slice(0, key.indexOf("/"))]),
+      );
+    }
+    const node = after?.spec?.nodeName;
+    if (before?.spec?.nodeName !== node) this.#podsOnNode.set(key, new Set(node ? [node] : []));
   }
 
-  /** Files which pods `eps` names under `epKey` in the pod index. */
-  #indexPods(epKey: string, eps: OrchEndpoints | undefined): void {
-    const namespace = eps?.metadata.namespace ?? "default";
-    const now = new Set<string>();
-    for (const subset of eps?.subsets ?? []) {
-      for (const address of [...(subset.addresses ?? []), ...(subset.notReadyAddresses ?? [])]) {
-        if (address.targetRef?.name) {
-          now.add(`${address.targetRef.namespace ?? namespace}/${address.targetRef.name}`);
-        }
-      }
+  #podChanged(key: string, before: OrchPod | undefined): void {
+    const after = this.#pods.get(key);
+    if (podChangesWorkload(before, after, this.#node)) {
+      const namespace = key.slice(0, key.indexOf("/"));
+      for (const listener of [...this.#podListeners]) listener(namespace);
     }
-    for (const pod of this.#endpointPods.get(epKey) ?? []) {
-      if (now.has(pod)) continue;
-      const set = this.#podEndpoints.get(pod);
-      set?.delete(epKey);
-      if (set?.size === 0) this.#podEndpoints.delete(pod);
-    }
-    for (const pod of now) {
-      const set = this.#podEndpoints.get(pod) ?? new Set();
-      set.add(epKey);
-      this.#podEndpoints.set(pod, set);
-    }
-    if (now.size > 0) this.#endpointPods.set(epKey, now);
-    else this.#endpointPods.delete(epKey);
+    if (after !== undefined) this.#waitingOnPod.delete(key);
+    if (!podChangesEndpoints(before, after)) return;
+    for (const serviceKey of this.#podReaders.dependents(key)) this.#recomputeEndpoints(serviceKey);
   }
 
-  #recomputeAll(): void {
-    for (const key of this.#endpoints.keys()) this.#recomputeEndpoints(key);
+  /** A Node's locality moves the endpoints read from it and the workloads on it; nothing else of it counts. */
+  #nodeChanged(name: string, before: OrchNode | undefined): void {
+    if (!nodeChangesModel(before, this.#node(name))) return;
+    for (const serviceKey of this.#nodeReaders.dependents(name)) this.#recomputeEndpoints(serviceKey);
+    const namespaces = new Set(
+      this.#podsOnNode.dependents(name).map((pod) => pod.slice(0, pod.indexOf("/"))),
+    );
+    for (const namespace of namespaces) for (const listener of [...this.#podListeners]) listener(namespace);
+  }
+
+  /** A namespace's network label is the network of its endpoints that have none of their own. */
+  #namespaceChanged(name: string, before: OrchNamespace | undefined): void {
+    if (!namespaceChangesModel(before, this.#namespaces.get(`/${name}`))) return;
+    for (const serviceKey of this.#namespaceReaders.dependents(name)) this.#recomputeEndpoints(serviceKey);
   }
 
   #recomputeEndpoints(key: string): void {
     const [namespace, name] = key.split("/");
     const eps = this.#endpoints.get(key);
-    this.#indexPods(key, eps);
+    if (eps === undefined || !this.#services.has(key)) this.#fileReads(key, new Set(), new Set(), new Set());
     if (!this.#services.has(key)) return;
     const hostname = serviceHostname(name, namespace, this.#options.domain);
-    const selected = this.#workloadEntryEndpoints(key);
+    const svc = this.#services.get(key)!;
+    const entries = this.#workloadEntries;
+    const selected = entries ? selectedWorkloadEntryEndpoints(svc, entries, this.#options.clusterId) : [];
     if (eps === undefined) {
       this.#setEndpoints(key, hostname, namespace, selected);
       return;
     }
-    const converted = endpointsFromOrch(
-      eps,
-      (ns, pod) => this.#pods.get(`${ns}/${pod}`),
-      (node) => this.#nodes.get(`/${node}`),
-      this.#options,
-      (name) => this.#namespaces.get(`/${name}`),
-    );
+    const converted = this.#convertEndpoints(key, eps);
     for (const pod of converted.pendingPods) {
       const set = this.#waitingOnPod.get(pod) ?? new Set();
       set.add(key);
@@ -375,36 +402,41 @@ export class OrchRegistry {
     this.#setEndpoints(key, hostname, namespace, [...converted.endpoints, ...selected]);
   }
 
-  /** Endpoints of the WorkloadEntries the Service at `key` selects, one per service port. */
-  #workloadEntryEndpoints(key: string): Endpoint[] {
-    const svc = this.#services.get(key);
-    const selector = svc?.spec?.selector;
-    if (
-      this.#workloadEntries === undefined || svc === undefined || !selector ||
-      Object.keys(selector).length === 0
-    ) {
-      return [];
-    }
-    const namespace = svc.metadata.namespace ?? "default";
-    const out: Endpoint[] = [];
-    for (const workload of this.#workloadEntries.workloads(namespace)) {
-      if (!selectorMatches(selector, workload.spec.labels ?? {})) continue;
-      for (const port of svc.spec?.ports ?? []) {
-        const target = typeof port.targetPort === "number" ? port.targetPort : undefined;
-        out.push(convertEndpoint(workload.spec, {
-          number: port.port,
-          ...(port.name ? { name: port.name } : {}),
-          ...(target ? { targetPort: target } : {}),
-        }, { namespace, workloadName: workload.name, clusterId: this.#options.clusterId }));
-      }
-    }
-    return out;
+  /** Converts the Endpoints of `key`, filing the pods, nodes and namespaces the conversion read. */
+  #convertEndpoints(key: string, eps: OrchEndpoints): ConvertedEndpoints {
+    const pods = new Set<string>();
+    const nodes = new Set<string>();
+    const namespaces = new Set<string>();
+    const converted = endpointsFromOrch(
+      eps,
+      (ns, pod) => {
+        const podKey = `${ns}/${pod}`;
+        pods.add(podKey);
+        return this.#pods.get(podKey);
+      },
+      (node) => {
+        nodes.add(node);
+        return this.#node(node);
+      },
+      this.#options,
+      (name) => {
+        namespaces.add(name);
+        return this.#namespaces.get(`/${name}`);
+      },
+    );
+    this.#fileReads(key, pods, nodes, namespaces);
+    return converted;
+  }
+
+  #fileReads(key: string, pods: Set<string>, nodes: Set<string>, namespaces: Set<string>): void {
+    this.#podReaders.set(key, pods);
+    this.#nodeReaders.set(key, nodes);
+    this.#namespaceReaders.set(key, namespaces);
   }
 
   #setEndpoints(key: string, hostname: string, namespace: string, endpoints: Endpoint[]): void {
-    const text = JSON.stringify(endpoints);
-    if (this.#lastEndpoints.get(key) === text) return;
-    this.#lastEndpoints.set(key, text);
+    if (isDeepStrictEqual(this.#lastEndpoints.get(key), endpoints)) return;
+    this.#lastEndpoints.set(key, endpoints);
     this.registry.setEndpoints(hostname, namespace, endpoints);
   }
 }

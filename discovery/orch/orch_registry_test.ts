@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../config/_test_support.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
-import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
-import { OrchRegistry } from "./orch_registry.ts";
+import { withRegistry } from "./_orch_registry_support.ts";
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
 
 const HOST = "ratings.shop.svc.cluster.local";
@@ -62,33 +60,6 @@ function slice(name: string, ready: [string, string][], notReady: [string, strin
     endpoints: [...ready.map(endpoint(true)), ...notReady.map(endpoint(false))],
     ports: [{ name: "http", port: 9080, protocol: "TCP" }],
   };
-}
-
-async function withRegistry(
-  api: OrchApiServer,
-  fn: (r: OrchRegistry) => Promise<void>,
-  extra: { useEndpointSlices?: boolean; resyncMs?: number; metrics?: Metrics } = {},
-): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
-  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
-  const registry = new OrchRegistry({
-    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
-    limiter: new RateLimiter(1000, 100),
-    log: silentLogger,
-    domain: "cluster.local",
-    clusterId: "c1",
-    defaultExportTo: ["*"],
-    edsForHeadless: false,
-    retryMs: 50,
-    ...extra,
-  });
-  try {
-    registry.start();
-    await fn(registry);
-  } finally {
-    await registry.stop();
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 Deno.test("Orchestrator Services, Endpoints, Pods and Nodes become model services and endpoints", async () => {

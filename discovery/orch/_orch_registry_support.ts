@@ -1,0 +1,39 @@
+/**
+ * What the orchestrator registry's tests share: a registry against the test API server, stopped and cleaned
+ * up after the test's body.
+ *
+ * @module
+ */
+import { silentLogger } from "../../shared/log/logger.ts";
+import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { OrchRegistry } from "./orch_registry.ts";
+
+/** Runs `fn` with a started registry reading `api` (domain `cluster.local`, cluster `c1`), then stops it. */
+export async function withRegistry(
+  api: OrchApiServer,
+  fn: (r: OrchRegistry) => Promise<void>,
+  extra: { useEndpointSlices?: boolean; resyncMs?: number; resyncSliceMs?: number; metrics?: Metrics } = {},
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const registry = new OrchRegistry({
+    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
+    limiter: new RateLimiter(1000, 100),
+    log: silentLogger,
+    domain: "cluster.local",
+    clusterId: "c1",
+    defaultExportTo: ["*"],
+    edsForHeadless: false,
+    retryMs: 50,
+    ...extra,
+  });
+  try {
+    registry.start();
+    await fn(registry);
+  } finally {
+    await registry.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
