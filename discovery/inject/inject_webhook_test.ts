@@ -11,7 +11,7 @@ import {
   parseInjectEnvs,
   REFUSAL_LOG_INTERVAL_MS,
 } from "./inject_webhook.ts";
-import { applyJsonPatch } from "./json_patch.ts";
+import { applyJsonPatch } from "../../shared/testing/json_patch.ts";
 import { startInjection } from "./start_injection.ts";
 
 type Obj = Record<string, unknown>;
