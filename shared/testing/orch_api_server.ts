@@ -15,7 +15,8 @@
  *
  * Not modelled: authentication (any bearer token passes), label and field selectors, pagination (`limit` is
  * ignored: everything is one page), strategic-merge directives (a strategic patch is applied as a JSON merge
- * patch, which is what it is for maps and whole-list replacements).
+ * patch without its `$` directives, which is what it is for maps and whole-list replacements). A patch that
+ * changes nothing stores nothing, as on a real server.
  *
  * @module
  */
@@ -110,6 +111,8 @@ function mergePatch(target: unknown, patch: unknown): unknown {
     ? { ...(target as Record<string, unknown>) }
     : {};
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
+    // A strategic patch's directives (`$setElementOrder/…`, `$patch`, `$retainKeys`) are not fields.
+    if (key.startsWith("$")) continue;
     if (value === null) delete out[key];
     else out[key] = mergePatch(out[key], value);
   }
@@ -427,9 +430,10 @@ export class OrchApiServer {
           const admitted = subresource === undefined
             ? await this.#admit(type, "UPDATE", patched, url)
             : patched;
-          return admitted instanceof Response
-            ? admitted
-            : Response.json(this.#put(type, admitted, subresource));
+          if (admitted instanceof Response) return admitted;
+          // As a real API server: no new version and no event for a patch that changes nothing.
+          if (JSON.stringify(admitted) === JSON.stringify(current)) return Response.json(current);
+          return Response.json(this.#put(type, admitted, subresource));
         }
         case "DELETE": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
