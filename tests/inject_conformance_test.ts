@@ -14,7 +14,7 @@ import {
   podReview,
 } from "../discovery/inject/_conformance_support.ts";
 import { injectWebhookHandler } from "../discovery/inject/inject_webhook.ts";
-import { applyJsonPatch } from "../discovery/inject/json_patch.ts";
+import { applyJsonPatch } from "../shared/testing/json_patch.ts";
 
 type Obj = Record<string, unknown>;
 

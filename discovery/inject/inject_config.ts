@@ -6,7 +6,8 @@
  */
 import { parse } from "yaml";
 import { parseGoTemplate } from "../../shared/template/go_template.ts";
-import type { InjectPolicyConfig, LabelSelector } from "./inject_policy.ts";
+import type { LabelSelector } from "../../shared/config/label_selector.ts";
+import type { InjectPolicyConfig } from "./inject_policy.ts";
 import { injectionFunctions } from "./template_functions.ts";
 import { isObject as isObj } from "../../shared/config/validation/fields.ts";
 

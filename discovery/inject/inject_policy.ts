@@ -7,15 +7,11 @@
  * @module
  */
 
-/** A label selector as orchestrator objects spell it. */
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly {
-    readonly key: string;
-    readonly operator: string;
-    readonly values?: readonly string[];
-  }[];
-}
+import {
+  type LabelSelector,
+  labelSelectorMatches,
+  selectorIsEmpty,
+} from "../../shared/config/label_selector.ts";
 
 /** What the policy reads of the injector config. */
 export interface InjectPolicyConfig {
@@ -38,25 +34,7 @@ export const INJECT_KEY = "sidecar.mesh.io/inject";
 
 /** Whether `selector` selects `labels`; an empty selector selects nothing here, as in the reference. */
 export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
-  const pairs = Object.entries(selector.matchLabels ?? {});
-  const expressions = selector.matchExpressions ?? [];
-  if (pairs.length === 0 && expressions.length === 0) return false;
-  if (!pairs.every(([k, v]) => labels[k] === v)) return false;
-  return expressions.every(({ key, operator, values = [] }) => {
-    const has = Object.hasOwn(labels, key);
-    switch (operator) {
-      case "In":
-        return has && values.includes(labels[key]);
-      case "NotIn":
-        return !has || !values.includes(labels[key]);
-      case "Exists":
-        return has;
-      case "DoesNotExist":
-        return !has;
-      default:
-        return false;
-    }
-  });
+  return !selectorIsEmpty(selector) && labelSelectorMatches(selector, labels);
 }
 
 /** The pod facts the policy reads. */

@@ -1,7 +1,7 @@
 /**
- * The JSON patch (RFC 6902) an injection answers with, and its application. The patch sets each field of
- * `metadata` and `spec` (and any other top-level field) that injection changed, whole: small enough for a pod,
- * and the API server applies it as a unit.
+ * The JSON patch (RFC 6902) an injection answers with. The patch sets each field of `metadata` and `spec` (and
+ * any other top-level field) that injection changed, whole: small enough for a pod, and the API server applies
+ * it as a unit (tests apply it with `shared/testing/json_patch.ts`).
  * @module
  */
 
@@ -35,35 +35,4 @@ export function createPodPatch(before: Readonly<Obj>, after: Readonly<Obj>): Jso
     } else ops.push({ op: "add", path: pointer(key), value: a });
   }
   return ops;
-}
-
-/**
- * `document` with `ops` applied (add, remove, replace); `document` is not changed.
- *
- * @throws {RangeError} naming the path when an operation's parent does not exist
- */
-export function applyJsonPatch(document: unknown, ops: readonly JsonPatchOperation[]): unknown {
-  const root = { doc: structuredClone(document) } as Obj;
-  for (const op of ops) {
-    const keys = [
-      "doc",
-      ...op.path.split("/").slice(1).map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~")),
-    ];
-    const last = keys.pop()!;
-    let parent: unknown = root;
-    for (const key of keys) {
-      parent = (parent as Obj | undefined)?.[Array.isArray(parent) && key === "-" ? "" : key];
-    }
-    if (typeof parent !== "object" || parent === null) {
-      throw new RangeError(`JSON patch path "${op.path}" has no parent`);
-    }
-    if (Array.isArray(parent)) {
-      const at = last === "-" ? parent.length : Number(last);
-      if (op.op === "remove") parent.splice(at, 1);
-      else if (op.op === "replace") parent[at] = structuredClone(op.value);
-      else parent.splice(at, 0, structuredClone(op.value));
-    } else if (op.op === "remove") delete (parent as Obj)[last];
-    else (parent as Obj)[last] = structuredClone(op.value);
-  }
-  return root.doc;
 }

@@ -2,7 +2,8 @@
  * Test support: a small in-process orchestrator API server speaking the real protocol for the kinds the mesh
  * reads (Services, Endpoints, Pods, Nodes, Namespaces, Secrets, and the mesh's custom resources under their own
  * and Istio's group names) and writes (ConfigMaps, webhook configurations; `orch_api_admission.ts`, which also
- * answers TokenReviews): discovery documents, list with `resourceVersion`, watch streams of JSON lines
+ * answers TokenReviews; a write through the API passes mutating then validating admission,
+ * `orch_api_mutating_admission.ts` and `orch_api_validating_admission.ts`): discovery documents, list with `resourceVersion`, watch streams of JSON lines
  * (ADDED, MODIFIED, DELETED, BOOKMARK, and ERROR 410 for a version older than the kept history), create,
  * replace, merge patch and delete; ConfigMaps, CertificateSigningRequests and the `status` and `approval`
  * subresources as `orch_api_subresources.ts` says. Faithful enough for `kubectl get/apply/delete` and for
@@ -14,7 +15,8 @@
  *
  * Not modelled: authentication (any bearer token passes), label and field selectors, pagination (`limit` is
  * ignored: everything is one page), strategic-merge directives (a strategic patch is applied as a JSON merge
- * patch, which is what it is for maps and whole-list replacements).
+ * patch without its `$` directives, which is what it is for maps and whole-list replacements). A patch that
+ * changes nothing stores nothing, as on a real server.
  *
  * @module
  */
@@ -23,6 +25,7 @@ import { deleteOptions, LEASE_TYPE, LeaseLedger, staleWrite } from "./orch_api_l
 import { SUBRESOURCE_KINDS, subresourceWrite, WriteRefused } from "./orch_api_subresources.ts";
 import { ADMISSION_TYPES, type ResourceType, TokenReviews } from "./orch_api_admission.ts";
 import { ValidatingAdmission } from "./orch_api_validating_admission.ts";
+import { MutatingAdmission } from "./orch_api_mutating_admission.ts";
 
 /** A stored object: plain JSON with `metadata`. */
 export type ApiObject = Record<string, unknown> & {
@@ -108,6 +111,8 @@ function mergePatch(target: unknown, patch: unknown): unknown {
     ? { ...(target as Record<string, unknown>) }
     : {};
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
+    // A strategic patch's directives (`$setElementOrder/…`, `$patch`, `$retainKeys`) are not fields.
+    if (key.startsWith("$")) continue;
     if (value === null) delete out[key];
     else out[key] = mergePatch(out[key], value);
   }
@@ -154,6 +159,8 @@ export class OrchApiServer {
   readonly tokenReviews = new TokenReviews();
   /** Validating admission of writes made through the API (not of `apply`), `?dryRun=All` included. */
   readonly validating = new ValidatingAdmission();
+  /** Mutating admission of the same writes, before validation; its webhooks' services are the validating's. */
+  readonly mutating = new MutatingAdmission(this.validating.caller);
   /** storeKey → `namespace/name` → object */
   readonly #objects = new Map<string, Map<string, ApiObject>>();
   #events: WatchEvent[] = [];
@@ -397,8 +404,10 @@ export class OrchApiServer {
             return status(409, "AlreadyExists", `${type.plural} "${body.metadata?.name}" already exists`);
           }
           const created = { ...body, metadata: { ...body.metadata, namespace: ns } } as ApiObject;
-          return await this.#admit(type, "CREATE", created, url) ??
-            Response.json(this.#put(type, created), { status: 201 });
+          const admitted = await this.#admit(type, "CREATE", created, url);
+          return admitted instanceof Response
+            ? admitted
+            : Response.json(this.#put(type, admitted), { status: 201 });
         }
         case "PUT": {
           const body = await request.json() as ApiObject;
@@ -407,15 +416,24 @@ export class OrchApiServer {
           if (conflict !== undefined) return conflict;
           const replaced = { ...body, metadata: { ...body.metadata, namespace, name: name! } };
           // Admission sees writes of objects, not of their status.
-          return (subresource === undefined ? await this.#admit(type, "UPDATE", replaced, url) : undefined) ??
-            Response.json(this.#put(type, replaced, subresource));
+          const admitted = subresource === undefined
+            ? await this.#admit(type, "UPDATE", replaced, url)
+            : replaced;
+          return admitted instanceof Response
+            ? admitted
+            : Response.json(this.#put(type, admitted, subresource));
         }
         case "PATCH": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
           if (current === undefined) return status(404, "NotFound", `${type.plural} "${name}" not found`);
           const patched = mergePatch(current, await request.json()) as ApiObject;
-          return (subresource === undefined ? await this.#admit(type, "UPDATE", patched, url) : undefined) ??
-            Response.json(this.#put(type, patched, subresource));
+          const admitted = subresource === undefined
+            ? await this.#admit(type, "UPDATE", patched, url)
+            : patched;
+          if (admitted instanceof Response) return admitted;
+          // As a real API server: no new version and no event for a patch that changes nothing.
+          if (JSON.stringify(admitted) === JSON.stringify(current)) return Response.json(current);
+          return Response.json(this.#put(type, admitted, subresource));
         }
         case "DELETE": {
           const current = this.#bucket(type).get(`${type.namespaced ? namespace ?? "default" : ""}/${name}`);
@@ -435,11 +453,37 @@ export class OrchApiServer {
     }
   }
 
-  /** Validating admission of an API write: its refusal, a `dryRun=All` write's unstored answer, or undefined. */
-  #admit(type: ResourceType, operation: "CREATE" | "UPDATE", object: ApiObject, url: URL) {
+  /**
+   * Admission of an API write, mutating then validating: the object to store, its refusal, or a `dryRun=All`
+   * write's unstored answer.
+   */
+  async #admit(
+    type: ResourceType,
+    operation: "CREATE" | "UPDATE",
+    object: ApiObject,
+    url: URL,
+  ): Promise<ApiObject | Response> {
     const old = this.#bucket(type).get(`${object.metadata.namespace ?? ""}/${object.metadata.name}`);
-    const configurations = this.#objects.get("admissionregistration.k8s.io/validatingwebhookconfigurations");
-    return this.validating.admit([...configurations?.values() ?? []], { type, operation, object, old }, url);
+    const namespace = type.kind === "Namespace" ? object : this.#objects.get("namespaces")?.get(
+      `/${object.metadata.namespace}`,
+    );
+    const write = {
+      type,
+      operation,
+      object,
+      old,
+      namespaceLabels: (namespace?.metadata.labels ?? {}) as Record<string, string>,
+    };
+    const stored = (plural: string) => [
+      ...this.#objects.get(`admissionregistration.k8s.io/${plural}`)?.values() ?? [],
+    ];
+    const mutated = await this.mutating.admit(stored("mutatingwebhookconfigurations"), write, url);
+    if (mutated instanceof Response) return mutated;
+    return await this.validating.admit(stored("validatingwebhookconfigurations"), {
+      ...write,
+      object: mutated,
+    }, url) ??
+      mutated as ApiObject;
   }
 
   #groupList(): Record<string, unknown> {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { programArgs, RunningProgram } from "./programs.ts";
+import { programArgsAnywhere, RunningProgram } from "./programs.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -26,15 +26,21 @@ export function startAgentProgram(
   standIn: string,
   env: Record<string, string>,
 ): RunningProgram {
-  const args = programArgs("mesh-agent").flatMap((a) =>
-    a.startsWith("--allow-run=")
-      ? [`${a},${standIn}`]
-      : a.endsWith("agent/main.ts")
-      ? ["--config", `${ROOT}deno.json`, `${ROOT}agent/main.ts`]
-      : [a]
+  return startAgentCommand(dir, ["proxy", role], standIn, env);
+}
+
+/** Starts `mesh-agent <args>` in `dir` as {@link startAgentProgram} does (a container's command, say). */
+export function startAgentCommand(
+  dir: string,
+  command: readonly string[],
+  standIn: string,
+  env: Record<string, string>,
+): RunningProgram {
+  const args = programArgsAnywhere("mesh-agent").map((a) =>
+    a.startsWith("--allow-run=") ? `${a},${standIn}` : a
   );
   const child = new Deno.Command("deno", {
-    args: [...args, "proxy", role],
+    args: [...args, ...command],
     cwd: dir,
     clearEnv: true,
     env: {

@@ -21,6 +21,14 @@ export function programArgs(program: ProgramName): string[] {
   return words.slice(1);
 }
 
+/** {@link programArgs} for a program started in another working directory than the repository's. */
+export function programArgsAnywhere(program: ProgramName): string[] {
+  const root = ROOT.pathname;
+  return programArgs(program).flatMap((a) =>
+    /^[a-z]+\/main\.ts$/.test(a) ? ["--config", `${root}deno.json`, `${root}${a}`] : [a]
+  );
+}
+
 /** Output of a finished program run. */
 export interface ProgramResult {
   readonly code: number;
@@ -101,15 +109,19 @@ export class RunningProgram {
   }
 }
 
-/** Starts a program in the background. Callers must `stop()` it. */
+/**
+ * Starts a program in the background, in the repository or in `cwd` (where it then finds its `./var/…` and
+ * `./etc/…` files). Callers must `stop()` it.
+ */
 export function startProgram(
   program: ProgramName,
   args: string[],
   env: Record<string, string> = {},
+  cwd?: string,
 ): RunningProgram {
   const child = new Deno.Command("deno", {
-    args: [...programArgs(program), ...args],
-    cwd: ROOT,
+    args: [...(cwd === undefined ? programArgs(program) : programArgsAnywhere(program)), ...args],
+    cwd: cwd ?? ROOT,
     env: baseEnv(env),
     clearEnv: true,
     stdin: "null",

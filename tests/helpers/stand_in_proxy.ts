@@ -4,7 +4,8 @@
  * SDS socket as Envoy does (ACKing what it gets; `default`, `ROOTCA`, and every secret its listeners name on the
  * bootstrap's `sds-grpc` cluster, such as a gateway's credentials), and serves the admin paths the agent uses: `/ready` (LIVE once
  * clusters and listeners arrived), `/stats/prometheus`, `/quitquitquit`, and `/certs` (the secrets it holds, as
- * PEM, for tests to inspect). SIGTERM ends it, as it ends Envoy.
+ * PEM, for tests to inspect), and `/clusters?format=json` and `/listeners?format=json` (the names of the clusters and
+ * listeners it holds, in Envoy's shape). SIGTERM ends it, as it ends Envoy.
  *
  * @module
  */
@@ -32,6 +33,8 @@ const encodeRequest = (r: Record<string, unknown>) =>
   Buffer.from(encodeMessage(typeUrlOf("envoy.service.discovery.v3.DiscoveryRequest"), r));
 
 const received = new Set<string>();
+/** The names of the resources last received, by type URL (clusters and listeners come whole each time). */
+const heldNames = new Map<string, string[]>();
 const secrets: Record<string, string> = {};
 let responses = 0;
 /** ADS streams that failed: the agent keeps the proxy's stream across upstream loss, so this stays 0. */
@@ -123,6 +126,7 @@ open(
   pipeOf("xds-grpc"),
   (typeUrl, resources) => {
     received.add(typeUrl);
+    heldNames.set(typeUrl, resources.map((r) => String(r.name)));
     if (typeUrl === TYPE_URL.listener) { for (const name of sdsNamesIn(resources)) subscribeSecret(name); }
   },
   [
@@ -145,6 +149,14 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: adminPort, onListen() {
     );
   }
   if (path === "/certs") return globalThis.Response.json(secrets);
+  if (path === "/clusters" || path === "/listeners") {
+    const [kind, typeUrl] = path === "/clusters"
+      ? ["cluster", TYPE_URL.cluster]
+      : ["listener", TYPE_URL.listener];
+    return globalThis.Response.json({
+      [`${kind}_statuses`]: (heldNames.get(typeUrl) ?? []).map((name) => ({ name })),
+    });
+  }
   if (path === "/drain_listeners" && request.method === "POST") {
     // As Envoy: listeners drain, the process keeps running until it is stopped.
     console.error(`stand-in: draining listeners (${new URL(request.url).search.slice(1)})`);
