@@ -6,17 +6,10 @@
  * cluster 1 served and its changes pushed.
  */
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../proto/type_urls.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { TestAdsClient, testNode, type TestResponse } from "../discovery/xds/_test_ads_client.ts";
+import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
-import {
-  clusterSecret,
-  endpointsOf,
-  ratings,
-  RATINGS_CLUSTER as CLUSTER,
-  RATINGS_HOST,
-} from "./helpers/two_clusters.ts";
+import { clusterSecret, EdsWatch, ratings, RATINGS_HOST } from "./helpers/two_clusters.ts";
 
 const HOST = RATINGS_HOST;
 const GATEWAY_HOST = "eastwest.mesh-system.svc.cluster.local";
@@ -72,35 +65,8 @@ Deno.test("A second cluster joins by Secret: merged endpoints, split horizon thr
       NAMESPACE: "shop",
       CLUSTER_ID: "c1",
     });
-    const ack = (r: TestResponse, names: string[] = []) =>
-      client!.send({
-        node,
-        type_url: r.typeUrl,
-        version_info: r.version,
-        response_nonce: r.nonce,
-        resource_names: names,
-      });
-    /** Reads responses, acknowledging each, until an EDS one lists `expected`. */
-    const edsUntil = async (expected: string[], why: string) => {
-      const seen: string[][] = [];
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const response = await client!.next(30_000);
-        ack(response, response.typeUrl === TYPE_URL.endpoint ? [CLUSTER] : []);
-        if (response.typeUrl !== TYPE_URL.endpoint) continue;
-        seen.push(endpointsOf(response));
-        if (JSON.stringify(seen.at(-1)) === JSON.stringify(expected)) return;
-      }
-      assert.fail(`${why}: expected ${expected.join(", ")}; got ${JSON.stringify(seen)}`);
-    };
-    client.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
-    let cds = await client.next(30_000);
-    while (!cds.resources.some((r) => r.name === CLUSTER)) {
-      ack(cds);
-      cds = await client.next(30_000);
-    }
-    ack(cds);
-    client.send({ node, type_url: TYPE_URL.endpoint, resource_names: [CLUSTER] });
+    const eds = await EdsWatch.start(client, node);
+    const edsUntil = (expected: string[], why: string) => eds.until(expected, why);
     await edsUntil(["10.1.0.1:9080@1"], "cluster 1 alone at first");
 
     // Bad Secrets beside the good one are refused alone: a kubeconfig that does not parse, a cluster id taken.

@@ -12,8 +12,10 @@ import {
   type CertificateResponseMessage,
   MESH_CA_SERVICE,
 } from "../../proto/ca_service.ts";
+import assert from "node:assert/strict";
+import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import type { TestResponse } from "../../discovery/xds/_test_ads_client.ts";
+import type { TestAdsClient, TestResponse } from "../../discovery/xds/_test_ads_client.ts";
 
 /** The service every multi-cluster test serves. */
 export const RATINGS_HOST = "ratings.shop.svc.cluster.local";
@@ -103,5 +105,60 @@ export async function requestCertificate(
     );
   } finally {
     client.close();
+  }
+}
+
+/** A sidecar's state-of-the-world stream watching the endpoints of one cluster. */
+export class EdsWatch {
+  readonly #client: TestAdsClient;
+  readonly #node: Record<string, unknown>;
+  readonly #cluster: string;
+
+  private constructor(client: TestAdsClient, node: Record<string, unknown>, cluster: string) {
+    this.#client = client;
+    this.#node = node;
+    this.#cluster = cluster;
+  }
+
+  /** Subscribes `node` to the clusters on `client`, waits for `cluster`, then subscribes to its endpoints. */
+  static async start(
+    client: TestAdsClient,
+    node: Record<string, unknown>,
+    cluster = RATINGS_CLUSTER,
+  ): Promise<EdsWatch> {
+    const watch = new EdsWatch(client, node, cluster);
+    client.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
+    let cds = await client.next(30_000);
+    while (!cds.resources.some((r) => r.name === cluster)) {
+      watch.#ack(cds);
+      cds = await client.next(30_000);
+    }
+    watch.#ack(cds);
+    client.send({ node, type_url: TYPE_URL.endpoint, resource_names: [cluster] });
+    return watch;
+  }
+
+  /** Reads responses, acknowledging each, until an EDS one lists `expected` (see `endpointsOf`). */
+  async until(expected: string[], why: string): Promise<void> {
+    const seen: string[][] = [];
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const response = await this.#client.next(30_000);
+      this.#ack(response, response.typeUrl === TYPE_URL.endpoint ? [this.#cluster] : []);
+      if (response.typeUrl !== TYPE_URL.endpoint) continue;
+      seen.push(endpointsOf(response, this.#cluster));
+      if (JSON.stringify(seen.at(-1)) === JSON.stringify(expected)) return;
+    }
+    assert.fail(`${why}: expected ${expected.join(", ")}; got ${JSON.stringify(seen)}`);
+  }
+
+  #ack(response: TestResponse, names: string[] = []): void {
+    this.#client.send({
+      node: this.#node,
+      type_url: response.typeUrl,
+      version_info: response.version,
+      response_nonce: response.nonce,
+      resource_names: names,
+    });
   }
 }
