@@ -295,8 +295,8 @@ export async function startDiscovery(
       );
       return undefined;
     }
-    const { readCaCertsSecret } = await import("./orch/ca_certs_secret.ts");
-    const found = await readCaCertsSecret(orch.client, options.namespace);
+    const { CA_CERTS_TIMEOUT_MS, readCaCertsSecret } = await import("./orch/ca_certs_secret.ts");
+    const found = await readCaCertsSecret(orch.http(CA_CERTS_TIMEOUT_MS), options.namespace);
     log.info(found ? "CA certificates found in the orchestrator" : "no CA certificates in the orchestrator", {
       secret: `${options.namespace}/cacerts`,
     });

@@ -110,21 +110,20 @@ Deno.test(
     try {
       await server.waitFor(/"msg":"discovery server started"/);
       assert.match(server.stdout + server.stderr, /CA certificates found in the orchestrator/);
-      for (
-        const [api, namespaces] of [[config, ["mesh-system", "shop"]], [remote, [
-          "mesh-system",
-          "orders",
-        ]]] as const
-      ) {
+      const clusters = [
+        { name: "the config cluster", api: config, namespaces: ["mesh-system", "shop"] },
+        { name: "the remote cluster", api: remote, namespaces: ["mesh-system", "orders"] },
+      ];
+      for (const { name, api, namespaces } of clusters) {
         for (const namespace of namespaces) {
           await waitFor(
             async () => await rootCertIn(api, namespace) === rootPem,
-            `the root ConfigMap in ${namespace}`,
+            `the root ConfigMap in ${namespace} of ${name}`,
           );
         }
         await waitFor(
           async () => (await bundlesIn(api)).every((bundle) => bundle === rootPem),
-          "both webhooks' caBundle",
+          `both webhooks' caBundle in ${name}`,
         );
       }
       // A namespace created in the remote cluster later gets its ConfigMap too.
