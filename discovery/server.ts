@@ -212,6 +212,14 @@ export async function startDiscovery(
   });
   // Remote clusters' registries join the aggregate as their Secrets appear; none holds back readiness.
   const remoteClusters = orch?.remoteClusters?.(registries.aggregate);
+  // An external control plane (CENTRAL_MESHD is the reference's older name) also keeps the remote clusters'
+  // webhooks and root-certificate ConfigMaps.
+  const external = env.bool("EXTERNAL_MESHD") || env.bool("CENTRAL_MESHD");
+  if (external && !remoteClusters) {
+    log.warn("EXTERNAL_MESHD is on but no remote cluster is read: only the --orchconfig cluster is written", {
+      clusterRegistriesNamespace: options.clusterRegistriesNamespace,
+    });
+  }
   if (orch && env.bool("DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES")) {
     orch.registry.selectWorkloadEntries(registries.serviceEntries.workloadEntries);
   }
@@ -277,6 +285,23 @@ export async function startDiscovery(
     })
     : undefined;
   const analyzers = runnableAnalyzers(allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }), false);
+
+  // USE_REMOTE_CERTS: the plugged-in CA from the `cacerts` Secret of the cluster read, when it exists there.
+  const remoteCaCerts = async () => {
+    if (!env.bool("USE_REMOTE_CERTS")) return undefined;
+    if (!orch) {
+      log.warn(
+        "USE_REMOTE_CERTS is on but no orchestrator is read: the CA's certificates come from ROOT_CA_DIR",
+      );
+      return undefined;
+    }
+    const { CA_CERTS_TIMEOUT_MS, readCaCertsSecret } = await import("./orch/ca_certs_secret.ts");
+    const found = await readCaCertsSecret(orch.http(CA_CERTS_TIMEOUT_MS), options.namespace);
+    log.info(found ? "CA certificates found in the orchestrator" : "no CA certificates in the orchestrator", {
+      secret: `${options.namespace}/cacerts`,
+    });
+    return found;
+  };
 
   // Built by their components' start, in list order; each is read only by components listed after it.
   let injection!: Awaited<ReturnType<typeof startInjection>>;
@@ -494,7 +519,9 @@ export async function startDiscovery(
       ? [{
         name: "ca",
         start: async () => {
+          const plugged = await remoteCaCerts();
           ca = await CertificateAuthorityServer.create({ ...caSettings, trustDomain: trustDomain() }, {
+            ...(plugged && { plugged }),
             log: deps.logs.scope("serverca"),
             metrics: deps.metrics,
             ...(federation && { federation }),
@@ -622,6 +649,7 @@ export async function startDiscovery(
         },
         log: { validation: deps.logs.scope("validationController"), namespaces: deps.logs.scope("orch") },
         metrics: deps.metrics,
+        ...(external && remoteClusters ? { remoteClusters } : {}),
       })]
       : []),
   ]);

@@ -6,58 +6,13 @@
  * cluster 1 served and its changes pushed.
  */
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { TYPE_URL } from "../proto/type_urls.ts";
-import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { TestAdsClient, testNode, type TestResponse } from "../discovery/xds/_test_ads_client.ts";
+import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
+import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { clusterSecret, EdsWatch, ratings, RATINGS_HOST } from "./helpers/two_clusters.ts";
 
-const HOST = "ratings.shop.svc.cluster.local";
-const CLUSTER = `outbound|8080||${HOST}`;
+const HOST = RATINGS_HOST;
 const GATEWAY_HOST = "eastwest.mesh-system.svc.cluster.local";
-
-function ratings(api: OrchApiServer, clusterIp: string, ips: string[]): void {
-  api.apply({
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "ratings", namespace: "shop" },
-    spec: { clusterIP: clusterIp, ports: [{ name: "http", port: 8080 }] },
-  });
-  for (const ip of ips) {
-    api.apply({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: {
-        name: `ratings-${ip.replaceAll(".", "-")}`,
-        namespace: "shop",
-        labels: { app: "ratings", "security.mesh.io/tlsMode": "mesh" },
-      },
-      spec: { serviceAccountName: "ratings" },
-      status: { podIP: ip, phase: "Running" },
-    });
-  }
-  api.apply({
-    apiVersion: "v1",
-    kind: "Endpoints",
-    metadata: { name: "ratings", namespace: "shop" },
-    subsets: [{
-      addresses: ips.map((ip) => ({
-        ip,
-        targetRef: { kind: "Pod", name: `ratings-${ip.replaceAll(".", "-")}`, namespace: "shop" },
-      })),
-      ports: [{ name: "http", port: 9080 }],
-    }],
-  });
-}
-
-function clusterSecret(kubeconfig: string): ApiObject {
-  return {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name: "cluster2", namespace: "mesh-system", labels: { "mesh/multiCluster": "true" } },
-    data: { c2: Buffer.from(kubeconfig).toString("base64") },
-  };
-}
 
 const TWO_NETWORKS = [
   "networks:",
@@ -69,19 +24,6 @@ const TWO_NETWORKS = [
   `    gateways: [{registryServiceName: ${GATEWAY_HOST}, port: 15443}]`,
   "",
 ].join("\n");
-
-/** `address:port@weight` of every endpoint of the assignment. */
-function endpointsOf(response: TestResponse): string[] {
-  const assignment = response.resources.find((r) => r.name === CLUSTER)?.fields as
-    | { endpoints?: { lb_endpoints?: Record<string, unknown>[] }[] }
-    | undefined;
-  return (assignment?.endpoints ?? []).flatMap((l) => l.lb_endpoints ?? []).map((e) => {
-    const socket = (e.endpoint as { address: { socket_address: { address: string; port_value: number } } })
-      .address.socket_address;
-    const weight = (e.load_balancing_weight as { value?: number } | undefined)?.value ?? 1;
-    return `${socket.address}:${socket.port_value}@${weight}`;
-  }).sort();
-}
 
 Deno.test("A second cluster joins by Secret: merged endpoints, split horizon through its gateway, removal, and an outage that leaves cluster 1 served", async () => {
   const first = OrchApiServer.start();
@@ -123,35 +65,8 @@ Deno.test("A second cluster joins by Secret: merged endpoints, split horizon thr
       NAMESPACE: "shop",
       CLUSTER_ID: "c1",
     });
-    const ack = (r: TestResponse, names: string[] = []) =>
-      client!.send({
-        node,
-        type_url: r.typeUrl,
-        version_info: r.version,
-        response_nonce: r.nonce,
-        resource_names: names,
-      });
-    /** Reads responses, acknowledging each, until an EDS one lists `expected`. */
-    const edsUntil = async (expected: string[], why: string) => {
-      const seen: string[][] = [];
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const response = await client!.next(30_000);
-        ack(response, response.typeUrl === TYPE_URL.endpoint ? [CLUSTER] : []);
-        if (response.typeUrl !== TYPE_URL.endpoint) continue;
-        seen.push(endpointsOf(response));
-        if (JSON.stringify(seen.at(-1)) === JSON.stringify(expected)) return;
-      }
-      assert.fail(`${why}: expected ${expected.join(", ")}; got ${JSON.stringify(seen)}`);
-    };
-    client.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
-    let cds = await client.next(30_000);
-    while (!cds.resources.some((r) => r.name === CLUSTER)) {
-      ack(cds);
-      cds = await client.next(30_000);
-    }
-    ack(cds);
-    client.send({ node, type_url: TYPE_URL.endpoint, resource_names: [CLUSTER] });
+    const eds = await EdsWatch.start(client, node);
+    const edsUntil = (expected: string[], why: string) => eds.until(expected, why);
     await edsUntil(["10.1.0.1:9080@1"], "cluster 1 alone at first");
 
     // Bad Secrets beside the good one are refused alone: a kubeconfig that does not parse, a cluster id taken.

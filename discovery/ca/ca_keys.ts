@@ -2,7 +2,8 @@
  * The key material the certificate authority signs with, and the roots it distributes.
  *
  * With a plugged-in CA (`ROOT_CA_DIR` holding `ca-cert.pem`, `ca-key.pem`, `cert-chain.pem`, `root-cert.pem`)
- * the CA signs with that intermediate and serves that chain; the files are read once at start. Otherwise it
+ * (or, with `USE_REMOTE_CERTS`, the same four keys of the `cacerts` Secret) the CA signs with that intermediate
+ * and serves that chain; the files are read once at start. Otherwise it
  * makes a self-signed root and, checked every `CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL`, replaces it when
  * less than `CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE` percent of its life is left. After a
  * rotation the old root stays trusted beside the new one until it expires, so certificates issued under it
@@ -25,6 +26,17 @@ import type { Logger } from "../../shared/log/logger.ts";
 /** The files of a plugged-in CA, in `ROOT_CA_DIR`. */
 export const PLUGGED_CA_FILES = ["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"] as const;
 
+/**
+ * A plugged-in CA's four files read from elsewhere than `ROOT_CA_DIR` (`USE_REMOTE_CERTS`: the `cacerts` Secret of
+ * the cluster the server reads), by file name; `source` names where, for messages.
+ */
+export interface PluggedCaFiles {
+  /** Where the files came from (`Secret "mesh-system/cacerts"`). */
+  readonly source: string;
+  /** File name (`ca-key.pem`) → text. */
+  readonly files: Readonly<Record<string, string>>;
+}
+
 /** What the CA signs with now. */
 export interface CaKeyMaterial {
   /** The signing certificate and key. */
@@ -41,6 +53,8 @@ export interface CaKeyMaterial {
 export interface CaKeyOptions {
   /** `ROOT_CA_DIR`. */
   readonly rootCaDir: string;
+  /** The plugged-in CA's files from elsewhere; `ROOT_CA_DIR` must then hold none of them. */
+  readonly plugged?: PluggedCaFiles;
   /** Organization of a self-signed root (the trust domain). */
   readonly trustDomain: string;
   /** `CASERVER_SELF_SIGNED_CA_CERT_TTL`, in milliseconds. */
@@ -76,23 +90,34 @@ export class CaKeyStore {
    * @throws {RangeError} when some but not all four files exist
    */
   static async open(options: CaKeyOptions): Promise<CaKeyStore> {
-    const present = PLUGGED_CA_FILES.filter((f) => existsSync(join(options.rootCaDir, f)));
+    const inDir = PLUGGED_CA_FILES.filter((f) => existsSync(join(options.rootCaDir, f)));
+    const plugged = options.plugged;
+    // Two plugged-in CAs would leave it unclear which signs, as the reference refuses a key file beside them.
+    if (plugged && inDir.length > 0) {
+      throw new RangeError(
+        `ROOT_CA_DIR ${options.rootCaDir} holds ${inDir.join(", ")} while the plugged-in CA comes from ` +
+          `${plugged.source}: expected one of the two`,
+      );
+    }
+    const present = plugged ? PLUGGED_CA_FILES.filter((f) => plugged.files[f] !== undefined) : inDir;
+    const where = plugged ? plugged.source : `ROOT_CA_DIR ${options.rootCaDir}`;
+    const named = (f: string) => plugged ? `${plugged.source} key ${f}` : join(options.rootCaDir, f);
     if (present.length === PLUGGED_CA_FILES.length) {
-      const read = (f: string) => Deno.readTextFile(join(options.rootCaDir, f));
+      const read = (f: string) => plugged ? Promise.resolve(plugged.files[f]) : Deno.readTextFile(named(f));
       const [certPem, keyPem, chainText, rootText] = await Promise.all(PLUGGED_CA_FILES.map(read));
       const signer = await loadCertificateAuthority(certPem, keyPem, {
-        certificate: join(options.rootCaDir, "ca-cert.pem"),
-        key: join(options.rootCaDir, "ca-key.pem"),
+        certificate: named("ca-cert.pem"),
+        key: named("ca-key.pem"),
       });
-      const chain = parseCertificatesPem(chainText, join(options.rootCaDir, "cert-chain.pem"));
-      const roots = parseCertificatesPem(rootText, join(options.rootCaDir, "root-cert.pem"));
+      const chain = parseCertificatesPem(chainText, named("cert-chain.pem"));
+      const roots = parseCertificatesPem(rootText, named("root-cert.pem"));
       // cert-chain.pem may or may not start with the signer and end with the root: normalise to both.
       const chainPem = pems(chain);
       if (chainPem[0] !== signer.certificatePem) chainPem.unshift(signer.certificatePem);
       const rootPem = pems(roots);
       if (chainPem.at(-1) !== rootPem[0]) chainPem.push(rootPem[0]);
       options.log.info("CA signs with the plugged-in certificate", {
-        dir: options.rootCaDir,
+        from: where,
         subject: signer.certificate.subject,
         notAfter: signer.certificate.notAfter.toISOString(),
       });
@@ -100,7 +125,7 @@ export class CaKeyStore {
     }
     if (present.length > 0) {
       throw new RangeError(
-        `ROOT_CA_DIR ${options.rootCaDir} holds ${present.join(", ")} but not ${
+        `${where} holds ${present.join(", ")} but not ${
           PLUGGED_CA_FILES.filter((f) => !present.includes(f)).join(", ")
         }: a plugged-in CA needs all four files`,
       );

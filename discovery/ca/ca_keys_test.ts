@@ -50,3 +50,28 @@ Deno.test("A plugged-in CA in ROOT_CA_DIR signs with its intermediate and serves
     assert.equal(await store.check(), false, "a plugged-in CA is never rotated here");
   });
 });
+
+Deno.test("A plugged-in CA handed over from a Secret signs like one in ROOT_CA_DIR; both at once, or partial keys, are refused", async () => {
+  await withTempDir(async (dir) => {
+    const plugged = await makePluggedInCa(100 * DAY);
+    const source = 'Secret "mesh-system/cacerts"';
+    const store = await CaKeyStore.open({
+      ...options(dir, () => new Date()),
+      plugged: { source, files: plugged.files },
+    });
+    assert.equal(store.current.plugged, true);
+    assert.equal(store.current.signer.certificatePem, plugged.files["ca-cert.pem"]);
+    assert.deepEqual(store.current.rootsPem, [plugged.files["root-cert.pem"]]);
+
+    const { ["cert-chain.pem"]: _, ...partial } = plugged.files;
+    await assert.rejects(
+      () => CaKeyStore.open({ ...options(dir, () => new Date()), plugged: { source, files: partial } }),
+      /Secret "mesh-system\/cacerts" holds ca-cert\.pem, ca-key\.pem, root-cert\.pem but not cert-chain\.pem/,
+    );
+    await Deno.writeTextFile(`${dir}/ca-key.pem`, plugged.files["ca-key.pem"]);
+    await assert.rejects(
+      () => CaKeyStore.open({ ...options(dir, () => new Date()), plugged: { source, files: plugged.files } }),
+      /holds ca-key\.pem while the plugged-in CA comes from Secret "mesh-system\/cacerts": expected one/,
+    );
+  });
+});

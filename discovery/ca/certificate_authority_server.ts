@@ -23,7 +23,7 @@ import {
   JwtAuthenticator,
 } from "./caller_authenticator.ts";
 import { type ReviewToken, TokenReviewAuthenticator } from "./token_review_authenticator.ts";
-import { CaKeyStore } from "./ca_keys.ts";
+import { CaKeyStore, type PluggedCaFiles } from "./ca_keys.ts";
 import { CaService, type CsrLimits } from "./ca_service.ts";
 import type { ExternalSigner } from "../model/external_signer.ts";
 import type { SigningPolicy } from "./ca_signer.ts";
@@ -72,6 +72,8 @@ export interface CaDeps {
   readonly externalSigner?: ExternalSigner;
   /** The orchestrator's TokenReview call, when an orchestrator is read: its tokens then authenticate callers. */
   readonly reviewToken?: ReviewToken;
+  /** The plugged-in CA's files from the orchestrator (`USE_REMOTE_CERTS`), instead of `ROOT_CA_DIR`'s. */
+  readonly plugged?: PluggedCaFiles;
 }
 
 /** The running CA. */
@@ -93,7 +95,12 @@ export class CertificateAuthorityServer {
   /** Loads or creates the key material. */
   static async create(settings: CaSettings, deps: CaDeps): Promise<CertificateAuthorityServer> {
     const now = deps.now ?? (() => new Date());
-    const keys = await CaKeyStore.open({ ...settings, now, log: deps.log });
+    const keys = await CaKeyStore.open({
+      ...settings,
+      now,
+      log: deps.log,
+      ...(deps.plugged ? { plugged: deps.plugged } : {}),
+    });
     return new CertificateAuthorityServer(keys, settings, deps);
   }
 

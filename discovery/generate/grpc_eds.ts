@@ -17,6 +17,7 @@ import { wantedClusters } from "./wanted_clusters.ts";
 import { endpointsFingerprint, stableJson } from "./fingerprint.ts";
 import { localityLbEndpoints, selectInstances } from "./locality_endpoints.ts";
 import type { EnvoyObject } from "./route_match.ts";
+import { type NetworkSplit, networkSplit, splitHorizon, splitKey } from "./split_horizon.ts";
 
 /** The resolved inputs of one ClusterLoadAssignment. */
 export interface EndpointsPlan {
@@ -36,13 +37,18 @@ export interface EndpointsPlan {
   readonly endpoints: string;
 }
 
-/** The ClusterLoadAssignment of a plan from the shards it was planned with. */
+/**
+ * The ClusterLoadAssignment of a plan from the shards it was planned with; with `split`, other networks'
+ * endpoints are replaced by their gateways.
+ */
 export function clusterLoadAssignment(
   plan: EndpointsPlan,
   shards: EndpointShards,
   extra?: (instance: ServiceInstance) => EnvoyObject,
+  split?: NetworkSplit,
 ): EnvoyObject {
-  const instances = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
+  const selected = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
+  const instances = split === undefined ? selected : splitHorizon(selected, split.network, split.networks);
   return { cluster_name: plan.name, endpoints: localityLbEndpoints(instances, extra) };
 }
 
@@ -98,15 +104,19 @@ export function planEndpoints(proxy: Proxy, push: PushContext, request: Generate
 /** Builds the endpoints of the clusters a proxyless gRPC client watches (see `planEndpoints`). */
 export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
-  shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) =>
-    grpcProxyShape(proxy, push, request, false),
+  // With mesh networks, the client's network decides which endpoints it gets (split horizon), as Envoy's.
+  shapeOf: (proxy: Proxy, push: PushContext, request: GenerateRequest) => {
+    const split = networkSplit(proxy, push);
+    return grpcProxyShape(proxy, push, request, false) + (split ? `|${split.network}` : "");
+  },
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
+    const split = networkSplit(proxy, push);
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => ({
       name: plan.name,
-      key: cacheKey(TYPE_URL.endpoint, [stableJson(plan)], dependsOn),
-      build: () => clusterLoadAssignment(plan, shards),
+      key: cacheKey(TYPE_URL.endpoint, [stableJson({ plan, ...splitKey(split) })], dependsOn),
+      build: () => clusterLoadAssignment(plan, shards, undefined, split),
     }));
   },
 };

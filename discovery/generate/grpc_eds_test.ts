@@ -156,3 +156,55 @@ Deno.test("gRPC EDS cache keys change exactly when the endpoints or subset chang
   }));
   assert.notEqual(key().id, moved.id);
 });
+
+Deno.test("gRPC EDS splits by network as Envoy's: another network's endpoints become its gateway, and the client's network is in its shape and key", async () => {
+  const { MeshNetworkIndex } = await import("../push/network_index.ts");
+  const { parseProxy } = await import("../model/proxy.ts");
+  const world = new World().apply(
+    networking("ServiceEntry", "example", "ratings", {
+      hosts: ["ratings.example.svc.cluster.local"],
+      location: "MESH_INTERNAL",
+      resolution: "STATIC",
+      ports: [{ number: 8080, name: "grpc", protocol: "GRPC" }],
+      endpoints: [
+        { address: "10.0.2.1", labels: { "security.istio.io/tlsMode": "istio" } },
+        { address: "10.0.2.2", network: "n2", labels: { "security.istio.io/tlsMode": "istio" } },
+        { address: "10.0.2.3", network: "n2", labels: { "security.istio.io/tlsMode": "istio" } },
+      ],
+    }),
+  );
+  const networks = new MeshNetworkIndex(
+    {
+      networks: {
+        n1: { endpoints: [{ fromCidr: "10.0.2.1/32" }], gateways: [] },
+        n2: { endpoints: [], gateways: [{ address: "192.0.2.9", port: 15443 }] },
+      },
+    },
+    [],
+    "c1",
+  );
+  const push = world.push({ networks });
+  const name = "outbound|8080||ratings.example.svc.cluster.local";
+  const on = (network: string) =>
+    parseProxy({
+      id: "sidecar~10.9.9.9~client.example~example.svc.cluster.local",
+      metadata: { GENERATOR: "grpc", NAMESPACE: "example", NETWORK: network },
+    });
+  const addresses = (network: string) => {
+    const cla = run(grpcEdsGenerator, on(network), push, { names: [name], full: true }).byName.get(name)!;
+    return (cla.endpoints as Obj[]).flatMap((l) => l.lb_endpoints as Obj[]).map((e) => {
+      const socket = ((e.endpoint as Obj).address as Obj).socket_address as Obj;
+      return `${socket.address}:${socket.port_value}@${(e.load_balancing_weight as Obj).value}`;
+    }).sort();
+  };
+  assert.deepEqual(addresses("n1"), ["10.0.2.1:8080@1", "192.0.2.9:15443@2"]);
+  assert.deepEqual(addresses("n2"), ["10.0.2.2:8080@1", "10.0.2.3:8080@1"]);
+  const request = { names: [name], full: true };
+  assert.notEqual(
+    grpcEdsGenerator.shapeOf!(on("n1"), push, request),
+    grpcEdsGenerator.shapeOf!(on("n2"), push, request),
+  );
+  const key = (network: string) =>
+    run(grpcEdsGenerator, on(network), push, request).cacheable.get(name)!.key.id;
+  assert.notEqual(key("n1"), key("n2"));
+});

@@ -1,11 +1,12 @@
 import type * as k8s from "@kubernetes/client-node";
 import { closingComponent, type Component } from "../../shared/lifecycle/mod.ts";
 import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+import { type Logger, withFields } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { invalidConfigProbe } from "./invalid_config_probe.ts";
 import { RootCertConfigMaps } from "./root_cert_config_maps.ts";
+import type { RemoteClusters } from "./remote_clusters.ts";
 import { WebhookCaBundleController } from "./webhook_ca_bundle.ts";
 
 /** The placeholder `VALIDATION_WEBHOOK_CONFIG_NAME`'s default carries for the server's namespace. */
@@ -32,6 +33,8 @@ export interface OrchWritersOptions {
   readonly gates: { readonly validation: DutyGate; readonly namespaces: DutyGate };
   readonly log: { readonly validation: Logger; readonly namespaces: Logger };
   readonly metrics: Metrics;
+  /** The remote clusters whose webhooks and ConfigMaps are kept too (`EXTERNAL_MESHD`); absent: none. */
+  readonly remoteClusters?: Pick<RemoteClusters, "attach">;
 }
 
 /** The validating configuration's name, with the namespace placeholder of the default filled in. */
@@ -42,56 +45,94 @@ export function validationConfigName(setting: string, namespace: string): string
 /**
  * The component that keeps the webhook configurations' caBundle and the root-certificate ConfigMaps in place,
  * each writing only while its duty is led. Listed after the webhook listener: the configurations point the
- * orchestrator at a server that answers.
+ * orchestrator at a server that answers. With `remoteClusters` (an external control plane, `EXTERNAL_MESHD`) the
+ * same writers run against every remote cluster as well, each with that cluster's client, while it is added.
  */
 export function orchWriters(o: OrchWritersOptions): Component {
   return closingComponent("orchestrator writers", () => {
-    const client = { ...o.client, log: o.log.validation };
-    const rejectsInvalidConfig = invalidConfigProbe(client, o.namespace);
-    const webhooks: WebhookCaBundleController[] = [];
-    if (o.injectionConfigName !== "") {
-      webhooks.push(
-        new WebhookCaBundleController({
-          ...client,
-          kind: "MutatingWebhookConfiguration",
-          name: o.injectionConfigName,
-          gate: o.gates.validation,
-          caBundlePem: o.webhookRootsPem,
-        }),
-      );
-    }
-    if (o.validationConfigName !== "") {
-      webhooks.push(
-        new WebhookCaBundleController({
-          ...client,
-          kind: "ValidatingWebhookConfiguration",
-          name: validationConfigName(o.validationConfigName, o.namespace),
-          gate: o.gates.validation,
-          caBundlePem: o.webhookRootsPem,
-          // Fail-closed once the server is ready and invalid config is refused through the orchestrator.
-          failClosed: async () => o.ready() && await rejectsInvalidConfig(),
-          metrics: o.metrics,
-        }),
-      );
-    }
-    const configMaps = o.caRootsPem
-      ? new RootCertConfigMaps({
-        ...o.client,
-        log: o.log.namespaces,
-        gate: o.gates.namespaces,
-        rootsPem: o.caRootsPem,
-      })
-      : undefined;
-    for (const webhook of webhooks) webhook.start();
-    configMaps?.start();
+    const writers = new Set<ClusterWriters>();
+    const local = startClusterWriters(o, o.client);
+    writers.add(local);
+    const detach = o.remoteClusters?.attach((cluster) => {
+      const remote = startClusterWriters(o, cluster.client, cluster.clusterId);
+      writers.add(remote);
+      return () => {
+        writers.delete(remote);
+        return remote.stop();
+      };
+    });
     const unsubscribe = o.onRootsChanged?.(() => {
-      for (const webhook of webhooks) webhook.rootsChanged();
-      configMaps?.rootsChanged();
+      for (const w of writers) w.rootsChanged();
     });
     return [
       ...(unsubscribe ? [unsubscribe] : []),
-      ...webhooks.map((webhook) => () => webhook.stop()),
-      ...(configMaps ? [() => configMaps.stop()] : []),
+      ...(detach ? [detach] : []),
+      () => local.stop(),
     ];
   });
+}
+
+/** The writers of one cluster. */
+interface ClusterWriters {
+  rootsChanged(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts the webhook caBundle and root-certificate ConfigMap writers against one cluster's `client`. */
+function startClusterWriters(
+  o: OrchWritersOptions,
+  orchClient: OrchWritersOptions["client"],
+  clusterId?: string,
+): ClusterWriters {
+  const logs = clusterId === undefined ? o.log : {
+    validation: withFields(o.log.validation, { cluster: clusterId }),
+    namespaces: withFields(o.log.namespaces, { cluster: clusterId }),
+  };
+  const client = { ...orchClient, log: logs.validation };
+  const rejectsInvalidConfig = invalidConfigProbe(client, o.namespace);
+  const webhooks: WebhookCaBundleController[] = [];
+  if (o.injectionConfigName !== "") {
+    webhooks.push(
+      new WebhookCaBundleController({
+        ...client,
+        kind: "MutatingWebhookConfiguration",
+        name: o.injectionConfigName,
+        gate: o.gates.validation,
+        caBundlePem: o.webhookRootsPem,
+      }),
+    );
+  }
+  if (o.validationConfigName !== "") {
+    webhooks.push(
+      new WebhookCaBundleController({
+        ...client,
+        kind: "ValidatingWebhookConfiguration",
+        name: validationConfigName(o.validationConfigName, o.namespace),
+        gate: o.gates.validation,
+        caBundlePem: o.webhookRootsPem,
+        // Fail-closed once the server is ready and invalid config is refused through the orchestrator.
+        failClosed: async () => o.ready() && await rejectsInvalidConfig(),
+        metrics: o.metrics,
+      }),
+    );
+  }
+  const configMaps = o.caRootsPem
+    ? new RootCertConfigMaps({
+      ...orchClient,
+      log: logs.namespaces,
+      gate: o.gates.namespaces,
+      rootsPem: o.caRootsPem,
+    })
+    : undefined;
+  for (const webhook of webhooks) webhook.start();
+  configMaps?.start();
+  return {
+    rootsChanged() {
+      for (const webhook of webhooks) webhook.rootsChanged();
+      configMaps?.rootsChanged();
+    },
+    async stop() {
+      await Promise.all([...webhooks.map((webhook) => webhook.stop()), configMaps?.stop()]);
+    },
+  };
 }

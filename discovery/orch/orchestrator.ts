@@ -145,6 +145,11 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
           clusterId,
         );
       },
+      // The writers of an external control plane (EXTERNAL_MESHD): a budget apart from the cluster's informers'.
+      createClient: (kubeConfig) => {
+        const limiter = new RateLimiter(options.qps, options.burst);
+        return { kubeConfig: limitWatches(kubeConfig, limiter), limiter };
+      },
     }, sink);
   // Their own client: the informers' limiter paces every request made through theirs, and status and CSRs
   // keep budgets of their own.

@@ -5,6 +5,9 @@
  * config), added to the aggregate while the key exists, replaced when its kubeconfig changes, removed when the
  * key or the Secret goes.
  *
+ * Work that must run against every remote cluster (the writers of an external control plane, `EXTERNAL_MESHD`)
+ * is attached with `attach`: it starts for each cluster added and stops when the cluster goes or is replaced.
+ *
  * A key that cannot be used is refused alone, logged once and counted (`discovery_remote_cluster_errors`):
  * a kubeconfig that does not parse or names no server (a cluster already added from it stays as it was), a
  * cluster id another Secret already added or that is the server's own (`CLUSTER_ID`). A cluster whose API
@@ -36,6 +39,17 @@ export interface RemoteRegistrySink {
   removeRegistry(registry: ServiceRegistry): void;
 }
 
+/** A remote cluster as handed to attached work: its id and a client of its own. */
+export interface AttachedCluster {
+  /** The cluster id (the Secret's data key). */
+  readonly clusterId: string;
+  /** A client of the cluster, with a rate limit apart from its registry's. */
+  readonly client: { readonly kubeConfig: k8s.KubeConfig; readonly limiter: RateLimiter };
+}
+
+/** Work started for one remote cluster; returns what stops it. */
+export type ClusterAttachment = (cluster: AttachedCluster) => () => void | Promise<void>;
+
 /** What the remote clusters need. */
 export interface RemoteClustersOptions {
   /** The local cluster's client, which the Secrets are read with. */
@@ -57,6 +71,8 @@ export interface RemoteClustersOptions {
     kubeConfig: k8s.KubeConfig,
     onFailure: (kind: string, error: unknown) => void,
   ) => OrchRegistry;
+  /** Builds the client attached work uses; without it, the cluster's kubeconfig paced by `limiter`. */
+  readonly createClient?: (kubeConfig: k8s.KubeConfig) => AttachedCluster["client"];
   /** First retry delay of the Secret informer. */
   readonly retryMs?: number;
   /** The clock of `addedAt`; the system's when absent. */
@@ -92,7 +108,10 @@ interface RemoteCluster {
   readonly kubeconfig: string;
   readonly server: string;
   readonly orch: OrchRegistry;
+  readonly kubeConfig: k8s.KubeConfig;
   readonly addedAt: string;
+  /** What stops each attachment's work for this cluster. */
+  readonly detach: Map<ClusterAttachment, () => void | Promise<void>>;
   failures: number;
   lastError?: string;
 }
@@ -111,6 +130,7 @@ export class RemoteClusters {
   readonly #secrets = new Map<string, Map<string, string>>();
   /** The problem last reported per `secret|cluster`, so each is logged and counted once. */
   readonly #problems = new Map<string, string>();
+  readonly #attachments = new Set<ClusterAttachment>();
   #informer?: RunningInformer;
   #listed = false;
   #stopped = false;
@@ -147,7 +167,37 @@ export class RemoteClusters {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#informer?.stop();
+    await Promise.all([...this.#clusters.values()].map((c) => this.#detachAll(c)));
     await Promise.all([...this.#clusters.values()].map((c) => c.orch.stop()));
+  }
+
+  /**
+   * Runs `work` for every remote cluster, those added now and later, until the returned function is called; a
+   * cluster that goes or is replaced stops its run first.
+   */
+  attach(work: ClusterAttachment): () => Promise<void> {
+    this.#attachments.add(work);
+    for (const cluster of this.#clusters.values()) this.#attachOne(cluster, work);
+    return async () => {
+      this.#attachments.delete(work);
+      await Promise.all([...this.#clusters.values()].map((cluster) => {
+        const stop = cluster.detach.get(work);
+        cluster.detach.delete(work);
+        return stop?.();
+      }));
+    };
+  }
+
+  #attachOne(cluster: RemoteCluster, work: ClusterAttachment): void {
+    const client = this.#options.createClient?.(cluster.kubeConfig) ??
+      { kubeConfig: cluster.kubeConfig, limiter: this.#options.limiter };
+    cluster.detach.set(work, work({ clusterId: cluster.clusterId, client }));
+  }
+
+  async #detachAll(cluster: RemoteCluster): Promise<void> {
+    const stops = [...cluster.detach.values()];
+    cluster.detach.clear();
+    await Promise.all(stops.map((stop) => stop()));
   }
 
   /** Every remote cluster, sorted by id. */
@@ -247,6 +297,8 @@ export class RemoteClusters {
       secret,
       kubeconfig,
       server,
+      kubeConfig,
+      detach: new Map(),
       addedAt: (this.#options.now?.() ?? new Date()).toISOString(),
       failures: 0,
       orch: this.#options.createRegistry(clusterId, kubeConfig, (kind, error) => {
@@ -268,6 +320,7 @@ export class RemoteClusters {
     this.#clusters.set(clusterId, cluster);
     this.#sink.addRegistry(cluster.orch.serviceRegistry, { remote: true });
     cluster.orch.start();
+    for (const work of this.#attachments) this.#attachOne(cluster, work);
     this.#options.metrics?.gauge("discovery_remote_clusters").set(this.#clusters.size);
     log.info("remote cluster added", { ...fields, server, clusters: this.#clusters.size });
   }
@@ -275,6 +328,7 @@ export class RemoteClusters {
   #remove(cluster: RemoteCluster, why: string, offerOthers = true): void {
     this.#clusters.delete(cluster.clusterId);
     this.#sink.removeRegistry(cluster.orch.serviceRegistry);
+    this.#detachAll(cluster).catch(() => {});
     cluster.orch.stop().catch(() => {});
     this.#options.metrics?.gauge("discovery_remote_clusters").set(this.#clusters.size);
     this.#options.log.info("remote cluster removed", {

@@ -186,3 +186,41 @@ Deno.test("RemoteClusters keeps an unreachable cluster, retrying it, without hol
     assert.match(remotes.status()[0].lastError ?? "", /ECONNREFUSED|refused|connect/i);
   });
 });
+
+Deno.test("RemoteClusters runs attached work for each cluster added, before or after attaching, and stops it when the cluster goes or is replaced", async () => {
+  const second = OrchApiServer.start();
+  const third = OrchApiServer.start();
+  try {
+    await withRemotes(async ({ local, remotes }) => {
+      const events: string[] = [];
+      local.apply(secret("remotes", { c2: second.kubeconfig() }));
+      await waitFor(() => remotes.status().length === 1, "c2 added");
+      const detach = remotes.attach(({ clusterId, client }) => {
+        events.push(`start ${clusterId} ${client.kubeConfig.getCurrentCluster()?.server}`);
+        return () => void events.push(`stop ${clusterId}`);
+      });
+      assert.deepEqual(events, [`start c2 ${second.url}`], "a cluster already added gets the work at once");
+
+      local.apply(secret("remotes", { c2: second.kubeconfig(), c3: third.kubeconfig() }));
+      await waitFor(() => events.length === 2, "c3's work");
+      assert.equal(events[1], `start c3 ${third.url}`);
+
+      local.apply(secret("remotes", { c2: third.kubeconfig(), c3: third.kubeconfig() }));
+      await waitFor(() => events.length === 4, "c2 replaced");
+      assert.deepEqual(events.slice(2), ["stop c2", `start c2 ${third.url}`]);
+
+      local.apply(secret("remotes", { c2: third.kubeconfig() }));
+      await waitFor(() => events.length === 5, "c3 gone");
+      assert.equal(events[4], "stop c3");
+
+      await detach();
+      assert.deepEqual(events.slice(5), ["stop c2"], "detaching stops the work of every cluster");
+      local.apply(secret("remotes", { c2: third.kubeconfig(), c4: second.kubeconfig() }));
+      await waitFor(() => remotes.status().length === 2, "c4 added");
+      assert.equal(events.length, 6, "work detached is not started for a cluster added later");
+    });
+  } finally {
+    await second.close();
+    await third.close();
+  }
+});

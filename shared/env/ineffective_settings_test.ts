@@ -5,13 +5,16 @@ import { ineffectiveSettings, warnIneffectiveSettings } from "./ineffective_sett
 
 Deno.test("A variable that has no effect logs one warning naming it when set", () => {
   const log = new RecordingLogger();
-  const env = new EnvSettings("discovery", { USE_REMOTE_CERTS: "true", DISCOVERY_HTTP10: "true" });
+  const env = new EnvSettings("discovery", {
+    DISCOVERY_CERT_PROVIDER: "kubernetes",
+    DISCOVERY_HTTP10: "true",
+  });
   warnIneffectiveSettings(log, env, "discovery", new Set());
   assert.deepEqual(log.lines, [{
     level: "warn",
     msg:
-      "USE_REMOTE_CERTS is set but has no effect: serving certificates come from --tlsCertFile or the built-in CA",
-    fields: { setting: "USE_REMOTE_CERTS", issue: "#33" },
+      "DISCOVERY_CERT_PROVIDER is set but has no effect: the discovery serving certificate comes from the built-in CA",
+    fields: { setting: "DISCOVERY_CERT_PROVIDER", issue: "#31" },
   }]);
 });
 
@@ -45,8 +48,8 @@ Deno.test("A flag that has no effect is named only when given, and only for its 
 Deno.test("/debug/env's listing marks a variable that has no effect, and only in the program where it has none", () => {
   const discovery = new EnvSettings("discovery", {}).resolved();
   assert.equal(
-    discovery.find((v) => v.name === "USE_REMOTE_CERTS")?.noEffect,
-    "serving certificates come from --tlsCertFile or the built-in CA (issue: #33)",
+    discovery.find((v) => v.name === "DISCOVERY_CERT_PROVIDER")?.noEffect,
+    "the discovery serving certificate comes from the built-in CA (issue: #31)",
   );
   assert.equal(discovery.find((v) => v.name === "DISCOVERY_DEBOUNCE_AFTER")?.noEffect, undefined);
   const agent = new EnvSettings("agent", {}).resolved();

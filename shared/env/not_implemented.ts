@@ -43,10 +43,12 @@ const AGENT_ONLY = "a mesh-agent setting that mesh-discovery does not use";
 /** Variables read by one program that the other declares (the reference lists them for both) and ignores. */
 const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
   ...[
+    "CENTRAL_MESHD",
     "CLUSTER_ID",
     "ENABLE_ADMIN_ENDPOINTS",
     "ENABLE_CA_SERVER",
     "ENABLE_DEBUG_ON_HTTP",
+    "EXTERNAL_MESHD",
     "MESHD_CUSTOM_HOST",
     "MESHD_ENABLE_SDS_SERVER",
     "MESH_GPRC_MAXSTREAMS",
@@ -100,9 +102,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ...OTHER_PROGRAM,
   entry("INJECTION_WEBHOOK_CONFIG_NAME", A, "none", DISCOVERY_ONLY),
   entry("ENABLE_LEGACY_FSGROUP_INJECTION", A, "none", DISCOVERY_ONLY),
-  entry("USE_REMOTE_CERTS", D, "#33", "serving certificates come from --tlsCertFile or the built-in CA"),
-  entry("CENTRAL_MESHD", BOTH, "#33", "a central control plane for remote clusters is not built"),
-  entry("EXTERNAL_MESHD", BOTH, "#33", "an external control plane is not built"),
   entry(
     "INGRESS_GATEWAY_NAMESPACE",
     BOTH,

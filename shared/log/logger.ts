@@ -29,3 +29,18 @@ export const silentLogger: Logger = Object.freeze({
   fatal() {},
   debugEnabled: false,
 });
+
+/** A logger that adds `fields` to every line of `logger` (a line's own fields win). */
+export function withFields(logger: Logger, fields: LogFields): Logger {
+  return {
+    scope: logger.scope,
+    debug: (msg, own) => logger.debug(msg, { ...fields, ...own }),
+    info: (msg, own) => logger.info(msg, { ...fields, ...own }),
+    warn: (msg, own) => logger.warn(msg, { ...fields, ...own }),
+    error: (msg, own) => logger.error(msg, { ...fields, ...own }),
+    fatal: (msg, own) => logger.fatal(msg, { ...fields, ...own }),
+    get debugEnabled() {
+      return logger.debugEnabled;
+    },
+  };
+}

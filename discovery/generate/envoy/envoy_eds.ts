@@ -18,10 +18,7 @@ import { applyLocalityLb, type LocalityLbPlan } from "./locality_lb.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { TLS_MODE_METADATA } from "./upstream_tls.ts";
-import { splitHorizon } from "./split_horizon.ts";
-import { localityLbEndpoints, selectInstances } from "../locality_endpoints.ts";
-import type { EndpointShards } from "../../push/endpoint_index.ts";
-import type { MeshNetworkIndex } from "../../push/network_index.ts";
+import { networkSplit, splitKey } from "../split_horizon.ts";
 
 /** The metadata of an endpoint: its TLS mode for mesh endpoints, nothing otherwise. */
 export function endpointMetadata(instance: ServiceInstance): EnvoyObject {
@@ -68,22 +65,23 @@ export function localityLbPlanFor(
 export const envoyEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
   // With mesh networks, the proxy's network decides which endpoints it gets (split horizon).
-  shapeOf: (proxy, push) =>
-    envoyProxyShape(proxy, push, { locality: true }) +
-    (push.networks.active ? `|${push.networks.networkOfProxy(proxy)}` : ""),
+  shapeOf: (proxy, push) => {
+    const split = networkSplit(proxy, push);
+    return envoyProxyShape(proxy, push, { locality: true }) + (split ? `|${split.network}` : "");
+  },
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    const networks = push.networks;
-    const network = networks.active ? networks.networkOfProxy(proxy) : undefined;
-    const split = network === undefined ? {} : { network, networks: networks.fingerprint };
+    const split = networkSplit(proxy, push);
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => {
       const locality = localityLbPlanFor(proxy, push, plan);
       return {
         name: plan.name,
-        key: cacheKey(TYPE_URL.endpoint, ["envoy", stableJson({ plan, locality, ...split })], dependsOn),
+        key: cacheKey(
+          TYPE_URL.endpoint,
+          ["envoy", stableJson({ plan, locality, ...splitKey(split) })],
+          dependsOn,
+        ),
         build: () => {
-          const assignment = network === undefined
-            ? clusterLoadAssignment(plan, shards, endpointMetadata)
-            : splitAssignment(plan, shards, network, networks);
+          const assignment = clusterLoadAssignment(plan, shards, endpointMetadata, split);
           return locality === undefined
             ? assignment
             : { ...assignment, endpoints: applyLocalityLb(assignment.endpoints as EnvoyObject[], locality) };
@@ -92,17 +90,3 @@ export const envoyEdsGenerator: XdsGenerator<PushContext> = {
     });
   },
 };
-
-/** The ClusterLoadAssignment `network` gets: its network's endpoints, other networks' gateways in their place. */
-function splitAssignment(
-  plan: EndpointsPlan,
-  shards: EndpointShards,
-  network: string,
-  networks: MeshNetworkIndex,
-): EnvoyObject {
-  const selected = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
-  return {
-    cluster_name: plan.name,
-    endpoints: localityLbEndpoints(splitHorizon(selected, network, networks), endpointMetadata),
-  };
-}

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import type { ServiceInstance } from "../../model/endpoint.ts";
-import type { MeshNetworks } from "../../../shared/config/mesh/mesh_networks.ts";
-import { MeshNetworkIndex } from "../../push/network_index.ts";
-import { endpoint, service } from "../../registry/_test_support.ts";
+import type { ServiceInstance } from "../model/endpoint.ts";
+import type { MeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
+import { MeshNetworkIndex } from "../push/network_index.ts";
+import { endpoint, service } from "../registry/_test_support.ts";
 import { splitHorizon } from "./split_horizon.ts";
 
 const svc = service("ratings.shop.svc.cluster.local", "shop");

@@ -1,5 +1,5 @@
 /**
- * Split-horizon EDS (the reference's `EndpointsByNetworkFilter`): a proxy gets the endpoints on its own
+ * Split-horizon EDS (the reference's `EndpointsByNetworkFilter`), for Envoy and proxyless gRPC: a proxy gets the endpoints on its own
  * network as they are, and in place of the endpoints of another network that network's gateways, each weighted
  * by how many endpoints it stands for. A network without a gateway contributes nothing, and neither do
  * endpoints without mesh mTLS: the gateway routes by the SNI of mesh mTLS (`AUTO_PASSTHROUGH`).
@@ -9,8 +9,31 @@
  *
  * @module
  */
-import type { ServiceInstance } from "../../model/endpoint.ts";
-import { type MeshNetworkIndex, sameNetwork } from "../../push/network_index.ts";
+import type { ServiceInstance } from "../model/endpoint.ts";
+import type { Proxy } from "../model/proxy.ts";
+import type { PushContext } from "../push/push_context.ts";
+import { type MeshNetworkIndex, sameNetwork } from "../push/network_index.ts";
+
+/** The network a proxy's endpoints are split for, and the networks; absent when no network is defined. */
+export interface NetworkSplit {
+  /** The proxy's network. */
+  readonly network: string;
+  readonly networks: MeshNetworkIndex;
+}
+
+/**
+ * How `proxy`'s EDS is split in `push`, for Envoy and proxyless gRPC alike (the reference filters both); absent
+ * while the networks file defines no network.
+ */
+export function networkSplit(proxy: Proxy, push: PushContext): NetworkSplit | undefined {
+  const networks = push.networks;
+  return networks.active ? { network: networks.networkOfProxy(proxy), networks } : undefined;
+}
+
+/** What of a split goes into EDS shapes and cache keys: the proxy's network and the networks' fingerprint. */
+export function splitKey(split: NetworkSplit | undefined): { network?: string; networks?: string } {
+  return split === undefined ? {} : { network: split.network, networks: split.networks.fingerprint };
+}
 
 /**
  * The instances `proxyNetwork` sends to: its network's (and the default network's) with their weights scaled,
