@@ -262,9 +262,10 @@ export async function startDiscovery(
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const pushHistory = new PushHistory();
-  // Orchestrator objects are not fed to analysis yet, so in both modes only the analyzers that need mesh
-  // resources alone run; the status writer adds its sink beside the in-memory one the debug interface reads.
+  // With an orchestrator every analyzer runs, over its objects; in file mode only those that need mesh resources
+  // alone. The status writer adds its sink beside the in-memory one the debug interface reads.
   const analysisSink = env.bool("DISCOVERY_ENABLE_ANALYSIS") ? new MemoryAnalysisSink() : undefined;
+  const analysisObjects = analysisSink && orch ? orch.analysisObjects(options.namespace) : undefined;
   // With an orchestrator, the analysis leader also writes each resource's `status.validationMessages`.
   const validationSink = analysisSink && statusWriter
     ? new ValidationMessagesSink({
@@ -276,7 +277,10 @@ export async function startDiscovery(
       },
     })
     : undefined;
-  const analyzers = runnableAnalyzers(allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }), false);
+  const analyzers = runnableAnalyzers(
+    allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }),
+    analysisObjects !== undefined,
+  );
 
   // Built by their components' start, in list order; each is read only by components listed after it.
   let injection!: Awaited<ReturnType<typeof startInjection>>;
@@ -444,16 +448,24 @@ export async function startDiscovery(
               rootNamespace: () => mesh.current().rootNamespace,
               systemNamespace: options.namespace,
               meshNetworks: () => mesh.networks(),
+              ...(analysisObjects ? { orchestrator: analysisObjects } : {}),
             }),
           analyzers,
           sinks: [analysisSink, ...(validationSink ? [validationSink] : [])],
           log: deps.logs.scope("analysis"),
         });
-        analysis.snapshot();
+        // Until the orchestrator's objects are listed, a run would report what is not listed yet as missing;
+        // their first full list marks the state changed.
+        const snapshot = () => {
+          if (analysisObjects?.synced !== false) analysis.snapshot();
+        };
+        analysisObjects?.start();
+        snapshot();
         return [
+          ...(analysisObjects ? [() => analysisObjects.stop(), analysisObjects.onChange(snapshot)] : []),
           () => analysis.close(),
           pipeline.stage.onPush((request) => {
-            if (request.full) analysis.snapshot();
+            if (request.full) snapshot();
           }),
         ];
       })]
