@@ -453,19 +453,17 @@ export async function startDiscovery(
           analyzers,
           sinks: [analysisSink, ...(validationSink ? [validationSink] : [])],
           log: deps.logs.scope("analysis"),
+          ready: () => store.synced && analysisObjects?.synced !== false,
         });
-        // Until the orchestrator's objects are listed, a run would report what is not listed yet as missing;
-        // their first full list marks the state changed.
-        const snapshot = () => {
-          if (analysisObjects?.synced !== false) analysis.snapshot();
-        };
         analysisObjects?.start();
-        snapshot();
+        analysis.snapshot();
         return [
-          ...(analysisObjects ? [() => analysisObjects.stop(), analysisObjects.onChange(snapshot)] : []),
+          ...(analysisObjects
+            ? [() => analysisObjects.stop(), analysisObjects.onChange(() => analysis.snapshot())]
+            : []),
           () => analysis.close(),
           pipeline.stage.onPush((request) => {
-            if (request.full) snapshot();
+            if (request.full) analysis.snapshot();
           }),
         ];
       })]
