@@ -105,7 +105,7 @@ export class OrchAnalysisObjects {
     );
     this.#watch(
       "ConfigMap",
-      `/api/v1/namespaces/${namespace}/configmaps`,
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps`,
       () => core.listNamespacedConfigMap({ namespace }),
     );
     if (this.#options.secrets) {
