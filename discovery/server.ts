@@ -270,9 +270,10 @@ export async function startDiscovery(
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const pushHistory = new PushHistory();
-  // Orchestrator objects are not fed to analysis yet, so in both modes only the analyzers that need mesh
-  // resources alone run; the status writer adds its sink beside the in-memory one the debug interface reads.
+  // With an orchestrator every analyzer runs, over its objects; in file mode only those that need mesh resources
+  // alone. The status writer adds its sink beside the in-memory one the debug interface reads.
   const analysisSink = env.bool("DISCOVERY_ENABLE_ANALYSIS") ? new MemoryAnalysisSink() : undefined;
+  const analysisObjects = analysisSink && orch ? orch.analysisObjects(options.namespace) : undefined;
   // With an orchestrator, the analysis leader also writes each resource's `status.validationMessages`.
   const validationSink = analysisSink && statusWriter
     ? new ValidationMessagesSink({
@@ -284,7 +285,10 @@ export async function startDiscovery(
       },
     })
     : undefined;
-  const analyzers = runnableAnalyzers(allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }), false);
+  const analyzers = runnableAnalyzers(
+    allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }),
+    analysisObjects !== undefined,
+  );
 
   // USE_REMOTE_CERTS: the plugged-in CA from the `cacerts` Secret of the cluster read, when it exists there.
   const remoteCaCerts = async () => {
@@ -469,13 +473,19 @@ export async function startDiscovery(
               rootNamespace: () => mesh.current().rootNamespace,
               systemNamespace: options.namespace,
               meshNetworks: () => mesh.networks(),
+              ...(analysisObjects ? { orchestrator: analysisObjects } : {}),
             }),
           analyzers,
           sinks: [analysisSink, ...(validationSink ? [validationSink] : [])],
           log: deps.logs.scope("analysis"),
+          ready: () => store.synced && analysisObjects?.synced !== false,
         });
+        analysisObjects?.start();
         analysis.snapshot();
         return [
+          ...(analysisObjects
+            ? [() => analysisObjects.stop(), analysisObjects.onChange(() => analysis.snapshot())]
+            : []),
           () => analysis.close(),
           pipeline.stage.onPush((request) => {
             if (request.full) analysis.snapshot();

@@ -17,6 +17,17 @@ export type OrchKind =
   | "ConfigMap"
   | "CustomResourceDefinition";
 
+/** Every orchestrator kind analyzers read. */
+export const ORCH_KINDS: readonly OrchKind[] = [
+  "Namespace",
+  "Pod",
+  "Service",
+  "Deployment",
+  "Secret",
+  "ConfigMap",
+  "CustomResourceDefinition",
+];
+
 /** Metadata of an orchestrator object, as its API serves it (the fields analyzers read). */
 export interface OrchObjectMeta {
   readonly name: string;

@@ -7,21 +7,11 @@
 import { KINDS } from "../../shared/config/kinds.ts";
 import { LoopSlices } from "../../shared/time/loop_slices.ts";
 import { AnalysisContext, type Analyzer } from "./analyzer.ts";
-import type { AnalysisInput, OrchKind } from "./analysis_input.ts";
+import { type AnalysisInput, ORCH_KINDS } from "./analysis_input.ts";
 import { type AnalysisMessage, type MessageLevel, originKey } from "./analysis_message.ts";
 
 /** The annotation that silences codes on one resource: `IST0101,IST0102` or `*`. */
 export const SUPPRESS_ANNOTATION = "galley.mesh.io/analyze-suppress";
-
-const ORCH_KINDS: readonly OrchKind[] = [
-  "Namespace",
-  "Pod",
-  "Service",
-  "Deployment",
-  "Secret",
-  "ConfigMap",
-  "CustomResourceDefinition",
-];
 
 const LEVEL_ORDER: Readonly<Record<MessageLevel, number>> = { Error: 0, Warning: 1, Info: 2 };
 

@@ -30,6 +30,12 @@ export interface AnalysisSchedulerOptions {
   /** How long a slice of analysis runs before the event loop gets a turn (LoopSlices' default when absent). */
   readonly sliceMs?: number;
   readonly log: Logger;
+  /**
+   * Whether the sources are listed (the config store, the orchestrator's objects): a run due before waits an
+   * interval and looks again, since analysis of a half-listed state reports what is not listed yet as missing.
+   * Always ready when absent.
+   */
+  readonly ready?: () => boolean;
 }
 
 /** Debounced, sliced analysis of the latest snapshot. */
@@ -70,6 +76,10 @@ export class AnalysisScheduler {
   }
 
   #start(): void {
+    if (this.#options.ready?.() === false) {
+      this.#debouncer.trigger();
+      return;
+    }
     if (this.#running) {
       this.#again = true;
       return;

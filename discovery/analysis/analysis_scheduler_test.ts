@@ -43,7 +43,7 @@ class RecordingSink implements AnalysisSink {
   }
 }
 
-function setup(intervalMs = 1000) {
+function setup(intervalMs = 1000, ready?: () => boolean) {
   const clock = FakeTimers.createClock();
   const analyzer = countingAnalyzer();
   const sink = new RecordingSink();
@@ -54,6 +54,7 @@ function setup(intervalMs = 1000) {
     intervalMs,
     timers: timersOf(clock),
     log: new RecordingLogger(),
+    ...(ready ? { ready } : {}),
   });
   return { clock, analyzer, sink, scheduler };
 }
@@ -181,5 +182,21 @@ Deno.test("a failing analysis run is logged and the last published messages stay
     log.lines.some((l) => l.msg.startsWith("configuration analysis failed")),
     JSON.stringify(log.lines),
   );
+  await scheduler.close();
+});
+
+Deno.test("AnalysisScheduler holds a run until its sources are listed, looking again each interval", async () => {
+  let listed = false;
+  const { clock, analyzer, scheduler } = setup(1000, () => listed);
+  scheduler.snapshot();
+  await clock.tickAsync(3000);
+  await scheduler.idle();
+  assert.equal(analyzer.runs, 0, "no run of a half-listed state");
+  listed = true;
+  await clock.tickAsync(1000);
+  await scheduler.idle();
+  assert.equal(analyzer.runs, 1, "the held run starts once listed, without another snapshot");
+  await clock.tickAsync(5000);
+  assert.equal(analyzer.runs, 1, "and runs once");
   await scheduler.close();
 });

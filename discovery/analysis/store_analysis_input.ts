@@ -1,7 +1,13 @@
 import { KINDS, type MeshKind } from "../../shared/config/kinds.ts";
 import type { Resource } from "../../shared/config/resource.ts";
 import type { ConfigStore } from "../model/config_store.ts";
-import type { AnalysisInput, AnalysisMeshNetworks, OrchestratorObjects } from "./analysis_input.ts";
+import {
+  type AnalysisInput,
+  type AnalysisMeshNetworks,
+  MemoryOrchestratorObjects,
+  ORCH_KINDS,
+  type OrchestratorObjects,
+} from "./analysis_input.ts";
 
 /** What {@link storeAnalysisInput} reads. */
 export interface StoreAnalysisSources {
@@ -17,16 +23,19 @@ export interface StoreAnalysisSources {
 }
 
 /**
- * The input of one run: the config store's resources of every kind, listed at once when the run starts so the
- * analyzers see one state even when the store changes between slices.
+ * The input of one run: the config store's resources of every kind and the orchestrator's objects, listed at
+ * once when the run starts so the analyzers see one state even when either changes between slices.
  */
 export function storeAnalysisInput(sources: StoreAnalysisSources): AnalysisInput {
   const lists = new Map<MeshKind, readonly Resource[]>(
     KINDS.map((k) => [k.kind, sources.store.list(k.kind)]),
   );
+  const orchestrator = sources.orchestrator;
   return {
     mesh: (kind: MeshKind) => lists.get(kind) ?? [],
-    ...(sources.orchestrator ? { orchestrator: sources.orchestrator } : {}),
+    ...(orchestrator
+      ? { orchestrator: new MemoryOrchestratorObjects(ORCH_KINDS.flatMap((kind) => orchestrator.list(kind))) }
+      : {}),
     rootNamespace: sources.rootNamespace(),
     systemNamespace: sources.systemNamespace,
     meshNetworks: sources.meshNetworks(),

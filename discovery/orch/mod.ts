@@ -3,6 +3,7 @@
  *
  * @module
  */
+export * from "./orch_analysis_objects.ts";
 export * from "./orch_client.ts";
 export * from "./orch_convert.ts";
 export * from "./orch_csr_signer.ts";

@@ -78,6 +78,11 @@ export interface OrchRegistryOptions extends ConvertContext {
 
 type Kind = "Services" | "Endpoints" | "EndpointSlices" | "Pods" | "Nodes" | "Namespaces";
 
+/** The kinds whose objects the registry lends out read-only (`watched`). */
+export type WatchedKind = "Services" | "Pods" | "Namespaces";
+/** Told of each event of a watched kind once it is synced, with the object before and after (undefined: none). */
+export type WatchedListener = (kind: WatchedKind, before: unknown, after: unknown) => void;
+
 /** Informers the registry runs: services, endpoints (or slices), pods, nodes and namespaces. */
 const INFORMERS = 5;
 type AnyObject = { metadata?: { name?: string; namespace?: string } };
@@ -112,9 +117,11 @@ export class OrchRegistry {
   #resyncTimer?: ReturnType<typeof setInterval>;
   #resyncing = false;
   readonly #podListeners = new Set<(namespace: string) => void>();
+  readonly #watchedListeners = new Set<WatchedListener>();
   #workloadEntries?: WorkloadSource;
   readonly #informers: RunningInformer[] = [];
   readonly #synced = new Set<Kind>();
+  readonly #initiallySynced = Promise.withResolvers<void>();
   #stopped = false;
   /** The node named `name` (nodes have no namespace: their key is `/name`). */
   readonly #node = (name: string): OrchNode | undefined => this.#nodes.get(`/${name}`);
@@ -167,6 +174,26 @@ export class OrchRegistry {
         }
       }
     });
+  }
+
+  /**
+   * The Services, Pods or Namespaces as the orchestrator serves them, read-only: the objects the registry holds
+   * anyway, lent to readers such as analysis rather than watched twice.
+   */
+  watched(kind: WatchedKind): Iterable<unknown> {
+    const maps = { Services: this.#services, Pods: this.#pods, Namespaces: this.#namespaces };
+    return maps[kind].values();
+  }
+
+  /** Resolves once every informer has delivered its first list and the registry is synced. */
+  get initiallySynced(): Promise<void> {
+    return this.#initiallySynced.promise;
+  }
+
+  /** Calls `listener` on each event of a watched kind after its first list; returns the unsubscribe. */
+  onWatchedChange(listener: WatchedListener): () => void {
+    this.#watchedListeners.add(listener);
+    return () => this.#watchedListeners.delete(listener);
   }
 
   /** Starts every informer; returns at once (sync is reported through `hasSynced`). */
@@ -243,7 +270,11 @@ export class OrchRegistry {
       else into.delete(key);
       file?.(key, before, present ? o as T : undefined);
       this.#options.metrics?.counter("discovery_orch_reg_events").inc({ type: kind, event });
-      if (this.#synced.has(kind)) changed(key, before);
+      if (!this.#synced.has(kind)) return;
+      changed(key, before);
+      if (kind === "Services" || kind === "Pods" || kind === "Namespaces") {
+        for (const listener of this.#watchedListeners) listener(kind, before, present ? o : undefined);
+      }
     };
     this.#informers.push(startInformer(this.#options, {
       what: kind,
@@ -270,6 +301,7 @@ export class OrchRegistry {
     const namespaces = new Set([...this.#pods.values()].map((p) => p.metadata.namespace ?? "default"));
     for (const namespace of namespaces) for (const listener of [...this.#podListeners]) listener(namespace);
     this.registry.setSynced(true);
+    this.#initiallySynced.resolve();
     const resyncMs = this.#options.resyncMs;
     if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
       this.#resyncTimer = setInterval(() => void this.#resync(), resyncMs);

@@ -39,6 +39,8 @@ export class OrchSecretStore implements SecretStore {
   readonly #options: OrchSecretStoreOptions;
   readonly #secrets = new Map<string, TlsSecret>();
   readonly #listeners = new Set<(namespace: string, name: string) => void>();
+  readonly #eventListeners = new Set<(object: unknown, gone: boolean) => void>();
+  readonly #listed = Promise.withResolvers<void>();
   /** The problem last reported per Secret, so each is logged and counted once. */
   readonly #problems = new Map<string, string>();
   #informer?: RunningInformer;
@@ -56,10 +58,25 @@ export class OrchSecretStore implements SecretStore {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Calls `listener` with every Secret event as the orchestrator serves it, credential or not, so a reader of
+   * other Secrets (analysis) shares this watch; returns the unsubscribe.
+   */
+  onSecretEvent(listener: (object: unknown, gone: boolean) => void): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
+  }
+
+  /** Resolves once the first list's Secrets were delivered. */
+  get listed(): Promise<void> {
+    return this.#listed.promise;
+  }
+
   /** Starts watching; returns at once. */
   start(): void {
     const core = this.#options.kubeConfig.makeApiClient(k8s.CoreV1Api);
     const changed = (object: SecretObject, gone: boolean) => {
+      for (const listener of this.#eventListeners) listener(object, gone);
       const namespace = object.metadata?.namespace ?? "default";
       const name = object.metadata?.name ?? "";
       const key = `${namespace}/${name}`;
@@ -78,6 +95,7 @@ export class OrchSecretStore implements SecretStore {
       onAdd: (o) => changed(o as SecretObject, false),
       onUpdate: (o) => changed(o as SecretObject, false),
       onDelete: (o) => changed(o as SecretObject, true),
+      onListed: () => this.#listed.resolve(),
     });
   }
 

@@ -15,6 +15,7 @@ import type { LeaseApi } from "./lease_record.ts";
 import { orchLeaseApi } from "./orch_lease_api.ts";
 import type { WorkloadEntryWriter } from "../model/workload_entry_writer.ts";
 import { orchWorkloadEntryWriter } from "./orch_workload_entries.ts";
+import { OrchAnalysisObjects } from "./orch_analysis_objects.ts";
 
 /** What reading the orchestrator needs: its client settings and the collaborators of its three parts. */
 export interface OrchestratorOptions {
@@ -81,6 +82,11 @@ export interface Orchestrator {
   readonly workloadEntries: WorkloadEntryWriter;
   /** Plain requests with the same credentials, each ended after `timeoutMs` (status, the CSR signer). */
   http(timeoutMs: number): OrchHttp;
+  /**
+   * The objects configuration analysis reads, over the registry's and the secret store's watches; `namespace`
+   * is the control plane's. Build it before those start, once, and only when analysis runs.
+   */
+  analysisObjects(namespace: string): OrchAnalysisObjects;
   /** The signer of workload CSRs through the CertificateSigningRequest API (`EXTERNAL_CA`). */
   csrSigner(options: Omit<OrchCsrSignerOptions, "http">): OrchCsrSigner;
 }
@@ -161,6 +167,14 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     config,
     ingress,
     http,
+    analysisObjects: (namespace) =>
+      new OrchAnalysisObjects({
+        ...client,
+        registry,
+        ...(secrets ? { secrets } : {}),
+        namespace,
+        log: options.logs.scope("analysis"),
+      }),
     csrSigner: (signer) => new OrchCsrSigner({ ...signer, http: http(CSR_REQUEST_TIMEOUT_MS) }),
     ...(secrets ? { secrets } : {}),
     ...(remoteClusters ? { remoteClusters } : {}),

@@ -35,17 +35,21 @@ export class ValidationMessagesSink implements AnalysisSink {
   /** What this replica last wrote to each resource's status, as JSON: an unchanged result is not written again. */
   #written = new Map<string, string>();
   #signal: AbortSignal | undefined;
+  /** The last run's result: a replica that wins the duty writes it at once rather than after the next change. */
+  #last: MessagesByResource | undefined;
 
   constructor(options: ValidationMessagesSinkOptions) {
     this.#options = options;
     options.gate.whileLeading((signal) => {
       this.#signal = signal;
-      // A new leader does not know what the last one wrote: the next run writes every resource it has.
+      // A new leader does not know what the last one wrote: it writes every resource it has.
       this.#written = new Map();
+      if (this.#last !== undefined) this.publish(this.#last);
     });
   }
 
   publish(messagesByResource: MessagesByResource): void {
+    this.#last = messagesByResource;
     const signal = this.#signal;
     if (signal === undefined || signal.aborted) return;
     const next = new Map<string, string>();

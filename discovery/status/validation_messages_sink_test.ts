@@ -73,3 +73,25 @@ Deno.test("ValidationMessagesSink writes messages of orchestrator resources whil
   sink.publish(run);
   assert.equal(writes.length, 2, "nothing is written after the duty is lost");
 });
+
+Deno.test("ValidationMessagesSink writes the last run's messages when it wins the duty, without waiting for a change", () => {
+  const writes: string[] = [];
+  const gate = handGate();
+  const sink = new ValidationMessagesSink({
+    writer: { writeField: (ref: StatusRef) => writes.push(`${ref.plural}/${ref.name}`) },
+    gate,
+    resource: (key) =>
+      key === "VirtualService/shop/web" ? resource("VirtualService", "web", "u1") : undefined,
+  });
+  sink.publish(new Map([["VirtualService/shop/web", [message]]]));
+  assert.deepEqual(writes, []);
+  gate.win();
+  assert.deepEqual(writes, ["virtualservices/web"], "the run before the election is written on winning");
+  gate.lose();
+  gate.win();
+  assert.deepEqual(
+    writes,
+    ["virtualservices/web", "virtualservices/web"],
+    "and again by a replica that wins back",
+  );
+});

@@ -8,7 +8,8 @@
  * replace, merge patch and delete; ConfigMaps, CertificateSigningRequests and the `status` and `approval`
  * subresources as `orch_api_subresources.ts` says. Faithful enough for `kubectl get/apply/delete` and for
  * `@kubernetes/client-node` informers. Tests change objects through it and can expire the history or drop every
- * open watch to exercise relists and reconnects. Only tests import this file.
+ * open watch to exercise relists and reconnects. Only tests import this file. Analysis' Deployments and custom
+ * resource definitions are in `orch_api_workload_kinds.ts`.
  *
  * A server may start without some API groups (`absentGroups`: as a cluster where those custom resource
  * definitions are not installed, every path of theirs is 404) and `install` them later.
@@ -26,6 +27,7 @@ import { SUBRESOURCE_KINDS, subresourceWrite, WriteRefused } from "./orch_api_su
 import { ADMISSION_TYPES, type ResourceType, TokenReviews } from "./orch_api_admission.ts";
 import { ValidatingAdmission } from "./orch_api_validating_admission.ts";
 import { MutatingAdmission } from "./orch_api_mutating_admission.ts";
+import { WORKLOAD_TYPES } from "./orch_api_workload_kinds.ts";
 
 /** A stored object: plain JSON with `metadata`. */
 export type ApiObject = Record<string, unknown> & {
@@ -151,6 +153,7 @@ export class OrchApiServer {
     LEASE_TYPE,
     ...SUBRESOURCE_KINDS,
     ...ADMISSION_TYPES,
+    ...WORKLOAD_TYPES,
     ...meshTypes(),
   ];
   /** Every accepted write, by requester, with the Lease holders of the moment (`orch_api_leases.ts`). */
