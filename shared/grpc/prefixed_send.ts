@@ -25,6 +25,7 @@ import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
 import { socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 import type { Timers } from "../time/timers.ts";
+import { grpcStatus } from "./grpc_status.ts";
 import { baseServerCall } from "./base_server_call.ts";
 import type { EndTurn, OutboundTurns } from "./outbound_turns.ts";
 
@@ -121,8 +122,7 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
           finishSlicing = undefined;
           if (statusSent || this.checkCancelled()) return;
           statusSent = true;
-          const status = { code: grpc.status.INTERNAL, details: "Internal server error", metadata: null };
-          return sendStatus.call(this, status);
+          return sendStatus.call(this, grpcStatus(grpc.status.INTERNAL, "Internal server error"));
         }
         if (offset < frame.length || pendingWrites > 0) return then?.();
         ended = true;
