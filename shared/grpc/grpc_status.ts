@@ -14,6 +14,15 @@ export interface GrpcStatus {
   readonly metadata: grpc.Metadata;
 }
 
+/**
+ * A check's verdict against a call or stream (authentication, authorization, admission of the first request):
+ * the status it ends with. Checks return it rather than throw, so the caller counts and logs it once.
+ */
+export interface GrpcRefusal {
+  readonly code: grpc.status;
+  readonly details: string;
+}
+
 /** What may come with a status besides its code and details. */
 export interface GrpcStatusOptions {
   /** Milliseconds the client should wait before trying again: the `grpc-retry-pushback-ms` trailer. */
