@@ -44,12 +44,14 @@ Deno.test("SDS counts pushes, rejections and connections, and closes streams tha
   const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
   const metrics = new Metrics("agent", { version: "test", tag: "test" });
   const secrets = new FixedSecret();
+  const clock = FakeTimers.createClock();
   const server = await startSdsServer({
     socket: `${dir}/SDS`,
     secrets,
     log: silentLogger,
     metrics,
     staleRecycleMs: 300,
+    timers: timersOf(clock),
   });
   const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
   const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
@@ -82,7 +84,10 @@ Deno.test("SDS counts pushes, rejections and connections, and closes streams tha
       async () => await value(metrics, "counter", "total_secret_update_failures") === 1,
     );
 
-    // Never acknowledged: the stream is closed as stale and counted.
+    // Never acknowledged: at the next recycling pass the stream is closed as stale and counted.
+    clock.tick(299);
+    assert.equal(await value(metrics, "counter", "total_stale_connections"), 0, "not before the interval");
+    clock.tick(1);
     await ended;
     assert.equal(await value(metrics, "counter", "total_stale_connections"), 1);
     await until(
