@@ -17,7 +17,8 @@ import {
   unsupportedTracer,
 } from "./proxy/bootstrap_telemetry.ts";
 import type { JsonObject } from "../proto/struct_json.ts";
-import { buildProxyNode, parseLabelsFile, type ProxyRole } from "./proxy/proxy_node.ts";
+import { buildProxyNode, type ProxyRole } from "./proxy/proxy_node.ts";
+import { readDownwardApiFile } from "./proxy/downward_api.ts";
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
 import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
@@ -85,13 +86,6 @@ export interface ProxyAgent {
 /** How often `GATEWAY_CREDENTIALS_DIR` is read again. */
 const CREDENTIALS_CHECK_MS = 2_000;
 
-function annotationValue(text: string | undefined, key: string): string | undefined {
-  const line = text?.split("\n").find((l) => l.startsWith(`${key}=`));
-  if (line === undefined) return undefined;
-  const raw = line.slice(key.length + 1);
-  return raw.startsWith('"') ? JSON.parse(raw) : raw;
-}
-
 /** Starts everything; resolves once the servers listen and the proxy was started. */
 export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAgent> {
   const { env, logs } = inputs;
@@ -102,7 +96,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       ? { meshConfig: { text: Deno.readTextFileSync(inputs.meshConfigFile), source: inputs.meshConfigFile } }
       : {}),
     env: env.string("PROXY_CONFIG"),
-    annotation: annotationValue(readIfExists("./etc/mesh/pod/annotations"), PROXY_CONFIG_ANNOTATION),
+    annotation: readDownwardApiFile("./etc/mesh/pod/annotations", log)[PROXY_CONFIG_ANNOTATION],
   });
   // Settings read from JSON, and the CA's, are checked before anything is served.
   const caChoice = checkedCaChoice(env, podNamespace);
@@ -129,7 +123,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
   const hostIps = Deno.networkInterfaces().filter((i) => i.family === "IPv4" && i.name !== "lo").map((i) =>
     i.address
   );
-  const labels = parseLabelsFile(readIfExists("./etc/mesh/pod/labels") ?? "");
+  const labels = readDownwardApiFile("./etc/mesh/pod/labels", log);
   const nodeIps = [...new Set([env.string("INSTANCE_IP"), ...hostIps].filter((ip) => ip !== ""))];
   const node = buildProxyNode({
     role: inputs.role,

@@ -1,5 +1,5 @@
 /**
- * Long fuzz runs: each property of `discovery/fuzz/fuzz_properties.ts` on 100 000 fresh inputs (a new seed
+ * Long fuzz runs: each property of `tests/fuzz/fuzz_properties.ts` on 100 000 fresh inputs (a new seed
  * each run). A failure prints fast-check's shrunk counterexample and its seed, to replay in the test.
  *
  * @module
@@ -12,7 +12,7 @@ import {
   envSettingsProperty,
   meshConfigProperty,
   xdsRequestProperty,
-} from "../discovery/fuzz/fuzz_properties.ts";
+} from "../tests/fuzz/fuzz_properties.ts";
 
 const RUNS = { numRuns: 100_000 };
 const once = { n: 1, warmup: 0, group: "fuzz" };

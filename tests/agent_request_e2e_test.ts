@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { defaultBootstrap } from "../agent/proxy/bootstrap.ts";
 import { buildProxyNode } from "../agent/proxy/proxy_node.ts";
 import { runProgram } from "./helpers/programs.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 
 const ADMIN_PORT = 15000;
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -66,15 +67,16 @@ Deno.test({
       stderr: "null",
     }).spawn();
     try {
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const answered = await fetch(`http://127.0.0.1:${ADMIN_PORT}/ready`).then(
-          (r) => r.body?.cancel(),
-          () => false,
-        );
-        if (answered !== false) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await waitFor(
+        () =>
+          fetch(`http://127.0.0.1:${ADMIN_PORT}/ready`).then(
+            (r) => r.body?.cancel().then(() => true) ?? true,
+            () => false,
+          ),
+        "the stand-in proxy's admin port answering",
+        30_000,
+        100,
+      );
       await t.step("a 2xx answer's body is printed", async () => {
         const result = await runProgram("mesh-agent", ["request", "GET", "certs"]);
         assert.equal(result.code, 0, result.stderr);

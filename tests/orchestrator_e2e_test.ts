@@ -8,6 +8,7 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { type ApiObject, kubeconfigFor, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { KUBECTL, needs } from "../shared/testing/system_tools.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
 
 const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
@@ -90,11 +91,12 @@ Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless c
   let client: Client | undefined;
   let proxyless: Client | undefined;
   try {
-    const deadline = Date.now() + 20_000;
-    while ((await readyStatus(addresses.httpAddr)).status !== 200 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal((await readyStatus(addresses.httpAddr)).status, 200, "ready after the first sync");
+    await waitFor(
+      async () => (await readyStatus(addresses.httpAddr)).status === 200,
+      "ready after the first sync",
+      20_000,
+      100,
+    );
 
     client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
     const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });
@@ -126,8 +128,10 @@ Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless c
     assert.equal(pushed.typeUrl, TYPE_URL.endpoint, "an endpoint change pushes EDS first and alone");
     assert.match(JSON.stringify(pushed.resources[0].fields), /10\.1\.0\.2/);
     ack(pushed, [CLUSTER]);
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(client.buffered, 0, "nothing but EDS was pushed");
+    // A probe: the listeners, asked for only now, are the very next response, so nothing else was pushed.
+    client.send({ node, type_url: TYPE_URL.listener, resource_names: [] });
+    const probe = await client.next(20_000);
+    assert.equal(probe.typeUrl, TYPE_URL.listener, "nothing but EDS was pushed");
 
     // A proxyless gRPC client of the same namespace gets the service's listener, cluster and endpoints.
     proxyless = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
@@ -248,13 +252,13 @@ Deno.test(
           virtualServiceYaml("soon").replace("name: ratings\n  namespace", "name: broken\n  namespace"),
         ),
       );
-      const deadline = Date.now() + 20_000;
-      let configz = "";
-      while (Date.now() < deadline && !configz.includes("broken")) {
-        configz = await (await fetch(`http://${addresses.httpAddr}/debug/configz`)).text();
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.match(configz, /broken/, "the invalid VirtualService is shown as rejected");
+      await waitFor(
+        async () =>
+          (await (await fetch(`http://${addresses.httpAddr}/debug/configz`)).text()).includes("broken"),
+        "the invalid VirtualService shown as rejected",
+        20_000,
+        100,
+      );
       const ready = await readyStatus(addresses.httpAddr);
       assert.equal(ready.status, 200, ready.body);
     } finally {

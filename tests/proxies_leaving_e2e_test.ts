@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { writeGreeterConfig } from "./helpers/greeter_mesh.ts";
 import { discoveryAddresses, discoveryArgs, type RunningProgram, startProgram } from "./helpers/programs.ts";
 import type { LeavingWay } from "./helpers/leaving_proxies.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 
 const SCRIPT = fileURLToPath(new URL("./helpers/leaving_proxies.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -244,12 +245,9 @@ Deno.test("mesh-discovery survives proxies leaving in every way and still serves
           return text.split("\n").filter((line) => line.startsWith("discovery_xds_dropped_connections{"))
             .sort();
         };
-        const deadline = Date.now() + STEP_MS;
-        let lines = await counted();
-        while (lines.length < 2 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          lines = await counted();
-        }
+        let lines: string[] = [];
+        await waitFor(async () => (lines = await counted()).length >= 2, "both drops counted", STEP_MS, 100)
+          .catch(() => {});
         // The proxies of every round left in ordinary ways: none of them is counted.
         assert.deepEqual(lines, [
           'discovery_xds_dropped_connections{reason="not_http2"} 1',

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import http2 from "node:http2";
 import https from "node:https";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 
 /** Resolves with the status of a GET over TLS; the certificate is the mesh CA's, not what is checked here. */
 function httpsStatus(url: string): Promise<number> {
@@ -49,12 +50,15 @@ Deno.test("The moment /ready says 200, every listener of mesh-discovery answers"
   server.child.status.then(() => exited = true);
   try {
     // Polled as fast as a kubelet probe could be configured to; no waiting between 200 and the calls.
-    for (;;) {
-      const status = await httpStatus(`http://${addresses.httpAddr}/ready`).catch(() => 0);
-      if (status === 200) break;
-      if (exited) throw new Error(`mesh-discovery exited before it was ready:\n${server.stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(
+      async () => {
+        if (exited) throw new Error(`mesh-discovery exited before it was ready:\n${server.stderr}`);
+        return await httpStatus(`http://${addresses.httpAddr}/ready`).catch(() => 0) === 200;
+      },
+      "/ready to say 200",
+      30_000,
+      20,
+    );
     const [webhook, metrics, ctrlz] = await Promise.all([
       httpsStatus(`https://${addresses.httpsAddr}/httpsReady`),
       httpStatus(`http://${addresses.monitoringAddr}/metrics`),

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startGrpcBackend } from "./helpers/grpc_backend.ts";
 import { GREETER_HOST, GREETER_PORT, writeGreeterConfig, writeGreeterSplit } from "./helpers/greeter_mesh.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 import { type CallResult, grpcBootstrap, XdsClientProcess } from "./helpers/xds_client_process.ts";
 
 const CALLS = 200;
@@ -45,13 +46,13 @@ Deno.test("Proxyless gRPC routes by VirtualService weights from mesh-discovery a
     const reached = await t.step(
       "the client resolves the target over xDS and reaches a backend",
       async () => {
-        const deadline = Date.now() + CONVERGENCE_MS;
         let last: CallResult | undefined;
-        while (Date.now() < deadline) {
-          last = await active.call(1);
-          if (Object.keys(last.errors).length === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
+        await waitFor(
+          async () => Object.keys((last = await active.call(1)).errors).length === 0,
+          "a call that succeeds",
+          CONVERGENCE_MS,
+          200,
+        ).catch(() => {});
         const logs = `${server?.stdout ?? ""}${server?.stderr ?? ""}`.split("\n").slice(-15).join("\n");
         assert.deepEqual(
           last?.errors,
@@ -83,29 +84,32 @@ Deno.test("Proxyless gRPC routes by VirtualService weights from mesh-discovery a
         nonceAcked?: string;
       }
       let types: Record<string, TypeSync> = {};
-      const deadline = Date.now() + 5_000;
       const acked = () =>
         ["LDS", "RDS", "CDS", "EDS"].every((t) => types[t]?.nonceSent === types[t]?.nonceAcked);
-      do {
-        const syncz: { proxyId: string; types: Record<string, TypeSync> }[] =
-          await (await fetch(`http://${addresses.monitoringAddr}/debug/syncz`)).json();
-        types = syncz.find((c) => c.proxyId === "client.example")?.types ?? {};
-        if (acked()) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      } while (Date.now() < deadline);
+      await waitFor(
+        async () => {
+          const syncz: { proxyId: string; types: Record<string, TypeSync> }[] =
+            await (await fetch(`http://${addresses.monitoringAddr}/debug/syncz`)).json();
+          types = syncz.find((c) => c.proxyId === "client.example")?.types ?? {};
+          return acked();
+        },
+        "every type acknowledged",
+        5_000,
+        100,
+      ).catch(() => {});
       assert.deepEqual(Object.keys(types).sort(), ["CDS", "EDS", "LDS", "RDS"], JSON.stringify(types));
       assert.ok(acked(), JSON.stringify(types));
     });
 
     await t.step("after the weights change to 0/100 on disk, every call goes to v2", async () => {
       await writeGreeterSplit(dir, 0, 100);
-      const deadline = Date.now() + CONVERGENCE_MS;
       let last: CallResult | undefined;
-      while (Date.now() < deadline) {
-        last = await active.call(20);
-        if ((last.counts.v2 ?? 0) === 20) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await waitFor(
+        async () => ((last = await active.call(20)).counts.v2 ?? 0) === 20,
+        "every call to v2",
+        CONVERGENCE_MS,
+        200,
+      ).catch(() => {});
       assert.equal(last?.counts.v2, 20, `the change never arrived: ${last && describe(last)}`);
       const settled = await active.call(CALLS);
       assert.deepEqual(settled.counts, { v2: CALLS }, describe(settled));

@@ -6,13 +6,18 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import {
   caServiceDefinition,
   type CertificateRequestMessage,
   MESH_CA_SERVICE,
 } from "../../proto/ca_service.ts";
-import { peerCertificateDer, type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
+import {
+  GrpcStatusError,
+  peerCertificateDer,
+  type RunningGrpcServer,
+  startGrpcServer,
+} from "../../shared/grpc/mod.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import {
   type CertificateAuthority,
@@ -84,7 +89,7 @@ export async function startTestCa(service = MESH_CA_SERVICE): Promise<TestCa> {
           });
           if (failures > 0) {
             failures--;
-            callback({ code: 14, details: "test CA: failing on purpose" });
+            callback(new GrpcStatusError(grpc.status.UNAVAILABLE, "Test CA failing on purpose"));
             return;
           }
           const leaf = await issueCertificate(ca, {

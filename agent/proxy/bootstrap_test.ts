@@ -6,7 +6,8 @@ import {
   parseOverride,
   validateBootstrap,
 } from "./bootstrap.ts";
-import { buildProxyNode, parseLabelsFile } from "./proxy_node.ts";
+import { buildProxyNode } from "./proxy_node.ts";
+import { parseDownwardApi } from "./downward_api.ts";
 
 const node = buildProxyNode({
   role: "sidecar",
@@ -16,7 +17,7 @@ const node = buildProxyNode({
   domain: "shop.svc.cluster.local",
   meta: { MESH_META_CLUSTER_ID: "c1" },
   metaJson: { MESH_METAJSON_EXTRA: '{"a":[1,2]}' },
-  labels: parseLabelsFile('app="ratings"\nversion="v1"\n'),
+  labels: parseDownwardApi('app="ratings"\nversion="v1"\n').values,
   serviceCluster: "ratings.shop",
   version: "1.0.0",
 });

@@ -8,6 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import protobuf from "protobufjs";
+import * as grpc from "@grpc/grpc-js";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import {
   decodeNameTableAny,
@@ -95,7 +96,10 @@ export class NameTableStream {
       this.#send(upstream, {
         type_url: partial.type_url,
         response_nonce: partial.nonce,
-        error_detail: { code: 3, message: `Invalid name table: ${(error as Error).message}`.slice(0, 200) },
+        error_detail: {
+          code: grpc.status.INVALID_ARGUMENT,
+          message: `Invalid name table: ${(error as Error).message}`.slice(0, 200),
+        },
       });
       return true;
     }

@@ -82,13 +82,3 @@ export function buildProxyNode(inputs: NodeInputs): ProxyNode {
     metadata,
   };
 }
-
-/** Parses the orchestrator's downward-API labels file (`key="value"` per line). */
-export function parseLabelsFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split("\n")) {
-    const match = /^([^=\s]+)="(.*)"$/.exec(line.trim());
-    if (match) out[match[1]] = match[2].replace(/\\"/g, '"').replace(/\\\\/g, "\\");
-  }
-  return out;
-}

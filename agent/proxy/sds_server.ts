@@ -18,6 +18,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import {
   credentialOfSdsName,
   envoyCredentialSecret,
@@ -73,6 +74,8 @@ export interface SdsServerOptions {
    * this long are closed (the proxy reconnects and gets the current one); absent: never.
    */
   readonly staleRecycleMs?: number;
+  /** Times the stale-stream recycling; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** Named TLS credentials, and word of which changed. */
@@ -91,6 +94,7 @@ interface StreamState {
 /** Serves SDS on `options.socket` from `options.secrets`. */
 export async function startSdsServer(options: SdsServerOptions): Promise<RunningGrpcServer> {
   const { secrets, credentials, log, metrics } = options;
+  const timers = options.timers ?? systemTimers;
   /** The Envoy secrets among `names` that exist now. */
   const resourcesFor = (names: readonly string[]): Record<string, unknown>[] => {
     const out: Record<string, unknown>[] = [];
@@ -136,7 +140,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
             }
           },
         );
-        state.unacked = { version: versionInfo, since: Date.now() };
+        state.unacked = { version: versionInfo, since: timers.now() };
         metrics?.counter("total_pushes").inc();
       };
       const unsubscribeWorkload = secrets.onChange(() => {
@@ -194,10 +198,11 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
     logger: log,
   });
   const recycleMs = options.staleRecycleMs;
-  const recycler = recycleMs === undefined || recycleMs <= 0 ? undefined : setInterval(() => {
-    const now = Date.now();
+  let recycler: unknown;
+  const recycle = (periodMs: number) => {
+    const now = timers.now();
     for (const stream of streams) {
-      if (stream.unacked === undefined || now - stream.unacked.since < recycleMs) continue;
+      if (stream.unacked === undefined || now - stream.unacked.since < periodMs) continue;
       metrics?.counter("total_stale_connections").inc();
       log.warn("closing an SDS stream that never acknowledged its secret", {
         version: stream.unacked.version,
@@ -206,11 +211,15 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
       stream.unacked = undefined;
       stream.close();
     }
-  }, recycleMs);
+    recycler = timers.setTimeout(() => recycle(periodMs), periodMs);
+  };
+  if (recycleMs !== undefined && recycleMs > 0) {
+    recycler = timers.setTimeout(() => recycle(recycleMs), recycleMs);
+  }
   return {
     ...server,
     close: async (graceMs?: number) => {
-      if (recycler !== undefined) clearInterval(recycler);
+      timers.clearTimeout(recycler);
       for (const unsubscribe of unsubscribeVersion) unsubscribe?.();
       await server.close(graceMs);
     },

@@ -9,7 +9,9 @@ import { Metrics } from "../../shared/metrics/metrics.ts";
 import { type CredentialSource, SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
 import type { TlsCredential } from "../../shared/credentials/tls_credential.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../../shared/testing/wait_for.ts";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
 
 const SECRET: WorkloadSecret = {
   certChainPem: "chain",
@@ -42,12 +44,14 @@ Deno.test("SDS counts pushes, rejections and connections, and closes streams tha
   const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
   const metrics = new Metrics("agent", { version: "test", tag: "test" });
   const secrets = new FixedSecret();
+  const clock = FakeTimers.createClock();
   const server = await startSdsServer({
     socket: `${dir}/SDS`,
     secrets,
     log: silentLogger,
     metrics,
     staleRecycleMs: 300,
+    timers: timersOf(clock),
   });
   const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
   const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
@@ -80,7 +84,10 @@ Deno.test("SDS counts pushes, rejections and connections, and closes streams tha
       async () => await value(metrics, "counter", "total_secret_update_failures") === 1,
     );
 
-    // Never acknowledged: the stream is closed as stale and counted.
+    // Never acknowledged: at the next recycling pass the stream is closed as stale and counted.
+    clock.tick(299);
+    assert.equal(await value(metrics, "counter", "total_stale_connections"), 0, "not before the interval");
+    clock.tick(1);
     await ended;
     assert.equal(await value(metrics, "counter", "total_stale_connections"), 1);
     await until(
@@ -94,39 +101,62 @@ Deno.test("SDS counts pushes, rejections and connections, and closes streams tha
   }
 });
 
-Deno.test("SDS keeps a stream that acknowledged its secret", async () => {
+/** The next response on `call`; rejects when the stream ends first. */
+function nextResponse(
+  call: grpc.ClientDuplexStream<Buffer, Buffer>,
+): Promise<{ version_info: string; nonce: string }> {
+  return new Promise((resolve, reject) => {
+    call.once("data", (bytes: Buffer) => resolve(Response.decode(bytes) as never));
+    call.once("end", () => reject(new Error("The SDS stream ended before a response")));
+    call.once("error", (error: Error) => reject(error));
+  });
+}
+
+Deno.test("SDS keeps a stream that acknowledged its secret when it recycles the stale ones", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
   const metrics = new Metrics("agent", { version: "test", tag: "test" });
+  const clock = FakeTimers.createClock();
   const server = await startSdsServer({
     socket: `${dir}/SDS`,
     secrets: new FixedSecret(),
     log: silentLogger,
     metrics,
     staleRecycleMs: 100,
+    timers: timersOf(clock),
   });
   const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
   const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
   try {
     // deno-lint-ignore no-explicit-any
-    const call: grpc.ClientDuplexStream<Buffer, Buffer> = (client as any).StreamSecrets();
-    let ended = false;
-    call.on("end", () => ended = true);
-    call.on("error", () => ended = true);
-    const first = new Promise<{ version_info: string; nonce: string }>((resolve) =>
-      call.once("data", (bytes: Buffer) => resolve(Response.decode(bytes) as never))
-    );
-    call.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
-    const response = await first;
-    call.write(request({
+    const open = (): grpc.ClientDuplexStream<Buffer, Buffer> => (client as any).StreamSecrets();
+    const acked = open();
+    let response = nextResponse(acked);
+    acked.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    const first = await response;
+    acked.write(request({
       type_url: TYPE_URL.secret,
       resource_names: ["default"],
-      version_info: response.version_info,
-      response_nonce: response.nonce,
+      version_info: first.version_info,
+      response_nonce: first.nonce,
     }));
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.equal(ended, false);
-    assert.equal(await value(metrics, "counter", "total_stale_connections"), 0);
-    call.end();
+    // A second stream on the same connection, answered after the server read the first one's ACK.
+    const silent = open();
+    const silentEnded = new Promise<void>((resolve) => {
+      silent.on("end", resolve);
+      silent.on("error", () => resolve());
+    });
+    response = nextResponse(silent);
+    silent.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    await response;
+
+    clock.tick(100);
+    await silentEnded;
+    assert.equal(await value(metrics, "counter", "total_stale_connections"), 1, "only the silent stream");
+    // A probe on the acknowledging stream: answered, so the recycling pass left it open.
+    response = nextResponse(acked);
+    acked.write(request({ type_url: TYPE_URL.secret, resource_names: ["ROOTCA", "default"] }));
+    assert.equal((await response).version_info, first.version_info);
+    acked.end();
   } finally {
     client.close();
     await server.close(10);

@@ -11,6 +11,7 @@ import {
 import { mirrorSecretFiles, MountedSecrets, writeSecretFiles } from "./secret_files.ts";
 import { type WorkloadSecret, WorkloadSecrets } from "./workload_secrets.ts";
 import { waitFor } from "../../shared/testing/wait_for.ts";
+import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
 import { symlink } from "../../shared/testing/symlink.ts";
 import { opensslOk, verifyChain } from "../../shared/testing/openssl.ts";
 import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
@@ -61,7 +62,8 @@ Deno.test("writeSecretFiles writes key, chain and roots, the key readable by its
 
 Deno.test("MountedSecrets serves mounted files, follows their replacement and keeps the last good set", async () => {
   const dir = await Deno.makeTempDir({ prefix: "mounted_certs_" });
-  const mounted = new MountedSecrets({ dir, checkIntervalMs: 50, log: silentLogger });
+  const log = new RecordingLogger();
+  const mounted = new MountedSecrets({ dir, checkIntervalMs: 50, log });
   try {
     await assert.rejects(() => mounted.load(), /FILE_MOUNTED_CERTS: cannot read .*key\.pem/);
     const first = await workloadSecret();
@@ -78,7 +80,10 @@ Deno.test("MountedSecrets serves mounted files, follows their replacement and ke
     assert.equal(seen.length, 2);
 
     await Deno.writeTextFile(`${dir}/cert-chain.pem`, "not a certificate\n");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(
+      () => log.matching("warn", "mounted certificates are not usable").length === 1,
+      "the broken set read and refused",
+    );
     assert.equal(mounted.current?.certChainPem, second.certChainPem, "a broken set keeps the last good one");
     assert.equal(seen.length, 2);
   } finally {

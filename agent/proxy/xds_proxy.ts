@@ -14,7 +14,12 @@ import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { type RunningGrpcServer, sendPrefixedWithoutCopy, startGrpcServer } from "../../shared/grpc/mod.ts";
+import {
+  GrpcStatusError,
+  type RunningGrpcServer,
+  sendPrefixedWithoutCopy,
+  startGrpcServer,
+} from "../../shared/grpc/mod.ts";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";
@@ -118,7 +123,10 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       // uncopied, and a large one in slices, so the proxy's stream never holds a whole configuration natively.
       sendPrefixedWithoutCopy(down);
       if (upstream.mutualTls && secrets.current === undefined) {
-        down.emit("error", { code: grpc.status.UNAVAILABLE, details: "no workload certificate yet; retry" });
+        down.emit(
+          "error",
+          new GrpcStatusError(grpc.status.UNAVAILABLE, "No workload certificate yet; retry"),
+        );
         return;
       }
       let up: Stream | undefined;

@@ -14,6 +14,7 @@ import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { peerCertificateChainDer, peerCertificateDer } from "../../shared/grpc/mod.ts";
 import type { GrpcService } from "../../shared/grpc/mod.ts";
+import { GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
 import {
   caServiceDefinition,
   type CertificateRequestMessage,
@@ -86,15 +87,6 @@ export interface CaServiceDeps {
   readonly externalSigner?: ExternalSigner;
 }
 
-/** A gRPC status error; `retryAfterMs` goes to the `grpc-retry-pushback-ms` trailer. */
-function statusError(code: grpc.status, message: string, retryAfterMs?: number): Error {
-  const error = Object.assign(new Error(message), { code });
-  if (retryAfterMs === undefined) return error;
-  const metadata = new grpc.Metadata();
-  metadata.set("grpc-retry-pushback-ms", String(retryAfterMs));
-  return Object.assign(error, { metadata });
-}
-
 /** The signing service with its per-identity buckets and its signing queue; one per CA. */
 export class CaService {
   readonly #deps: CaServiceDeps;
@@ -143,9 +135,10 @@ export class CaService {
       if (error instanceof AuthenticationError && error.identityMissing) {
         count("ca_server_id_extraction_err_count");
       }
-      throw statusError(
+      throw new GrpcStatusError(
         grpc.status.UNAUTHENTICATED,
         `Unauthenticated: ${(error as AuthenticationError).message}`,
+        { cause: error },
       );
     }
     const identity = [...identities].sort().join(",");
@@ -156,12 +149,12 @@ export class CaService {
         deps.log.warn("CA rate-limited a caller", { identity, retryAfterMs: rate.retryAfterMs });
       }
       const who = `"${excerpt(identity, 200)}"`;
-      throw statusError(
+      throw new GrpcStatusError(
         grpc.status.RESOURCE_EXHAUSTED,
         `Too many certificate requests from ${who}: expected at most ${deps.limits.rateBurst} at once and ` +
           `${deps.limits.rateQps} a second (CASERVER_CSR_RATE_LIMIT_BURST, CASERVER_CSR_RATE_LIMIT_QPS); ` +
           `retry in ${rate.retryAfterMs} ms`,
-        rate.retryAfterMs,
+        { retryAfterMs: rate.retryAfterMs },
       );
     }
     try {
@@ -187,11 +180,11 @@ export class CaService {
         refuse("queue_full");
         if (!this.#queueFullLogged) deps.log.warn("CA signing queue is full", { waiting: error.waiting });
         this.#queueFullLogged = true;
-        throw statusError(
+        throw new GrpcStatusError(
           grpc.status.RESOURCE_EXHAUSTED,
           `The CA is busy: ${error.waiting} certificate requests are waiting (CASERVER_SIGNING_QUEUE_SIZE); ` +
             `retry in ${QUEUE_FULL_RETRY_MS} ms`,
-          QUEUE_FULL_RETRY_MS,
+          { retryAfterMs: QUEUE_FULL_RETRY_MS },
         );
       }
       if (error instanceof CaRequestError) {
@@ -199,12 +192,15 @@ export class CaService {
         else if (error.reason === "sign") count("ca_server_csr_sign_err_count");
         else count("ca_server_csr_parsing_err_count");
         deps.log.warn("CA refused a request", { identities, reason: error.reason, error: error.message });
-        throw statusError(
+        throw new GrpcStatusError(
           error.reason === "sign" ? grpc.status.INTERNAL : grpc.status.INVALID_ARGUMENT,
           error.message,
+          { cause: error },
         );
       }
-      if (signal?.aborted) throw statusError(grpc.status.CANCELLED, "The call ended while its CSR waited");
+      if (signal?.aborted) {
+        throw new GrpcStatusError(grpc.status.CANCELLED, "The call ended while its CSR waited");
+      }
       throw error;
     }
   }
@@ -237,9 +233,10 @@ export class CaService {
         reason: error.reason,
         error: error.message,
       });
-      throw statusError(
+      throw new GrpcStatusError(
         error.reason === "denied" ? grpc.status.PERMISSION_DENIED : grpc.status.UNAVAILABLE,
         error.message,
+        { cause: error },
       );
     }
   }

@@ -14,9 +14,14 @@ import {
 class ManualTimers implements BundleTimers {
   readonly pending = new Map<number, { callback: () => void; ms: number }>();
   #next = 1;
+  #rearming?: { left: number; done: () => void };
   setTimeout(callback: () => void, ms: number): unknown {
     const id = this.#next++;
     this.pending.set(id, { callback, ms });
+    if (this.#rearming !== undefined && --this.#rearming.left === 0) {
+      this.#rearming.done();
+      this.#rearming = undefined;
+    }
     return id;
   }
   clearTimeout(handle: unknown): void {
@@ -26,11 +31,15 @@ class ManualTimers implements BundleTimers {
   delays(): number[] {
     return [...this.pending.values()].map((t) => t.ms);
   }
-  /** Runs every waiting timer once. */
-  runAll(): void {
+  /** Runs every waiting timer once; resolves when each has armed the next (a refresh ends by doing so). */
+  runAll(): Promise<void> {
     const due = [...this.pending.values()];
     this.pending.clear();
+    const rearmed = Promise.withResolvers<void>();
+    this.#rearming = { left: due.length, done: rearmed.resolve };
+    if (due.length === 0) rearmed.resolve();
     for (const timer of due) timer.callback();
+    return rearmed.promise;
   }
 }
 
@@ -67,13 +76,11 @@ Deno.test("FederatedBundles loads each bundle, refreshes it at its hint and maps
   assert.equal(changes, 1);
   assert.deepEqual(timers.delays(), [BUNDLE_REFRESH_MS.min], "a 10 s hint is raised to the minimum");
 
-  timers.runAll();
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await timers.runAll();
   assert.equal(changes, 1, "the same bundle again is no change");
 
   served = bundleOf(second.x5c, 99_999);
-  timers.runAll();
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await timers.runAll();
   assert.equal(changes, 2);
   assert.equal(bundles.trustDomainOfAnchor(second.der), "partner.example");
   assert.equal(
@@ -100,8 +107,7 @@ Deno.test("FederatedBundles keeps the last good bundle when a fetch fails, and r
   await bundles.start();
   assert.deepEqual(timers.delays(), [BUNDLE_REFRESH_MS.default]);
   fail = true;
-  timers.runAll();
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await timers.runAll();
   assert.equal(bundles.trustDomainOfAnchor(partner.der), "partner.example");
   assert.deepEqual(timers.delays(), [BUNDLE_RETRY_MS]);
   bundles.stop();

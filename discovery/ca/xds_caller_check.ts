@@ -7,19 +7,15 @@
  *
  * @module
  */
-import { type PeerCall, peerCertificateChainDer, peerCertificateDer } from "../../shared/grpc/mod.ts";
+import * as grpc from "@grpc/grpc-js";
+import {
+  type GrpcRefusal,
+  type PeerCall,
+  peerCertificateChainDer,
+  peerCertificateDer,
+} from "../../shared/grpc/mod.ts";
 import type { Proxy } from "../model/proxy.ts";
 import { authenticateCaller, type CallerAuthenticator, identityParts } from "./caller_authenticator.ts";
-
-/** gRPC status codes used here. */
-const UNAUTHENTICATED = 16;
-const PERMISSION_DENIED = 7;
-
-/** A refusal the stream ends with. */
-export interface CallerRefusal {
-  readonly code: number;
-  readonly details: string;
-}
 
 /** Settings of the check. */
 export interface XdsCallerCheckOptions {
@@ -38,7 +34,7 @@ export interface XdsCallerCheckOptions {
 export type CheckedCall = PeerCall & { readonly metadata: { get(key: string): unknown[] } };
 
 /** Decides, for each identity the caller proved, whether it may speak for `proxy`. */
-export function proxyAllowed(identities: readonly string[], proxy: Proxy): CallerRefusal | undefined {
+export function proxyAllowed(identities: readonly string[], proxy: Proxy): GrpcRefusal | undefined {
   const serviceAccount = proxy.metadata.serviceAccount;
   const ok = identities.some((id) => {
     const parts = identityParts(id);
@@ -47,7 +43,7 @@ export function proxyAllowed(identities: readonly string[], proxy: Proxy): Calle
         serviceAccount === id);
   });
   return ok ? undefined : {
-    code: PERMISSION_DENIED,
+    code: grpc.status.PERMISSION_DENIED,
     details: `the caller is ${
       identities.join(", ")
     }, which may not speak for a proxy in namespace "${proxy.namespace}"${
@@ -59,13 +55,13 @@ export function proxyAllowed(identities: readonly string[], proxy: Proxy): Calle
 /** A caller that proved who it is: its identities, and the check of each proxy it speaks for. */
 export interface CheckedCaller {
   readonly identities: readonly string[];
-  authorize(proxy: Proxy): CallerRefusal | undefined;
+  authorize(proxy: Proxy): GrpcRefusal | undefined;
 }
 
 /** The stream authenticator of the secure port. */
 export function xdsCallerCheck(
   options: XdsCallerCheckOptions,
-): (call: CheckedCall) => Promise<CheckedCaller | CallerRefusal> {
+): (call: CheckedCall) => Promise<CheckedCaller | GrpcRefusal> {
   return async (call) => {
     let identities: string[];
     try {
@@ -75,14 +71,14 @@ export function xdsCallerCheck(
         ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
       });
     } catch (error) {
-      return { code: UNAUTHENTICATED, details: `XDS_AUTH: ${(error as Error).message}` };
+      return { code: grpc.status.UNAUTHENTICATED, details: `XDS_AUTH: ${(error as Error).message}` };
     }
     if (!options.skipTrustDomain) {
       const accepted = [...options.trustDomains, ...(options.federatedTrustDomains?.() ?? [])];
       const foreign = identities.filter((id) => !accepted.includes(identityParts(id).trustDomain));
       if (foreign.length === identities.length) {
         return {
-          code: UNAUTHENTICATED,
+          code: grpc.status.UNAUTHENTICATED,
           details: `the caller's trust domain is neither the mesh's nor federated (${accepted.join(", ")}): ${
             foreign.join(", ")
           }`,

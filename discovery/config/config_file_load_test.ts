@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { configText } from "../fuzz/fuzz_properties.ts";
+import { configText } from "../../tests/fuzz/fuzz_properties.ts";
 import { loadConfigText, loadConfigTextSliced } from "./config_file_load.ts";
 
 const GOOD_VS = `apiVersion: networking.istio.io/v1alpha3

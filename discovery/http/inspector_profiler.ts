@@ -32,6 +32,9 @@ export interface AllocationProfileOptions {
   readonly promotedOnly?: boolean;
 }
 
+/** Waits out a profile's `ms` milliseconds of sampling; rejects when `signal` aborts. */
+export type ProfileWindow = (ms: number, signal?: AbortSignal) => Promise<void>;
+
 /** Mean bytes between two allocation samples (V8's default). */
 const ALLOCATION_SAMPLING_BYTES = 32 * 1024;
 
@@ -43,12 +46,18 @@ const ALLOCATION_SAMPLING_BYTES = 32 * 1024;
 export class InspectorProfiler implements Profiler {
   // One profile of each kind at a time: V8 keeps a single sampler per kind, which a second session would restart.
   readonly #busy = new Set<string>();
+  readonly #window: ProfileWindow;
+
+  /** `window` waits out each sampling period: the runtime's timer unless a test opens and closes it. */
+  constructor(options: { readonly window?: ProfileWindow } = {}) {
+    this.#window = options.window ?? ((ms, signal) => sleep(ms, undefined, { signal }));
+  }
 
   cpuProfile(seconds: number, signal?: AbortSignal): Promise<unknown> {
     return this.#sample("CPU profile", async (session) => {
       await post(session, "Profiler.enable");
       await post(session, "Profiler.start");
-      await sleep(seconds * 1000, undefined, { signal });
+      await this.#window(seconds * 1000, signal);
       const result = await post(session, "Profiler.stop") as { profile: unknown };
       return result.profile;
     });
@@ -66,7 +75,7 @@ export class InspectorProfiler implements Profiler {
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: !options.promotedOnly,
       });
-      await sleep(seconds * 1000, undefined, { signal });
+      await this.#window(seconds * 1000, signal);
       const result = await post(session, "HeapProfiler.stopSampling") as { profile: unknown };
       return result.profile;
     });

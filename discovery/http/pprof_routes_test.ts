@@ -3,7 +3,13 @@ import { Router } from "../../shared/http/router.ts";
 import { serveHttp } from "../../shared/http/serve.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import { DebugInterface } from "./debug_interface.ts";
-import { InspectorProfiler, type Profiler, ProfilerUnavailableError } from "./inspector_profiler.ts";
+import {
+  InspectorProfiler,
+  type Profiler,
+  ProfilerUnavailableError,
+  type ProfileWindow,
+} from "./inspector_profiler.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { addPprofRoutes } from "./pprof_routes.ts";
 import { waitFor } from "../../shared/testing/wait_for.ts";
 
@@ -40,8 +46,24 @@ function bytesByFunction(node: ProfileNode, into = new Map<string, number>()): M
   return into;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Profile windows of the runtime's length, unless a step gates the next one to open and close it itself. */
+class Windows {
+  #gate?: { opened: PromiseWithResolvers<void>; closed: PromiseWithResolvers<void> };
+
+  /** The next profile samples until `close()`; `opened` resolves once its sampling runs. */
+  gateNext(): { opened: Promise<void>; close: () => void } {
+    const gate = { opened: Promise.withResolvers<void>(), closed: Promise.withResolvers<void>() };
+    this.#gate = gate;
+    return { opened: gate.opened.promise, close: () => gate.closed.resolve() };
+  }
+
+  readonly window: ProfileWindow = (ms, signal) => {
+    const gate = this.#gate;
+    this.#gate = undefined;
+    if (gate === undefined) return sleep(ms, undefined, { signal });
+    gate.opened.resolve();
+    return gate.closed.promise;
+  };
 }
 
 /** The status `url` answers with, its body dropped. */
@@ -58,7 +80,8 @@ async function serve(profiler: Profiler) {
 }
 
 Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspector", async (t) => {
-  const server = await serve(new InspectorProfiler());
+  const windows = new Windows();
+  const server = await serve(new InspectorProfiler({ window: windows.window }));
   try {
     await t.step("the index lists every profile", async () => {
       const body = await (await fetch(`${server.url}/debug/pprof/`)).json();
@@ -94,9 +117,11 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
     });
 
     await t.step("allocs?seconds=N downloads a .heapprofile of what was allocated meanwhile", async () => {
+      const window = windows.gateNext();
       const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=0.5`);
-      await delay(150);
+      await window.opened;
       const kept = keepMarkers();
+      window.close();
       const response = await pending;
       assert.equal(response.status, 200);
       assert.match(response.headers.get("content-disposition")!, /\.heapprofile"$/);
@@ -107,12 +132,14 @@ Deno.test("/debug/pprof/ takes CPU profiles and heap snapshots with V8's inspect
     });
 
     await t.step("allocs with promoted=true leaves out what died young", async () => {
+      const window = windows.gateNext();
       const pending = fetch(`${server.url}/debug/pprof/allocs?seconds=1&promoted=true`);
-      await delay(150);
+      await window.opened;
       dropMarkers();
       // Kept allocations after the garbage force young-generation collections, which take it out of the profile;
       // whatever is still in the young generation when sampling stops stays in it.
       const kept = [keepMarkers(), keepMarkers(), keepMarkers()];
+      window.close();
       const bytes = bytesByFunction((await (await pending).json()).head);
       assert.ok((bytes.get("keepMarkers") ?? 0) > 0, "objects kept across collections are sampled");
       assert.ok(

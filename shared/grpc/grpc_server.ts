@@ -22,6 +22,7 @@ import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_adm
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import { keepAccepting } from "./accept_rearm.ts";
+import type { Timers } from "../time/timers.ts";
 
 /** Where a server listens, and the flag that named it (used in errors and logs). */
 export type GrpcListen =
@@ -58,6 +59,8 @@ export interface GrpcServerOptions {
    * Default `DEFAULT_HANDSHAKE_TIMEOUT_MS`.
    */
   readonly handshakeTimeoutMs?: number;
+  /** Times each peer's handshake; default the runtime's. */
+  readonly handshakeTimers?: Timers;
   /** Told of every peer the transport dropped for misbehaving (after it is logged): counts it in a metric. */
   readonly onPeerDropped?: (drop: PeerDrop) => void;
   /**
@@ -144,6 +147,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     guardHttp2Server(http2Server, {
       secure: options.tls !== undefined,
       handshakeTimeoutMs,
+      timers: options.handshakeTimers,
       isClosing: () => closing !== undefined,
       onDrop: (drop) => {
         logDrop(drop);

@@ -9,6 +9,7 @@ export * from "./grpc_channel_options.ts";
 export * from "./server_credentials.ts";
 export * from "./peer_identity.ts";
 export * from "./grpc_server.ts";
+export * from "./grpc_status.ts";
 export * from "./outbound_state.ts";
 export * from "./prefixed_send.ts";
 export * from "./peer_guard.ts";

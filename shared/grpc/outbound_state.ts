@@ -10,6 +10,7 @@
  */
 import { setImmediate } from "node:timers";
 import { baseServerCall } from "./base_server_call.ts";
+import { systemTimers, type Timers } from "../time/timers.ts";
 
 /** The outbound side of a call's connection. */
 export interface OutboundState {
@@ -106,16 +107,17 @@ export function whenOutboundFlushed(
   signal?: AbortSignal,
   socketTarget?: number,
   firstWaitMs: number = OUTBOUND_POLL_MS.first,
+  timers: Timers = systemTimers,
 ): Promise<void> {
   if (!isOutboundStalled(call, socketTarget)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
     const stop = () => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       reject(signal?.reason);
     };
     const look = (waitMs: number) => {
-      timer = setTimeout(() => {
+      timer = timers.setTimeout(() => {
         if (isOutboundStalled(call, socketTarget)) return look(Math.min(waitMs * 2, OUTBOUND_POLL_MS.max));
         signal?.removeEventListener("abort", stop);
         resolve();
@@ -136,14 +138,19 @@ const TURN_LOOKS = 4;
  * first look at 5 ms held each of a push's permits that long, so a thousand 8 KiB responses through a hundred
  * permits waited out 50 ms more than they cost. Only a peer slow to read is then looked at less and less often.
  */
-export function whenOutboundLeft(call: unknown, socketTarget?: number, signal?: AbortSignal): Promise<void> {
+export function whenOutboundLeft(
+  call: unknown,
+  socketTarget?: number,
+  signal?: AbortSignal,
+  timers: Timers = systemTimers,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let turns = 0;
     const look = () => {
       if (signal?.aborted) return reject(signal.reason);
       if (!isOutboundStalled(call, socketTarget)) return resolve();
       if (++turns <= TURN_LOOKS) return void setImmediate(look);
-      whenOutboundFlushed(call, signal, socketTarget, 1).then(resolve, reject);
+      whenOutboundFlushed(call, signal, socketTarget, 1, timers).then(resolve, reject);
     };
     look();
   });

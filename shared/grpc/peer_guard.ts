@@ -8,6 +8,7 @@
  */
 import type { EventEmitter } from "node:events";
 import { http2ErrorName, Http2GoawayScanner } from "./http2_goaway_scanner.ts";
+import { systemTimers, type Timers } from "../time/timers.ts";
 
 /** Why a peer was dropped. */
 export type PeerDropReason = "not_http2" | "protocol_error" | "tls_error" | "handshake_timeout";
@@ -31,6 +32,8 @@ export interface PeerGuardOptions {
   readonly onDrop: (drop: PeerDrop) => void;
   /** True while the server shuts down: the GOAWAYs it sends then are its own, not a peer's fault. */
   readonly isClosing: () => boolean;
+  /** Times the handshake; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 const STATE = Symbol("meshPeerGuard");
@@ -40,7 +43,7 @@ const BAD_PREFACE = /bad client magic/i;
 
 interface PeerState {
   readonly peer: string;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: unknown;
   /** Why the transport is dropping this peer; the most specific finding wins (see `noteDrop`). */
   verdict?: { reason: PeerDropReason; detail: string };
 }
@@ -72,6 +75,7 @@ function noteDrop(state: PeerState | undefined, reason: PeerDropReason, detail: 
  * every connection is watched from its first byte; a drop is reported once, when the connection has closed.
  */
 export function guardHttp2Server(server: EventEmitter, options: PeerGuardOptions): void {
+  const timers = options.timers ?? systemTimers;
   const watchWrites = (socket: TaggedSocket, state: PeerState) => {
     const scanner = new Http2GoawayScanner();
     const write = socket.write.bind(socket);
@@ -89,7 +93,7 @@ export function guardHttp2Server(server: EventEmitter, options: PeerGuardOptions
     const peer = raw.remoteAddress ? `${raw.remoteAddress}:${raw.remotePort}` : "unix socket";
     const state: PeerState = { peer };
     raw[STATE] = state;
-    state.timer = setTimeout(() => {
+    state.timer = timers.setTimeout(() => {
       noteDrop(
         state,
         "handshake_timeout",
@@ -104,7 +108,7 @@ export function guardHttp2Server(server: EventEmitter, options: PeerGuardOptions
       }
     });
     raw.once("close", () => {
-      clearTimeout(state.timer);
+      timers.clearTimeout(state.timer);
       if (state.verdict !== undefined) options.onDrop({ peer, ...state.verdict });
     });
     if (!options.secure) watchWrites(raw, state);
@@ -123,7 +127,7 @@ export function guardHttp2Server(server: EventEmitter, options: PeerGuardOptions
   server.on("session", (session: EventEmitter & { socket?: TaggedSocket }) => {
     const state = session.socket?.[STATE];
     if (state === undefined) return;
-    session.once("remoteSettings", () => clearTimeout(state.timer));
+    session.once("remoteSettings", () => timers.clearTimeout(state.timer));
     session.on("error", (error: Error & { code?: string }) => {
       // Only nghttp2's own findings count: a socket reset is a peer leaving, and ERR_HTTP2_SESSION_ERROR is the
       // peer's own GOAWAY with an error.

@@ -2,7 +2,9 @@ import "reflect-metadata";
 import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import { EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../testing/wait_for.ts";
+import { timersOf } from "../testing/fake_timers.ts";
 import { serverTls, testPki, tlsClient } from "./_test_pki.ts";
 import type { PeerDrop } from "./peer_guard.ts";
 
@@ -40,6 +42,16 @@ async function startRecording(parts: Parameters<typeof startEchoServer>[0] = {})
   const drops: PeerDrop[] = [];
   const started = await startEchoServer({ onPeerDropped: (drop) => drops.push(drop), ...parts });
   return { ...started, drops };
+}
+
+/** Writes `payload` on a held stream; its echo, or a rejection when the stream ends first. */
+function echoOn(held: ReturnType<EchoTestClient["hold"]>, payload: Uint8Array): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    held.once("data", (b: Uint8Array) => resolve(new Uint8Array(b)));
+    held.once("error", (error: Error) => reject(error));
+    held.once("end", () => reject(new Error("The held stream ended before its echo")));
+    held.write(Buffer.from(payload));
+  });
 }
 
 const reasons = (drops: PeerDrop[]) => drops.map((d) => `${d.reason} ${d.detail}`);
@@ -92,22 +104,27 @@ Deno.test("a peer that breaks the protocol loses its own connection only, and is
   assert.equal(drops.length, 3, "a graceful shutdown drops no peer for misbehaving");
 });
 
-Deno.test("a peer that connects and stays silent is cut after the handshake timeout", async () => {
-  const { server, drops } = await startRecording({ handshakeTimeoutMs: 200 });
+Deno.test("a peer that connects and stays silent is cut at the handshake timeout; one past it is kept", async () => {
+  const clock = FakeTimers.createClock();
+  const { server, drops, holds } = await startRecording({
+    handshakeTimeoutMs: 200,
+    handshakeTimers: timersOf(clock),
+  });
   try {
-    await stayQuiet(server.address);
+    const quiet = stayQuiet(server.address);
+    await waitFor(() => clock.countTimers() === 1, "the silent peer's handshake timed");
+    clock.tick(200);
+    await quiet;
     await waitFor(() => drops.length === 1, "the drop reported");
     assert.equal(drops[0].reason, "handshake_timeout");
     assert.match(drops[0].detail, /within 200ms/);
     const client = new EchoTestClient(server.address);
     try {
-      assert.deepEqual(await client.unary("Echo", HELLO), HELLO);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(
-        await client.unary("Echo", HELLO),
-        HELLO,
-        "a peer past its handshake keeps its connection",
-      );
+      const held = client.hold();
+      await waitFor(() => holds.open === 1, "a stream of a peer past its handshake open");
+      clock.tick(10_000);
+      assert.deepEqual(await echoOn(held, HELLO), HELLO, "a peer past its handshake keeps its connection");
+      held.end();
     } finally {
       client.close();
     }

@@ -24,6 +24,8 @@ import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
 import { socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
+import type { Timers } from "../time/timers.ts";
+import { grpcStatus } from "./grpc_status.ts";
 import { baseServerCall } from "./base_server_call.ts";
 import type { EndTurn, OutboundTurns } from "./outbound_turns.ts";
 
@@ -55,6 +57,8 @@ export interface PrefixedSendOptions {
    * time between them. Absent, each stream paces only itself.
    */
   readonly turns?: OutboundTurns;
+  /** Times the looks at a socket that has not written a slice yet; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
@@ -118,8 +122,7 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
           finishSlicing = undefined;
           if (statusSent || this.checkCancelled()) return;
           statusSent = true;
-          const status = { code: grpc.status.INTERNAL, details: "Internal server error", metadata: null };
-          return sendStatus.call(this, status);
+          return sendStatus.call(this, grpcStatus(grpc.status.INTERNAL, "Internal server error"));
         }
         if (offset < frame.length || pendingWrites > 0) return then?.();
         ended = true;
@@ -159,7 +162,11 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
         release();
         next();
       };
-      write(piece, () => void whenOutboundLeft(call, target).then(done, done), release);
+      write(
+        piece,
+        () => void whenOutboundLeft(call, target, undefined, options.timers).then(done, done),
+        release,
+      );
     };
     finishSlicing = () => {
       finishSlicing = undefined;

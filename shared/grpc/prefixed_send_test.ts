@@ -4,7 +4,10 @@ import * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { StalledH2Client } from "./_stalled_h2_client.ts";
+import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../testing/wait_for.ts";
+import { timersOf } from "../testing/fake_timers.ts";
+import { OUTBOUND_POLL_MS } from "./outbound_state.ts";
 import { WireWriter } from "../../proto/_wire.ts";
 import { silentLogger } from "../log/logger.ts";
 import { type Pki, SERVER_NAME, serverTls, testPki } from "./_test_pki.ts";
@@ -140,6 +143,7 @@ Deno.test("Slices are paced by what the socket wrote over TLS too, and arrive wh
 
 Deno.test("A proxy that grants no credit holds the server to its window and one slice of the message", async () => {
   const big = prefixed(new Uint8Array(256 * SLICE).fill(4));
+  const clock = FakeTimers.createClock();
   const handed: Uint8Array[] = [];
   const server = await startGrpcServer({
     name: "Prefixed",
@@ -149,7 +153,7 @@ Deno.test("A proxy that grants no credit holds the server to its window and one 
       definition: DEFINITION,
       implementation: {
         Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE });
+          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE, timers: timersOf(clock) });
           // deno-lint-ignore no-explicit-any
           const stream = (call as any).call.stream;
           const write = stream.write.bind(stream);
@@ -166,11 +170,17 @@ Deno.test("A proxy that grants no credit holds the server to its window and one 
   const client = await StalledH2Client.open(server.port, DEFINITION.Stream.path, Uint8Array.of(1));
   try {
     await waitFor(() => client.dataBytes >= 60_000, "the first window's worth of data");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The sender looks at the stalled socket on its clock: a minute of looks hands over nothing more.
+    await waitFor(() => clock.countTimers() === 1, "the sender waiting for the socket");
+    clock.tick(60_000);
     const held = handed.length;
     assert.ok(held <= 65_535 / SLICE + 2, `at most a window and a slice handed over, got ${held} slices`);
     await client.resume();
-    await waitFor(() => client.streamEnded, "the whole message and the trailers");
+    // Moving the sender's clock on lets it look again whenever it waits on it.
+    await waitFor(() => {
+      clock.tick(OUTBOUND_POLL_MS.max);
+      return client.streamEnded;
+    }, "the whole message and the trailers");
     assert.equal(client.dataBytes, big.length + 5);
     assert.equal(handed.length, 257);
   } finally {

@@ -7,6 +7,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
+import { grpcStatus } from "./grpc_status.ts";
 
 /** The interceptor; `refused` is told of every stream it refused. */
 export function streamAdmissionInterceptor(
@@ -22,7 +23,7 @@ export function streamAdmissionInterceptor(
         start: (next) =>
           next({
             onReceiveMetadata: () =>
-              call.sendStatus({ code: grpc.status.RESOURCE_EXHAUSTED, details: result.message }),
+              call.sendStatus(grpcStatus(grpc.status.RESOURCE_EXHAUSTED, result.message)),
           }),
       });
     }

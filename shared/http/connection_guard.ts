@@ -3,6 +3,7 @@ import { Http1Framer } from "./http1_framer.ts";
 import type { ListenAddress } from "./listen_address.ts";
 import { type ConnectionSlot, ConnectionSlots } from "./connection_slots.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
+import { systemTimers, type Timers } from "../time/timers.ts";
 
 /** Time and size bounds on each connection of an HTTP listener. */
 export interface ConnectionLimits {
@@ -64,6 +65,8 @@ export interface ConnectionGuardOptions {
   readonly onRefused?: (reason: ConnectionRefusal, peer: string) => void;
   /** Decides which refusals are logged (default: once per peer per minute). */
   readonly logThrottle?: PeerLogLimiter;
+  /** Times the connection bounds and the accept back-off; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
@@ -94,6 +97,7 @@ const ACCEPT_BACKOFF_MAX_MS = 1_000;
  */
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
+  const timers = options.timers ?? systemTimers;
   const listener = Deno.listen(options.listen);
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
@@ -145,12 +149,12 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
           log.warn(`${name}: cannot accept connections; retrying`, { error: (error as Error).message });
         }
         backoffMs = Math.min(Math.max(backoffMs * 2, ACCEPT_BACKOFF_MIN_MS), ACCEPT_BACKOFF_MAX_MS);
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let timer: unknown;
         await Promise.race([
-          new Promise((resolve) => timer = setTimeout(resolve, backoffMs)),
+          new Promise<void>((resolve) => timer = timers.setTimeout(resolve, backoffMs)),
           stopped.promise,
         ]);
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         continue;
       }
       if (backoffMs > 0) log.info(`${name}: accepting connections again`);
@@ -161,21 +165,21 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
 
   async function serveConnection(conn: Deno.Conn, slot: ConnectionSlot): Promise<void> {
     let backend: Deno.TcpConn | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let headerTimer: ReturnType<typeof setTimeout> | undefined;
-    let answerTimer: ReturnType<typeof setTimeout> | undefined;
-    let leftTimer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
+    let headerTimer: unknown;
+    let answerTimer: unknown;
+    let leftTimer: unknown;
     const closeAll = () => {
-      clearTimeout(timer);
-      clearTimeout(leftTimer);
-      clearTimeout(headerTimer);
-      clearTimeout(answerTimer);
+      timers.clearTimeout(timer);
+      timers.clearTimeout(leftTimer);
+      timers.clearTimeout(headerTimer);
+      timers.clearTimeout(answerTimer);
       slot.close();
       if (backend) safeClose(backend);
     };
     const arm = (ms: number) => {
-      clearTimeout(timer);
-      timer = setTimeout(closeAll, ms);
+      timers.clearTimeout(timer);
+      timer = timers.setTimeout(closeAll, ms);
     };
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
@@ -189,11 +193,11 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     const answerClock = {
       client: () => {
         if (answerTimer !== undefined) return;
-        answerTimer = setTimeout(closeAll, limits.answerTimeoutMs);
+        answerTimer = timers.setTimeout(closeAll, limits.answerTimeoutMs);
         evictable(false);
       },
       server: () => {
-        clearTimeout(answerTimer);
+        timers.clearTimeout(answerTimer);
         answerTimer = undefined;
         evictable(true);
       },
@@ -255,9 +259,9 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         if (!framed()) return;
         if (requests.tooLarge) return closeAll();
         if (requests.inHead) {
-          headerTimer ??= setTimeout(closeAll, limits.headerTimeoutMs);
+          headerTimer ??= timers.setTimeout(closeAll, limits.headerTimeoutMs);
         } else {
-          clearTimeout(headerTimer);
+          timers.clearTimeout(headerTimer);
           headerTimer = undefined;
         }
         const answered = responses.completed >= requests.heads;
@@ -266,8 +270,8 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         // A closed client cannot be told from a half-closed one: one whose answer does not keep coming is
         // taken to have left, and the server's handler is let go.
         if (clientEnded) {
-          clearTimeout(leftTimer);
-          leftTimer = setTimeout(closeAll, HALF_CLOSE_GRACE_MS);
+          timers.clearTimeout(leftTimer);
+          leftTimer = timers.setTimeout(closeAll, HALF_CLOSE_GRACE_MS);
         }
       };
       const onClient = (bytes: Uint8Array) => {

@@ -4,6 +4,9 @@ import type { ConnectionLimits } from "./connection_guard.ts";
 import { serveHttp } from "./serve.ts";
 import { opensslOk } from "../testing/openssl.ts";
 import { waitFor } from "../testing/wait_for.ts";
+import FakeTimers from "@sinonjs/fake-timers";
+import { timersOf } from "../testing/fake_timers.ts";
+import type { Timers } from "../time/timers.ts";
 
 const SHORT: ConnectionLimits = {
   handshakeTimeoutMs: 200,
@@ -50,6 +53,7 @@ async function withServer(
   limits: ConnectionLimits = SHORT,
   handler: (request: Request) => Promise<Response> = async (request) =>
     new Response(`got ${(await request.text()).length} bytes`),
+  connectionTimers?: Timers,
 ): Promise<void> {
   const server = await serveHttp(
     "guarded",
@@ -58,7 +62,7 @@ async function withServer(
     silentLogger,
     undefined,
     undefined,
-    { connections: limits },
+    { connections: limits, ...(connectionTimers && { connectionTimers }) },
   );
   try {
     await body(server.address.port);
@@ -68,6 +72,48 @@ async function withServer(
 }
 
 const encode = (text: string) => new TextEncoder().encode(text);
+
+/** A fake clock as the guard's timers, counting the timers it arms so a test can wait for the guard to act. */
+function guardClock(): { clock: FakeTimers.Clock; timers: Timers; armed: () => number } {
+  const clock = FakeTimers.createClock();
+  const fake = timersOf(clock);
+  let armed = 0;
+  const timers: Timers = {
+    ...fake,
+    setTimeout: (callback, ms) => {
+      armed++;
+      return fake.setTimeout(callback, ms);
+    },
+  };
+  return { clock, timers, armed: () => armed };
+}
+
+/**
+ * Sends `bytes` one at a time, moving the guard's clock `stepMs` after the guard has taken each byte (it arms a
+ * timer for every one), until the connection is closed; the number of bytes the guard took.
+ */
+async function trickle(
+  conn: Deno.Conn,
+  bytes: Uint8Array,
+  guard: ReturnType<typeof guardClock>,
+  stepMs: number,
+): Promise<number> {
+  let closed = false;
+  const reading = readUntilClosed(conn).then((text) => {
+    closed = true;
+    return text;
+  });
+  let sent = 0;
+  for (; sent < bytes.length; sent++) {
+    const before = guard.armed();
+    await conn.write(bytes.subarray(sent, sent + 1)).catch(() => closed = true);
+    await waitFor(() => closed || guard.armed() > before, "the guard to take a byte");
+    if (closed) break;
+    guard.clock.tick(stepMs);
+  }
+  assert.equal(await reading, "", "closed without an answer");
+  return sent;
+}
 
 Deno.test("Connections that send headers too slowly, or nothing, are closed", async (t) => {
   await withServer(async (port) => {
@@ -141,6 +187,7 @@ Deno.test("A TLS client that never completes the handshake is closed", async () 
 
 Deno.test("Over TLS, a request trickled after the handshake is cut when no answer comes in time", async (t) => {
   const { cert, key } = await selfSigned();
+  const guard = guardClock();
   const server = await serveHttp(
     "guarded tls",
     { hostname: "127.0.0.1", port: 0 },
@@ -148,7 +195,7 @@ Deno.test("Over TLS, a request trickled after the handshake is cut when no answe
     silentLogger,
     { cert, key },
     undefined,
-    { connections: SHORT },
+    { connections: SHORT, connectionTimers: guard.timers },
   );
   const connect = () =>
     Deno.connectTls({
@@ -161,33 +208,29 @@ Deno.test("Over TLS, a request trickled after the handshake is cut when no answe
     await t.step("headers trickled faster than the idle timeout are cut at the answer timeout", async () => {
       const conn = await connect();
       await conn.handshake();
-      const started = Date.now();
-      let sent = 0;
       const request = encode("GET / HTTP/1.1\r\nhost: x\r\nx-slow: " + "a".repeat(40));
-      let cut = false;
-      const trickle = (async () => {
-        for (; sent < request.length && !cut; sent++) {
-          await conn.write(request.subarray(sent, sent + 1)).catch(() => cut = true);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      })();
-      assert.equal(await readUntilClosed(conn), "");
-      cut = true;
-      const elapsed = Date.now() - started;
-      assert.ok(sent < request.length, "cut before the header block was complete");
-      assert.ok(elapsed >= SHORT.answerTimeoutMs, `cut after ${elapsed} ms, not by the idle timeout`);
+      const stepMs = SHORT.idleTimeoutMs / 3;
+      const started = guard.clock.now;
+      const sent = await trickle(conn, request, guard, stepMs);
       conn.close();
-      await trickle;
+      assert.ok(sent < request.length, "cut before the header block was complete");
+      const elapsed = guard.clock.now - started;
+      assert.ok(elapsed >= SHORT.answerTimeoutMs, `cut after ${elapsed} ms, not by the idle timeout`);
     });
     await t.step("a client that gets answers keeps its connection past the answer timeout", async () => {
       const conn = await connect();
       try {
-        for (let i = 0; i < 3; i++) {
+        // Four requests, the clock moved a third of the answer timeout (less than the idle one) after each of the
+        // first three: each answer is the probe that the connection is still open.
+        for (let i = 0; i < 4; i++) {
           await conn.write(encode("GET / HTTP/1.1\r\nhost: x\r\n\r\n"));
           const chunk = new Uint8Array(4096);
           const n = await conn.read(chunk);
           assert.match(new TextDecoder().decode(chunk.subarray(0, n ?? 0)), /^HTTP\/1.1 200/);
-          await new Promise((resolve) => setTimeout(resolve, SHORT.answerTimeoutMs / 3));
+          if (i === 3) break;
+          // The answer's bytes stop the answer clock: only the idle timer is left.
+          await waitFor(() => guard.clock.countTimers() === 1, "the guard to see the answer");
+          guard.clock.tick(SHORT.answerTimeoutMs / 3);
         }
       } finally {
         conn.close();
@@ -232,25 +275,22 @@ async function selfSigned(): Promise<{ cert: string; key: string }> {
 }
 
 Deno.test("Every request on a keep-alive connection must send its headers within the header time", async () => {
-  await withServer(async (port) => {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-    assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
-    // The next request's headers, a byte at a time, each well within the idle timeout.
-    const request = encode(`GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(30)}\r\n\r\n`);
-    let sent = 0;
-    let cut = false;
-    const trickle = (async () => {
-      for (; sent < request.length && !cut; sent++) {
-        await conn.write(request.subarray(sent, sent + 1)).catch(() => cut = true);
-        await new Promise((resolve) => setTimeout(resolve, SHORT.idleTimeoutMs / 4));
-      }
-    })();
-    assert.equal(await readUntilClosed(conn), "");
-    cut = true;
-    await trickle;
-    assert.ok(sent < request.length, `closed after ${sent} of ${request.length} header bytes`);
-    conn.close();
-  });
+  const guard = guardClock();
+  await withServer(
+    async (port) => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+      // The next request's headers, a byte at a time, each well within the idle timeout.
+      const request = encode(`GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(30)}\r\n\r\n`);
+      const sent = await trickle(conn, request, guard, SHORT.idleTimeoutMs / 4);
+      assert.ok(sent < request.length, `closed after ${sent} of ${request.length} header bytes`);
+      assert.equal(sent, Math.ceil(SHORT.headerTimeoutMs / (SHORT.idleTimeoutMs / 4)), "at the header time");
+      conn.close();
+    },
+    SHORT,
+    undefined,
+    guard.timers,
+  );
 });
 
 Deno.test("One address holds at most its share of connections; its oldest idle one makes room", async (t) => {

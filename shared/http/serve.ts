@@ -1,5 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import type { Timers } from "../time/timers.ts";
 import { formatAddress, type ListenAddress } from "./listen_address.ts";
 import {
   type ConnectionGuard,
@@ -46,6 +47,8 @@ export interface ServeLimits {
   readonly requests?: RequestLimits;
   /** Counts refusals in `http_server_refused{server,reason}`; nothing is counted without it. */
   readonly metrics?: Metrics;
+  /** Times the connection bounds; default the runtime's. */
+  readonly connectionTimers?: Timers;
 }
 
 /** How much of an unread body is dropped before answering, and for how long, before it is cancelled instead. */
@@ -141,6 +144,7 @@ export async function serveHttp(
       log,
       name,
       logThrottle: throttle,
+      ...(limits.connectionTimers && { timers: limits.connectionTimers }),
       onRefused: (reason) => refusals?.inc({ server: name, reason }),
     });
   } catch (error) {

@@ -16,8 +16,8 @@ import { MeshConfigError } from "../../shared/config/mesh/mesh_config_error.ts";
 import { parseMeshConfig } from "../../shared/config/mesh/parse_mesh_config.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
-import { loadConfigText } from "../config/config_file_load.ts";
-import { validationWebhookHandler } from "../webhook/validation_webhook.ts";
+import { loadConfigText } from "../../discovery/config/config_file_load.ts";
+import { validationWebhookHandler } from "../../discovery/webhook/validation_webhook.ts";
 
 /** A valid resource to mutate, so that inputs reach the validators and not only the YAML parser. */
 const VIRTUAL_SERVICE = {
