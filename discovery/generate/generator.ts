@@ -98,6 +98,29 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
    * between proxies of a shape that watch different lists, and generates only names no such proxy asked for.
    */
   readonly resourcePerName?: boolean;
+  /**
+   * Optional: the config kinds (the `kind` of `configsUpdated` keys) whose changes cannot change what
+   * `generate` returns for `proxy`, as the reference's per-type skip lists. A full push whose changes are all
+   * of such kinds does not regenerate the type for the proxy: its last response stands for the new snapshot.
+   * A kind `generate` reads in any way (directly, through the snapshot's indexes or the proxy's scope) must be
+   * left out, or proxies keep stale configuration: when in doubt, leave it out.
+   */
+  unaffectedBy?(proxy: Proxy): ReadonlySet<string>;
+}
+
+/**
+ * True when a full push that changed configs of `kinds` may change what `generator` returns for `proxy`:
+ * unknown changes (undefined, or no kind at all) may change anything.
+ */
+export function mayAffect<P extends PushSnapshot>(
+  generator: XdsGenerator<P>,
+  proxy: Proxy,
+  kinds: ReadonlySet<string> | undefined,
+): boolean {
+  if (kinds === undefined || kinds.size === 0 || generator.unaffectedBy === undefined) return true;
+  const unaffected = generator.unaffectedBy(proxy);
+  for (const kind of kinds) if (!unaffected.has(kind)) return true;
+  return false;
 }
 
 /** The node `GENERATOR` metadata value that selects the Envoy sidecar generators (also used when unset). */

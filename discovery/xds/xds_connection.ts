@@ -13,8 +13,14 @@ import type { Logger } from "../../shared/log/logger.ts";
 import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "../../shared/grpc/outbound_state.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
-import type { PushRequest } from "../push/push_request.ts";
-import type { GenerateRequest, GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
+import { isForced, type PushRequest } from "../push/push_request.ts";
+import {
+  type GenerateRequest,
+  type GeneratorRegistry,
+  mayAffect,
+  type PushSnapshot,
+} from "../generate/generator.ts";
+import type { ChangedKinds } from "./changed_kinds.ts";
 import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
@@ -30,7 +36,7 @@ import type { NackLog } from "./nack_log.ts";
 import { cut, excerpt } from "../../shared/log/excerpt.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
-import { pushOrder } from "./xds_types.ts";
+import { pushOrder, resentAfter } from "./xds_types.ts";
 
 /** gRPC status codes the server ends streams with. */
 export const GRPC_STATUS = {
@@ -66,6 +72,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly metrics: XdsMetrics;
   /** Logger of the connection's events. */
   readonly logger: Logger;
+  /** The config kinds of each change set, worked out once per set. */
+  readonly changedKinds: ChangedKinds;
   /** Shares the strings of watched names between connections. */
   readonly names: NameInterner;
   /** What each stream, and the streams of one HTTP/2 connection, may hold of the names peers send. */
@@ -233,22 +241,64 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * `serialize`.
    */
   async push(request: PushRequest): Promise<void> {
-    const watched = this.watchedTypes();
-    const types = request.full
-      ? pushOrder(watched.keys())
-      : watched.has(TYPE_URL.endpoint)
-      ? [TYPE_URL.endpoint]
-      : [];
+    const types = this.pushTypes(request);
+    if (request.full) this.recordUnaffected(this.ctx.currentPush().version, types);
     if (types.length === 0) return;
+    const kinds = this.ctx.changedKinds.of(request.configsUpdated);
     const sent = new Set<string>();
     // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
     await this.gated(async () => {
       for (const typeUrl of types) {
         if (this.closed) return;
+        // A type here only because the one it follows might be sent: it goes only if that one went.
+        const after = resentAfter(typeUrl);
+        if (request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.has(after))) {
+          this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
+          continue;
+        }
         if (await this.pushType(typeUrl, request, sent)) sent.add(typeUrl);
       }
     });
     if (sent.size > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  }
+
+  /**
+   * The watched types a push must build, in push order. An endpoint-only push builds EDS alone. A full push
+   * of known changes builds the types whose generator the changed kinds may affect
+   * ({@link XdsGenerator.unaffectedBy}, as the reference decides from the kinds that changed), a type the proxy
+   * rejected last (it is resent whatever changed), and EDS or RDS behind a CDS or LDS built (Envoy warms what
+   * they update until those follow); the others' last responses stand for the new snapshot
+   * ({@link recordUnaffected}). Unknown changes and a forced push build every watched type.
+   */
+  pushTypes(request: PushRequest): string[] {
+    const watched = this.watchedTypes();
+    if (!request.full) return watched.has(TYPE_URL.endpoint) ? [TYPE_URL.endpoint] : [];
+    const all = pushOrder(watched.keys());
+    const kinds = this.ctx.changedKinds.of(request.configsUpdated);
+    if (kinds === undefined || isForced(request)) return all;
+    return all.filter((typeUrl) => {
+      if (this.#touched(typeUrl, kinds)) return true;
+      const after = resentAfter(typeUrl);
+      return after !== undefined && watched.has(after) && this.#touched(after, kinds);
+    });
+  }
+
+  /**
+   * Records that push `pushVersion` left every watched type but `except` as the proxy holds it (their last
+   * responses stand for that version, as {@link recordUnchanged} says).
+   */
+  recordUnaffected(pushVersion: string, except: readonly string[] = []): void {
+    for (const typeUrl of this.watchedTypes().keys()) {
+      if (!except.includes(typeUrl)) this.recordUnchanged(typeUrl, pushVersion);
+    }
+  }
+
+  /** True when a full push that changed `kinds` must build `typeUrl`: they may affect it, or it was rejected. */
+  #touched(typeUrl: string, kinds: ReadonlySet<string> | undefined): boolean {
+    const generator = this.ctx.generators.find(this.proxy, typeUrl);
+    if (generator === undefined || mayAffect(generator, this.proxy, kinds)) return true;
+    const sync = this.#sync.get(typeUrl);
+    return sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent;
   }
 
   /**

@@ -18,6 +18,7 @@ import { applyLocalityLb, type LocalityLbPlan } from "./locality_lb.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { TLS_MODE_METADATA } from "./upstream_tls.ts";
+import { edsUnaffectedBy } from "./unaffected_kinds.ts";
 
 /** The metadata of an endpoint: its TLS mode for mesh endpoints, nothing otherwise. */
 export function endpointMetadata(instance: ServiceInstance): EnvoyObject {
@@ -63,6 +64,7 @@ export function localityLbPlanFor(
  */
 export const envoyEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
+  unaffectedBy: edsUnaffectedBy,
   shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { locality: true }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => {

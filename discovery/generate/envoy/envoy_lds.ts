@@ -43,6 +43,7 @@ import { sidecarIngressPorts } from "./sidecar_ingress.ts";
 import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 import { jwtAuthnFilter, jwtRulesFor } from "./jwt_authn.ts";
 import { type ProtocolFilter, protocolFilterFor, protocolFilterStack } from "./protocol_filters.ts";
+import { ldsUnaffectedBy } from "./unaffected_kinds.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -432,6 +433,7 @@ export function planListeners(
  */
 export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
+  unaffectedBy: ldsUnaffectedBy,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);
     if (proxy.type === "router") {
