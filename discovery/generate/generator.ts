@@ -88,10 +88,10 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
    * (same snapshot, same request), built from everything of the proxy that `generate` reads (e.g. its
    * namespace, Sidecar scope, labels it matches on, metadata it reads); `request` for what of the proxy a
    * given request makes it read (the request itself is part of the memo key already). The server then generates once per
-   * shape and push and shares the list. A shape that omits something `generate` reads leaks one proxy's
-   * configuration to another: when in doubt, leave this out.
+   * shape and push and shares the list; undefined for a proxy whose resources are its own. A shape that
+   * omits something `generate` reads leaks one proxy's configuration to another: when in doubt, leave this out.
    */
-  shapeOf?(proxy: Proxy, push: P, request: GenerateRequest): string;
+  shapeOf?(proxy: Proxy, push: P, request: GenerateRequest): string | undefined;
   /**
    * Optional, with `shapeOf`: true when, for a request that lists names, every resource is named by the
    * request and is the same whichever other names are asked for. The server then shares each name's resource

@@ -44,6 +44,7 @@ import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
 import { jwtAuthnFilter, jwtRulesFor } from "./jwt_authn.ts";
 import { type ProtocolFilter, protocolFilterFor, protocolFilterStack } from "./protocol_filters.ts";
 import { ldsUnaffectedBy } from "./unaffected_kinds.ts";
+import { envoySidecarShape } from "./envoy_shape.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -365,7 +366,51 @@ export function planListeners(
       }
     }
   }
-  const inbound = new Map<number, { http: boolean; sniff: boolean; filter: ProtocolFilter | undefined }>();
+  const { ports: inbound, dependsOn: inboundDeps } = inboundListenerPorts(proxy, push);
+  const authn = peerAuthenticationsFor(proxy, push);
+  const authz = authorizationPoliciesFor(proxy, push);
+  const jwtRules = jwtRulesFor(proxy, push);
+  const jwt = jwtAuthnFilter(jwtRules.rules);
+  out.push({
+    plan: {
+      kind: "virtualInbound",
+      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({
+        port,
+        http: inbound.get(port)!.http,
+        ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
+        ...(inbound.get(port)!.filter ? { filter: inbound.get(port)!.filter } : {}),
+        mtls: inboundMtlsMode(authn.policies, port),
+      })),
+      ...([...inbound.values()].some((p) => p.sniff)
+        ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
+        : {}),
+      ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
+      ...(jwt ? { jwt } : {}),
+    },
+    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
+  });
+  return out;
+}
+
+/** One inbound port of a sidecar's `virtualInbound` listener, as its workload serves it. */
+interface InboundPort {
+  readonly http: boolean;
+  readonly sniff: boolean;
+  readonly filter: ProtocolFilter | undefined;
+}
+
+/**
+ * The inbound ports of a sidecar (its Sidecar's ingress ports, else those of the service endpoints at its
+ * addresses), by port, with the config keys they depend on; none for a gateway. A sidecar at no endpoint
+ * address, or whose endpoints claim one port with two protocols, is reported in the snapshot's listener
+ * conflicts under its own id: the LDS shape calls this for every proxy, so each is counted though proxies of
+ * a shape share one generation.
+ */
+export function inboundListenerPorts(
+  proxy: Proxy,
+  push: PushContext,
+): { ports: Map<number, InboundPort>; dependsOn: string[] } {
+  const inbound = new Map<number, InboundPort>();
   const inboundDeps: string[] = [];
   const declared = proxy.type === "sidecar" ? sidecarIngressPorts(proxy, push) : undefined;
   if (declared !== undefined) {
@@ -402,29 +447,7 @@ export function planListeners(
       inboundDeps.push(serviceKey(service.namespace, service.hostname));
     }
   }
-  const authn = peerAuthenticationsFor(proxy, push);
-  const authz = authorizationPoliciesFor(proxy, push);
-  const jwtRules = jwtRulesFor(proxy, push);
-  const jwt = jwtAuthnFilter(jwtRules.rules);
-  out.push({
-    plan: {
-      kind: "virtualInbound",
-      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({
-        port,
-        http: inbound.get(port)!.http,
-        ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
-        ...(inbound.get(port)!.filter ? { filter: inbound.get(port)!.filter } : {}),
-        mtls: inboundMtlsMode(authn.policies, port),
-      })),
-      ...([...inbound.values()].some((p) => p.sniff)
-        ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
-        : {}),
-      ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
-      ...(jwt ? { jwt } : {}),
-    },
-    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
-  });
-  return out;
+  return { ports: inbound, dependsOn: inboundDeps };
 }
 
 /**
@@ -434,6 +457,11 @@ export function planListeners(
 export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
   unaffectedBy: ldsUnaffectedBy,
+  shapeOf: (proxy, push) =>
+    envoySidecarShape(proxy, push, () => {
+      const { ports, dependsOn } = inboundListenerPorts(proxy, push);
+      return JSON.stringify([[...ports], dependsOn]);
+    }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);
     if (proxy.type === "router") {

@@ -1,13 +1,16 @@
 /**
  * The shape of an Envoy proxy for the generators that can share their work between proxies (EDS and RDS):
  * everything of the proxy they read, so two proxies with equal shapes get equal resources from one snapshot and
- * request and the server generates once per shape. CDS and LDS read the proxy's own addresses (its inbound
- * clusters and listeners), so they are not shared this way.
+ * request and the server generates once per shape.
  *
  * What EDS reads: the proxy's type, namespace (only through DestinationRule precedence and hostname lookups,
  * so namespaces that see the snapshot alike — `PushContext.namespaceView` — share a shape) and Sidecar scope
  * (which clusters it sees), and its locality (locality load balancing). What RDS reads: type, namespace and DNS
  * domain (short names), scope, and its labels (`sourceLabels` matches; for a gateway, which Gateways select it).
+ * CDS and LDS of a sidecar read its namespace (its namespace's security policies), labels (their selectors),
+ * scope and its own inbound side: their shapes add what the generator derives from the proxy's addresses
+ * ({@link envoySidecarShape}), so replicas of one workload, and sidecars at no endpoint, share them. A
+ * gateway's CDS and LDS are not shared.
  *
  * @module
  */
@@ -34,4 +37,18 @@ export function envoyProxyShape(
   return JSON.stringify(parts) +
     (reads.locality && proxy.locality ? frozenJson(push.derived, proxy.locality) : "") + "|" +
     (reads.labels ? frozenJson(push.derived, proxy.metadata.labels) : "");
+}
+
+/**
+ * The shape of a sidecar for a generator that also reads its inbound side (CDS, LDS): the namespace, DNS
+ * domain, scope and labels, and `inbound`, a canonical form of everything the generator derives from the
+ * proxy's addresses. Undefined for a gateway: its clusters and listeners are its own.
+ */
+export function envoySidecarShape(
+  proxy: Proxy,
+  push: PushContext,
+  inbound: () => string,
+): string | undefined {
+  if (proxy.type !== "sidecar") return undefined;
+  return `${envoyProxyShape(proxy, push, { labels: true, shortNames: true })}|${inbound()}`;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseProxy, type Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { GREETER, networking, run, World } from "../_test_world.ts";
-import { envoyResources, envoySidecar } from "./_test_envoy.ts";
+import { envoyResources, envoySidecar, ingressGateway } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
@@ -31,54 +31,53 @@ Deno.test("Envoy sidecars of one namespace and scope share EDS and RDS shapes; w
     locality: { region: "r1", zone: "z1" },
   });
   assert.notEqual(eds(a, push), eds(located, push), "locality matters to EDS");
-  assert.equal(envoyCdsGenerator.shapeOf, undefined, "CDS reads the proxy's own addresses: not shared");
-  assert.equal(envoyLdsGenerator.shapeOf, undefined);
 });
 
-Deno.test("Sidecars of one namespace and scope share outbound cluster plans until endpoints change", () => {
-  const world = new World().apply(...envoyResources());
-  const push = world.push();
-  const identitiesOf = (ip: string) => {
-    const cds = run(envoyCdsGenerator, envoySidecar("example", ip, { app: "web" }), push);
-    return JSON.stringify(cds.byName.get("outbound|8080||ratings.example.svc.cluster.local"));
-  };
-  const first = identitiesOf("10.0.2.11");
-  assert.equal(identitiesOf("10.0.2.12"), first, "a second sidecar of the same shape gets the same clusters");
-  assert.ok(!first.includes("sa/ratings-canary"));
-  // A new workload of the service runs under another account: same snapshot, new endpoint generation.
-  world.apply(networking("WorkloadEntry", "example", "ratings-canary", {
-    address: "10.0.2.99",
-    labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
-    serviceAccount: "ratings-canary",
-  }));
-  assert.match(
-    identitiesOf("10.0.2.13"),
-    /sa\/ratings-canary/,
-    "the shared plans follow the endpoint change",
-  );
-});
-
-Deno.test("Envoy EDS shapes part a namespace the snapshot singles out, and shape-mates get equal endpoints", () => {
-  const world = new World().apply(...envoyResources());
-  world.apply(networking("DestinationRule", "mine", "greeter", {
-    host: GREETER,
-    subsets: [{ name: "v9", labels: { version: "v9" } }],
-  }));
-  const push = world.push();
+Deno.test("Sidecars whose inbound side is alike share CDS and LDS shapes; addresses, labels and namespace part them", () => {
+  const push = new World().apply(...envoyResources()).push();
   const wildcard = { names: [], full: true };
-  const shape = (proxy: Proxy) => envoyEdsGenerator.shapeOf!(proxy, push, wildcard);
-  const [example, other, mine] = [
-    envoySidecar("example", "10.0.3.1"),
-    envoySidecar("other", "10.0.3.2"),
-    envoySidecar("mine", "10.0.3.3"),
+  const cds = (proxy: Proxy) => envoyCdsGenerator.shapeOf!(proxy, push, wildcard);
+  const lds = (proxy: Proxy) => envoyLdsGenerator.shapeOf!(proxy, push, wildcard);
+  // Neither address is an endpoint: both are clients with no inbound side.
+  const [a, b] = [
+    envoySidecar("example", "10.0.9.1", { app: "web" }),
+    envoySidecar("example", "10.0.9.2", { app: "web" }),
   ];
-  assert.equal(shape(example), shape(other));
-  assert.notEqual(shape(mine), shape(example), "its own DestinationRule for another's host singles it out");
-  const endpoints = (proxy: Proxy) => {
-    const { names, cacheable } = run(envoyEdsGenerator, proxy, push);
-    return names.map((name) => `${name} ${cacheable.get(name)?.key.id}`);
+  assert.equal(cds(a), cds(b), "two clients of one namespace and labels share their clusters");
+  assert.equal(lds(a), lds(b), "and their listeners");
+  const ratings = envoySidecar("example", "10.0.2.1", { app: "web" });
+  assert.notEqual(cds(ratings), cds(a), "a workload serving a service has inbound clusters of its own");
+  assert.notEqual(lds(ratings), lds(a), "and inbound listeners");
+  const api = envoySidecar("example", "10.0.9.3", { app: "api" });
+  assert.notEqual(lds(api), lds(a), "labels select security policies");
+  assert.notEqual(cds(api), cds(a), "and RequestAuthentications' JWKS clusters");
+  const elsewhere = envoySidecar("other", "10.0.9.1", { app: "web" });
+  assert.notEqual(lds(elsewhere), lds(a), "a namespace has its own security policies");
+  assert.equal(cds(ingressGateway()), undefined, "a gateway's clusters are its own");
+  assert.equal(lds(ingressGateway()), undefined, "and its listeners");
+  const same = (proxy: Proxy, other: Proxy) => {
+    for (const generator of [envoyCdsGenerator, envoyLdsGenerator]) {
+      const bytes = (p: Proxy) =>
+        JSON.stringify([...run(generator, p, push).bytes].map(([n, v]) => [n, [...v]]));
+      assert.equal(bytes(proxy), bytes(other), `shape-mates get the same ${generator.typeUrl}`);
+    }
   };
-  assert.deepEqual(endpoints(other), endpoints(example), "equal shapes, equal resources");
-  assert.ok(endpoints(mine).some((line) => line.includes("|v9|")), "the singled-out one sees its own subset");
-  assert.ok(!endpoints(example).some((line) => line.includes("|v9|")));
+  same(a, b);
+});
+
+Deno.test("Every sidecar at no endpoint address is counted in discovery_no_ip, though shape-mates share one LDS", () => {
+  const push = new World().apply(...envoyResources()).push();
+  const wildcard = { names: [], full: true };
+  const client = (pod: string, ip: string) =>
+    parseProxy({
+      id: `sidecar~${ip}~${pod}.example~example.svc.cluster.local`,
+      metadata: { NAMESPACE: "example", LABELS: {}, INSTANCE_IPS: ip },
+    });
+  const [one, two] = [client("one", "10.0.9.1"), client("two", "10.0.9.2")];
+  // The server asks every proxy its shape, and generates for the first of a shape only.
+  assert.equal(
+    envoyLdsGenerator.shapeOf!(one, push, wildcard),
+    envoyLdsGenerator.shapeOf!(two, push, wildcard),
+  );
+  assert.deepEqual(push.listenerConflicts.keys("discovery_no_ip"), ["one.example", "two.example"]);
 });
