@@ -81,3 +81,51 @@ Deno.test("Every sidecar at no endpoint address is counted in discovery_no_ip, t
   );
   assert.deepEqual(push.listenerConflicts.keys("discovery_no_ip"), ["one.example", "two.example"]);
 });
+
+Deno.test("Sidecars of one namespace and scope share outbound cluster plans until endpoints change", () => {
+  const world = new World().apply(...envoyResources());
+  const push = world.push();
+  const identitiesOf = (ip: string) => {
+    const cds = run(envoyCdsGenerator, envoySidecar("example", ip, { app: "web" }), push);
+    return JSON.stringify(cds.byName.get("outbound|8080||ratings.example.svc.cluster.local"));
+  };
+  const first = identitiesOf("10.0.2.11");
+  assert.equal(identitiesOf("10.0.2.12"), first, "a second sidecar of the same shape gets the same clusters");
+  assert.ok(!first.includes("sa/ratings-canary"));
+  // A new workload of the service runs under another account: same snapshot, new endpoint generation.
+  world.apply(networking("WorkloadEntry", "example", "ratings-canary", {
+    address: "10.0.2.99",
+    labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
+    serviceAccount: "ratings-canary",
+  }));
+  assert.match(
+    identitiesOf("10.0.2.13"),
+    /sa\/ratings-canary/,
+    "the shared plans follow the endpoint change",
+  );
+});
+
+Deno.test("Envoy EDS shapes part a namespace the snapshot singles out, and shape-mates get equal endpoints", () => {
+  const world = new World().apply(...envoyResources());
+  world.apply(networking("DestinationRule", "mine", "greeter", {
+    host: GREETER,
+    subsets: [{ name: "v9", labels: { version: "v9" } }],
+  }));
+  const push = world.push();
+  const wildcard = { names: [], full: true };
+  const shape = (proxy: Proxy) => envoyEdsGenerator.shapeOf!(proxy, push, wildcard);
+  const [example, other, mine] = [
+    envoySidecar("example", "10.0.3.1"),
+    envoySidecar("other", "10.0.3.2"),
+    envoySidecar("mine", "10.0.3.3"),
+  ];
+  assert.equal(shape(example), shape(other));
+  assert.notEqual(shape(mine), shape(example), "its own DestinationRule for another's host singles it out");
+  const endpoints = (proxy: Proxy) => {
+    const { names, cacheable } = run(envoyEdsGenerator, proxy, push);
+    return names.map((name) => `${name} ${cacheable.get(name)?.key.id}`);
+  };
+  assert.deepEqual(endpoints(other), endpoints(example), "equal shapes, equal resources");
+  assert.ok(endpoints(mine).some((line) => line.includes("|v9|")), "the singled-out one sees its own subset");
+  assert.ok(!endpoints(example).some((line) => line.includes("|v9|")));
+});
