@@ -28,6 +28,7 @@ import { ShapeMemo } from "./shape_memo.ts";
 import { ListMemos } from "./list_memos.ts";
 import { NonceSource } from "./nonce.ts";
 import { ChangedKinds } from "./changed_kinds.ts";
+import { SendDeadlines } from "./send_deadlines.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
 import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
 import { NameInterner } from "./name_interner.ts";
@@ -159,6 +160,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       metrics: this.#metrics,
       logger: this.#logger,
       sendTimeoutMs: options.settings.sendTimeoutMs,
+      sendDeadlines: new SendDeadlines(options.settings.sendTimeoutMs),
       ...(this.tracker === undefined ? {} : { tracker: this.tracker }),
       ...(options.controlPlane === undefined ? {} : { controlPlane: options.controlPlane }),
       currentPush: () => {

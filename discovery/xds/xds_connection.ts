@@ -21,6 +21,7 @@ import {
   type PushSnapshot,
 } from "../generate/generator.ts";
 import type { ChangedKinds } from "./changed_kinds.ts";
+import type { SendDeadlines } from "./send_deadlines.ts";
 import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
@@ -89,6 +90,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly connectionTurns?: OutboundTurns;
   /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
   readonly sendTimeoutMs: number;
+  /** The deadlines of the sends in progress, `sendTimeoutMs` each, under one timer. */
+  readonly sendDeadlines: SendDeadlines;
   /** Present when config distribution tracking is on; nonces then carry the push version. */
   readonly tracker?: DistributionTracker;
   /** Identifies this control plane in every response; absent leaves the field unset. */
@@ -398,7 +401,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       // (its abort makes a DOMException with a stack) per response was a tenth of an endpoint push's CPU.
       let flushing: AbortController | undefined;
       const settle = (error?: Error) => {
-        clearTimeout(timer);
+        cancelDeadline();
         flushing?.abort();
         this.#pendingSends.delete(settle);
         if (error === undefined) {
@@ -406,7 +409,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           resolve();
         } else reject(error);
       };
-      const timer = setTimeout(() => {
+      const cancelDeadline = this.ctx.sendDeadlines.add(() => {
         settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
         this.ctx.metrics.writeTimeout();
         this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
@@ -415,7 +418,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           timeoutMs: this.ctx.sendTimeoutMs,
         });
         this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
-      }, this.ctx.sendTimeoutMs);
+      });
       this.#pendingSends.add(settle);
       // The write callback can come before the bytes leave (the runtime may buffer them natively while the
       // peer grants no flow-control credit, or take megabytes into a wide window before the socket writes
