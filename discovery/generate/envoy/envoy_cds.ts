@@ -433,7 +433,12 @@ function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
 export const envoyCdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.cluster,
   unaffectedBy: cdsUnaffectedBy,
-  shapeOf: (proxy, push) => envoySidecarShape(proxy, push, () => stableJson(inboundPlans(proxy, push))),
+  shapeOf: (proxy, push) =>
+    envoySidecarShape(
+      proxy,
+      push,
+      () => `${stableJson(inboundPlans(proxy, push))}|${jwtRulesFor(proxy, push).dependsOn.join("\u0000")}`,
+    ),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const outbound = sharedOutboundPlans(proxy, push);
     const plans = [

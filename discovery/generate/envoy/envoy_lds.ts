@@ -460,7 +460,10 @@ export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   shapeOf: (proxy, push) =>
     envoySidecarShape(proxy, push, () => {
       const { ports, dependsOn } = inboundListenerPorts(proxy, push);
-      return JSON.stringify([[...ports], dependsOn]);
+      const policies = [peerAuthenticationsFor, authorizationPoliciesFor, jwtRulesFor].map((of) =>
+        of(proxy, push).dependsOn
+      );
+      return JSON.stringify([[...ports], dependsOn, policies]);
     }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);

@@ -7,10 +7,9 @@
  * so namespaces that see the snapshot alike — `PushContext.namespaceView` — share a shape) and Sidecar scope
  * (which clusters it sees), and its locality (locality load balancing). What RDS reads: type, namespace and DNS
  * domain (short names), scope, and its labels (`sourceLabels` matches; for a gateway, which Gateways select it).
- * CDS and LDS of a sidecar read its namespace (its namespace's security policies), labels (their selectors),
- * scope and its own inbound side: their shapes add what the generator derives from the proxy's addresses
- * ({@link envoySidecarShape}), so replicas of one workload, and sidecars at no endpoint, share them. A
- * gateway's CDS and LDS are not shared.
+ * CDS and LDS of a sidecar also read its own inbound side and the security policies that select it: their
+ * shapes add both ({@link envoySidecarShape}), so replicas of one workload, and sidecars at no endpoint, share
+ * them. A gateway's CDS and LDS are not shared.
  *
  * @module
  */
@@ -40,9 +39,11 @@ export function envoyProxyShape(
 }
 
 /**
- * The shape of a sidecar for a generator that also reads its inbound side (CDS, LDS): the namespace, DNS
- * domain, scope and labels, and `inbound`, a canonical form of everything the generator derives from the
- * proxy's addresses. Undefined for a gateway: its clusters and listeners are its own.
+ * The shape of a sidecar for a generator that also reads its inbound side (CDS, LDS): its type, scope and
+ * labels, its namespace where the snapshot singles it out, and `inbound`, a canonical form of what the
+ * generator derives from the proxy's addresses and of the security policies that select it (which policies
+ * apply, by key: the namespace matters to them only through that choice). Undefined for a gateway: its
+ * clusters and listeners are its own.
  */
 export function envoySidecarShape(
   proxy: Proxy,
@@ -50,5 +51,5 @@ export function envoySidecarShape(
   inbound: () => string,
 ): string | undefined {
   if (proxy.type !== "sidecar") return undefined;
-  return `${envoyProxyShape(proxy, push, { labels: true, shortNames: true })}|${inbound()}`;
+  return `${envoyProxyShape(proxy, push, { labels: true })}|${inbound()}`;
 }
