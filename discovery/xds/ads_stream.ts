@@ -138,6 +138,8 @@ export function serveAdsStream<P extends PushSnapshot>(
       connection.whenClosed.then(release);
     }
     const con = connection;
+    // Most requests acknowledge the latest response: on an idle connection that needs no queued work.
+    if (con.idle && con.acceptAck(request)) return;
     con.serialize(() => con.handleRequest(request)).catch((error) => {
       if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) return;
       if (error instanceof NameLimitError) return refuse(error.code, error.message);

@@ -194,6 +194,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   readonly #sent = new Map<string, SentRecord>();
   readonly #pendingSends = new Set<(error: Error) => void>();
   #chain: Promise<unknown> = Promise.resolve();
+  /** Work serialised and not yet finished. */
+  #queuedWork = 0;
+  readonly #workDone = (): void => {
+    this.#queuedWork--;
+  };
   #closed = false;
   readonly #whenClosed = Promise.withResolvers<void>();
   /** What this stream holds of the names its peer sent; checked before it holds more. */
@@ -338,9 +343,24 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** Runs `work` after every earlier piece of work on this connection has finished. */
   serialize<T>(work: () => Promise<T>): Promise<T> {
+    this.#queuedWork++;
     const next = this.#chain.then(() => this.#closed ? undefined as T : work());
-    this.#chain = next.catch(() => {});
+    this.#chain = next.then(this.#workDone, this.#workDone);
     return next;
+  }
+
+  /** True when no work is queued or running on this connection. */
+  get idle(): boolean {
+    return this.#queuedWork === 0;
+  }
+
+  /**
+   * Takes a request that only acknowledges the latest response at once, without queuing work: true when
+   * `request` was such an ACK and is recorded. Call only while the connection is {@link idle}, so nothing it
+   * would have waited behind is pending; false leaves the request to {@link handleRequest}.
+   */
+  acceptAck(_request: unknown): boolean {
+    return false;
   }
 
   /** Nonce/version state per type URL. */
