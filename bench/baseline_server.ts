@@ -10,7 +10,8 @@
  *     --captured DIR [--pushes DIR] [--throttle 100] [--delta]
  *
  * `--pushes DIR` holds small push responses (`EDS.bin`, `RDS.bin`); `pushOne` writes one of them once to every
- * stream, the floor per message of a push of that type.
+ * stream, the floor per message of a push of that type, and `pushOneRaw` the same to the HTTP/2 streams
+ * directly, past grpc-js.
  *
  * @module
  */
@@ -21,6 +22,8 @@ import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from "../proto/di
 import { TYPE_URL } from "../proto/type_urls.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { startGrpcServer } from "../shared/grpc/grpc_server.ts";
+import { baseServerCall } from "../shared/grpc/base_server_call.ts";
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "../proto/grpc_prefix.ts";
 import { silentLogger } from "../shared/log/logger.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { epochMs } from "./mesh_fixture.ts";
@@ -113,6 +116,31 @@ function serveDelta(call: Call): void {
   });
 }
 
+/**
+ * Writes one framed message (its gRPC prefix in front) to every stream's HTTP/2 stream directly, past grpc-js,
+ * `throttle` streams at a time: what a leaner write path (issue #32, item 3) could cost at best per message.
+ * A stream whose call cannot be read is skipped (and not counted).
+ */
+async function pushAllRaw(throttle: number, message: Buffer): Promise<number> {
+  const frame = Buffer.alloc(GRPC_PREFIX_BYTES + message.length);
+  message.copy(frame, GRPC_PREFIX_BYTES);
+  writeGrpcPrefix(frame, 0, message.length);
+  const queue = [...streams];
+  let written = 0;
+  const worker = async () => {
+    for (let call = queue.shift(); call !== undefined; call = queue.shift()) {
+      const stream = baseServerCall(call)?.stream as
+        | { write(chunk: Buffer, callback: () => void): boolean; writableEnded?: boolean }
+        | undefined;
+      if (stream === undefined || stream.writableEnded === true) continue;
+      await new Promise<void>((resolve) => stream.write(frame, () => resolve()));
+      written++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, throttle) }, worker));
+  return written;
+}
+
 /** Writes `responses` to every stream in order, `throttle` streams at a time. */
 async function pushAll(throttle: number, responses: readonly Buffer[]): Promise<number> {
   const queue = [...streams];
@@ -151,14 +179,16 @@ if (import.meta.main) {
       const started = epochMs();
       const count = await pushAll(Number(flags.throttle), ORDER.map(([, typeUrl]) => captured.get(typeUrl)!));
       reply({ pushed: count, started, ms: epochMs() - started });
-    } else if (command.cmd === "pushOne") {
+    } else if (command.cmd === "pushOne" || command.cmd === "pushOneRaw") {
       const response = pushResponses.get(String(command.short));
       if (response === undefined) {
         reply({ error: `No captured push response "${String(command.short)}": expected one of --pushes` });
         continue;
       }
       const started = epochMs();
-      const count = await pushAll(Number(flags.throttle), [response]);
+      const count = command.cmd === "pushOneRaw"
+        ? await pushAllRaw(Number(flags.throttle), response)
+        : await pushAll(Number(flags.throttle), [response]);
       reply({ pushed: count, started, ms: epochMs() - started });
     } else if (command.cmd === "close") {
       break;

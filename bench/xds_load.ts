@@ -548,13 +548,19 @@ async function runBaseline(
       // The floor per message: one small captured response (an edit's RDS, an endpoint push's EDS) written
       // once to every stream, each ACKed, as a push of that type does.
       const floors: ReplayFloor[] = [];
-      for (const [short, typeUrl] of [["EDS", TYPE_URL.endpoint], ["RDS", TYPE_URL.route]] as const) {
+      const kinds = [
+        ["EDS", TYPE_URL.endpoint, "pushOne"],
+        ["RDS", TYPE_URL.route, "pushOne"],
+        // The same EDS response written to the HTTP/2 streams past grpc-js: item 3's best case.
+        ["EDS", TYPE_URL.endpoint, "pushOneRaw"],
+      ] as const;
+      for (const [short, typeUrl, cmd] of kinds) {
         if (delta || pushSizes[short] === undefined) continue;
         await sleep(settleMs);
         await agent.request({ cmd: "record" });
         const floorSince = epochMs();
         const [[written, arrived], floorCpu] = await withCpu(replayPid, agent.child.pid, async () => {
-          const written = await replay.request<{ pushed: number; ms: number }>({ cmd: "pushOne", short });
+          const written = await replay.request<{ pushed: number; ms: number }>({ cmd, short });
           const arrived = await agent.request<AwaitReply>({
             cmd: "await",
             since: floorSince,
@@ -565,7 +571,7 @@ async function runBaseline(
           return [written, arrived] as const;
         });
         floors.push({
-          type: short,
+          type: cmd === "pushOneRaw" ? `${short} past grpc-js` : short,
           bytes: pushSizes[short],
           messages: written.pushed,
           latencies: arrived.latencies,
