@@ -7,7 +7,11 @@
  * response of its type, an ACK nothing.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env bench/baseline_server.ts \
- *     --captured DIR [--throttle 100] [--delta]
+ *     --captured DIR [--pushes DIR] [--throttle 100] [--delta]
+ *
+ * `--pushes DIR` holds small push responses (`EDS.bin`, `RDS.bin`); `pushOne` writes one of them once to every
+ * stream, the floor per message of a push of that type, and `pushOneRaw` the same to the HTTP/2 streams
+ * directly, past grpc-js.
  *
  * @module
  */
@@ -18,6 +22,8 @@ import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from "../proto/di
 import { TYPE_URL } from "../proto/type_urls.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { startGrpcServer } from "../shared/grpc/grpc_server.ts";
+import { baseServerCall } from "../shared/grpc/base_server_call.ts";
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "../proto/grpc_prefix.ts";
 import { silentLogger } from "../shared/log/logger.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { epochMs } from "./mesh_fixture.ts";
@@ -28,6 +34,7 @@ const { values: flags } = parseArgs({
     captured: { type: "string" },
     throttle: { type: "string", default: "100" },
     delta: { type: "boolean", default: false },
+    pushes: { type: "string" },
   },
 });
 if (flags.captured === undefined) {
@@ -44,6 +51,18 @@ const ORDER: [string, string][] = [
 const captured = new Map<string, Buffer>();
 for (const [short, typeUrl] of ORDER) {
   captured.set(typeUrl, Buffer.from(await Deno.readFile(`${flags.captured}/${short}.bin`)));
+}
+
+/** Small push responses (an edit's), by short type name, for the per-message floor. */
+const pushResponses = new Map<string, Buffer>();
+if (flags.pushes !== undefined) {
+  for (const [short] of ORDER) {
+    try {
+      pushResponses.set(short, Buffer.from(await Deno.readFile(`${flags.pushes}/${short}.bin`)));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
 }
 
 type Call = grpc.ServerDuplexStream<Buffer, Buffer>;
@@ -97,12 +116,37 @@ function serveDelta(call: Call): void {
   });
 }
 
-/** Writes every captured response to every stream, `throttle` streams at a time. */
-async function pushAll(throttle: number): Promise<number> {
+/**
+ * Writes one framed message (its gRPC prefix in front) to every stream's HTTP/2 stream directly, past grpc-js,
+ * `throttle` streams at a time: what a leaner write path (issue #32, item 3) could cost at best per message.
+ * A stream whose call cannot be read is skipped (and not counted).
+ */
+async function pushAllRaw(throttle: number, message: Buffer): Promise<number> {
+  const frame = Buffer.alloc(GRPC_PREFIX_BYTES + message.length);
+  message.copy(frame, GRPC_PREFIX_BYTES);
+  writeGrpcPrefix(frame, 0, message.length);
+  const queue = [...streams];
+  let written = 0;
+  const worker = async () => {
+    for (let call = queue.shift(); call !== undefined; call = queue.shift()) {
+      const stream = baseServerCall(call)?.stream as
+        | { write(chunk: Buffer, callback: () => void): boolean; writableEnded?: boolean }
+        | undefined;
+      if (stream === undefined || stream.writableEnded === true) continue;
+      await new Promise<void>((resolve) => stream.write(frame, () => resolve()));
+      written++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, throttle) }, worker));
+  return written;
+}
+
+/** Writes `responses` to every stream in order, `throttle` streams at a time. */
+async function pushAll(throttle: number, responses: readonly Buffer[]): Promise<number> {
   const queue = [...streams];
   const worker = async () => {
     for (let call = queue.shift(); call !== undefined; call = queue.shift()) {
-      for (const [, typeUrl] of ORDER) await write(call, captured.get(typeUrl)!);
+      for (const response of responses) await write(call, response);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, throttle) }, worker));
@@ -133,7 +177,18 @@ if (import.meta.main) {
   for await (const command of jsonLines(Deno.stdin.readable)) {
     if (command.cmd === "push") {
       const started = epochMs();
-      const count = await pushAll(Number(flags.throttle));
+      const count = await pushAll(Number(flags.throttle), ORDER.map(([, typeUrl]) => captured.get(typeUrl)!));
+      reply({ pushed: count, started, ms: epochMs() - started });
+    } else if (command.cmd === "pushOne" || command.cmd === "pushOneRaw") {
+      const response = pushResponses.get(String(command.short));
+      if (response === undefined) {
+        reply({ error: `No captured push response "${String(command.short)}": expected one of --pushes` });
+        continue;
+      }
+      const started = epochMs();
+      const count = command.cmd === "pushOneRaw"
+        ? await pushAllRaw(Number(flags.throttle), response)
+        : await pushAll(Number(flags.throttle), [response]);
       reply({ pushed: count, started, ms: epochMs() - started });
     } else if (command.cmd === "close") {
       break;

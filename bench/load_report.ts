@@ -56,7 +56,25 @@ export interface LoadReport {
     readonly cpu: { readonly initial: CpuUse; readonly push: CpuUse };
     /** Peak RSS of the replay server: the transport's own memory for the same bytes. */
     readonly peakRssKiB?: number;
+    /** One small captured push response of a type written once to every stream: the floor per message. */
+    readonly floors?: readonly ReplayFloor[];
   };
+}
+
+/** A small captured push response written once to every stream by the replay server. */
+export interface ReplayFloor {
+  /** Short type name (EDS, RDS). */
+  readonly type: string;
+  /** Bytes of the response. */
+  readonly bytes: number;
+  /** Streams written to. */
+  readonly messages: number;
+  /** Per proxy, ms from the write's start to its arrival. */
+  readonly latencies: readonly number[];
+  /** Wall time of the replay server's write loop. */
+  readonly serverWriteMs: number;
+  /** CPU of the replay server and the load process meanwhile. */
+  readonly cpu: CpuUse;
 }
 
 const ms = (v: number) =>
@@ -160,6 +178,14 @@ export function renderReport(r: LoadReport): string {
         (r.baseline.peakRssKiB === undefined
           ? ""
           : `; replay server peak RSS ${mibOf(r.baseline.peakRssKiB * 1024)} MiB`),
+    ));
+  }
+  for (const floor of r.baseline?.floors ?? []) {
+    lines.push(row(
+      `replay floor: one ${floor.type} push response (${floor.bytes} B) per stream`,
+      summarize(floor.latencies),
+      `${floor.messages} messages, server write loop ${ms(floor.serverWriteMs)}${cpuNote(floor.cpu)}; ` +
+        `server CPU per message ${(1000 * floor.cpu.serverMs / Math.max(1, floor.messages)).toFixed(0)} µs`,
     ));
   }
   lines.push("");

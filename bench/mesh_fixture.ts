@@ -170,10 +170,16 @@ export async function writeMesh(configDir: string, services: number): Promise<Me
 }
 
 /**
- * Writes a Sidecar per namespace of the mesh that limits its workloads' egress to their own namespace: the
- * "scoped" sidecars of the load benchmark.
+ * Writes a Sidecar per namespace of the mesh that limits its workloads' egress to their own namespace and,
+ * when given, the one service `shared` (the service the benchmark edits, so every edit reaches every proxy):
+ * the "scoped" sidecars of the load benchmark.
  */
-export async function writeNamespaceSidecars(configDir: string, services: number): Promise<void> {
+export async function writeNamespaceSidecars(
+  configDir: string,
+  services: number,
+  shared?: MeshService,
+): Promise<void> {
+  const hosts = ['"./*"', ...(shared === undefined ? [] : [`"${shared.namespace}/${shared.host}"`])];
   for (let i = 0; i < services; i += SERVICES_PER_NAMESPACE) {
     const { namespace } = meshService(i);
     await Deno.writeTextFile(
@@ -185,7 +191,7 @@ metadata:
   namespace: ${namespace}
 spec:
   egress:
-    - hosts: ["./*"]
+    - hosts: [${hosts.join(", ")}]
 `,
     );
   }

@@ -29,7 +29,13 @@ import {
 import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
 import { loadAverage, machineInfo, processCpuMs, processMemory, startChild } from "./bench_processes.ts";
 import { summarize } from "./latency_stats.ts";
-import { type CpuUse, type LoadReport, renderReport, type RoundResult } from "./load_report.ts";
+import {
+  type CpuUse,
+  type LoadReport,
+  renderReport,
+  type ReplayFloor,
+  type RoundResult,
+} from "./load_report.ts";
 import {
   clusterNames,
   epochMs,
@@ -230,7 +236,13 @@ async function main(): Promise<LoadReport> {
   const configDir = `${root}/config`;
   const scratch = `${root}/scratch`;
   const captured = `${root}/captured`;
-  await Promise.all([Deno.mkdir(configDir), Deno.mkdir(scratch), Deno.mkdir(captured)]);
+  const capturedPushes = `${root}/captured_pushes`;
+  await Promise.all([
+    Deno.mkdir(configDir),
+    Deno.mkdir(scratch),
+    Deno.mkdir(captured),
+    Deno.mkdir(capturedPushes),
+  ]);
   cleanups.push(() => Deno.remove(root, { recursive: true }));
   const agentArgs = [
     "--proxies",
@@ -247,7 +259,8 @@ async function main(): Promise<LoadReport> {
   try {
     progress(`writing ${services} services to ${configDir}`);
     await writeMesh(configDir, services);
-    if (flags["sidecar-scope"]) await writeNamespaceSidecars(configDir, services);
+    // Each namespace's Sidecar also imports the edited service, so every edit reaches every proxy.
+    if (flags["sidecar-scope"]) await writeNamespaceSidecars(configDir, services, target);
     const { addresses, server } = startServer(configDir);
     let diedAlone = false;
     server.child.status.then(() => diedAlone = true);
@@ -290,7 +303,9 @@ async function main(): Promise<LoadReport> {
       {
         v8Flags: agentV8,
         permissions: [
-          `--allow-write=${captured}${agentProfile === undefined ? "" : `,${agentProfile}`}`,
+          `--allow-write=${captured},${capturedPushes}${
+            agentProfile === undefined ? "" : `,${agentProfile}`
+          }`,
           ...(agentProfile === undefined ? [] : ["--allow-sys"]),
         ],
       },
@@ -390,6 +405,12 @@ async function main(): Promise<LoadReport> {
       }
     }
 
+    // Proxy 0's latest responses are now the edits' small ones: a route push's RDS, an endpoint push's EDS.
+    const pushSizes = (await agent.request<{ captured: Record<string, number> }>({
+      cmd: "capture",
+      dir: capturedPushes,
+    })).captured;
+
     let reconnect: ConnectReply | undefined;
     if (flags.reconnect) {
       progress(`reconnecting ${proxies} proxies at once`);
@@ -420,7 +441,9 @@ async function main(): Promise<LoadReport> {
     await stopServer();
 
     let baseline: LoadReport["baseline"];
-    if (!flags["no-baseline"]) baseline = await runBaseline(captured, agentArgs, agentV8, delta);
+    if (!flags["no-baseline"]) {
+      baseline = await runBaseline(captured, capturedPushes, pushSizes, agentArgs, agentV8, delta);
+    }
     return {
       date: new Date().toISOString(),
       machine: { ...machine, loadAverageAfter: loadAverage() },
@@ -472,12 +495,20 @@ function runCleanups(): Promise<void> {
 /** Replays the captured responses to the same number of fresh proxies and times the same push. */
 async function runBaseline(
   captured: string,
+  capturedPushes: string,
+  pushSizes: Record<string, number>,
   agentArgs: string[],
   agentV8: string[],
   delta: boolean,
 ): Promise<LoadReport["baseline"]> {
   progress("baseline: replaying captured bytes");
-  const replay = startChild("baseline_server.ts", ["--captured", captured, ...(delta ? ["--delta"] : [])]);
+  const replay = startChild("baseline_server.ts", [
+    "--captured",
+    captured,
+    "--pushes",
+    capturedPushes,
+    ...(delta ? ["--delta"] : []),
+  ]);
   const killReplay = () => replay.kill();
   cleanups.unshift(killReplay);
   try {
@@ -514,6 +545,44 @@ async function runBaseline(
           pushed.ms.toFixed(0)
         } ms`,
       );
+      // The floor per message: one small captured response (an edit's RDS, an endpoint push's EDS) written
+      // once to every stream, each ACKed, as a push of that type does.
+      const floors: ReplayFloor[] = [];
+      const kinds = [
+        ["EDS", TYPE_URL.endpoint, "pushOne"],
+        ["RDS", TYPE_URL.route, "pushOne"],
+        // The same EDS response written to the HTTP/2 streams past grpc-js: item 3's best case.
+        ["EDS", TYPE_URL.endpoint, "pushOneRaw"],
+      ] as const;
+      for (const [short, typeUrl, cmd] of kinds) {
+        if (delta || pushSizes[short] === undefined) continue;
+        await sleep(settleMs);
+        await agent.request({ cmd: "record" });
+        const floorSince = epochMs();
+        const [[written, arrived], floorCpu] = await withCpu(replayPid, agent.child.pid, async () => {
+          const written = await replay.request<{ pushed: number; ms: number }>({ cmd, short });
+          const arrived = await agent.request<AwaitReply>({
+            cmd: "await",
+            since: floorSince,
+            types: [typeUrl],
+            timeoutMs,
+            settleMs: 0,
+          });
+          return [written, arrived] as const;
+        });
+        floors.push({
+          type: cmd === "pushOneRaw" ? `${short} past grpc-js` : short,
+          bytes: pushSizes[short],
+          messages: written.pushed,
+          latencies: arrived.latencies,
+          serverWriteMs: written.ms,
+          cpu: floorCpu,
+        });
+        progress(
+          `replay floor ${short} (${pushSizes[short]} B x ${written.pushed}): ` +
+            `${JSON.stringify(summarize(arrived.latencies))}, CPU server ${floorCpu.serverMs.toFixed(0)} ms`,
+        );
+      }
       const replayMemory = processMemory(replayPid);
       await agent.request({ cmd: "close" });
       return {
@@ -521,6 +590,7 @@ async function runBaseline(
         push,
         serverWriteMs: pushed.ms,
         cpu: { initial: initialCpu, push: pushCpu },
+        floors,
         peakRssKiB: replayMemory.peakRssKiB,
       };
     } finally {

@@ -88,16 +88,39 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
    * (same snapshot, same request), built from everything of the proxy that `generate` reads (e.g. its
    * namespace, Sidecar scope, labels it matches on, metadata it reads); `request` for what of the proxy a
    * given request makes it read (the request itself is part of the memo key already). The server then generates once per
-   * shape and push and shares the list. A shape that omits something `generate` reads leaks one proxy's
-   * configuration to another: when in doubt, leave this out.
+   * shape and push and shares the list; undefined for a proxy whose resources are its own. A shape that
+   * omits something `generate` reads leaks one proxy's configuration to another: when in doubt, leave this out.
    */
-  shapeOf?(proxy: Proxy, push: P, request: GenerateRequest): string;
+  shapeOf?(proxy: Proxy, push: P, request: GenerateRequest): string | undefined;
   /**
    * Optional, with `shapeOf`: true when, for a request that lists names, every resource is named by the
    * request and is the same whichever other names are asked for. The server then shares each name's resource
    * between proxies of a shape that watch different lists, and generates only names no such proxy asked for.
    */
   readonly resourcePerName?: boolean;
+  /**
+   * Optional: the config kinds (the `kind` of `configsUpdated` keys) whose changes cannot change what
+   * `generate` returns for `proxy`, as the reference's per-type skip lists. A full push whose changes are all
+   * of such kinds does not regenerate the type for the proxy: its last response stands for the new snapshot.
+   * A kind `generate` reads in any way (directly, through the snapshot's indexes or the proxy's scope) must be
+   * left out, or proxies keep stale configuration: when in doubt, leave it out.
+   */
+  unaffectedBy?(proxy: Proxy): ReadonlySet<string>;
+}
+
+/**
+ * True when a full push that changed configs of `kinds` may change what `generator` returns for `proxy`:
+ * unknown changes (undefined, or no kind at all) may change anything.
+ */
+export function mayAffect<P extends PushSnapshot>(
+  generator: XdsGenerator<P>,
+  proxy: Proxy,
+  kinds: ReadonlySet<string> | undefined,
+): boolean {
+  if (kinds === undefined || kinds.size === 0 || generator.unaffectedBy === undefined) return true;
+  const unaffected = generator.unaffectedBy(proxy);
+  for (const kind of kinds) if (!unaffected.has(kind)) return true;
+  return false;
 }
 
 /** The node `GENERATOR` metadata value that selects the Envoy sidecar generators (also used when unset). */

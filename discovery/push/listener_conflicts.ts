@@ -27,6 +27,15 @@ const METRICS: readonly ConflictMetric[] = [
   "discovery_no_ip",
 ];
 
+/**
+ * Config kinds a sidecar's listener planning never reads (the Envoy LDS generator declares the same): a push
+ * that changed only these does not regenerate sidecar listeners, so its snapshot has the previous one's
+ * conflicts ({@link ListenerConflicts.inherit}).
+ */
+export const LISTENER_BLIND_KINDS: ReadonlySet<string> = Object.freeze(
+  new Set(["WorkloadEntry", "WorkloadGroup", "DestinationRule", "Gateway", "Secret"]),
+);
+
 /** The conflicts of one snapshot, by metric, each counted once however many proxies meet it. */
 export class ListenerConflicts {
   readonly #found = new Map<ConflictMetric, Set<string>>();
@@ -36,6 +45,19 @@ export class ListenerConflicts {
   bind(metrics: Metrics): void {
     this.#metrics = metrics;
     for (const metric of METRICS) metrics.gauge(metric).set(this.count(metric));
+  }
+
+  /**
+   * Starts from `previous`'s conflicts: for a snapshot whose changes its listeners cannot see, which keeps
+   * the listeners, and with them the conflicts, the previous snapshot's generations found.
+   */
+  inherit(previous: ListenerConflicts): void {
+    for (const [metric, keys] of previous.#found) {
+      const set = this.#found.get(metric) ?? new Set();
+      for (const key of keys) set.add(key);
+      this.#found.set(metric, set);
+      this.#metrics?.gauge(metric).set(set.size);
+    }
   }
 
   /** Records one conflict, `key` naming it (e.g. the listener and the losing service). */

@@ -33,6 +33,22 @@ export interface PushRequest {
 /** The configsUpdated key of a resource or service: `kind/namespace/name`. */
 export const configKey: (kind: string, namespace: string, name: string) => string = resourceKey;
 
+/** The kind of a configsUpdated key (`kind/namespace/name`). */
+export function kindOfKey(key: string): string {
+  const slash = key.indexOf("/");
+  return slash < 0 ? key : key.slice(0, slash);
+}
+
+/** True when `configsUpdated` is known, not empty, and names configs of `kinds` alone. */
+export function onlyKinds(
+  configsUpdated: ReadonlySet<string> | undefined,
+  kinds: ReadonlySet<string>,
+): boolean {
+  if (configsUpdated === undefined || configsUpdated.size === 0) return false;
+  for (const key of configsUpdated) if (!kinds.has(kindOfKey(key))) return false;
+  return true;
+}
+
 /** The configsUpdated key of a service's hostname in a namespace. */
 export function serviceKey(namespace: string, hostname: string): string {
   return resourceKey("ServiceEntry", namespace, hostname);

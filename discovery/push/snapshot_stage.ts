@@ -1,7 +1,8 @@
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { PushContext } from "./push_context.ts";
-import type { PushRequest } from "./push_request.ts";
+import { onlyKinds, type PushRequest } from "./push_request.ts";
+import { LISTENER_BLIND_KINDS } from "./listener_conflicts.ts";
 
 /** Receives each debounced request with the snapshot to push from (the xDS server's push queue). */
 export type PushListener = (request: PushRequest, push: PushContext) => void | Promise<void>;
@@ -48,7 +49,11 @@ export class SnapshotStage {
   handle = async (request: PushRequest): Promise<void> => {
     if (request.full) {
       try {
+        const previous = this.#current;
         this.#current = this.#options.build();
+        if (onlyKinds(request.configsUpdated, LISTENER_BLIND_KINDS)) {
+          this.#current.listenerConflicts.inherit(previous.listenerConflicts);
+        }
         this.#record(this.#current);
       } catch (error) {
         this.#options.metrics?.counter("discovery_xds_push_context_errors").inc();

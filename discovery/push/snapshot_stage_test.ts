@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
-import { pushRequest } from "./push_request.ts";
+import { configKey, pushRequest } from "./push_request.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import type { PushContext } from "./push_context.ts";
 import { serviceEntry, world } from "./_test_support.ts";
@@ -49,4 +49,31 @@ Deno.test("SnapshotStage rebuilds on full pushes and hands each request on", asy
     assert.match(await metrics.render(), /discovery_xds_push_context_errors 1/);
     assert.equal(seen.at(-1), "full@v2");
   });
+});
+
+Deno.test("A snapshot for changes sidecar listeners cannot see keeps the previous one's listener conflicts", async (t) => {
+  const w = world();
+  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
+  let builds = 0;
+  const stage = new SnapshotStage({
+    build: () => w.push({ version: `v${++builds}` }),
+    log: silentLogger,
+    metrics,
+  });
+  stage.current().listenerConflicts.add("discovery_no_ip", "client.ns");
+
+  await t.step("a DestinationRule change does not regenerate listeners: the conflicts stay", async () => {
+    await stage.handle(pushRequest(true, "config", [configKey("DestinationRule", "ns", "dr")], 0));
+    assert.deepEqual(stage.current().listenerConflicts.keys("discovery_no_ip"), ["client.ns"]);
+    assert.match(await metrics.render(), /^discovery_no_ip 1$/m);
+  });
+
+  await t.step(
+    "a change listeners read starts the count afresh, as their generation refills it",
+    async () => {
+      await stage.handle(pushRequest(true, "config", [configKey("VirtualService", "ns", "vs")], 0));
+      assert.deepEqual(stage.current().listenerConflicts.keys("discovery_no_ip"), []);
+      assert.match(await metrics.render(), /^discovery_no_ip 0$/m);
+    },
+  );
 });

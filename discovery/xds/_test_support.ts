@@ -154,6 +154,8 @@ export async function startTestServer(
     push?: TestPush | null;
     now?: () => number;
     pushHistory?: PushHistory;
+    /** Generators in place of {@link testGenerators} (whose build counts then stay 0). */
+    generators?: GeneratorRegistry<TestPush>;
   } = {},
 ): Promise<TestServer> {
   const metrics = new Metrics("discovery", { version: "test", tag: "test" });
@@ -161,7 +163,7 @@ export async function startTestServer(
   const counts: BuildCounts = { cds: 0, eds: 0, lds: 0, rds: 0 };
   const initial = options.push === null ? undefined : options.push ?? testPush("v1");
   const service = new AdsServer<TestPush>({
-    generators: testGenerators(counts),
+    generators: options.generators ?? testGenerators(counts),
     settings: { ...DEFAULT_XDS_SETTINGS, ...options.settings },
     logger,
     metrics,

@@ -27,6 +27,8 @@ import { PushQueue, type PushQueueStats } from "./push_queue.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { ListMemos } from "./list_memos.ts";
 import { NonceSource } from "./nonce.ts";
+import { ChangedKinds } from "./changed_kinds.ts";
+import { SendDeadlines } from "./send_deadlines.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
 import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
 import { NameInterner } from "./name_interner.ts";
@@ -144,6 +146,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       shapes: this.#shapes,
       lists: this.#lists,
       nonces: this.#nonces,
+      changedKinds: new ChangedKinds(),
       nextConnectionNumber: () => ++this.#connectionsNumbered,
       gate: new ResponseGate(options.settings.pushThrottle),
       connectionTurns: new OutboundTurns(),
@@ -157,6 +160,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       metrics: this.#metrics,
       logger: this.#logger,
       sendTimeoutMs: options.settings.sendTimeoutMs,
+      sendDeadlines: new SendDeadlines(options.settings.sendTimeoutMs),
       ...(this.tracker === undefined ? {} : { tracker: this.tracker }),
       ...(options.controlPlane === undefined ? {} : { controlPlane: options.controlPlane }),
       currentPush: () => {
@@ -208,7 +212,14 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       this.#push = push;
       this.tracker?.recordPush(push.version, request.configsUpdated);
     }
-    for (const connection of this.#connections.values()) this.#queue.enqueue(connection, request);
+    for (const connection of this.#connections.values()) {
+      // A proxy none of whose types the changes may affect is not queued: no permit, no turn, no promise.
+      if (request.full && connection.pushTypes(request).length === 0) {
+        connection.recordUnaffected(push.version);
+        continue;
+      }
+      this.#queue.enqueue(connection, request);
+    }
   }
 
   /** A full push of the newest snapshot to every proxy (as `/debug/adsz?push=true` asks); false before one exists. */

@@ -105,19 +105,21 @@ export function serveAdsStream<P extends PushSnapshot>(
     release();
   };
 
+  // Made once per stream, not once per request: an ACK allocates no more than its decoding needs.
+  const lists = host.nameLists;
+  const listOf = lists === undefined ? undefined : (run: Uint8Array) => lists.listOf(run);
   call.on("data", (bytes: Uint8Array) => {
     if (ended || connection?.closed) return;
     let request: { readonly node?: XdsNode; readonly type_url: string };
     try {
-      const lists = host.nameLists;
       if (protocol === "delta") {
-        request = lists === undefined
+        request = listOf === undefined
           ? decodeDeltaDiscoveryRequest(bytes, host.schema)
-          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
+          : decodeDeltaDiscoveryRequestSharingNames(bytes, host.schema, listOf);
       } else {
-        request = lists === undefined
+        request = listOf === undefined
           ? decodeDiscoveryRequest(bytes, host.schema)
-          : decodeDiscoveryRequestSharingNames(bytes, host.schema, (run) => lists.listOf(run));
+          : decodeDiscoveryRequestSharingNames(bytes, host.schema, listOf);
       }
     } catch (error) {
       refuse(
@@ -136,6 +138,8 @@ export function serveAdsStream<P extends PushSnapshot>(
       connection.whenClosed.then(release);
     }
     const con = connection;
+    // Most requests acknowledge the latest response: on an idle connection that needs no queued work.
+    if (con.idle && con.acceptAck(request)) return;
     con.serialize(() => con.handleRequest(request)).catch((error) => {
       if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) return;
       if (error instanceof NameLimitError) return refuse(error.code, error.message);

@@ -63,17 +63,14 @@ export function buildResources<P extends PushSnapshot>(
   if (generator.shapeOf === undefined || deps.shapes === undefined || !deps.cache.enabled) {
     return resolve(deps, generator, proxy, typeUrl, push, request);
   }
-  let prefix: string;
+  let shape: string | undefined;
   try {
-    prefix = deps.shapes.prefix(
-      deps.generators.flavorOf(proxy),
-      typeUrl,
-      generator.shapeOf(proxy, push, request),
-      request,
-    );
+    shape = generator.shapeOf(proxy, push, request);
   } catch (cause) {
     throw new GenerateError(typeUrl, proxy.id, cause);
   }
+  if (shape === undefined) return resolve(deps, generator, proxy, typeUrl, push, request);
+  const prefix = deps.shapes.prefix(deps.generators.flavorOf(proxy), typeUrl, shape, request);
   const shared = deps.shapes.get(prefix, request.names, push);
   if (shared !== undefined) return shared;
   const resources = generator.resourcePerName === true && request.names.length > 0

@@ -88,6 +88,21 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     await this.#respond(typeUrl);
   }
 
+  /**
+   * Records a plain ACK (no error, the latest nonce of a watched type, the same names) at once, as
+   * {@link handleRequest} would: an ACK then costs no queued work, closures or promises.
+   */
+  override acceptAck(raw: unknown): boolean {
+    const request = raw as DiscoveryRequest;
+    if (request.error_detail !== undefined && request.error_detail !== null) return false;
+    const { type_url: typeUrl, response_nonce: nonce } = request;
+    const watch = this.#watches.get(typeUrl);
+    if (watch === undefined || nonce === "" || !this.isLatestNonce(typeUrl, nonce)) return false;
+    if (!sameNames(watch.names, request.resource_names)) return false;
+    this.recordAck(typeUrl, nonce, request.version_info);
+    return true;
+  }
+
   /** The watches by type URL. */
   protected watchedTypes(): ReadonlyMap<string, Watch> {
     return this.#watches;

@@ -13,8 +13,15 @@ import type { Logger } from "../../shared/log/logger.ts";
 import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "../../shared/grpc/outbound_state.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
-import type { PushRequest } from "../push/push_request.ts";
-import type { GenerateRequest, GeneratorRegistry, PushSnapshot } from "../generate/generator.ts";
+import { isForced, type PushRequest } from "../push/push_request.ts";
+import {
+  type GenerateRequest,
+  type GeneratorRegistry,
+  mayAffect,
+  type PushSnapshot,
+} from "../generate/generator.ts";
+import type { ChangedKinds } from "./changed_kinds.ts";
+import type { SendDeadlines } from "./send_deadlines.ts";
 import { buildResources, GenerateError } from "./response_builder.ts";
 import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
@@ -30,7 +37,7 @@ import type { NackLog } from "./nack_log.ts";
 import { cut, excerpt } from "../../shared/log/excerpt.ts";
 import type { XdsCache } from "./xds_cache.ts";
 import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
-import { pushOrder } from "./xds_types.ts";
+import { pushOrder, resentAfter } from "./xds_types.ts";
 
 /** gRPC status codes the server ends streams with. */
 export const GRPC_STATUS = {
@@ -66,6 +73,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly metrics: XdsMetrics;
   /** Logger of the connection's events. */
   readonly logger: Logger;
+  /** The config kinds of each change set, worked out once per set. */
+  readonly changedKinds: ChangedKinds;
   /** Shares the strings of watched names between connections. */
   readonly names: NameInterner;
   /** What each stream, and the streams of one HTTP/2 connection, may hold of the names peers send. */
@@ -81,6 +90,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly connectionTurns?: OutboundTurns;
   /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
   readonly sendTimeoutMs: number;
+  /** The deadlines of the sends in progress, `sendTimeoutMs` each, under one timer. */
+  readonly sendDeadlines: SendDeadlines;
   /** Present when config distribution tracking is on; nonces then carry the push version. */
   readonly tracker?: DistributionTracker;
   /** Identifies this control plane in every response; absent leaves the field unset. */
@@ -183,6 +194,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   readonly #sent = new Map<string, SentRecord>();
   readonly #pendingSends = new Set<(error: Error) => void>();
   #chain: Promise<unknown> = Promise.resolve();
+  /** Work serialised and not yet finished. */
+  #queuedWork = 0;
+  readonly #workDone = (): void => {
+    this.#queuedWork--;
+  };
   #closed = false;
   readonly #whenClosed = Promise.withResolvers<void>();
   /** What this stream holds of the names its peer sent; checked before it holds more. */
@@ -233,22 +249,64 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * `serialize`.
    */
   async push(request: PushRequest): Promise<void> {
-    const watched = this.watchedTypes();
-    const types = request.full
-      ? pushOrder(watched.keys())
-      : watched.has(TYPE_URL.endpoint)
-      ? [TYPE_URL.endpoint]
-      : [];
+    const types = this.pushTypes(request);
+    if (request.full) this.recordUnaffected(this.ctx.currentPush().version, types);
     if (types.length === 0) return;
+    const kinds = this.ctx.changedKinds.of(request.configsUpdated);
     const sent = new Set<string>();
     // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
     await this.gated(async () => {
       for (const typeUrl of types) {
         if (this.closed) return;
+        // A type here only because the one it follows might be sent: it goes only if that one went.
+        const after = resentAfter(typeUrl);
+        if (request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.has(after))) {
+          this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
+          continue;
+        }
         if (await this.pushType(typeUrl, request, sent)) sent.add(typeUrl);
       }
     });
     if (sent.size > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+  }
+
+  /**
+   * The watched types a push must build, in push order. An endpoint-only push builds EDS alone. A full push
+   * of known changes builds the types whose generator the changed kinds may affect
+   * ({@link XdsGenerator.unaffectedBy}, as the reference decides from the kinds that changed), a type the proxy
+   * rejected last (it is resent whatever changed), and EDS or RDS behind a CDS or LDS built (Envoy warms what
+   * they update until those follow); the others' last responses stand for the new snapshot
+   * ({@link recordUnaffected}). Unknown changes and a forced push build every watched type.
+   */
+  pushTypes(request: PushRequest): string[] {
+    const watched = this.watchedTypes();
+    if (!request.full) return watched.has(TYPE_URL.endpoint) ? [TYPE_URL.endpoint] : [];
+    const all = pushOrder(watched.keys());
+    const kinds = this.ctx.changedKinds.of(request.configsUpdated);
+    if (kinds === undefined || isForced(request)) return all;
+    return all.filter((typeUrl) => {
+      if (this.#touched(typeUrl, kinds)) return true;
+      const after = resentAfter(typeUrl);
+      return after !== undefined && watched.has(after) && this.#touched(after, kinds);
+    });
+  }
+
+  /**
+   * Records that push `pushVersion` left every watched type but `except` as the proxy holds it (their last
+   * responses stand for that version, as {@link recordUnchanged} says).
+   */
+  recordUnaffected(pushVersion: string, except: readonly string[] = []): void {
+    for (const typeUrl of this.watchedTypes().keys()) {
+      if (!except.includes(typeUrl)) this.recordUnchanged(typeUrl, pushVersion);
+    }
+  }
+
+  /** True when a full push that changed `kinds` must build `typeUrl`: they may affect it, or it was rejected. */
+  #touched(typeUrl: string, kinds: ReadonlySet<string> | undefined): boolean {
+    const generator = this.ctx.generators.find(this.proxy, typeUrl);
+    if (generator === undefined || mayAffect(generator, this.proxy, kinds)) return true;
+    const sync = this.#sync.get(typeUrl);
+    return sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent;
   }
 
   /**
@@ -285,9 +343,24 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** Runs `work` after every earlier piece of work on this connection has finished. */
   serialize<T>(work: () => Promise<T>): Promise<T> {
+    this.#queuedWork++;
     const next = this.#chain.then(() => this.#closed ? undefined as T : work());
-    this.#chain = next.catch(() => {});
+    this.#chain = next.then(this.#workDone, this.#workDone);
     return next;
+  }
+
+  /** True when no work is queued or running on this connection. */
+  get idle(): boolean {
+    return this.#queuedWork === 0;
+  }
+
+  /**
+   * Takes a request that only acknowledges the latest response at once, without queuing work: true when
+   * `request` was such an ACK and is recorded. Call only while the connection is {@link idle}, so nothing it
+   * would have waited behind is pending; false leaves the request to {@link handleRequest}.
+   */
+  acceptAck(_request: unknown): boolean {
+    return false;
   }
 
   /** Nonce/version state per type URL. */
@@ -348,7 +421,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       // (its abort makes a DOMException with a stack) per response was a tenth of an endpoint push's CPU.
       let flushing: AbortController | undefined;
       const settle = (error?: Error) => {
-        clearTimeout(timer);
+        cancelDeadline();
         flushing?.abort();
         this.#pendingSends.delete(settle);
         if (error === undefined) {
@@ -356,7 +429,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           resolve();
         } else reject(error);
       };
-      const timer = setTimeout(() => {
+      const cancelDeadline = this.ctx.sendDeadlines.add(() => {
         settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
         this.ctx.metrics.writeTimeout();
         this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
@@ -365,7 +438,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           timeoutMs: this.ctx.sendTimeoutMs,
         });
         this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
-      }, this.ctx.sendTimeoutMs);
+      });
       this.#pendingSends.add(settle);
       // The write callback can come before the bytes leave (the runtime may buffer them natively while the
       // peer grants no flow-control credit, or take megabytes into a wide window before the socket writes

@@ -38,6 +38,8 @@ import { meshSni, upstreamTlsFields, type UpstreamTlsPlan, upstreamTlsPlan } fro
 import { derivedTable } from "../../push/derived_memo.ts";
 import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
 import { gatewayDestinationHosts } from "./gateway_destinations.ts";
+import { cdsUnaffectedBy } from "./unaffected_kinds.ts";
+import { envoySidecarShape } from "./envoy_shape.ts";
 
 /** A cluster plan with the config keys it depends on, and for an outbound cluster its service's host. */
 type Planned = { plan: EnvoyClusterPlan; dependsOn: string[]; host?: string };
@@ -430,6 +432,13 @@ function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
  */
 export const envoyCdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.cluster,
+  unaffectedBy: cdsUnaffectedBy,
+  shapeOf: (proxy, push) =>
+    envoySidecarShape(
+      proxy,
+      push,
+      () => `${stableJson(inboundPlans(proxy, push))}|${jwtRulesFor(proxy, push).dependsOn.join("\u0000")}`,
+    ),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const outbound = sharedOutboundPlans(proxy, push);
     const plans = [

@@ -19,6 +19,7 @@ import { envoyProxyShape } from "./envoy_shape.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { TLS_MODE_METADATA } from "./upstream_tls.ts";
 import { networkSplit, splitKey } from "../split_horizon.ts";
+import { edsUnaffectedBy } from "./unaffected_kinds.ts";
 
 /** The metadata of an endpoint: its TLS mode for mesh endpoints, nothing otherwise. */
 export function endpointMetadata(instance: ServiceInstance): EnvoyObject {
@@ -64,6 +65,7 @@ export function localityLbPlanFor(
  */
 export const envoyEdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.endpoint,
+  unaffectedBy: edsUnaffectedBy,
   // With mesh networks, the proxy's network decides which endpoints it gets (split horizon).
   shapeOf: (proxy, push) => {
     const split = networkSplit(proxy, push);

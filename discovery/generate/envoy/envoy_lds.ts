@@ -53,6 +53,8 @@ import {
   tcpAccessLogs,
   tcpMetadataExchange,
 } from "./telemetry.ts";
+import { ldsUnaffectedBy } from "./unaffected_kinds.ts";
+import { envoySidecarShape } from "./envoy_shape.ts";
 
 /** The port traffic capture redirects outbound connections to (mesh-agent `-p`). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
@@ -435,7 +437,65 @@ export function planListeners(
       }
     }
   }
-  const inbound = new Map<number, { http: boolean; sniff: boolean; filter: ProtocolFilter | undefined }>();
+  const { ports: inbound, dependsOn: inboundDeps } = inboundListenerPorts(proxy, push);
+  const { authn, authz, jwtRules } = securityPoliciesFor(proxy, push);
+  const jwt = jwtAuthnFilter(jwtRules.rules);
+  out.push({
+    plan: {
+      kind: "virtualInbound",
+      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({
+        port,
+        http: inbound.get(port)!.http,
+        ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
+        ...(inbound.get(port)!.filter ? { filter: inbound.get(port)!.filter } : {}),
+        mtls: push.plugins.authn ? inboundMtlsMode(authn.policies, port) : "DISABLE",
+      })),
+      ...([...inbound.values()].some((p) => p.sniff)
+        ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
+        : {}),
+      ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
+      ...(jwt ? { jwt } : {}),
+      ...(push.inboundTlsV2 ? { tlsV2: true } : {}),
+      telemetry,
+    },
+    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
+  });
+  return out;
+}
+
+/**
+ * The security policies that select a sidecar, as far as its plugins read them: without the `authn` plugin no
+ * PeerAuthentication or RequestAuthentication counts (inbound ports are plaintext, with no JWT check), without
+ * `authz` no AuthorizationPolicy.
+ */
+function securityPoliciesFor(proxy: Proxy, push: PushContext) {
+  const none = { policies: [], dependsOn: [] };
+  return {
+    authn: push.plugins.authn ? peerAuthenticationsFor(proxy, push) : none,
+    authz: push.plugins.authz ? authorizationPoliciesFor(proxy, push) : none,
+    jwtRules: push.plugins.authn ? jwtRulesFor(proxy, push) : { rules: [], dependsOn: [] },
+  };
+}
+
+/** One inbound port of a sidecar's `virtualInbound` listener, as its workload serves it. */
+interface InboundPort {
+  readonly http: boolean;
+  readonly sniff: boolean;
+  readonly filter: ProtocolFilter | undefined;
+}
+
+/**
+ * The inbound ports of a sidecar (its Sidecar's ingress ports, else those of the service endpoints at its
+ * addresses), by port, with the config keys they depend on; none for a gateway. A sidecar at no endpoint
+ * address, or whose endpoints claim one port with two protocols, is reported in the snapshot's listener
+ * conflicts under its own id: the LDS shape calls this for every proxy, so each is counted though proxies of
+ * a shape share one generation.
+ */
+export function inboundListenerPorts(
+  proxy: Proxy,
+  push: PushContext,
+): { ports: Map<number, InboundPort>; dependsOn: string[] } {
+  const inbound = new Map<number, InboundPort>();
   const inboundDeps: string[] = [];
   const declared = proxy.type === "sidecar" ? sidecarIngressPorts(proxy, push) : undefined;
   if (declared !== undefined) {
@@ -472,33 +532,7 @@ export function planListeners(
       inboundDeps.push(serviceKey(service.namespace, service.hostname));
     }
   }
-  // Without the `authn` plugin inbound ports take plaintext only and no JWT check; without `authz`, no RBAC.
-  const none = { policies: [], dependsOn: [] };
-  const authn = push.plugins.authn ? peerAuthenticationsFor(proxy, push) : none;
-  const authz = push.plugins.authz ? authorizationPoliciesFor(proxy, push) : none;
-  const jwtRules = push.plugins.authn ? jwtRulesFor(proxy, push) : { rules: [], dependsOn: [] };
-  const jwt = jwtAuthnFilter(jwtRules.rules);
-  out.push({
-    plan: {
-      kind: "virtualInbound",
-      ports: [...inbound.keys()].sort((a, b) => a - b).map((port) => ({
-        port,
-        http: inbound.get(port)!.http,
-        ...(inbound.get(port)!.sniff ? { sniff: true } : {}),
-        ...(inbound.get(port)!.filter ? { filter: inbound.get(port)!.filter } : {}),
-        mtls: push.plugins.authn ? inboundMtlsMode(authn.policies, port) : "DISABLE",
-      })),
-      ...([...inbound.values()].some((p) => p.sniff)
-        ? { detectionTimeoutMs: push.protocolSniffing.inboundTimeoutMs }
-        : {}),
-      ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
-      ...(jwt ? { jwt } : {}),
-      ...(push.inboundTlsV2 ? { tlsV2: true } : {}),
-      telemetry,
-    },
-    dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
-  });
-  return out;
+  return { ports: inbound, dependsOn: inboundDeps };
 }
 
 /**
@@ -507,6 +541,22 @@ export function planListeners(
  */
 export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
+  unaffectedBy: ldsUnaffectedBy,
+  shapeOf: (proxy, push) =>
+    envoySidecarShape(proxy, push, () => {
+      const { ports, dependsOn } = inboundListenerPorts(proxy, push);
+      const { authn, authz, jwtRules } = securityPoliciesFor(proxy, push);
+      const policies = [authn.dependsOn, authz.dependsOn, jwtRules.dependsOn];
+      // Also what LDS reads of the proxy beyond its scope: its cluster (whose VIPs its TCP listeners take)
+      // and its telemetry (its own ProxyConfig's tracing).
+      return JSON.stringify([
+        [...ports],
+        dependsOn,
+        policies,
+        push.networks.clusterOfProxy(proxy),
+        listenerTelemetry(proxy, push),
+      ]);
+    }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const wanted = request.names.length === 0 ? undefined : new Set(request.names);
     if (proxy.type === "router") {

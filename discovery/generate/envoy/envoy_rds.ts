@@ -29,6 +29,7 @@ import { gatewayRouteConfig } from "./gateway_resources.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
 import { encodeRouteConfigurationAny } from "./route_config_bytes.ts";
 import { egressServicesForPort, hasPortBoundEgress } from "./egress_ports.ts";
+import { rdsUnaffectedBy } from "./unaffected_kinds.ts";
 
 /** True for ports an outbound HTTP listener (and so a route configuration) serves. */
 export function isHttpPort(port: ServicePort): boolean {
@@ -262,6 +263,7 @@ export function outboundHttpPorts(proxy: Proxy, push: PushContext, sniffed = fal
  */
 export const envoyRdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.route,
+  unaffectedBy: rdsUnaffectedBy,
   shapeOf: (proxy, push) => envoyProxyShape(proxy, push, { labels: true, shortNames: true }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     if (proxy.type === "router") {

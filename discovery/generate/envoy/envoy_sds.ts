@@ -17,6 +17,7 @@ import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerat
 import { digestOf } from "../fingerprint.ts";
 import { parseSpiffeId } from "../../../shared/pki/spiffe_id.ts";
 import { credentialOfSdsName, envoyCredentialSecret } from "../../../shared/credentials/tls_credential.ts";
+import { sdsUnaffectedBy } from "./unaffected_kinds.ts";
 
 /** Whether the proxy's caller proved an identity in the proxy's namespace, whose secrets it asks for. */
 export function mayReadSecrets(proxy: Proxy): boolean {
@@ -32,6 +33,7 @@ export function mayReadSecrets(proxy: Proxy): boolean {
 /** Builds the secrets a gateway asks for. Reads the proxy's type and namespace and the named secrets. */
 export const envoySdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.secret,
+  unaffectedBy: sdsUnaffectedBy,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     if (proxy.type !== "router" || push.secrets === undefined || !mayReadSecrets(proxy)) return [];
     const out: GeneratedResource[] = [];

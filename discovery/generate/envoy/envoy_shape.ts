@@ -1,13 +1,15 @@
 /**
  * The shape of an Envoy proxy for the generators that can share their work between proxies (EDS and RDS):
  * everything of the proxy they read, so two proxies with equal shapes get equal resources from one snapshot and
- * request and the server generates once per shape. CDS and LDS read the proxy's own addresses (its inbound
- * clusters and listeners), so they are not shared this way.
+ * request and the server generates once per shape.
  *
  * What EDS reads: the proxy's type, namespace (only through DestinationRule precedence and hostname lookups,
  * so namespaces that see the snapshot alike — `PushContext.namespaceView` — share a shape) and Sidecar scope
  * (which clusters it sees), and its locality (locality load balancing). What RDS reads: type, namespace and DNS
  * domain (short names), scope, and its labels (`sourceLabels` matches; for a gateway, which Gateways select it).
+ * CDS and LDS of a sidecar also read its own inbound side and the security policies that select it: their
+ * shapes add both ({@link envoySidecarShape}), so replicas of one workload, and sidecars at no endpoint, share
+ * them. A gateway's CDS and LDS are not shared.
  *
  * @module
  */
@@ -34,4 +36,20 @@ export function envoyProxyShape(
   return JSON.stringify(parts) +
     (reads.locality && proxy.locality ? frozenJson(push.derived, proxy.locality) : "") + "|" +
     (reads.labels ? frozenJson(push.derived, proxy.metadata.labels) : "");
+}
+
+/**
+ * The shape of a sidecar for a generator that also reads its inbound side (CDS, LDS): its type, scope and
+ * labels, its namespace where the snapshot singles it out, and `inbound`, a canonical form of what the
+ * generator derives from the proxy's addresses and of the security policies that select it (which policies
+ * apply, by key: the namespace matters to them only through that choice). Undefined for a gateway: its
+ * clusters and listeners are its own.
+ */
+export function envoySidecarShape(
+  proxy: Proxy,
+  push: PushContext,
+  inbound: () => string,
+): string | undefined {
+  if (proxy.type !== "sidecar") return undefined;
+  return `${envoyProxyShape(proxy, push, { labels: true })}|${inbound()}`;
 }

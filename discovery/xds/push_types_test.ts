@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { TYPE_URL } from "../../proto/type_urls.ts";
+import { parseProxy } from "../model/proxy.ts";
+import { configKey } from "../push/push_request.ts";
+import { GeneratorRegistry, type XdsGenerator } from "../generate/generator.ts";
+import { TestAdsClient, testNode, type TestResponse } from "./_test_ads_client.ts";
+import {
+  sidecarId,
+  startTestServer,
+  testGenerators,
+  type TestPush,
+  testPush,
+  type TestServer,
+  waitFor,
+} from "./_test_support.ts";
+
+const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint, LDS = TYPE_URL.listener, RDS = TYPE_URL.route;
+const WATCHED: Record<string, string[]> = { [CDS]: [], [EDS]: ["a", "b"], [LDS]: [], [RDS]: ["r1"] };
+
+/**
+ * The test generators, each declaring the kinds it does not read (of the test generators' `Cluster`,
+ * `Endpoints`, `Listener` and `Route` keys, and a `Gateway` none reads), and counting its `generate` calls.
+ */
+function declaringGenerators(): { registry: GeneratorRegistry<TestPush>; calls: Record<string, number> } {
+  const unaffected: Record<string, readonly string[]> = {
+    [CDS]: ["Route", "Listener", "Gateway"],
+    [EDS]: ["Route", "Listener", "Cluster", "Gateway"],
+    [LDS]: ["Route", "Cluster", "Gateway"],
+    [RDS]: ["Cluster", "Listener", "Gateway"],
+  };
+  const calls: Record<string, number> = { [CDS]: 0, [EDS]: 0, [LDS]: 0, [RDS]: 0 };
+  const plain = testGenerators();
+  const anyProxy = parseProxy({ id: sidecarId("any"), metadata: {} });
+  const registry = new GeneratorRegistry<TestPush>();
+  for (const typeUrl of [CDS, EDS, LDS, RDS]) {
+    const inner = plain.find(anyProxy, typeUrl)!;
+    const kinds = new Set(unaffected[typeUrl]);
+    const spy: XdsGenerator<TestPush> = {
+      ...inner,
+      unaffectedBy: () => kinds,
+      generate: (proxy, push, request) => {
+        calls[typeUrl]++;
+        return inner.generate(proxy, push, request);
+      },
+    };
+    registry.register(spy);
+  }
+  return { registry, calls };
+}
+
+function ack(client: TestAdsClient, response: TestResponse): void {
+  client.send({
+    type_url: response.typeUrl,
+    version_info: response.version,
+    response_nonce: response.nonce,
+    resource_names: WATCHED[response.typeUrl],
+  });
+}
+
+/** A proxy watching CDS, EDS, LDS and RDS, each first response ACKed. */
+async function watchingProxy(server: TestServer, pod: string): Promise<TestAdsClient> {
+  const client = TestAdsClient.sotw(server.port);
+  client.send({ node: testNode(sidecarId(pod)), type_url: CDS });
+  ack(client, await client.next());
+  for (const typeUrl of [EDS, LDS, RDS]) {
+    client.send({ type_url: typeUrl, resource_names: WATCHED[typeUrl] });
+    ack(client, await client.next());
+  }
+  return client;
+}
+
+/** The next `count` responses' types, each ACKed; then a probe proves nothing else was sent. */
+async function nextTypes(client: TestAdsClient, count: number, version: string): Promise<string[]> {
+  const types: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await client.next();
+    assert.equal(response.version, version);
+    ack(client, response);
+    types.push(response.typeUrl);
+  }
+  // A new watch of a type not pushed is answered at once: were anything else sent, it would come first.
+  client.send({ type_url: LDS, version_info: "", response_nonce: "", resource_names: [] });
+  assert.equal((await client.next()).typeUrl, LDS, "nothing else was sent before the probe's answer");
+  return types;
+}
+
+const idle = (server: TestServer) => {
+  const { pending, inFlight } = server.service.queueStats();
+  return pending === 0 && inFlight === 0;
+};
+
+Deno.test("A full push builds only the types its changed kinds may affect; the others' responses stand for it", async () => {
+  const { registry, calls } = declaringGenerators();
+  const server = await startTestServer({ generators: registry });
+  const clients = [await watchingProxy(server, "one"), await watchingProxy(server, "two")];
+  try {
+    const before = { ...calls };
+    server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }), {
+      configsUpdated: [configKey("Route", "test", "r1")],
+    });
+    for (const client of clients) assert.deepEqual(await nextTypes(client, 1, "v2"), [RDS]);
+    assert.equal(calls[CDS] - before[CDS], 0, "CDS is not built to be compared");
+    assert.equal(calls[EDS] - before[EDS], 0, "nor EDS");
+    assert.ok(calls[RDS] > before[RDS], "RDS is built");
+    for (const connection of server.service.connections()) {
+      const sync = connection.syncStatus();
+      assert.equal(sync[CDS].unchangedThrough, "v2", "what CDS was sent stands for v2");
+      assert.equal(sync[EDS].unchangedThrough, "v2");
+    }
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
+Deno.test("EDS follows a CDS the changed kinds affect though they do not affect EDS, and RDS an LDS", async () => {
+  const { registry, calls } = declaringGenerators();
+  const server = await startTestServer({ generators: registry });
+  const client = await watchingProxy(server, "one");
+  try {
+    server.push(testPush("v2", { clusters: { a: 3, b: 0 } }), {
+      configsUpdated: [configKey("Cluster", "test", "a")],
+    });
+    assert.deepEqual(await nextTypes(client, 2, "v2"), [CDS, EDS]);
+    const before = { ...calls };
+    server.push(testPush("v3", { clusters: { a: 3, b: 0 }, listeners: ["l1", "l2"] }), {
+      configsUpdated: [configKey("Listener", "test", "l2")],
+    });
+    assert.deepEqual(await nextTypes(client, 2, "v3"), [LDS, RDS]);
+    assert.equal(calls[CDS] - before[CDS], 0, "CDS is not built for a listener change");
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("A type the proxy rejected is built and resent by the next push whatever kinds changed", async () => {
+  const { registry } = declaringGenerators();
+  const server = await startTestServer({ generators: registry });
+  const client = TestAdsClient.sotw(server.port);
+  try {
+    client.send({ node: testNode(sidecarId("one")), type_url: CDS });
+    const first = await client.next();
+    client.send({
+      type_url: CDS,
+      version_info: "",
+      response_nonce: first.nonce,
+      error_detail: { code: 3, message: "cluster a: bad connect_timeout" },
+    });
+    client.send({ type_url: RDS, resource_names: WATCHED[RDS] });
+    ack(client, await client.next());
+    server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }), {
+      configsUpdated: [configKey("Route", "test", "r1")],
+    });
+    assert.deepEqual(await nextTypes(client, 2, "v2"), [CDS, RDS]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("A push whose changed kinds none of a proxy's types read queues nothing for it", async () => {
+  const { registry, calls } = declaringGenerators();
+  const server = await startTestServer({ generators: registry });
+  const clients = [await watchingProxy(server, "one"), await watchingProxy(server, "two")];
+  try {
+    await waitFor(() => idle(server), "the first answers to finish");
+    const before = JSON.stringify(calls);
+    server.push(testPush("v2"), { configsUpdated: [configKey("Gateway", "test", "g")] });
+    assert.deepEqual(server.service.queueStats(), { pending: 0, inFlight: 0 }, "no push is queued");
+    assert.equal(JSON.stringify(calls), before, "nothing is built");
+    for (const connection of server.service.connections()) {
+      for (const typeUrl of [CDS, EDS, LDS, RDS]) {
+        assert.equal(connection.syncStatus()[typeUrl].unchangedThrough, "v2", "every response stands for v2");
+      }
+    }
+    for (const client of clients) assert.deepEqual(await nextTypes(client, 0, "v2"), []);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
