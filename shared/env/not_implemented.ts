@@ -89,6 +89,7 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_ENABLE_STATUS",
     "DISCOVERY_STATUS_BURST",
     "DISCOVERY_STATUS_QPS",
+    "MESH_DEFAULT_REQUEST_TIMEOUT",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
   ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
@@ -110,7 +111,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "Istio 1.9 declares it and reads it nowhere; Ingress Gateways go to ORCH_INGRESS_NS",
   ),
   entry("ORCH_INGRESS_NS", A, "none", DISCOVERY_ONLY),
-  entry("MESH_DEFAULT_REQUEST_TIMEOUT", BOTH, "#31", "routes take their timeouts from VirtualServices only"),
   entry(
     "SECRET_WATCHER_RESYNC_PERIOD",
     BOTH,
