@@ -142,6 +142,8 @@ export interface PushContextInputs {
   readonly traceSampling?: number;
   /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2` (default true). */
   readonly inboundTlsV2?: boolean;
+  /** `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE` (default true). */
+  readonly tcpMetadataExchange?: boolean;
   /** `MESH_DEFAULT_REQUEST_TIMEOUT`, nanoseconds (default 0: none). */
   readonly defaultRequestTimeoutNs?: bigint;
   /** `--plugins` (default: the reference's). */
@@ -187,6 +189,8 @@ export class PushContext {
   readonly traceSampling: number;
   /** Sidecars' inbound mesh mTLS takes TLS 1.2 and up with the reference's strong ciphers only. */
   readonly inboundTlsV2: boolean;
+  /** Mesh mTLS offers and accepts `istio-peer-exchange`, and mesh TCP chains exchange peer metadata. */
+  readonly tcpMetadataExchange: boolean;
   /** The timeout of VirtualService routes that set none, nanoseconds; 0 leaves them without one. */
   readonly defaultRequestTimeoutNs: bigint;
   /** The networking plugins whose filters listeners carry. */
@@ -240,6 +244,7 @@ export class PushContext {
     this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
     this.traceSampling = inputs.traceSampling ?? 100;
     this.inboundTlsV2 = inputs.inboundTlsV2 ?? true;
+    this.tcpMetadataExchange = inputs.tcpMetadataExchange ?? true;
     this.defaultRequestTimeoutNs = inputs.defaultRequestTimeoutNs ?? 0n;
     this.plugins = inputs.plugins ?? DEFAULT_LISTENER_PLUGINS;
     this.problems = new PushProblems();

@@ -81,6 +81,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const filterGatewayClusters = env.bool("DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG");
   const traceSampling = env.float("DISCOVERY_TRACE_SAMPLING");
   const inboundTlsV2 = env.bool("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2");
+  const tcpMetadataExchange = env.bool("DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE");
   const defaultRequestTimeoutNs = env.duration("MESH_DEFAULT_REQUEST_TIMEOUT");
   let builds = 0;
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
@@ -102,6 +103,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         filterGatewayClusters,
         traceSampling,
         inboundTlsV2,
+        tcpMetadataExchange,
         defaultRequestTimeoutNs,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,

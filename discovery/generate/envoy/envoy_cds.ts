@@ -226,6 +226,7 @@ function outboundPlans(proxy: Proxy, push: PushContext, service: Service): Plann
         meshExternal: service.meshExternal,
         sni: meshSni(service.hostname, port.port, subset.name),
         identities,
+        peerExchange: push.tcpMetadataExchange,
       });
       const subsetLabels = subset.name === "" ? undefined : subset.labels ?? {};
       const discovery = service.resolution === "ClientSideLB"

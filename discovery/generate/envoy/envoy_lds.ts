@@ -34,7 +34,7 @@ import type { EnvoyObject } from "../route_match.ts";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { isHttpPort, isSniffedPort, outboundHttpPorts } from "./envoy_rds.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
-import { MESH_ALPN } from "./upstream_tls.ts";
+import { meshAlpn } from "./upstream_tls.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from "./inbound_mtls.ts";
 import { gatewayListener } from "./gateway_resources.ts";
@@ -81,6 +81,8 @@ export type ListenerPlan =
       readonly jwt?: EnvoyObject;
       /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2`: mesh mTLS accepts TLS 1.2 and up with strong ciphers only. */
       readonly tlsV2?: boolean;
+      /** `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE=false`: mesh mTLS chains match `istio` without `istio-peer-exchange`. */
+      readonly withoutPeerExchange?: boolean;
     }
     | {
       readonly kind: "http";
@@ -291,7 +293,9 @@ function listenerOf(plan: ListenerPlan): EnvoyObject {
                   filter_chain_match: {
                     destination_port: { value: port },
                     transport_protocol: "tls",
-                    application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
+                    application_protocols: detected
+                      ? MESH_HTTP_ALPN
+                      : [...meshAlpn(!plan.withoutPeerExchange)],
                   },
                   transport_socket: meshServerTls(plan.tlsV2 === true),
                   filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter, plan.telemetry),
@@ -494,6 +498,7 @@ export function planListeners(
       ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
       ...(jwt ? { jwt } : {}),
       ...(push.inboundTlsV2 ? { tlsV2: true } : {}),
+      ...(push.tcpMetadataExchange ? {} : { withoutPeerExchange: true }),
       telemetry,
     },
     dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
