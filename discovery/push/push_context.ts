@@ -144,6 +144,8 @@ export interface PushContextInputs {
   readonly inboundTlsV2?: boolean;
   /** `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE` (default true). */
   readonly tcpMetadataExchange?: boolean;
+  /** `DISCOVERY_ENDPOINT_TELEMETRY_LABEL` (default false). */
+  readonly endpointTelemetryLabel?: boolean;
   /** `MESH_DEFAULT_REQUEST_TIMEOUT`, nanoseconds (default 0: none). */
   readonly defaultRequestTimeoutNs?: bigint;
   /** `--plugins` (default: the reference's). */
@@ -191,6 +193,8 @@ export class PushContext {
   readonly inboundTlsV2: boolean;
   /** Mesh mTLS offers and accepts `istio-peer-exchange`, and mesh TCP chains exchange peer metadata. */
   readonly tcpMetadataExchange: boolean;
+  /** Envoy EDS endpoints carry their workload's name, namespace and canonical service for telemetry. */
+  readonly endpointTelemetryLabel: boolean;
   /** The timeout of VirtualService routes that set none, nanoseconds; 0 leaves them without one. */
   readonly defaultRequestTimeoutNs: bigint;
   /** The networking plugins whose filters listeners carry. */
@@ -245,6 +249,7 @@ export class PushContext {
     this.traceSampling = inputs.traceSampling ?? 100;
     this.inboundTlsV2 = inputs.inboundTlsV2 ?? true;
     this.tcpMetadataExchange = inputs.tcpMetadataExchange ?? true;
+    this.endpointTelemetryLabel = inputs.endpointTelemetryLabel ?? false;
     this.defaultRequestTimeoutNs = inputs.defaultRequestTimeoutNs ?? 0n;
     this.plugins = inputs.plugins ?? DEFAULT_LISTENER_PLUGINS;
     this.problems = new PushProblems();

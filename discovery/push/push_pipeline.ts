@@ -82,6 +82,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const traceSampling = env.float("DISCOVERY_TRACE_SAMPLING");
   const inboundTlsV2 = env.bool("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2");
   const tcpMetadataExchange = env.bool("DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE");
+  const endpointTelemetryLabel = env.bool("DISCOVERY_ENDPOINT_TELEMETRY_LABEL");
   const defaultRequestTimeoutNs = env.duration("MESH_DEFAULT_REQUEST_TIMEOUT");
   let builds = 0;
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
@@ -104,6 +105,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         traceSampling,
         inboundTlsV2,
         tcpMetadataExchange,
+        endpointTelemetryLabel,
         defaultRequestTimeoutNs,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,

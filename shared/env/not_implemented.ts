@@ -91,6 +91,7 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_STATUS_QPS",
     "MESH_DEFAULT_REQUEST_TIMEOUT",
     "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
+    "DISCOVERY_ENDPOINT_TELEMETRY_LABEL",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
   ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
@@ -145,7 +146,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "headless pod listeners are not built",
   ),
   entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
-  entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry(

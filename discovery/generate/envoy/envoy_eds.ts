@@ -23,16 +23,46 @@ import { localityLbEndpoints, selectInstances } from "../locality_endpoints.ts";
 import type { EndpointShards } from "../../push/endpoint_index.ts";
 import type { MeshNetworkIndex } from "../../push/network_index.ts";
 
-/** The metadata of an endpoint: its TLS mode for mesh endpoints, nothing otherwise. */
-export function endpointMetadata(instance: ServiceInstance): EnvoyObject {
-  if (instance.endpoint.tlsMode !== "mesh") return {};
-  return {
-    metadata: {
-      filter_metadata: {
-        [TLS_MODE_METADATA.filter]: jsonToStruct({ [TLS_MODE_METADATA.key]: TLS_MODE_METADATA.mesh }),
-      },
-    },
-  };
+/**
+ * The filter metadata key of the proxy's telemetry filters (the reference's `istio`, which the proxy's stats
+ * extension reads under that name).
+ */
+export const TELEMETRY_METADATA_FILTER = "istio";
+
+/** The workload labels naming an endpoint's canonical service and revision, ours first, then Istio's. */
+const CANONICAL_NAME_LABELS = ["service.mesh.io/canonical-name", "service.istio.io/canonical-name"];
+const CANONICAL_REVISION_LABELS = [
+  "service.mesh.io/canonical-revision",
+  "service.istio.io/canonical-revision",
+];
+
+function firstLabel(labels: Readonly<Record<string, string>>, keys: readonly string[]): string {
+  for (const key of keys) if (labels[key] !== undefined) return labels[key];
+  return "";
+}
+
+/**
+ * The metadata of an endpoint: its TLS mode for mesh endpoints and, with `telemetryLabel`
+ * (`DISCOVERY_ENDPOINT_TELEMETRY_LABEL`), `workload` = `name;namespace;canonical service;canonical revision`
+ * under {@link TELEMETRY_METADATA_FILTER} for endpoints with a workload name, so a client's telemetry can label
+ * a server that has no sidecar or was never reached (the reference's `BuildLbEndpointMetadata`).
+ */
+export function endpointMetadata(instance: ServiceInstance, telemetryLabel = false): EnvoyObject {
+  const { endpoint } = instance;
+  const filters: EnvoyObject = {};
+  if (telemetryLabel && endpoint.workloadName !== "") {
+    const workload = [
+      endpoint.workloadName,
+      endpoint.namespace,
+      firstLabel(endpoint.labels, CANONICAL_NAME_LABELS),
+      firstLabel(endpoint.labels, CANONICAL_REVISION_LABELS),
+    ].join(";");
+    filters[TELEMETRY_METADATA_FILTER] = jsonToStruct({ workload });
+  }
+  if (endpoint.tlsMode === "mesh") {
+    filters[TLS_MODE_METADATA.filter] = jsonToStruct({ [TLS_MODE_METADATA.key]: TLS_MODE_METADATA.mesh });
+  }
+  return Object.keys(filters).length === 0 ? {} : { metadata: { filter_metadata: filters } };
 }
 
 /**
@@ -75,15 +105,23 @@ export const envoyEdsGenerator: XdsGenerator<PushContext> = {
     const networks = push.networks;
     const network = networks.active ? networks.networkOfProxy(proxy) : undefined;
     const split = network === undefined ? {} : { network, networks: networks.fingerprint };
+    // Process-wide, but in the key so a cache shared by snapshots built otherwise never mixes the two shapes.
+    const telemetryLabel = push.endpointTelemetryLabel;
+    const telemetry = telemetryLabel ? { telemetryLabel } : {};
+    const metadata = (instance: ServiceInstance) => endpointMetadata(instance, telemetryLabel);
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => {
       const locality = localityLbPlanFor(proxy, push, plan);
       return {
         name: plan.name,
-        key: cacheKey(TYPE_URL.endpoint, ["envoy", stableJson({ plan, locality, ...split })], dependsOn),
+        key: cacheKey(
+          TYPE_URL.endpoint,
+          ["envoy", stableJson({ plan, locality, ...split, ...telemetry })],
+          dependsOn,
+        ),
         build: () => {
           const assignment = network === undefined
-            ? clusterLoadAssignment(plan, shards, endpointMetadata)
-            : splitAssignment(plan, shards, network, networks);
+            ? clusterLoadAssignment(plan, shards, metadata)
+            : splitAssignment(plan, shards, network, networks, metadata);
           return locality === undefined
             ? assignment
             : { ...assignment, endpoints: applyLocalityLb(assignment.endpoints as EnvoyObject[], locality) };
@@ -99,10 +137,11 @@ function splitAssignment(
   shards: EndpointShards,
   network: string,
   networks: MeshNetworkIndex,
+  metadata: (instance: ServiceInstance) => EnvoyObject,
 ): EnvoyObject {
   const selected = selectInstances([...shards.byCluster.values()].flat(), plan.port, plan.subsetLabels);
   return {
     cluster_name: plan.name,
-    endpoints: localityLbEndpoints(splitHorizon(selected, network, networks), endpointMetadata),
+    endpoints: localityLbEndpoints(splitHorizon(selected, network, networks), metadata),
   };
 }
