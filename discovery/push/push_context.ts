@@ -146,6 +146,8 @@ export interface PushContextInputs {
   readonly tcpMetadataExchange?: boolean;
   /** `DISCOVERY_ENDPOINT_TELEMETRY_LABEL` (default false). */
   readonly endpointTelemetryLabel?: boolean;
+  /** `DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS` (default true). */
+  readonly headlessPodListeners?: boolean;
   /** `MESH_DEFAULT_REQUEST_TIMEOUT`, nanoseconds (default 0: none). */
   readonly defaultRequestTimeoutNs?: bigint;
   /** `--plugins` (default: the reference's). */
@@ -195,6 +197,8 @@ export class PushContext {
   readonly tcpMetadataExchange: boolean;
   /** Envoy EDS endpoints carry their workload's name, namespace and canonical service for telemetry. */
   readonly endpointTelemetryLabel: boolean;
+  /** Sidecars get an outbound listener per endpoint IP of a headless service's TCP ports. */
+  readonly headlessPodListeners: boolean;
   /** The timeout of VirtualService routes that set none, nanoseconds; 0 leaves them without one. */
   readonly defaultRequestTimeoutNs: bigint;
   /** The networking plugins whose filters listeners carry. */
@@ -250,6 +254,7 @@ export class PushContext {
     this.inboundTlsV2 = inputs.inboundTlsV2 ?? true;
     this.tcpMetadataExchange = inputs.tcpMetadataExchange ?? true;
     this.endpointTelemetryLabel = inputs.endpointTelemetryLabel ?? false;
+    this.headlessPodListeners = inputs.headlessPodListeners ?? true;
     this.defaultRequestTimeoutNs = inputs.defaultRequestTimeoutNs ?? 0n;
     this.plugins = inputs.plugins ?? DEFAULT_LISTENER_PLUGINS;
     this.problems = new PushProblems();

@@ -82,6 +82,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const traceSampling = env.float("DISCOVERY_TRACE_SAMPLING");
   const inboundTlsV2 = env.bool("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2");
   const tcpMetadataExchange = env.bool("DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE");
+  const headlessPodListeners = env.bool("DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS");
   const endpointTelemetryLabel = env.bool("DISCOVERY_ENDPOINT_TELEMETRY_LABEL");
   const defaultRequestTimeoutNs = env.duration("MESH_DEFAULT_REQUEST_TIMEOUT");
   let builds = 0;
@@ -106,6 +107,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         inboundTlsV2,
         tcpMetadataExchange,
         endpointTelemetryLabel,
+        headlessPodListeners,
         defaultRequestTimeoutNs,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,
@@ -130,6 +132,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     registry,
     endpoints,
     enqueue: (request) => debouncer.enqueue(request),
+    headlessPodListeners,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   return {

@@ -92,6 +92,7 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "MESH_DEFAULT_REQUEST_TIMEOUT",
     "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
     "DISCOVERY_ENDPOINT_TELEMETRY_LABEL",
+    "DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
   ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
@@ -138,12 +139,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     BOTH,
     "none",
     "every config object is validated whatever its value",
-  ),
-  entry(
-    "DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS",
-    BOTH,
-    "#31",
-    "headless pod listeners are not built",
   ),
   entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),

@@ -35,6 +35,7 @@ import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { isHttpPort, isSniffedPort, outboundHttpPorts } from "./envoy_rds.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 import { meshAlpn } from "./upstream_tls.ts";
+import { headlessListenerAddresses } from "./headless_listeners.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from "./inbound_mtls.ts";
 import { gatewayListener } from "./gateway_resources.ts";
@@ -404,8 +405,12 @@ export function planListeners(
         a !== "0.0.0.0"
       );
       // A listener per address and port; a service without an address takes the port's wildcard listener,
-      // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).
-      for (const address of addresses.length > 0 ? addresses : ["0.0.0.0"]) {
+      // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio), or, headless,
+      // one listener per endpoint IP.
+      const binds = addresses.length > 0
+        ? addresses
+        : headlessListenerAddresses(proxy, push, service, port) ?? ["0.0.0.0"];
+      for (const address of binds) {
         const name = `${address}_${port.port}`;
         if (taken.has(name)) {
           push.listenerConflicts.add(
