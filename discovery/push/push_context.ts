@@ -148,6 +148,8 @@ export interface PushContextInputs {
   readonly endpointTelemetryLabel?: boolean;
   /** `DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS` (default true). */
   readonly headlessPodListeners?: boolean;
+  /** `DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS` (default false). */
+  readonly allowMetadataCerts?: boolean;
   /** `MESH_DEFAULT_REQUEST_TIMEOUT`, nanoseconds (default 0: none). */
   readonly defaultRequestTimeoutNs?: bigint;
   /** `--plugins` (default: the reference's). */
@@ -199,6 +201,8 @@ export class PushContext {
   readonly endpointTelemetryLabel: boolean;
   /** Sidecars get an outbound listener per endpoint IP of a headless service's TCP ports. */
   readonly headlessPodListeners: boolean;
+  /** Certificate files in a proxy's metadata replace those of DestinationRules' `MUTUAL` TLS. */
+  readonly allowMetadataCerts: boolean;
   /** The timeout of VirtualService routes that set none, nanoseconds; 0 leaves them without one. */
   readonly defaultRequestTimeoutNs: bigint;
   /** The networking plugins whose filters listeners carry. */
@@ -255,6 +259,7 @@ export class PushContext {
     this.tcpMetadataExchange = inputs.tcpMetadataExchange ?? true;
     this.endpointTelemetryLabel = inputs.endpointTelemetryLabel ?? false;
     this.headlessPodListeners = inputs.headlessPodListeners ?? true;
+    this.allowMetadataCerts = inputs.allowMetadataCerts ?? false;
     this.defaultRequestTimeoutNs = inputs.defaultRequestTimeoutNs ?? 0n;
     this.plugins = inputs.plugins ?? DEFAULT_LISTENER_PLUGINS;
     this.problems = new PushProblems();

@@ -83,6 +83,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const inboundTlsV2 = env.bool("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2");
   const tcpMetadataExchange = env.bool("DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE");
   const headlessPodListeners = env.bool("DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS");
+  const allowMetadataCerts = env.bool("DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS");
   const endpointTelemetryLabel = env.bool("DISCOVERY_ENDPOINT_TELEMETRY_LABEL");
   const defaultRequestTimeoutNs = env.duration("MESH_DEFAULT_REQUEST_TIMEOUT");
   let builds = 0;
@@ -108,6 +109,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         tcpMetadataExchange,
         endpointTelemetryLabel,
         headlessPodListeners,
+        allowMetadataCerts,
         defaultRequestTimeoutNs,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,

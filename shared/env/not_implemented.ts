@@ -93,6 +93,7 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
     "DISCOVERY_ENDPOINT_TELEMETRY_LABEL",
     "DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS",
+    "DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
   ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
@@ -119,12 +120,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     BOTH,
     "none",
     "Istio 1.9 declares it and reads it nowhere; Secrets are watched, a dropped watch relists",
-  ),
-  entry(
-    "DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS",
-    BOTH,
-    "#31",
-    "proxy metadata certificates are not used",
   ),
   entry(
     "DISCOVERY_CERT_PROVIDER",
