@@ -137,14 +137,24 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ),
   entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
-  entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
+  entry(
+    "CREDENTIAL_IDENTITY_PROVIDER",
+    A,
+    "none",
+    "audience of the cloud VM credential fetcher; no cloud metadata server here",
+  ),
   entry(
     "ENABLE_INGRESS_GATEWAY_SDS",
     A,
     "none",
     "Istio 1.9 declares it and reads it nowhere; gateway SDS is served whatever its value",
   ),
-  entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
+  entry(
+    "LOCAL_XDS_GENERATOR",
+    A,
+    "none",
+    "Istio 1.9 reads it nowhere; the agent relays mesh-discovery's xDS",
+  ),
 ]);
 
 /** The issue that builds each flag's feature, where it is not #31. */
