@@ -123,7 +123,7 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
   ),
   entry(
     "DISCOVERY_CERT_PROVIDER",
-    BOTH,
+    D,
     "#31",
     "the discovery serving certificate comes from the built-in CA",
   ),
