@@ -121,12 +121,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "none",
     "Istio 1.9 declares it and reads it nowhere; Secrets are watched, a dropped watch relists",
   ),
-  entry(
-    "DISCOVERY_CERT_PROVIDER",
-    D,
-    "#31",
-    "the discovery serving certificate comes from the built-in CA",
-  ),
   entry("DISCOVERY_ENABLED_SERVICE_APIS", BOTH, "none", "the service APIs (Gateway API) are not read"),
   entry("DISCOVERY_ENABLE_ANALYSIS", A, "none", DISCOVERY_ONLY),
   entry(
