@@ -30,6 +30,7 @@ import { bootstrapTemplateData, renderBootstrapTemplate } from "./proxy/bootstra
 import { parseMetricsAnnotations } from "./proxy/metrics_annotations.ts";
 import type { SecretProvider } from "./proxy/workload_secrets.ts";
 import { readIfExists } from "./proxy/read_if_exists.ts";
+import { caRootPath, rootSettings, xdsRootPath } from "./proxy/cert_provider_roots.ts";
 import {
   checkedCaChoice,
   discoveryServerName,
@@ -165,7 +166,8 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
       setting: viaAgent ? "CALL_CREDENTIALS" : "PROXY_XDS_VIA_AGENT",
     });
   }
-  const proxyXdsRoot = resolve(env.string("XDS_ROOT_CA") || env.string("CA_ROOT_CA") || WORKLOAD_PATHS.root);
+  const roots = rootSettings(env);
+  const proxyXdsRoot = resolve(xdsRootPath(roots) ?? caRootPath(roots, WORKLOAD_PATHS.root));
   const xdsServerName = discoveryServerName(config.discoveryAddress);
   const directXds = relayed ? undefined : {
     address: config.discoveryAddress,
@@ -220,11 +222,13 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
 
   const upstream = env.string("XDS_UPSTREAM") || config.discoveryAddress;
   const savePath = env.string("LOCAL_XDS_GENERATOR_CONFIG_SAVE_PATH");
-  // XDS_ROOT_CA: the roots the discovery server's certificate must chain to, when not the mesh CA's.
-  const xdsRootPath = env.string("XDS_ROOT_CA");
-  const xdsRootPem = xdsRootPath === "" ? undefined : readIfExists(xdsRootPath);
-  if (xdsRootPath !== "" && xdsRootPem === undefined) {
-    throw new Error(`XDS_ROOT_CA: no file at ${xdsRootPath}; expected the PEM roots of the discovery server`);
+  // XDS_ROOT_CA (or DISCOVERY_CERT_PROVIDER's): the roots the discovery server's certificate must chain to,
+  // when not the mesh CA's.
+  const xdsRoot = xdsRootPath(roots);
+  const xdsRootPem = xdsRoot === undefined ? undefined : readIfExists(xdsRoot);
+  if (xdsRoot !== undefined && xdsRootPem === undefined) {
+    const setting = roots.xdsRootCa ? "XDS_ROOT_CA" : `DISCOVERY_CERT_PROVIDER=${roots.provider}`;
+    throw new Error(`${setting}: no file at ${xdsRoot}; expected the PEM roots of the discovery server`);
   }
   const outputDir = env.string("OUTPUT_CERTS");
   // GATEWAY_CREDENTIALS_DIR: credentialName folders a gateway serves, when the discovery server does not.

@@ -44,6 +44,12 @@ import {
 } from "./webhook/mod.ts";
 import { orchTokenReviewer } from "./orch/token_review.ts";
 import { orchWriters } from "./orch/orch_writers.ts";
+import {
+  ORCH_CA_FILE,
+  ORCH_CERT_PROVIDERS,
+  ORCH_SERVING_SIGNER,
+  orchServingCertIssuer,
+} from "./orch/orch_serving_cert.ts";
 import { startInjection } from "./inject/mod.ts";
 import { sidecarAnnotationProblem } from "./inject/annotation_validation.ts";
 import {
@@ -114,6 +120,14 @@ export async function startDiscovery(
       `EXTERNAL_CA=${EXTERNAL_CA_ORCH} needs the orchestrator's API: add Orchestrator to --registries`,
     );
   }
+  // DISCOVERY_CERT_PROVIDER=orchestrator: the orchestrator's CA signs this server's certificate.
+  const orchSigned = caEnabled && ORCH_CERT_PROVIDERS.includes(env.string("DISCOVERY_CERT_PROVIDER"));
+  if (orchSigned && !options.registries.includes("Orchestrator")) {
+    throw new RangeError(
+      `DISCOVERY_CERT_PROVIDER=${env.string("DISCOVERY_CERT_PROVIDER")} needs the orchestrator's API: ` +
+        "add Orchestrator to --registries",
+    );
+  }
   const names = securePortNames(options.namespace, options.domain, env.string("MESHD_CUSTOM_HOST"));
   await checkMeshFiles({ meshConfig: options.meshConfigFile, networksConfig: options.networksConfigFile });
   checkPortsFree([
@@ -143,6 +157,9 @@ export async function startDiscovery(
   const externalRootPem = !externalCa
     ? ""
     : caCertPem || await readCaCertFile(EXTERNAL_CA_ROOT_FILE, `the external CA's root (--caCertFile unset)`);
+  const orchCaPem = orchSigned
+    ? await readCaCertFile(ORCH_CA_FILE, "the orchestrator's CA (DISCOVERY_CERT_PROVIDER)")
+    : "";
   const bundleEndpoints = parseBundleEndpoints(env.string("SPIFFE_BUNDLE_ENDPOINTS"));
 
   // Config sources feed one store; the mesh config comes from its own files.
@@ -316,7 +333,14 @@ export async function startDiscovery(
   const servedRootsPem = () => (ca?.rootsPem() ?? "") + (externalRootPem || caCertPem);
   // Roots trusted for client certificates on the secure port.
   const clientRootsPem = () => servedRootsPem() + (federation?.rootsPem() ?? "");
-  const issueServingCert = caEnabled
+  const issueServingCert = orchSigned
+    ? (dnsNames: readonly string[]) =>
+      orchServingCertIssuer(
+        orch!.csrSigner({ signerName: ORCH_SERVING_SIGNER, rootsPem: orchCaPem, log }),
+        orchCaPem,
+        SECURE_PORT_CERT_TTL_MS,
+      )(dnsNames)
+    : caEnabled
     ? async (dnsNames: readonly string[]) => {
       const issued = await ca!.servingCertificate(dnsNames, SECURE_PORT_CERT_TTL_MS);
       return { cert: issued.certChainPem, key: issued.keyPem, caPem: issued.caPem };
@@ -645,8 +669,15 @@ export async function startDiscovery(
         namespace: options.namespace,
         // --tlsCertFile's signer is --caCertFile; an issued certificate's roots are the CA's, which keep a
         // rotated root trusted while certificates it signed are in use; else the self-signed root.
-        webhookRootsPem: () => options.tlsCertFile ? caCertPem : ca?.rootsPem() ?? webhook?.tls.caPem ?? "",
-        ...(caSettings
+        webhookRootsPem: () =>
+          options.tlsCertFile
+            ? caCertPem
+            : orchSigned
+            ? orchCaPem
+            : ca?.rootsPem() ?? webhook?.tls.caPem ?? "",
+        // The root certificate ConfigMaps carry the mesh CA's roots, which an orchestrator-signed server does
+        // not hand out (the reference's fetchCARoot); workloads then trust the orchestrator's CA.
+        ...(caSettings && !orchSigned
           ? {
             caRootsPem: () => ca?.rootsPem() ?? "",
             onRootsChanged: (l: () => void) => ca!.onRootsChanged(l),

@@ -24,14 +24,14 @@ Deno.test("mesh-discovery started with a variable and a flag that do nothing war
       "1048576",
       "--log_as_json",
     ]),
-    { CENTRAL_MESHD: "true", DISCOVERY_HTTP10: "true" },
+    { DISCOVERY_ENABLE_INCREMENTAL_MCP: "true", DISCOVERY_HTTP10: "true" },
   );
   try {
     await server.waitFor(/"msg":"discovery server started"/);
     const output = server.stdout + server.stderr;
-    const redis = warningsFor(output, "CENTRAL_MESHD");
-    assert.equal(redis.length, 1, output);
-    assert.match(String(redis[0].msg), /^CENTRAL_MESHD is set but has no effect: /);
+    const mcp = warningsFor(output, "DISCOVERY_ENABLE_INCREMENTAL_MCP");
+    assert.equal(mcp.length, 1, output);
+    assert.match(String(mcp[0].msg), /^DISCOVERY_ENABLE_INCREMENTAL_MCP is set but has no effect: /);
     assert.equal(warningsFor(output, "--mcpMaxMsgSize").length, 1, output);
     assert.deepEqual(
       warningsFor(output, "DISCOVERY_HTTP10"),
@@ -40,7 +40,10 @@ Deno.test("mesh-discovery started with a variable and a flag that do nothing war
     );
     const env: Array<{ name: string; noEffect?: string }> =
       await (await fetch(`http://${addresses.httpAddr}/debug/env`)).json();
-    assert.match(env.find((v) => v.name === "CENTRAL_MESHD")?.noEffect ?? "", /issue: #/);
+    assert.match(
+      env.find((v) => v.name === "DISCOVERY_ENABLE_INCREMENTAL_MCP")?.noEffect ?? "",
+      /MCP is not built/,
+    );
     assert.equal(env.find((v) => v.name === "DISCOVERY_HTTP10")?.noEffect, undefined);
   } finally {
     await server.stop();

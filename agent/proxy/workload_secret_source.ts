@@ -13,6 +13,7 @@ import { parseJwtPolicy, tokenPathOf } from "../../shared/credentials/jwt_policy
 import { CaClient } from "./ca_client.ts";
 import { caServiceFor } from "./ca_provider.ts";
 import { readIfExists } from "./read_if_exists.ts";
+import { caRootPath, rootSettings } from "./cert_provider_roots.ts";
 import { MountedSecrets } from "./secret_files.ts";
 import { type SecretProvider, WorkloadSecrets } from "./workload_secrets.ts";
 
@@ -83,11 +84,20 @@ export async function startWorkloadSecrets(
     mounted.start();
     return { provider: mounted, close: () => mounted.close() };
   }
-  const rootPath = env.string("CA_ROOT_CA") || WORKLOAD_PATHS.root;
+  const roots = rootSettings(env);
+  const rootPath = caRootPath(roots, WORKLOAD_PATHS.root);
   const rootPem = readIfExists(rootPath);
   if (rootPem === undefined) {
-    throw new Error(`No CA root at ${rootPath}: mount the mesh root there or set CA_ROOT_CA to its file`);
+    throw new Error(
+      `No CA root at ${rootPath}: mount the roots there or set CA_ROOT_CA to their file ` +
+        `(DISCOVERY_CERT_PROVIDER="${env.string("DISCOVERY_CERT_PROVIDER")}")`,
+    );
   }
+  // The roots workloads trust: the CA connection's, unless DISCOVERY_CERT_PROVIDER points that at the
+  // discovery server's signer; then the mounted mesh roots, else the root the CA's chains end in.
+  const meshRootPem = rootPath === (roots.caRootCa || WORKLOAD_PATHS.root)
+    ? rootPem
+    : readIfExists(WORKLOAD_PATHS.root);
   const caAddress = env.string("CA_ADDR") || discoveryAddress;
   const ca = new CaClient({
     address: caAddress,
@@ -107,7 +117,7 @@ export async function startWorkloadSecrets(
     checkIntervalMs,
     ecdsa: env.string("ECC_SIGNATURE_ALGORITHM") === "ECDSA",
     pkcs8: env.bool("PKCS8_KEY"),
-    rootPem,
+    ...(meshRootPem === undefined ? {} : { rootPem: meshRootPem }),
     initialBackoffMs: env.int("INITIAL_BACKOFF_MSEC"),
     ...(caChoice.csrUri !== undefined ? { csrUri: caChoice.csrUri } : {}),
     log: logs.scope("caclient"),

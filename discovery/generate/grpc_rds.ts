@@ -21,11 +21,20 @@ import {
   timeoutFields,
 } from "./route_action.ts";
 import { type EnvoyObject, routeMatch } from "./route_match.ts";
+import type { DurationObject } from "./envoy_duration.ts";
 import { corsPolicy, headerFields, mirrorPolicies, redirectAction } from "./route_extras.ts";
 import { type PlannedRoute, planRouteConfiguration, type RoutePlan } from "./route_plan.ts";
 
-/** The Envoy route of one planned route; `spec` is the VirtualService the plan's indices point into. */
-export function envoyRoute(planned: PlannedRoute, spec: VirtualServiceSpec | undefined): EnvoyObject {
+/**
+ * The Envoy route of one planned route; `spec` is the VirtualService the plan's indices point into.
+ * `defaultTimeout` (`MESH_DEFAULT_REQUEST_TIMEOUT`) is the timeout of a VirtualService route that sets none;
+ * routes without a VirtualService keep no timeout, as the reference's default routes do.
+ */
+export function envoyRoute(
+  planned: PlannedRoute,
+  spec: VirtualServiceSpec | undefined,
+  defaultTimeout?: DurationObject,
+): EnvoyObject {
   const http = planned.http >= 0 ? spec?.http?.[planned.http] : undefined;
   if (planned.http >= 0 && http === undefined) {
     throw new RangeError(
@@ -43,7 +52,7 @@ export function envoyRoute(planned: PlannedRoute, spec: VirtualServiceSpec | und
   const retry = retryPolicy(http?.retries);
   const action: EnvoyObject = {
     ...clusterSpecifier(planned.clusters),
-    ...timeoutFields(http?.timeout),
+    ...timeoutFields(http?.timeout, http !== undefined ? defaultTimeout : undefined),
     ...(retry ? { retry_policy: retry } : {}),
     ...(planned.hashPolicy ? { hash_policy: planned.hashPolicy } : {}),
     ...(http?.rewrite?.uri ? { prefix_rewrite: http.rewrite.uri } : {}),

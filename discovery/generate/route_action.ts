@@ -17,7 +17,7 @@ import type {
 } from "../../shared/config/networking/virtual_service_policies.ts";
 import type { LoadBalancerSettings } from "../../shared/config/networking/traffic_policy.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
-import { durationOf, isZeroDuration, ZERO_DURATION } from "./envoy_duration.ts";
+import { type DurationObject, durationOf, isZeroDuration, ZERO_DURATION } from "./envoy_duration.ts";
 import type { EnvoyObject } from "./route_match.ts";
 
 /** The name of the fault filter in the HTTP filter chain and in per-route configs. */
@@ -85,11 +85,11 @@ export function retryPolicy(retries: HTTPRetry | undefined): EnvoyObject | undef
 }
 
 /**
- * The timeout fields of a RouteAction: `timeout` (0s, i.e. none, when unset, as Istio) and, when set,
- * `max_stream_duration` capped at it, which is what gRPC clients apply.
+ * The timeout fields of a RouteAction: `timeout` (`fallback` when unset, else 0s, i.e. none, as Istio) and,
+ * when non-zero, `max_stream_duration` capped at it, which is what gRPC clients apply.
  */
-export function timeoutFields(timeout: string | undefined): EnvoyObject {
-  const duration = durationOf(timeout);
+export function timeoutFields(timeout: string | undefined, fallback?: DurationObject): EnvoyObject {
+  const duration = durationOf(timeout) ?? fallback;
   if (duration === undefined || isZeroDuration(duration)) {
     return { timeout: ZERO_DURATION };
   }

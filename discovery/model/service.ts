@@ -77,6 +77,14 @@ export interface Service {
   readonly creationTime?: string;
 }
 
+/**
+ * True for a headless service: reached at its endpoints' own addresses (passthrough) and with no address of
+ * its own, like an orchestrator Service with `clusterIP: None` or a ServiceEntry with resolution NONE.
+ */
+export function isHeadlessPassthrough(service: Service): boolean {
+  return service.resolution === "Passthrough" && service.addresses.every((a) => a === "0.0.0.0");
+}
+
 /** The port of `service` with this number, if any. */
 export function servicePortByNumber(service: Service, port: number): ServicePort | undefined {
   return service.ports.find((p) => p.port === port);

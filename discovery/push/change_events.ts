@@ -1,6 +1,6 @@
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { ConfigEvent, ConfigStore } from "../model/config_store.ts";
-import type { Service } from "../model/service.ts";
+import { isHeadlessPassthrough, type Service } from "../model/service.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
 import type { EndpointIndex } from "./endpoint_index.ts";
 import { configKey, type PushRequest, pushRequest, serviceKey } from "./push_request.ts";
@@ -28,6 +28,11 @@ export interface ChangeEventSources {
   readonly enqueue: (request: PushRequest) => void;
   /** Where event counts are recorded; none when absent. */
   readonly metrics?: Metrics;
+  /**
+   * `DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS`: sidecars listen on each endpoint of a headless service,
+   * so its endpoint changes are full pushes (default false here: the pipeline passes the setting).
+   */
+  readonly headlessPodListeners?: boolean;
 }
 
 /** Turns every change into push requests; `meshChanged` is for the mesh config watcher. */
@@ -44,7 +49,8 @@ export interface ChangeEvents {
  * Connects config and registry events to push requests, counting each in `discovery_inbound_updates`:
  * config changes (other than registry kinds) are full pushes of that config; service changes are full pushes
  * of the service; endpoint changes update the endpoint index and, when something changed, are endpoint-only
- * pushes, except for DNS services, whose endpoints live in CDS and need a full push.
+ * pushes, except for DNS services, whose endpoints live in CDS, and, with per-pod listeners, headless services,
+ * whose endpoints are listeners: both need a full push.
  */
 export function connectChangeEvents(sources: ChangeEventSources): ChangeEvents {
   const inbound = (type: string) => sources.metrics?.counter("discovery_inbound_updates").inc({ type });
@@ -66,7 +72,9 @@ export function connectChangeEvents(sources: ChangeEventSources): ChangeEvents {
     inbound("eds");
     if (!sources.endpoints.update(event)) return;
     const service = sources.registry.getService(event.hostname, event.namespace);
-    const full = service?.resolution === "DNSLB";
+    const full = service !== undefined &&
+      (service.resolution === "DNSLB" ||
+        (sources.headlessPodListeners === true && isHeadlessPassthrough(service)));
     sources.enqueue(
       pushRequest(full, "endpoint", [serviceKey(event.namespace, event.hostname)], performance.now()),
     );

@@ -5,7 +5,7 @@ import { EndpointIndex } from "./endpoint_index.ts";
 import type { PushRequest } from "./push_request.ts";
 import { networking, serviceEntry, world } from "./_test_support.ts";
 
-function connected() {
+function connected(headlessPodListeners = false) {
   const w = world();
   const requests: PushRequest[] = [];
   const metrics = new Metrics("discovery", { version: "t", tag: "t" });
@@ -16,6 +16,7 @@ function connected() {
     endpoints,
     enqueue: (r) => void requests.push(r),
     metrics,
+    headlessPodListeners,
   });
   const summary = () =>
     requests.splice(0).map((r) =>
@@ -200,4 +201,21 @@ Deno.test("EndpointIndex primes a service without endpoints once, and still foll
   assert.equal(index.update(service), true);
   assert.equal(index.shards("empty.example", "ns").version, 1);
   assert.equal(index.generation, generation + 1);
+});
+
+Deno.test("With per-pod listeners, endpoint changes of a headless service are full pushes; without, EDS only", () => {
+  const headless = networking("ServiceEntry", "ns", "db", {
+    hosts: ["db.example"],
+    ports: [{ number: 5432, name: "tcp", protocol: "TCP" }],
+    resolution: "NONE",
+    workloadSelector: { labels: { app: "db" } },
+  });
+  const pod = networking("WorkloadEntry", "ns", "db-0", { address: "10.2.0.9", labels: { app: "db" } });
+  for (const [on, expected] of [[true, "full"], [false, "eds"]] as const) {
+    const { w, summary } = connected(on);
+    w.apply(headless);
+    summary();
+    w.apply(pod);
+    assert.deepEqual(summary(), [`${expected} endpoint ServiceEntry/ns/db.example`]);
+  }
 });

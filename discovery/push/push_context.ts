@@ -142,6 +142,16 @@ export interface PushContextInputs {
   readonly traceSampling?: number;
   /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2` (default true). */
   readonly inboundTlsV2?: boolean;
+  /** `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE` (default true). */
+  readonly tcpMetadataExchange?: boolean;
+  /** `DISCOVERY_ENDPOINT_TELEMETRY_LABEL` (default false). */
+  readonly endpointTelemetryLabel?: boolean;
+  /** `DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS` (default true). */
+  readonly headlessPodListeners?: boolean;
+  /** `DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS` (default false). */
+  readonly allowMetadataCerts?: boolean;
+  /** `MESH_DEFAULT_REQUEST_TIMEOUT`, nanoseconds (default 0: none). */
+  readonly defaultRequestTimeoutNs?: bigint;
   /** `--plugins` (default: the reference's). */
   readonly plugins?: ListenerPlugins;
   /** Versioned endpoints kept current by registry events; a private one is made when absent. */
@@ -185,6 +195,16 @@ export class PushContext {
   readonly traceSampling: number;
   /** Sidecars' inbound mesh mTLS takes TLS 1.2 and up with the reference's strong ciphers only. */
   readonly inboundTlsV2: boolean;
+  /** Mesh mTLS offers and accepts `istio-peer-exchange`, and mesh TCP chains exchange peer metadata. */
+  readonly tcpMetadataExchange: boolean;
+  /** Envoy EDS endpoints carry their workload's name, namespace and canonical service for telemetry. */
+  readonly endpointTelemetryLabel: boolean;
+  /** Sidecars get an outbound listener per endpoint IP of a headless service's TCP ports. */
+  readonly headlessPodListeners: boolean;
+  /** Certificate files in a proxy's metadata replace those of DestinationRules' `MUTUAL` TLS. */
+  readonly allowMetadataCerts: boolean;
+  /** The timeout of VirtualService routes that set none, nanoseconds; 0 leaves them without one. */
+  readonly defaultRequestTimeoutNs: bigint;
   /** The networking plugins whose filters listeners carry. */
   readonly plugins: ListenerPlugins;
   /** Services, one per hostname and namespace. */
@@ -236,6 +256,11 @@ export class PushContext {
     this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
     this.traceSampling = inputs.traceSampling ?? 100;
     this.inboundTlsV2 = inputs.inboundTlsV2 ?? true;
+    this.tcpMetadataExchange = inputs.tcpMetadataExchange ?? true;
+    this.endpointTelemetryLabel = inputs.endpointTelemetryLabel ?? false;
+    this.headlessPodListeners = inputs.headlessPodListeners ?? true;
+    this.allowMetadataCerts = inputs.allowMetadataCerts ?? false;
+    this.defaultRequestTimeoutNs = inputs.defaultRequestTimeoutNs ?? 0n;
     this.plugins = inputs.plugins ?? DEFAULT_LISTENER_PLUGINS;
     this.problems = new PushProblems();
     this.#configs = new Map(KINDS.map((k) => [k.kind, inputs.store.list(k.kind)]));

@@ -81,6 +81,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const filterGatewayClusters = env.bool("DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG");
   const traceSampling = env.float("DISCOVERY_TRACE_SAMPLING");
   const inboundTlsV2 = env.bool("DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2");
+  const tcpMetadataExchange = env.bool("DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE");
+  const headlessPodListeners = env.bool("DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS");
+  const allowMetadataCerts = env.bool("DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS");
+  const endpointTelemetryLabel = env.bool("DISCOVERY_ENDPOINT_TELEMETRY_LABEL");
+  const defaultRequestTimeoutNs = env.duration("MESH_DEFAULT_REQUEST_TIMEOUT");
   let builds = 0;
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
   let derived: DerivedMemo | undefined;
@@ -101,6 +106,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         filterGatewayClusters,
         traceSampling,
         inboundTlsV2,
+        tcpMetadataExchange,
+        endpointTelemetryLabel,
+        headlessPodListeners,
+        allowMetadataCerts,
+        defaultRequestTimeoutNs,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         endpoints,
         networks: new MeshNetworkIndex(
@@ -124,6 +134,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     registry,
     endpoints,
     enqueue: (request) => debouncer.enqueue(request),
+    headlessPodListeners,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   return {

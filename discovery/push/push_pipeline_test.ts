@@ -111,3 +111,56 @@ Deno.test("DISCOVERY_INITIAL_FETCH_TIMEOUT and DISCOVERY_FILTER_GATEWAY_CLUSTER_
     );
   });
 });
+
+Deno.test("The #31 Envoy settings reach the snapshots the generators read, with their documented defaults", async (t) => {
+  const snapshot = (environment: Record<string, string>) => {
+    const w = world();
+    const pipeline = createPushPipeline({
+      store: w.store,
+      registry: w.registry,
+      mesh: () => MESH,
+      domain: "cluster.local",
+      env: new EnvSettings("discovery", environment),
+      log: silentLogger,
+    });
+    try {
+      const push = pipeline.stage.current();
+      return {
+        timeout: push.defaultRequestTimeoutNs,
+        tcpExchange: push.tcpMetadataExchange,
+        telemetryLabel: push.endpointTelemetryLabel,
+        headless: push.headlessPodListeners,
+        metadataCerts: push.allowMetadataCerts,
+      };
+    } finally {
+      pipeline.close();
+    }
+  };
+  await t.step("by default", () => {
+    assert.deepEqual(snapshot({}), {
+      timeout: 0n,
+      tcpExchange: true,
+      telemetryLabel: false,
+      headless: true,
+      metadataCerts: false,
+    });
+  });
+  await t.step("each as set", () => {
+    assert.deepEqual(
+      snapshot({
+        MESH_DEFAULT_REQUEST_TIMEOUT: "15s",
+        DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE: "false",
+        DISCOVERY_ENDPOINT_TELEMETRY_LABEL: "true",
+        DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS: "false",
+        DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS: "true",
+      }),
+      {
+        timeout: 15_000_000_000n,
+        tcpExchange: false,
+        telemetryLabel: true,
+        headless: false,
+        metadataCerts: true,
+      },
+    );
+  });
+});

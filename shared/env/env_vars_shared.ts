@@ -177,7 +177,8 @@ export const SHARED_ENV_VARS: readonly EnvVarSpec[] = [
     type: "string",
     default: "meshd",
     programs: BOTH,
-    description: "Provider of the discovery DNS certificate.",
+    description:
+      "Who signs the discovery server's certificate: meshd (the built-in CA), orchestrator (the reference's kubernetes: the orchestrator's CA, mounted with the service account) or custom (roots at ./etc/certs/root-cert.pem); the agent trusts that signer's roots when CA_ROOT_CA and XDS_ROOT_CA are unset.",
   },
   {
     name: "DISCOVERY_DEBOUNCE_AFTER",

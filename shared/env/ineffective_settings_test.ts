@@ -6,15 +6,14 @@ import { ineffectiveSettings, warnIneffectiveSettings } from "./ineffective_sett
 Deno.test("A variable that has no effect logs one warning naming it when set", () => {
   const log = new RecordingLogger();
   const env = new EnvSettings("discovery", {
-    DISCOVERY_CERT_PROVIDER: "kubernetes",
+    DISCOVERY_ENABLE_INCREMENTAL_MCP: "true",
     DISCOVERY_HTTP10: "true",
   });
   warnIneffectiveSettings(log, env, "discovery", new Set());
   assert.deepEqual(log.lines, [{
     level: "warn",
-    msg:
-      "DISCOVERY_CERT_PROVIDER is set but has no effect: the discovery serving certificate comes from the built-in CA",
-    fields: { setting: "DISCOVERY_CERT_PROVIDER", issue: "#31" },
+    msg: "DISCOVERY_ENABLE_INCREMENTAL_MCP is set but has no effect: MCP is not built",
+    fields: { setting: "DISCOVERY_ENABLE_INCREMENTAL_MCP", issue: "none" },
   }]);
 });
 
@@ -48,8 +47,8 @@ Deno.test("A flag that has no effect is named only when given, and only for its 
 Deno.test("/debug/env's listing marks a variable that has no effect, and only in the program where it has none", () => {
   const discovery = new EnvSettings("discovery", {}).resolved();
   assert.equal(
-    discovery.find((v) => v.name === "DISCOVERY_CERT_PROVIDER")?.noEffect,
-    "the discovery serving certificate comes from the built-in CA (issue: #31)",
+    discovery.find((v) => v.name === "DISCOVERY_ENABLE_INCREMENTAL_MCP")?.noEffect,
+    "MCP is not built (issue: none)",
   );
   assert.equal(discovery.find((v) => v.name === "DISCOVERY_DEBOUNCE_AFTER")?.noEffect, undefined);
   const agent = new EnvSettings("agent", {}).resolved();

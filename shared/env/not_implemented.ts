@@ -91,6 +91,11 @@ const OTHER_PROGRAM: readonly NotImplementedSetting[] = [
     "DISCOVERY_ENABLE_STATUS",
     "DISCOVERY_STATUS_BURST",
     "DISCOVERY_STATUS_QPS",
+    "MESH_DEFAULT_REQUEST_TIMEOUT",
+    "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
+    "DISCOVERY_ENDPOINT_TELEMETRY_LABEL",
+    "DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS",
+    "DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS",
   ].map((name) => entry(name, A, "none", DISCOVERY_ONLY)),
   ...["MESH_METRICS_ANNOTATIONS", "TERMINATION_DRAIN_DURATION_SECONDS"].map((name) =>
     entry(name, D, "none", AGENT_ONLY)
@@ -109,24 +114,11 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "Istio 1.9 declares it and reads it nowhere; Ingress Gateways go to ORCH_INGRESS_NS",
   ),
   entry("ORCH_INGRESS_NS", A, "none", DISCOVERY_ONLY),
-  entry("MESH_DEFAULT_REQUEST_TIMEOUT", BOTH, "#31", "routes take their timeouts from VirtualServices only"),
   entry(
     "SECRET_WATCHER_RESYNC_PERIOD",
     BOTH,
     "none",
     "Istio 1.9 declares it and reads it nowhere; Secrets are watched, a dropped watch relists",
-  ),
-  entry(
-    "DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS",
-    BOTH,
-    "#31",
-    "proxy metadata certificates are not used",
-  ),
-  entry(
-    "DISCOVERY_CERT_PROVIDER",
-    BOTH,
-    "#31",
-    "the discovery serving certificate comes from the built-in CA",
   ),
   entry("DISCOVERY_ENABLED_SERVICE_APIS", BOTH, "none", "the service APIs (Gateway API) are not read"),
   entry("DISCOVERY_ENABLE_ANALYSIS", A, "none", DISCOVERY_ONLY),
@@ -136,29 +128,26 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "none",
     "every config object is validated whatever its value",
   ),
-  entry(
-    "DISCOVERY_ENABLE_HEADLESS_SERVICE_POD_LISTENERS",
-    BOTH,
-    "#31",
-    "headless pod listeners are not built",
-  ),
   entry("DISCOVERY_ENABLE_INCREMENTAL_MCP", BOTH, "none", "MCP is not built"),
-  entry(
-    "DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE",
-    BOTH,
-    "#31",
-    "the TCP metadata exchange filter is not generated",
-  ),
-  entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
   entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
-  entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
+  entry(
+    "CREDENTIAL_IDENTITY_PROVIDER",
+    A,
+    "none",
+    "audience of the cloud VM credential fetcher; no cloud metadata server here",
+  ),
   entry(
     "ENABLE_INGRESS_GATEWAY_SDS",
     A,
     "none",
     "Istio 1.9 declares it and reads it nowhere; gateway SDS is served whatever its value",
   ),
-  entry("LOCAL_XDS_GENERATOR", A, "#31", "the agent generates no xDS itself"),
+  entry(
+    "LOCAL_XDS_GENERATOR",
+    A,
+    "none",
+    "Istio 1.9 reads it nowhere; the agent relays mesh-discovery's xDS",
+  ),
 ]);
 
 /** The issue that builds each flag's feature, where it is not #31. */

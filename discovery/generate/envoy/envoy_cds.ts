@@ -36,6 +36,7 @@ import { connectionFields } from "./cluster_protocol.ts";
 import { protocolFilterFor } from "./protocol_filters.ts";
 import { meshSni, upstreamTlsFields, type UpstreamTlsPlan, upstreamTlsPlan } from "./upstream_tls.ts";
 import { derivedTable } from "../../push/derived_memo.ts";
+import { metadataCertFiles, withMetadataCerts } from "./metadata_certs.ts";
 import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
 import { gatewayDestinationHosts } from "./gateway_destinations.ts";
 import { cdsUnaffectedBy } from "./unaffected_kinds.ts";
@@ -228,6 +229,7 @@ function outboundPlans(proxy: Proxy, push: PushContext, service: Service): Plann
         meshExternal: service.meshExternal,
         sni: meshSni(service.hostname, port.port, subset.name),
         identities,
+        peerExchange: push.tcpMetadataExchange,
       });
       const subsetLabels = subset.name === "" ? undefined : subset.labels ?? {};
       const discovery = service.resolution === "ClientSideLB"
@@ -426,6 +428,19 @@ function catchAllPlans(): { plan: EnvoyClusterPlan; dependsOn: string[] }[] {
 }
 
 /**
+ * The shared outbound plans with `DISCOVERY_ALLOW_METADATA_CERTS_DR_MUTUAL_TLS` applied: a proxy whose metadata
+ * names certificate files gets its own copies of the `MUTUAL` plans (their files are in their cache keys).
+ */
+function ownCertificates(proxy: Proxy, push: PushContext, outbound: Planned[]): Planned[] {
+  const files = push.allowMetadataCerts ? metadataCertFiles(proxy) : undefined;
+  if (files === undefined) return outbound;
+  return outbound.map((entry) => {
+    const tls = withMetadataCerts(entry.plan.tls, files);
+    return tls === entry.plan.tls ? entry : { ...entry, plan: { ...entry.plan, tls } };
+  });
+}
+
+/**
  * Builds the clusters of an Envoy sidecar or gateway. Reads the proxy's type, addresses and service scope,
  * the DestinationRule of each service, the mesh's automatic-mTLS switch and trust domain, and for DNS services
  * and identities the services' endpoints; every one is in the plan, which is the cache key.
@@ -440,7 +455,7 @@ export const envoyCdsGenerator: XdsGenerator<PushContext> = {
       () => `${stableJson(inboundPlans(proxy, push))}|${jwtRulesFor(proxy, push).dependsOn.join("\u0000")}`,
     ),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    const outbound = sharedOutboundPlans(proxy, push);
+    const outbound = ownCertificates(proxy, push, sharedOutboundPlans(proxy, push));
     const plans = [
       ...gatewayOutbound(proxy, push, outbound),
       ...sniDnatPlans(proxy, push, outbound),

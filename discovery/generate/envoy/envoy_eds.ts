@@ -21,16 +21,46 @@ import { TLS_MODE_METADATA } from "./upstream_tls.ts";
 import { networkSplit, splitKey } from "../split_horizon.ts";
 import { edsUnaffectedBy } from "./unaffected_kinds.ts";
 
-/** The metadata of an endpoint: its TLS mode for mesh endpoints, nothing otherwise. */
-export function endpointMetadata(instance: ServiceInstance): EnvoyObject {
-  if (instance.endpoint.tlsMode !== "mesh") return {};
-  return {
-    metadata: {
-      filter_metadata: {
-        [TLS_MODE_METADATA.filter]: jsonToStruct({ [TLS_MODE_METADATA.key]: TLS_MODE_METADATA.mesh }),
-      },
-    },
-  };
+/**
+ * The filter metadata key of the proxy's telemetry filters (the reference's `istio`, which the proxy's stats
+ * extension reads under that name).
+ */
+export const TELEMETRY_METADATA_FILTER = "istio";
+
+/** The workload labels naming an endpoint's canonical service and revision, ours first, then Istio's. */
+const CANONICAL_NAME_LABELS = ["service.mesh.io/canonical-name", "service.istio.io/canonical-name"];
+const CANONICAL_REVISION_LABELS = [
+  "service.mesh.io/canonical-revision",
+  "service.istio.io/canonical-revision",
+];
+
+function firstLabel(labels: Readonly<Record<string, string>>, keys: readonly string[]): string {
+  for (const key of keys) if (labels[key] !== undefined) return labels[key];
+  return "";
+}
+
+/**
+ * The metadata of an endpoint: its TLS mode for mesh endpoints and, with `telemetryLabel`
+ * (`DISCOVERY_ENDPOINT_TELEMETRY_LABEL`), `workload` = `name;namespace;canonical service;canonical revision`
+ * under {@link TELEMETRY_METADATA_FILTER} for endpoints with a workload name, so a client's telemetry can label
+ * a server that has no sidecar or was never reached (the reference's `BuildLbEndpointMetadata`).
+ */
+export function endpointMetadata(instance: ServiceInstance, telemetryLabel = false): EnvoyObject {
+  const { endpoint } = instance;
+  const filters: EnvoyObject = {};
+  if (telemetryLabel && endpoint.workloadName !== "") {
+    const workload = [
+      endpoint.workloadName,
+      endpoint.namespace,
+      firstLabel(endpoint.labels, CANONICAL_NAME_LABELS),
+      firstLabel(endpoint.labels, CANONICAL_REVISION_LABELS),
+    ].join(";");
+    filters[TELEMETRY_METADATA_FILTER] = jsonToStruct({ workload });
+  }
+  if (endpoint.tlsMode === "mesh") {
+    filters[TLS_MODE_METADATA.filter] = jsonToStruct({ [TLS_MODE_METADATA.key]: TLS_MODE_METADATA.mesh });
+  }
+  return Object.keys(filters).length === 0 ? {} : { metadata: { filter_metadata: filters } };
 }
 
 /**
@@ -73,17 +103,21 @@ export const envoyEdsGenerator: XdsGenerator<PushContext> = {
   },
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const split = networkSplit(proxy, push);
+    // Process-wide, but in the key so a cache shared by snapshots built otherwise never mixes the two shapes.
+    const telemetryLabel = push.endpointTelemetryLabel;
+    const telemetry = telemetryLabel ? { telemetryLabel } : {};
+    const metadata = (instance: ServiceInstance) => endpointMetadata(instance, telemetryLabel);
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => {
       const locality = localityLbPlanFor(proxy, push, plan);
       return {
         name: plan.name,
         key: cacheKey(
           TYPE_URL.endpoint,
-          ["envoy", stableJson({ plan, locality, ...splitKey(split) })],
+          ["envoy", stableJson({ plan, locality, ...splitKey(split), ...telemetry })],
           dependsOn,
         ),
         build: () => {
-          const assignment = clusterLoadAssignment(plan, shards, endpointMetadata, split);
+          const assignment = clusterLoadAssignment(plan, shards, metadata, split);
           return locality === undefined
             ? assignment
             : { ...assignment, endpoints: applyLocalityLb(assignment.endpoints as EnvoyObject[], locality) };

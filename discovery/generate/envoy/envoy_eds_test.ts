@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
 import { structToJson } from "../../../proto/struct_json.ts";
 import { serviceKey } from "../../push/push_request.ts";
-import { GREETER, run, World } from "../_test_world.ts";
+import { MeshNetworkIndex } from "../../push/network_index.ts";
+import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyEdsGenerator } from "./envoy_eds.ts";
 
@@ -106,4 +107,92 @@ Deno.test("Envoy EDS splits by network: another network's endpoints become its g
       "outbound|8080||ratings.example.svc.cluster.local",
     )!.key.id;
   assert.notEqual(key("n1"), key("n2"));
+});
+
+/** Ratings' workloads with canonical service labels: one on the proxy's network, one behind network n2's gateway. */
+function telemetryWorld(): World {
+  return new World().apply(
+    ...envoyResources(),
+    networking("WorkloadEntry", "example", "ratings-2", {
+      address: "10.0.2.2",
+      labels: {
+        app: "ratings",
+        "security.istio.io/tlsMode": "istio",
+        "service.mesh.io/canonical-name": "ratings",
+        "service.istio.io/canonical-revision": "v2",
+      },
+      serviceAccount: "ratings",
+      ports: { http: 9080 },
+    }),
+    networking("WorkloadEntry", "example", "ratings-remote", {
+      address: "10.7.0.1",
+      network: "n2",
+      labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
+      ports: { http: 9080 },
+    }),
+  );
+}
+
+const RATINGS_CLUSTER = "outbound|8080||ratings.example.svc.cluster.local";
+const TWO_NETWORKS = {
+  networks: {
+    n1: { endpoints: [{ fromRegistry: "c1" }], gateways: [{ address: "192.0.2.1", port: 15443 }] },
+    n2: { endpoints: [], gateways: [{ address: "198.51.100.1", port: 15443 }] },
+  },
+};
+
+/** `address` → the endpoint's filter metadata, as JSON. */
+function metadataByAddress(assignment: Obj): Map<string, Record<string, unknown>> {
+  return new Map(
+    lbEndpoints(assignment).map((ep) => {
+      const address = (((ep.endpoint as Obj).address as Obj).socket_address as Obj).address as string;
+      const filters = ((ep.metadata as Obj | undefined)?.filter_metadata ?? {}) as Obj;
+      return [
+        address,
+        Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, structToJson(v as never)])),
+      ];
+    }),
+  );
+}
+
+Deno.test("Without DISCOVERY_ENDPOINT_TELEMETRY_LABEL, endpoints carry no workload metadata", () => {
+  const { byName } = run(envoyEdsGenerator, envoySidecar(), telemetryWorld().push());
+  for (const filters of metadataByAddress(byName.get(RATINGS_CLUSTER)!).values()) {
+    assert.equal(filters.istio, undefined);
+  }
+});
+
+Deno.test("DISCOVERY_ENDPOINT_TELEMETRY_LABEL puts name;namespace;canonical service;revision on workload endpoints", () => {
+  const world = telemetryWorld();
+  const push = world.push({ endpointTelemetryLabel: true });
+  const { byName, bytes, cacheable } = run(envoyEdsGenerator, envoySidecar(), push);
+  const byAddress = metadataByAddress(byName.get(RATINGS_CLUSTER)!);
+  assert.deepEqual(byAddress.get("10.0.2.2"), {
+    istio: { workload: "ratings-2;example;ratings;v2" },
+    "envoy.transport_socket_match": { tlsMode: "istio" },
+  });
+  assert.deepEqual(byAddress.get("10.0.2.1")!.istio, { workload: "ratings-1;example;;" });
+  for (const [name, encoded] of bytes) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
+  const plain = run(envoyEdsGenerator, envoySidecar(), world.push());
+  assert.notEqual(cacheable.get(RATINGS_CLUSTER)!.key.id, plain.cacheable.get(RATINGS_CLUSTER)!.key.id);
+});
+
+Deno.test("With split horizon, the proxy's network keeps its workload metadata and another network's gateway has none", () => {
+  const world = telemetryWorld();
+  const push = world.push({
+    endpointTelemetryLabel: true,
+    networks: new MeshNetworkIndex(TWO_NETWORKS, world.registry.registries(), world.registry.clusterId),
+  });
+  const { byName, bytes } = run(envoyEdsGenerator, envoySidecar("example", "10.0.2.1"), push);
+  const byAddress = metadataByAddress(byName.get(RATINGS_CLUSTER)!);
+  assert.deepEqual([...byAddress.keys()].sort(), ["10.0.2.1", "10.0.2.2", "198.51.100.1"]);
+  assert.deepEqual(byAddress.get("10.0.2.2")!.istio, { workload: "ratings-2;example;ratings;v2" });
+  assert.deepEqual(byAddress.get("198.51.100.1"), { "envoy.transport_socket_match": { tlsMode: "istio" } });
+  for (const [name, encoded] of bytes) {
+    const violations = validatePgvAny(encoded);
+    assert.equal(violations.length, 0, `${name}: ${formatPgvViolations(violations)}`);
+  }
 });

@@ -34,7 +34,8 @@ import type { EnvoyObject } from "../route_match.ts";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { isHttpPort, isSniffedPort, outboundHttpPorts } from "./envoy_rds.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
-import { MESH_ALPN } from "./upstream_tls.ts";
+import { meshAlpn } from "./upstream_tls.ts";
+import { headlessListenerAddresses, headlessOwnAddress } from "./headless_listeners.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { type InboundMtlsMode, inboundMtlsMode, peerAuthenticationsFor } from "./inbound_mtls.ts";
 import { gatewayListener } from "./gateway_resources.ts";
@@ -83,6 +84,8 @@ export type ListenerPlan =
       readonly jwt?: EnvoyObject;
       /** `DISCOVERY_SIDECAR_ENABLE_INBOUND_TLS_V2`: mesh mTLS accepts TLS 1.2 and up with strong ciphers only. */
       readonly tlsV2?: boolean;
+      /** `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE=false`: mesh mTLS chains match `istio` without `istio-peer-exchange`. */
+      readonly withoutPeerExchange?: boolean;
     }
     | {
       readonly kind: "http";
@@ -293,7 +296,9 @@ function listenerOf(plan: ListenerPlan): EnvoyObject {
                   filter_chain_match: {
                     destination_port: { value: port },
                     transport_protocol: "tls",
-                    application_protocols: detected ? MESH_HTTP_ALPN : [...MESH_ALPN],
+                    application_protocols: detected
+                      ? MESH_HTTP_ALPN
+                      : [...meshAlpn(!plan.withoutPeerExchange)],
                   },
                   transport_socket: meshServerTls(plan.tlsV2 === true),
                   filters: inboundFilters(port, variant.http, plan.authz, plan.jwt, filter, plan.telemetry),
@@ -402,8 +407,12 @@ export function planListeners(
         a !== "0.0.0.0"
       );
       // A listener per address and port; a service without an address takes the port's wildcard listener,
-      // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio).
-      for (const address of addresses.length > 0 ? addresses : ["0.0.0.0"]) {
+      // when no HTTP port or earlier service has it (the loser is unreachable, as in Istio), or, headless,
+      // one listener per endpoint IP.
+      const binds = addresses.length > 0
+        ? addresses
+        : headlessListenerAddresses(proxy, push, service, port) ?? ["0.0.0.0"];
+      for (const address of binds) {
         const name = `${address}_${port.port}`;
         if (taken.has(name)) {
           push.listenerConflicts.add(
@@ -456,6 +465,7 @@ export function planListeners(
       ...(authz.policies.length > 0 ? { authz: authzFilters(authz.policies) } : {}),
       ...(jwt ? { jwt } : {}),
       ...(push.inboundTlsV2 ? { tlsV2: true } : {}),
+      ...(push.tcpMetadataExchange ? {} : { withoutPeerExchange: true }),
       telemetry,
     },
     dependsOn: [...inboundDeps, ...authn.dependsOn, ...authz.dependsOn, ...jwtRules.dependsOn],
@@ -547,14 +557,15 @@ export const envoyLdsGenerator: XdsGenerator<PushContext> = {
       const { ports, dependsOn } = inboundListenerPorts(proxy, push);
       const { authn, authz, jwtRules } = securityPoliciesFor(proxy, push);
       const policies = [authn.dependsOn, authz.dependsOn, jwtRules.dependsOn];
-      // Also what LDS reads of the proxy beyond its scope: its cluster (whose VIPs its TCP listeners take)
-      // and its telemetry (its own ProxyConfig's tracing).
+      // Also what LDS reads of the proxy beyond its scope: its cluster (whose VIPs its TCP listeners take),
+      // its telemetry (its own ProxyConfig's tracing) and its address where headless listeners leave it out.
       return JSON.stringify([
         [...ports],
         dependsOn,
         policies,
         push.networks.clusterOfProxy(proxy),
         listenerTelemetry(proxy, push),
+        headlessOwnAddress(proxy, push) ?? "",
       ]);
     }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {

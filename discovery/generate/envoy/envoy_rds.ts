@@ -20,6 +20,7 @@ import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerat
 import { stableJson } from "../fingerprint.ts";
 import { derivedTable } from "../../push/derived_memo.ts";
 import { envoyRoute } from "../grpc_rds.ts";
+import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { type PlannedRouteConfiguration, planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
 import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
@@ -81,12 +82,12 @@ export interface EnvoyRouteConfigPlan {
   readonly fallback: typeof PASSTHROUGH_CLUSTER | typeof BLACK_HOLE_CLUSTER;
 }
 
-/** The virtual host of one service: its domains and routes. */
-function virtualHost(host: VirtualHostPlan): EnvoyObject {
+/** The virtual host of one service: its domains and routes, `defaultTimeout` where its VirtualService sets none. */
+function virtualHost(host: VirtualHostPlan, defaultTimeout: DurationObject | undefined): EnvoyObject {
   return {
     name: host.plan.virtualHost,
     domains: [...host.domains],
-    routes: host.plan.routes.map((route) => envoyRoute(route, host.virtualService)),
+    routes: host.plan.routes.map((route) => envoyRoute(route, host.virtualService, defaultTimeout)),
   };
 }
 
@@ -103,13 +104,22 @@ function allowAnyHost(fallback: EnvoyRouteConfigPlan["fallback"]): EnvoyObject {
   };
 }
 
+/** `MESH_DEFAULT_REQUEST_TIMEOUT` as a Duration; undefined when it is zero (routes keep no timeout). */
+export function requestTimeout(push: PushContext): DurationObject | undefined {
+  return push.defaultRequestTimeoutNs > 0n ? durationFromNanos(push.defaultRequestTimeoutNs) : undefined;
+}
+
 /** Route configuration fields after `virtual_hosts`: Envoy need not know every cluster a route names. */
 const ROUTE_CONFIG_TAIL = { validate_clusters: { value: false } };
 
-function routeConfig(plan: EnvoyRouteConfigPlan, hosts: readonly VirtualHostPlan[]): EnvoyObject {
+function routeConfig(
+  plan: EnvoyRouteConfigPlan,
+  hosts: readonly VirtualHostPlan[],
+  defaultTimeout: DurationObject | undefined,
+): EnvoyObject {
   return {
     name: String(plan.port),
-    virtual_hosts: [...hosts.map(virtualHost), allowAnyHost(plan.fallback)],
+    virtual_hosts: [...hosts.map((host) => virtualHost(host, defaultTimeout)), allowAnyHost(plan.fallback)],
     ...ROUTE_CONFIG_TAIL,
   };
 }
@@ -131,18 +141,19 @@ function sidecarRouteConfig(
       push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
     },"plan":${push.derived.get(ROUTE_PLAN_JSON, host.plan, undefined, () => stableJson(host.plan))}}`
   );
+  const defaultTimeout = requestTimeout(push);
   const configJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
     hostKeys.join(",")
   }],"port":${plan.port}}`;
   return {
     name: String(plan.port),
     key: cacheKey(TYPE_URL.route, ["envoy", configJson], dependsOn),
-    build: () => routeConfig(plan, hosts),
+    build: () => routeConfig(plan, hosts, defaultTimeout),
     encode: (schema) =>
       encodeRouteConfigurationAny(push.derived, {
         head: { name: String(plan.port) },
         hosts: [
-          ...hosts.map((host, i) => ({ key: hostKeys[i], build: () => virtualHost(host) })),
+          ...hosts.map((host, i) => ({ key: hostKeys[i], build: () => virtualHost(host, defaultTimeout) })),
           { key: `allow_any ${plan.fallback}`, build: () => allowAnyHost(plan.fallback) },
         ],
         tail: ROUTE_CONFIG_TAIL,
@@ -280,7 +291,7 @@ export const envoyRdsGenerator: XdsGenerator<PushContext> = {
         out.push({
           name,
           key: cacheKey(TYPE_URL.route, ["gateway", name, stableJson(key)], planned.dependsOn),
-          build: () => gatewayRouteConfig(name, planned.port, planned.hosts),
+          build: () => gatewayRouteConfig(name, planned.port, planned.hosts, requestTimeout(push)),
         });
       }
       return out;

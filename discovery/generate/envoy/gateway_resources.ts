@@ -8,6 +8,7 @@
 import { CA_CREDENTIAL_SUFFIX } from "../../../shared/credentials/tls_credential.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import { envoyRoute } from "../grpc_rds.ts";
+import type { DurationObject } from "../envoy_duration.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import type {
@@ -162,18 +163,19 @@ export function gatewayListener(plan: GatewayListenerPlan): EnvoyObject {
   };
 }
 
-/** The route configuration `name` of a gateway from its virtual hosts. */
+/** The route configuration `name` of a gateway from its virtual hosts; `defaultTimeout` as in `envoyRoute`. */
 export function gatewayRouteConfig(
   name: string,
   port: number,
   hosts: readonly GatewayVirtualHost[],
+  defaultTimeout?: DurationObject,
 ): EnvoyObject {
   return {
     name,
     virtual_hosts: hosts.map((h) => ({
       name: `${h.host}:${port}`,
       domains: [h.host, `${h.host}:${port}`],
-      routes: h.routes.map((r) => envoyRoute(r, h.spec)),
+      routes: h.routes.map((r) => envoyRoute(r, h.spec, defaultTimeout)),
       ...(h.httpsRedirect ? { require_tls: "ALL" } : {}),
     })),
     validate_clusters: { value: false },

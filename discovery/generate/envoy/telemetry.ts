@@ -86,8 +86,10 @@ export interface ListenerTelemetry {
   readonly service: boolean;
   /** Listener-level logs of connections no chain logged; false with `disableEnvoyListenerLog`. */
   readonly listenerLog: boolean;
-  /** The `metadata_exchange` plugin: peers exchange workload metadata on HTTP and TCP chains. */
+  /** The `metadata_exchange` plugin: peers exchange workload metadata on HTTP chains. */
   readonly metadataExchange?: boolean;
+  /** The plugin and `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE`: peers exchange workload metadata on TCP chains. */
+  readonly tcpMetadataExchange?: boolean;
   /** The connection managers' tracing; absent when `enableTracing` is off. */
   readonly tracing?: {
     readonly sampling: number;
@@ -150,6 +152,7 @@ function telemetryOf(push: PushContext, tracing: TracingConfig | undefined): Lis
     service: mesh.enableEnvoyAccessLogService === true,
     listenerLog: mesh.disableEnvoyListenerLog !== true,
     ...(push.plugins.metadataExchange ? { metadataExchange: true } : {}),
+    ...(push.plugins.metadataExchange && push.tcpMetadataExchange ? { tcpMetadataExchange: true } : {}),
     ...(mesh.enableTracing === false
       ? {}
       : { tracing: Object.freeze(tracingOf(tracing, push.traceSampling)) }),
@@ -208,9 +211,9 @@ export function httpMetadataExchange(telemetry: ListenerTelemetry | undefined): 
   }];
 }
 
-/** The TCP metadata exchange filter, ahead of a mesh TCP proxy, when the plugin is on. */
+/** The TCP metadata exchange filter, ahead of a mesh TCP proxy, when the plugin and the setting are on. */
 export function tcpMetadataExchange(telemetry: ListenerTelemetry | undefined): EnvoyObject[] {
-  if (telemetry?.metadataExchange !== true) return [];
+  if (telemetry?.tcpMetadataExchange !== true) return [];
   return [{
     name: METADATA_EXCHANGE_FILTER,
     typed_config: {

@@ -16,18 +16,33 @@ import type { EnvoyObject } from "../route_match.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 
 /** ALPN a mesh mTLS client offers, as Istio sidecars do, so either kind of server accepts it. */
-export const MESH_ALPN: readonly string[] = ["istio-peer-exchange", "istio"];
+export const MESH_ALPN: readonly string[] = Object.freeze(["istio-peer-exchange", "istio"]);
+
+/** The mesh ALPN without the TCP metadata exchange protocol (`DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE=false`). */
+export const MESH_ALPN_NO_EXCHANGE: readonly string[] = Object.freeze(["istio"]);
+
+/** The ALPN of mesh mTLS, with `istio-peer-exchange` only when TCP metadata exchange is on. */
+export function meshAlpn(peerExchange: boolean): readonly string[] {
+  return peerExchange ? MESH_ALPN : MESH_ALPN_NO_EXCHANGE;
+}
 
 /** The endpoint metadata filter that `transport_socket_matches` reads, and the value of a mesh endpoint. */
 export const TLS_MODE_METADATA = { filter: "envoy.transport_socket_match", key: "tlsMode", mesh: "istio" };
+
+/** The mesh mTLS a cluster offers: its SNI, the identities it accepts and the ALPN it offers. */
+export interface MeshTlsPlan {
+  readonly sni: string;
+  readonly identities: readonly string[];
+  readonly alpn: readonly string[];
+}
 
 /** What a cluster's upstream TLS is made of, resolved; its stable JSON is part of the cluster's cache key. */
 export type UpstreamTlsPlan =
   | { readonly kind: "none" }
   /** Mesh mTLS to every endpoint (ISTIO_MUTUAL). */
-  | { readonly kind: "mesh"; readonly sni: string; readonly identities: readonly string[] }
+  | { readonly kind: "mesh" } & MeshTlsPlan
   /** Mesh mTLS to endpoints labelled for the mesh, plaintext to the rest. */
-  | { readonly kind: "auto"; readonly sni: string; readonly identities: readonly string[] }
+  | { readonly kind: "auto" } & MeshTlsPlan
   /** SIMPLE or MUTUAL TLS with the files the DestinationRule names. */
   | { readonly kind: "files"; readonly settings: ClientTLSSettings; readonly sni?: string };
 
@@ -47,20 +62,23 @@ export function upstreamTlsPlan(
     readonly meshExternal: boolean;
     readonly sni: string;
     readonly identities: readonly string[];
+    /** `DISCOVERY_ENABLE_TCP_METADATA_EXCHANGE`: mesh mTLS offers `istio-peer-exchange`. */
+    readonly peerExchange: boolean;
   },
 ): UpstreamTlsPlan {
+  const alpn = meshAlpn(options.peerExchange);
   switch (tls?.mode) {
     case "DISABLE":
       return { kind: "none" };
     case "ISTIO_MUTUAL":
     case "MESH_MUTUAL":
-      return { kind: "mesh", sni: tls.sni ?? options.sni, identities: options.identities };
+      return { kind: "mesh", sni: tls.sni ?? options.sni, identities: options.identities, alpn };
     case "SIMPLE":
     case "MUTUAL":
       return { kind: "files", settings: tls, ...(tls.sni ? { sni: tls.sni } : {}) };
     default:
       return options.autoMtls && !options.meshExternal
-        ? { kind: "auto", sni: options.sni, identities: options.identities }
+        ? { kind: "auto", sni: options.sni, identities: options.identities, alpn }
         : { kind: "none" };
   }
 }
@@ -72,7 +90,7 @@ function tlsSocket(context: EnvoyObject): EnvoyObject {
   };
 }
 
-function meshTlsContext(sni: string, identities: readonly string[]): EnvoyObject {
+function meshTlsContext({ sni, identities, alpn }: MeshTlsPlan): EnvoyObject {
   return {
     common_tls_context: {
       tls_certificate_sds_secret_configs: [sdsSecretConfig(WORKLOAD_SECRET_NAME)],
@@ -85,7 +103,7 @@ function meshTlsContext(sni: string, identities: readonly string[]): EnvoyObject
         },
         validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET_NAME),
       },
-      alpn_protocols: [...MESH_ALPN],
+      alpn_protocols: [...alpn],
     },
     sni,
   };
@@ -124,7 +142,7 @@ export function upstreamTlsFields(plan: UpstreamTlsPlan): EnvoyObject {
     case "none":
       return {};
     case "mesh":
-      return { transport_socket: tlsSocket(meshTlsContext(plan.sni, plan.identities)) };
+      return { transport_socket: tlsSocket(meshTlsContext(plan)) };
     case "files":
       return { transport_socket: tlsSocket(fileTlsContext(plan.settings, plan.sni)) };
     case "auto":
@@ -133,7 +151,7 @@ export function upstreamTlsFields(plan: UpstreamTlsPlan): EnvoyObject {
           {
             name: "tlsMode-istio",
             match: jsonToStruct({ [TLS_MODE_METADATA.key]: TLS_MODE_METADATA.mesh }),
-            transport_socket: tlsSocket(meshTlsContext(plan.sni, plan.identities)),
+            transport_socket: tlsSocket(meshTlsContext(plan)),
           },
           {
             name: "tlsMode-disabled",

@@ -6,6 +6,7 @@ const OPTIONS = {
   meshExternal: false,
   sni: "outbound_.8080_._.ratings.example.svc.cluster.local",
   identities: ["spiffe://cluster.local/ns/example/sa/ratings"],
+  peerExchange: true,
 };
 
 Deno.test("upstreamTlsPlan reads MESH_MUTUAL and Istio's ISTIO_MUTUAL alike: mesh mTLS to the service", () => {
@@ -14,6 +15,7 @@ Deno.test("upstreamTlsPlan reads MESH_MUTUAL and Istio's ISTIO_MUTUAL alike: mes
       kind: "mesh",
       sni: OPTIONS.sni,
       identities: OPTIONS.identities,
+      alpn: ["istio-peer-exchange", "istio"],
     });
   }
   assert.deepEqual(upstreamTlsPlan({ mode: "DISABLE" }, { ...OPTIONS, autoMtls: true }), { kind: "none" });
