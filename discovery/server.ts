@@ -44,6 +44,7 @@ import {
 } from "./webhook/mod.ts";
 import { orchTokenReviewer } from "./orch/token_review.ts";
 import { orchWriters } from "./orch/orch_writers.ts";
+import { IngressStatusSyncer } from "./orch/ingress_status.ts";
 import {
   ORCH_CA_FILE,
   ORCH_CERT_PROVIDERS,
@@ -259,8 +260,8 @@ export async function startDiscovery(
   if (env.bool("DISCOVERY_ENABLE_STATUS") && !orch) {
     log.warn("DISCOVERY_ENABLE_STATUS is on but no orchestrator is read: status has nowhere to go");
   }
-  const writesStatus = env.bool("DISCOVERY_ENABLE_STATUS") || env.bool("DISCOVERY_ENABLE_ANALYSIS");
-  const statusHttp = writesStatus && orch ? orch.http(STATUS_REQUEST_TIMEOUT_MS) : undefined;
+  // Ingress status is written whenever the orchestrator is read, as the reference's ingress controller does.
+  const statusHttp = orch ? orch.http(STATUS_REQUEST_TIMEOUT_MS) : undefined;
   // Every status field (distribution, and analyzer messages through `writeField`) shares one writer and budget.
   const statusWriter = statusHttp
     ? new StatusWriter({
@@ -545,6 +546,23 @@ export async function startDiscovery(
       log,
     }),
     ...(statusWriter ? [{ name: "status writer", start() {}, stop: () => statusWriter.stop() }] : []),
+    ...(orch && statusWriter
+      ? [closingComponent("ingress status", () => {
+        const ingressNamespace = env.string("ORCH_INGRESS_NS") || "mesh-system";
+        const syncer = new IngressStatusSyncer({
+          writer: statusWriter,
+          gate: duties.gates.ingressController,
+          ingresses: () => orch.ingress.meshIngresses(),
+          addresses: () =>
+            registries.aggregate.getService(
+              `${mesh.current().ingressService}.${ingressNamespace}.svc.${options.domain}`,
+              ingressNamespace,
+            )?.externalAddresses ?? [],
+        });
+        const sync = () => syncer.sync();
+        return [syncer.start(), orch.ingress.onTranslated(sync), registries.aggregate.onServiceEvent(sync)];
+      })]
+      : []),
     ...(status ? [status.component(() => ({ tracker: discovery.tracker!, snapshots: pipeline.stage }))] : []),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]

@@ -2,8 +2,8 @@
  * Orchestrator Ingresses end to end: the real `mesh-discovery` reads an Ingress of class `mesh` with a TLS
  * secret from the test API server; the ingress gateway (in the ingress namespace, `mesh: ingressgateway`) gets
  * an HTTPS listener on 443 terminating with the secret, an HTTP listener on 80, routes to the Ingress's backend,
- * and the secret itself over SDS on the secure port. Editing the Ingress moves the route; deleting it takes the
- * gateway's listeners away.
+ * and the secret itself over SDS on the secure port; the Ingress's status names the gateway Service's load
+ * balancer address. Editing the Ingress moves the route; deleting it takes the gateway's listeners away.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -13,6 +13,7 @@ import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
 import { credentialsAs, fetchUntil } from "./helpers/gateway_fixture.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
 
 type Obj = Record<string, unknown>;
 const DAY = 24 * 3_600_000;
@@ -52,6 +53,14 @@ Deno.test("An Ingress of the mesh's class becomes the ingress gateway's listener
     kind: "Service",
     metadata: { name: "shop", namespace: "shop" },
     spec: { clusterIP: "10.96.0.30", ports: [{ name: "http", port: 8080 }] },
+  });
+  // The ingress gateway's Service, whose load balancer address the Ingress's status names.
+  api.apply({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "mesh-ingressgateway", namespace: "mesh-system" },
+    spec: { type: "LoadBalancer", clusterIP: "10.96.0.99", ports: [{ name: "https", port: 443 }] },
+    status: { loadBalancer: { ingress: [{ ip: "203.0.113.7" }] } },
   });
   api.apply({
     apiVersion: "v1",
@@ -111,6 +120,15 @@ Deno.test("An Ingress of the mesh's class becomes the ingress gateway's listener
     assert.doesNotMatch(text, /\/other/, "the other controller's Ingress is not translated");
     const [secret] = await fetchType(TYPE_URL.secret, ["shop-cert"], (r) => r.length === 1);
     assert.ok(JSON.stringify(secret).includes(JSON.stringify(credential.files["ca-cert.pem"]).slice(1, -1)));
+
+    // The leader of `mesh-leader` writes where the Ingress is served, as `kubectl get ingress` shows it.
+    await waitFor(async () => {
+      const stored =
+        await (await fetch(`${api.url}/apis/networking.k8s.io/v1/namespaces/shop/ingresses/shop`))
+          .json();
+      return JSON.stringify(stored.status?.loadBalancer) ===
+        JSON.stringify({ ingress: [{ ip: "203.0.113.7" }] });
+    }, "the Ingress's status names the gateway's load balancer address");
 
     api.apply(ingress("/shop"));
     await fetchType(TYPE_URL.route, [httpRoute], routeHas(/"prefix":"\/shop\/"/));

@@ -19,7 +19,12 @@ import type { Timers } from "../../shared/time/timers.ts";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
-import { type IngressContext, type IngressObject, translateIngresses } from "./ingress_convert.ts";
+import {
+  type IngressContext,
+  type IngressObject,
+  isMeshIngress,
+  translateIngresses,
+} from "./ingress_convert.ts";
 import { type OrchObject, type RunningInformer, startInformer } from "./resilient_informer.ts";
 
 /** What the Ingress source needs. */
@@ -51,6 +56,7 @@ export class IngressConfigSource {
   readonly #absent = new Set<string>();
   #lastSkipped = "";
   #namedPorts = false;
+  readonly #translated = new Set<() => void>();
 
   constructor(options: IngressSourceOptions) {
     this.#options = options;
@@ -127,6 +133,21 @@ export class IngressConfigSource {
     this.#translate();
   }
 
+  /** The Ingresses the mesh serves now (its class, its controller mode), for their status. */
+  meshIngresses(): { namespace: string; name: string }[] {
+    const context = { ...this.#options.context(), classes: this.#classes };
+    return [...this.#ingresses.values()].filter((i) => isMeshIngress(i, context)).map((i) => ({
+      namespace: i.metadata?.namespace ?? "default",
+      name: i.metadata?.name ?? "",
+    }));
+  }
+
+  /** Calls `listener` after every translation; returns the unsubscribe function. */
+  onTranslated(listener: () => void): () => void {
+    this.#translated.add(listener);
+    return () => this.#translated.delete(listener);
+  }
+
   /** Translates again when some backend names its port by name, whose number a service change may move. */
   servicesChanged(): void {
     if (this.#namedPorts) this.#translate();
@@ -197,5 +218,6 @@ export class IngressConfigSource {
       this.#options.store.delete(kind, namespace, name);
     }
     this.#written = next;
+    for (const listener of this.#translated) listener();
   }
 }

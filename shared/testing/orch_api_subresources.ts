@@ -35,7 +35,9 @@ export const SUBRESOURCE_KINDS: readonly SubresourceType[] = [
 /** The subresources a type serves, by name. */
 export function subresourcesOf(type: SubresourceType): readonly string[] {
   if (type.kind === "CertificateSigningRequest") return ["status", "approval"];
-  return type.group.endsWith(".mesh.io") || type.group.endsWith(".istio.io") ? ["status"] : [];
+  const withStatus = type.group.endsWith(".mesh.io") || type.group.endsWith(".istio.io") ||
+    type.kind === "Ingress";
+  return withStatus ? ["status"] : [];
 }
 
 /** Why a write is refused: the HTTP code and reason the server answers with. */
