@@ -6,7 +6,7 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
  *     bench/abuse.ts [--attack NAME]... [--small] [--size key=value]... [--after-s 60] [--idle-s 5] \
- *     [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE]
+ *     [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE] [--server-env NAME=value]...
  *
  * `--attack` takes an attack's name or its family (`webhook-bodies` selects it and `webhook-bodies:h1`);
  * default all. `--small` runs each at a size that finishes in about a minute; `--size` overrides one size of
@@ -31,6 +31,7 @@ const { values: flags } = parseArgs({
     "rss-limit-mb": { type: "string", default: "3072" },
     "push-every-ms": { type: "string", default: "3000" },
     json: { type: "string" },
+    "server-env": { type: "string", multiple: true, default: [] },
   },
 });
 
@@ -42,6 +43,14 @@ for (const pair of flags.size) {
   }
   overrides[key] = Number(value);
 }
+const serverEnv: Record<string, string> = {};
+for (const pair of flags["server-env"]) {
+  const at = pair.indexOf("=");
+  if (at <= 0) {
+    throw new RangeError(`Invalid --server-env "${pair}": expected NAME=value, e.g. MALLOC_ARENA_MAX=2`);
+  }
+  serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
+}
 const log = (message: string) =>
   console.error(`[abuse ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const options = {
@@ -49,6 +58,7 @@ const options = {
   idleS: Number(flags["idle-s"]),
   rssLimitMiB: Number(flags["rss-limit-mb"]),
   pushEveryMs: Number(flags["push-every-ms"]),
+  serverEnv,
   log,
 };
 

@@ -46,6 +46,8 @@ export interface RunOptions {
   readonly idleS: number;
   readonly rssLimitMiB: number;
   readonly pushEveryMs: number;
+  /** Extra environment of the server (`--server-env`), such as glibc's malloc tunables. */
+  readonly serverEnv?: Readonly<Record<string, string>>;
   readonly log: (message: string) => void;
 }
 
@@ -60,7 +62,7 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
   await Deno.mkdir(configDir);
   await Deno.mkdir(scratchDir);
   await writeMesh(configDir, Math.max(1, attack.services(sizes)));
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...options.serverEnv };
   let caDir: string | undefined;
   if (attack.needsCa) {
     caDir = join(dir, "ca");
