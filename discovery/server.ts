@@ -540,6 +540,7 @@ export async function startDiscovery(
       ...(orch ? { writer: orch.workloadEntries } : {}),
       cleanup: duties.gates.ingressController,
       instanceId: duties.identity,
+      ...(duties.liveness ? { liveness: duties.liveness } : {}),
       maxConnectionAgeNs: options.keepalive.maxConnectionAgeNs,
       discovery: () => discovery,
       log,

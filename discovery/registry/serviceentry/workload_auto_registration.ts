@@ -3,9 +3,11 @@
  * WorkloadGroup (`AUTO_REGISTER_GROUP`) gets a WorkloadEntry from the group's template when it connects to any
  * replica, marked with that replica and the connection's start; when its last connection to that replica ends,
  * the entry is marked disconnected. The leader of the clean-up duty deletes entries disconnected for longer than
- * the grace period, and entries still marked connected long past the longest a connection may live
- * (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the reference, plus the closing grace): those of a
- * replica that died before it could mark them, whose proxies never came back.
+ * the grace period. An entry still marked connected to a replica that died before it could mark it counts as
+ * disconnected from the moment that replica's liveness (its `mesh-replica-<identity>` Lease) ran out, and goes a
+ * grace period later unless its proxy reconnected meanwhile; without a liveness to read, it goes once its mark
+ * is older than the longest a connection may live (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the
+ * reference, plus the closing grace).
  *
  * Invariants: every write names the version it read (a conflict is read again, never overwritten); a connect
  * older than the one the entry records changes nothing (the proxy moved on to another replica); an entry
@@ -21,6 +23,7 @@ import type { WorkloadGroupSpec } from "../../../shared/config/networking/worklo
 import type { DutyGate } from "../../../shared/lifecycle/duty_gate.ts";
 import { systemTimers, type Timers } from "../../../shared/time/timers.ts";
 import type { ConfigStore } from "../../model/config_store.ts";
+import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import {
   type StoredWorkloadEntry,
@@ -109,6 +112,8 @@ export interface WorkloadAutoRegistrationOptions {
   readonly now?: () => Date;
   /** The clean-up's timers. */
   readonly timers?: Timers;
+  /** Replicas' liveness (with an orchestrator): entries of a replica that died go a grace period after. */
+  readonly liveness?: ReplicaLivenessView;
 }
 
 /** Writes a failed registration makes again, each after the last (the reference retries too). */
@@ -282,36 +287,78 @@ export class WorkloadAutoRegistration {
     }
   }
 
-  /** When the entry is due for deletion (wall-clock ms), or undefined when it is not auto-registered. */
-  #dueAt(entry: Resource<WorkloadEntrySpec>): number | undefined {
+  /**
+   * When the entry is due for deletion (wall-clock ms), or undefined when it is not auto-registered; `expiries`
+   * holds what is known of the liveness of the replicas entries are marked connected to.
+   */
+  #dueAt(
+    entry: Resource<WorkloadEntrySpec>,
+    expiries: ReadonlyMap<string, ReplicaExpiry>,
+  ): number | undefined {
     if (!entry.meta.annotations?.[AUTO_REGISTRATION_GROUP_ANNOTATION]) return undefined;
     const { connectedAt, disconnectedAt } = marks(entry);
-    if (connectedAt !== undefined) return connectedAt + this.staleConnectionMs;
+    if (connectedAt !== undefined) {
+      const holder = expiries.get(entry.meta.annotations[WORKLOAD_CONTROLLER_ANNOTATION] ?? "");
+      const stale = connectedAt + this.staleConnectionMs;
+      return holder?.expired ? Math.min(stale, holder.at + this.#o.gracePeriodMs) : stale;
+    }
     if (disconnectedAt !== undefined) return disconnectedAt + this.#o.gracePeriodMs;
     return undefined;
   }
 
   /**
-   * While leading: deletes the entries that are due, then sleeps until the next is (at most a grace period,
-   * so entries marked meanwhile are seen in time).
+   * The liveness of every other replica an entry of `entries` is marked connected to; one that cannot be read
+   * is left out (its entries are kept).
+   */
+  async #expiries(entries: readonly Resource<WorkloadEntrySpec>[]): Promise<Map<string, ReplicaExpiry>> {
+    const expiries = new Map<string, ReplicaExpiry>();
+    const liveness = this.#o.liveness;
+    if (liveness === undefined) return expiries;
+    const holders = new Set<string>();
+    for (const entry of entries) {
+      const holder = entry.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION];
+      if (holder && holder !== this.#o.instanceId && marks(entry).connectedAt !== undefined) {
+        holders.add(holder);
+      }
+    }
+    liveness.retain(holders);
+    for (const holder of holders) {
+      try {
+        expiries.set(holder, await liveness.expiry(holder));
+      } catch (error) {
+        this.#o.log.debug("replica liveness not read; its entries are kept", {
+          replica: holder,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return expiries;
+  }
+
+  /**
+   * While leading: deletes the entries that are due, then sleeps until the next is, or the next replica's
+   * liveness can run out (at most a grace period, so entries marked meanwhile are seen in time).
    */
   #cleanupWhile(signal: AbortSignal): void {
     let timer: unknown;
     signal.addEventListener("abort", () => this.#timers.clearTimeout(timer), { once: true });
     const sweep = async () => {
       if (signal.aborted) return;
+      const entries = this.#o.store.list("WorkloadEntry") as Resource<WorkloadEntrySpec>[];
+      const expiries = await this.#expiries(entries);
+      if (signal.aborted) return;
       const now = this.#now().getTime();
       let next = now + this.#o.gracePeriodMs;
-      for (const resource of this.#o.store.list("WorkloadEntry")) {
-        const entry = resource as Resource<WorkloadEntrySpec>;
-        const due = this.#dueAt(entry);
+      for (const expiry of expiries.values()) if (!expiry.expired) next = Math.min(next, expiry.at);
+      for (const entry of entries) {
+        const due = this.#dueAt(entry, expiries);
         if (due === undefined) continue;
         if (due > now) {
           next = Math.min(next, due);
           continue;
         }
         if (signal.aborted) return;
-        await this.#cleanup(entry.meta.namespace, entry.meta.name, signal);
+        await this.#cleanup(entry.meta.namespace, entry.meta.name, expiries, signal);
       }
       if (signal.aborted) return;
       timer = this.#timers.setTimeout(() => void sweep(), Math.max(0, next - this.#now().getTime()));
@@ -320,14 +367,24 @@ export class WorkloadAutoRegistration {
   }
 
   /** Deletes the entry if, read afresh, it is still due; a conflict leaves it to the next sweep. */
-  async #cleanup(namespace: string, name: string, signal: AbortSignal): Promise<void> {
+  async #cleanup(
+    namespace: string,
+    name: string,
+    expiries: ReadonlyMap<string, ReplicaExpiry>,
+    signal: AbortSignal,
+  ): Promise<void> {
     let current: StoredWorkloadEntry | undefined;
     try {
       current = await this.#o.writer.get(namespace, name);
-      const due = current === undefined ? undefined : this.#dueAt(current.entry);
+      const due = current === undefined ? undefined : this.#dueAt(current.entry, expiries);
       if (current === undefined || due === undefined || due > this.#now().getTime() || signal.aborted) return;
       await this.#o.writer.delete(namespace, name, current.resourceVersion);
-      this.#o.log.info("cleaned up auto-registered WorkloadEntry", { entry: `${namespace}/${name}` });
+      this.#o.log.info("cleaned up auto-registered WorkloadEntry", {
+        entry: `${namespace}/${name}`,
+        ...(marks(current.entry).connectedAt !== undefined
+          ? { replica: current.entry.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION] ?? "" }
+          : {}),
+      });
     } catch (error) {
       this.#o.log.warn("failed cleaning up auto-registered WorkloadEntry", {
         entry: `${namespace}/${name}`,
