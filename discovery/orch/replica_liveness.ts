@@ -49,14 +49,12 @@ interface Observation {
   readonly holdsMs: number;
 }
 
-/** Keeps this replica's liveness Lease renewed, and judges other replicas' from theirs. */
-export class ReplicaLiveness implements ReplicaLivenessView {
+/** Keeps this replica's liveness Lease renewed, and hands out readers of other replicas'. */
+export class ReplicaLiveness {
   readonly #o: ReplicaLivenessOptions;
   readonly #timers: Timers;
   readonly #wall: () => Date;
   readonly #heartbeat: LeaseElector;
-  /** Replica identity → the reader's last observation of its Lease. */
-  readonly #observed = new Map<string, Observation>();
 
   constructor(options: ReplicaLivenessOptions) {
     this.#o = options;
@@ -93,6 +91,27 @@ export class ReplicaLiveness implements ReplicaLivenessView {
   /** Resolves once this replica's renewal in flight, if any, has finished. */
   async idle(): Promise<void> {
     await this.#heartbeat.idle();
+  }
+
+  /** A reader of other replicas' liveness, with observations of its own (one per writer that reads them). */
+  reader(): ReplicaLivenessView {
+    return new ReplicaLivenessReader(this.#o, this.#timers, this.#wall);
+  }
+}
+
+/** Judges other replicas' liveness from their Leases; see the module's invariants. */
+class ReplicaLivenessReader implements ReplicaLivenessView {
+  /** Replica identity → this reader's last observation of its Lease. */
+  readonly #observed = new Map<string, Observation>();
+
+  readonly #o: ReplicaLivenessOptions;
+  readonly #timers: Timers;
+  readonly #wall: () => Date;
+
+  constructor(options: ReplicaLivenessOptions, timers: Timers, wall: () => Date) {
+    this.#o = options;
+    this.#timers = timers;
+    this.#wall = wall;
   }
 
   /**

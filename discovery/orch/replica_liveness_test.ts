@@ -69,7 +69,8 @@ Deno.test("A replica that stops renewing is judged expired a lease duration afte
     await a.liveness.idle();
     // The reader's wall clock is an hour ahead of the writer's: only its own clock counts.
     const b = w.replica("discovery-b", T0 + 3_600_000);
-    const first = await b.liveness.expiry("discovery-a");
+    const reader = b.liveness.reader();
+    const first = await reader.expiry("discovery-a");
     assert.deepEqual(first, { expired: false, at: b.clock.now + durations.leaseMs });
 
     // While discovery-a renews, every change starts the reader's count again.
@@ -77,23 +78,23 @@ Deno.test("A replica that stops renewing is judged expired a lease duration afte
       await a.clock.tickAsync(durations.retryMs);
       await a.liveness.idle();
       await b.clock.tickAsync(durations.retryMs);
-      assert.equal((await b.liveness.expiry("discovery-a")).expired, false);
+      assert.equal((await reader.expiry("discovery-a")).expired, false);
     }
     // discovery-a dies (its timers never run again): the Lease stops changing.
     const lastSeenAt = b.clock.now;
     await b.clock.tickAsync(durations.leaseMs - 1);
-    assert.deepEqual(await b.liveness.expiry("discovery-a"), {
+    assert.deepEqual(await reader.expiry("discovery-a"), {
       expired: false,
       at: lastSeenAt + durations.leaseMs,
     });
     await b.clock.tickAsync(1);
-    assert.deepEqual(await b.liveness.expiry("discovery-a"), {
+    assert.deepEqual(await reader.expiry("discovery-a"), {
       expired: true,
       at: lastSeenAt + durations.leaseMs,
     });
     await b.clock.tickAsync(10_000);
     assert.deepEqual(
-      await b.liveness.expiry("discovery-a"),
+      await reader.expiry("discovery-a"),
       { expired: true, at: lastSeenAt + durations.leaseMs },
       "the expiry stays where it was",
     );
@@ -111,13 +112,14 @@ Deno.test("A replica that stopped cleanly counts as expired at once; one with no
     await a.liveness.idle();
     await a.liveness.stop();
     const b = w.replica("discovery-b");
-    assert.deepEqual(await b.liveness.expiry("discovery-a"), { expired: true, at: b.clock.now });
+    const reader = b.liveness.reader();
+    assert.deepEqual(await reader.expiry("discovery-a"), { expired: true, at: b.clock.now });
 
-    assert.equal((await b.liveness.expiry("discovery-never")).expired, false);
+    assert.equal((await reader.expiry("discovery-never")).expired, false);
     await b.clock.tickAsync(durations.leaseMs);
-    assert.equal((await b.liveness.expiry("discovery-never")).expired, true);
+    assert.equal((await reader.expiry("discovery-never")).expired, true);
     assert.equal(
-      (await b.liveness.expiry("discovery-b")).expired,
+      (await reader.expiry("discovery-b")).expired,
       false,
       "a replica always lives for itself",
     );
