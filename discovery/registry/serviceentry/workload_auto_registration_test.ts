@@ -257,3 +257,19 @@ Deno.test("An entry whose proxy reconnected to a live replica within the grace p
   assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-live");
   live.stop();
 });
+
+Deno.test("An entry of a replica whose liveness cannot be read is kept: nothing is judged without an answer", async () => {
+  const w = world({
+    liveness: () => ({
+      expiry: () => Promise.reject(new Error("the API server answered 500")),
+      retain() {},
+    }),
+  });
+  const dead = w.replica("discovery-dead");
+  await dead.onConnect(vm, w.connectedAt());
+  const leader = w.replica("discovery-live");
+  leader.start();
+  await w.clock.tickAsync(600_000);
+  assert.ok(w.stored());
+  leader.stop();
+});
