@@ -7,7 +7,8 @@
  * disconnected from the moment that replica's liveness (its `mesh-replica-<identity>` Lease) ran out, and goes a
  * grace period later unless its proxy reconnected meanwhile; without a liveness to read, it goes once its mark
  * is older than the longest a connection may live (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the
- * reference, plus the closing grace).
+ * reference, plus the closing grace). A replica restarted under the same identity (its liveness never ran out)
+ * marks the entries its previous run held, and whose proxies have not come back, disconnected as of its start.
  *
  * Invariants: every write names the version it read (a conflict is read again, never overwritten); a connect
  * older than the one the entry records changes nothing (the proxy moved on to another replica); an entry
@@ -138,6 +139,9 @@ export class WorkloadAutoRegistration {
   /** The last write queued per workload: a workload's writes run one after another, in event order. */
   readonly #queued = new Map<string, Promise<void>>();
   #stopCleanup?: () => void;
+  /** When this replica started (wall ms): an entry it holds with an older mark is a previous run's. */
+  #startedAt = -Infinity;
+  #orphanTimer: unknown;
 
   constructor(options: WorkloadAutoRegistrationOptions) {
     this.#o = options;
@@ -188,13 +192,16 @@ export class WorkloadAutoRegistration {
   /** Starts the clean-up whenever this replica leads its duty. */
   start(): void {
     if (!this.#o.enabled || this.#stopCleanup) return;
+    this.#startedAt = this.#now().getTime();
     this.#stopCleanup = this.#o.cleanup.whileLeading((signal) => this.#cleanupWhile(signal));
+    this.#releasePreviousRun();
   }
 
   /** Stops the clean-up; entries stay as they are. */
   stop(): void {
     this.#stopCleanup?.();
     this.#stopCleanup = undefined;
+    this.#timers.clearTimeout(this.#orphanTimer);
   }
 
   async #register(proxy: Proxy, name: string, connectedAt: Date): Promise<void> {
@@ -234,7 +241,20 @@ export class WorkloadAutoRegistration {
   }
 
   async #unregister(proxy: Proxy, name: string, connectedAt: Date, disconnectedAt: Date): Promise<void> {
-    const current = await this.#o.writer.get(proxy.namespace, name);
+    await this.#markDisconnected(proxy.namespace, name, connectedAt, disconnectedAt);
+  }
+
+  /**
+   * Marks the entry disconnected at `disconnectedAt` if, read afresh, this replica still holds it through a
+   * connection no later than `connectedAt`.
+   */
+  async #markDisconnected(
+    namespace: string,
+    name: string,
+    connectedAt: Date,
+    disconnectedAt: Date,
+  ): Promise<void> {
+    const current = await this.#o.writer.get(namespace, name);
     if (current === undefined) return;
     const { annotations = {} } = current.entry.meta;
     // A later connection (here or elsewhere) owns the entry now.
@@ -247,9 +267,44 @@ export class WorkloadAutoRegistration {
       { ...current.entry, meta: { ...current.entry.meta, annotations: next } },
       current.resourceVersion,
     );
-    this.#o.log.info("marked auto-registered WorkloadEntry disconnected", {
-      entry: `${proxy.namespace}/${name}`,
-    });
+    this.#o.log.info("marked auto-registered WorkloadEntry disconnected", { entry: `${namespace}/${name}` });
+  }
+
+  /**
+   * Every grace period, marks disconnected (as of this replica's start) the entries it holds that a previous run
+   * under the same identity registered and whose proxies have not come back: its liveness never ran out, so the
+   * clean-up leader cannot tell them apart from live ones.
+   */
+  #releasePreviousRun(): void {
+    // A connection of this run is no earlier than its start; one millisecond before it bounds the previous run's.
+    const previousRun = new Date(this.#startedAt - 1);
+    const startedAt = new Date(this.#startedAt);
+    const check = async () => {
+      for (const resource of this.#o.store.list("WorkloadEntry")) {
+        const entry = resource as Resource<WorkloadEntrySpec>;
+        const { annotations = {} } = entry.meta;
+        if (!annotations[AUTO_REGISTRATION_GROUP_ANNOTATION]) continue;
+        if (annotations[WORKLOAD_CONTROLLER_ANNOTATION] !== this.#o.instanceId) continue;
+        if ((marks(entry).connectedAt ?? Infinity) >= this.#startedAt) continue;
+        const key = `${entry.spec.network ?? ""}${entry.spec.address}`;
+        if (this.#connections.has(key)) continue;
+        const { namespace, name } = entry.meta;
+        await this.#inOrder(key, async () => {
+          try {
+            await this.#markDisconnected(namespace, name, previousRun, startedAt);
+          } catch (error) {
+            this.#o.log.debug("entry of a previous run not marked disconnected", {
+              entry: `${namespace}/${name}`,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+        });
+      }
+      if (this.#stopCleanup) {
+        this.#orphanTimer = this.#timers.setTimeout(() => void check(), this.#o.gracePeriodMs);
+      }
+    };
+    void check();
   }
 
   /** Runs `work` after every write queued before it for the same workload. */

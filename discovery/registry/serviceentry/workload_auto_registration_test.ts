@@ -273,3 +273,28 @@ Deno.test("An entry of a replica whose liveness cannot be read is kept: nothing 
   assert.ok(w.stored());
   leader.stop();
 });
+
+Deno.test("A replica restarted under the same name releases the entries of its previous run whose proxies did not come back", async () => {
+  const w = world();
+  const before = w.replica("discovery-0");
+  before.start();
+  await before.onConnect(vm, w.connectedAt());
+  const back = parseProxy({
+    id: "sidecar~10.1.0.9~vm-9.vm~vm.svc.cluster.local",
+    metadata: { AUTO_REGISTER_GROUP: "reviews" },
+  });
+  await before.onConnect(back, w.connectedAt());
+  // The process dies: nothing is marked, and its liveness Lease goes on under the same name after the restart.
+  before.stop();
+  await w.clock.tickAsync(5_000);
+  const after = w.replica("discovery-0");
+  after.start();
+  await after.onConnect(back, w.connectedAt());
+  await w.clock.tickAsync(0);
+  assert.ok(w.stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], "the proxy that did not come back");
+  await w.clock.tickAsync(10_000);
+  assert.equal(w.stored(), undefined, "deleted a grace period after the restart");
+  const kept = w.store.get("WorkloadEntry", "vm", "reviews-10.1.0.9");
+  assert.equal(kept?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], undefined, "the proxy that came back");
+  after.stop();
+});
