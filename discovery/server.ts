@@ -271,14 +271,19 @@ export async function startDiscovery(
       log: deps.logs.scope("status"),
     })
     : undefined;
+  const statusReporter = statusHttp ? env.string("POD_NAME") || Deno.hostname().toLowerCase() : "";
   const status = env.bool("DISCOVERY_ENABLE_STATUS") && statusHttp && statusWriter
     ? createDistributionStatus({
       http: statusHttp,
       writer: statusWriter,
       gate: duties.gates.statusController,
-      reporter: env.string("POD_NAME") || Deno.hostname().toLowerCase(),
+      reporter: statusReporter,
       namespace: options.namespace,
       log: deps.logs.scope("status"),
+      // Reports are named as liveness Leases when the replica's name is its election identity.
+      ...(duties.liveness && statusReporter === duties.identity
+        ? { liveness: duties.liveness.reader() }
+        : {}),
     })
     : undefined;
   const xdsSettings = status
@@ -541,6 +546,7 @@ export async function startDiscovery(
       ...(orch ? { writer: orch.workloadEntries } : {}),
       cleanup: duties.gates.ingressController,
       instanceId: duties.identity,
+      ...(duties.liveness ? { liveness: duties.liveness.reader() } : {}),
       maxConnectionAgeNs: options.keepalive.maxConnectionAgeNs,
       discovery: () => discovery,
       log,

@@ -5,6 +5,7 @@ import { closingComponent, type Component } from "../shared/lifecycle/mod.ts";
 import type { DutyGate } from "../shared/lifecycle/duty_gate.ts";
 import type { Logger } from "../shared/log/logger.ts";
 import type { ConfigStore, WritableConfigStore } from "./model/config_store.ts";
+import type { ReplicaLivenessView } from "./model/replica_liveness_view.ts";
 import { storeWorkloadEntryWriter, type WorkloadEntryWriter } from "./model/workload_entry_writer.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { WorkloadAutoRegistration } from "./registry/serviceentry/workload_auto_registration.ts";
@@ -21,6 +22,8 @@ export interface AutoRegistrationWiring {
   readonly cleanup: DutyGate;
   /** This replica's identity (the election's). */
   readonly instanceId: string;
+  /** Other replicas' liveness, when elected on the orchestrator: a dead replica's entries go after the grace. */
+  readonly liveness?: ReplicaLivenessView;
   /** `--keepaliveMaxServerConnectionAge` in nanoseconds (the int64 maximum: forever). */
   readonly maxConnectionAgeNs: bigint;
   /** The xDS server whose connections register workloads, once built. */
@@ -46,6 +49,7 @@ export function autoRegistrationComponent(w: AutoRegistrationWiring): Component 
       store: w.store,
       writer: w.writer ?? storeWorkloadEntryWriter(w.store),
       cleanup: w.cleanup,
+      ...(w.liveness ? { liveness: w.liveness } : {}),
       log: w.log,
     });
     registration.start();

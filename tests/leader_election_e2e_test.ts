@@ -3,9 +3,10 @@
  * led by one of them; proxies spread over both, and those naming a WorkloadGroup are auto-registered. When the
  * leader is killed (SIGKILL, nothing released), the survivor takes every duty once the Leases expire, the
  * killed replica's proxies reconnect to it and get their whole configuration, the entries of proxies that moved
- * stay, and those of proxies that left go: after the grace period for one that disconnected, after the
- * connection age for one whose replica died with it. The API server's ledger shows no Lease changed hands
- * during its holder's term and every clean-up was written by the `mesh-leader` holder of the moment.
+ * stay, and those of proxies that left go: after the grace period for one that disconnected, and, with the
+ * default connection settings (connections live forever), a grace period after its replica's liveness Lease
+ * ran out for one whose replica died with it. The API server's ledger shows no Lease changed hands during its
+ * holder's term and every clean-up was written by the `mesh-leader` holder of the moment.
  */
 import assert from "node:assert/strict";
 import { TYPE_URL } from "../proto/type_urls.ts";
@@ -17,7 +18,6 @@ import { discoveryAddresses, discoveryArgs, type RunningProgram, startProgram } 
 const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
 const TTL_S = 3;
 const GRACE_S = 2;
-const AGE_S = 4;
 const DUTY_COUNT = 5;
 const ENTRIES = "/apis/networking.mesh.io/v1alpha3/namespaces/vm/workloadentries";
 
@@ -74,8 +74,6 @@ async function replica(dir: string, api: OrchApiServer, identity: string) {
       "500",
       "--orchApiBurst",
       "1000",
-      "--keepaliveMaxServerConnectionAge",
-      `${AGE_S}s`,
       "--log_as_json",
     ]),
     {
@@ -239,7 +237,7 @@ Deno.test("Two replicas: killing the leader moves every duty to the survivor, it
     // Each Lease was taken by the survivor within two lease durations of the dead leader's last renewal.
     const renewals = new Map<string, number>();
     for (const write of api.ledger.writes) {
-      if (!write.path.includes("/leases/")) continue;
+      if (!write.path.includes("/leases/") || write.path.includes("/leases/mesh-replica-")) continue;
       const lease = write.path.split("/").at(-1)!;
       if (write.by === "discovery-a") renewals.set(lease, write.at);
       else if (
@@ -256,7 +254,7 @@ Deno.test("Two replicas: killing the leader moves every duty to the survivor, it
     assert.equal(moving.connections.at(-1)?.fullConfig, true, "the moved proxy gets its whole configuration");
 
     // The entry of the proxy that left cleanly goes after the grace period; the one of the proxy whose replica
-    // died with it, once its connected mark is older than the connection age allows.
+    // died with it, a grace period after the dead replica's liveness Lease ran out.
     await waitFor(
       async () => {
         const held = await entries(api);
@@ -274,6 +272,12 @@ Deno.test("Two replicas: killing the leader moves every duty to the survivor, it
       "discovery-b",
     );
 
+    assert.ok(
+      api.ledger.writes.some((w) =>
+        w.by === "discovery-a" && w.path.endsWith("/leases/mesh-replica-discovery-a")
+      ),
+      "the dead replica kept its liveness Lease while it lived",
+    );
     // Nothing was written by two leaders: no Lease changed hands during its holder's term, and every clean-up
     // was made by the holder of mesh-leader at that moment, once.
     assert.deepEqual(api.ledger.overlaps, []);

@@ -1,6 +1,7 @@
 /**
  * The gates of every singleton duty of one replica: Lease electors when an orchestrator is there to elect
- * through, else gates that lead from the start (a replica of files runs alone).
+ * through, else gates that lead from the start (a replica of files runs alone). With elections, the replica
+ * also keeps its liveness Lease (`replica_liveness.ts`), so leaders can tell when another replica died.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { Timers } from "../../shared/time/timers.ts";
 import { leaseDurationsFor, type LeaseElectionStatus, LeaseElector } from "./lease_election.ts";
 import type { LeaseApi } from "./lease_record.ts";
+import { ReplicaLiveness } from "./replica_liveness.ts";
 
 /** A duty's key in `DUTIES`. */
 export type DutyKey = keyof typeof DUTIES;
@@ -26,6 +28,8 @@ export interface DutyGates {
   stop(): Promise<void>;
   /** Which duties this replica leads and who holds each, for the debug interface. */
   status(): LeaseElectionStatus[];
+  /** This replica's liveness and its view of the others'; absent when it runs alone. */
+  readonly liveness?: ReplicaLiveness;
 }
 
 /** What the elected gates need. */
@@ -81,12 +85,24 @@ export function electedDutyGates(options: ElectedDutyGatesOptions): DutyGates {
     }),
   ) as Record<DutyKey, LeaseElector>;
   const all = () => keys().map((key) => electors[key]);
+  const liveness = new ReplicaLiveness({
+    identity: options.identity,
+    namespace: options.namespace,
+    api: options.api,
+    durations: leaseDurationsFor(options.ttlMs),
+    log: options.log,
+    ...(options.timers ? { timers: options.timers } : {}),
+  });
   return {
     identity: options.identity,
     gates: electors,
-    start: () => all().forEach((e) => e.start()),
+    liveness,
+    start: () => {
+      liveness.start();
+      all().forEach((e) => e.start());
+    },
     stop: async () => {
-      await Promise.all(all().map((e) => e.stop()));
+      await Promise.all([...all().map((e) => e.stop()), liveness.stop()]);
     },
     status: () => all().map((e) => e.status()),
   };

@@ -2,8 +2,9 @@
  * The status leader's side of distribution status, as the reference's distribution controller: while this
  * replica leads the status duty it reads every replica's report ConfigMap, adds up per resource how many
  * proxies have its generation out of how many there are, and queues the `Reconciled` condition through the
- * status writer when the count changed. A replica not heard from for a minute no longer counts; a resource
- * whose object is gone, or whose spec moved past the reported generation, is forgotten. Reading the reports
+ * status writer when the count changed. A replica not heard from for a minute, or whose liveness Lease ran out
+ * (when one is read), no longer counts until it writes its report again; a resource whose object is gone, or
+ * whose spec moved past the reported generation, is forgotten. Reading the reports
  * is bounded like every request: a hanging API server delays the next tick, nothing else.
  *
  * @module
@@ -13,6 +14,7 @@ import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import type { OrchHttp } from "../orch/orch_http.ts";
+import type { ReplicaLivenessView } from "../model/replica_liveness_view.ts";
 import {
   type DistributionReport,
   parseResourceString,
@@ -40,6 +42,10 @@ export interface DistributionControllerOptions {
   readonly intervalMs?: number;
   /** How long a replica's report counts without a change (default 60 s, as the reference). */
   readonly staleMs?: number;
+  /** Replicas' liveness: a report of a replica whose liveness ran out stops counting at once. */
+  readonly liveness?: ReplicaLivenessView;
+  /** How often the reporters' liveness is read (default 5 s). */
+  readonly livenessCheckMs?: number;
 }
 
 interface ReporterState {
@@ -77,6 +83,9 @@ export class DistributionController {
   /** resource string → reporter → its proxies' progress. */
   readonly #state = new Map<string, Map<string, Progress>>();
   readonly #reporters = new Map<string, ReporterState>();
+  /** Reporter → the report version it was dropped at: the same report is not counted again. */
+  readonly #dropped = new Map<string, string>();
+  #livenessReadAt = -Infinity;
   /** Report ConfigMap name → the resourceVersion last found unreadable, so each bad version is logged once. */
   readonly #unreadable = new Map<string, string>();
   /** resource string → the progress last queued, so an unchanged count is not written again. */
@@ -95,7 +104,9 @@ export class DistributionController {
     this.#stopGate = this.#options.gate.whileLeading((signal) => {
       this.#state.clear();
       this.#reporters.clear();
+      this.#dropped.clear();
       this.#queued.clear();
+      this.#livenessReadAt = -Infinity;
       let timer: unknown;
       const loop = async () => {
         if (signal.aborted) return;
@@ -127,6 +138,8 @@ export class DistributionController {
       this.#options.log.debug("distribution reports not read", { error: (error as Error).message });
     }
     this.#dropStale();
+    await this.#dropExpired();
+    if (signal?.aborted) return;
     this.#queueWrites(signal);
   }
 
@@ -158,6 +171,8 @@ export class DistributionController {
       }
       this.#unreadable.delete(item.metadata?.name ?? "");
       if (this.#reporters.get(report.reporter)?.resourceVersion === rv) continue;
+      if (this.#dropped.get(report.reporter) === rv) continue;
+      this.#dropped.delete(report.reporter);
       this.#reporters.set(report.reporter, { resourceVersion: rv, observedAt: now });
       this.handleReport(report);
     }
@@ -168,9 +183,40 @@ export class DistributionController {
     for (const [reporter, state] of this.#reporters) {
       if (now - state.observedAt <= (this.#options.staleMs ?? 60_000)) continue;
       this.#options.log.warn("status reporter not heard from; its report no longer counts", { reporter });
-      this.#reporters.delete(reporter);
-      for (const byReporter of this.#state.values()) byReporter.delete(reporter);
+      this.#drop(reporter, state);
     }
+  }
+
+  /** Drops the reports of replicas whose liveness ran out; a replica whose liveness cannot be read counts. */
+  async #dropExpired(): Promise<void> {
+    const liveness = this.#options.liveness;
+    const now = this.#timers.now();
+    if (liveness === undefined || now - this.#livenessReadAt < (this.#options.livenessCheckMs ?? 5_000)) {
+      return;
+    }
+    this.#livenessReadAt = now;
+    liveness.retain(new Set(this.#reporters.keys()));
+    for (const [reporter, state] of [...this.#reporters]) {
+      let expired: boolean;
+      try {
+        expired = (await liveness.expiry(reporter)).expired;
+      } catch (error) {
+        this.#options.log.debug("status reporter's liveness not read", {
+          reporter,
+          error: (error as Error).message,
+        });
+        continue;
+      }
+      if (!expired || this.#reporters.get(reporter) !== state) continue;
+      this.#options.log.warn("status reporter's liveness ran out; its report no longer counts", { reporter });
+      this.#drop(reporter, state);
+    }
+  }
+
+  #drop(reporter: string, state: ReporterState): void {
+    this.#reporters.delete(reporter);
+    this.#dropped.set(reporter, state.resourceVersion);
+    for (const byReporter of this.#state.values()) byReporter.delete(reporter);
   }
 
   #queueWrites(signal?: AbortSignal): void {

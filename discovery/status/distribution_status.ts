@@ -13,6 +13,7 @@ import type { OrchHttp } from "../orch/orch_http.ts";
 import { DistributionController } from "./distribution_controller.ts";
 import { type AckCounts, DistributionReporter, type SnapshotView } from "./distribution_reporter.ts";
 import type { StatusWriter } from "./status_writer.ts";
+import type { ReplicaLivenessView } from "../model/replica_liveness_view.ts";
 
 /** The longest one status request may take before it counts as failed. */
 export const STATUS_REQUEST_TIMEOUT_MS = 5_000;
@@ -31,6 +32,8 @@ export interface DistributionStatusOptions {
   readonly writer: StatusWriter;
   readonly log: Logger;
   readonly timers?: Timers;
+  /** Other replicas' liveness: the report of a replica whose liveness ran out stops counting at once. */
+  readonly liveness?: ReplicaLivenessView;
   /** Report and aggregation intervals (the reference's 500 ms and our 1 s by default). */
   readonly reportIntervalMs?: number;
   readonly aggregateIntervalMs?: number;
@@ -100,6 +103,7 @@ export function createDistributionStatus(options: DistributionStatusOptions): Di
           writer,
           generationOf: (key) => own.generationOf(key),
           log: options.log,
+          ...(options.liveness ? { liveness: options.liveness } : {}),
           ...timers,
           ...(options.aggregateIntervalMs ? { intervalMs: options.aggregateIntervalMs } : {}),
         });

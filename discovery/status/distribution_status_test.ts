@@ -17,6 +17,7 @@ import {
   type SnapshotView,
 } from "./distribution_reporter.ts";
 import { StatusWriter } from "./status_writer.ts";
+import type { ReplicaLivenessView } from "../model/replica_liveness_view.ts";
 
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
@@ -96,6 +97,7 @@ async function withController(
     generations: Map<string, number>;
     log: RecordingLogger;
   }) => Promise<void>,
+  options: { liveness?: ReplicaLivenessView } = {},
 ): Promise<void> {
   const server = OrchApiServer.start();
   const dir = await Deno.makeTempDir({ prefix: "distribution_status_" });
@@ -114,6 +116,7 @@ async function withController(
     log,
     timers: timersOf(clock),
     now: () => new Date(clock.now),
+    ...options,
   });
   try {
     await test({ server, controller, writer, clock, generations, log });
@@ -180,8 +183,44 @@ Deno.test("DistributionController stops counting a replica it has not heard from
     const condition = (server.apply(cart(["cart"])).status as { conditions: Record<string, unknown>[] })
       .conditions[0];
     assert.equal(condition.message, "2/2 proxies up to date.");
+
+    // Its report stays as it was: read again, it still does not count, until the replica writes a new one.
+    clock.tick(1_000);
+    await controller.tick();
+    await writer.idle();
+    assert.equal(messageOf(server.apply(cart(["cart"]))), "2/2 proxies up to date.");
+    server.apply(reportConfigMap("discovery-gone", 4, { [`${CART}/1`]: 1 }));
+    await controller.tick();
+    await writer.idle();
+    assert.equal(messageOf(server.apply(cart(["cart"]))), "3/6 proxies up to date.");
   });
 });
+
+Deno.test("DistributionController stops counting a replica whose liveness ran out, without waiting a minute", async () => {
+  const expired = new Set<string>();
+  const liveness: ReplicaLivenessView = {
+    expiry: (replica) => Promise.resolve({ expired: expired.has(replica), at: 0 }),
+    retain() {},
+  };
+  await withController(async ({ server, controller, writer, clock, generations }) => {
+    server.apply(cart(["cart"]));
+    generations.set("VirtualService/shop/cart", 1);
+    server.apply(reportConfigMap("discovery-a", 2, { [`${CART}/1`]: 2 }));
+    server.apply(reportConfigMap("discovery-dead", 1, { [`${CART}/1`]: 1 }));
+    await controller.tick();
+    await writer.idle();
+    assert.equal(messageOf(server.apply(cart(["cart"]))), "3/3 proxies up to date.");
+    expired.add("discovery-dead");
+    clock.tick(5_000);
+    await controller.tick();
+    await writer.idle();
+    assert.equal(messageOf(server.apply(cart(["cart"]))), "2/2 proxies up to date.");
+  }, { liveness });
+});
+
+function messageOf(object: ApiObject): unknown {
+  return (object.status as { conditions: Record<string, unknown>[] }).conditions[0].message;
+}
 
 Deno.test("DistributionController leaves a resource alone once its spec moved past the reported generation", async () => {
   await withController(async ({ server, controller, writer, generations }) => {

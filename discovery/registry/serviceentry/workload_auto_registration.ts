@@ -3,9 +3,12 @@
  * WorkloadGroup (`AUTO_REGISTER_GROUP`) gets a WorkloadEntry from the group's template when it connects to any
  * replica, marked with that replica and the connection's start; when its last connection to that replica ends,
  * the entry is marked disconnected. The leader of the clean-up duty deletes entries disconnected for longer than
- * the grace period, and entries still marked connected long past the longest a connection may live
- * (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the reference, plus the closing grace): those of a
- * replica that died before it could mark them, whose proxies never came back.
+ * the grace period. An entry still marked connected to a replica that died before it could mark it counts as
+ * disconnected from the moment that replica's liveness (its `mesh-replica-<identity>` Lease) ran out, and goes a
+ * grace period later unless its proxy reconnected meanwhile; without a liveness to read, it goes once its mark
+ * is older than the longest a connection may live (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the
+ * reference, plus the closing grace). A replica restarted under the same identity (its liveness never ran out)
+ * marks the entries its previous run held, and whose proxies have not come back, disconnected as of its start.
  *
  * Invariants: every write names the version it read (a conflict is read again, never overwritten); a connect
  * older than the one the entry records changes nothing (the proxy moved on to another replica); an entry
@@ -21,6 +24,7 @@ import type { WorkloadGroupSpec } from "../../../shared/config/networking/worklo
 import type { DutyGate } from "../../../shared/lifecycle/duty_gate.ts";
 import { systemTimers, type Timers } from "../../../shared/time/timers.ts";
 import type { ConfigStore } from "../../model/config_store.ts";
+import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import {
   type StoredWorkloadEntry,
@@ -109,6 +113,8 @@ export interface WorkloadAutoRegistrationOptions {
   readonly now?: () => Date;
   /** The clean-up's timers. */
   readonly timers?: Timers;
+  /** Replicas' liveness (with an orchestrator): entries of a replica that died go a grace period after. */
+  readonly liveness?: ReplicaLivenessView;
 }
 
 /** Writes a failed registration makes again, each after the last (the reference retries too). */
@@ -133,6 +139,9 @@ export class WorkloadAutoRegistration {
   /** The last write queued per workload: a workload's writes run one after another, in event order. */
   readonly #queued = new Map<string, Promise<void>>();
   #stopCleanup?: () => void;
+  /** When this replica started (wall ms): an entry it holds with an older mark is a previous run's. */
+  #startedAt = -Infinity;
+  #orphanTimer: unknown;
 
   constructor(options: WorkloadAutoRegistrationOptions) {
     this.#o = options;
@@ -183,13 +192,16 @@ export class WorkloadAutoRegistration {
   /** Starts the clean-up whenever this replica leads its duty. */
   start(): void {
     if (!this.#o.enabled || this.#stopCleanup) return;
+    this.#startedAt = this.#now().getTime();
     this.#stopCleanup = this.#o.cleanup.whileLeading((signal) => this.#cleanupWhile(signal));
+    this.#releasePreviousRun();
   }
 
   /** Stops the clean-up; entries stay as they are. */
   stop(): void {
     this.#stopCleanup?.();
     this.#stopCleanup = undefined;
+    this.#timers.clearTimeout(this.#orphanTimer);
   }
 
   async #register(proxy: Proxy, name: string, connectedAt: Date): Promise<void> {
@@ -229,7 +241,20 @@ export class WorkloadAutoRegistration {
   }
 
   async #unregister(proxy: Proxy, name: string, connectedAt: Date, disconnectedAt: Date): Promise<void> {
-    const current = await this.#o.writer.get(proxy.namespace, name);
+    await this.#markDisconnected(proxy.namespace, name, connectedAt, disconnectedAt);
+  }
+
+  /**
+   * Marks the entry disconnected at `disconnectedAt` if, read afresh, this replica still holds it through a
+   * connection no later than `connectedAt`.
+   */
+  async #markDisconnected(
+    namespace: string,
+    name: string,
+    connectedAt: Date,
+    disconnectedAt: Date,
+  ): Promise<void> {
+    const current = await this.#o.writer.get(namespace, name);
     if (current === undefined) return;
     const { annotations = {} } = current.entry.meta;
     // A later connection (here or elsewhere) owns the entry now.
@@ -242,9 +267,44 @@ export class WorkloadAutoRegistration {
       { ...current.entry, meta: { ...current.entry.meta, annotations: next } },
       current.resourceVersion,
     );
-    this.#o.log.info("marked auto-registered WorkloadEntry disconnected", {
-      entry: `${proxy.namespace}/${name}`,
-    });
+    this.#o.log.info("marked auto-registered WorkloadEntry disconnected", { entry: `${namespace}/${name}` });
+  }
+
+  /**
+   * Every grace period, marks disconnected (as of this replica's start) the entries it holds that a previous run
+   * under the same identity registered and whose proxies have not come back: its liveness never ran out, so the
+   * clean-up leader cannot tell them apart from live ones.
+   */
+  #releasePreviousRun(): void {
+    // A connection of this run is no earlier than its start; one millisecond before it bounds the previous run's.
+    const previousRun = new Date(this.#startedAt - 1);
+    const startedAt = new Date(this.#startedAt);
+    const check = async () => {
+      for (const resource of this.#o.store.list("WorkloadEntry")) {
+        const entry = resource as Resource<WorkloadEntrySpec>;
+        const { annotations = {} } = entry.meta;
+        if (!annotations[AUTO_REGISTRATION_GROUP_ANNOTATION]) continue;
+        if (annotations[WORKLOAD_CONTROLLER_ANNOTATION] !== this.#o.instanceId) continue;
+        if ((marks(entry).connectedAt ?? Infinity) >= this.#startedAt) continue;
+        const key = `${entry.spec.network ?? ""}${entry.spec.address}`;
+        if (this.#connections.has(key)) continue;
+        const { namespace, name } = entry.meta;
+        await this.#inOrder(key, async () => {
+          try {
+            await this.#markDisconnected(namespace, name, previousRun, startedAt);
+          } catch (error) {
+            this.#o.log.debug("entry of a previous run not marked disconnected", {
+              entry: `${namespace}/${name}`,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+        });
+      }
+      if (this.#stopCleanup) {
+        this.#orphanTimer = this.#timers.setTimeout(() => void check(), this.#o.gracePeriodMs);
+      }
+    };
+    void check();
   }
 
   /** Runs `work` after every write queued before it for the same workload. */
@@ -282,36 +342,78 @@ export class WorkloadAutoRegistration {
     }
   }
 
-  /** When the entry is due for deletion (wall-clock ms), or undefined when it is not auto-registered. */
-  #dueAt(entry: Resource<WorkloadEntrySpec>): number | undefined {
+  /**
+   * When the entry is due for deletion (wall-clock ms), or undefined when it is not auto-registered; `expiries`
+   * holds what is known of the liveness of the replicas entries are marked connected to.
+   */
+  #dueAt(
+    entry: Resource<WorkloadEntrySpec>,
+    expiries: ReadonlyMap<string, ReplicaExpiry>,
+  ): number | undefined {
     if (!entry.meta.annotations?.[AUTO_REGISTRATION_GROUP_ANNOTATION]) return undefined;
     const { connectedAt, disconnectedAt } = marks(entry);
-    if (connectedAt !== undefined) return connectedAt + this.staleConnectionMs;
+    if (connectedAt !== undefined) {
+      const holder = expiries.get(entry.meta.annotations[WORKLOAD_CONTROLLER_ANNOTATION] ?? "");
+      const stale = connectedAt + this.staleConnectionMs;
+      return holder?.expired ? Math.min(stale, holder.at + this.#o.gracePeriodMs) : stale;
+    }
     if (disconnectedAt !== undefined) return disconnectedAt + this.#o.gracePeriodMs;
     return undefined;
   }
 
   /**
-   * While leading: deletes the entries that are due, then sleeps until the next is (at most a grace period,
-   * so entries marked meanwhile are seen in time).
+   * The liveness of every other replica an entry of `entries` is marked connected to; one that cannot be read
+   * is left out (its entries are kept).
+   */
+  async #expiries(entries: readonly Resource<WorkloadEntrySpec>[]): Promise<Map<string, ReplicaExpiry>> {
+    const expiries = new Map<string, ReplicaExpiry>();
+    const liveness = this.#o.liveness;
+    if (liveness === undefined) return expiries;
+    const holders = new Set<string>();
+    for (const entry of entries) {
+      const holder = entry.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION];
+      if (holder && holder !== this.#o.instanceId && marks(entry).connectedAt !== undefined) {
+        holders.add(holder);
+      }
+    }
+    liveness.retain(holders);
+    for (const holder of holders) {
+      try {
+        expiries.set(holder, await liveness.expiry(holder));
+      } catch (error) {
+        this.#o.log.debug("replica liveness not read; its entries are kept", {
+          replica: holder,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return expiries;
+  }
+
+  /**
+   * While leading: deletes the entries that are due, then sleeps until the next is, or the next replica's
+   * liveness can run out (at most a grace period, so entries marked meanwhile are seen in time).
    */
   #cleanupWhile(signal: AbortSignal): void {
     let timer: unknown;
     signal.addEventListener("abort", () => this.#timers.clearTimeout(timer), { once: true });
     const sweep = async () => {
       if (signal.aborted) return;
+      const entries = this.#o.store.list("WorkloadEntry") as Resource<WorkloadEntrySpec>[];
+      const expiries = await this.#expiries(entries);
+      if (signal.aborted) return;
       const now = this.#now().getTime();
       let next = now + this.#o.gracePeriodMs;
-      for (const resource of this.#o.store.list("WorkloadEntry")) {
-        const entry = resource as Resource<WorkloadEntrySpec>;
-        const due = this.#dueAt(entry);
+      for (const expiry of expiries.values()) if (!expiry.expired) next = Math.min(next, expiry.at);
+      for (const entry of entries) {
+        const due = this.#dueAt(entry, expiries);
         if (due === undefined) continue;
         if (due > now) {
           next = Math.min(next, due);
           continue;
         }
         if (signal.aborted) return;
-        await this.#cleanup(entry.meta.namespace, entry.meta.name, signal);
+        await this.#cleanup(entry.meta.namespace, entry.meta.name, expiries, signal);
       }
       if (signal.aborted) return;
       timer = this.#timers.setTimeout(() => void sweep(), Math.max(0, next - this.#now().getTime()));
@@ -320,14 +422,24 @@ export class WorkloadAutoRegistration {
   }
 
   /** Deletes the entry if, read afresh, it is still due; a conflict leaves it to the next sweep. */
-  async #cleanup(namespace: string, name: string, signal: AbortSignal): Promise<void> {
+  async #cleanup(
+    namespace: string,
+    name: string,
+    expiries: ReadonlyMap<string, ReplicaExpiry>,
+    signal: AbortSignal,
+  ): Promise<void> {
     let current: StoredWorkloadEntry | undefined;
     try {
       current = await this.#o.writer.get(namespace, name);
-      const due = current === undefined ? undefined : this.#dueAt(current.entry);
+      const due = current === undefined ? undefined : this.#dueAt(current.entry, expiries);
       if (current === undefined || due === undefined || due > this.#now().getTime() || signal.aborted) return;
       await this.#o.writer.delete(namespace, name, current.resourceVersion);
-      this.#o.log.info("cleaned up auto-registered WorkloadEntry", { entry: `${namespace}/${name}` });
+      this.#o.log.info("cleaned up auto-registered WorkloadEntry", {
+        entry: `${namespace}/${name}`,
+        ...(marks(current.entry).connectedAt !== undefined
+          ? { replica: current.entry.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION] ?? "" }
+          : {}),
+      });
     } catch (error) {
       this.#o.log.warn("failed cleaning up auto-registered WorkloadEntry", {
         entry: `${namespace}/${name}`,

@@ -4,6 +4,7 @@ import { silentLogger } from "../../../shared/log/logger.ts";
 import { type DutyGate, soleLeader } from "../../../shared/lifecycle/duty_gate.ts";
 import { timersOf } from "../../../shared/testing/fake_timers.ts";
 import { storeWorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
+import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
 import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";
 import { parseProxy } from "../../model/proxy.ts";
 import { networking, orderedStore } from "../_test_support.ts";
@@ -76,7 +77,13 @@ function manualGate(): DutyGate & { win(): void; lose(): void } {
 }
 
 /** One store (the orchestrator both replicas read), a fake clock, and a registration per replica. */
-function world(options: { gate?: DutyGate; maxConnectionAgeMs?: number } = {}) {
+function world(
+  options: {
+    gate?: DutyGate;
+    maxConnectionAgeMs?: number;
+    liveness?: (clock: FakeTimers.Clock) => ReplicaLivenessView;
+  } = {},
+) {
   const clock = FakeTimers.createClock(Date.parse("2026-01-01T00:00:00Z"));
   const store = orderedStore();
   store.apply(group);
@@ -92,6 +99,7 @@ function world(options: { gate?: DutyGate; maxConnectionAgeMs?: number } = {}) {
       log: silentLogger,
       now: () => new Date(clock.now),
       timers: timersOf(clock),
+      ...(options.liveness ? { liveness: options.liveness(clock) } : {}),
     });
   const stored = () => store.get("WorkloadEntry", "vm", "reviews-10.1.0.7-vpc-1");
   const connectedAt = () => new Date(clock.now);
@@ -199,4 +207,94 @@ Deno.test("Only the leader of the clean-up duty deletes; one that wins later del
   await w.clock.tickAsync(0);
   assert.equal(w.stored(), undefined);
   registration.stop();
+});
+
+/** Replicas' liveness as the test sets it: a replica named in `diedAt` ran out then, the others live on. */
+function livenessOf(clock: FakeTimers.Clock, diedAt: Map<string, number>): ReplicaLivenessView {
+  return {
+    expiry(replica): Promise<ReplicaExpiry> {
+      const died = diedAt.get(replica);
+      return Promise.resolve(
+        died !== undefined && died <= clock.now
+          ? { expired: true, at: died }
+          : { expired: false, at: died ?? clock.now + 30_000 },
+      );
+    },
+    retain() {},
+  };
+}
+
+Deno.test("With connections that live forever, an entry of a replica whose liveness ran out goes a grace period after", async () => {
+  const diedAt = new Map<string, number>();
+  const w = world({ liveness: (clock) => livenessOf(clock, diedAt) });
+  const dead = w.replica("discovery-dead");
+  await dead.onConnect(vm, w.connectedAt());
+  const leader = w.replica("discovery-live");
+  leader.start();
+  await w.clock.tickAsync(120_000);
+  assert.ok(w.stored(), "a replica that lives keeps its entries however old their mark");
+
+  diedAt.set("discovery-dead", w.clock.now + 5_000);
+  // The clean-up looks again when the replica's liveness can run out, then a grace period after.
+  await w.clock.tickAsync(15_000 - 1);
+  assert.ok(w.stored(), "kept until a grace period after the liveness ran out");
+  await w.clock.tickAsync(1);
+  assert.equal(w.stored(), undefined);
+  leader.stop();
+});
+
+Deno.test("An entry whose proxy reconnected to a live replica within the grace period stays after its old replica died", async () => {
+  const diedAt = new Map<string, number>();
+  const w = world({ liveness: (clock) => livenessOf(clock, diedAt) });
+  const dead = w.replica("discovery-dead");
+  await dead.onConnect(vm, w.connectedAt());
+  const live = w.replica("discovery-live");
+  live.start();
+  diedAt.set("discovery-dead", w.clock.now);
+  await w.clock.tickAsync(5_000);
+  await live.onConnect(vm, w.connectedAt());
+  await w.clock.tickAsync(60_000);
+  assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-live");
+  live.stop();
+});
+
+Deno.test("An entry of a replica whose liveness cannot be read is kept: nothing is judged without an answer", async () => {
+  const w = world({
+    liveness: () => ({
+      expiry: () => Promise.reject(new Error("the API server answered 500")),
+      retain() {},
+    }),
+  });
+  const dead = w.replica("discovery-dead");
+  await dead.onConnect(vm, w.connectedAt());
+  const leader = w.replica("discovery-live");
+  leader.start();
+  await w.clock.tickAsync(600_000);
+  assert.ok(w.stored());
+  leader.stop();
+});
+
+Deno.test("A replica restarted under the same name releases the entries of its previous run whose proxies did not come back", async () => {
+  const w = world();
+  const before = w.replica("discovery-0");
+  before.start();
+  await before.onConnect(vm, w.connectedAt());
+  const back = parseProxy({
+    id: "sidecar~10.1.0.9~vm-9.vm~vm.svc.cluster.local",
+    metadata: { AUTO_REGISTER_GROUP: "reviews" },
+  });
+  await before.onConnect(back, w.connectedAt());
+  // The process dies: nothing is marked, and its liveness Lease goes on under the same name after the restart.
+  before.stop();
+  await w.clock.tickAsync(5_000);
+  const after = w.replica("discovery-0");
+  after.start();
+  await after.onConnect(back, w.connectedAt());
+  await w.clock.tickAsync(0);
+  assert.ok(w.stored()?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], "the proxy that did not come back");
+  await w.clock.tickAsync(10_000);
+  assert.equal(w.stored(), undefined, "deleted a grace period after the restart");
+  const kept = w.store.get("WorkloadEntry", "vm", "reviews-10.1.0.9");
+  assert.equal(kept?.meta.annotations?.[DISCONNECTED_AT_ANNOTATION], undefined, "the proxy that came back");
+  after.stop();
 });
