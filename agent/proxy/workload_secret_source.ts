@@ -12,6 +12,7 @@ import { spiffeId, validateTrustDomain } from "../../shared/pki/mod.ts";
 import { parseJwtPolicy, tokenPathOf } from "../../shared/credentials/jwt_policy.ts";
 import { CaClient } from "./ca_client.ts";
 import { caServiceFor } from "./ca_provider.ts";
+import { checkCredentialFetcherType } from "./credential_fetcher.ts";
 import { readIfExists } from "./read_if_exists.ts";
 import { MountedSecrets } from "./secret_files.ts";
 import { type SecretProvider, WorkloadSecrets } from "./workload_secrets.ts";
@@ -41,12 +42,13 @@ export interface CaChoice {
 }
 
 /**
- * `CA_PROVIDER`, `TRUST_DOMAIN` and `SERVICE_ACCOUNT`, checked.
+ * `CA_PROVIDER`, `CREDENTIAL_FETCHER_TYPE`, `TRUST_DOMAIN` and `SERVICE_ACCOUNT`, checked.
  *
  * @throws {RangeError} naming the variable whose value is refused
  */
 export function checkedCaChoice(env: EnvSettings, namespace: string): CaChoice {
   const service = caServiceFor(env.string("CA_PROVIDER"));
+  checkCredentialFetcherType(env.string("CREDENTIAL_FETCHER_TYPE"));
   const tokenPath = tokenPathOf(parseJwtPolicy(env.string("JWT_POLICY")));
   const trustDomain = env.string("TRUST_DOMAIN");
   try {

@@ -151,7 +151,6 @@ export const NOT_IMPLEMENTED_ENV: readonly NotImplementedSetting[] = Object.free
     "the TCP metadata exchange filter is not generated",
   ),
   entry("DISCOVERY_ENDPOINT_TELEMETRY_LABEL", BOTH, "#31", "endpoint telemetry metadata is not generated"),
-  entry("CREDENTIAL_FETCHER_TYPE", A, "#30", "the agent reads its orchestrator token only"),
   entry("CREDENTIAL_IDENTITY_PROVIDER", A, "#31", "the agent reads its orchestrator token only"),
   entry(
     "ENABLE_INGRESS_GATEWAY_SDS",
