@@ -8,7 +8,7 @@
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { spiffeId, validateTrustDomain } from "../../shared/pki/mod.ts";
+import { spiffeId, validateTrustDomain } from "../../shared/pki/spiffe_id.ts";
 import { parseJwtPolicy, tokenPathOf } from "../../shared/credentials/jwt_policy.ts";
 import { CaClient } from "./ca_client.ts";
 import { caServiceFor } from "./ca_provider.ts";
