@@ -4,14 +4,14 @@
  * 1. Idle RSS: the real `mesh-discovery` (plaintext ADS, examples/config) and the real `mesh-agent proxy` with
  *    `FILE_MOUNTED_CERTS` (no CA) and the stand-in proxy as its Envoy, holding one ADS stream through the
  *    relay; once ready, the agent's VmRSS is sampled every second for `--idle` seconds (V8's memory reducer
- *    first runs about 30 s after startup: the last samples are the agent at rest). `--agent-v8-flags=a,b`
+ *    first runs tens of seconds after startup: the last samples are the agent at rest). `--agent-v8-flags=a,b`
  *    starts the agent with those V8 flags (through `DENO_V8_FLAGS`).
  * 2. Relay overhead: in this process, an ADS server answering every request with a response of `--size` KiB,
  *    and a client asking `--mib` MiB of them, first straight from the server, then through `startXdsProxy` on
  *    a Unix socket; the difference in CPU time and wall time per MiB relayed is the relay's cost.
  *
  * `deno run --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-run bench/agent_bench.ts
- * [--idle 45] [--mib 256] [--size 1024] [--agent-v8-flags=--flag,--flag] [--no-relay]`
+ * [--idle 60] [--mib 256] [--size 1024] [--agent-v8-flags=--flag,--flag] [--no-relay] [--no-idle]`
  *
  * @module
  */
@@ -39,7 +39,7 @@ const flag = (name: string, fallback: number) => {
   const at = Deno.args.indexOf(`--${name}`);
   return at < 0 ? fallback : Number(Deno.args[at + 1]);
 };
-const IDLE_S = flag("idle", 45);
+const IDLE_S = flag("idle", 60);
 const AGENT_V8_FLAGS = Deno.args.find((a) => a.startsWith("--agent-v8-flags="))?.slice(
   "--agent-v8-flags=".length,
 );
@@ -240,5 +240,5 @@ async function relayOverhead(): Promise<void> {
 
 console.log(JSON.stringify({ machine: machineInfo(), load: loadAverage(), date: new Date().toISOString() }));
 if (!Deno.args.includes("--no-relay")) await relayOverhead();
-await idleRss();
+if (!Deno.args.includes("--no-idle")) await idleRss();
 console.log(JSON.stringify({ load: loadAverage() }));
