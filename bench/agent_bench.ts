@@ -3,13 +3,15 @@
  *
  * 1. Idle RSS: the real `mesh-discovery` (plaintext ADS, examples/config) and the real `mesh-agent proxy` with
  *    `FILE_MOUNTED_CERTS` (no CA) and the stand-in proxy as its Envoy, holding one ADS stream through the
- *    relay; once ready, the agent's VmRSS is sampled every second for `--idle` seconds.
+ *    relay; once ready, the agent's VmRSS is sampled every second for `--idle` seconds (V8's memory reducer
+ *    first runs tens of seconds after startup: the last samples are the agent at rest). `--agent-v8-flags=a,b`
+ *    starts the agent with those V8 flags (through `DENO_V8_FLAGS`).
  * 2. Relay overhead: in this process, an ADS server answering every request with a response of `--size` KiB,
  *    and a client asking `--mib` MiB of them, first straight from the server, then through `startXdsProxy` on
  *    a Unix socket; the difference in CPU time and wall time per MiB relayed is the relay's cost.
  *
  * `deno run --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-run bench/agent_bench.ts
- * [--idle 30] [--mib 256] [--size 1024]`
+ * [--idle 60] [--mib 256] [--size 1024] [--agent-v8-flags=--flag,--flag] [--no-relay] [--no-idle]`
  *
  * @module
  */
@@ -37,7 +39,10 @@ const flag = (name: string, fallback: number) => {
   const at = Deno.args.indexOf(`--${name}`);
   return at < 0 ? fallback : Number(Deno.args[at + 1]);
 };
-const IDLE_S = flag("idle", 30);
+const IDLE_S = flag("idle", 60);
+const AGENT_V8_FLAGS = Deno.args.find((a) => a.startsWith("--agent-v8-flags="))?.slice(
+  "--agent-v8-flags=".length,
+);
 const MIB = flag("mib", 256);
 const SIZE_KIB = flag("size", 1024);
 
@@ -75,6 +80,7 @@ async function idleRss(): Promise<void> {
       POD_NAMESPACE: "example",
       INSTANCE_IP: "10.9.9.9",
       FILE_MOUNTED_CERTS: "true",
+      ...(AGENT_V8_FLAGS ? { DENO_V8_FLAGS: AGENT_V8_FLAGS } : {}),
       PROXY_CONFIG: JSON.stringify({
         discoveryAddress: addresses.grpcAddr,
         controlPlaneAuthPolicy: "NONE",
@@ -99,9 +105,18 @@ async function idleRss(): Promise<void> {
         await sleep(1000);
         samples.push(processMemory(pid).rssKiB / 1024);
       }
+      const last = processMemory(pid);
+      const series = samples.map((s) => Math.round(s));
       samples.sort((a, b) => a - b);
       console.log(JSON.stringify({
         scenario: "agent idle, one proxy stream relayed",
+        v8Flags: AGENT_V8_FLAGS ?? "",
+        rssMiBEachSecond: series.join(" "),
+        atRestMiB: {
+          rss: +(last.rssKiB / 1024).toFixed(1),
+          anon: +(last.rssAnonKiB / 1024).toFixed(1),
+          file: +(last.rssFileKiB / 1024).toFixed(1),
+        },
         rssMiB: {
           min: +samples[0].toFixed(1),
           median: +samples[Math.floor(samples.length / 2)].toFixed(1),
@@ -224,6 +239,6 @@ async function relayOverhead(): Promise<void> {
 }
 
 console.log(JSON.stringify({ machine: machineInfo(), load: loadAverage(), date: new Date().toISOString() }));
-await relayOverhead();
-await idleRss();
+if (!Deno.args.includes("--no-relay")) await relayOverhead();
+if (!Deno.args.includes("--no-idle")) await idleRss();
 console.log(JSON.stringify({ load: loadAverage() }));

@@ -46,6 +46,10 @@ export interface ProcessMemory {
   readonly peakRssKiB: number;
   /** Current resident set size (VmRSS). */
   readonly rssKiB: number;
+  /** Its anonymous part (RssAnon): heaps, stacks, buffers. */
+  readonly rssAnonKiB: number;
+  /** Its file-backed part (RssFile): the runtime binary's pages that were touched. */
+  readonly rssFileKiB: number;
 }
 
 /**
@@ -61,7 +65,12 @@ export function readProc(path: string): string {
 export function processMemory(pid: number): ProcessMemory {
   const status = readProc(`/proc/${pid}/status`);
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-  return { peakRssKiB: field("VmHWM"), rssKiB: field("VmRSS") };
+  return {
+    peakRssKiB: field("VmHWM"),
+    rssKiB: field("VmRSS"),
+    rssAnonKiB: field("RssAnon"),
+    rssFileKiB: field("RssFile"),
+  };
 }
 
 /** CPU time (user + system) a process has used, in ms; 0 when it is gone. Resolution: one clock tick. */

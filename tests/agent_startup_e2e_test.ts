@@ -115,6 +115,18 @@ Deno.test("mesh-agent proxy refuses a CA or token plugin it cannot use, naming t
       );
       assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
     });
+    await t.step("CREDENTIAL_FETCHER_TYPE=GoogleComputeEngine, a cloud-only token source", async () => {
+      const result = await runProgram("mesh-agent", ["proxy"], {
+        ...env,
+        CREDENTIAL_FETCHER_TYPE: "GoogleComputeEngine",
+      });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.match(
+        result.stderr,
+        /CREDENTIAL_FETCHER_TYPE="GoogleComputeEngine" fetches the VM identity token/,
+      );
+      assert.doesNotMatch(result.stdout + result.stderr, /listening|bootstrap written/);
+    });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -58,6 +58,13 @@ export const DNS_PROXY_LIMITS = {
   malformedLogIntervalMs: 60_000,
 } as const;
 
+/**
+ * The largest query datagram read whole: EDNS's usual ceiling, eight times a classic query's 512 bytes. In
+ * Deno's `node:dgram` the receive buffer size is the buffer allocated for every datagram (64 KiB unless set),
+ * not the kernel's socket buffer; a longer datagram is cut to this size and fails to decode (dropped, counted).
+ */
+export const DNS_UDP_QUERY_BYTES = 4_096;
+
 /** How often a port-0 start picks a fresh port when another host's socket found the first taken. */
 const PICK_ATTEMPTS = 20;
 
@@ -150,7 +157,11 @@ export class DnsProxy {
   }
 
   async #listen(host: string): Promise<void> {
-    const udp = dgram.createSocket({ type: host.includes(":") ? "udp6" : "udp4" });
+    const udp = dgram.createSocket({
+      type: host.includes(":") ? "udp6" : "udp4",
+      // Set once bound, and doubled there on Linux as the kernel doubles SO_RCVBUF.
+      recvBufferSize: DNS_UDP_QUERY_BYTES / 2,
+    });
     await new Promise<void>((resolve, reject) => {
       udp.once("error", reject);
       udp.bind(this.#port, host, () => {

@@ -4,8 +4,16 @@ import net from "node:net";
 import type { NameTable } from "../../proto/name_table.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { decodeDnsMessage, DNS_FLAG, DNS_RCODE, DNS_TYPE, type DnsMessage, rcodeOf } from "./dns_message.ts";
-import { DnsProxy } from "./dns_proxy.ts";
+import {
+  decodeDnsMessage,
+  DNS_FLAG,
+  DNS_RCODE,
+  DNS_TYPE,
+  type DnsMessage,
+  encodeDnsMessage,
+  rcodeOf,
+} from "./dns_message.ts";
+import { DNS_UDP_QUERY_BYTES, DnsProxy } from "./dns_proxy.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
 import { addressesOf, dnsQuery, DnsTestClient, fakeUpstream, UPSTREAM_ANSWER } from "./_test_dns.ts";
 
@@ -169,6 +177,30 @@ Deno.test("truncated, oversized, looping and response packets are dropped and co
     assert.equal(await count("dns_malformed_requests_total"), bad.length);
     assert.equal(await count("dns_requests_total"), 1);
     assert.equal(log.lines.filter((l) => l.msg === "dropped unreadable DNS packets").length, 1);
+  } finally {
+    client.close();
+    await proxy.close();
+  }
+});
+
+Deno.test("a UDP query longer than DNS_UDP_QUERY_BYTES is cut, dropped and counted; the next is answered", async () => {
+  const { proxy, count } = await started([]);
+  const client = new DnsTestClient("udp4");
+  try {
+    assert.equal((await client.ask(dnsQuery("db.example.com.", 1), proxy.port)).id, 1);
+    // A well-formed query whose EDNS option data takes it past the limit.
+    const long = encodeDnsMessage({
+      ...decodeDnsMessage(dnsQuery("db.example.com.", 2)),
+      additionals: [{ name: ".", type: DNS_TYPE.OPT, class: 4096, ttl: 0, data: new Uint8Array(5_000) }],
+    });
+    assert.ok(long.length > DNS_UDP_QUERY_BYTES);
+    client.send(long, proxy.port, "127.0.0.1");
+    assert.equal(
+      (await client.ask(dnsQuery("db.example.com.", 3), proxy.port)).id,
+      3,
+      "no reply came to the long one",
+    );
+    assert.equal(await count("dns_malformed_requests_total"), 1);
   } finally {
     client.close();
     await proxy.close();

@@ -13,7 +13,8 @@
  */
 import { parse as parseYaml } from "yaml";
 import { encodeAny, messageTypeForUrl } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import type protobuf from "protobufjs";
+import { ENVOY_PROTO_FILES, loadProtoFiles } from "../../proto/envoy_schema.ts";
 import { fromProtoJson } from "../../proto/proto_json.ts";
 import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts";
 import { typeUrlOf } from "../../proto/type_urls.ts";
@@ -294,23 +295,27 @@ export function parseOverride(text: string, source: string): Json {
 }
 
 /**
- * Checks a bootstrap against Envoy's schema and validation rules.
+ * Checks a bootstrap against Envoy's schema and validation rules. The schema is loaded for this check alone
+ * (not the process-wide one): the agent needs it once at startup, and nothing may keep it resident after.
  *
  * @throws {BootstrapError} listing what is wrong
  */
-export function validateBootstrap(bootstrap: Json, source: string): void {
+export function validateBootstrap(
+  bootstrap: Json,
+  source: string,
+  root: protobuf.Root = loadProtoFiles(ENVOY_PROTO_FILES),
+): void {
   let bytes: Uint8Array;
   try {
     // Envoy reads the file as proto3 JSON ("1s" durations, bare wrapper values, plain-JSON Structs).
-    const root = loadEnvoySchema();
     const encodable = fromProtoJson(messageTypeForUrl(BOOTSTRAP_TYPE_URL, root), bootstrap, root);
-    bytes = encodeAny(BOOTSTRAP_TYPE_URL, encodable as Json);
+    bytes = encodeAny(BOOTSTRAP_TYPE_URL, encodable as Json, root);
   } catch (cause) {
     throw new BootstrapError(`${source} does not fit Envoy's Bootstrap: ${(cause as Error).message}`, {
       cause,
     });
   }
-  const violations = validatePgvAny(bytes);
+  const violations = validatePgvAny(bytes, { root });
   if (violations.length > 0) {
     throw new BootstrapError(`${source} breaks Envoy's validation rules: ${formatPgvViolations(violations)}`);
   }

@@ -9,7 +9,6 @@
 import { Buffer } from "node:buffer";
 import protobuf from "protobufjs";
 import * as grpc from "@grpc/grpc-js";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import {
   decodeNameTableAny,
   NAME_TABLE_TYPE_URL,
@@ -17,6 +16,7 @@ import {
   type NameTable,
 } from "../../proto/name_table.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import { encodeDiscoveryRequest, type OwnRequest, readDiscoveryResponse } from "./discovery_wire.ts";
 
 /** Where the name tables the discovery server sends go. */
 export interface NameTableSubscription {
@@ -52,16 +52,12 @@ interface Writable {
 /** The name table subscription of one proxy stream, across its upstream streams. */
 export class NameTableStream {
   readonly #subscription: NameTableSubscription;
-  readonly #requestType: protobuf.Type;
-  readonly #responseType: protobuf.Type;
   readonly #log: Logger;
   #subscribed = false;
 
   /** A subscription that sends its first request on the first `subscribe`. */
-  constructor(subscription: NameTableSubscription, requestType: protobuf.Type, log: Logger) {
+  constructor(subscription: NameTableSubscription, log: Logger) {
     this.#subscription = subscription;
-    this.#requestType = requestType;
-    this.#responseType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryResponse");
     this.#log = log;
   }
 
@@ -74,54 +70,36 @@ export class NameTableStream {
   subscribe(upstream: Writable): void {
     if (this.#subscribed) return;
     this.#subscribed = true;
-    this.#send(upstream, { type_url: NAME_TABLE_TYPE_URL });
+    this.#send(upstream, { typeUrl: NAME_TABLE_TYPE_URL });
   }
 
   /** True when `data` was a name table response, now handled and acknowledged on `upstream`. */
   take(data: Uint8Array, upstream: Writable): boolean {
-    if (!NAME_TABLE_TYPE_URLS.has(responseTypeUrl(data))) return false;
-    let response: { version_info?: string; nonce?: string; type_url?: string; resources?: Uint8Array[] };
+    const typeUrl = responseTypeUrl(data);
+    if (!NAME_TABLE_TYPE_URLS.has(typeUrl)) return false;
+    let response;
     try {
-      const message = this.#responseType.decode(data);
-      response = this.#responseType.toObject(message) as typeof response;
-      // The Any messages re-encoded, so the codec checks their type URL.
-      const anyType = this.#responseType.lookupType("google.protobuf.Any");
-      const resources = (message as unknown as { resources?: protobuf.Message[] }).resources ?? [];
-      const tables = resources.map((any) => decodeNameTableAny(anyType.encode(any).finish()));
-      const merged = Object.assign({}, ...tables);
-      this.#subscription.onTable(merged);
+      response = readDiscoveryResponse(data);
+      const tables = response.resources.map((any) => decodeNameTableAny(any));
+      this.#subscription.onTable(Object.assign({}, ...tables));
     } catch (error) {
       this.#log.warn("cannot read the name table; keeping the last one", { error: (error as Error).message });
-      const partial = safeHeader(this.#responseType, data);
       this.#send(upstream, {
-        type_url: partial.type_url,
-        response_nonce: partial.nonce,
-        error_detail: {
+        typeUrl,
+        responseNonce: response?.nonce ?? "",
+        errorDetail: {
           code: grpc.status.INVALID_ARGUMENT,
           message: `Invalid name table: ${(error as Error).message}`.slice(0, 200),
         },
       });
       return true;
     }
-    this.#send(upstream, {
-      type_url: response.type_url,
-      version_info: response.version_info ?? "",
-      response_nonce: response.nonce ?? "",
-    });
+    this.#send(upstream, { typeUrl, versionInfo: response.versionInfo, responseNonce: response.nonce });
     return true;
   }
 
-  #send(upstream: Writable, request: Record<string, unknown>): void {
-    upstream.write(Buffer.from(this.#requestType.encode(this.#requestType.fromObject(request)).finish()));
-  }
-}
-
-/** The nonce and type URL of a response whose resources may not decode. */
-function safeHeader(type: protobuf.Type, data: Uint8Array): { type_url: string; nonce: string } {
-  try {
-    const decoded = type.toObject(type.decode(data)) as { type_url?: string; nonce?: string };
-    return { type_url: decoded.type_url ?? NAME_TABLE_TYPE_URL, nonce: decoded.nonce ?? "" };
-  } catch {
-    return { type_url: responseTypeUrl(data) || NAME_TABLE_TYPE_URL, nonce: "" };
+  #send(upstream: Writable, request: OwnRequest): void {
+    const bytes = encodeDiscoveryRequest(request);
+    upstream.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 }

@@ -10,8 +10,6 @@
 import { Buffer } from "node:buffer";
 import type * as grpc from "@grpc/grpc-js";
 import type { ServiceDefinition } from "@grpc/grpc-js";
-import { encodeAny } from "../../proto/any_codec.ts";
-import { decodeDiscoveryRequest } from "../../proto/discovery_request.ts";
 import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { Logger } from "../../shared/log/logger.ts";
@@ -19,6 +17,8 @@ import type { Metrics } from "../../shared/metrics/metrics.ts";
 import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { readDiscoveryRequest } from "./discovery_wire.ts";
+import { encodeSecretAny } from "./secret_wire.ts";
 import {
   credentialOfSdsName,
   envoyCredentialSecret,
@@ -131,7 +131,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
             version_info: versionInfo,
             type_url: TYPE_URL.secret,
             nonce: String(++nonce),
-            resources: resources.map((r) => encodeAny(TYPE_URL.secret, r)),
+            resources: resources.map(encodeSecretAny),
           })),
           (error?: Error | null) => {
             if (error) {
@@ -152,7 +152,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
       call.on("data", (data: Buffer) => {
         let request;
         try {
-          request = decodeDiscoveryRequest(data);
+          request = readDiscoveryRequest(data);
         } catch (error) {
           log.warn("SDS request is not a DiscoveryRequest; ending the stream", {
             error: (error as Error).message,
@@ -160,16 +160,16 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
           call.end();
           return;
         }
-        if (request.error_detail !== undefined) {
+        if (request.errorDetail !== undefined) {
           for (const name of names) {
             metrics?.counter("total_secret_update_failures").inc({ resource_name: name });
           }
-          log.warn("proxy rejected a secret", { names, detail: request.error_detail.message });
-        } else if (request.response_nonce !== "" && request.version_info === state.unacked?.version) {
+          log.warn("proxy rejected a secret", { names, detail: request.errorDetail.message });
+        } else if (request.responseNonce !== "" && request.versionInfo === state.unacked?.version) {
           state.unacked = undefined;
         }
-        const asked = [...request.resource_names].sort();
-        if (asked.join() === names.join() && request.response_nonce !== "") return;
+        const asked = [...request.resourceNames].sort();
+        if (asked.join() === names.join() && request.responseNonce !== "") return;
         names = asked;
         send();
       });

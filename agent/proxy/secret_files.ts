@@ -10,7 +10,8 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../../shared/log/logger.ts";
-import { certifiesKey, importPrivateKeyPem, parseCertificatesPem } from "../../shared/pki/mod.ts";
+import { certificateCertifiesKey, parseCertificateFactsPem } from "../../shared/pki/certificate_facts.ts";
+import { importPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 /** File names Istio uses for a workload's key material, in `OUTPUT_CERTS` and mounted certificate folders. */
@@ -173,18 +174,18 @@ export class MountedSecrets implements SecretProvider {
     ]);
     const text = privateKeyPem + certChainPem + rootPem;
     if (text === this.#seen) return this.#current;
-    const [leaf] = parseCertificatesPem(certChainPem, join(dir, SECRET_FILES.chain));
+    const [leaf] = parseCertificateFactsPem(certChainPem, join(dir, SECRET_FILES.chain));
     if (leaf === undefined) {
       throw new Error(`FILE_MOUNTED_CERTS: no certificate in ${join(dir, SECRET_FILES.chain)}`);
     }
-    if (parseCertificatesPem(rootPem, join(dir, SECRET_FILES.root)).length === 0) {
+    if (parseCertificateFactsPem(rootPem, join(dir, SECRET_FILES.root)).length === 0) {
       throw new Error(`FILE_MOUNTED_CERTS: no certificate in ${join(dir, SECRET_FILES.root)}`);
     }
     if (!privateKeyPem.includes("PRIVATE KEY-----")) {
       throw new Error(`FILE_MOUNTED_CERTS: no PEM private key in ${join(dir, SECRET_FILES.key)}`);
     }
     const keys = await importPrivateKeyPem(privateKeyPem, join(dir, SECRET_FILES.key));
-    if (!await certifiesKey(leaf, keys.publicKey)) {
+    if (!await certificateCertifiesKey(leaf, keys.publicKey)) {
       throw new Error(
         `FILE_MOUNTED_CERTS: the key in ${join(dir, SECRET_FILES.key)} is not the one ${
           join(dir, SECRET_FILES.chain)

@@ -8,10 +8,11 @@
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import type { LogManager } from "../../shared/log/log_manager.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { spiffeId, validateTrustDomain } from "../../shared/pki/mod.ts";
+import { spiffeId, validateTrustDomain } from "../../shared/pki/spiffe_id.ts";
 import { parseJwtPolicy, tokenPathOf } from "../../shared/credentials/jwt_policy.ts";
 import { CaClient } from "./ca_client.ts";
 import { caServiceFor } from "./ca_provider.ts";
+import { checkCredentialFetcherType } from "./credential_fetcher.ts";
 import { readIfExists } from "./read_if_exists.ts";
 import { caRootPath, rootSettings } from "./cert_provider_roots.ts";
 import { MountedSecrets } from "./secret_files.ts";
@@ -42,12 +43,13 @@ export interface CaChoice {
 }
 
 /**
- * `CA_PROVIDER`, `TRUST_DOMAIN` and `SERVICE_ACCOUNT`, checked.
+ * `CA_PROVIDER`, `CREDENTIAL_FETCHER_TYPE`, `TRUST_DOMAIN` and `SERVICE_ACCOUNT`, checked.
  *
  * @throws {RangeError} naming the variable whose value is refused
  */
 export function checkedCaChoice(env: EnvSettings, namespace: string): CaChoice {
   const service = caServiceFor(env.string("CA_PROVIDER"));
+  checkCredentialFetcherType(env.string("CREDENTIAL_FETCHER_TYPE"));
   const tokenPath = tokenPathOf(parseJwtPolicy(env.string("JWT_POLICY")));
   const trustDomain = env.string("TRUST_DOMAIN");
   try {

@@ -11,13 +11,10 @@
  */
 import type { Logger } from "../../shared/log/logger.ts";
 import { systemTimers, type Timers } from "../../shared/time/timers.ts";
-import {
-  createCertificateRequest,
-  exportPrivateKeyPem,
-  exportTraditionalPrivateKeyPem,
-  generateKeyPair,
-  parseCertificatesPem,
-} from "../../shared/pki/mod.ts";
+import { parseCertificateFactsPem } from "../../shared/pki/certificate_facts.ts";
+import { generateKeyPair } from "../../shared/pki/key_pair.ts";
+import { exportPrivateKeyPem, exportTraditionalPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
+import { createUriCertificateRequest } from "../../shared/pki/uri_certificate_request.ts";
 
 /** The workload's certificate, key and roots, PEM. */
 export interface WorkloadSecret {
@@ -109,9 +106,9 @@ export class WorkloadSecrets implements SecretProvider {
   async renew(): Promise<WorkloadSecret> {
     const keys = await generateKeyPair(this.#options.ecdsa ? { algorithm: "ECDSA" } : { algorithm: "RSA" });
     const uri = this.#options.csrUri;
-    const csr = await createCertificateRequest(keys, uri ? { uris: [uri] } : {});
+    const csr = await createUriCertificateRequest(keys, uri ? [uri] : []);
     const chain = await this.#options.signer.sign(csr, this.#options.ttlSeconds);
-    const [leaf] = parseCertificatesPem(chain[0], "the CA's leaf");
+    const [leaf] = parseCertificateFactsPem(chain[0], "the CA's leaf");
     const secret: WorkloadSecret = {
       certChainPem: chain.slice(0, -1).join("") || chain[0],
       privateKeyPem: this.#options.pkcs8

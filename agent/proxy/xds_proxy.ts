@@ -9,9 +9,7 @@
  */
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import type protobuf from "protobufjs";
 import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import {
@@ -23,6 +21,11 @@ import {
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";
+import { readDiscoveryRequest, REQUEST_FIELD, rewriteFields } from "./discovery_wire.ts";
+
+/** What a replayed request leaves out: the old server's nonce and rejection (and the node, given once). */
+const NOT_REPLAYED: ReadonlySet<number> = new Set([REQUEST_FIELD.responseNonce, REQUEST_FIELD.errorDetail]);
+const NODE_AND_NOT_REPLAYED: ReadonlySet<number> = new Set([...NOT_REPLAYED, REQUEST_FIELD.node]);
 
 /** Where the relay goes. */
 export interface XdsUpstream {
@@ -85,7 +88,6 @@ type Stream = grpc.ClientDuplexStream<Buffer, Buffer>;
 export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGrpcServer> {
   const { upstream, secrets, log, metrics } = options;
   const random = options.random ?? Math.random;
-  const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
   const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
   let client: grpc.Client | undefined;
   let clientFor: unknown;
@@ -133,23 +135,25 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       let closed = false;
       let failures = 0;
       let retryTimer: ReturnType<typeof setTimeout> | undefined;
-      let node: unknown;
+      /** The `node` field of the proxy's latest request that carried one, encoded. */
+      let node: Uint8Array | undefined;
       const nameTable = options.nameTable === undefined
         ? undefined
-        : new NameTableStream(options.nameTable, requestType, log);
-      /** The proxy's latest request of each type, replayed on a new upstream stream. */
-      const latest = new Map<string, protobuf.Message & { type_url?: string; node?: unknown }>();
+        : new NameTableStream(options.nameTable, log);
+      /** The proxy's latest request of each type, without nonce and rejection, replayed on a new upstream stream. */
+      const latest = new Map<string, Uint8Array>();
 
       const replay = (stream: Stream) => {
         let first = true;
         for (const request of latest.values()) {
           // As Envoy asks on a new stream: the version it holds, no nonce (the old server's nonces mean nothing
           // to the new one, which answers a request without a nonce with its full state) and no rejection (which
-          // the new server would record and leave unanswered).
-          const { response_nonce: _nonce, error_detail: _error, ...rest } = requestType.toObject(request);
-          const copy = requestType.fromObject({ ...rest, ...(first && node !== undefined ? { node } : {}) });
+          // the new server would record and leave unanswered); the first carries the node.
+          const bytes = first && node !== undefined
+            ? rewriteFields(request, NODE_AND_NOT_REPLAYED, node)
+            : request;
           first = false;
-          stream.write(Buffer.from(requestType.encode(copy).finish()));
+          stream.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
         }
       };
       const open = (isReplay: boolean) => {
@@ -218,14 +222,9 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       relays.add(relay);
       down.on("data", (data: Buffer) => {
         try {
-          const request = requestType.decode(data) as protobuf.Message & {
-            type_url?: string;
-            node?: unknown;
-          };
-          if (request.node !== undefined && request.node !== null) {
-            node = requestType.toObject(request).node;
-          }
-          latest.set(request.type_url ?? "", request);
+          const request = readDiscoveryRequest(data);
+          if (request.node !== undefined) node = request.node;
+          latest.set(request.typeUrl, rewriteFields(data, NOT_REPLAYED));
         } catch (error) {
           log.warn("the proxy sent a request that is not a DiscoveryRequest; relaying it as is", {
             error: (error as Error).message,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { parseCertificatesPem } from "../pki/certificate_pem.ts";
+import { parseCertificateFactsPem } from "../pki/certificate_facts.ts";
 
 /** A TLS credential a gateway serves or checks peers with, in PEM. */
 export interface TlsCredential {
@@ -62,12 +62,12 @@ export function tlsCredentialOf(read: (key: string) => string | undefined): TlsC
  * @throws {SyntaxError} naming `where` and the part that is wrong
  */
 export function checkTlsCredential(credential: TlsCredential, where: string): void {
-  parseCertificatesPem(credential.certChainPem, `${where}: certificate chain`);
+  parseCertificateFactsPem(credential.certChainPem, `${where}: certificate chain`);
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(credential.privateKeyPem)) {
     throw new SyntaxError(`${where}: the private key is not PEM ("-----BEGIN … PRIVATE KEY-----" expected)`);
   }
   if (credential.caCertPem !== undefined) {
-    parseCertificatesPem(credential.caCertPem, `${where}: CA certificates`);
+    parseCertificateFactsPem(credential.caCertPem, `${where}: CA certificates`);
   }
 }
 

@@ -38,7 +38,8 @@ export const AGENT_ENV_VARS: readonly EnvVarSpec[] = [
     type: "string",
     default: "",
     programs: AGENT,
-    description: "Type of credential fetcher; supported types include CloudComputeEngine.",
+    description:
+      'Where the CSR\'s token comes from: "" or "JWT", the orchestrator token at the JWT_POLICY path; GoogleComputeEngine (the VM identity token from Compute Engine\'s metadata server) and any other value stop startup.',
   },
   {
     name: "CREDENTIAL_IDENTITY_PROVIDER",
