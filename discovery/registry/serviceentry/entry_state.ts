@@ -100,7 +100,14 @@ export function serviceKeys(state: EntryState): string[] {
  * The entry's instances of `hostname` in the order a full conversion lists them: inline endpoints, then
  * WorkloadEntries by name, then pods.
  */
-export function entryInstances(state: EntryState, hostname: string): ServiceInstance[] {
+export function entryInstances(state: EntryState, hostname: string): readonly ServiceInstance[] {
+  // An entry of this one host with inline endpoints only lists them as they are (the list never changes).
+  if (
+    state.workloads.size === 0 && state.pods.length === 0 &&
+    state.services.every((s) => s.hostname === hostname)
+  ) {
+    return state.inline;
+  }
   const out: ServiceInstance[] = [];
   const add = (list: readonly ServiceInstance[]) => {
     for (const instance of list) if (instance.service.hostname === hostname) out.push(instance);

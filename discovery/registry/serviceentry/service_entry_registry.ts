@@ -426,7 +426,10 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     let list = this.#instances.get(key);
     if (list === undefined) {
       const hostname = key.slice(key.indexOf("/") + 1);
-      list = this.#entriesOf(key).flatMap((state) => entryInstances(state, hostname));
+      const entries = this.#entriesOf(key);
+      list = entries.length === 1
+        ? entryInstances(entries[0], hostname)
+        : entries.flatMap((state) => entryInstances(state, hostname));
       this.#instances.set(key, list);
     }
     return list;
