@@ -11,7 +11,9 @@
  *     --allow-sys=loadavg \
  *     bench/config_growth.ts [--only NAME] [--profile DIR [--profile-seconds 10]]
  *
- * Prints one JSON line per scenario, then a table.
+ * Prints one JSON line per scenario, then a table. Besides the longest gap, each line has the 50th, 90th and
+ * 99th percentiles of the gaps, the server's CPU time from the write to the end (every thread, from `/proc`)
+ * and the one-minute load average at the write and at the end: on a shared machine the gaps follow the load.
  *
  * @module
  */

@@ -35,8 +35,8 @@ export interface ConfigStore {
 export interface ApplyOptions {
   /**
    * The caller gives the resource away and never changes it again: the store keeps its parts, frozen in
-   * place, instead of a deep copy (the copy of one resource of a megabyte held the event loop for tens of
-   * milliseconds). Parts a caller froze already are taken as deeply frozen.
+   * place, instead of a deep copy made in one go, so a writer can freeze a large resource in slices first.
+   * Parts a caller froze already are taken as deeply frozen.
    */
   readonly handOver?: boolean;
 }
