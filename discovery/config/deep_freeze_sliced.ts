@@ -10,6 +10,8 @@ const CHECK_EVERY = 512;
  * skips frozen objects stays correct in between.
  */
 export async function deepFreezeSliced(value: unknown, slices: LoopSlices): Promise<void> {
+  // A frozen root is frozen through (see above): a reload re-offers every unchanged resource.
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
   const found: object[] = [];
   // Parsed YAML may share a node (an alias) in several places, or hold itself.
   const seen = new Set<object>();
