@@ -7,10 +7,13 @@
  * is the longest gap between two answers: the longest the event loop was held. The server has no loop-lag
  * metric of its own.
  *
- *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno \
+ *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
+ *     --allow-sys=loadavg \
  *     bench/config_growth.ts [--only NAME] [--profile DIR [--profile-seconds 10]]
  *
- * Prints one JSON line per scenario, then a table.
+ * Prints one JSON line per scenario, then a table. Besides the longest gap, each line has the 50th, 90th and
+ * 99th percentiles of the gaps, the server's CPU time from the write to the end (every thread, from `/proc`)
+ * and the one-minute load average at the write and at the end: on a shared machine the gaps follow the load.
  *
  * @module
  */
@@ -194,11 +197,16 @@ const REJECTIONS = /^discovery_total_rejected_configs(?:\{[^}]*\})? (\d+)/gm;
 /** Polls `/ready` every `POLL_MS` until stopped; returns the longest gap between answers. */
 function pollReady(
   httpAddr: string,
-): { stop: () => Promise<{ maxGapMs: number; answers: number; gapsOver50: number; topGapsAt: string[] }> } {
+): {
+  stop: () => Promise<
+    { maxGapMs: number; answers: number; gapsOver50: number; topGapsAt: string[]; gapP50P90P99: number[] }
+  >;
+} {
   let running = true;
   let maxGap = 0;
   let answers = 0;
   const gaps: { ms: number; at: number }[] = [];
+  const all: number[] = [];
   const origin = performance.now();
   const loop = (async () => {
     let last = performance.now();
@@ -209,6 +217,7 @@ function pollReady(
       const now = performance.now();
       if (response) {
         maxGap = Math.max(maxGap, now - last);
+        all.push(now - last);
         if (now - last > 50) gaps.push({ ms: now - last, at: last - origin });
         last = now;
         answers++;
@@ -221,7 +230,11 @@ function pollReady(
       running = false;
       await loop;
       const top = gaps.toSorted((a, b) => b.ms - a.ms).slice(0, 3);
+      const sorted = all.toSorted((a, b) => a - b);
+      const at = (q: number) =>
+        Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
       return {
+        gapP50P90P99: [at(0.5), at(0.9), at(0.99)],
         maxGapMs: Math.round(maxGap),
         answers,
         gapsOver50: gaps.length,
@@ -251,6 +264,20 @@ async function profileServer(
     busy: Math.round(longestBusyMs(profile, PROFILER_START_MS)),
     sampleGap: Math.round(longestSampleGapMs(profile, PROFILER_START_MS)),
   };
+}
+
+/** CPU seconds (user + system, every thread) the process `pid` has used, from `/proc` (read by `cat`). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const output = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`] }).output();
+  const stat = new TextDecoder().decode(output.stdout);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The one-minute load average. */
+function loadAverage(): number {
+  return Deno.loadavg()[0];
 }
 
 async function run(scenario: Scenario): Promise<Record<string, unknown>> {
@@ -285,6 +312,8 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
     const bytes = Object.values(files).reduce((n, t) => n + t.length, 0);
     const profile = profileServer(addresses.monitoringAddr, scenario.name);
     if (values.profile !== undefined) await sleep(2 * PROFILER_START_MS);
+    const loadBefore = loadAverage();
+    const cpuBefore = await cpuSeconds(server.child.pid);
     const poll = pollReady(addresses.httpAddr);
     const started = performance.now();
     for (const [name, text] of Object.entries(files)) await Deno.writeTextFile(join(dir, name), text);
@@ -301,7 +330,9 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       await sleep(200);
     }
     await sleep(SETTLE_MS);
-    const { maxGapMs, answers, gapsOver50, topGapsAt } = await poll.stop();
+    const { maxGapMs, answers, gapsOver50, topGapsAt, gapP50P90P99 } = await poll.stop();
+    const cpuMs = Math.round((await cpuSeconds(server.child.pid) - cpuBefore) * 1000);
+    const load = [loadBefore, loadAverage()];
     const longestBusy = await profile;
     return {
       scenario: scenario.name,
@@ -310,6 +341,9 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       tookInMs: tookInMs ?? `not within ${TIMEOUT_MS} ms`,
       longestReadyGapMs: maxGapMs,
       gapsOver50ms: gapsOver50,
+      gapP50P90P99,
+      serverCpuMs: cpuMs,
+      loadAverage: load,
       readyAnswers: answers,
       topGapsAt,
       ...(longestBusy !== undefined &&

@@ -24,6 +24,7 @@ import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
 import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { deepFreezeSliced } from "./deep_freeze_sliced.ts";
 
 /** Options of {@link FileConfigSource}. */
 export interface FileConfigSourceOptions {
@@ -536,6 +537,7 @@ export class FileConfigSource {
     const slices = new LoopSlices();
     for (const [key, doc] of resources) {
       await slices.pause();
+      await deepFreezeSliced(doc.resource, slices);
       owned.set(key, this.#write(this.#owned.get(key), doc.resource));
     }
     for (const [key, id] of this.#owned) {
@@ -559,7 +561,9 @@ export class FileConfigSource {
     ) {
       return last;
     }
-    const stored = this.#store.apply(resource) ?? this.#store.get(gvk.kind, meta.namespace, meta.name);
+    // Frozen in slices by the caller: the store keeps it as it is rather than copying it in one go.
+    const stored = this.#store.apply(resource, { handOver: true }) ??
+      this.#store.get(gvk.kind, meta.namespace, meta.name);
     return { kind: gvk.kind, namespace: meta.namespace, name: meta.name, written: resource, stored };
   }
 
@@ -570,6 +574,7 @@ export class FileConfigSource {
       await slices.pause();
       const doc = this.#state.winner(key);
       if (doc !== undefined) {
+        await deepFreezeSliced(doc.resource, slices);
         this.#owned.set(key, this.#write(this.#owned.get(key), doc.resource));
         continue;
       }

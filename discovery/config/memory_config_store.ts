@@ -1,6 +1,7 @@
 import type { Resource, ResourceMeta } from "../../shared/config/resource.ts";
 import { type Logger, silentLogger } from "../../shared/log/logger.ts";
 import type {
+  ApplyOptions,
   ConfigEvent,
   ConfigEventHandler,
   ConfigEventType,
@@ -24,7 +25,8 @@ export interface MemoryConfigStoreOptions {
 }
 
 /**
- * The in-memory config store every source writes into. Stored resources are deep-frozen copies; each write
+ * The in-memory config store every source writes into. Stored resources are deep-frozen copies (or the parts
+ * a writer handed over, frozen in place); each write
  * gets the next `resourceVersion` of a store-wide counter and emits exactly one event, synchronously.
  * Writing a resource whose group, version, spec, labels and annotations equal the stored ones is a no-op
  * (returns undefined, no event), so sources may re-apply their whole state after every reload.
@@ -83,8 +85,11 @@ export class MemoryConfigStore implements SyncableConfigStore {
     return () => this.#handlers.delete(handler);
   }
 
-  /** Adds or replaces a resource; returns the stored version, or undefined when nothing changed. */
-  apply(resource: Resource): Resource | undefined {
+  /**
+   * Adds or replaces a resource; returns the stored version, or undefined when nothing changed. The store
+   * keeps a deep-frozen copy, or with `handOver` the resource's own parts, frozen in place.
+   */
+  apply(resource: Resource, options: ApplyOptions = {}): Resource | undefined {
     const { kind } = resource.gvk;
     const { namespace, name } = resource.meta;
     if (!kind || !name || !namespace) {
@@ -103,7 +108,8 @@ export class MemoryConfigStore implements SyncableConfigStore {
       creationTimestamp: previous?.meta.creationTimestamp ?? resource.meta.creationTimestamp ??
         this.#now().toISOString(),
     };
-    const stored = deepFreeze(structuredClone({ gvk: resource.gvk, meta, spec: resource.spec })) as Resource;
+    const parts = { gvk: resource.gvk, meta, spec: resource.spec };
+    const stored = deepFreeze(options.handOver ? parts : structuredClone(parts)) as Resource;
     items.set(key, stored);
     this.#byKind.set(kind, items);
     this.#emit(previous ? "update" : "add", stored, previous);

@@ -123,3 +123,17 @@ Deno.test("MemoryConfigStore refuses a resource without a name", () => {
   const store = new MemoryConfigStore();
   assert.throws(() => store.apply(vs("")), TypeError);
 });
+
+Deno.test("MemoryConfigStore keeps a handed-over resource's parts frozen in place, and copies the rest", () => {
+  const store = new MemoryConfigStore({ now: fixedNow });
+  const given = vs("reviews");
+  const stored = store.apply(given, { handOver: true })!;
+  assert.equal(stored.spec, given.spec, "no copy of the spec");
+  assert.ok(Object.isFrozen(given.spec) && Object.isFrozen((given.spec as { hosts: string[] }).hosts));
+  assert.equal(stored.meta.resourceVersion, "1");
+
+  const copied = vs("ratings");
+  const kept = store.apply(copied)!;
+  assert.notEqual(kept.spec, copied.spec);
+  assert.equal(Object.isFrozen(copied.spec), false, "what the writer keeps is left as it was");
+});

@@ -31,10 +31,20 @@ export interface ConfigStore {
   readonly synced: boolean;
 }
 
+/** How a write hands its resource to the store. */
+export interface ApplyOptions {
+  /**
+   * The caller gives the resource away and never changes it again: the store keeps its parts, frozen in
+   * place, instead of a deep copy made in one go, so a writer can freeze a large resource in slices first.
+   * Parts a caller froze already are taken as deeply frozen.
+   */
+  readonly handOver?: boolean;
+}
+
 /** A config store that sources write into. Each write sets a new `resourceVersion` and emits one event. */
 export interface WritableConfigStore extends ConfigStore {
   /** Adds or replaces a resource; returns the stored version, or undefined when nothing changed. */
-  apply(resource: Resource): Resource | undefined;
+  apply(resource: Resource, options?: ApplyOptions): Resource | undefined;
   /** Removes a resource; returns the removed version, or undefined when it was absent. */
   delete(kind: string, namespace: string, name: string): Resource | undefined;
 }

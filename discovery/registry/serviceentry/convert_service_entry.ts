@@ -123,16 +123,31 @@ export function workloadInstances(
   source: WorkloadSource,
 ): ServiceInstance[] {
   const out: ServiceInstance[] = [];
-  const ports = resource.spec.ports ?? [];
+  pushWorkloadInstances(out, resource.spec.ports ?? [], services, workload, source);
+  return out;
+}
+
+/** Appends to `out` what {@link workloadInstances} returns, without arrays of its own per workload. */
+function pushWorkloadInstances(
+  out: ServiceInstance[],
+  ports: readonly Port[],
+  services: readonly Service[],
+  workload: WorkloadEntrySpec,
+  source: WorkloadSource,
+): void {
   // An endpoint depends on the port, not the service: one frozen endpoint per port serves every host, and
   // the services (frozen when converted) are not walked again per instance.
+  if (ports.length === 1 && services.length === 1) {
+    const endpoint = frozenEndpoint(convertEndpoint(workload, ports[0], source));
+    out.push(Object.freeze({ service: services[0], servicePort: services[0].ports[0], endpoint }));
+    return;
+  }
   const endpoints = ports.map((port) => frozenEndpoint(convertEndpoint(workload, port, source)));
   for (const service of services) {
-    for (const [i, endpoint] of endpoints.entries()) {
-      out.push(Object.freeze({ service, servicePort: service.ports[i], endpoint }));
+    for (let i = 0; i < endpoints.length; i++) {
+      out.push(Object.freeze({ service, servicePort: service.ports[i], endpoint: endpoints[i] }));
     }
   }
-  return out;
 }
 
 /**
@@ -147,7 +162,11 @@ export function inlineInstances(
   const { spec, meta } = resource;
   const source = { namespace: meta.namespace, workloadName: "", clusterId };
   if (spec.endpoints && spec.endpoints.length > 0) {
-    return spec.endpoints.flatMap((endpoint) => workloadInstances(resource, services, endpoint, source));
+    // One list for all: an entry may list tens of thousands of endpoints, converted in one store write.
+    const out: ServiceInstance[] = [];
+    const ports = spec.ports ?? [];
+    for (const endpoint of spec.endpoints) pushWorkloadInstances(out, ports, services, endpoint, source);
+    return out;
   }
   if (spec.resolution === "DNS" && !spec.workloadSelector) {
     return services.flatMap((service) =>

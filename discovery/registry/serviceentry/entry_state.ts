@@ -53,6 +53,32 @@ export function setWorkload(
   state.workloads.set(name, instances);
 }
 
+/** The entry's workload names in `compareNames` order (kept on the state once built). */
+export function sortedNames(state: EntryState): readonly string[] {
+  state.sortedNames ??= [...state.workloads.keys()].sort(compareNames);
+  return state.sortedNames;
+}
+
+/**
+ * The instance of `hostname` that the entry lists last before the instances of workload `name` (which it
+ * holds): the previous workload's last one, else the last inline one; `null` when the workload's come first.
+ */
+export function instanceBefore(state: EntryState, name: string, hostname: string): ServiceInstance | null {
+  const names = sortedNames(state);
+  // Every workload of an entry has as many instances of a host as the entry has ports: the previous name
+  // with any is in practice the one right before.
+  for (let at = upperBound(names, name) - 2; at >= 0; at--) {
+    const last = lastOfHost(state.workloads.get(names[at])!, hostname);
+    if (last) return last;
+  }
+  return lastOfHost(state.inline, hostname) ?? null;
+}
+
+function lastOfHost(list: readonly ServiceInstance[], hostname: string): ServiceInstance | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i].service.hostname === hostname) return list[i];
+  return undefined;
+}
+
 /** The index after the last name that sorts at or before `name` (where a stable sort would place it). */
 function upperBound(sorted: readonly string[], name: string): number {
   let low = 0;
@@ -74,15 +100,21 @@ export function serviceKeys(state: EntryState): string[] {
  * The entry's instances of `hostname` in the order a full conversion lists them: inline endpoints, then
  * WorkloadEntries by name, then pods.
  */
-export function entryInstances(state: EntryState, hostname: string): ServiceInstance[] {
+export function entryInstances(state: EntryState, hostname: string): readonly ServiceInstance[] {
+  // An entry of this one host with inline endpoints only lists them as they are (the list never changes).
+  if (
+    state.workloads.size === 0 && state.pods.length === 0 &&
+    state.services.every((s) => s.hostname === hostname)
+  ) {
+    return state.inline;
+  }
   const out: ServiceInstance[] = [];
   const add = (list: readonly ServiceInstance[]) => {
     for (const instance of list) if (instance.service.hostname === hostname) out.push(instance);
   };
   add(state.inline);
   if (state.workloads.size > 0) {
-    state.sortedNames ??= [...state.workloads.keys()].sort(compareNames);
-    for (const name of state.sortedNames) add(state.workloads.get(name)!);
+    for (const name of sortedNames(state)) add(state.workloads.get(name)!);
   }
   add(state.pods);
   return out;

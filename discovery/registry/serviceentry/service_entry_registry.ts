@@ -22,6 +22,7 @@ import {
   entryInstances,
   type EntryState,
   hasInstances,
+  instanceBefore,
   instancesOfHost,
   sameEndpoints,
   serviceKeys,
@@ -236,16 +237,51 @@ export class ServiceEntryRegistry implements ServiceRegistry {
       const before = state.workloads.get(name);
       const after = picks(current) ? this.#convert(state, current!) : undefined;
       setWorkload(state, name, after);
-      for (const service of state.services) {
-        const key = `${service.namespace}/${service.hostname}`;
-        const hostname = service.hostname;
-        this.#instances.delete(key);
-        if (!sameEndpoints(instancesOfHost(before, hostname), instancesOfHost(after, hostname))) {
-          changed.add(key);
-        }
+      for (const hostname of new Set(state.services.map((s) => s.hostname))) {
+        const key = `${namespace}/${hostname}`;
+        const [was, is] = [instancesOfHost(before, hostname), instancesOfHost(after, hostname)];
+        this.#replaceWorkload(key, state, name, was, is);
+        if (!sameEndpoints(was, is)) changed.add(key);
       }
     }
     for (const key of [...changed].sort()) this.#emitEndpoints(key);
+  }
+
+  /**
+   * Puts workload `name`'s new instances of the key's host (`is`) in place of its old ones (`was`) in the
+   * key's kept list, when there is one: a copy of the list with that one segment changed, instead of a
+   * rebuild that reads every instance of every entry of the key. Where the segment cannot be placed, the list
+   * is dropped and rebuilt on the next read.
+   */
+  #replaceWorkload(
+    key: string,
+    state: EntryState,
+    name: string,
+    was: readonly ServiceInstance[],
+    is: readonly ServiceInstance[],
+  ): void {
+    const list = this.#instances.get(key);
+    if (list === undefined || (was.length === 0 && is.length === 0)) return;
+    const at = was.length > 0 ? list.indexOf(was[0]) : this.#insertionPoint(list, key, state, name);
+    if (at < 0 || (was.length > 0 && list[at + was.length - 1] !== was[was.length - 1])) {
+      this.#instances.delete(key);
+      return;
+    }
+    const next = list.slice(0, at);
+    for (const instance of is) next.push(instance);
+    for (let i = at + was.length; i < list.length; i++) next.push(list[i]);
+    this.#instances.set(key, next);
+  }
+
+  /** Where a workload that had no instances of the key's host puts its first one in the key's list; -1 if unknown. */
+  #insertionPoint(list: readonly ServiceInstance[], key: string, state: EntryState, name: string): number {
+    const hostname = key.slice(key.indexOf("/") + 1);
+    const before = instanceBefore(state, name, hostname);
+    if (before !== null) {
+      const at = list.indexOf(before);
+      return at < 0 ? -1 : at + 1;
+    }
+    return this.#entriesOf(key)[0] === state ? 0 : -1;
   }
 
   /** Pods of the namespace changed: the selecting entries of the namespace take their pods again. */
@@ -390,7 +426,10 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     let list = this.#instances.get(key);
     if (list === undefined) {
       const hostname = key.slice(key.indexOf("/") + 1);
-      list = this.#entriesOf(key).flatMap((state) => entryInstances(state, hostname));
+      const entries = this.#entriesOf(key);
+      list = entries.length === 1
+        ? entryInstances(entries[0], hostname)
+        : entries.flatMap((state) => entryInstances(state, hostname));
       this.#instances.set(key, list);
     }
     return list;

@@ -72,6 +72,61 @@ Deno.test("A WorkloadEntry event converts that workload only for the entries tha
   assert.deepEqual(events, ["eds a/pick-y.a.example"]);
 });
 
+Deno.test("A WorkloadEntry change reads at most its neighbour's instances to update its service's list", () => {
+  const store = orderedStore();
+  // Instances that count every read of their service by the workload they belong to.
+  const reads = new Map<string, number>();
+  const { registry, events } = registryOver(store, {
+    workloadInstances: (resource, services, workload, source) =>
+      workloadInstances(resource, services, workload, source).map((instance) =>
+        Object.freeze({
+          get service() {
+            reads.set(source.workloadName, (reads.get(source.workloadName) ?? 0) + 1);
+            return instance.service;
+          },
+          servicePort: instance.servicePort,
+          endpoint: instance.endpoint,
+        })
+      ),
+  });
+  store.apply(networking<ServiceEntrySpec>("ServiceEntry", "a", "pick", {
+    hosts: ["h1.example", "h2.example"],
+    ports: [HTTP, RAW],
+    resolution: "STATIC",
+    workloadSelector: { labels: { app: "x" } },
+  }));
+  const workload = (name: string, address: string) =>
+    store.apply(networking<WorkloadEntrySpec>("WorkloadEntry", "a", name, { address, labels: { app: "x" } }));
+  for (let i = 0; i < 200; i += 2) workload(`w-${String(i).padStart(3, "0")}`, `10.0.${i >> 8}.${i & 255}`);
+  const addresses = () => registry.instances("h2.example", 9000).map((i) => i.endpoint.address);
+  assert.equal(addresses().length, 100);
+
+  for (
+    const [change, write] of [
+      ["added between two others", () => workload("w-101", "10.1.0.1")],
+      ["added first", () => workload("w-", "10.1.0.2")],
+      ["moved", () => workload("w-101", "10.1.0.3")],
+      ["deleted", () => store.delete("WorkloadEntry", "a", "w-050")],
+    ] as const
+  ) {
+    reads.clear();
+    events.length = 0;
+    write();
+    assert.ok(addresses().length > 0);
+    const others = [...reads.keys()].filter((name) => !["w-101", "w-", "w-050"].includes(name));
+    // The neighbour tells where an added workload goes; a rebuild would read all 100.
+    assert.ok(others.length <= 1, `workloads read when one was ${change}: ${others.join(", ")}`);
+    assert.deepEqual(events, ["eds a/h1.example", "eds a/h2.example"], change);
+    assert.deepEqual(
+      view(registry),
+      view(registryOver(store).registry),
+      `the same as a registry rebuilt after one was ${change}`,
+    );
+  }
+  assert.deepEqual(addresses().slice(0, 2), ["10.1.0.2", "10.0.0.0"]);
+  assert.deepEqual(addresses().slice(50, 52), ["10.0.0.100", "10.1.0.3"]);
+});
+
 /** One write to the store: an entry or workload applied or deleted. */
 type Op =
   | { op: "se"; ns: string; name: string; spec: ServiceEntrySpec }
@@ -103,14 +158,14 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   fc.record({
     op: fc.constant("we" as const),
     ns,
-    name: fc.constantFrom("w1", "w2", "w3"),
+    name: fc.constantFrom("w1", "w2", "w3", "w4", "w5"),
     spec: workloadSpec,
   }),
   fc.record({
     op: fc.constant("delete" as const),
     kind: fc.constantFrom("ServiceEntry" as const, "WorkloadEntry" as const),
     ns,
-    name: fc.constantFrom("s1", "s2", "w1", "w2"),
+    name: fc.constantFrom("s1", "s2", "w1", "w2", "w4"),
   }),
 );
 
