@@ -16,6 +16,7 @@ import { selectorMatches } from "../model/labels.ts";
 import type { Service } from "../model/service.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
+import { GRPC_CDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
 import { clusterLbFields } from "./cluster_lb.ts";
@@ -95,6 +96,7 @@ export const grpcCdsGenerator: XdsGenerator<PushContext> = {
     grpcProxyShape(proxy, push, request, false),
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
+  unaffectedBy: () => GRPC_CDS_UNAFFECTED,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const out: GeneratedResource[] = [];
     for (const { name, service, port, subset: subsetName } of wantedClusters(request.names, proxy, push)) {

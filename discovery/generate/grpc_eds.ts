@@ -11,6 +11,7 @@ import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
 import type { EndpointShards } from "../push/endpoint_index.ts";
+import { GRPC_EDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
 import { wantedClusters } from "./wanted_clusters.ts";
@@ -111,6 +112,7 @@ export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   },
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
+  unaffectedBy: () => GRPC_EDS_UNAFFECTED,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     const split = networkSplit(proxy, push);
     return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => ({

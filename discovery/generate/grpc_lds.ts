@@ -9,6 +9,7 @@ import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { serviceKey } from "../push/push_request.ts";
+import { GRPC_LDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
 import { grpcTargets } from "./grpc_target.ts";
@@ -40,6 +41,7 @@ export const grpcLdsGenerator: XdsGenerator<PushContext> = {
     grpcProxyShape(proxy, push, request, false),
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
+  unaffectedBy: () => GRPC_LDS_UNAFFECTED,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => ({
       name: target.name,

@@ -9,6 +9,7 @@ import type { VirtualServiceSpec } from "../../shared/config/networking/virtual_
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
+import { GRPC_RDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
 import { stableJson } from "./fingerprint.ts";
@@ -100,6 +101,7 @@ export const grpcRdsGenerator: XdsGenerator<PushContext> = {
     grpcProxyShape(proxy, push, request, true),
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
+  unaffectedBy: () => GRPC_RDS_UNAFFECTED,
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     return grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => {
       const { plan, virtualService, dependsOn } = planRouteConfiguration(target, proxy, push);

@@ -355,10 +355,10 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     for (const listener of this.#onDisconnect) this.#callListener(listener, connection);
   }
 
-  async #runPush(connection: XdsConnection<P>, request: PushRequest, queuedMs: number): Promise<void> {
+  #runPush(connection: XdsConnection<P>, request: PushRequest, queuedMs: number): Promise<void> {
     this.#metrics.queueTime(queuedMs / 1000);
-    if (connection.closed || this.#push === undefined) return;
-    await connection.serialize(() => connection.push(request));
+    if (connection.closed || this.#push === undefined) return Promise.resolve();
+    return connection.serialize(() => connection.push(request));
   }
 
   #pushFailed(connection: XdsConnection<P>, error: unknown): void {

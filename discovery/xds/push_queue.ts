@@ -139,7 +139,13 @@ export class PushQueue<K, R> {
     } catch (error) {
       running = Promise.reject(error);
     }
-    running.catch((error) => this.options.onError?.(key, error)).finally(() => this.#done(key));
+    running.then(() => this.#done(key), (error) => {
+      try {
+        this.options.onError?.(key, error);
+      } finally {
+        this.#done(key);
+      }
+    });
   }
 
   #done(key: K): void {

@@ -21,6 +21,9 @@ export const yieldToLoop: YieldToLoop = (next) => {
   setImmediate(next);
 };
 
+/** Work holding a permit: called with the function that returns it. */
+type Holder = (release: () => void) => void;
+
 /** Counts of the gate, for the debug interface and tests. */
 export interface ResponseGateStats {
   /** Responses being built or sent. */
@@ -45,9 +48,9 @@ export class ResponseGate {
   readonly #yield: YieldToLoop;
   readonly #sliceMs: number;
   readonly #now: () => number;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: Holder[] = [];
   /** Holders with a permit waiting for a turn of the loop. */
-  readonly #ready: (() => void)[] = [];
+  readonly #ready: Holder[] = [];
   #turnScheduled = false;
   #running = 0;
 
@@ -62,54 +65,100 @@ export class ResponseGate {
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Runs `work` once a permit is free and the event loop has had a turn; the permit is returned after. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await new Promise<void>((granted) => {
-      if (this.#running < this.#permits) {
-        this.#running++;
-        this.#enter(granted);
-      } else {
-        this.#waiting.push(() => this.#enter(granted));
-      }
+  /**
+   * Runs `work` once a permit is free and the event loop has had a turn; the permit is returned after. With
+   * `admit`, the permit is asked for only once `admit` calls `enter`, and the `leave` it passes is called
+   * when the permit is returned (a connection's turn taken before the permit, for one). One promise per run.
+   */
+  run<T>(work: () => Promise<T>, admit?: (enter: (leave?: () => void) => void) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const enter = (leave?: () => void) =>
+        this.hold((release) => {
+          const done = () => {
+            release();
+            leave?.();
+          };
+          let running: Promise<T>;
+          try {
+            running = work();
+          } catch (error) {
+            done();
+            return reject(error);
+          }
+          running.then((value) => {
+            done();
+            resolve(value);
+          }, (error) => {
+            done();
+            reject(error);
+          });
+        });
+      if (admit === undefined) enter();
+      else admit(enter);
     });
-    try {
-      return await work();
-    } finally {
-      const next = this.#waiting.shift();
-      // The permit passes straight to the next waiter, so a newcomer never overtakes it.
-      if (next !== undefined) next();
-      else this.#running--;
+  }
+
+  /**
+   * Calls `start` once a permit is free and the event loop has had a turn, with the function that returns
+   * the permit (idempotent). `start` runs synchronously inside the gate's turn, so what it does before its
+   * first await (building and handing over a response) is part of that turn's slice; it must not throw.
+   */
+  hold(start: (release: () => void) => void): void {
+    if (this.#running < this.#permits) {
+      this.#running++;
+      this.#enter(start);
+    } else {
+      this.#waiting.push(start);
     }
   }
 
+  #release(): void {
+    const next = this.#waiting.shift();
+    // The permit passes straight to the next waiter, so a newcomer never overtakes it.
+    if (next !== undefined) this.#enter(next);
+    else this.#running--;
+  }
+
   /** Queues a holder for the next turn of the event loop. */
-  #enter(granted: () => void): void {
-    this.#ready.push(granted);
+  #enter(start: Holder): void {
+    this.#ready.push(start);
     this.#scheduleTurn();
   }
 
   #scheduleTurn(): void {
     if (this.#turnScheduled || this.#ready.length === 0) return;
     this.#turnScheduled = true;
-    this.#yield(() => this.#turn(this.#now()));
+    this.#yield(this.#turn);
   }
 
   /**
-   * Lets holders in one after another until the slice is used. A holder's synchronous part (building the
-   * response and handing it to the transport) runs in the job its grant queues, before the job queued next.
+   * Lets holders in one after another, in one synchronous batch, until the slice is used: a holder's
+   * synchronous part (building the response and handing it to the transport) runs inside the turn, so N
+   * holders of one turn cost no job or promise of the gate's each. Holders that enter during the turn (a
+   * permit returned synchronously) join it.
    */
-  #turn(started: number): void {
-    const next = this.#ready.shift();
-    if (next === undefined) {
-      this.#turnScheduled = false;
-      return;
-    }
-    next();
-    queueMicrotask(() => {
-      if (this.#now() - started < this.#sliceMs) return this.#turn(started);
+  readonly #turn = (): void => {
+    const started = this.#now();
+    try {
+      let next: Holder | undefined;
+      while ((next = this.#ready.shift()) !== undefined) {
+        next(this.#releaser());
+        if (this.#now() - started >= this.#sliceMs) break;
+      }
+    } finally {
+      // A holder that broke its contract and threw still leaves the gate turning for the rest.
       this.#turnScheduled = false;
       this.#scheduleTurn();
-    });
+    }
+  };
+
+  #releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#release();
+    };
   }
 
   /** How many responses are running and waiting. */

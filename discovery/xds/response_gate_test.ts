@@ -114,3 +114,62 @@ Deno.test("ResponseGate lets pending I/O run between two responses", async () =>
 Deno.test("ResponseGate refuses fewer than one permit", () => {
   assert.throws(() => new ResponseGate(0), /expected at least 1 permit/);
 });
+
+Deno.test("ResponseGate starts the holders of one turn in one batch, with no job between them", async () => {
+  const { gate, nextTurn, flush } = manualGate(10, 4);
+  const order: string[] = [];
+  for (const name of ["a", "b", "c"]) {
+    void gate.run(() => {
+      order.push(`start ${name}`);
+      // A job the holder queues (a resolved send, say) runs only once the whole batch has started.
+      queueMicrotask(() => order.push(`job of ${name}`));
+      return Promise.resolve();
+    });
+  }
+  await flush();
+  await nextTurn();
+  assert.deepEqual(order, ["start a", "start b", "start c", "job of a", "job of b", "job of c"]);
+});
+
+Deno.test("ResponseGate asks for a permit only once admitted, and ends the admission when it returns it", async () => {
+  const { gate, nextTurn, flush } = manualGate(1);
+  const events: string[] = [];
+  let admitFirst: ((leave?: () => void) => void) | undefined;
+  const finish: (() => void)[] = [];
+  const work = (name: string) => () => {
+    events.push(`start ${name}`);
+    return new Promise<void>((resolve) => finish.push(resolve));
+  };
+  const first = gate.run(work("first"), (enter) => {
+    admitFirst = enter;
+  });
+  const second = gate.run(work("second"));
+  await flush();
+  await nextTurn();
+  assert.deepEqual(events, ["start second"], "a run not yet admitted holds no permit and waits for none");
+  assert.deepEqual(gate.stats(), { running: 1, waiting: 0 });
+  admitFirst!(() => events.push("first left"));
+  assert.deepEqual(gate.stats(), { running: 1, waiting: 1 });
+  finish.shift()!();
+  await second;
+  await nextTurn();
+  assert.deepEqual(events, ["start second", "start first"]);
+  finish.shift()!();
+  await first;
+  assert.deepEqual(events, ["start second", "start first", "first left"]);
+  assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
+});
+
+Deno.test("ResponseGate returns the permit and leaves when the work throws before its first await", async () => {
+  const gate = new ResponseGate(1, { yieldTo: yieldToLoop });
+  let left = 0;
+  await assert.rejects(
+    gate.run(() => {
+      throw new Error("build failed");
+    }, (enter) => enter(() => left++)),
+    /build failed/,
+  );
+  assert.equal(left, 1);
+  assert.equal(await gate.run(() => Promise.resolve(7)), 7);
+  assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
+});

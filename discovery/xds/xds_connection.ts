@@ -316,11 +316,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   protected gated<T>(work: () => Promise<T>): Promise<T> {
     const turns = this.ctx.connectionTurns;
     if (turns === undefined) return this.ctx.gate.run(work);
-    return new Promise<T>((resolve, reject) => {
-      turns.take(this.call, (endTurn) => {
-        this.ctx.gate.run(work).then(resolve, reject).finally(endTurn);
-      });
-    });
+    return this.ctx.gate.run(work, (enter) => turns.take(this.call, enter));
   }
 
   /** The watches of this connection by type URL. */

@@ -30,7 +30,8 @@ export function sessionOf(call: unknown): object | undefined {
 
 /**
  * Gives the calls of each connection turns in arrival order. Entries are keyed weakly by the connection and
- * removed once nobody waits, so the table holds only connections with a turn taken.
+ * kept while it lives: a push takes a turn of every connection, and an entry made and deleted per turn was
+ * two objects and a weak-table insertion and removal per response.
  */
 export class OutboundTurns {
   readonly #queues = new WeakMap<object, Queue>();
@@ -50,12 +51,12 @@ export class OutboundTurns {
     }
     if (!queue.busy) {
       queue.busy = true;
-      return start(this.#ender(session, queue));
+      return start(this.#ender(queue));
     }
     queue.waiting.push(start);
   }
 
-  #ender(session: object, queue: Queue): EndTurn {
+  #ender(queue: Queue): EndTurn {
     let ended = false;
     return () => {
       if (ended) return;
@@ -63,11 +64,10 @@ export class OutboundTurns {
       const next = queue.waiting.shift();
       if (next === undefined) {
         queue.busy = false;
-        this.#queues.delete(session);
         return;
       }
       // The next holder starts in a job of its own, never inside the ender's caller.
-      queueMicrotask(() => next(this.#ender(session, queue)));
+      queueMicrotask(() => next(this.#ender(queue)));
     };
   }
 }

@@ -23,7 +23,7 @@
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
-import { socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
+import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 import type { Timers } from "../time/timers.ts";
 import { grpcStatus } from "./grpc_status.ts";
 import { baseServerCall } from "./base_server_call.ts";
@@ -164,7 +164,11 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
       };
       write(
         piece,
-        () => void whenOutboundLeft(call, target, undefined, options.timers).then(done, done),
+        // Most slices have left by their write callback: those end the turn there, with no promise.
+        () =>
+          isOutboundStalled(call, target)
+            ? void whenOutboundLeft(call, target, undefined, options.timers).then(done, done)
+            : done(),
         release,
       );
     };

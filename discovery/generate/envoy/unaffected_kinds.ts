@@ -24,13 +24,7 @@
  */
 import type { Proxy } from "../../model/proxy.ts";
 import { LISTENER_BLIND_KINDS } from "../../push/listener_conflicts.ts";
-
-const kinds = (...names: string[]): ReadonlySet<string> => Object.freeze(new Set(names));
-
-/** Kinds that reach generators only as service and endpoint changes. */
-const REGISTRY_ONLY = ["WorkloadEntry", "WorkloadGroup"];
-/** The security kinds only a sidecar's inbound listener reads. */
-const INBOUND_SECURITY = ["PeerAuthentication", "AuthorizationPolicy", "RequestAuthentication"];
+import { INBOUND_SECURITY, kinds, REGISTRY_ONLY } from "../unaffected_kinds.ts";
 
 const CDS_SIDECAR = kinds(
   ...REGISTRY_ONLY,
