@@ -168,7 +168,7 @@ export class CertificateAuthority {
     };
   }
 
-  /** Checks the root every check interval (plus up to half an interval of jitter when enabled) until closed. */
+  /** Checks the root every check interval (plus up to half an interval of jitter if enabled) until closed. */
   startRotation(): void {
     const schedule = () => {
       if (this.#closed) return;
@@ -226,7 +226,7 @@ export class CertificateAuthority {
   }
 }
 
-/** The caller authenticators of a CA's settings: client certificate, the orchestrator's token review, then JWT. */
+/** The caller authenticators of a CA: client certificate, the orchestrator's token review, then JWT. */
 function callerAuthenticators(settings: CaSettings, deps: CaDeps): CallerAuthenticator[] {
   return [
     new ClientCertAuthenticator(deps.federation),

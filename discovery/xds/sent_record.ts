@@ -14,7 +14,7 @@ const NONE: readonly VersionedResource[] = Object.freeze([]);
 
 /** The resources one proxy holds of one type. */
 export class SentRecord {
-  /** The list as sent (shared with other records and the shape memo), plus the resources sent or dropped since. */
+  /** The list as sent (shared with other records and the shape memo), plus what was sent or dropped since. */
   readonly #held: SharedListChanges<
     VersionedResource,
     VersionedResource,

@@ -62,8 +62,8 @@ export class SharedListChanges<E, V, L extends NameLookup = NameLookup> {
       this.#base = list;
       this.#lookup = lookup;
     }
-    // An empty map is kept rather than replaced: most resets change nothing, and a new map per record on every
-    // push is garbage that lives until the next one.
+    // An empty map is kept rather than replaced: most resets change nothing, and a new map per record on
+    // every push is garbage that lives until the next one.
     if (this.#changes.size > 0) this.#changes = new Map();
     this.#dropped = 0;
     this.#added = 0;
