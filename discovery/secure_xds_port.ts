@@ -1,7 +1,7 @@
 import type { EnvSettings } from "../shared/env/env_settings.ts";
 import { closingComponent, type Component } from "../shared/lifecycle/mod.ts";
 import type { Logger } from "../shared/log/logger.ts";
-import type { CertificateAuthorityServer, FederatedBundles } from "./ca/mod.ts";
+import type { CertificateAuthority, FederatedBundles } from "./ca/mod.ts";
 import { xdsCallerCheck } from "./ca/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { loadServingTls } from "./webhook/mod.ts";
@@ -15,8 +15,8 @@ export interface SecureXdsPortOptions {
   readonly tlsKeyFile: string;
   /** Names the issued serving certificate carries. */
   readonly servingNames: readonly string[];
-  /** The started CA. */
-  readonly ca: () => CertificateAuthorityServer;
+  /** The started CA (its root rotation already running). */
+  readonly ca: () => CertificateAuthority;
   /** Issues the serving certificate from the CA. */
   readonly issue: (dnsNames: readonly string[]) => Promise<{ cert: string; key: string; caPem: string }>;
   /** Roots trusted for client certificates: the CA's, `--caCertFile`'s and the federated ones. */
@@ -42,7 +42,6 @@ export interface SecureXdsPortOptions {
 export function secureXdsPort(o: SecureXdsPortOptions): Component {
   return closingComponent("secure grpc", async () => {
     const ca = o.ca();
-    ca.startRotation();
     let serving = await loadServingTls({
       tlsCertFile: o.tlsCertFile,
       tlsKeyFile: o.tlsKeyFile,
@@ -59,7 +58,7 @@ export function secureXdsPort(o: SecureXdsPortOptions): Component {
       ...(o.env.bool("XDS_AUTH")
         ? {
           authenticate: xdsCallerCheck({
-            authenticators: ca.authenticators(),
+            authenticators: ca.authenticators,
             identityCheck: o.env.bool("DISCOVERY_ENABLE_XDS_IDENTITY_CHECK"),
             trustDomains: o.trustDomains(),
             federatedTrustDomains: () => o.federation?.trustDomains() ?? [],

@@ -24,7 +24,7 @@ import {
 import { createPushPipeline, type PushPipeline } from "./push/push_pipeline.ts";
 import {
   caSettingsFromEnv,
-  CertificateAuthorityServer,
+  CertificateAuthority,
   EXTERNAL_CA_ORCH,
   externalCaFromEnv,
   FederatedBundles,
@@ -334,7 +334,7 @@ export async function startDiscovery(
   let injection!: Awaited<ReturnType<typeof startInjection>>;
   let pipeline!: PushPipeline;
   let discovery!: AdsServer<PushContext>;
-  let ca: CertificateAuthorityServer | undefined;
+  let ca: CertificateAuthority | undefined;
   let webhook: WebhookServer | undefined;
   const servedRootsPem = () => (ca?.rootsPem() ?? "") + (externalRootPem || caCertPem);
   // Roots trusted for client certificates on the secure port.
@@ -578,7 +578,7 @@ export async function startDiscovery(
         name: "ca",
         start: async () => {
           const plugged = await remoteCaCerts();
-          ca = await CertificateAuthorityServer.create({ ...caSettings, trustDomain: trustDomain() }, {
+          ca = await CertificateAuthority.create({ ...caSettings, trustDomain: trustDomain() }, {
             ...(plugged && { plugged }),
             log: deps.logs.scope("serverca"),
             metrics: deps.metrics,
@@ -592,6 +592,7 @@ export async function startDiscovery(
             }),
             ...(orch && { reviewToken: orchTokenReviewer(orch.client) }),
           });
+          ca.startRotation();
         },
         stop: () => ca?.close(),
       }]

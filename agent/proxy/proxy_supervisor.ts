@@ -12,6 +12,7 @@
  * @module
  */
 import type { Logger } from "../../shared/log/logger.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 
 /** How to run the proxy. */
 export interface SupervisorOptions {
@@ -44,6 +45,8 @@ export interface SupervisorOptions {
   /** Told once when the supervisor gives up restarting the proxy. */
   readonly onGiveUp?: (error: Error) => void;
   readonly log: Logger;
+  /** Timers of the restart backoff and of stop's waits; the clock of run times. Default: the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** A run shorter than this counts as a quick exit. */
@@ -98,12 +101,14 @@ export class ProxySupervisor {
   #stopping = false;
   #backoffMs: number;
   #quickExits = 0;
-  #timer?: ReturnType<typeof setTimeout>;
+  readonly #timers: Timers;
+  #timer?: unknown;
   /** Exits observed (for tests and logs). */
   restarts = 0;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.#timers = options.timers ?? systemTimers;
     this.#backoffMs = this.#backoff.first;
   }
 
@@ -124,7 +129,7 @@ export class ProxySupervisor {
    */
   start(): void {
     const o = this.#options;
-    const startedAt = Date.now();
+    const startedAt = this.#timers.now();
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(o.binaryPath, {
@@ -151,7 +156,7 @@ export class ProxySupervisor {
         epoch: this.#epoch,
       });
       this.restarts++;
-      this.#exited(Date.now() - startedAt);
+      this.#exited(this.#timers.now() - startedAt);
     });
   }
 
@@ -169,7 +174,7 @@ export class ProxySupervisor {
     }
     const wait = this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoff.max, this.#backoffMs * 2);
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#timers.setTimeout(() => {
       this.#epoch++;
       this.start();
     }, wait);
@@ -178,7 +183,7 @@ export class ProxySupervisor {
   /** Drains the proxy's listeners, waits the termination drain time, then stops it. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     const child = this.#child;
     if (child === undefined) return;
     const o = this.#options;
@@ -194,20 +199,21 @@ export class ProxySupervisor {
       o.log.warn("cannot ask the proxy to drain; stopping it anyway", { error: (error as Error).message });
     }
     let exited = false;
-    let drainTimer: ReturnType<typeof setTimeout> | undefined;
+    const timers = this.#timers;
+    let drainTimer: unknown;
     const exit = child.status.then(() => exited = true);
     await Promise.race([
       exit,
-      new Promise((resolve) => drainTimer = setTimeout(resolve, o.terminationDrainMs)),
+      new Promise<void>((resolve) => drainTimer = timers.setTimeout(resolve, o.terminationDrainMs)),
     ]);
-    clearTimeout(drainTimer);
+    timers.clearTimeout(drainTimer);
     if (exited) return;
     try {
       child.kill("SIGTERM");
     } catch {
       return;
     }
-    const killer = setTimeout(() => {
+    const killer = timers.setTimeout(() => {
       try {
         child.kill("SIGKILL");
       } catch {
@@ -215,6 +221,6 @@ export class ProxySupervisor {
       }
     }, KILL_GRACE_MS);
     await child.status;
-    clearTimeout(killer);
+    timers.clearTimeout(killer);
   }
 }

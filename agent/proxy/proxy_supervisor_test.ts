@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import {
   MAX_QUICK_EXITS,
@@ -75,4 +78,28 @@ Deno.test("The supervisor gives up after repeated quick exits and says why", asy
   assert.match(error.message, new RegExp(`exited ${MAX_QUICK_EXITS} times in a row`));
   assert.equal(supervisor.restarts, MAX_QUICK_EXITS);
   await supervisor.stop();
+});
+
+Deno.test("The supervisor restarts an exited proxy after its backoff, on its injected clock", async () => {
+  const clock = FakeTimers.createClock(0);
+  const supervisor = new ProxySupervisor({
+    ...BASE,
+    binaryPath: "sh",
+    bootstrapPath: "exit 3",
+    restartBackoffMs: { first: 1_000, max: 5_000 },
+    timers: timersOf(clock),
+  });
+  try {
+    supervisor.start();
+    await waitFor(() => supervisor.restarts === 1, "the first exit");
+    assert.equal(clock.countTimers(), 1, "the restart waits for its backoff");
+    clock.tick(999);
+    assert.equal(clock.countTimers(), 1, "not yet");
+    clock.tick(1);
+    await waitFor(() => supervisor.restarts === 2, "the restarted proxy's exit");
+    assert.equal(clock.countTimers(), 1, "the next restart, after a doubled backoff");
+  } finally {
+    await supervisor.stop();
+  }
+  assert.equal(clock.countTimers(), 0, "no restart after stop");
 });

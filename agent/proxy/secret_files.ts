@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Logger } from "../../shared/log/logger.ts";
 import { certificateCertifiesKey, parseCertificateFactsPem } from "../../shared/pki/certificate_facts.ts";
 import { importPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 /** File names Istio uses for a workload's key material, in `OUTPUT_CERTS` and mounted certificate folders. */
@@ -81,6 +82,8 @@ export interface MountedSecretsOptions {
   /** After a file event, how long to wait for the rest of a replacement before reading (the reference's 100 ms). */
   readonly debounceMs?: number;
   readonly log: Logger;
+  /** Timers of the checks and the debounce (the runtime's when absent). */
+  readonly timers?: Timers;
 }
 
 /** The reference's `FILE_DEBOUNCE_DURATION` default: a swap's events settle within it. */
@@ -95,7 +98,8 @@ export class MountedSecrets implements SecretProvider {
   readonly #listeners = new Set<(secret: WorkloadSecret) => void>();
   #current?: WorkloadSecret;
   #seen = "";
-  #timer?: ReturnType<typeof setTimeout>;
+  readonly #timers: Timers;
+  #timer?: unknown;
   #closed = false;
   #lastError = "";
   #watcher?: Deno.FsWatcher;
@@ -105,6 +109,7 @@ export class MountedSecrets implements SecretProvider {
 
   constructor(options: MountedSecretsOptions) {
     this.#options = options;
+    this.#timers = options.timers ?? systemTimers;
   }
 
   /** The secret last read, if the files were ever complete. */
@@ -127,7 +132,7 @@ export class MountedSecrets implements SecretProvider {
   /** Stops looking at the files. */
   close(): void {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     this.#watcher?.close();
   }
 
@@ -210,13 +215,13 @@ export class MountedSecrets implements SecretProvider {
   }
 
   #schedule(ms: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#tick(), ms);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = this.#timers.setTimeout(() => void this.#tick(), ms);
   }
 
   async #tick(): Promise<void> {
     if (this.#closed) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     this.#reading = true;
     this.#changed = false;
     try {

@@ -1,5 +1,7 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
 import {
   certificatesToPem,
@@ -107,6 +109,34 @@ Deno.test("MountedSecrets refuses a key that is not the chain's and keeps the la
     mounted.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("MountedSecrets rereads its files on its injected clock, and stops with close", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mounted_certs_" });
+  const clock = FakeTimers.createClock(0);
+  const hour = 3_600_000;
+  const mounted = new MountedSecrets({
+    dir,
+    checkIntervalMs: hour,
+    debounceMs: hour,
+    log: silentLogger,
+    timers: timersOf(clock),
+  });
+  try {
+    const first = await workloadSecret();
+    await writeSecretFiles(dir, first);
+    mounted.start();
+    await waitFor(() => mounted.current?.privateKeyPem === first.privateKeyPem, "the first read");
+    const second = await workloadSecret();
+    await writeSecretFiles(dir, second);
+    await waitFor(() => clock.countTimers() === 1, "the next check");
+    clock.tick(hour);
+    await waitFor(() => mounted.current?.privateKeyPem === second.privateKeyPem, "the check's reread");
+  } finally {
+    mounted.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.equal(clock.countTimers(), 0, "no check after close");
 });
 
 /** Writes `secret` as an orchestrator volume does: a timestamped folder, `..data` pointing at it, files via it. */

@@ -9,6 +9,7 @@ import type protobuf from "protobufjs";
 import { decodeAny } from "../../proto/any_codec.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import type { Logger } from "../../shared/log/logger.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 
 /** The shortest time between two writes of the snapshot. */
 export const SNAPSHOT_WRITE_MS = 1_000;
@@ -25,13 +26,16 @@ export class XdsSnapshotWriter {
   readonly #log: Logger;
   readonly #responseType: protobuf.Type;
   readonly #latest = new Map<string, TypeSnapshot>();
-  #timer?: ReturnType<typeof setTimeout>;
+  readonly #timers: Timers;
+  #timer?: unknown;
   #writing: Promise<void> = Promise.resolve();
   #lastError = "";
 
-  constructor(path: string, log: Logger) {
+  /** Writes to `path`; `timers` pace the writes (the runtime's by default). */
+  constructor(path: string, log: Logger, timers: Timers = systemTimers) {
     this.#path = path;
     this.#log = log;
+    this.#timers = timers;
     this.#responseType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryResponse");
   }
 
@@ -60,7 +64,7 @@ export class XdsSnapshotWriter {
       this.#log.warn("cannot record an xDS response in the snapshot", { error: (error as Error).message });
       return;
     }
-    this.#timer ??= setTimeout(() => {
+    this.#timer ??= this.#timers.setTimeout(() => {
       this.#timer = undefined;
       void this.flush();
     }, SNAPSHOT_WRITE_MS);
@@ -68,7 +72,7 @@ export class XdsSnapshotWriter {
 
   /** Writes what was recorded now (waiting for a write in progress); failures are logged once each. */
   flush(): Promise<void> {
-    clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
     const text = JSON.stringify(Object.fromEntries(this.#latest), null, 2);
     this.#writing = this.#writing.then(async () => {

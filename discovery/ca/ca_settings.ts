@@ -6,7 +6,7 @@
 import type { EnvSettings } from "../../shared/env/env_settings.ts";
 import { parseJwtPolicy } from "../../shared/credentials/jwt_policy.ts";
 import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
-import type { CaSettings } from "./certificate_authority_server.ts";
+import type { CaSettings } from "./certificate_authority.ts";
 import { DEFAULT_CSR_LIMITS } from "./ca_service.ts";
 
 /** The CA's settings but its trust domain, which the mesh config may give after they are checked. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import { parseCertificatesPem } from "../../shared/pki/mod.ts";
 import { type BundleEndpoint, parseSpiffeBundle } from "./spiffe_bundle.ts";
@@ -18,19 +19,14 @@ export const MAX_BUNDLE_BYTES = 1024 * 1024;
 /** How long one fetch may take. */
 export const BUNDLE_FETCH_TIMEOUT_MS = 10_000;
 
-/** Timer functions, so tests can drive refreshes. */
-export interface BundleTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 /** Options of {@link FederatedBundles}. */
 export interface FederatedBundlesOptions {
   readonly endpoints: readonly BundleEndpoint[];
   readonly log: Logger;
   /** Fetches a bundle document's text; default: `fetch` with a timeout and a size cap. */
   readonly fetchText?: (url: string) => Promise<string>;
-  readonly timers?: BundleTimers;
+  /** Timers of the refreshes (the runtime's when absent). */
+  readonly timers?: Timers;
 }
 
 interface LoadedBundle {
@@ -52,15 +48,12 @@ export class FederatedBundles {
   readonly #bundles = new Map<string, LoadedBundle>();
   readonly #timers = new Map<string, unknown>();
   readonly #listeners = new Set<() => void>();
-  readonly #clock: BundleTimers;
+  readonly #clock: Timers;
   #stopped = false;
 
   constructor(options: FederatedBundlesOptions) {
     this.#options = options;
-    this.#clock = options.timers ?? {
-      setTimeout: (callback, ms) => setTimeout(callback, ms),
-      clearTimeout: (handle) => clearTimeout(handle as number),
-    };
+    this.#clock = options.timers ?? systemTimers;
   }
 
   /** Fetches every bundle once (a failure is logged and retried, never thrown), then keeps them fresh. */

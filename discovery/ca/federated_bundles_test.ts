@@ -1,17 +1,12 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import { silentLogger } from "../../shared/log/logger.ts";
+import type { Timers } from "../../shared/time/timers.ts";
 import { createSelfSignedCa } from "../../shared/pki/mod.ts";
-import {
-  BUNDLE_REFRESH_MS,
-  BUNDLE_RETRY_MS,
-  type BundleTimers,
-  derKey,
-  FederatedBundles,
-} from "./federated_bundles.ts";
+import { BUNDLE_REFRESH_MS, BUNDLE_RETRY_MS, derKey, FederatedBundles } from "./federated_bundles.ts";
 
 /** Timers that run only when the test says, recording the delays asked for. */
-class ManualTimers implements BundleTimers {
+class ManualTimers implements Timers {
   readonly pending = new Map<number, { callback: () => void; ms: number }>();
   #next = 1;
   #rearming?: { left: number; done: () => void };
@@ -26,6 +21,9 @@ class ManualTimers implements BundleTimers {
   }
   clearTimeout(handle: unknown): void {
     this.pending.delete(handle as number);
+  }
+  now(): number {
+    return 0;
   }
   /** The delays of the timers waiting. */
   delays(): number[] {

@@ -9,7 +9,7 @@ export * from "./ca_service.ts";
 export * from "./ca_settings.ts";
 export * from "./ca_signer.ts";
 export * from "./caller_authenticator.ts";
-export * from "./certificate_authority_server.ts";
+export * from "./certificate_authority.ts";
 export * from "./forwarded_csr.ts";
 export * from "./federated_bundles.ts";
 export * from "./identity_rate_limiter.ts";

@@ -6,6 +6,7 @@
  */
 import { silentLogger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Timers } from "../../shared/time/timers.ts";
 import type { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchRegistry } from "./orch_registry.ts";
@@ -14,7 +15,13 @@ import { OrchRegistry } from "./orch_registry.ts";
 export async function withRegistry(
   api: OrchApiServer,
   fn: (r: OrchRegistry) => Promise<void>,
-  extra: { useEndpointSlices?: boolean; resyncMs?: number; resyncSliceMs?: number; metrics?: Metrics } = {},
+  extra: {
+    useEndpointSlices?: boolean;
+    resyncMs?: number;
+    resyncSliceMs?: number;
+    metrics?: Metrics;
+    timers?: Timers;
+  } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());

@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 
 /** The in-cluster service-account mount. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -94,21 +95,22 @@ export class RateLimiter {
   #tokens: number;
   #last: number;
 
+  /** `timers` measure the refill and time the waits (the runtime's by default; a fake clock in tests). */
   constructor(
     readonly qps: number,
     readonly burst: number,
-    readonly now: () => number = () => performance.now(),
+    readonly timers: Timers = systemTimers,
   ) {
     if (!(qps > 0) || !(burst >= 1)) {
       throw new RangeError(`--orchApiQPS must be > 0 and --orchApiBurst ≥ 1; got ${qps} and ${burst}`);
     }
     this.#tokens = burst;
-    this.#last = now();
+    this.#last = timers.now();
   }
 
   /** Milliseconds to wait before the next call may go (0 when a token is free); takes the token. */
   take(): number {
-    const now = this.now();
+    const now = this.timers.now();
     this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#last) / 1000) * this.qps);
     this.#last = now;
     this.#tokens -= 1;
@@ -118,7 +120,7 @@ export class RateLimiter {
   /** Resolves when a call may go. */
   async acquire(): Promise<void> {
     const wait = this.take();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
   }
 }
 

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
 import * as k8s from "@kubernetes/client-node";
 import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { limitWatches, loadOrchConfig, OrchConfigError, RateLimiter } from "./orch_client.ts";
@@ -52,4 +54,20 @@ Deno.test("limitWatches makes every watch connection wait for the QPS limiter", 
     await api.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("The QPS limiter refills and waits on its injected clock", async () => {
+  const clock = FakeTimers.createClock(0);
+  const limiter = new RateLimiter(2, 1, timersOf(clock));
+  await limiter.acquire();
+  let second = false;
+  const waiting = limiter.acquire().then(() => second = true);
+  await Promise.resolve();
+  assert.equal(second, false, "the bucket is empty until half a second passes");
+  clock.tick(499);
+  await Promise.resolve();
+  assert.equal(second, false);
+  clock.tick(1);
+  await waiting;
+  assert.equal(second, true);
 });

@@ -42,6 +42,7 @@ import { endpointsFromSlices, SliceFiling } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import { DependencyIndex } from "./dependency_index.ts";
 import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
 import {
@@ -70,6 +71,8 @@ export interface OrchRegistryOptions extends ConvertContext {
   readonly resyncMs?: number;
   /** How long a resync works before the event loop gets a turn (default `DEFAULT_SLICE_MS`). */
   readonly resyncSliceMs?: number;
+  /** Timers of the resyncs and of the informers' retries; the runtime's when absent. */
+  readonly timers?: Timers;
   /** `DISCOVERY_USE_ENDPOINT_SLICE`: read EndpointSlices instead of Endpoints. */
   readonly useEndpointSlices?: boolean;
   /** Told of every failed list or watch before its retry. */
@@ -114,7 +117,7 @@ export class OrchRegistry {
   /** What was last handed to the registry per `ns/service`: an unchanged result emits nothing. */
   readonly #lastService = new Map<string, Service>();
   readonly #lastEndpoints = new Map<string, readonly Endpoint[]>();
-  #resyncTimer?: ReturnType<typeof setInterval>;
+  #resyncTimer?: unknown;
   #resyncing = false;
   readonly #podListeners = new Set<(namespace: string) => void>();
   readonly #watchedListeners = new Set<WatchedListener>();
@@ -247,7 +250,9 @@ export class OrchRegistry {
   /** Stops every informer and pending retry. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#resyncTimer !== undefined) clearInterval(this.#resyncTimer);
+    if (this.#resyncTimer !== undefined) {
+      (this.#options.timers ?? systemTimers).clearTimeout(this.#resyncTimer);
+    }
     await Promise.all(this.#informers.map((i) => i.stop()));
   }
 
@@ -304,7 +309,13 @@ export class OrchRegistry {
     this.#initiallySynced.resolve();
     const resyncMs = this.#options.resyncMs;
     if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
-      this.#resyncTimer = setInterval(() => void this.#resync(), resyncMs);
+      const timers = this.#options.timers ?? systemTimers;
+      // Every period, however long the last resync took; one still running makes the next a no-op.
+      const tick = () => {
+        this.#resyncTimer = timers.setTimeout(tick, resyncMs);
+        void this.#resync();
+      };
+      this.#resyncTimer = timers.setTimeout(tick, resyncMs);
     }
   }
 

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { timersOf } from "../../shared/testing/fake_timers.ts";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
 import { waitFor } from "../config/_test_support.ts";
@@ -7,6 +9,14 @@ import { withRegistry } from "./_orch_registry_support.ts";
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
 
 const HOST = "ratings.shop.svc.cluster.local";
+
+/** `ready`, after running the informers' timers that are due (they file what they listed on a zero delay). */
+function onClock(clock: FakeTimers.Clock, ready: () => boolean): () => boolean {
+  return () => {
+    clock.tick(0);
+    return ready();
+  };
+}
 
 function service(ports = [{ name: "http", port: 8080 }]): ApiObject {
   return {
@@ -155,13 +165,14 @@ Deno.test("With DISCOVERY_USE_ENDPOINT_SLICE a service's EndpointSlices are its 
 
 Deno.test("Updates that change nothing the mesh reads, and periodic resyncs, emit no events", async () => {
   const api = OrchApiServer.start();
+  const clock = FakeTimers.createClock(0);
   try {
     api.apply(service());
     api.apply(pod("ratings-1", "10.1.0.1"));
     api.apply(pod("other-1", "10.1.0.9", { app: "other" }));
     api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
     await withRegistry(api, async (r) => {
-      await waitFor(() => r.registry.instances(HOST).length === 1, "the first endpoint");
+      await waitFor(onClock(clock, () => r.registry.instances(HOST).length === 1), "the first endpoint");
       const events: unknown[] = [];
       r.registry.onServiceEvent((e) => events.push(e));
       r.registry.onEndpointEvent((e) => events.push(e));
@@ -172,11 +183,31 @@ Deno.test("Updates that change nothing the mesh reads, and periodic resyncs, emi
       });
       api.apply(pod("other-1", "10.1.0.9", { app: "other", version: "v2" }));
       api.apply(service());
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(events, [], "three resyncs and three no-op updates later");
+      clock.tick(300);
+      // The probe: a label change, which endpoints carry, comes after the no-op updates and the resyncs.
       api.apply(pod("ratings-1", "10.1.0.1", { version: "v2" }));
-      await waitFor(() => events.length === 1, "a label change, which endpoints carry");
-    }, { resyncMs: 100 });
+      await waitFor(onClock(clock, () => events.length > 0), "a label change, which endpoints carry");
+      assert.equal(events.length, 1, "three resyncs and three no-op updates emit nothing");
+    }, { resyncMs: 100, timers: timersOf(clock) });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("The registry resyncs on its injected clock, and stopping it cancels the resync", async () => {
+  const api = OrchApiServer.start();
+  const clock = FakeTimers.createClock(0);
+  try {
+    api.apply(service());
+    await withRegistry(api, async (r) => {
+      let synced = false;
+      void r.initiallySynced.then(() => synced = true);
+      await waitFor(onClock(clock, () => synced), "the first lists");
+      assert.equal(clock.countTimers(), 1, "the next resync");
+      clock.tick(250);
+      assert.equal(clock.countTimers(), 1, "one resync pending at a time");
+    }, { resyncMs: 100, timers: timersOf(clock) });
+    assert.equal(clock.countTimers(), 0, "nothing left after stop");
   } finally {
     await api.close();
   }

@@ -35,7 +35,7 @@ export function orchTokenReviewer(
   maxInFlight = MAX_TOKEN_REVIEWS_IN_FLIGHT,
 ): (token: string, audiences: readonly string[]) => Promise<TokenReviewResult> {
   const api = client.kubeConfig.makeApiClient(k8s.AuthenticationV1Api);
-  const limiter = new RateLimiter(client.limiter.qps, client.limiter.burst, client.limiter.now);
+  const limiter = new RateLimiter(client.limiter.qps, client.limiter.burst, client.limiter.timers);
   let inFlight = 0;
   return async (token, audiences) => {
     if (inFlight >= maxInFlight) {

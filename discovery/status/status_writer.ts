@@ -95,7 +95,7 @@ export class StatusWriter {
   constructor(options: StatusWriterOptions) {
     this.#options = options;
     this.#timers = options.timers ?? systemTimers;
-    this.#limiter = new RateLimiter(options.qps, options.burst, () => this.#timers.now());
+    this.#limiter = new RateLimiter(options.qps, options.burst, this.#timers);
   }
 
   /**

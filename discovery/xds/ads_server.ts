@@ -5,6 +5,7 @@
  *
  * @module
  */
+import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
@@ -42,7 +43,6 @@ import {
   type AdsCall,
   ConnectionClosedError,
   type ConnectionContext,
-  GRPC_STATUS,
   SendTimeoutError,
   type XdsConnection,
   type XdsProtocol,
@@ -242,7 +242,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /** Ends the streams of a proxy (the proxy reconnects); returns how many were ended. */
   disconnect(id: string, reason: string): number {
     const matched = this.findConnections(id);
-    for (const connection of matched) connection.close(GRPC_STATUS.UNAVAILABLE, reason);
+    for (const connection of matched) connection.close(grpc.status.UNAVAILABLE, reason);
     return matched.length;
   }
 
@@ -320,7 +320,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.#queue.close();
     for (const connection of this.connections()) {
       connection.close(
-        GRPC_STATUS.UNAVAILABLE,
+        grpc.status.UNAVAILABLE,
         "Discovery server is shutting down; reconnect to another one",
       );
     }

@@ -19,12 +19,12 @@ import type { PushSnapshot } from "../generate/generator.ts";
 import {
   type AdsCall,
   ConnectionClosedError,
-  GRPC_STATUS,
   SendTimeoutError,
   type XdsConnection,
   type XdsProtocol,
 } from "./xds_connection.ts";
-import { grpcCodeName } from "./xds_metrics.ts";
+import * as grpc from "@grpc/grpc-js";
+import { grpcCodeName, type GrpcRefusal, GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
 import type { NameListTable } from "./name_list_table.ts";
 import { NameLimitError } from "./name_budget.ts";
 
@@ -43,24 +43,18 @@ export interface StreamHost<P extends PushSnapshot> {
   /** Counts an unexpected failure while handling a request. */
   internalError(typeUrl: string, error: unknown): void;
   /** Counts a stream ended by the server because of what the peer sent (or sent too early). */
-  refused(code: number): void;
+  refused(code: grpc.status): void;
   /** A stream was accepted. */
   streamOpened(): void;
   /** A stream accepted by `streamOpened` ended, however it ended; called once per stream. */
   streamEnded(): void;
 }
 
-/** A refusal: the gRPC status code and details a stream ends with. */
-export interface StreamRefusal {
-  readonly code: number;
-  readonly details: string;
-}
-
 /**
  * Decides whether the authenticated caller of a stream may be the proxy its node names; undefined admits it.
  * Listeners that authenticate callers (the secure port) pass one per stream.
  */
-export type ProxyAuthorizer = (proxy: Proxy) => StreamRefusal | undefined;
+export type ProxyAuthorizer = (proxy: Proxy) => GrpcRefusal | undefined;
 
 /** The authenticated caller of a stream: the identities it proved, and who it may speak for. */
 export interface StreamCaller {
@@ -89,14 +83,14 @@ export function serveAdsStream<P extends PushSnapshot>(
     released = true;
     host.streamEnded();
   };
-  const refuse = (code: number, details: string) => {
+  const refuse = (code: grpc.status, details: string) => {
     if (ended) return;
     ended = true;
     host.refused(code);
     // Only this stream ends; the line names the peer so an operator can find a misbehaving client.
     host.logger.warn("refused ADS stream", { peer: call.getPeer(), code: grpcCodeName(code), details });
     if (connection !== undefined) connection.close(code, details);
-    else call.emit("error", { code, details });
+    else call.emit("error", new GrpcStatusError(code, details));
     release();
   };
   const peerGone = () => {
@@ -123,7 +117,7 @@ export function serveAdsStream<P extends PushSnapshot>(
       }
     } catch (error) {
       refuse(
-        error instanceof NameLimitError ? error.code : GRPC_STATUS.INVALID_ARGUMENT,
+        error instanceof NameLimitError ? error.code : grpc.status.INVALID_ARGUMENT,
         (error as Error).message,
       );
       return;
@@ -171,8 +165,8 @@ function admit<P extends PushSnapshot>(
   call: AdsCall,
   node: XdsNode | undefined,
   caller: StreamCaller | undefined,
-): { connection: XdsConnection<P> } | { refused: StreamRefusal } {
-  const invalid = (details: string) => ({ refused: { code: GRPC_STATUS.INVALID_ARGUMENT, details } });
+): { connection: XdsConnection<P> } | { refused: GrpcRefusal } {
+  const invalid = (details: string) => ({ refused: { code: grpc.status.INVALID_ARGUMENT, details } });
   if (node === undefined || node === null) {
     return invalid(
       "The first request on an ADS stream must carry a node: expected node.id " +
@@ -195,7 +189,7 @@ function admit<P extends PushSnapshot>(
   if (!host.ready()) {
     return {
       refused: {
-        code: GRPC_STATUS.UNAVAILABLE,
+        code: grpc.status.UNAVAILABLE,
         details: "Discovery is not ready: no configuration snapshot has been built yet; retry shortly",
       },
     };

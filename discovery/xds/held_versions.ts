@@ -8,27 +8,30 @@
  */
 import type { NameLookup, VersionedResource } from "./versioned_resource.ts";
 import type { ListMemos } from "./list_memos.ts";
+import { SharedListChanges } from "./shared_list_changes.ts";
+
+const NONE: readonly VersionedResource[] = Object.freeze([]);
+const nameOf = (resource: VersionedResource) => resource.name;
 
 /** Resource name → version held, as a shared list plus changes. */
 export class HeldVersions {
-  #base: readonly VersionedResource[] = [];
-  #index: ReadonlyMap<string, VersionedResource> = new Map();
-  /** Changes over the list: a version now held, or null for a listed resource no longer held. */
-  #changes = new Map<string, string | null>();
+  /** The list last sent whole, plus the versions held since (null: a listed resource no longer held). */
+  readonly #held: SharedListChanges<VersionedResource, string, ReadonlyMap<string, VersionedResource>>;
 
   /**
    * Versions the proxy said it holds (`initial_resource_versions`); `memos` are the server's, where the names
    * of a shared list not in a lookup are worked out once per pair (both are shared by a shape's proxies).
    */
   constructor(private readonly memos: ListMemos, initial: Readonly<Record<string, string>> = {}) {
-    for (const [name, version] of Object.entries(initial)) this.#changes.set(name, version);
+    this.#held = new SharedListChanges(NONE, (list) => memos.indexByName(list));
+    for (const [name, version] of Object.entries(initial)) this.#held.set(name, version);
   }
 
   /** The version held of `name`, if any. */
   get(name: string): string | undefined {
-    const changed = this.#changes.get(name);
+    const changed = this.#held.changed(name);
     if (changed !== undefined) return changed ?? undefined;
-    return this.#index.get(name)?.version;
+    return this.#held.lookup.get(name)?.version;
   }
 
   /** Whether some version of `name` is held. */
@@ -38,27 +41,24 @@ export class HeldVersions {
 
   /** The proxy now holds `version` of `name`. */
   set(name: string, version: string): void {
-    this.#changes.set(name, version);
+    this.#held.set(name, version);
   }
 
   /** The proxy no longer holds `name`; true when it did. */
   delete(name: string): boolean {
     const held = this.has(name);
-    if (this.#index.has(name)) this.#changes.set(name, null);
-    else this.#changes.delete(name);
+    this.#held.drop(name);
     return held;
   }
 
   /** The proxy now holds exactly `list` (kept by reference: never modified). */
   holdExactly(list: readonly VersionedResource[]): void {
-    this.#base = list;
-    this.#index = this.memos.indexByName(list);
-    this.#changes = new Map();
+    this.#held.reset(list);
   }
 
   /** True when the proxy holds exactly `list`, known without looking at its resources. */
   holdsExactly(list: readonly VersionedResource[]): boolean {
-    return this.#base === list && this.#changes.size === 0;
+    return this.#held.base === list && this.#held.unchanged;
   }
 
   /**
@@ -68,12 +68,13 @@ export class HeldVersions {
   changedIn(resources: readonly VersionedResource[]): readonly VersionedResource[] {
     if (this.holdsExactly(resources)) return [];
     // Nothing held (a first answer): all of them, without a lookup per resource.
-    if (this.#base.length === 0 && this.#changes.size === 0) return resources;
+    if (this.#held.base.length === 0 && this.#held.unchanged) return resources;
+    const index = this.#held.lookup;
     const out: VersionedResource[] = [];
     for (const resource of resources) {
-      const changed = this.#changes.get(resource.name);
+      const changed = this.#held.changed(resource.name);
       if (changed === undefined) {
-        const held = this.#index.get(resource.name);
+        const held = index.get(resource.name);
         if (held === resource || (held !== undefined && held.version === resource.version)) continue;
       } else if (changed === resource.version) continue;
       out.push(resource);
@@ -83,22 +84,12 @@ export class HeldVersions {
 
   /** The names held that are not in `present`. */
   namesNotIn(present: NameLookup): readonly string[] {
-    if (this.#changes.size === 0) return this.memos.resourcesNotIn(this.#base, present);
-    const out: string[] = [];
-    for (const resource of this.#base) {
-      if (!present.has(resource.name) && !this.#changes.has(resource.name)) out.push(resource.name);
-    }
-    for (const [name, version] of this.#changes) {
-      if (version !== null && !present.has(name)) out.push(name);
-    }
-    return out;
+    if (this.#held.unchanged) return this.memos.resourcesNotIn(this.#held.base, present);
+    return [...this.names()].filter((name) => !present.has(name));
   }
 
-  /** The names held. */
-  *names(): IterableIterator<string> {
-    for (const resource of this.#base) {
-      if (!this.#changes.has(resource.name)) yield resource.name;
-    }
-    for (const [name, version] of this.#changes) if (version !== null) yield name;
+  /** The names held: the list's first, in its order, then the ones set since. */
+  names(): IterableIterator<string> {
+    return this.#held.names(nameOf);
   }
 }

@@ -11,7 +11,7 @@
  * @module
  */
 import { excerpt } from "../../shared/log/excerpt.ts";
-import { GRPC_STATUS } from "./xds_connection.ts";
+import * as grpc from "@grpc/grpc-js";
 
 /** The bounds, from `DISCOVERY_XDS_MAX_NAME_LENGTH`, `..._MAX_NAMES_PER_STREAM`, `..._MAX_NAME_CHARS_PER_CONNECTION`. */
 export interface NameLimits {
@@ -33,7 +33,7 @@ export const DEFAULT_NAME_LIMITS: NameLimits = Object.freeze({
 /** A peer sent a name over a limit; the stream is ended with `code` and the message. */
 export class NameLimitError extends RangeError {
   /** `code` is the gRPC status the stream ends with. */
-  constructor(readonly code: number, message: string) {
+  constructor(readonly code: grpc.status, message: string) {
     super(message);
     this.name = "NameLimitError";
   }
@@ -46,7 +46,7 @@ export class NameLimitError extends RangeError {
 export function checkNameLength(limits: NameLimits, name: string, what: string, typeUrl: string): void {
   if (name.length <= limits.maxNameLength) return;
   throw new NameLimitError(
-    GRPC_STATUS.INVALID_ARGUMENT,
+    grpc.status.INVALID_ARGUMENT,
     `A ${what} of ${name.length} characters in ${requestOf(typeUrl)} is longer than the limit of ` +
       `${limits.maxNameLength} (DISCOVERY_XDS_MAX_NAME_LENGTH)`,
   );
@@ -170,7 +170,7 @@ export class StreamNameBudget {
 
 function tooManyNames(limits: NameLimits, names: number, typeUrl: string): NameLimitError {
   return new NameLimitError(
-    GRPC_STATUS.RESOURCE_EXHAUSTED,
+    grpc.status.RESOURCE_EXHAUSTED,
     `Subscribing in ${requestOf(typeUrl)} would make ${names} names on this stream, over the limit ` +
       `of ${limits.maxNamesPerStream} (DISCOVERY_XDS_MAX_NAMES_PER_STREAM)`,
   );
@@ -178,7 +178,7 @@ function tooManyNames(limits: NameLimits, names: number, typeUrl: string): NameL
 
 function tooManyChars(limits: NameLimits, chars: number, typeUrl: string): NameLimitError {
   return new NameLimitError(
-    GRPC_STATUS.RESOURCE_EXHAUSTED,
+    grpc.status.RESOURCE_EXHAUSTED,
     `Subscribing in ${requestOf(typeUrl)} would make ${chars} characters of names on this ` +
       `connection's streams, over the limit of ${limits.maxNameCharsPerConnection} ` +
       `(DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION)`,

@@ -3,7 +3,7 @@ import { TYPE_URL } from "../../proto/type_urls.ts";
 import { TestAdsClient, testNode, type TestStatus } from "./_test_ads_client.ts";
 import { metricValue, sidecarId, startTestServer, type TestServer, waitFor } from "./_test_support.ts";
 import { NameBudgets, NameLimitError } from "./name_budget.ts";
-import { GRPC_STATUS } from "./xds_connection.ts";
+import * as grpc from "@grpc/grpc-js";
 
 const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint;
 
@@ -48,7 +48,7 @@ Deno.test("NameBudgets counts each stream's names and each connection's characte
   const b = budgets.open("10.0.0.1:1000");
   a.add(9, 170, EDS);
   const many = refusal(() => a.add(2, 2, EDS));
-  assert.equal(many.code, GRPC_STATUS.RESOURCE_EXHAUSTED);
+  assert.equal(many.code, grpc.status.RESOURCE_EXHAUSTED);
   assert.match(
     many.message,
     /11 names on this stream, over the limit of 10 \(DISCOVERY_XDS_MAX_NAMES_PER_STREAM\)/,
@@ -69,7 +69,7 @@ Deno.test("NameBudgets counts each stream's names and each connection's characte
   assert.equal(budgets.charsOf("10.0.0.1:1000"), 0);
   assert.equal(budgets.transports, 0, "a connection without streams is forgotten");
   const long = refusal(() => budgets.open("x").checkName("n".repeat(101), "resource name", EDS));
-  assert.equal(long.code, GRPC_STATUS.INVALID_ARGUMENT);
+  assert.equal(long.code, grpc.status.INVALID_ARGUMENT);
   assert.match(long.message, /101 characters .* limit of 100 \(DISCOVERY_XDS_MAX_NAME_LENGTH\)/);
   assert.throws(() => new NameBudgets({ ...LIMITS, maxNamesPerStream: 0 }), RangeError);
 });
@@ -85,7 +85,7 @@ Deno.test("ADS refuses a delta subscription of a name over the length limit", as
       });
       await assertRefused(
         client,
-        GRPC_STATUS.INVALID_ARGUMENT,
+        grpc.status.INVALID_ARGUMENT,
         /resource name of 101 characters .* limit of 100 \(DISCOVERY_XDS_MAX_NAME_LENGTH\)/,
       );
       assert.equal(
@@ -115,7 +115,7 @@ Deno.test("ADS refuses a delta stream that subscribes past its name budget, requ
       client.send({ type_url: EDS, resource_names_subscribe: ["last"] });
       await assertRefused(
         client,
-        GRPC_STATUS.RESOURCE_EXHAUSTED,
+        grpc.status.RESOURCE_EXHAUSTED,
         /11 names on this stream, over the limit of 10 \(DISCOVERY_XDS_MAX_NAMES_PER_STREAM\)/,
       );
     } finally {
@@ -133,7 +133,7 @@ Deno.test("ADS counts a delta stream's initial_resource_versions against its nam
         type_url: CDS,
         initial_resource_versions: Object.fromEntries(names("c", 10).map((n) => [n, "v1"])),
       });
-      await assertRefused(client, GRPC_STATUS.RESOURCE_EXHAUSTED, /DISCOVERY_XDS_MAX_NAMES_PER_STREAM/);
+      await assertRefused(client, grpc.status.RESOURCE_EXHAUSTED, /DISCOVERY_XDS_MAX_NAMES_PER_STREAM/);
     } finally {
       client.close();
     }
@@ -144,7 +144,7 @@ Deno.test("ADS counts a delta stream's initial_resource_versions against its nam
         type_url: CDS,
         initial_resource_versions: { a: "v".repeat(101) },
       });
-      await assertRefused(long, GRPC_STATUS.INVALID_ARGUMENT, /resource version of 101 characters/);
+      await assertRefused(long, grpc.status.INVALID_ARGUMENT, /resource version of 101 characters/);
     } finally {
       long.close();
     }
@@ -157,9 +157,9 @@ Deno.test("ADS refuses state-of-the-world resource_names over the limits", async
     const long = TestAdsClient.sotw(server.port);
     try {
       many.send({ node: testNode(sidecarId("app")), type_url: EDS, resource_names: names("n", 10) });
-      await assertRefused(many, GRPC_STATUS.RESOURCE_EXHAUSTED, /DISCOVERY_XDS_MAX_NAMES_PER_STREAM/);
+      await assertRefused(many, grpc.status.RESOURCE_EXHAUSTED, /DISCOVERY_XDS_MAX_NAMES_PER_STREAM/);
       long.send({ node: testNode(sidecarId("app")), type_url: EDS, resource_names: ["x".repeat(101)] });
-      await assertRefused(long, GRPC_STATUS.INVALID_ARGUMENT, /DISCOVERY_XDS_MAX_NAME_LENGTH/);
+      await assertRefused(long, grpc.status.INVALID_ARGUMENT, /DISCOVERY_XDS_MAX_NAME_LENGTH/);
     } finally {
       many.close();
       long.close();
@@ -185,7 +185,7 @@ Deno.test("ADS bounds the characters of names the streams of one connection hold
       third.send({ node: testNode(sidecarId("c")), type_url: EDS, resource_names_subscribe: fifty("c") });
       await assertRefused(
         third,
-        GRPC_STATUS.RESOURCE_EXHAUSTED,
+        grpc.status.RESOURCE_EXHAUSTED,
         /characters of names on this connection's streams, over the limit of 300 \(DISCOVERY_XDS_MAX_NAME_CHARS_PER_CONNECTION\)/,
       );
       first.close();

@@ -7,40 +7,44 @@
  * @module
  */
 import type { ListMemos } from "./list_memos.ts";
+import { SharedListChanges } from "./shared_list_changes.ts";
 import { sameResource, type VersionedResource } from "./versioned_resource.ts";
+
+const NONE: readonly VersionedResource[] = Object.freeze([]);
 
 /** The resources one proxy holds of one type. */
 export class SentRecord {
-  /** A list as sent; shared with other records and the shape memo, so never modified. */
-  #base: readonly VersionedResource[] = [];
-  /** Changes on top of `#base` by name: a resource sent since, or null for one the proxy dropped. */
-  #changes = new Map<string, VersionedResource | null>();
+  /** The list as sent (shared with other records and the shape memo), plus what was sent or dropped since. */
+  readonly #held: SharedListChanges<
+    VersionedResource,
+    VersionedResource,
+    ReadonlyMap<string, VersionedResource>
+  >;
   /** The name list the record was last narrowed to; narrowing to the very same list again changes nothing. */
   #narrowedTo: readonly string[] | undefined;
 
   /** `memos` are the server's: whether a generation is a sent list is worked out once per pair of lists. */
-  constructor(private readonly memos: ListMemos) {}
+  constructor(private readonly memos: ListMemos) {
+    this.#held = new SharedListChanges(NONE, (list) => memos.indexByName(list));
+  }
 
   /**
    * The proxy now holds exactly `resources` (kept by reference: the caller must not modify it); `names`, when
    * given, is a list of exactly their names.
    */
   replace(resources: readonly VersionedResource[], names?: readonly string[]): void {
-    this.#base = resources;
-    // An empty map is kept rather than replaced: most pushes replace the whole list and add no change, and a
-    // new map per proxy and type on every push is garbage that lives until the next one.
-    if (this.#changes.size > 0) this.#changes = new Map();
+    this.#held.reset(resources);
     this.#narrowedTo = names;
   }
 
   /** The proxy now also holds `resource` (replacing one of the same name). */
   set(resource: VersionedResource): void {
-    this.#changes.set(resource.name, resource);
+    this.#held.set(resource.name, resource);
   }
 
   /** The proxy no longer holds `name`. */
   delete(name: string): void {
-    this.#changes.set(name, null);
+    this.#held.drop(name);
   }
 
   /**
@@ -60,17 +64,12 @@ export class SentRecord {
    * Endpoint updates layered over a list count, so a full push after them can tell that nothing changed.
    */
   holdsExactly(resources: readonly VersionedResource[]): boolean {
-    if (this.#changes.size === 0) return this.#base === resources || this.memos.holds(this.#base, resources);
-    const index = this.memos.indexByName(this.#base);
-    let held = this.#base.length;
-    for (const [name, resource] of this.#changes) {
-      if (index.has(name)) {
-        if (resource === null) held--;
-      } else if (resource !== null) held++;
-    }
-    if (held !== resources.length) return false;
+    const held = this.#held;
+    if (held.unchanged) return held.base === resources || this.memos.holds(held.base, resources);
+    if (held.size !== resources.length) return false;
+    const index = held.lookup;
     for (const resource of resources) {
-      const changed = this.#changes.get(resource.name);
+      const changed = held.changed(resource.name);
       const mine = changed === undefined ? index.get(resource.name) : changed;
       if (mine === undefined || mine === null || !sameResource(mine, resource)) return false;
     }
@@ -80,8 +79,8 @@ export class SentRecord {
   /** The resources held, by name (a new map; base first, then the changes in the order they came). */
   toMap(): Map<string, VersionedResource> {
     const out = new Map<string, VersionedResource>();
-    for (const resource of this.#base) out.set(resource.name, resource);
-    for (const [name, resource] of this.#changes) {
+    for (const resource of this.#held.base) out.set(resource.name, resource);
+    for (const [name, resource] of this.#held.changes) {
       if (resource === null) out.delete(name);
       else out.set(name, resource);
     }

@@ -7,18 +7,16 @@
  * @module
  */
 import type { ListMemos } from "./list_memos.ts";
+import { SharedListChanges } from "./shared_list_changes.ts";
 import type { NameLookup } from "./versioned_resource.ts";
 
 const EMPTY: readonly string[] = Object.freeze([]);
+const itself = (name: string) => name;
 
 /** Subscribed names, as a shared list plus changes. */
 export class SubscribedNames {
-  #base: readonly string[] = EMPTY;
-  #baseSet: ReadonlySet<string>;
-  /** Subscribed names not in the list. */
-  #added = new Set<string>();
-  /** Names of the list no longer subscribed. */
-  #dropped = new Set<string>();
+  /** The list first subscribed, plus names subscribed since (true) and listed names unsubscribed (null). */
+  readonly #names: SharedListChanges<string, true, ReadonlySet<string>>;
   #list: readonly string[] | undefined = EMPTY;
 
   /**
@@ -26,17 +24,18 @@ export class SubscribedNames {
    * (and pair), since every proxy of a shape subscribes the same list.
    */
   constructor(private readonly memos: ListMemos) {
-    this.#baseSet = memos.setOf(EMPTY);
+    this.#names = new SharedListChanges(EMPTY, (list) => memos.setOf(list));
   }
 
   /** How many names are subscribed. */
   get size(): number {
-    return this.#baseSet.size - this.#dropped.size + this.#added.size;
+    return this.#names.size;
   }
 
   /** Whether `name` is subscribed. */
   has(name: string): boolean {
-    return this.#added.has(name) || (this.#baseSet.has(name) && !this.#dropped.has(name));
+    const changed = this.#names.changed(name);
+    return changed === undefined ? this.#names.lookup.has(name) : changed !== null;
   }
 
   /**
@@ -47,10 +46,7 @@ export class SubscribedNames {
     if (this.size !== 0 || list.length === 0 || !Object.isFrozen(list)) return false;
     const set = this.memos.setOf(list);
     if (set.size !== list.length || set.has(wildcard)) return false;
-    this.#base = list;
-    this.#baseSet = set;
-    this.#added = new Set();
-    this.#dropped = new Set();
+    this.#names.reset(list, set);
     this.#list = list;
     return true;
   }
@@ -58,8 +54,8 @@ export class SubscribedNames {
   /** Subscribes `name`; true when it was not subscribed. */
   add(name: string): boolean {
     if (this.has(name)) return false;
-    if (this.#baseSet.has(name)) this.#dropped.delete(name);
-    else this.#added.add(name);
+    if (this.#names.lookup.has(name)) this.#names.restore(name);
+    else this.#names.set(name, true);
     this.#list = undefined;
     return true;
   }
@@ -67,8 +63,7 @@ export class SubscribedNames {
   /** Unsubscribes `name`; true when it was subscribed. */
   delete(name: string): boolean {
     if (!this.has(name)) return false;
-    if (this.#baseSet.has(name)) this.#dropped.add(name);
-    else this.#added.delete(name);
+    this.#names.drop(name);
     this.#list = undefined;
     return true;
   }
@@ -83,13 +78,12 @@ export class SubscribedNames {
 
   /** The subscribed names not in `present`. */
   notIn(present: NameLookup): readonly string[] {
-    if (this.#added.size === 0 && this.#dropped.size === 0) return this.memos.namesNotIn(this.#base, present);
+    if (this.#names.unchanged) return this.memos.namesNotIn(this.#names.base, present);
     return [...this].filter((name) => !present.has(name));
   }
 
   /** The subscribed names: the list's first, in its order, then the ones added since. */
-  *[Symbol.iterator](): IterableIterator<string> {
-    for (const name of this.#base) if (!this.#dropped.has(name)) yield name;
-    yield* this.#added;
+  [Symbol.iterator](): IterableIterator<string> {
+    return this.#names.names(itself);
   }
 }

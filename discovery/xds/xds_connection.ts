@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ServerDuplexStream } from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
 import type { RpcStatus } from "../../proto/discovery_request.ts";
@@ -36,21 +36,12 @@ import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
 import type { NackLog } from "./nack_log.ts";
 import { cut, excerpt } from "../../shared/log/excerpt.ts";
 import type { XdsCache } from "./xds_cache.ts";
-import { grpcCodeName, type XdsMetrics } from "./xds_metrics.ts";
+import type { XdsMetrics } from "./xds_metrics.ts";
+import { grpcCodeName, GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
 import { pushOrder, resentAfter } from "./xds_types.ts";
 
-/** gRPC status codes the server ends streams with. */
-export const GRPC_STATUS = {
-  OK: 0,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  RESOURCE_EXHAUSTED: 8,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-} as const;
-
 /** The raw ADS stream: encoded requests in, encoded responses out. */
-export type AdsCall = ServerDuplexStream<Uint8Array, Uint8Array>;
+export type AdsCall = grpc.ServerDuplexStream<Uint8Array, Uint8Array>;
 
 /** State-of-the-world or incremental ADS. */
 export type XdsProtocol = "sotw" | "delta";
@@ -385,12 +376,12 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   }
 
   /** Ends the stream with a status (OK ends it normally); idempotent. */
-  close(code: number = GRPC_STATUS.OK, details = "OK"): void {
+  close(code: grpc.status = grpc.status.OK, details = "OK"): void {
     if (this.#closed) return;
     this.#markClosed();
     try {
-      if (code === GRPC_STATUS.OK) this.call.end();
-      else this.call.emit("error", { code, details });
+      if (code === grpc.status.OK) this.call.end();
+      else this.call.emit("error", new GrpcStatusError(code, details));
     } catch (error) {
       this.ctx.logger.debug("ending ADS stream failed", { connection: this.id, error: String(error) });
     }
@@ -433,7 +424,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           type: shortTypeName(typeUrl),
           timeoutMs: this.ctx.sendTimeoutMs,
         });
-        this.close(GRPC_STATUS.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
+        this.close(grpc.status.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
       });
       this.#pendingSends.add(settle);
       // The write callback can come before the bytes leave (the runtime may buffer them natively while the

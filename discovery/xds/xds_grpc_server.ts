@@ -14,10 +14,12 @@ import { sendPrefixedWithoutCopy } from "../../shared/grpc/prefixed_send.ts";
 import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
 import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
 import type { GrpcAdmission } from "../../shared/grpc/grpc_admission.ts";
+import { type GrpcRefusal, GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
+import * as grpc from "@grpc/grpc-js";
 import type { AdsServer } from "./ads_server.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall } from "./xds_connection.ts";
-import type { StreamCaller, StreamRefusal } from "./ads_stream.ts";
+import type { StreamCaller } from "./ads_stream.ts";
 import { grpcKeepalive, grpcLimits, type KeepaliveOptions } from "./xds_settings.ts";
 
 /** The ADS service of `service`, to register on any listener (plaintext, or TLS beside the CA). */
@@ -33,9 +35,21 @@ export function adsGrpcService<P extends PushSnapshot>(
     if (authenticate === undefined) return serve();
     // Requests wait in the stream (no reader yet) while the caller is authenticated.
     authenticate(call).then(
-      (result) => "authorize" in result ? serve(result) : call.emit("error", result),
+      (result) =>
+        "authorize" in result
+          ? serve(result)
+          : call.emit("error", new GrpcStatusError(result.code, result.details)),
       (error) =>
-        call.emit("error", { code: 13, details: `authentication failed: ${(error as Error).message}` }),
+        call.emit(
+          "error",
+          new GrpcStatusError(
+            grpc.status.INTERNAL,
+            `Authenticating the caller failed: ${(error as Error).message}`,
+            {
+              cause: error,
+            },
+          ),
+        ),
     );
   };
   return {
@@ -51,7 +65,7 @@ export function adsGrpcService<P extends PushSnapshot>(
  * Authenticates the caller of a stream before its first request is read: who it proved to be, or the refusal
  * the stream ends with (UNAUTHENTICATED).
  */
-export type StreamAuthenticator = (call: AdsCall) => Promise<StreamCaller | StreamRefusal>;
+export type StreamAuthenticator = (call: AdsCall) => Promise<StreamCaller | GrpcRefusal>;
 
 /** Where and how to serve ADS. */
 export interface XdsServerOptions<P extends PushSnapshot> {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { grpcCodeName } from "../../shared/grpc/grpc_status.ts";
 import { TYPE_URL } from "../../proto/type_urls.ts";
 import type { PushHistory } from "../push/push_history.ts";
 
@@ -31,32 +32,6 @@ const REJECT_GAUGES: ReadonlyMap<string, string> = new Map([
   [TYPE_URL.listener, "discovery_xds_lds_reject"],
   [TYPE_URL.route, "discovery_xds_rds_reject"],
 ]);
-
-/** gRPC status code names as Go spells them, for the `err` label of the reject gauges. */
-const CODE_NAMES = [
-  "OK",
-  "Canceled",
-  "Unknown",
-  "InvalidArgument",
-  "DeadlineExceeded",
-  "NotFound",
-  "AlreadyExists",
-  "PermissionDenied",
-  "ResourceExhausted",
-  "FailedPrecondition",
-  "Aborted",
-  "OutOfRange",
-  "Unimplemented",
-  "Internal",
-  "Unavailable",
-  "DataLoss",
-  "Unauthenticated",
-];
-
-/** Go's name of a gRPC status code, e.g. 3 → "InvalidArgument"; unknown codes as `Code(n)`. */
-export function grpcCodeName(code: number): string {
-  return CODE_NAMES[code] ?? `Code(${code})`;
-}
 
 /** Records what the xDS server does in the program's metrics. A missing registry records nothing. */
 export class XdsMetrics {

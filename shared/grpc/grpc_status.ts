@@ -31,6 +31,32 @@ export interface GrpcStatusOptions {
   readonly cause?: unknown;
 }
 
+/** gRPC status code names as Go spells them, as metrics and logs label them. */
+const CODE_NAMES = [
+  "OK",
+  "Canceled",
+  "Unknown",
+  "InvalidArgument",
+  "DeadlineExceeded",
+  "NotFound",
+  "AlreadyExists",
+  "PermissionDenied",
+  "ResourceExhausted",
+  "FailedPrecondition",
+  "Aborted",
+  "OutOfRange",
+  "Unimplemented",
+  "Internal",
+  "Unavailable",
+  "DataLoss",
+  "Unauthenticated",
+];
+
+/** Go's name of a gRPC status code, e.g. 3 → "InvalidArgument"; unknown codes as `Code(n)`. */
+export function grpcCodeName(code: number): string {
+  return CODE_NAMES[code] ?? `Code(${code})`;
+}
+
 function trailers(options: GrpcStatusOptions): grpc.Metadata {
   const metadata = new grpc.Metadata();
   if (options.retryAfterMs !== undefined) {

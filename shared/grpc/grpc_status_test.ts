@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import { grpcStatus, GrpcStatusError } from "./grpc_status.ts";
+import { grpcCodeName, grpcStatus, GrpcStatusError } from "./grpc_status.ts";
 import { ECHO_DEFINITION, EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
 
 Deno.test("grpcStatus carries its code and details, and the retry pushback as a trailer", () => {
@@ -36,4 +36,10 @@ Deno.test("a handler's GrpcStatusError reaches the client as its code, details a
     client.close();
     await server.close();
   }
+});
+
+Deno.test("grpcCodeName spells a code as Go does, and an unknown one by its number", () => {
+  assert.equal(grpcCodeName(grpc.status.INVALID_ARGUMENT), "InvalidArgument");
+  assert.equal(grpcCodeName(grpc.status.UNAUTHENTICATED), "Unauthenticated");
+  assert.equal(grpcCodeName(42), "Code(42)");
 });

@@ -1,7 +1,8 @@
 /**
- * The certificate authority of `mesh-discovery`: key material (plugged-in or self-signed, rotated), the signing
- * service, the serving certificate of the secure ports, the expiry metrics and the trusted roots for the debug
- * interface. Created once by the composition root.
+ * The certificate authority of `mesh-discovery`: key material (plugged-in or self-signed, rotated on its own
+ * clock), the caller authenticators (built once: the signing service and the secure port's `XDS_AUTH` share
+ * their OIDC discovery and JWKS cache), the signing service, the serving certificate of the secure ports, the
+ * expiry metrics and the trusted roots for the debug interface. Created once by the composition root.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import type { JwtPolicy } from "../../shared/credentials/jwt_policy.ts";
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { GrpcService } from "../../shared/grpc/mod.ts";
+import { systemTimers, type Timers } from "../../shared/time/timers.ts";
 import {
   certificatesToPem,
   exportPrivateKeyPem,
@@ -66,6 +68,8 @@ export interface CaDeps {
   readonly now?: () => Date;
   /** Monotonic milliseconds for the CSR rate limits (default `performance.now`). */
   readonly monotonicNow?: () => number;
+  /** Timers of the root checks (the runtime's when absent). */
+  readonly timers?: Timers;
   /** Federated trust domains whose roots vouch for client certificates of their own domain. */
   readonly federation?: FederatedTrust;
   /** `EXTERNAL_CA`: workload CSRs are signed there; this CA still issues the server's own certificates. */
@@ -77,23 +81,32 @@ export interface CaDeps {
 }
 
 /** The running CA. */
-export class CertificateAuthorityServer {
+export class CertificateAuthority {
   readonly #keys: CaKeyStore;
   readonly #settings: CaSettings;
   readonly #deps: CaDeps;
-  #timer?: ReturnType<typeof setTimeout>;
+  readonly #timers: Timers;
+  #timer?: unknown;
+  #closed = false;
   #service?: CaService;
   readonly #rootListeners = new Set<() => Promise<void> | void>();
+  /**
+   * The caller authenticators, in order: client certificate, the orchestrator's token review, then JWT. Built
+   * once, so every check of a caller shares one OIDC discovery and one JWKS cache.
+   */
+  readonly authenticators: readonly CallerAuthenticator[];
 
   private constructor(keys: CaKeyStore, settings: CaSettings, deps: CaDeps) {
     this.#keys = keys;
     this.#settings = settings;
     this.#deps = deps;
+    this.#timers = deps.timers ?? systemTimers;
+    this.authenticators = Object.freeze(callerAuthenticators(settings, deps));
     this.#recordExpiry();
   }
 
   /** Loads or creates the key material. */
-  static async create(settings: CaSettings, deps: CaDeps): Promise<CertificateAuthorityServer> {
+  static async create(settings: CaSettings, deps: CaDeps): Promise<CertificateAuthority> {
     const now = deps.now ?? (() => new Date());
     const keys = await CaKeyStore.open({
       ...settings,
@@ -101,7 +114,7 @@ export class CertificateAuthorityServer {
       log: deps.log,
       ...(deps.plugged ? { plugged: deps.plugged } : {}),
     });
-    return new CertificateAuthorityServer(keys, settings, deps);
+    return new CertificateAuthority(keys, settings, deps);
   }
 
   /** The key material in force. */
@@ -114,37 +127,13 @@ export class CertificateAuthorityServer {
     return this.#keys.current.rootsPem.join("");
   }
 
-  /** The caller authenticators, in order: client certificate, the orchestrator's token review, then JWT. */
-  authenticators(): CallerAuthenticator[] {
-    return [
-      new ClientCertAuthenticator(this.#deps.federation),
-      ...(this.#deps.reviewToken
-        ? [
-          new TokenReviewAuthenticator({
-            review: this.#deps.reviewToken,
-            audiences: this.#settings.audiences,
-            requireAudience: this.#settings.requireAudience,
-            jwtPolicy: this.#settings.jwtPolicy,
-            trustDomain: this.#settings.trustDomain,
-          }),
-        ]
-        : []),
-      new JwtAuthenticator({
-        audiences: this.#settings.audiences,
-        requireAudience: this.#settings.requireAudience,
-        issuer: this.#settings.issuer,
-        trustDomain: this.#settings.trustDomain,
-      }),
-    ];
-  }
-
   /** The signing service, created on first use: its rate buckets and queue live as long as this CA. */
   get service(): CaService {
     this.#service ??= new CaService({
       keys: this.#keys,
       policy: this.#settings.policy,
       limits: this.#settings.csrLimits,
-      authenticators: this.authenticators(),
+      authenticators: this.authenticators,
       now: this.#deps.now ?? (() => new Date()),
       log: this.#deps.log,
       ...(this.#deps.monotonicNow ? { monotonicNow: this.#deps.monotonicNow } : {}),
@@ -179,11 +168,12 @@ export class CertificateAuthorityServer {
     };
   }
 
-  /** Checks the root every check interval (plus up to half an interval of jitter when enabled). */
+  /** Checks the root every check interval (plus up to half an interval of jitter if enabled) until closed. */
   startRotation(): void {
     const schedule = () => {
+      if (this.#closed) return;
       const jitter = this.#settings.jitter ? Math.random() * this.#settings.checkIntervalMs / 2 : 0;
-      this.#timer = setTimeout(async () => {
+      this.#timer = this.#timers.setTimeout(async () => {
         try {
           await this.checkRoots();
         } catch (error) {
@@ -220,9 +210,10 @@ export class CertificateAuthorityServer {
     return () => this.#rootListeners.delete(listener);
   }
 
-  /** Stops the rotation timer. */
+  /** Stops the rotation timer; a check under way schedules no other. */
   close(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#closed = true;
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
   }
 
   #recordExpiry(): void {
@@ -233,4 +224,28 @@ export class CertificateAuthorityServer {
     );
     this.#deps.metrics?.gauge("ca_server_root_cert_expiry_timestamp").set(root.notAfter.getTime() / 1000);
   }
+}
+
+/** The caller authenticators of a CA: client certificate, the orchestrator's token review, then JWT. */
+function callerAuthenticators(settings: CaSettings, deps: CaDeps): CallerAuthenticator[] {
+  return [
+    new ClientCertAuthenticator(deps.federation),
+    ...(deps.reviewToken
+      ? [
+        new TokenReviewAuthenticator({
+          review: deps.reviewToken,
+          audiences: settings.audiences,
+          requireAudience: settings.requireAudience,
+          jwtPolicy: settings.jwtPolicy,
+          trustDomain: settings.trustDomain,
+        }),
+      ]
+      : []),
+    new JwtAuthenticator({
+      audiences: settings.audiences,
+      requireAudience: settings.requireAudience,
+      issuer: settings.issuer,
+      trustDomain: settings.trustDomain,
+    }),
+  ];
 }
