@@ -10,16 +10,22 @@ type Obj = Record<string, unknown>;
 
 /**
  * `list` after `operation`: MERGE merges every matching item, REMOVE drops them, REPLACE swaps the first for
- * the value; ADD appends the value, INSERT_FIRST prepends it, INSERT_BEFORE/AFTER put it beside the first
- * matching item (nowhere when none matches, as the reference).
+ * the value; ADD appends the value; INSERT_BEFORE/AFTER put it beside the first matching item and INSERT_FIRST
+ * at the start when one matches (nowhere when none does, as the reference). Without a match (`hasMatch`
+ * false) INSERT_BEFORE and INSERT_FIRST prepend, INSERT_AFTER appends and REPLACE does nothing.
  */
 export function patchList(
   list: readonly Obj[],
   operation: PatchOperation,
+  hasMatch: boolean,
   matches: (item: Obj) => boolean,
   value: () => Obj,
   merge: (item: Obj) => Obj,
 ): Obj[] {
+  if (!hasMatch && operation !== "MERGE" && operation !== "REMOVE" && operation !== "ADD") {
+    if (operation === "INSERT_AFTER") return [...list, value()];
+    return operation === "REPLACE" ? [...list] : [value(), ...list];
+  }
   const first = list.findIndex(matches);
   switch (operation) {
     case "MERGE":
@@ -29,7 +35,7 @@ export function patchList(
     case "ADD":
       return [...list, value()];
     case "INSERT_FIRST":
-      return [value(), ...list];
+      return first < 0 ? [...list] : [value(), ...list];
     case "INSERT_BEFORE":
       return first < 0 ? [...list] : [...list.slice(0, first), value(), ...list.slice(first)];
     case "INSERT_AFTER":

@@ -67,6 +67,7 @@ function lookup(root: protobuf.Root, name: string): protobuf.Type {
 function listOp(
   list: readonly Obj[],
   patch: EnvoyConfigObjectPatch,
+  hasMatch: boolean,
   matches: (item: Obj) => boolean,
   typeName: string,
   root: protobuf.Root,
@@ -76,6 +77,7 @@ function listOp(
   return patchList(
     list,
     patch.patch.operation,
+    hasMatch,
     matches,
     value,
     (item) => mergeInto(type, item, value(), root),
@@ -87,7 +89,14 @@ function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: proto
   const filters = asList(chain.filters).map((filter) => {
     if (!HCM_NAMES.has(String(filter.name))) return filter;
     const hcm = asObj(filter.typed_config);
-    const http = listOp(asList(hcm.http_filters), patch, (f) => !sub || f.name === sub, HTTP_FILTER, root);
+    const http = listOp(
+      asList(hcm.http_filters),
+      patch,
+      !!sub,
+      (f) => !sub || f.name === sub,
+      HTTP_FILTER,
+      root,
+    );
     return { ...filter, typed_config: { ...hcm, http_filters: http } };
   });
   return { ...chain, filters };
@@ -96,7 +105,7 @@ function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: proto
 function patchChain(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
   if (patch.applyTo === "HTTP_FILTER") return patchHttpFilters(chain, patch, root);
   const name = patch.match?.listener?.filterChain?.filter?.name;
-  const filters = listOp(asList(chain.filters), patch, (f) => !name || f.name === name, FILTER, root);
+  const filters = listOp(asList(chain.filters), patch, !!name, (f) => !name || f.name === name, FILTER, root);
   return { ...chain, filters };
 }
 
@@ -124,6 +133,7 @@ export function patchListener(
       const chains = listOp(
         asList(listener.filter_chains),
         patch,
+        true,
         (c) => chainMatches(chainMatch, c),
         FILTER_CHAIN,
         root,

@@ -38,6 +38,7 @@ export function routeConfigMatches(patch: EnvoyConfigObjectPatch, name: string):
 function op(
   list: readonly Obj[],
   patch: EnvoyConfigObjectPatch,
+  hasMatch: boolean,
   matches: (item: Obj) => boolean,
   typeName: string,
   root: protobuf.Root,
@@ -47,6 +48,7 @@ function op(
   return patchList(
     list,
     patch.patch.operation,
+    hasMatch,
     matches,
     value,
     (item) => mergeInto(type, item, value(), root),
@@ -76,12 +78,18 @@ export function patchRouteConfig(config: Obj, patch: EnvoyConfigObjectPatch, roo
       if (!["MERGE", "REMOVE", "ADD"].includes(patch.patch.operation)) return config;
       return {
         ...config,
-        virtual_hosts: op(asList(config.virtual_hosts), patch, hostMatches, VIRTUAL_HOST, root),
+        virtual_hosts: op(asList(config.virtual_hosts), patch, true, hostMatches, VIRTUAL_HOST, root),
       };
     case "HTTP_ROUTE": {
+      // The reference replaces no routes; without a route match, inserts go to either end.
+      if (patch.patch.operation === "REPLACE") return config;
+      const hasMatch = patch.match?.routeConfiguration?.vhost?.route !== undefined;
       const hosts = asList(config.virtual_hosts).map((h) =>
         hostMatches(h)
-          ? { ...h, routes: op(asList(h.routes), patch, (r) => routeMatches(patch, r), ROUTE, root) }
+          ? {
+            ...h,
+            routes: op(asList(h.routes), patch, hasMatch, (r) => routeMatches(patch, r), ROUTE, root),
+          }
           : h
       );
       return { ...config, virtual_hosts: hosts };
