@@ -530,7 +530,7 @@ export async function startDiscovery(
         generators: registerNameTableGenerators(
           registerEnvoyGenerators(
             registerGrpcGenerators(new GeneratorRegistry<PushContext>()),
-            new EnvoyFilterReports(deps.metrics, deps.logs.scope("envoyfilter")),
+            new EnvoyFilterReports(deps.metrics, adsLog),
           ),
         ),
         settings: xdsSettings,
