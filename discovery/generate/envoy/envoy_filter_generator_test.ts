@@ -321,3 +321,28 @@ Deno.test("A GATEWAY patch applies to a gateway's listeners and not to sidecars"
   const lds = generate(envoyLdsGenerator, gateway, ingressGateway());
   assert.ok(hasCors(lds, "0.0.0.0_80"));
 });
+
+Deno.test("A SIDECAR_INBOUND patch with a port changes the virtualInbound chains of that destination port", () => {
+  const lds = generate(envoyLdsGenerator, [
+    envoyFilter("example", "inbound", {
+      configPatches: [{
+        applyTo: "HTTP_FILTER",
+        match: {
+          context: "SIDECAR_INBOUND",
+          listener: {
+            portNumber: 9080,
+            filterChain: { filter: { subFilter: { name: "envoy.filters.http.router" } } },
+          },
+        },
+        patch: { operation: "INSERT_BEFORE", value: CORS },
+      }],
+    }),
+  ]);
+  const chains = asList(lds.byName.get("virtualInbound")!.filter_chains);
+  const patched = chains.filter((c) => JSON.stringify(c).includes("envoy.filters.http.cors"));
+  assert.ok(patched.length > 0);
+  for (const chain of patched) {
+    assert.deepEqual((chain.filter_chain_match as Obj).destination_port, { value: 9080 });
+  }
+  assert.ok(!hasCors(lds), "outbound listeners are another context");
+});

@@ -36,18 +36,36 @@ function portOf(listener: Obj): number | undefined {
   return typeof port === "number" ? port : undefined;
 }
 
-/** True when `patch`'s listener match (name, port) selects `listener`. */
+const VIRTUAL = new Set(["virtualInbound", "virtualOutbound"]);
+
+/**
+ * True when `patch`'s listener match (name, port) selects `listener`. Below the listener level, the port of a
+ * virtual listener is matched against its filter chains' destination ports instead ({@link chainMatches}).
+ */
 export function listenerMatches(patch: EnvoyConfigObjectPatch, listener: Obj): boolean {
   const match = patch.match?.listener;
   if (match === undefined) return true;
   if (match.name && match.name !== listener.name) return false;
+  if (patch.applyTo !== "LISTENER" && VIRTUAL.has(String(listener.name))) return true;
   if (match.portNumber && match.portNumber !== portOf(listener)) return false;
   return true;
 }
 
-function chainMatches(match: ChainMatch | undefined, chain: Obj): boolean {
-  if (match === undefined) return true;
+/** Filter names match as the reference's: the HTTP connection manager also under its deprecated name. */
+function nameMatches(wanted: string, name: unknown): boolean {
+  return wanted === name || (HCM_NAMES.has(wanted) && HCM_NAMES.has(String(name)));
+}
+
+function chainMatches(
+  listener: Obj,
+  port: number | undefined,
+  match: ChainMatch | undefined,
+  chain: Obj,
+): boolean {
   const fcm = asObj(chain.filter_chain_match);
+  const destination = asObj(fcm.destination_port).value;
+  if (port && VIRTUAL.has(String(listener.name)) && destination !== port) return false;
+  if (match === undefined) return true;
   if (match.name && match.name !== chain.name) return false;
   if (match.sni && !asList(fcm.server_names).includes(match.sni as never)) return false;
   if (match.transportProtocol && match.transportProtocol !== (fcm.transport_protocol ?? "")) return false;
@@ -55,8 +73,7 @@ function chainMatches(match: ChainMatch | undefined, chain: Obj): boolean {
     const offered = asList(fcm.application_protocols) as unknown[];
     if (!match.applicationProtocols.split(",").every((p) => offered.includes(p.trim()))) return false;
   }
-  if (match.destinationPort && match.destinationPort !== asObj(fcm.destination_port).value) return false;
-  if (match.filter?.name && !asList(chain.filters).some((f) => f.name === match.filter?.name)) return false;
+  if (match.destinationPort && match.destinationPort !== destination) return false;
   return true;
 }
 
@@ -93,7 +110,7 @@ function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: proto
       asList(hcm.http_filters),
       patch,
       !!sub,
-      (f) => !sub || f.name === sub,
+      (f) => !sub || nameMatches(sub, f.name),
       HTTP_FILTER,
       root,
     );
@@ -105,7 +122,14 @@ function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: proto
 function patchChain(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
   if (patch.applyTo === "HTTP_FILTER") return patchHttpFilters(chain, patch, root);
   const name = patch.match?.listener?.filterChain?.filter?.name;
-  const filters = listOp(asList(chain.filters), patch, !!name, (f) => !name || f.name === name, FILTER, root);
+  const filters = listOp(
+    asList(chain.filters),
+    patch,
+    !!name,
+    (f) => !name || nameMatches(name, f.name),
+    FILTER,
+    root,
+  );
   return { ...chain, filters };
 }
 
@@ -121,6 +145,7 @@ export function patchListener(
   if (!listenerMatches(patch, listener)) return listener;
   const { operation } = patch.patch;
   const chainMatch = patch.match?.listener?.filterChain;
+  const port = patch.match?.listener?.portNumber;
   switch (patch.applyTo) {
     case "LISTENER": {
       if (operation === "REMOVE") return undefined;
@@ -134,7 +159,7 @@ export function patchListener(
         asList(listener.filter_chains),
         patch,
         true,
-        (c) => chainMatches(chainMatch, c),
+        (c) => chainMatches(listener, port, chainMatch, c),
         FILTER_CHAIN,
         root,
       );
@@ -143,7 +168,7 @@ export function patchListener(
     case "NETWORK_FILTER":
     case "HTTP_FILTER": {
       const chains = asList(listener.filter_chains).map((c) =>
-        chainMatches(chainMatch, c) ? patchChain(c, patch, root) : c
+        chainMatches(listener, port, chainMatch, c) ? patchChain(c, patch, root) : c
       );
       return { ...listener, filter_chains: chains };
     }
