@@ -320,6 +320,19 @@ Deno.test("A GATEWAY patch applies to a gateway's listeners and not to sidecars"
   ];
   const lds = generate(envoyLdsGenerator, gateway, ingressGateway());
   assert.ok(hasCors(lds, "0.0.0.0_80"));
+  assert.ok(!hasCors(generate(envoyLdsGenerator, gateway)), "a sidecar is not a gateway");
+  const routes = envoyFilter("example", "gw-routes", {
+    configPatches: [{
+      applyTo: "ROUTE_CONFIGURATION",
+      match: { context: "GATEWAY", routeConfiguration: { portNumber: 80 } },
+      patch: {
+        operation: "MERGE",
+        value: { request_headers_to_add: [{ header: { key: "x-gw", value: "1" } }] },
+      },
+    }],
+  });
+  const rds = generate(envoyRdsGenerator, [...gateway, routes], ingressGateway(), undefined, ["http.80"]);
+  assert.ok(JSON.stringify(rds.byName.get("http.80")).includes("x-gw"));
 });
 
 Deno.test("A SIDECAR_INBOUND patch with a port changes the virtualInbound chains of that destination port", () => {

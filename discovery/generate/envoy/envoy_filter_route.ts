@@ -25,13 +25,19 @@ export function routeContext(proxyType: string): PatchContext {
   return proxyType === "router" ? "GATEWAY" : "SIDECAR_OUTBOUND";
 }
 
+/** The port of a route configuration: a sidecar's name is its port, a gateway's `http.<port>`, `https.<port>.…`. */
+function routePort(name: string): number {
+  const [first, second] = name.split(".");
+  return Number(first === "http" || first === "https" ? second : first);
+}
+
 /** True when `patch`'s route configuration match (name, port; a `gateway` never matches yet) selects `name`. */
 export function routeConfigMatches(patch: EnvoyConfigObjectPatch, name: string): boolean {
   const match = patch.match?.routeConfiguration;
   if (match === undefined) return true;
   if (match.gateway) return false;
   if (match.name && match.name !== name) return false;
-  if (match.portNumber && match.portNumber !== Number(name.slice(name.lastIndexOf(".") + 1))) return false;
+  if (match.portNumber && match.portNumber !== routePort(name)) return false;
   return true;
 }
 

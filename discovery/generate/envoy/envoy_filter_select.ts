@@ -15,6 +15,7 @@ import { compareByCreation } from "../../model/config_order.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 import { configKey } from "../../push/push_request.ts";
 
 /** One patch of one EnvoyFilter selecting a proxy. */
@@ -46,17 +47,26 @@ function metadataMatches(wanted: Readonly<Record<string, string>> | undefined, p
   return Object.entries(wanted).every(([k, v]) => raw[k] === v);
 }
 
+const BY_NAMESPACE = derivedTable<PushContext, string, readonly Resource[]>("envoyFilter.byNamespace");
+
+/** The EnvoyFilters of `namespace`, oldest first. */
+function inNamespace(push: PushContext, namespace: string): readonly Resource[] {
+  return push.derived.get(
+    BY_NAMESPACE,
+    push,
+    namespace,
+    () => push.configs("EnvoyFilter").filter((r) => r.meta.namespace === namespace).sort(compareByCreation),
+  );
+}
+
 /** The EnvoyFilter patches that apply to `proxy`, in the order they are applied. */
 export function envoyFilterPatches(proxy: Proxy, push: PushContext): readonly SelectedPatch[] {
   const root = push.mesh.rootNamespace;
   const selecting = (namespace: string) =>
-    push.configs("EnvoyFilter")
-      .filter((r) => r.meta.namespace === namespace)
-      .filter((r) =>
-        selectorMatches((r.spec as EnvoyFilterSpec).workloadSelector?.labels, proxy.metadata.labels)
-      )
-      .sort(compareByCreation);
-  const filters: Resource[] = [
+    inNamespace(push, namespace).filter((r) =>
+      selectorMatches((r.spec as EnvoyFilterSpec).workloadSelector?.labels, proxy.metadata.labels)
+    );
+  const filters: readonly Resource[] = [
     ...(root ? selecting(root) : []),
     ...(proxy.namespace !== root ? selecting(proxy.namespace) : []),
   ];
