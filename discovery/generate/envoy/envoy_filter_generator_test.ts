@@ -6,7 +6,7 @@ import type { Resource } from "../../../shared/config/resource.ts";
 import type { EnvoyFilterSpec } from "../../../shared/config/networking/envoy_filter.ts";
 import { Metrics } from "../../../shared/metrics/metrics.ts";
 import { RecordingLogger } from "../../../shared/testing/recording_logger.ts";
-import type { Proxy } from "../../model/proxy.ts";
+import { parseProxy, type Proxy } from "../../model/proxy.ts";
 import { type Generated, run, World } from "../_test_world.ts";
 import type { XdsGenerator } from "../generator.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -358,4 +358,57 @@ Deno.test("A SIDECAR_INBOUND patch with a port changes the virtualInbound chains
     assert.deepEqual((chain.filter_chain_match as Obj).destination_port, { value: 9080 });
   }
   assert.ok(!hasCors(lds), "outbound listeners are another context");
+});
+
+/** The reference's telemetry v2 outbound stats filter, as Istio 1.9 installs it (deprecated names, Wasm). */
+const STATS_FILTER = envoyFilter("mesh-system", "stats-filter-1.9", {
+  configPatches: [{
+    applyTo: "HTTP_FILTER",
+    match: {
+      context: "SIDECAR_OUTBOUND",
+      proxy: { proxyVersion: "^1\\.9.*" },
+      listener: {
+        filterChain: {
+          filter: { name: "envoy.http_connection_manager", subFilter: { name: "envoy.router" } },
+        },
+      },
+    },
+    patch: {
+      operation: "INSERT_BEFORE",
+      value: {
+        name: "istio.stats",
+        typed_config: {
+          "@type": "type.googleapis.com/udpa.type.v1.TypedStruct",
+          type_url: "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
+          value: {
+            config: {
+              root_id: "stats_outbound",
+              configuration: { "@type": "type.googleapis.com/google.protobuf.StringValue", value: "{}" },
+              vm_config: {
+                vm_id: "stats_outbound",
+                runtime: "envoy.wasm.runtime.null",
+                code: { local: { inline_string: "envoy.wasm.stats" } },
+              },
+            },
+          },
+        },
+      },
+    },
+  }],
+});
+
+Deno.test("The reference's telemetry v2 stats filter reaches proxies of the version it names", () => {
+  const proxy = (version: string) =>
+    parseProxy({
+      id: "sidecar~10.0.2.1~app.example~example.svc.cluster.local",
+      metadata: { NAMESPACE: "example", INSTANCE_IPS: "10.0.2.1", MESH_VERSION: version },
+    });
+  const names = httpFilterNames(
+    generate(envoyLdsGenerator, [STATS_FILTER], proxy("1.9.9")).byName.get("0.0.0.0_8080")!,
+  );
+  assert.deepEqual(names.slice(-2), ["istio.stats", "envoy.filters.http.router"]);
+  const older = httpFilterNames(
+    generate(envoyLdsGenerator, [STATS_FILTER], proxy("1.8.2")).byName.get("0.0.0.0_8080")!,
+  );
+  assert.ok(!older.includes("istio.stats"));
 });

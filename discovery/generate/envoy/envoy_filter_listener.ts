@@ -11,6 +11,7 @@ import type { EnvoyConfigObjectPatch } from "../../../shared/config/networking/e
 import type { EnvoyConfigObjectMatch } from "../../../shared/config/networking/envoy_filter_match.ts";
 import { mergeInto, patchObject } from "./proto_merge.ts";
 import { patchList } from "./envoy_filter_list.ts";
+import { filterNameMatches } from "./envoy_filter_names.ts";
 import type { PatchContext } from "./envoy_filter_select.ts";
 
 type Obj = Record<string, unknown>;
@@ -20,7 +21,7 @@ const LISTENER = "envoy.config.listener.v3.Listener";
 const FILTER_CHAIN = "envoy.config.listener.v3.FilterChain";
 const FILTER = "envoy.config.listener.v3.Filter";
 const HTTP_FILTER = "envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter";
-const HCM_NAMES = new Set(["envoy.filters.network.http_connection_manager", "envoy.http_connection_manager"]);
+const HCM = "envoy.filters.network.http_connection_manager";
 
 const asObj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? v as Obj : {});
 const asList = (v: unknown): Obj[] => (Array.isArray(v) ? v as Obj[] : []);
@@ -49,11 +50,6 @@ export function listenerMatches(patch: EnvoyConfigObjectPatch, listener: Obj): b
   if (patch.applyTo !== "LISTENER" && VIRTUAL.has(String(listener.name))) return true;
   if (match.portNumber && match.portNumber !== portOf(listener)) return false;
   return true;
-}
-
-/** Filter names match as the reference's: the HTTP connection manager also under its deprecated name. */
-function nameMatches(wanted: string, name: unknown): boolean {
-  return wanted === name || (HCM_NAMES.has(wanted) && HCM_NAMES.has(String(name)));
 }
 
 function chainMatches(
@@ -104,13 +100,13 @@ function listOp(
 function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
   const sub = patch.match?.listener?.filterChain?.filter?.subFilter?.name;
   const filters = asList(chain.filters).map((filter) => {
-    if (!HCM_NAMES.has(String(filter.name))) return filter;
+    if (!filterNameMatches(HCM, filter.name)) return filter;
     const hcm = asObj(filter.typed_config);
     const http = listOp(
       asList(hcm.http_filters),
       patch,
       !!sub,
-      (f) => !sub || nameMatches(sub, f.name),
+      (f) => !sub || filterNameMatches(sub, f.name),
       HTTP_FILTER,
       root,
     );
@@ -126,7 +122,7 @@ function patchChain(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Ro
     asList(chain.filters),
     patch,
     !!name,
-    (f) => !name || nameMatches(name, f.name),
+    (f) => !name || filterNameMatches(name, f.name),
     FILTER,
     root,
   );
