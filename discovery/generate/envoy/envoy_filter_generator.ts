@@ -58,7 +58,15 @@ const PATCHING: Readonly<Record<string, TypePatching & { readonly short: string 
   },
   [TYPE_URL.listener]: {
     short: "lds",
-    applyTo: ["LISTENER", "FILTER_CHAIN", "NETWORK_FILTER", "HTTP_FILTER"],
+    applyTo: [
+      "LISTENER",
+      "FILTER_CHAIN",
+      "NETWORK_FILTER",
+      "HTTP_FILTER",
+      "ROUTE_CONFIGURATION",
+      "VIRTUAL_HOST",
+      "HTTP_ROUTE",
+    ],
     whole: "LISTENER",
     context: listenerContext,
     patch: patchListener,

@@ -412,3 +412,21 @@ Deno.test("The reference's telemetry v2 stats filter reaches proxies of the vers
   );
   assert.ok(!older.includes("istio.stats"));
 });
+
+Deno.test("SIDECAR_INBOUND route patches change the route configurations inline in virtualInbound", () => {
+  const lds = generate(envoyLdsGenerator, [
+    envoyFilter("example", "inbound-routes", {
+      configPatches: [{
+        applyTo: "HTTP_ROUTE",
+        match: {
+          context: "SIDECAR_INBOUND",
+          routeConfiguration: { portNumber: 9080, vhost: { route: { name: "default" } } },
+        },
+        patch: { operation: "MERGE", value: { route: { timeout: "15s" } } },
+      }],
+    }),
+  ]);
+  const text = JSON.stringify(lds.byName.get("virtualInbound"));
+  assert.match(text, /"timeout":\{"seconds":"15"/);
+  assert.ok(!JSON.stringify(lds.byName.get("0.0.0.0_8080")).includes('"seconds":"15"'));
+});

@@ -1,7 +1,8 @@
 /**
  * EnvoyFilter LISTENER, FILTER_CHAIN, NETWORK_FILTER and HTTP_FILTER patches on a generated listener: which
  * listener, filter chain, network filter and HTTP filter a patch's match selects, and what its operation does.
- * HTTP filters are those of the chain's HTTP connection manager. LISTENER ADD makes a new listener from the
+ * HTTP filters are those of the chain's HTTP connection manager. Route patches also reach the route
+ * configurations inline in `virtualInbound` (the sidecar's inbound side has no RDS). LISTENER ADD makes a new listener from the
  * patch value (see the generator wrapper).
  *
  * @module
@@ -12,6 +13,7 @@ import type { EnvoyConfigObjectMatch } from "../../../shared/config/networking/e
 import { mergeInto, patchObject } from "./proto_merge.ts";
 import { patchList } from "./envoy_filter_list.ts";
 import { filterNameMatches } from "./envoy_filter_names.ts";
+import { patchRouteConfig } from "./envoy_filter_route.ts";
 import type { PatchContext } from "./envoy_filter_select.ts";
 
 type Obj = Record<string, unknown>;
@@ -115,6 +117,19 @@ function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: proto
   return { ...chain, filters };
 }
 
+/** The route configurations inline in the chain's HTTP connection managers (a sidecar's inbound side). */
+function patchInlineRoutes(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
+  const filters = asList(chain.filters).map((filter) => {
+    const hcm = asObj(filter.typed_config);
+    if (!filterNameMatches(HCM, filter.name) || hcm.route_config === undefined) return filter;
+    const routes = patchRouteConfig(asObj(hcm.route_config), patch, root);
+    return routes === hcm.route_config
+      ? filter
+      : { ...filter, typed_config: { ...hcm, route_config: routes } };
+  });
+  return { ...chain, filters };
+}
+
 function patchChain(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
   if (patch.applyTo === "HTTP_FILTER") return patchHttpFilters(chain, patch, root);
   const name = patch.match?.listener?.filterChain?.filter?.name;
@@ -166,6 +181,14 @@ export function patchListener(
       const chains = asList(listener.filter_chains).map((c) =>
         chainMatches(listener, port, chainMatch, c) ? patchChain(c, patch, root) : c
       );
+      return { ...listener, filter_chains: chains };
+    }
+    case "ROUTE_CONFIGURATION":
+    case "VIRTUAL_HOST":
+    case "HTTP_ROUTE": {
+      // The reference patches inline route configurations on a sidecar's inbound side only.
+      if (listener.name !== "virtualInbound") return listener;
+      const chains = asList(listener.filter_chains).map((c) => patchInlineRoutes(c, patch, root));
       return { ...listener, filter_chains: chains };
     }
     default:

@@ -20,13 +20,17 @@ const ACTIONS = { ROUTE: "route", REDIRECT: "redirect", DIRECT_RESPONSE: "direct
 
 const asList = (v: unknown): Obj[] => (Array.isArray(v) ? v as Obj[] : []);
 
-/** The context of a route configuration: a gateway's, else a sidecar's outbound side (RDS serves only those). */
+/** The context of an RDS route configuration: a gateway's, else a sidecar's outbound side. */
 export function routeContext(proxyType: string): PatchContext {
   return proxyType === "router" ? "GATEWAY" : "SIDECAR_OUTBOUND";
 }
 
-/** The port of a route configuration: a sidecar's name is its port, a gateway's `http.<port>`, `https.<port>.…`. */
+/**
+ * The port of a route configuration: a sidecar's outbound one is named by its port, an inbound one (inline in
+ * `virtualInbound`) after its cluster `inbound|<port>||`, a gateway's `http.<port>` or `https.<port>.…`.
+ */
 function routePort(name: string): number {
+  if (name.startsWith("inbound|")) return Number(name.split("|")[1]);
   const [first, second] = name.split(".");
   return Number(first === "http" || first === "https" ? second : first);
 }
