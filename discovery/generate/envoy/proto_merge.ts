@@ -1,7 +1,8 @@
 /**
  * Protobuf merge semantics on the plain-object form our generators build (`.proto` field names, Anys as
  * `{ "@type", ...fields }`): repeated fields append, map entries replace by key, messages merge field by field,
- * scalars replace, and setting one member of a oneof clears the others. This is what an EnvoyFilter MERGE does
+ * scalars replace unless they hold their default (proto3: unset; so a wrapper's `false` or a Duration's zero
+ * nanos leave the base as it was, as in the reference), and setting one member of a oneof clears the others. This is what an EnvoyFilter MERGE does
  * to the generated object.
  *
  * @module
@@ -31,6 +32,17 @@ function mergeValue(field: protobuf.Field, base: unknown, patch: unknown, root: 
   return mergeInto(type as protobuf.Type, base, patch, root);
 }
 
+function isDefaultScalar(field: protobuf.Field, value: unknown): boolean {
+  if (field.repeated || field.map) return false;
+  const type = field.resolve().resolvedType;
+  if (type !== null && "fields" in type) return false;
+  if (type !== null && "values" in type) {
+    const values = (type as protobuf.Enum).values;
+    return value === 0 || (typeof value === "string" && values[value] === 0);
+  }
+  return value === 0 || value === "0" || value === "" || value === false;
+}
+
 /**
  * `patch` merged into `base` (neither changed) as protobuf's `Merge` does for message `type`. An Any merges
  * only into an Any of the same type URL; otherwise the patch replaces it.
@@ -54,6 +66,9 @@ export function mergeInto(type: protobuf.Type, base: Obj, patch: Obj, root: prot
     }
     if (field.partOf !== null) {
       for (const sibling of field.partOf.oneof) if (sibling !== key) delete out[sibling];
+    } else if (isDefaultScalar(field, value)) {
+      // A proto3 scalar without presence holding its default is unset: merging it changes nothing.
+      continue;
     }
     out[key] = key in base ? mergeValue(field, base[key], value, root) : value;
   }

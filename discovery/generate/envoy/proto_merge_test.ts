@@ -41,3 +41,17 @@ Deno.test("patchObject reads proto3 JSON: camelCase names, durations and wrapper
     per_connection_buffer_limit_bytes: { value: 10 },
   });
 });
+
+Deno.test("mergeInto leaves a field alone where the patch holds a proto3 default, as protobuf's merge", () => {
+  const base = { name: "c", connect_timeout: { seconds: "1", nanos: 500 }, type: "EDS" };
+  const merged = mergeInto(cluster, base, { name: "", connect_timeout: { seconds: "2", nanos: 0 } }, root);
+  assert.equal(merged.name, "c");
+  assert.deepEqual(merged.connect_timeout, { seconds: "2", nanos: 500 });
+  const hcm = root.lookupType(
+    "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  );
+  const kept = mergeInto(hcm, { use_remote_address: { value: true } }, {
+    use_remote_address: { value: false },
+  }, root);
+  assert.deepEqual(kept.use_remote_address, { value: true });
+});
