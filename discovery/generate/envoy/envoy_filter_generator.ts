@@ -18,6 +18,7 @@ import type { ApplyTo, EnvoyConfigObjectPatch } from "../../../shared/config/net
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { stableJson } from "../fingerprint.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 import { type GeneratedResource, isCacheable, type XdsGenerator } from "../generator.ts";
 import { clusterContext, clusterValue, patchCluster } from "./envoy_filter_cluster.ts";
 import { listenerContext, patchListener } from "./envoy_filter_listener.ts";
@@ -83,6 +84,16 @@ const PATCHING: Readonly<Record<string, TypePatching & { readonly short: string 
 
 const digest = (value: unknown) => createHash("sha256").update(stableJson(value)).digest("base64url");
 
+/** Per snapshot, by cache id: a resource a whole-resource REMOVE may drop, patched (null: dropped). */
+const PATCHED = derivedTable<PushContext, string, Obj | null>("envoyFilter.patched");
+/** Per snapshot, by type and patch: the resource an ADD patch makes (null: rejected). */
+const ADDED = derivedTable<PushContext, string, Obj | null>("envoyFilter.added");
+
+/** The contexts of a proxy's resources. */
+function contextsOf(proxy: Proxy): readonly PatchContext[] {
+  return proxy.type === "router" ? ["GATEWAY"] : ["SIDECAR_INBOUND", "SIDECAR_OUTBOUND"];
+}
+
 /**
  * `generator` with the EnvoyFilter patches that select each proxy applied to its resources (CDS, LDS, RDS;
  * other types are returned as they are). Skipped patches are reported to `reports`.
@@ -118,38 +129,38 @@ export function withEnvoyFilters(
     return current;
   }
 
-  function addedResources(proxy: Proxy, patches: readonly SelectedPatch[], root: protobuf.Root) {
+  function added(filterKey: string, index: number, patch: EnvoyConfigObjectPatch, root: protobuf.Root) {
+    let problem: string | undefined;
+    try {
+      const resource = patching.added!(patch, root);
+      const violations = validatePgv(generator.typeUrl, resource, { root });
+      if (violations.length > 0) problem = formatPgvViolations(violations);
+      else if (typeof resource.name !== "string" || resource.name === "") {
+        problem = "The added resource has no name";
+      } else return resource;
+    } catch (cause) {
+      problem = (cause as Error).message;
+    }
+    reports.rejected(filterKey, index, type, problem);
+    return null;
+  }
+
+  function addedResources(
+    proxy: Proxy,
+    push: PushContext,
+    patches: readonly SelectedPatch[],
+    root: protobuf.Root,
+  ) {
     if (patching.whole === undefined || patching.added === undefined) return [];
-    const own: PatchContext = proxy.type === "router" ? "GATEWAY" : "SIDECAR_OUTBOUND";
+    const contexts = contextsOf(proxy);
     const out: GeneratedResource[] = [];
     for (const { filterKey, index, patch } of patches) {
       if (patch.applyTo !== patching.whole || patch.patch.operation !== "ADD") continue;
-      const wanted = patch.match?.context ?? "ANY";
-      if (wanted !== "ANY" && wanted !== own && !(proxy.type === "sidecar" && wanted === "SIDECAR_INBOUND")) {
-        continue;
-      }
-      let resource: Obj | undefined;
-      let problem: string | undefined;
-      try {
-        resource = patching.added(patch, root);
-        const violations = validatePgv(generator.typeUrl, resource, { root });
-        if (violations.length > 0) problem = formatPgvViolations(violations);
-      } catch (cause) {
-        problem = (cause as Error).message;
-      }
-      if (problem !== undefined || resource === undefined || typeof resource.name !== "string") {
-        reports.rejected(filterKey, index, type, problem ?? "The added resource has no name");
-        continue;
-      }
-      const built = resource;
-      out.push({
-        name: built.name as string,
-        key: {
-          id: `${generator.typeUrl} envoyfilter-add ${digest([filterKey, index, patch])}`,
-          dependsOn: [filterKey],
-        },
-        build: () => built,
-      });
+      if (!contexts.some((c) => contextMatches(patch, c))) continue;
+      const id = `${generator.typeUrl} envoyfilter-add ${digest([filterKey, index, patch])}`;
+      const resource = push.derived.get(ADDED, push, id, () => added(filterKey, index, patch, root));
+      if (resource === null) continue;
+      out.push({ name: resource.name as string, key: { id, dependsOn: [filterKey] }, build: () => resource });
     }
     return out;
   }
@@ -200,13 +211,18 @@ export function withEnvoyFilters(
         );
         if (removes) {
           // Whether the resource stays is known only once it is patched.
-          const patched = apply(resource.build(), own, root);
-          if (patched !== undefined) out.push({ name: resource.name, key, build: () => patched });
+          const patched = push.derived.get(
+            PATCHED,
+            push,
+            key.id,
+            () => apply(resource.build(), own, root) ?? null,
+          );
+          if (patched !== null) out.push({ name: resource.name, key, build: () => patched });
           continue;
         }
         out.push({ name: resource.name, key, build: () => apply(resource.build(), own, root) as Obj });
       }
-      out.push(...addedResources(proxy, patches, root));
+      out.push(...addedResources(proxy, push, patches, root));
       return out;
     },
   };

@@ -221,3 +221,34 @@ Deno.test("SIDECAR_INBOUND route patches change the route configurations inline 
   assert.match(text, /"timeout":\{"seconds":"15"/);
   assert.ok(!JSON.stringify(lds.byName.get("0.0.0.0_8080")).includes('"seconds":"15"'));
 });
+
+Deno.test("A LISTENER ADD of an invalid listener adds nothing and is counted", async () => {
+  const metrics = new Metrics("discovery", { version: "1.0.0", tag: "1.0.0" });
+  const reports = new EnvoyFilterReports(metrics, new RecordingLogger());
+  const lds = generate(
+    envoyLdsGenerator,
+    [
+      envoyFilter("example", "bad-add", {
+        configPatches: [{
+          applyTo: "LISTENER",
+          // Ports end at 65535.
+          patch: {
+            operation: "ADD",
+            value: {
+              name: "bad-port",
+              address: { socket_address: { address: "0.0.0.0", port_value: 70000 } },
+            },
+          },
+        }],
+      }),
+    ],
+    undefined,
+    reports,
+  );
+  assert.ok(!lds.byName.has("bad-port"));
+  assert.ok(lds.byName.has("virtualOutbound"));
+  assert.match(
+    await metrics.render(),
+    /discovery_envoy_filter_rejected_patches\{envoy_filter="EnvoyFilter\/example\/bad-add",type="lds"\} 1/,
+  );
+});
