@@ -7,6 +7,10 @@
  * different filters never share output. A patch is applied only when the resource stays valid by Envoy's
  * schema and field rules; otherwise it is skipped and reported ({@link EnvoyFilterReports}).
  *
+ * Not applied yet: EXTENSION_CONFIG (no ECDS is served), `filterClass` (a plain HTTP_FILTER patch), and route
+ * configuration matches by `gateway` or `portName` (they match nothing: our gateway route names do not carry
+ * them). An Any merged with one of another type is replaced, where the reference concatenates bytes.
+ *
  * @module
  */
 import { createHash } from "node:crypto";
