@@ -35,11 +35,15 @@ function routePort(name: string): number {
   return Number(first === "http" || first === "https" ? second : first);
 }
 
-/** True when `patch`'s route configuration match (name, port; a `gateway` never matches yet) selects `name`. */
+/**
+ * True when `patch`'s route configuration match selects the one called `name`: by name and port; a sidecar's
+ * ignore `gateway` and `portName` as the reference's, a gateway's match neither yet (its names lack them).
+ */
 export function routeConfigMatches(patch: EnvoyConfigObjectPatch, name: string): boolean {
   const match = patch.match?.routeConfiguration;
   if (match === undefined) return true;
-  if (match.gateway) return false;
+  const gateway = /^(http|https|tls|tcp)\./.test(name);
+  if (gateway && (match.gateway || match.portName)) return false;
   if (match.name && match.name !== name) return false;
   if (match.portNumber && match.portNumber !== routePort(name)) return false;
   return true;

@@ -154,3 +154,18 @@ Deno.test("The reference's telemetry v2 stats filter reaches proxies of the vers
   );
   assert.ok(!older.includes("istio.stats"));
 });
+
+Deno.test("A sidecar's route configuration ignores the gateway and port name of a route match", () => {
+  const routes = envoyFilter("example", "routes", {
+    configPatches: [{
+      applyTo: "ROUTE_CONFIGURATION",
+      match: { routeConfiguration: { portNumber: 8080, gateway: "example/shop", portName: "http" } },
+      patch: {
+        operation: "MERGE",
+        value: { request_headers_to_add: [{ header: { key: "x-any", value: "1" } }] },
+      },
+    }],
+  });
+  const rds = generate(envoyRdsGenerator, [routes], undefined, undefined, ["8080"]);
+  assert.ok(JSON.stringify(rds.byName.get("8080")).includes("x-any"));
+});
