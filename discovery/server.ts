@@ -16,6 +16,7 @@ import type { DebugInterface } from "./http/debug_interface.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addReadyRoute, Readiness } from "./http/readiness.ts";
 import {
+  EnvoyFilterReports,
   GeneratorRegistry,
   registerEnvoyGenerators,
   registerGrpcGenerators,
@@ -527,7 +528,10 @@ export async function startDiscovery(
       // Every snapshot the pipeline publishes is pushed to the connected proxies.
       discovery = new AdsServer<PushContext>({
         generators: registerNameTableGenerators(
-          registerEnvoyGenerators(registerGrpcGenerators(new GeneratorRegistry<PushContext>())),
+          registerEnvoyGenerators(
+            registerGrpcGenerators(new GeneratorRegistry<PushContext>()),
+            new EnvoyFilterReports(deps.metrics, adsLog),
+          ),
         ),
         settings: xdsSettings,
         logger: adsLog,

@@ -626,6 +626,12 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     help:
       "Entries under a config directory not read: not regular files (FIFOs, sockets, devices) or links leaving it.",
   },
+  {
+    name: "discovery_envoy_filter_rejected_patches",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help: "EnvoyFilter patches skipped because they made a generated resource invalid, by filter and type.",
+  },
 ]);
 
 /** Label names per metric, as Istio 1.9 labels the same metrics; metrics not listed have none. */
@@ -641,6 +647,7 @@ export const METRIC_LABELS: Readonly<Record<string, readonly string[]>> = Object
   discovery_duplicate_proxy_clusters: ["cluster"],
   discovery_eds_no_instances: ["cluster"],
   discovery_xds_cds_reject: ["node", "err"],
+  discovery_envoy_filter_rejected_patches: ["envoy_filter", "type"],
   discovery_xds_eds_reject: ["node", "err"],
   discovery_xds_lds_reject: ["node", "err"],
   discovery_xds_rds_reject: ["node", "err"],

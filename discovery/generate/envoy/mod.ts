@@ -6,6 +6,7 @@
 export * from "./cluster_protocol.ts";
 export * from "./envoy_cds.ts";
 export * from "./envoy_eds.ts";
+export * from "./envoy_filter_reports.ts";
 export * from "./envoy_generators.ts";
 export * from "./envoy_lds.ts";
 export * from "./envoy_rds.ts";
