@@ -304,15 +304,16 @@ export class OrchRegistry {
     this.#initiallySynced.resolve();
     const resyncMs = this.#options.resyncMs;
     if (resyncMs !== undefined && resyncMs > 0 && !this.#stopped) {
-      this.#resyncTimer = setInterval(() => void this.#resync(), resyncMs);
+      this.#resyncTimer = setInterval(() => void this.resync(), resyncMs);
     }
   }
 
   /**
-   * Recomputes every service a slice of the event loop at a time: all of them at once would hold the loop for
-   * as long as the initial sync. A service deleted meanwhile is removed, as its watch event removed it.
+   * Recomputes every service now, as `resyncMs` does periodically; resolves when done (at once while another
+   * resync runs). A slice of the event loop at a time: all of them at once would hold the loop for as long as
+   * the initial sync. A service deleted meanwhile is removed, as its watch event removed it.
    */
-  async #resync(): Promise<void> {
+  async resync(): Promise<void> {
     if (this.#resyncing) return;
     this.#resyncing = true;
     try {

@@ -153,18 +153,32 @@ Deno.test("With DISCOVERY_USE_ENDPOINT_SLICE a service's EndpointSlices are its 
   }
 });
 
-Deno.test("Updates that change nothing the mesh reads, and periodic resyncs, emit no events", async () => {
+Deno.test("Updates that change nothing the mesh reads, and resyncs, emit no events", async () => {
   const api = OrchApiServer.start();
+  // A second service whose changes are the probes: each watch delivers in order, so once a probe's event has
+  // arrived, every update applied before it on the same watch has been handled.
+  const probeService = (exportTo: string): ApiObject => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "probe", namespace: "shop", annotations: { "networking.mesh.io/exportTo": exportTo } },
+    spec: { clusterIP: "10.96.0.11", ports: [{ name: "http", port: 8080 }], selector: { app: "probe" } },
+  });
+  const probePod = (version: string) => pod("probe-1", "10.1.0.8", { app: "probe", version });
+  const PROBE = "probe.shop.svc.cluster.local";
   try {
     api.apply(service());
     api.apply(pod("ratings-1", "10.1.0.1"));
     api.apply(pod("other-1", "10.1.0.9", { app: "other" }));
     api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
+    api.apply(probeService("."));
+    api.apply(probePod("v1"));
+    api.apply({ ...endpoints([["probe-1", "10.1.0.8"]]), metadata: { name: "probe", namespace: "shop" } });
     await withRegistry(api, async (r) => {
       await waitFor(() => r.registry.instances(HOST).length === 1, "the first endpoint");
-      const events: unknown[] = [];
-      r.registry.onServiceEvent((e) => events.push(e));
-      r.registry.onEndpointEvent((e) => events.push(e));
+      await waitFor(() => r.registry.instances(PROBE).length === 1, "the probe's endpoint");
+      const events: string[] = [];
+      r.registry.onServiceEvent((e) => events.push(`service ${e.service.hostname}`));
+      r.registry.onEndpointEvent((e) => events.push(`endpoints ${e.hostname}`));
       // A status-only change of the pod (a new resource version), and a change to a pod no endpoint names.
       api.apply({
         ...pod("ratings-1", "10.1.0.1"),
@@ -172,11 +186,23 @@ Deno.test("Updates that change nothing the mesh reads, and periodic resyncs, emi
       });
       api.apply(pod("other-1", "10.1.0.9", { app: "other", version: "v2" }));
       api.apply(service());
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(events, [], "three resyncs and three no-op updates later");
+      // The probes: a label change of a pod an endpoint names, and a service's export.
+      api.apply(probePod("v2"));
+      api.apply(probeService("*"));
+      await waitFor(
+        () => events.includes(`service ${PROBE}`) && events.includes(`endpoints ${PROBE}`),
+        "the probes' events",
+      );
+      for (let i = 0; i < 3; i++) await r.resync();
+      assert.deepEqual(
+        events.filter((e) => !e.endsWith(PROBE)),
+        [],
+        "three no-op updates and three resyncs later",
+      );
       api.apply(pod("ratings-1", "10.1.0.1", { version: "v2" }));
-      await waitFor(() => events.length === 1, "a label change, which endpoints carry");
-    }, { resyncMs: 100 });
+      await waitFor(() => events.includes(`endpoints ${HOST}`), "a label change, which endpoints carry");
+      assert.deepEqual(events.filter((e) => !e.endsWith(PROBE)), [`endpoints ${HOST}`]);
+    });
   } finally {
     await api.close();
   }
