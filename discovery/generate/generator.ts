@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import type protobuf from "protobufjs";
 import type { Proxy } from "../model/proxy.ts";
 import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { ConflictSink } from "../push/listener_conflicts.ts";
 
 /** What the xDS server needs from a push snapshot (the model's PushContext satisfies it). */
 export interface PushSnapshot {
@@ -35,6 +36,12 @@ export interface GenerateRequest {
   readonly full: boolean;
   /** Keys of the configs and services that changed; absent when unknown (everything may have changed). */
   readonly configsUpdated?: ReadonlySet<string>;
+  /**
+   * Where the generator reports the listener conflicts it meets, beside the resources it returns (the snapshot
+   * is never written); absent, they are not counted. Not part of what a shape shares: `shapeOf` reports the
+   * conflicts of each proxy it is asked about.
+   */
+  readonly conflicts?: ConflictSink;
 }
 
 /** A resource the generator encoded itself (with `encodeAny`); never cached. */

@@ -142,7 +142,7 @@ export function nameTableGenerator(typeUrl: string): XdsGenerator<PushContext> {
       if (proxy.type !== "sidecar") return [];
       const allocated = push.derived.get(
         ALLOCATIONS,
-        push,
+        push.configSnapshot,
         undefined,
         () => allocateAddresses(push.services()),
       );

@@ -313,17 +313,18 @@ export class OrchRegistry {
       // Every period, however long the last resync took; one still running makes the next a no-op.
       const tick = () => {
         this.#resyncTimer = timers.setTimeout(tick, resyncMs);
-        void this.#resync();
+        void this.resync();
       };
       this.#resyncTimer = timers.setTimeout(tick, resyncMs);
     }
   }
 
   /**
-   * Recomputes every service a slice of the event loop at a time: all of them at once would hold the loop for
-   * as long as the initial sync. A service deleted meanwhile is removed, as its watch event removed it.
+   * Recomputes every service now, as `resyncMs` does periodically; resolves when done (at once while another
+   * resync runs). A slice of the event loop at a time: all of them at once would hold the loop for as long as
+   * the initial sync. A service deleted meanwhile is removed, as its watch event removed it.
    */
-  async #resync(): Promise<void> {
+  async resync(): Promise<void> {
     if (this.#resyncing) return;
     this.#resyncing = true;
     try {

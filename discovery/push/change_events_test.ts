@@ -162,7 +162,8 @@ Deno.test("EndpointIndex finds the instances at a workload's addresses in all() 
   w.apply(serviceEntry("ns", "a", "a.example", undefined, "10.0.0.7"));
   w.apply(serviceEntry("ns", "c", "c.example", undefined, "10.0.0.8"));
   index.prime(["a", "b", "c"].map((n) => ({ hostname: `${n}.example`, namespace: "ns" })));
-  const hosts = (addresses: string[]) => index.instancesAt(addresses).map((i) => i.service.hostname);
+  const hosts = (addresses: string[]) =>
+    index.snapshot().instancesAt(addresses).map((i) => i.service.hostname);
   assert.deepEqual(hosts(["10.0.0.7"]), ["a.example", "b.example"]);
   assert.deepEqual(hosts(["10.0.0.8", "10.0.0.7"]), ["a.example", "b.example", "c.example"], "all() order");
   assert.deepEqual(hosts(["10.9.9.9"]), []);

@@ -72,6 +72,7 @@ export class DestinationRuleIndex {
         [...this.#local.get(ns)!.values()].sort((a, b) => a.host.localeCompare(b.host))
       ),
     );
+    Object.freeze(this);
   }
 
   /**

@@ -1,37 +1,25 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ServiceInstance } from "../model/endpoint.ts";
+import { deepFreeze } from "../model/deep_freeze.ts";
 import type { EndpointEvent, ServiceDiscovery } from "../registry/service_registry.ts";
+import { type EndpointShards, EndpointSnapshot, type NamespaceShards } from "./endpoint_snapshot.ts";
+import { FrozenMap } from "./frozen_map.ts";
+
+export type { EndpointShards } from "./endpoint_snapshot.ts";
 
 /**
- * The endpoints of one service (hostname in a namespace) at one version, grouped by the cluster that reported
- * them. Immutable: a change makes a new EndpointShards with a higher version, so `version` is a cache key.
- */
-export interface EndpointShards {
-  /** Hostname of the service. */
-  readonly hostname: string;
-  /** Namespace of the service. */
-  readonly namespace: string;
-  /** Increases with every change of the endpoints; starts at 1. */
-  readonly version: number;
-  /** Instances by cluster id, clusters sorted. */
-  readonly byCluster: ReadonlyMap<string, readonly ServiceInstance[]>;
-}
-
-/**
- * Versioned endpoints of every service, kept current by registry endpoint events. EDS reads it directly, so
- * an endpoint-only change needs no new PushContext. Only events and `prime` write it: reading never does, so
- * what generators derive from it cannot change while they run.
+ * Versioned endpoints of every service, kept current by registry endpoint events, published as frozen
+ * {@link EndpointSnapshot}s. Events and snapshot builds (`prime`) write it; a push reads only the snapshot it
+ * was handed, so nothing a push derives from endpoints changes under it, however many events arrive meanwhile.
  */
 export class EndpointIndex {
   readonly #discovery: ServiceDiscovery;
-  readonly #shards = new Map<string, EndpointShards>();
+  #published = new EndpointSnapshot(new FrozenMap(), 0);
+  /** The namespaces changed since the last snapshot: copies of their shards, written in place until published. */
+  readonly #changed = new Map<string, Map<string, EndpointShards>>();
   #generation = 0;
-  /** Instances by endpoint address with their place in `all()` order, for the generation it was built at. */
-  #byAddress:
-    | { generation: number; map: Map<string, { at: number; instance: ServiceInstance }[]> }
-    | undefined;
 
-  /** Goes up with every change of any service's endpoints: a key for results derived from all of them. */
+  /** Goes up with every change of any service's endpoints. */
   get generation(): number {
     return this.#generation;
   }
@@ -43,90 +31,65 @@ export class EndpointIndex {
 
   /** Re-reads the endpoints an event names; returns true when they changed. */
   update(event: Pick<EndpointEvent, "hostname" | "namespace">): boolean {
-    const key = `${event.namespace}/${event.hostname}`;
-    const previous = this.#shards.get(key);
-    const byCluster = this.#read(event.hostname, event.namespace);
+    const { hostname, namespace } = event;
+    const previous = this.#current(hostname, namespace);
+    const byCluster = this.#read(hostname, namespace);
     if (previous && sameShards(previous.byCluster, byCluster)) return false;
     if (!previous && byCluster.size === 0) {
       // Known to have none, at version 0 as for a service never read: priming does not read it again on
       // every full push (thousands of services without endpoints were re-read per snapshot).
-      this.#shards.set(
-        key,
-        Object.freeze({ hostname: event.hostname, namespace: event.namespace, version: 0, byCluster }),
-      );
+      this.#write(Object.freeze({ hostname, namespace, version: 0, byCluster }));
       return false;
     }
     this.#generation++;
-    this.#shards.set(
-      key,
-      Object.freeze({
-        hostname: event.hostname,
-        namespace: event.namespace,
-        version: (previous?.version ?? 0) + 1,
-        byCluster,
-      }),
-    );
+    this.#write(Object.freeze({ hostname, namespace, version: (previous?.version ?? 0) + 1, byCluster }));
     return true;
   }
 
   /**
    * Reads the endpoints of the services the index does not know yet: a push snapshot primes every service it
-   * lists, so a new service's endpoints are there before any generator asks, and none is read mid-push.
+   * lists before it takes its endpoint snapshot, so a new service's endpoints are there before any generator asks.
    */
   prime(services: Iterable<Pick<EndpointEvent, "hostname" | "namespace">>): void {
     for (const service of services) {
-      if (!this.#shards.has(`${service.namespace}/${service.hostname}`)) this.update(service);
+      if (!this.#current(service.hostname, service.namespace)) this.update(service);
     }
   }
 
-  /** The current endpoints of a service; version 0 and none for a service never primed or named by an event. */
+  /**
+   * The endpoints as of now, frozen: the last snapshot when nothing changed since, else a new one sharing the
+   * shards of every namespace that did not change.
+   */
+  snapshot(): EndpointSnapshot {
+    if (this.#changed.size === 0) return this.#published;
+    const byNamespace = new Map<string, NamespaceShards>(this.#published.namespaces());
+    for (const [namespace, shards] of this.#changed) byNamespace.set(namespace, new FrozenMap(shards));
+    this.#changed.clear();
+    this.#published = new EndpointSnapshot(new FrozenMap(byNamespace), this.#generation);
+    return this.#published;
+  }
+
+  /** The current endpoints of a service (for the debug interface and tests); see {@link EndpointSnapshot}. */
   shards(hostname: string, namespace: string): EndpointShards {
-    return this.#shards.get(`${namespace}/${hostname}`) ??
-      Object.freeze({
-        hostname,
-        namespace,
-        version: 0,
-        byCluster: new Map<string, readonly ServiceInstance[]>(),
-      });
+    return this.snapshot().shards(hostname, namespace);
   }
 
-  /**
-   * Every service with endpoints known to the index, sorted by namespace then hostname. (Services read
-   * without endpoints are kept, at version 0, but not listed.)
-   */
+  /** Every service with endpoints now, sorted by namespace then hostname. */
   all(): readonly EndpointShards[] {
-    return [...this.#shards.values()].filter((s) => s.byCluster.size > 0)
-      .sort((a, b) =>
-        a.namespace === b.namespace
-          ? a.hostname.localeCompare(b.hostname)
-          : a.namespace.localeCompare(b.namespace)
-      );
+    return this.snapshot().all();
   }
 
-  /**
-   * The instances whose endpoint address is one of `addresses`, in the order `all()` walks them: a sidecar's
-   * inbound ports. Indexed by address once per generation; a scan of every endpoint per sidecar was most of
-   * planning its inbound clusters and listeners.
-   */
-  instancesAt(addresses: readonly string[]): ServiceInstance[] {
-    if (this.#byAddress?.generation !== this.#generation) {
-      const map = new Map<string, { at: number; instance: ServiceInstance }[]>();
-      let at = 0;
-      for (const shards of this.all()) {
-        for (const instances of shards.byCluster.values()) {
-          for (const instance of instances) {
-            const list = map.get(instance.endpoint.address);
-            if (list) list.push({ at: at++, instance });
-            else map.set(instance.endpoint.address, [{ at: at++, instance }]);
-          }
-        }
-      }
-      this.#byAddress = { generation: this.#generation, map };
+  #current(hostname: string, namespace: string): EndpointShards | undefined {
+    return (this.#changed.get(namespace) ?? this.#published.namespace(namespace)).get(hostname);
+  }
+
+  #write(shards: EndpointShards): void {
+    let changed = this.#changed.get(shards.namespace);
+    if (changed === undefined) {
+      changed = new Map(this.#published.namespace(shards.namespace));
+      this.#changed.set(shards.namespace, changed);
     }
-    const map = this.#byAddress.map;
-    const found = [...new Set(addresses)].flatMap((address) => map.get(address) ?? []);
-    if (addresses.length > 1) found.sort((a, b) => a.at - b.at);
-    return found.map((entry) => entry.instance);
+    changed.set(shards.hostname, shards);
   }
 
   #read(hostname: string, namespace: string): ReadonlyMap<string, readonly ServiceInstance[]> {
@@ -137,8 +100,8 @@ export class EndpointIndex {
       if (list) list.push(instance);
       else grouped.set(cluster, [instance]);
     }
-    return new Map(
-      [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, Object.freeze(l)]),
+    return new FrozenMap(
+      [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, deepFreeze(l)]),
     );
   }
 }

@@ -30,6 +30,7 @@ export class GatewayIndex {
       ),
     );
     this.#byName = new Map(this.all.map((g) => [g.name, g]));
+    Object.freeze(this);
   }
 
   /** Gateways whose selector matches the proxy's labels (an empty selector matches every workload). */

@@ -1,8 +1,10 @@
 /**
  * Listener conflicts met while generating a snapshot's listeners: a port two services want with different
  * protocols, or an outbound wildcard listener another service already holds. The generators keep the first
- * claimant (deterministically, by hostname) and report the loser here; the `discovery_conflict_*` gauges
- * follow the latest snapshot, counting the distinct conflicts found so far. A sidecar whose addresses no service
+ * claimant (deterministically, by hostname) and report the loser beside the resources they return, to the
+ * `ConflictSink` of the request; the xDS server keeps one `ListenerConflicts` per snapshot (never in the
+ * snapshot, which stays frozen), and the `discovery_conflict_*` gauges follow the latest snapshot, counting
+ * the distinct conflicts found so far. A sidecar whose addresses no service
  * endpoint has (a client-only workload, or one its service's endpoints do not list yet) gets no inbound ports:
  * it is reported here too, in `discovery_no_ip`, the reference's count of such proxies.
  *
@@ -36,8 +38,14 @@ export const LISTENER_BLIND_KINDS: ReadonlySet<string> = Object.freeze(
   new Set(["WorkloadEntry", "WorkloadGroup", "DestinationRule", "Gateway", "Secret"]),
 );
 
+/** Where a generator reports a listener conflict, `key` naming it (e.g. the listener and the losing service). */
+export interface ConflictSink {
+  /** Records one conflict. */
+  add(metric: ConflictMetric, key: string): void;
+}
+
 /** The conflicts of one snapshot, by metric, each counted once however many proxies meet it. */
-export class ListenerConflicts {
+export class ListenerConflicts implements ConflictSink {
   readonly #found = new Map<ConflictMetric, Set<string>>();
   #metrics?: Metrics;
 

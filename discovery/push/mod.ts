@@ -1,12 +1,15 @@
 /**
  * The push pipeline: change events → push requests → debouncer → frozen PushContext snapshots, with the
- * indexes generators query and the versioned endpoint index EDS reads.
+ * indexes generators query and the frozen endpoint snapshots the endpoint index publishes.
  * @module
  */
 export * from "./push_request.ts";
 export * from "./push_debouncer.ts";
 export * from "./change_events.ts";
 export * from "./endpoint_index.ts";
+export { EndpointSnapshot, type NamespaceShards, noShards } from "./endpoint_snapshot.ts";
+export * from "./frozen_map.ts";
+export * from "./listener_conflicts.ts";
 export * from "./push_context.ts";
 export * from "./cluster_names.ts";
 export * from "./snapshot_stage.ts";

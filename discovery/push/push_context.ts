@@ -11,15 +11,16 @@ import type { SecretStore } from "../model/secret_store.ts";
 import type { ServiceDiscovery } from "../registry/service_registry.ts";
 import { DestinationRuleIndex, type MergedDestinationRule } from "./destination_rule_index.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
+import type { EndpointSnapshot } from "./endpoint_snapshot.ts";
 import { GatewayIndex, type IndexedGateway } from "./gateway_index.ts";
 import { PushProblems } from "./push_problems.ts";
 import { outboundClusterName, ServiceIndex } from "./service_index.ts";
 import { defaultSidecarScope, type ScopeInputs, type SidecarScope, sidecarScopeOf } from "./sidecar_scope.ts";
 import { type IndexedVirtualService, VirtualServiceIndex } from "./virtual_service_index.ts";
-import { ListenerConflicts } from "./listener_conflicts.ts";
 import { ClusterNameMemo } from "./cluster_names.ts";
 import { DerivedMemo } from "./derived_memo.ts";
 import { MeshNetworkIndex } from "./network_index.ts";
+import { deepFreeze } from "../model/deep_freeze.ts";
 import type { MemoStats } from "../../shared/memo/memo_stats.ts";
 
 /** The mesh settings a snapshot reads. */
@@ -154,7 +155,10 @@ export interface PushContextInputs {
   readonly defaultRequestTimeoutNs?: bigint;
   /** `--plugins` (default: the reference's). */
   readonly plugins?: ListenerPlugins;
-  /** Versioned endpoints kept current by registry events; a private one is made when absent. */
+  /**
+   * Versioned endpoints kept current by registry events; a private one is made when absent. The snapshot
+   * primes it with the services it lists, then keeps the endpoint snapshot it publishes.
+   */
   readonly endpoints?: EndpointIndex;
   /** The mesh networks with their gateways; none (one flat network) when absent. */
   readonly networks?: MeshNetworkIndex;
@@ -164,6 +168,12 @@ export interface PushContextInputs {
   readonly version?: string;
   /** The clock for `createdAt`; tests pass a fixed one. */
   readonly now?: () => Date;
+}
+
+/** What {@link PushContext.withEndpoints} copies a snapshot from. */
+interface EndpointsCopy {
+  readonly copyOf: PushContext;
+  readonly endpoints: EndpointSnapshot;
 }
 
 /**
@@ -215,16 +225,23 @@ export class PushContext {
   readonly destinationRuleIndex: DestinationRuleIndex;
   /** Gateways by the workload labels their selectors match. */
   readonly gatewayIndex: GatewayIndex;
-  /** Versioned endpoints, read live by EDS (endpoint-only changes do not rebuild the snapshot). */
-  readonly endpointIndex: EndpointIndex;
+  /**
+   * The endpoints as of this snapshot, frozen. An endpoint-only change does not rebuild the snapshot: it gets
+   * a copy with the newer endpoints ({@link PushContext.withEndpoints}).
+   */
+  readonly endpointIndex: EndpointSnapshot;
   /** Networks of endpoints and proxies, and the gateways between networks (split-horizon EDS). */
   readonly networks: MeshNetworkIndex;
   /** Problems found while building the snapshot (duplicates, conflicts); frozen once built. */
   readonly problems: PushProblems;
-  /** Listener conflicts the generators meet while serving this snapshot. */
-  readonly listenerConflicts = new ListenerConflicts();
   /** Cluster names proxies asked for, parsed; bounded by bytes, and gone with the snapshot. */
   readonly clusterNames = new ClusterNameMemo();
+  /**
+   * The snapshot this one copies with newer endpoints, or itself when built: the owner of what generators
+   * derive from the configuration, so an endpoint-only push keeps the plans of the snapshot it copies. What
+   * is derived from endpoints keys itself by their versions or the endpoint generation.
+   */
+  readonly configSnapshot: PushContext;
   /** What generators derive from this snapshot (plans, encoded parts, indexes); gone with it. */
   readonly derived: DerivedMemo;
   /**
@@ -242,15 +259,58 @@ export class PushContext {
   readonly #hostIndexes = new WeakMap<readonly Service[], Map<string, Service>>();
   readonly #buildMs: number;
 
-  /** Use {@link buildPushContext}. */
-  constructor(inputs: PushContextInputs) {
+  /** Use {@link buildPushContext}, or {@link PushContext.withEndpoints} for a copy with newer endpoints. */
+  constructor(inputs: PushContextInputs | EndpointsCopy) {
+    if ("copyOf" in inputs) {
+      // Everything but the endpoints is shared, memos included: none of them reads endpoints, or each keys
+      // what it derives from them by the endpoints' versions.
+      const from = inputs.copyOf;
+      this.endpointIndex = inputs.endpoints;
+      this.configSnapshot = from.configSnapshot;
+      this.version = from.version;
+      this.createdAt = from.createdAt;
+      this.mesh = from.mesh;
+      this.protocolSniffing = from.protocolSniffing;
+      this.outboundHttp = from.outboundHttp;
+      this.protocolFilters = from.protocolFilters;
+      this.filterGatewayClusters = from.filterGatewayClusters;
+      this.traceSampling = from.traceSampling;
+      this.inboundTlsV2 = from.inboundTlsV2;
+      this.tcpMetadataExchange = from.tcpMetadataExchange;
+      this.endpointTelemetryLabel = from.endpointTelemetryLabel;
+      this.headlessPodListeners = from.headlessPodListeners;
+      this.allowMetadataCerts = from.allowMetadataCerts;
+      this.defaultRequestTimeoutNs = from.defaultRequestTimeoutNs;
+      this.plugins = from.plugins;
+      this.serviceIndex = from.serviceIndex;
+      this.virtualServiceIndex = from.virtualServiceIndex;
+      this.destinationRuleIndex = from.destinationRuleIndex;
+      this.gatewayIndex = from.gatewayIndex;
+      this.networks = from.networks;
+      this.problems = from.problems;
+      this.derived = from.derived;
+      this.clusterNames = from.clusterNames;
+      if (from.initialFetchTimeoutNs !== undefined) this.initialFetchTimeoutNs = from.initialFetchTimeoutNs;
+      if (from.secrets) this.secrets = from.secrets;
+      this.#configs = from.#configs;
+      this.#sidecars = from.#sidecars;
+      this.#scopes = from.#scopes;
+      this.#scopeByProxy = from.#scopeByProxy;
+      this.#sharedDefaultScope = from.#sharedDefaultScope;
+      this.#views = from.#views;
+      this.#hostIndexes = from.#hostIndexes;
+      this.#buildMs = from.#buildMs;
+      Object.freeze(this);
+      return;
+    }
     const started = performance.now();
+    this.configSnapshot = this;
     const now = inputs.now ?? (() => new Date());
     this.createdAt = now().toISOString();
     this.version = inputs.version ?? this.createdAt;
-    this.mesh = inputs.mesh;
+    this.mesh = deepFreeze(inputs.mesh);
     this.protocolSniffing = inputs.protocolSniffing ?? DEFAULT_PROTOCOL_SNIFFING;
-    this.outboundHttp = inputs.outboundHttp ?? { http10: false, useRemoteAddress: false };
+    this.outboundHttp = inputs.outboundHttp ?? Object.freeze({ http10: false, useRemoteAddress: false });
     this.protocolFilters = inputs.protocolFilters ?? NO_PROTOCOL_FILTERS;
     if (inputs.initialFetchTimeoutNs !== undefined) this.initialFetchTimeoutNs = inputs.initialFetchTimeoutNs;
     this.filterGatewayClusters = inputs.filterGatewayClusters ?? false;
@@ -281,15 +341,24 @@ export class PushContext {
       list.push(sidecar as Resource<SidecarSpec>);
       this.#sidecars.set(sidecar.meta.namespace, list);
     }
-    this.endpointIndex = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    const endpoints = inputs.endpoints ?? new EndpointIndex(inputs.services);
+    endpoints.prime(this.serviceIndex.all);
+    this.endpointIndex = endpoints.snapshot();
     this.networks = inputs.networks ?? new MeshNetworkIndex({ networks: {} }, [], "");
     this.derived = inputs.derived ?? new DerivedMemo();
-    this.endpointIndex.prime(this.serviceIndex.all);
     if (inputs.secrets) this.secrets = inputs.secrets;
     this.#recordServicesWithoutEndpoints();
     this.problems.freeze();
     this.#buildMs = performance.now() - started;
     Object.freeze(this);
+  }
+
+  /**
+   * This snapshot with `endpoints` in place of its own (the endpoint-only fast path): everything else, the
+   * version and the memos included, is shared. Itself when they are its own already.
+   */
+  withEndpoints(endpoints: EndpointSnapshot): PushContext {
+    return endpoints === this.endpointIndex ? this : new PushContext({ copyOf: this, endpoints });
   }
 
   /** What the snapshot's memos hold, for `/debug/cachez`. */

@@ -39,7 +39,7 @@ export interface PushPipelineOptions {
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
 export interface PushPipeline {
-  /** Versioned endpoints, kept current by registry events, shared by every snapshot. */
+  /** Versioned endpoints, kept current by registry events; each snapshot holds the frozen copy it was handed. */
   readonly endpoints: EndpointIndex;
   /** Merges push requests within the debounce window. */
   readonly debouncer: PushDebouncer;
@@ -121,6 +121,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         ...(options.secrets ? { secrets: options.secrets } : {}),
         version: `${new Date().toISOString()}/${++builds}`,
       }),
+    endpoints: () => endpoints.snapshot(),
     log: options.log,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });

@@ -41,7 +41,7 @@ export class PushProblems {
   /** Ends recording. */
   freeze(): this {
     this.#frozen = true;
-    return this;
+    return Object.freeze(this);
   }
 
   /** Keys recorded for a metric, sorted. */

@@ -50,6 +50,7 @@ export class ServiceIndex {
       const definitions = this.byHostname(service.hostname);
       if (definitions.length > 1) { for (const d of definitions) this.#singledOut.add(d.namespace); }
     }
+    Object.freeze(this);
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { Logger } from "../../shared/log/logger.ts";
 import type { Metrics } from "../../shared/metrics/metrics.ts";
 import type { PushContext } from "./push_context.ts";
-import { onlyKinds, type PushRequest } from "./push_request.ts";
-import { LISTENER_BLIND_KINDS } from "./listener_conflicts.ts";
+import type { PushRequest } from "./push_request.ts";
+import type { EndpointSnapshot } from "./endpoint_snapshot.ts";
 
 /** Receives each debounced request with the snapshot to push from (the xDS server's push queue). */
 export type PushListener = (request: PushRequest, push: PushContext) => void | Promise<void>;
@@ -11,6 +11,8 @@ export type PushListener = (request: PushRequest, push: PushContext) => void | P
 export interface SnapshotStageOptions {
   /** Builds a snapshot of the current state (a closure over `buildPushContext` and its inputs). */
   readonly build: () => PushContext;
+  /** The endpoints as of now, for endpoint-only requests; absent, they push the current snapshot as it is. */
+  readonly endpoints?: () => EndpointSnapshot;
   /** Where failed builds and failing listeners are logged. */
   readonly log: Logger;
   /** Where build errors, service counts and push problems are recorded; none when absent. */
@@ -20,7 +22,8 @@ export interface SnapshotStageOptions {
 /**
  * The pipeline stage between the debouncer and the push queue: a full request builds a new PushContext (a
  * failed build keeps the previous one and counts `discovery_xds_push_context_errors`); every request then goes
- * to the listeners with the current snapshot. Endpoint-only requests reuse the current snapshot.
+ * to the listeners with the current snapshot. An endpoint-only request gets a copy of the current snapshot with
+ * the endpoints as of now: a published snapshot never changes, its endpoints included.
  */
 export class SnapshotStage {
   readonly #options: SnapshotStageOptions;
@@ -49,11 +52,7 @@ export class SnapshotStage {
   handle = async (request: PushRequest): Promise<void> => {
     if (request.full) {
       try {
-        const previous = this.#current;
         this.#current = this.#options.build();
-        if (onlyKinds(request.configsUpdated, LISTENER_BLIND_KINDS)) {
-          this.#current.listenerConflicts.inherit(previous.listenerConflicts);
-        }
         this.#record(this.#current);
       } catch (error) {
         this.#options.metrics?.counter("discovery_xds_push_context_errors").inc();
@@ -61,6 +60,8 @@ export class SnapshotStage {
           error: (error as Error)?.message ?? String(error),
         });
       }
+    } else if (this.#options.endpoints !== undefined) {
+      this.#current = this.#current.withEndpoints(this.#options.endpoints());
     }
     const push = this.#current;
     await Promise.all([...this.#handlers].map(async (handler) => {
@@ -80,6 +81,5 @@ export class SnapshotStage {
     metrics.gauge("discovery_services").set(push.services().length);
     metrics.gauge("discovery_virt_services").set(push.virtualServiceIndex.all.length);
     push.problems.record(metrics);
-    push.listenerConflicts.bind(metrics);
   }
 }

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { Metrics } from "../../shared/metrics/metrics.ts";
 import { silentLogger } from "../../shared/log/logger.ts";
-import { configKey, pushRequest } from "./push_request.ts";
+import { pushRequest, serviceKey } from "./push_request.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import type { PushContext } from "./push_context.ts";
+import { EndpointIndex } from "./endpoint_index.ts";
 import { serviceEntry, world } from "./_test_support.ts";
 
 Deno.test("SnapshotStage rebuilds on full pushes and hands each request on", async (t) => {
@@ -51,29 +52,29 @@ Deno.test("SnapshotStage rebuilds on full pushes and hands each request on", asy
   });
 });
 
-Deno.test("A snapshot for changes sidecar listeners cannot see keeps the previous one's listener conflicts", async (t) => {
+Deno.test("SnapshotStage hands an endpoint-only request a copy of the snapshot with the newer endpoints", async () => {
   const w = world();
-  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
-  let builds = 0;
+  const endpoints = new EndpointIndex(w.registry);
+  w.registry.onEndpointEvent((event) => endpoints.update(event));
+  w.apply(serviceEntry("ns", "a", "a.example", undefined, "10.0.0.1"));
   const stage = new SnapshotStage({
-    build: () => w.push({ version: `v${++builds}` }),
+    build: () => w.push({ endpoints, version: "v1" }),
+    endpoints: () => endpoints.snapshot(),
     log: silentLogger,
-    metrics,
   });
-  stage.current().listenerConflicts.add("discovery_no_ip", "client.ns");
-
-  await t.step("a DestinationRule change does not regenerate listeners: the conflicts stay", async () => {
-    await stage.handle(pushRequest(true, "config", [configKey("DestinationRule", "ns", "dr")], 0));
-    assert.deepEqual(stage.current().listenerConflicts.keys("discovery_no_ip"), ["client.ns"]);
-    assert.match(await metrics.render(), /^discovery_no_ip 1$/m);
-  });
-
-  await t.step(
-    "a change listeners read starts the count afresh, as their generation refills it",
-    async () => {
-      await stage.handle(pushRequest(true, "config", [configKey("VirtualService", "ns", "vs")], 0));
-      assert.deepEqual(stage.current().listenerConflicts.keys("discovery_no_ip"), []);
-      assert.match(await metrics.render(), /^discovery_no_ip 0$/m);
-    },
-  );
+  const handed: PushContext[] = [];
+  stage.onPush((_request, push) => void handed.push(push));
+  const first = stage.current();
+  const addresses = (push: PushContext) =>
+    [...push.endpointIndex.shards("a.example", "ns").byCluster.values()].flat().map((i) =>
+      i.endpoint.address
+    );
+  assert.deepEqual(addresses(first), ["10.0.0.1"]);
+  w.apply(serviceEntry("ns", "a", "a.example", undefined, "10.0.0.2"));
+  assert.deepEqual(addresses(first), ["10.0.0.1"], "the published snapshot keeps its endpoints");
+  await stage.handle(pushRequest(false, "endpoint", [serviceKey("ns", "a.example")], 0));
+  assert.deepEqual(addresses(handed[0]), ["10.0.0.2"]);
+  assert.equal(handed[0].version, "v1", "the same snapshot otherwise");
+  assert.equal(stage.current(), handed[0]);
+  assert.deepEqual(addresses(first), ["10.0.0.1"]);
 });

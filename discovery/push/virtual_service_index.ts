@@ -84,6 +84,7 @@ export class VirtualServiceIndex {
       collectSourceNamespaces(vs.resource.spec, this.#singledOut);
     }
     this.#reportDuplicateDomains(problems);
+    Object.freeze(this);
   }
 
   /**

@@ -48,6 +48,7 @@ import {
   type XdsProtocol,
 } from "./xds_connection.ts";
 import { XdsMetrics } from "./xds_metrics.ts";
+import { SnapshotConflicts } from "./snapshot_conflicts.ts";
 import type { XdsSettings } from "./xds_settings.ts";
 import type { PushHistory } from "../push/push_history.ts";
 
@@ -106,6 +107,8 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   #openStreams = 0;
   #push: P | undefined;
   #closed = false;
+  /** The listener conflicts the generators report for the newest snapshot. */
+  readonly conflicts: SnapshotConflicts;
 
   /**
    * Builds the cache, the push queue and, when enabled, the distribution tracker; serves nothing until
@@ -118,6 +121,8 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.#metrics = new XdsMetrics(options.metrics, options.pushHistory);
     this.#schema = options.schema ?? loadEnvoySchema();
     this.#push = options.initialPush;
+    this.conflicts = new SnapshotConflicts(options.metrics);
+    if (this.#push !== undefined) this.conflicts.snapshot(this.#push.version);
     this.cache = new XdsCache({
       enabled: options.settings.cacheEnabled,
       maxEntries: options.settings.cacheSize,
@@ -144,6 +149,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       cache: this.cache,
       schema: this.#schema,
       shapes: this.#shapes,
+      conflicts: this.conflicts,
       lists: this.#lists,
       nonces: this.#nonces,
       changedKinds: new ChangedKinds(),
@@ -210,6 +216,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     // endpoint-only request usually carries the current one.
     if (newSnapshot) {
       this.#push = push;
+      this.conflicts.snapshot(push.version, request);
       this.tracker?.recordPush(push.version, request.configsUpdated);
     }
     for (const connection of this.#connections.values()) {

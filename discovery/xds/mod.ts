@@ -9,6 +9,7 @@ export * from "./push_queue.ts";
 export * from "./xds_cache.ts";
 export * from "./versioned_resource.ts";
 export * from "./shape_memo.ts";
+export * from "./snapshot_conflicts.ts";
 export * from "./xds_settings.ts";
 export * from "./xds_admission.ts";
 export * from "./xds_metrics.ts";

@@ -79,7 +79,7 @@ Deno.test("A proxy that stops reading does not hold up pushes to the others", as
 });
 
 Deno.test("A proxy that granted a wide window and stopped reading holds its push slot until its bytes leave", async () => {
-  const server = await startTestServer({ settings: { sendTimeoutMs: 60_000 } });
+  const server = await startTestServer({ settings: { sendTimeoutMs: 60_000, pushThrottle: 2 } });
   const stalled = await stalledProxy(server, "stalled", { wideWindow: true });
   // Far beyond what loopback socket buffers hold, so most of it must wait in the server.
   const huge = 64_000_000;
@@ -87,8 +87,18 @@ Deno.test("A proxy that granted a wide window and stopped reading holds its push
     stalled.pauseReading();
     server.push(testPush("v2", { clusters: { a: huge, b: 0 } }));
     await waitFor(() => sendsTo(server, "stalled") === 1, "the send to start");
-    // Let the transport take all it will: with the window open, only the socket holds the bytes back.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Probe requests on another connection, each answered in full only after the server has turned its event
+    // loop many times: with the window open, the transport has taken all it will of the stalled response, and
+    // only the socket holds the bytes back.
+    for (let i = 0; i < 5; i++) {
+      const probe = TestAdsClient.sotw(server.port);
+      try {
+        probe.send({ node: testNode(sidecarId(`probe-${i}`)), type_url: TYPE_URL.listener });
+        await probe.next();
+      } finally {
+        probe.close();
+      }
+    }
     assert.equal(sendsTo(server, "stalled"), 1, "the send waits for the socket, not just the HTTP/2 window");
     assert.equal(server.service.queueStats().inFlight, 1, "and keeps its push slot");
     stalled.resumeReading();

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
+import { waitFor } from "../../shared/testing/wait_for.ts";
 import { PushQueue } from "./push_queue.ts";
 
-/** A queue whose pushes finish only when the test says so. */
+/**
+ * A queue whose pushes finish only when the test says so. The queue starts pushes in one synchronous pass, so
+ * once what a step must start has started (or a finished push has left the in-flight count), anything else
+ * that pass would have started has too: the steps wait for that, never for time.
+ */
 function controlledQueue(throttle: number, groupOf?: (key: string) => unknown) {
   const started: { key: string; request: string[] }[] = [];
   const finish = new Map<string, () => void>();
@@ -14,21 +19,27 @@ function controlledQueue(throttle: number, groupOf?: (key: string) => unknown) {
       return new Promise<void>((resolve) => finish.set(key, resolve));
     },
   });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+  /** Waits until `count` pushes have started. */
+  const startedCount = (count: number) => waitFor(() => started.length >= count, `${count} pushes started`);
+  /** Finishes `key`'s push and waits until the queue has taken it back, and started what it then starts. */
   const done = async (key: string) => {
     const resolve = finish.get(key);
     assert.ok(resolve, `${key} is running`);
     finish.delete(key);
+    const before = { started: started.length, inFlight: queue.stats().inFlight };
     resolve();
-    await settle();
+    await waitFor(
+      () => started.length > before.started || queue.stats().inFlight < before.inFlight,
+      `the queue to take ${key} back`,
+    );
   };
-  return { queue, started, done, settle };
+  return { queue, started, done, startedCount };
 }
 
 Deno.test("PushQueue runs at most `throttle` pushes at once, in arrival order", async () => {
-  const { queue, started, done, settle } = controlledQueue(2);
+  const { queue, started, done, startedCount } = controlledQueue(2);
   for (const key of ["a", "b", "c", "d"]) queue.enqueue(key, [key]);
-  await settle();
+  await startedCount(2);
   assert.deepEqual(started.map((s) => s.key), ["a", "b"]);
   assert.deepEqual(queue.stats(), { pending: 2, inFlight: 2 });
   await done("b");
@@ -40,11 +51,11 @@ Deno.test("PushQueue runs at most `throttle` pushes at once, in arrival order", 
 });
 
 Deno.test("PushQueue merges requests for a waiting connection and keeps its place", async () => {
-  const { queue, started, done, settle } = controlledQueue(1);
+  const { queue, started, done, startedCount } = controlledQueue(1);
   queue.enqueue("a", ["a1"]);
   queue.enqueue("b", ["b1"]);
   queue.enqueue("c", ["c1"]);
-  await settle();
+  await startedCount(1);
   queue.enqueue("c", ["c2"]);
   queue.enqueue("b", ["b2"]);
   await done("a");
@@ -58,26 +69,30 @@ Deno.test("PushQueue merges requests for a waiting connection and keeps its plac
 });
 
 Deno.test("PushQueue holds a request for a running connection and runs it after", async () => {
-  const { queue, started, done, settle } = controlledQueue(5);
+  const { queue, started, done, startedCount } = controlledQueue(5);
   queue.enqueue("a", ["a1"]);
-  await settle();
+  await startedCount(1);
   queue.enqueue("a", ["a2"]);
   queue.enqueue("a", ["a3"]);
-  await settle();
-  assert.equal(started.length, 1, "one connection never has two pushes at once");
+  // A probe of its own arrives after them: once it has started, a pass of the queue has run since.
+  queue.enqueue("probe", ["p"]);
+  await startedCount(2);
+  assert.deepEqual(started.map((s) => s.key), ["a", "probe"], "one connection never has two pushes at once");
   await done("a");
-  assert.deepEqual(started.map((s) => s.request), [["a1"], ["a2", "a3"]]);
+  assert.deepEqual(started.map((s) => s.request), [["a1"], ["p"], ["a2", "a3"]]);
   await done("a");
 });
 
 Deno.test("PushQueue forgets a removed connection and keeps going after a failed push", async () => {
   const errors: string[] = [];
   const ran: string[] = [];
+  const goodRan = Promise.withResolvers<void>();
   const queue = new PushQueue<string, string>({
     throttle: 1,
     merge: (_older, newer) => newer,
     run: (key) => {
       ran.push(key);
+      if (key === "good") goodRan.resolve();
       return key === "bad" ? Promise.reject(new Error("boom")) : Promise.resolve();
     },
     onError: (key, error) => errors.push(`${key}: ${(error as Error).message}`),
@@ -86,7 +101,8 @@ Deno.test("PushQueue forgets a removed connection and keeps going after a failed
   queue.enqueue("gone", "x");
   queue.enqueue("good", "x");
   queue.remove("gone");
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // "good" arrived after "gone": once it ran, "gone" would have.
+  await goodRan.promise;
   assert.deepEqual(ran, ["bad", "good"]);
   assert.deepEqual(errors, ["bad: boom"]);
 });
@@ -100,9 +116,9 @@ Deno.test("PushQueue refuses a throttle below 1", () => {
 
 Deno.test("PushQueue runs one push of a group at a time and lets other groups' keys pass the rest", async () => {
   // Keys "x1".."x3" share one connection; "h" has its own, and arrives last.
-  const { queue, started, done, settle } = controlledQueue(2, (key) => key.startsWith("x") ? "x" : key);
+  const { queue, started, done, startedCount } = controlledQueue(2, (key) => key.startsWith("x") ? "x" : key);
   for (const key of ["x1", "x2", "x3", "h"]) queue.enqueue(key, [key]);
-  await settle();
+  await startedCount(2);
   assert.deepEqual(started.map((s) => s.key), ["x1", "h"]);
   assert.deepEqual(queue.stats(), { pending: 2, inFlight: 2 });
   await done("h");

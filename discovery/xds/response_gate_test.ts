@@ -94,21 +94,24 @@ Deno.test("ResponseGate returns the permit when the work fails", async () => {
 Deno.test("ResponseGate lets pending I/O run between two responses", async () => {
   const gate = new ResponseGate(10);
   const order: string[] = [];
+  const io = Promise.withResolvers<void>();
   const responses = [1, 2].map((n) =>
     gate.run(() => {
       order.push(`response ${n}`);
       if (n === 1) {
         // A timer that falls due while the first response is built stands for I/O that became ready.
-        setTimeout(() => order.push("I/O"), 0);
+        setTimeout(() => {
+          order.push("I/O");
+          io.resolve();
+        }, 0);
         const until = performance.now() + 6; // longer than the 4 ms slice
         while (performance.now() < until) { /* building */ }
       }
       return Promise.resolve();
     })
   );
-  await Promise.all(responses);
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.ok(order.indexOf("I/O") < order.indexOf("response 2"), order.join(", "));
+  await Promise.all([...responses, io.promise]);
+  assert.deepEqual(order, ["response 1", "I/O", "response 2"]);
 });
 
 Deno.test("ResponseGate refuses fewer than one permit", () => {

@@ -14,6 +14,7 @@ import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "../../s
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import { isForced, type PushRequest } from "../push/push_request.ts";
+import type { ConflictSink } from "../push/listener_conflicts.ts";
 import {
   type GenerateRequest,
   type GeneratorRegistry,
@@ -56,6 +57,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly schema: protobuf.Root;
   /** Generation results shared by proxies of the same shape within one snapshot. */
   readonly shapes: ShapeMemo;
+  /** Where generators report the listener conflicts of the newest snapshot. */
+  readonly conflicts?: ConflictSink;
   /** Answers about the resource and name lists that proxies of one shape share. */
   readonly lists: ListMemos;
   /** Makes the nonces of every response, unique in the server. */
@@ -620,7 +623,8 @@ export function generateForConnection<P extends PushSnapshot>(
   request: GenerateRequest,
 ): readonly VersionedResource[] | undefined | "failed" {
   try {
-    return buildResources(ctx, proxy, typeUrl, push, request);
+    const reported = ctx.conflicts === undefined ? request : { ...request, conflicts: ctx.conflicts };
+    return buildResources(ctx, proxy, typeUrl, push, reported);
   } catch (error) {
     if (!(error instanceof GenerateError)) throw error;
     ctx.metrics.pushFailed(typeUrl, "builderr");

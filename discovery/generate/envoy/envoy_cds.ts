@@ -337,7 +337,12 @@ function sharedOutboundPlans(proxy: Proxy, push: PushContext): Planned[] {
     : `${proxy.namespace}\u0000${scope.name}\u0000${scope.namespace}`;
   const generation = push.endpointIndex.generation;
   // Only the latest endpoint generation is kept.
-  const byGeneration = push.derived.get(OUTBOUND_PLANS, push, key, () => new Map<number, Planned[]>());
+  const byGeneration = push.derived.get(
+    OUTBOUND_PLANS,
+    push.configSnapshot,
+    key,
+    () => new Map<number, Planned[]>(),
+  );
   const hit = byGeneration.get(generation);
   if (hit !== undefined) return hit;
   const plans = push.servicesVisibleTo(proxy).flatMap((service) => outboundPlans(proxy, push, service));

@@ -23,6 +23,7 @@ import { TYPE_URL } from "../../../proto/type_urls.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { OutboundHttpOptions, PushContext } from "../../push/push_context.ts";
 import { configKey, serviceKey } from "../../push/push_request.ts";
+import type { ConflictSink } from "../../push/listener_conflicts.ts";
 import { outboundClusterName } from "../../push/service_index.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
@@ -373,10 +374,14 @@ function listenerOf(plan: ListenerPlan): EnvoyObject {
   }
 }
 
-/** The listener plans of a proxy, with the service keys each depends on. */
+/**
+ * The listener plans of a proxy, with the service keys each depends on; the listener conflicts met on the way
+ * go to `conflicts` (the snapshot is never written).
+ */
 export function planListeners(
   proxy: Proxy,
   push: PushContext,
+  conflicts?: ConflictSink,
 ): { plan: ListenerPlan; dependsOn: string[] }[] {
   const scope = push.sidecarScope(proxy);
   const fallback = scope.outboundTrafficPolicy.mode === "REGISTRY_ONLY"
@@ -415,7 +420,7 @@ export function planListeners(
       for (const address of binds) {
         const name = `${address}_${port.port}`;
         if (taken.has(name)) {
-          push.listenerConflicts.add(
+          conflicts?.add(
             httpPorts.has(port.port) && address === "0.0.0.0"
               ? "discovery_conflict_outbound_listener_tcp_over_current_http"
               : "discovery_conflict_outbound_listener_tcp_over_current_tcp",
@@ -446,7 +451,7 @@ export function planListeners(
       }
     }
   }
-  const { ports: inbound, dependsOn: inboundDeps } = inboundListenerPorts(proxy, push);
+  const { ports: inbound, dependsOn: inboundDeps } = inboundListenerPorts(proxy, push, conflicts);
   const { authn, authz, jwtRules } = securityPoliciesFor(proxy, push);
   const jwt = jwtAuthnFilter(jwtRules.rules);
   out.push({
@@ -497,13 +502,13 @@ interface InboundPort {
 /**
  * The inbound ports of a sidecar (its Sidecar's ingress ports, else those of the service endpoints at its
  * addresses), by port, with the config keys they depend on; none for a gateway. A sidecar at no endpoint
- * address, or whose endpoints claim one port with two protocols, is reported in the snapshot's listener
- * conflicts under its own id: the LDS shape calls this for every proxy, so each is counted though proxies of
- * a shape share one generation.
+ * address, or whose endpoints claim one port with two protocols, is reported to `conflicts` under its own id:
+ * the LDS shape calls this for every proxy, so each is counted though proxies of a shape share one generation.
  */
 export function inboundListenerPorts(
   proxy: Proxy,
   push: PushContext,
+  conflicts?: ConflictSink,
 ): { ports: Map<number, InboundPort>; dependsOn: string[] } {
   const inbound = new Map<number, InboundPort>();
   const inboundDeps: string[] = [];
@@ -521,13 +526,13 @@ export function inboundListenerPorts(
     }
   } else if (proxy.type === "sidecar") {
     const instances = push.endpointIndex.instancesAt(proxy.ipAddresses);
-    if (instances.length === 0) push.listenerConflicts.add("discovery_no_ip", proxy.id);
+    if (instances.length === 0) conflicts?.add("discovery_no_ip", proxy.id);
     for (const { service, servicePort, endpoint } of instances) {
       const held = inbound.get(endpoint.endpointPort);
       if (held !== undefined) {
         // Another service already claimed the port: a different protocol is a conflict, the first wins.
         if (held.http !== isHttpPort(servicePort)) {
-          push.listenerConflicts.add(
+          conflicts?.add(
             "discovery_conflict_inbound_listener",
             `${proxy.id} ${endpoint.endpointPort} ${service.hostname}`,
           );
@@ -552,9 +557,9 @@ export function inboundListenerPorts(
 export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   typeUrl: TYPE_URL.listener,
   unaffectedBy: ldsUnaffectedBy,
-  shapeOf: (proxy, push) =>
+  shapeOf: (proxy, push, request) =>
     envoySidecarShape(proxy, push, () => {
-      const { ports, dependsOn } = inboundListenerPorts(proxy, push);
+      const { ports, dependsOn } = inboundListenerPorts(proxy, push, request.conflicts);
       const { authn, authz, jwtRules } = securityPoliciesFor(proxy, push);
       const policies = [authn.dependsOn, authz.dependsOn, jwtRules.dependsOn];
       // Also what LDS reads of the proxy beyond its scope: its cluster (whose VIPs its TCP listeners take),
@@ -581,7 +586,7 @@ export const envoyLdsGenerator: XdsGenerator<PushContext> = {
           build: () => gatewayListener(plan),
         }));
     }
-    return planListeners(proxy, push)
+    return planListeners(proxy, push, request.conflicts)
       .filter(({ plan }) => wanted === undefined || wanted.has(listenerName(plan)))
       .map(({ plan, dependsOn }) => ({
         name: listenerName(plan),

@@ -11,6 +11,7 @@ import { stableJson } from "../fingerprint.ts";
 import { TYPE_URL } from "../../../proto/type_urls.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import { planRouteConfiguration } from "../route_plan.ts";
+import { ListenerConflicts } from "../../push/listener_conflicts.ts";
 
 type Obj = Record<string, unknown>;
 const RATINGS = "ratings.example.svc.cluster.local";
@@ -306,40 +307,45 @@ Deno.test("Listener conflicts keep the first claimant and are counted in the dis
   );
   const push = w.push();
   const metrics = new Metrics("discovery", { version: "t", tag: "t" });
-  push.listenerConflicts.bind(metrics);
-  const outbound = run(envoyLdsGenerator, envoySidecar("example", "10.0.9.9"), push);
+  const conflicts = new ListenerConflicts();
+  conflicts.bind(metrics);
+  const outbound = run(envoyLdsGenerator, envoySidecar("example", "10.0.9.9"), push, { conflicts });
   assert.ok(outbound.names.includes("0.0.0.0_7777"));
   assert.deepEqual(
-    push.listenerConflicts.keys("discovery_conflict_outbound_listener_tcp_over_current_http"),
+    conflicts.keys("discovery_conflict_outbound_listener_tcp_over_current_http"),
     [
       "0.0.0.0_8080 a-raw.example.svc.cluster.local",
     ],
   );
   assert.ok(
-    push.listenerConflicts.keys("discovery_conflict_outbound_listener_tcp_over_current_tcp")
+    conflicts.keys("discovery_conflict_outbound_listener_tcp_over_current_tcp")
       .includes("0.0.0.0_7777 c-raw.example.svc.cluster.local"),
   );
   // The ratings workload (10.0.2.1) backs an HTTP service and a TCP one on 9080: the first (by hostname) wins.
-  run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), push);
-  assert.equal(push.listenerConflicts.count("discovery_conflict_inbound_listener"), 1);
+  run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), push, { conflicts });
+  assert.equal(conflicts.count("discovery_conflict_inbound_listener"), 1);
   const text = await metrics.render();
   assert.match(text, /^discovery_conflict_outbound_listener_tcp_over_current_tcp [1-9]\d*$/m);
   assert.match(text, /^discovery_conflict_inbound_listener 1$/m);
 });
 
-Deno.test("A sidecar whose addresses no service endpoint has is counted in discovery_no_ip, once per snapshot", async () => {
+Deno.test("A sidecar whose addresses no service endpoint has is counted in discovery_no_ip, once", async () => {
   const push = world().push();
   const metrics = new Metrics("discovery", { version: "t", tag: "t" });
-  push.listenerConflicts.bind(metrics);
+  const conflicts = new ListenerConflicts();
+  conflicts.bind(metrics);
   const client = envoySidecar("example", "10.0.9.9");
-  run(envoyLdsGenerator, client, push);
-  run(envoyLdsGenerator, client, push);
-  run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), push);
-  assert.deepEqual(push.listenerConflicts.keys("discovery_no_ip"), [client.id]);
+  run(envoyLdsGenerator, client, push, { conflicts });
+  run(envoyLdsGenerator, client, push, { conflicts });
+  run(envoyLdsGenerator, envoySidecar("example", "10.0.2.1"), push, { conflicts });
+  assert.deepEqual(conflicts.keys("discovery_no_ip"), [client.id]);
   assert.match(await metrics.render(), /^discovery_no_ip 1$/m);
-  const next = world().push();
-  next.listenerConflicts.bind(metrics);
-  assert.match(await metrics.render(), /^discovery_no_ip 0$/m, "the next snapshot starts from none");
+  new ListenerConflicts().bind(metrics);
+  assert.match(
+    await metrics.render(),
+    /^discovery_no_ip 0$/m,
+    "the next snapshot's conflicts start from none",
+  );
 });
 
 Deno.test("A sidecar route configuration's cache key is the stable JSON of its plan", () => {

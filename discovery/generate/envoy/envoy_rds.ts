@@ -203,7 +203,7 @@ function sharedHostPlan(
   servicePort: ServicePort,
 ): PlannedRouteConfiguration {
   const key = `${routesShape}\u0000${service.hostname}\u0000${servicePort.port}`;
-  return push.derived.get(HOST_PLANS, push, key, () => {
+  return push.derived.get(HOST_PLANS, push.configSnapshot, key, () => {
     const target = { name: `${service.hostname}:${servicePort.port}`, service, port: servicePort };
     return planRouteConfiguration(target, proxy, push, { envoy: true });
   });

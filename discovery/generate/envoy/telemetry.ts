@@ -120,7 +120,12 @@ const SHARED = derivedTable<PushContext, undefined, ListenerTelemetry>("listener
  * settings of its own, a new one for a proxy that did.
  */
 export function listenerTelemetry(proxy: Proxy, push: PushContext): ListenerTelemetry {
-  const shared = push.derived.get(SHARED, push, undefined, () => telemetryOf(push, meshTracing(push)));
+  const shared = push.derived.get(
+    SHARED,
+    push.configSnapshot,
+    undefined,
+    () => telemetryOf(push, meshTracing(push)),
+  );
   const own = proxyTracing(proxy);
   return own === undefined || shared.tracing === undefined ? shared : telemetryOf(push, own);
 }
