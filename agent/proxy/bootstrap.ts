@@ -12,14 +12,14 @@
  * @module
  */
 import { parse as parseYaml } from "yaml";
-import { encodeAny, messageTypeForUrl } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { fromProtoJson } from "../../proto/proto_json.ts";
-import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts";
-import { typeUrlOf } from "../../proto/type_urls.ts";
+import { encodeAny, messageTypeForUrl } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { fromProtoJson } from "@mesh/proto/proto_json";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
+import { typeUrlOf } from "@mesh/proto/type_urls";
 import type { ProxyNode } from "./proxy_node.ts";
 import type { BootstrapTelemetry } from "./bootstrap_telemetry.ts";
-import { splitHostPort } from "../../shared/net/host_port.ts";
+import { splitHostPort } from "@mesh/shared/net/host_port";
 
 /** The type URL of Envoy's bootstrap. */
 export const BOOTSTRAP_TYPE_URL = typeUrlOf("envoy.config.bootstrap.v3.Bootstrap");

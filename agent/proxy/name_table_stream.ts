@@ -9,14 +9,14 @@
 import { Buffer } from "node:buffer";
 import protobuf from "protobufjs";
 import * as grpc from "@grpc/grpc-js";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
 import {
   decodeNameTableAny,
   NAME_TABLE_TYPE_URL,
   NAME_TABLE_TYPE_URLS,
   type NameTable,
-} from "../../proto/name_table.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+} from "@mesh/proto/name_table";
+import type { Logger } from "@mesh/shared/log/logger";
 
 /** Where the name tables the discovery server sends go. */
 export interface NameTableSubscription {

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
+import type { Logger } from "@mesh/shared/log/logger";
 
 /** How to run the proxy. */
 export interface SupervisorOptions {

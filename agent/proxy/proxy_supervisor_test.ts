@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
 import {
   MAX_QUICK_EXITS,
   proxyArguments,

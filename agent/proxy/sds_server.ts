@@ -10,20 +10,20 @@
 import { Buffer } from "node:buffer";
 import type * as grpc from "@grpc/grpc-js";
 import type { ServiceDefinition } from "@grpc/grpc-js";
-import { encodeAny } from "../../proto/any_codec.ts";
-import { decodeDiscoveryRequest } from "../../proto/discovery_request.ts";
-import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
+import { encodeAny } from "@mesh/proto/any_codec";
+import { decodeDiscoveryRequest } from "@mesh/proto/discovery_request";
+import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import {
   credentialOfSdsName,
   envoyCredentialSecret,
   type TlsCredential,
-} from "../../shared/credentials/tls_credential.ts";
+} from "@mesh/shared/credentials/tls_credential";
 
 /** The SDS name of the workload certificate. */
 export const WORKLOAD_SECRET = "default";

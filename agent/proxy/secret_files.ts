@@ -9,8 +9,8 @@
  * @module
  */
 import { join } from "node:path";
-import type { Logger } from "../../shared/log/logger.ts";
-import { certifiesKey, importPrivateKeyPem, parseCertificatesPem } from "../../shared/pki/mod.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { certifiesKey, importPrivateKeyPem, parseCertificatesPem } from "@mesh/shared/pki";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 /** File names Istio uses for a workload's key material, in `OUTPUT_CERTS` and mounted certificate folders. */

@@ -9,15 +9,15 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import {
   createCertificateRequest,
   exportPrivateKeyPem,
   exportTraditionalPrivateKeyPem,
   generateKeyPair,
   parseCertificatesPem,
-} from "../../shared/pki/mod.ts";
+} from "@mesh/shared/pki";
 
 /** The workload's certificate, key and roots, PEM. */
 export interface WorkloadSecret {

@@ -10,16 +10,16 @@
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   GrpcStatusError,
   type RunningGrpcServer,
   sendPrefixedWithoutCopy,
   startGrpcServer,
-} from "../../shared/grpc/mod.ts";
+} from "@mesh/shared/grpc";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { createSelfSignedCa } from "../../shared/pki/mod.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { createSelfSignedCa } from "@mesh/shared/pki";
 import {
   BUNDLE_REFRESH_MS,
   BUNDLE_RETRY_MS,

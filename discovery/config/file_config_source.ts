@@ -1,7 +1,7 @@
-import { type Logger, silentLogger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { Resource, SourcePosition } from "../../shared/config/resource.ts";
-import { resourceKey } from "../../shared/config/resource.ts";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { Resource, SourcePosition } from "@mesh/shared/config/resource";
+import { resourceKey } from "@mesh/shared/config/resource";
 import type { RejectedConfig } from "../model/config_store.ts";
 import { dirname, resolve } from "node:path";
 import { scanConfigFiles } from "./config_files.ts";
@@ -20,10 +20,10 @@ import { ConfigDirState, type ConfigDirView } from "./config_dir_state.ts";
 import { ConfigDirReporter } from "./config_dir_reporter.ts";
 import { Debouncer } from "./debouncer.ts";
 import { EmptyDirHold } from "./empty_dir_hold.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 
 /** Options of {@link FileConfigSource}. */
 export interface FileConfigSourceOptions {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { symlink } from "../../shared/testing/symlink.ts";
-import { needs, tool } from "../../shared/testing/system_tools.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { symlink } from "@mesh/shared/testing/symlink";
+import { needs, tool } from "@mesh/shared/testing/system_tools";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
 import { RecordingLogger, replaceFile, startTestSource, waitFor } from "./_test_support.ts";

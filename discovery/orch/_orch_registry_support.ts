@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { silentLogger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 

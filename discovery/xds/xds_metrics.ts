@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { PushHistory } from "../push/push_history.ts";
 
 /** The `type` label of a type URL: "cds", "eds", "lds", "rds", "sds", else the URL itself (as the reference). */

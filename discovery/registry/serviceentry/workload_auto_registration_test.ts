@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { silentLogger } from "../../../shared/log/logger.ts";
-import { type DutyGate, soleLeader } from "../../../shared/lifecycle/duty_gate.ts";
-import { timersOf } from "../../../shared/testing/fake_timers.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { type DutyGate, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 import { storeWorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
-import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";
+import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
 import { parseProxy } from "../../model/proxy.ts";
 import { networking, orderedStore } from "../_test_support.ts";
 import {
