@@ -216,7 +216,7 @@ if (import.meta.main) {
   if (problems > 0) {
     console.error(
       `${problems} cross-member import problem(s); run "deno run --allow-read=. --allow-write=. ` +
-        `tools/package_imports.ts" to fix them`,
+        `tools/package_imports.ts" to fix them (or deno task imports:fix)`,
     );
     Deno.exit(1);
   }
