@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { exportKeyOf, packageSpecifier, rewriteSource } from "./package_imports.ts";
+import { fileURLToPath } from "node:url";
+import { exportKeyOf, packageSpecifier, rewriteSource, run } from "./package_imports.ts";
 
 const members = [
   { dir: "shared", name: "@mesh/shared", configPath: "shared/deno.json", config: {} },
@@ -48,4 +49,9 @@ Deno.test("imports that cross into another member are named by package, those in
 Deno.test("code outside every member keeps its relative imports", () => {
   const source = 'import { a } from "../shared/env/env_vars.ts";';
   assert.deepEqual(rewriteSource("tests/x_test.ts", source, members, () => {}).text, source);
+});
+
+Deno.test("no workspace member imports another by relative path, and every import has its export", () => {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  assert.equal(run(root, true), 0, 'run "deno task imports:fix"');
 });
