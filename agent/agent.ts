@@ -6,9 +6,9 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { EnvSettings } from "../shared/env/env_settings.ts";
-import type { LogManager } from "../shared/log/log_manager.ts";
-import type { Metrics } from "../shared/metrics/metrics.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import type { LogManager } from "@mesh/shared/log/log_manager";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
 import { PROXY_CONFIG_ANNOTATION, type ProxyConfig, resolveProxyConfig } from "./proxy/proxy_config.ts";
 import {
@@ -16,12 +16,12 @@ import {
   bootstrapTelemetry,
   unsupportedTracer,
 } from "./proxy/bootstrap_telemetry.ts";
-import type { JsonObject } from "../proto/struct_json.ts";
+import type { JsonObject } from "@mesh/proto/struct_json";
 import { buildProxyNode, type ProxyRole } from "./proxy/proxy_node.ts";
 import { readDownwardApiFile } from "./proxy/downward_api.ts";
 import { ProxyBinaryError, ProxySupervisor } from "./proxy/proxy_supervisor.ts";
 import { startSdsServer } from "./proxy/sds_server.ts";
-import { CredentialDirectory } from "../shared/credentials/credential_dir.ts";
+import { CredentialDirectory } from "@mesh/shared/credentials/credential_dir";
 import { mirrorSecretFiles } from "./proxy/secret_files.ts";
 import { XdsSnapshotWriter } from "./proxy/xds_snapshot.ts";
 import { startStatusServer } from "./proxy/status_server.ts";
@@ -40,7 +40,7 @@ import {
 import { startXdsProxy } from "./proxy/xds_proxy.ts";
 import type { DnsProxy } from "./dns/dns_proxy.ts";
 import { startDnsProxy } from "./dns/start_dns_proxy.ts";
-import { closingComponent, Lifecycle } from "../shared/lifecycle/mod.ts";
+import { closingComponent, Lifecycle } from "@mesh/shared/lifecycle";
 import { tokenManagerPlugin } from "./sts/token_manager_plugins.ts";
 import { startStsServer } from "./sts/sts_server.ts";
 

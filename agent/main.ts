@@ -1,5 +1,5 @@
-import { runCli } from "../shared/cli/run_cli.ts";
-import { readProcessEnvironment } from "../shared/env/env_settings.ts";
+import { runCli } from "@mesh/shared/cli/run_cli";
+import { readProcessEnvironment } from "@mesh/shared/env/env_settings";
 import { AGENT_INHERITED_FLAGS, agentCli } from "./cli/agent_cli.ts";
 
 if (import.meta.main) {

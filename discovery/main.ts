@@ -1,4 +1,4 @@
-import "../shared/cli/quiet_dependency_warnings.ts";
+import "@mesh/shared/cli/quiet_dependency_warnings";
 
 /**
  * Listens for signals from the first moment, startup included, and returns what resolves on the first SIGINT
@@ -34,8 +34,8 @@ if (import.meta.main) {
   };
   // Signals are handled before the program's modules load (some take a second to evaluate).
   const untilSignal = listenForSignals();
-  const { runCli } = await import("../shared/cli/run_cli.ts");
-  const { readProcessEnvironment } = await import("../shared/env/env_settings.ts");
+  const { runCli } = await import("@mesh/shared/cli/run_cli");
+  const { readProcessEnvironment } = await import("@mesh/shared/env/env_settings");
   const { DISCOVERY_INHERITED_FLAGS, discoveryCli } = await import("./cli/discovery_cli.ts");
   let code: number;
   try {

@@ -1,9 +1,9 @@
-import type { EnvSettings } from "../shared/env/env_settings.ts";
-import { MAX_DURATION_NS } from "../shared/flags/duration.ts";
-import { MAX_CONNECTION_AGE_GRACE_MS } from "../shared/grpc/grpc_channel_options.ts";
-import { closingComponent, type Component } from "../shared/lifecycle/mod.ts";
-import type { DutyGate } from "../shared/lifecycle/duty_gate.ts";
-import type { Logger } from "../shared/log/logger.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { MAX_DURATION_NS } from "@mesh/shared/flags/duration";
+import { MAX_CONNECTION_AGE_GRACE_MS } from "@mesh/shared/grpc/grpc_channel_options";
+import { closingComponent, type Component } from "@mesh/shared/lifecycle";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import type { Logger } from "@mesh/shared/log/logger";
 import type { ConfigStore, WritableConfigStore } from "./model/config_store.ts";
 import type { ReplicaLivenessView } from "./model/replica_liveness_view.ts";
 import { storeWorkloadEntryWriter, type WorkloadEntryWriter } from "./model/workload_entry_writer.ts";

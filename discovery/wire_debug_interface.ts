@@ -1,6 +1,6 @@
-import type { EnvSettings } from "../shared/env/env_settings.ts";
-import { jsonResponse } from "../shared/http/router.ts";
-import { meshConfigToJson } from "../shared/config/mesh/mod.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { jsonResponse } from "@mesh/shared/http/router";
+import { meshConfigToJson } from "@mesh/shared/config/mesh";
 import type { MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
 import type { MemoryAnalysisSink } from "./analysis/analysis_sink.ts";
 import { addAnalysisDebugRoutes } from "./http/analysis_debug_routes.ts";

@@ -8,7 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
-import type { ServiceDefinition } from "@grpc/grpc-js";
+import type { MethodDefinition, ServiceDefinition } from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import { type JsonObject, jsonToStruct, structToJson } from "./struct_json.ts";
 
@@ -87,8 +87,14 @@ export function decodeCertificateResponse(bytes: Uint8Array): CertificateRespons
   return { certChain: decoded.cert_chain };
 }
 
+/** The CA service's one method, as grpc-js describes it. */
+export interface CaServiceDefinition extends ServiceDefinition {
+  /** Signs a CSR (unary). */
+  readonly CreateCertificate: MethodDefinition<CertificateRequestMessage, CertificateResponseMessage>;
+}
+
 /** The grpc-js definition of the CA service under `serviceName`. */
-export function caServiceDefinition(serviceName: string) {
+export function caServiceDefinition(serviceName: string): CaServiceDefinition {
   return {
     CreateCertificate: {
       path: `/${serviceName}/CreateCertificate`,

@@ -83,11 +83,14 @@ export interface ProtoIncludePaths {
   readonly protobufjsDir: string;
 }
 
-/** Walks up from a module's resolved file URL to the folder whose `package.json` names `packageName`. */
-function packageRootOf(specifier: string, packageName: string): string | undefined {
+/**
+ * Walks up from a module's resolved file URL to the folder whose `package.json` names `packageName`.
+ * `resolve` calls `import.meta.resolve` with a literal so that publishing can rewrite the specifier.
+ */
+function packageRootOf(resolve: () => string, packageName: string): string | undefined {
   let resolved: string;
   try {
-    resolved = import.meta.resolve(specifier);
+    resolved = resolve();
   } catch {
     return undefined;
   }
@@ -119,7 +122,7 @@ const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
  */
 export function findProtoIncludePaths(): ProtoIncludePaths {
   const depsCandidates = [
-    packageRootOf("@grpc/grpc-js-xds", "@grpc/grpc-js-xds"),
+    packageRootOf(() => import.meta.resolve("@grpc/grpc-js-xds"), "@grpc/grpc-js-xds"),
     join(REPO_ROOT, "node_modules", "@grpc", "grpc-js-xds"),
   ].filter((dir): dir is string => dir !== undefined).map((dir) => join(dir, "deps"));
   const depsDir = depsCandidates.find((dir) => existsSync(join(dir, "envoy-api", "envoy")));
@@ -131,7 +134,7 @@ export function findProtoIncludePaths(): ProtoIncludePaths {
     );
   }
   const pbCandidates = [
-    packageRootOf("protobufjs", "protobufjs"),
+    packageRootOf(() => import.meta.resolve("protobufjs"), "protobufjs"),
     join(REPO_ROOT, "node_modules", "protobufjs"),
   ].filter((dir): dir is string => dir !== undefined);
   const protobufjsDir = pbCandidates.find((dir) =>

@@ -1,16 +1,16 @@
-import type { CommandSpec } from "../../shared/cli/command_spec.ts";
-import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
-import { loggingFlagsFor } from "../../shared/cli/logging_flags.ts";
-import { requestCommand } from "../../shared/cli/request_command.ts";
-import { versionCommand } from "../../shared/cli/version_command.ts";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { warnIneffectiveSettings } from "../../shared/env/ineffective_settings.ts";
+import type { CommandSpec } from "@mesh/shared/cli/command_spec";
+import type { FlagSpec } from "@mesh/shared/cli/flag_spec";
+import { loggingFlagsFor } from "@mesh/shared/cli/logging_flags";
+import { requestCommand } from "@mesh/shared/cli/request_command";
+import { versionCommand } from "@mesh/shared/cli/version_command";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { warnIneffectiveSettings } from "@mesh/shared/env/ineffective_settings";
 import { AGENT_SCOPES, PROXY_FLAGS } from "./flags.ts";
-import { UsageError } from "../../shared/cli/command_spec.ts";
-import { logFlagsFrom } from "../../shared/cli/logging_flags.ts";
-import { LogManager } from "../../shared/log/log_manager.ts";
-import { buildInfo } from "../../shared/version/build_info.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { UsageError } from "@mesh/shared/cli/command_spec";
+import { logFlagsFrom } from "@mesh/shared/cli/logging_flags";
+import { LogManager } from "@mesh/shared/log/log_manager";
+import { buildInfo } from "@mesh/shared/version/build_info";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { startProxyAgent } from "../agent.ts";
 
 /** Resolves on the first SIGINT or SIGTERM with the signal's name. */

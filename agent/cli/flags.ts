@@ -1,4 +1,4 @@
-import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
+import type { FlagSpec } from "@mesh/shared/cli/flag_spec";
 import { TOKEN_MANAGER_PLUGINS } from "../sts/token_manager_plugins.ts";
 
 /** Log scopes of the agent (mesh-agent.md 4.2). */

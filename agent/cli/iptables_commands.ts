@@ -1,8 +1,8 @@
-import type { CommandContext, CommandSpec } from "../../shared/cli/command_spec.ts";
-import { logFlagsFrom } from "../../shared/cli/logging_flags.ts";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { formatDuration } from "../../shared/flags/duration.ts";
-import { LogManager } from "../../shared/log/log_manager.ts";
+import type { CommandContext, CommandSpec } from "@mesh/shared/cli/command_spec";
+import { logFlagsFrom } from "@mesh/shared/cli/logging_flags";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { formatDuration } from "@mesh/shared/flags/duration";
+import { LogManager } from "@mesh/shared/log/log_manager";
 import {
   applyIptables,
   CaptureValidationError,

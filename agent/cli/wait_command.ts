@@ -1,4 +1,4 @@
-import type { CommandSpec } from "../../shared/cli/command_spec.ts";
+import type { CommandSpec } from "@mesh/shared/cli/command_spec";
 import { WAIT_FLAGS } from "./flags.ts";
 
 /** Polls a readiness URL until it answers 200, or gives up after a deadline. */

@@ -6,8 +6,8 @@
  * `DNSServersV4`). Prints a JSON summary.
  */
 import net from "node:net";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { iptablesConfigFromFlags } from "../iptables/config.ts";
 import { denoCommandExecutor } from "../iptables/executor.ts";
 import { applyIptables, cleanIptables, type RunnerDeps } from "../iptables/runner.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { assertNetnsOk, runInNetns } from "../iptables/_test_support.ts";
-import { IPROUTE2, IPTABLES, needs, NETNS } from "../../shared/testing/system_tools.ts";
+import { IPROUTE2, IPTABLES, needs, NETNS } from "@mesh/shared/testing/system_tools";
 import { UPSTREAM_ANSWER } from "./_test_dns.ts";
 
 const SCRIPT = new URL("./_netns_dns_capture.ts", import.meta.url).pathname;

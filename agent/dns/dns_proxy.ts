@@ -15,9 +15,9 @@
 import type { AddressInfo } from "node:net";
 import dgram from "node:dgram";
 import net from "node:net";
-import type { NameTable } from "../../proto/name_table.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { NameTable } from "@mesh/proto/name_table";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   decodeDnsMessage,
   DNS_FLAG,
@@ -33,7 +33,7 @@ import {
 import { type LookupScope, LookupTable } from "./lookup_table.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
 import { type DnsProtocol, exchange } from "./upstream_exchange.ts";
-import { PeerLogLimiter } from "../../shared/log/peer_log_limiter.ts";
+import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 
 const HEADER_BYTES = 12;
 

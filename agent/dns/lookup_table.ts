@@ -8,7 +8,7 @@
  * @module
  */
 import { isIP } from "node:net";
-import type { NameTable } from "../../proto/name_table.ts";
+import type { NameTable } from "@mesh/proto/name_table";
 import { DNS_CLASS_IN, DNS_TYPE, type DnsRecord } from "./dns_message.ts";
 
 /** The TTL of every answer from the table, Istio's. */

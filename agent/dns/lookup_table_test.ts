@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { NameTable } from "../../proto/name_table.ts";
+import type { NameTable } from "@mesh/proto/name_table";
 import { DNS_TYPE } from "./dns_message.ts";
 import { LookupTable } from "./lookup_table.ts";
 

@@ -9,7 +9,7 @@ import dgram from "node:dgram";
 import net from "node:net";
 import { DNS_FLAG } from "./dns_message.ts";
 import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
-import { splitHostPort } from "../../shared/net/host_port.ts";
+import { splitHostPort } from "@mesh/shared/net/host_port";
 
 /** The protocol a query came in on; it goes upstream on the same. */
 export type DnsProtocol = "udp" | "tcp";

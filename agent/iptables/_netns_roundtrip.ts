@@ -17,7 +17,7 @@ import {
 import { denoCommandExecutor } from "./executor.ts";
 import { chooseProbeTarget } from "./probe_target.ts";
 import { applyIptables, cleanIptables, type RunnerDeps } from "./runner.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
 interface Scenario {
   flags: IptablesFlags;

@@ -4,7 +4,7 @@ import { buildIptablesPlan } from "./build_plan.ts";
 import { buildCleanCommands } from "./clean_plan.ts";
 import { iptablesConfig, type IptablesOptions } from "./config.ts";
 import { commandLine, renderCommands, renderRestore } from "./render.ts";
-import { IPROUTE2, IPTABLES, needs, NETNS } from "../../shared/testing/system_tools.ts";
+import { IPROUTE2, IPTABLES, needs, NETNS } from "@mesh/shared/testing/system_tools";
 
 // Test-only switch: UPDATE_GOLDEN=1 rewrites the golden files (needs --allow-env=UPDATE_GOLDEN).
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { CaptureValidationError, runCaptureProbe } from "./capture_probe.ts";
 import { iptablesConfig } from "./config.ts";
 import { chooseProbeTarget } from "./probe_target.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
 /** Ports the kernel just handed out, so the probe does not collide with anything running. */
 function freePorts(count: number): number[] {

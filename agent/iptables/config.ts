@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseDuration } from "../../shared/flags/duration.ts";
+import { parseDuration } from "@mesh/shared/flags/duration";
 import { checkId, checkInterface, checkMark, checkPort, checkRouteTable, cidrOf } from "./_checks.ts";
 import { type Cidr, parseIp } from "./cidr.ts";
 import { DEFAULTS } from "./constants.ts";

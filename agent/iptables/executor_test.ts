@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CommandNotFoundError, denoCommandExecutor } from "./executor.ts";
-import { IPTABLES, needs } from "../../shared/testing/system_tools.ts";
+import { IPTABLES, needs } from "@mesh/shared/testing/system_tools";
 
 Deno.test("The real executor returns the exit code and output of a command", needs(IPTABLES), async () => {
   const result = await denoCommandExecutor()("iptables-restore", ["--version"]);

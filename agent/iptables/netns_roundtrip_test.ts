@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { assertNetnsOk, runInNetns } from "./_test_support.ts";
-import { IPROUTE2, IPTABLES, needs, NETNS } from "../../shared/testing/system_tools.ts";
+import { IPROUTE2, IPTABLES, needs, NETNS } from "@mesh/shared/testing/system_tools";
 
 const SCRIPT = new URL("./_netns_roundtrip.ts", import.meta.url).pathname;
 

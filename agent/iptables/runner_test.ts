@@ -6,7 +6,7 @@ import { iptablesConfig, type IptablesOptions } from "./config.ts";
 import { CommandFailedError, CommandNotFoundError, type CommandResult } from "./executor.ts";
 import { commandLine, renderCommands, renderDryRun, renderRestore } from "./render.ts";
 import { applyIptables, cleanIptables, type RunnerDeps } from "./runner.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
 interface Call {
   line: string;

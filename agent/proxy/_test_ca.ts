@@ -7,18 +7,14 @@
  */
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import {
-  caServiceDefinition,
-  type CertificateRequestMessage,
-  MESH_CA_SERVICE,
-} from "../../proto/ca_service.ts";
+import { caServiceDefinition, type CertificateRequestMessage, MESH_CA_SERVICE } from "@mesh/proto/ca_service";
 import {
   GrpcStatusError,
   peerCertificateDer,
   type RunningGrpcServer,
   startGrpcServer,
-} from "../../shared/grpc/mod.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+} from "@mesh/shared/grpc";
+import { silentLogger } from "@mesh/shared/log/logger";
 import {
   type CertificateAuthority,
   certificatesToPem,
@@ -26,7 +22,7 @@ import {
   exportPrivateKeyPem,
   generateKeyPair,
   issueCertificate,
-} from "../../shared/pki/mod.ts";
+} from "@mesh/shared/pki";
 import type { CsrSigner } from "./workload_secrets.ts";
 
 /** What one CSR call carried. */

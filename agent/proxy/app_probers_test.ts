@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { selfSignedServingCert } from "../../shared/pki/serving_certificate.ts";
+import { selfSignedServingCert } from "@mesh/shared/pki/serving_certificate";
 import type { HttpGetProbe, TcpSocketProbe } from "./app_probe_config.ts";
 import { runAppProbe } from "./app_probers.ts";
 

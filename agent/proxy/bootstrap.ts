@@ -20,7 +20,7 @@ import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts
 import { typeUrlOf } from "../../proto/type_urls.ts";
 import type { ProxyNode } from "./proxy_node.ts";
 import type { BootstrapTelemetry } from "./bootstrap_telemetry.ts";
-import { splitHostPort } from "../../shared/net/host_port.ts";
+import { splitHostPort } from "@mesh/shared/net/host_port";
 
 /** The type URL of Envoy's bootstrap. */
 export const BOOTSTRAP_TYPE_URL = typeUrlOf("envoy.config.bootstrap.v3.Bootstrap");

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { splitHostPort } from "../../shared/net/host_port.ts";
+import { splitHostPort } from "@mesh/shared/net/host_port";
 import type { Json } from "./bootstrap.ts";
 
 /** What the telemetry parts are built from. */

@@ -37,12 +37,12 @@
  *
  * @module
  */
-import { formatDuration, msToDuration } from "../../shared/flags/duration.ts";
+import { formatDuration, msToDuration } from "@mesh/shared/flags/duration";
 import type { Json } from "./bootstrap.ts";
-import { parseGoTemplate } from "../../shared/template/go_template.ts";
+import { parseGoTemplate } from "@mesh/shared/template/go_template";
 import type { ProxyConfig } from "./proxy_config.ts";
 import type { ProxyNode } from "./proxy_node.ts";
-import { splitHostPort } from "../../shared/net/host_port.ts";
+import { splitHostPort } from "@mesh/shared/net/host_port";
 
 /** What a bootstrap template is rendered with. */
 export interface BootstrapTemplateInputs {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { validateBootstrap } from "./bootstrap.ts";
 import { bootstrapTemplateData, renderBootstrapTemplate } from "./bootstrap_template.ts";
-import { parseGoTemplate, TemplateError } from "../../shared/template/go_template.ts";
+import { parseGoTemplate, TemplateError } from "@mesh/shared/template/go_template";
 import { DEFAULT_PROXY_CONFIG } from "./proxy_config.ts";
 import { buildProxyNode } from "./proxy_node.ts";
 

@@ -10,13 +10,13 @@
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   caServiceDefinition,
   type CertificateResponseMessage,
   MESH_CA_SERVICE,
-} from "../../proto/ca_service.ts";
+} from "@mesh/proto/ca_service";
 
 /** Where and how to reach the CA. */
 export interface CaClientOptions {

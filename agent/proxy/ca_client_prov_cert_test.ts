@@ -1,8 +1,8 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ISTIO_CA_SERVICE } from "../../proto/ca_service.ts";
-import { createCertificateRequest, generateKeyPair } from "../../shared/pki/mod.ts";
+import { ISTIO_CA_SERVICE } from "@mesh/proto/ca_service";
+import { createCertificateRequest, generateKeyPair } from "@mesh/shared/pki";
 import { CaClient } from "./ca_client.ts";
 import { startTestCa } from "./_test_ca.ts";
 

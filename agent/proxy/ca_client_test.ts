@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { createSelfSignedCa } from "../../shared/pki/mod.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { createSelfSignedCa } from "@mesh/shared/pki";
 import { CaClient } from "./ca_client.ts";
 
 async function total(metrics: Metrics, name: string): Promise<number> {

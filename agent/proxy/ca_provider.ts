@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ISTIO_CA_SERVICE, MESH_CA_SERVICE } from "../../proto/ca_service.ts";
+import { ISTIO_CA_SERVICE, MESH_CA_SERVICE } from "@mesh/proto/ca_service";
 
 /** Accepted `CA_PROVIDER` values and the gRPC service each calls. */
 export const CA_PROVIDERS: Readonly<Record<string, string>> = Object.freeze({

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
 
 /** Where the orchestrator mounts its CA beside the service account token (relative, as the reference). */
 export const ORCHESTRATOR_CA_PATH = "./var/run/secrets/kubernetes.io/serviceaccount/ca.crt";

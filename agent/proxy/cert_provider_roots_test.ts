@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { LogManager } from "../../shared/log/log_manager.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { LogManager } from "@mesh/shared/log/log_manager";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   caRootPath,
   CUSTOM_ROOT_PATH,

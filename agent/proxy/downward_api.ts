@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
+import type { Logger } from "@mesh/shared/log/logger";
 import { readIfExists } from "./read_if_exists.ts";
 
 /** A downward-API file: its values by key, and the lines that were not `key="value"`. */

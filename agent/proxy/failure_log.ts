@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { LogFields, Logger } from "../../shared/log/logger.ts";
+import type { LogFields, Logger } from "@mesh/shared/log/logger";
 
 /** Remembers which keys are failing and logs only their changes of state. */
 export class FailureLog {

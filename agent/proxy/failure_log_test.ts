@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { FailureLog } from "./failure_log.ts";
 
 Deno.test("FailureLog logs each outage once: its first failure and its recovery", () => {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { FailureLog } from "./failure_log.ts";
 import type { StatsSource } from "./stats_sources.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { needs, PROMTOOL } from "../../shared/testing/system_tools.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { needs, PROMTOOL } from "@mesh/shared/testing/system_tools";
 import { MergedStats } from "./merged_stats.ts";
 import { registryStatsSource, type StatsSource } from "./stats_sources.ts";
 

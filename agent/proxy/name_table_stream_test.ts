@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
-import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { encodeNameTableAny, NAME_TABLE_TYPE_URL, type NameTable } from "../../proto/name_table.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
+import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { encodeNameTableAny, NAME_TABLE_TYPE_URL, type NameTable } from "@mesh/proto/name_table";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { responseTypeUrl } from "./name_table_stream.ts";
 import { startXdsProxy } from "./xds_proxy.ts";
 

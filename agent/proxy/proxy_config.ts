@@ -5,7 +5,7 @@
  * @module
  */
 import { parse as parseYaml } from "yaml";
-import { parseDuration } from "../../shared/flags/duration.ts";
+import { parseDuration } from "@mesh/shared/flags/duration";
 
 /** The proxy settings the agent reads. */
 export interface ProxyConfig {

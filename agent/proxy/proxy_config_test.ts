@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { JsonObject } from "../../proto/struct_json.ts";
+import type { JsonObject } from "@mesh/proto/struct_json";
 import { buildProxyNode } from "./proxy_node.ts";
 import { resolveProxyConfig } from "./proxy_config.ts";
 

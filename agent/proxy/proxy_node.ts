@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../../proto/struct_json.ts";
+import type { JsonObject, JsonValue } from "@mesh/proto/struct_json";
 
 /** The role of the proxy: a sidecar beside a workload, or a gateway (`router`). */
 export type ProxyRole = "sidecar" | "router";

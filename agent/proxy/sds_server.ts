@@ -23,7 +23,7 @@ import {
   credentialOfSdsName,
   envoyCredentialSecret,
   type TlsCredential,
-} from "../../shared/credentials/tls_credential.ts";
+} from "@mesh/shared/credentials/tls_credential";
 
 /** The SDS name of the workload certificate. */
 export const WORKLOAD_SECRET = "default";

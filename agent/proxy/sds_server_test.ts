@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import { encodeMessage } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { encodeMessage } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { type CredentialSource, SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
-import type { TlsCredential } from "../../shared/credentials/tls_credential.ts";
+import type { TlsCredential } from "@mesh/shared/credentials/tls_credential";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 import FakeTimers from "@sinonjs/fake-timers";
-import { waitFor } from "../../shared/testing/wait_for.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
+import { waitFor } from "@mesh/shared/testing/wait_for";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 
 const SECRET: WorkloadSecret = {
   certChainPem: "chain",

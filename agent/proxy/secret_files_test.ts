@@ -9,14 +9,14 @@ import {
   exportPrivateKeyPem,
   generateKeyPair,
   issueCertificate,
-} from "../../shared/pki/mod.ts";
+} from "@mesh/shared/pki";
 import { mirrorSecretFiles, MountedSecrets, writeSecretFiles } from "./secret_files.ts";
 import { type WorkloadSecret, WorkloadSecrets } from "./workload_secrets.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { symlink } from "../../shared/testing/symlink.ts";
-import { opensslOk, verifyChain } from "../../shared/testing/openssl.ts";
-import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
+import { waitFor } from "@mesh/shared/testing/wait_for";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { symlink } from "@mesh/shared/testing/symlink";
+import { opensslOk, verifyChain } from "@mesh/shared/testing/openssl";
+import { needs, OPENSSL } from "@mesh/shared/testing/system_tools";
 import { recordingSigner } from "./_test_ca.ts";
 
 async function workloadSecret(): Promise<WorkloadSecret> {

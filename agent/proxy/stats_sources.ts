@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { decodeChunks } from "../../shared/http/request_limits.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { decodeChunks } from "@mesh/shared/http/request_limits";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 
 /** The limits one read must keep. */
 export interface ReadLimits {

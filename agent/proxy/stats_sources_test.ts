@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { httpStatsSource, registryStatsSource } from "./stats_sources.ts";
 
 const limits = (maxBytes = 1024) => ({ signal: new AbortController().signal, maxBytes });

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import { HttpError, Router } from "../../shared/http/router.ts";
-import { isLoopbackAddress, peerAddress, type RunningServer, serveHttp } from "../../shared/http/serve.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { HttpError, Router } from "@mesh/shared/http/router";
+import { isLoopbackAddress, peerAddress, type RunningServer, serveHttp } from "@mesh/shared/http/serve";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   APP_HEALTH_PATH,
   APP_PROBERS_VARIABLE,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { NO_APP_PROBES, parseAppProbes } from "./app_probe_config.ts";
 import { STATS_CONTENT_TYPE } from "./merged_stats.ts";
 import { startStatusServer, type StatusDeps, statusRouter } from "./status_server.ts";

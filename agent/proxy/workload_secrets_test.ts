@@ -1,10 +1,10 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { opensslOk } from "../../shared/testing/openssl.ts";
-import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { opensslOk } from "@mesh/shared/testing/openssl";
+import { needs, OPENSSL } from "@mesh/shared/testing/system_tools";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 import { WorkloadSecrets } from "./workload_secrets.ts";
 import { recordingSigner } from "./_test_ca.ts";
 

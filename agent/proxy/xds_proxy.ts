@@ -17,7 +17,7 @@ import {
   type RunningGrpcServer,
   sendPrefixedWithoutCopy,
   startGrpcServer,
-} from "../../shared/grpc/mod.ts";
+} from "@mesh/shared/grpc";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
-import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
+import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 
 /** The value of counter `name` for `labels` (all of its series summed when none are given). */
 async function counted(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {

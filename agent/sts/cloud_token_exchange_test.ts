@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { silentLogger } from "@mesh/shared/log/logger";
 import { CloudTokenExchange } from "./cloud_token_exchange.ts";
 import { JWT_TOKEN_TYPE, startStsServer, TOKEN_EXCHANGE_GRANT_TYPE } from "./sts_server.ts";
 

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
-import { jsonResponse, Router } from "../../shared/http/router.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+import { type RunningServer, serveHttp } from "@mesh/shared/http/serve";
+import { jsonResponse, Router } from "@mesh/shared/http/router";
+import type { Logger } from "@mesh/shared/log/logger";
 import type { StsRequest, TokenExchangePlugin } from "./token_exchange.ts";
 
 /** The reference's token path. */

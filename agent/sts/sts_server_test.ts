@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { JWT_TOKEN_TYPE, stsRouter, TOKEN_EXCHANGE_GRANT_TYPE } from "./sts_server.ts";
 import type { StsRequest, TokenExchangePlugin } from "./token_exchange.ts";
 

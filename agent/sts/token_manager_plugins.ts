@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { CloudTokenExchange } from "./cloud_token_exchange.ts";
 import type { TokenExchangePlugin } from "./token_exchange.ts";
 

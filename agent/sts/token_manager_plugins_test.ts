@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { PROXY_FLAGS } from "../cli/flags.ts";
 import { tokenManagerPlugin } from "./token_manager_plugins.ts";
 

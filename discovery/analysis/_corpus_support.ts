@@ -5,9 +5,9 @@
  * kinds into memory, other kinds skipped.
  * @module
  */
-import type { Resource } from "../../shared/config/resource.ts";
-import { canonicalGroup, findKind, type MeshKind } from "../../shared/config/kinds.ts";
-import { parseYamlDocuments } from "../../shared/config/mesh/yaml_documents.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { canonicalGroup, findKind, type MeshKind } from "@mesh/shared/config/kinds";
+import { parseYamlDocuments } from "@mesh/shared/config/mesh/yaml_documents";
 import {
   type AnalysisInput,
   type AnalysisMeshNetworks,

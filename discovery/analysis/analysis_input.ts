@@ -4,8 +4,8 @@
  * custom resource definitions). File mode passes mesh resources only.
  * @module
  */
-import type { Resource } from "../../shared/config/resource.ts";
-import type { MeshKind } from "../../shared/config/kinds.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { MeshKind } from "@mesh/shared/config/kinds";
 
 /** The orchestrator kinds analyzers read. */
 export type OrchKind =

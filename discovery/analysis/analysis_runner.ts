@@ -4,8 +4,8 @@
  * resource, text) and de-duplicated.
  * @module
  */
-import { KINDS } from "../../shared/config/kinds.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { KINDS } from "@mesh/shared/config/kinds";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 import { AnalysisContext, type Analyzer } from "./analyzer.ts";
 import { type AnalysisInput, ORCH_KINDS } from "./analysis_input.ts";
 import { type AnalysisMessage, type MessageLevel, originKey } from "./analysis_message.ts";

@@ -4,9 +4,9 @@
  * never held back by analysis. A snapshot that arrives during a run gets a run of its own afterwards.
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { Debouncer } from "../config/debouncer.ts";
 import type { Analyzer } from "./analyzer.ts";
 import type { AnalysisInput } from "./analysis_input.ts";

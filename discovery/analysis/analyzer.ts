@@ -4,8 +4,8 @@
  * into event-loop slices.
  * @module
  */
-import type { Resource } from "../../shared/config/resource.ts";
-import type { MeshKind } from "../../shared/config/kinds.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { MeshKind } from "@mesh/shared/config/kinds";
 import type { AnalysisInput, OrchKind, OrchObject } from "./analysis_input.ts";
 import type { AnalysisMessage, MessageArg, MessageOrigin, MessageType } from "./analysis_message.ts";
 import { newMessage } from "./analysis_message.ts";

@@ -1,4 +1,4 @@
-import { parseProtocol } from "../../shared/config/validation/ports.ts";
+import { parseProtocol } from "@mesh/shared/config/validation/ports";
 import { type AnalysisContext, type Analyzer, orchOrigin } from "./analyzer.ts";
 import { MESSAGES } from "./analysis_message.ts";
 import { isSystemNamespace } from "./analysis_util.ts";

@@ -1,4 +1,4 @@
-import { checkRe2 } from "../../shared/config/validation/regex.ts";
+import { checkRe2 } from "@mesh/shared/config/validation/regex";
 import { type AnalysisContext, type Analyzer, meshOrigin } from "./analyzer.ts";
 import { type MessageOrigin, MESSAGES } from "./analysis_message.ts";
 import type { HttpMatch, StringMatch, VirtualServiceSpec } from "./virtual_service_routes.ts";

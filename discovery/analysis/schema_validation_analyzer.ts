@@ -1,5 +1,5 @@
-import { type KindInfo, KINDS } from "../../shared/config/kinds.ts";
-import { formatIssue, ValidationReport } from "../../shared/config/validation/report.ts";
+import { type KindInfo, KINDS } from "@mesh/shared/config/kinds";
+import { formatIssue, ValidationReport } from "@mesh/shared/config/validation/report";
 import { type AnalysisContext, type Analyzer, meshOrigin } from "./analyzer.ts";
 import { MESSAGES } from "./analysis_message.ts";
 

@@ -1,4 +1,4 @@
-import type { Resource } from "../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 import { type AnalysisContext, type Analyzer, meshOrigin } from "./analyzer.ts";
 import { MESSAGES } from "./analysis_message.ts";
 

@@ -1,5 +1,5 @@
-import { KINDS, type MeshKind } from "../../shared/config/kinds.ts";
-import type { Resource } from "../../shared/config/resource.ts";
+import { KINDS, type MeshKind } from "@mesh/shared/config/kinds";
+import type { Resource } from "@mesh/shared/config/resource";
 import type { ConfigStore } from "../model/config_store.ts";
 import {
   type AnalysisInput,

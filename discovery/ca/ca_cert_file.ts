@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseCertificatesPem } from "../../shared/pki/mod.ts";
+import { parseCertificatesPem } from "@mesh/shared/pki";
 
 /**
  * Reads the PEM certificates in `path`; they are served as roots of the discovery server and trusted for

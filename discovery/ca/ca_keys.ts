@@ -20,8 +20,8 @@ import {
   loadCertificateAuthority,
   parseCertificatesPem,
   type X509Certificate,
-} from "../../shared/pki/mod.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+} from "@mesh/shared/pki";
+import type { Logger } from "@mesh/shared/log/logger";
 
 /** The files of a plugged-in CA, in `ROOT_CA_DIR`. */
 export const PLUGGED_CA_FILES = ["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"] as const;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { makePluggedInCa, writePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
-import { withTempDir } from "../../shared/testing/openssl.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { makePluggedInCa, writePluggedInCa } from "@mesh/shared/testing/plugged_in_ca";
+import { withTempDir } from "@mesh/shared/testing/openssl";
 import { type CaKeyOptions, CaKeyStore } from "./ca_keys.ts";
 
 const DAY = 24 * 3_600_000;

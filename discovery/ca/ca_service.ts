@@ -9,19 +9,19 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
-import { excerpt } from "../../shared/log/excerpt.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { peerCertificateChainDer, peerCertificateDer } from "../../shared/grpc/mod.ts";
-import type { GrpcService } from "../../shared/grpc/mod.ts";
-import { GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
+import { excerpt } from "@mesh/shared/log/excerpt";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { peerCertificateChainDer, peerCertificateDer } from "@mesh/shared/grpc";
+import type { GrpcService } from "@mesh/shared/grpc";
+import { GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import {
   caServiceDefinition,
   type CertificateRequestMessage,
   type CertificateResponseMessage,
   ISTIO_CA_SERVICE,
   MESH_CA_SERVICE,
-} from "../../proto/ca_service.ts";
+} from "@mesh/proto/ca_service";
 import {
   authenticateCaller,
   AuthenticationError,

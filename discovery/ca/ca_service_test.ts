@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import * as grpc from "@grpc/grpc-js";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   createCertificateRequest,
   createSelfSignedCa,
   generateKeyPair,
   issueCertificate,
-} from "../../shared/pki/mod.ts";
+} from "@mesh/shared/pki";
 import { CaKeyStore } from "./ca_keys.ts";
 import { ClientCertAuthenticator } from "./caller_authenticator.ts";
 import { CaService, type CaServiceDeps, type CsrLimits, DEFAULT_CSR_LIMITS } from "./ca_service.ts";

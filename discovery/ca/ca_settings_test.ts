@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
 import { caSettingsFromEnv } from "./ca_settings.ts";
 
 Deno.test("The CA accepts tokens for AUDIENCE beside TOKEN_AUDIENCES", () => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { certificatesToPem, issueCertificate, parseCertificateRequestPem } from "../../shared/pki/mod.ts";
+import { certificatesToPem, issueCertificate, parseCertificateRequestPem } from "@mesh/shared/pki";
 import type { CaKeyMaterial } from "./ca_keys.ts";
 
 /** Why a request cannot be signed; `code` is the gRPC status the caller gets. */

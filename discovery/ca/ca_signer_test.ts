@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
 import {
   createCertificateRequest,
   generateKeyPair,
   parseCertificatesPem,
   subjectAltNamesOf,
-} from "../../shared/pki/mod.ts";
-import { certificateText, opensslOk, verifyChain, withTempDir } from "../../shared/testing/openssl.ts";
-import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
+} from "@mesh/shared/pki";
+import { certificateText, opensslOk, verifyChain, withTempDir } from "@mesh/shared/testing/openssl";
+import { needs, OPENSSL } from "@mesh/shared/testing/system_tools";
 import { CaKeyStore } from "./ca_keys.ts";
 import { CaRequestError, signCsr } from "./ca_signer.ts";
 

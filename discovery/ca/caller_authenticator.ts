@@ -7,8 +7,8 @@
  * @module
  */
 import * as jose from "jose";
-import { parseSpiffeUri, spiffeId, subjectAltNamesOf } from "../../shared/pki/mod.ts";
-import { x509 } from "../../shared/pki/_x509.ts";
+import { parseSpiffeUri, spiffeId, subjectAltNamesOf } from "@mesh/shared/pki";
+import { x509 } from "@mesh/shared/pki/_x509";
 
 /** Decodes bytes one char per byte (WHATWG's windows-1252 maps each of the 256 bytes to its own char). */
 const BYTE_CHARS = new TextDecoder("latin1");

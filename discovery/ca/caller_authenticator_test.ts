@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { createSelfSignedCa, generateKeyPair, issueCertificate } from "../../shared/pki/mod.ts";
+import { createSelfSignedCa, generateKeyPair, issueCertificate } from "@mesh/shared/pki";
 import {
   authenticateCaller,
   AuthenticationError,
   ClientCertAuthenticator,
   JwtAuthenticator,
 } from "./caller_authenticator.ts";
-import { startOidcIssuer as startIssuer } from "../../shared/testing/oidc_issuer.ts";
+import { startOidcIssuer as startIssuer } from "@mesh/shared/testing/oidc_issuer";
 
 const SA = { "kubernetes.io": { namespace: "shop", serviceaccount: { name: "ratings" } } };
 

@@ -17,7 +17,7 @@ import {
   generateKeyPair,
   issueCertificate,
   parseCertificatesPem,
-} from "../../shared/pki/mod.ts";
+} from "@mesh/shared/pki";
 import {
   type CallerAuthenticator,
   ClientCertAuthenticator,

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { parseCertificateRequestPem, subjectAltNamesOf } from "../../shared/pki/mod.ts";
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import { parseCertificateRequestPem, subjectAltNamesOf } from "@mesh/shared/pki";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
 import { CaRequestError, type SigningPolicy } from "./ca_signer.ts";
 
 /** The `EXTERNAL_CA` value that forwards CSRs to the orchestrator's CertificateSigningRequest API. */

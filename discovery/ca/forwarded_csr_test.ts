@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { createCertificateRequest, generateKeyPair } from "../../shared/pki/mod.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { createCertificateRequest, generateKeyPair } from "@mesh/shared/pki";
 import { CaRequestError } from "./ca_signer.ts";
 import { checkForwardedCsr, externalCaFromEnv } from "./forwarded_csr.ts";
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { certificatesToPem } from "../../shared/pki/mod.ts";
-import { x509 } from "../../shared/pki/_x509.ts";
+import { certificatesToPem } from "@mesh/shared/pki";
+import { x509 } from "@mesh/shared/pki/_x509";
 
 /** One trust domain and the HTTPS URL of its bundle endpoint. */
 export interface BundleEndpoint {

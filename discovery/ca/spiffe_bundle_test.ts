@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
-import { createSelfSignedCa } from "../../shared/pki/mod.ts";
+import { createSelfSignedCa } from "@mesh/shared/pki";
 import { parseBundleEndpoints, parseSpiffeBundle } from "./spiffe_bundle.ts";
 import { derKey } from "./federated_bundles.ts";
 

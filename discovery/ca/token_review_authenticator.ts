@@ -11,9 +11,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { JwtPolicy } from "../../shared/credentials/jwt_policy.ts";
-import { excerpt } from "../../shared/log/excerpt.ts";
-import { spiffeId } from "../../shared/pki/mod.ts";
+import type { JwtPolicy } from "@mesh/shared/credentials/jwt_policy";
+import { excerpt } from "@mesh/shared/log/excerpt";
+import { spiffeId } from "@mesh/shared/pki";
 import {
   AuthenticationError,
   type CallerAuthenticator,

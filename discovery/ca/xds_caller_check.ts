@@ -13,7 +13,7 @@ import {
   type PeerCall,
   peerCertificateChainDer,
   peerCertificateDer,
-} from "../../shared/grpc/mod.ts";
+} from "@mesh/shared/grpc";
 import type { Proxy } from "../model/proxy.ts";
 import { authenticateCaller, type CallerAuthenticator, identityParts } from "./caller_authenticator.ts";
 

@@ -1,10 +1,10 @@
 import { checkFlagRanges } from "./flag_ranges.ts";
-import type { FlagValue } from "../../shared/cli/flag_spec.ts";
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
-import { checkTrustDomain } from "../../shared/config/mesh/mesh_config_schema.ts";
-import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
-import { isLowercaseDnsLabel } from "../../shared/config/validation/labels.ts";
+import type { FlagValue } from "@mesh/shared/cli/flag_spec";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { type ListenAddress, parseListenAddress } from "@mesh/shared/http/listen_address";
+import { checkTrustDomain } from "@mesh/shared/config/mesh/mesh_config_schema";
+import { isDnsName } from "@mesh/shared/pki/subject_alt_names";
+import { isLowercaseDnsLabel } from "@mesh/shared/config/validation/labels";
 
 /** Every setting of `mesh-discovery discovery`, parsed once at startup and frozen. */
 export interface DiscoveryOptions {

@@ -1,4 +1,4 @@
-import { formatDuration } from "../../shared/flags/duration.ts";
+import { formatDuration } from "@mesh/shared/flags/duration";
 
 /** The accepted range of a numeric flag; durations in nanoseconds. */
 interface FlagRange {

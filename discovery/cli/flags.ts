@@ -1,5 +1,5 @@
-import type { FlagSpec } from "../../shared/cli/flag_spec.ts";
-import { MAX_DURATION_NS } from "../../shared/flags/duration.ts";
+import type { FlagSpec } from "@mesh/shared/cli/flag_spec";
+import { MAX_DURATION_NS } from "@mesh/shared/flags/duration";
 
 /** Log scopes of the discovery program (mesh-discovery.md 4.2.1). */
 export const DISCOVERY_SCOPES: readonly string[] = Object.freeze([

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { MeshConfigError } from "../../shared/config/mesh/mesh_config_error.ts";
-import { parseMeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
-import { parseMeshConfig } from "../../shared/config/mesh/parse_mesh_config.ts";
+import { MeshConfigError } from "@mesh/shared/config/mesh/mesh_config_error";
+import { parseMeshNetworks } from "@mesh/shared/config/mesh/mesh_networks";
+import { parseMeshConfig } from "@mesh/shared/config/mesh/parse_mesh_config";
 
 /** A mesh config file named by a flag exists but cannot be used. */
 export class MeshFileError extends Error {

@@ -1,10 +1,10 @@
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { FileConfigSource, type FileConfigSourceOptions } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
 
-export { type LogLine, RecordingLogger } from "../../shared/testing/recording_logger.ts";
-export { waitFor } from "../../shared/testing/wait_for.ts";
+export { type LogLine, RecordingLogger } from "@mesh/shared/testing/recording_logger";
+export { waitFor } from "@mesh/shared/testing/wait_for";
 
 /**
  * A started source over `dir` with short periods (`options` override them), with its store, logger and

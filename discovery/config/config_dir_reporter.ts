@@ -1,6 +1,6 @@
-import { findKind } from "../../shared/config/kinds.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { findKind } from "@mesh/shared/config/kinds";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ConfigWarning, DocumentRejection } from "./config_file_load.ts";
 
 /**

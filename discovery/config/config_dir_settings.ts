@@ -1,4 +1,4 @@
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
 
 /** The environment settings of the `--configDir` source. */
 export interface ConfigDirSettings {

@@ -1,20 +1,20 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import { resourceKey } from "../../shared/config/resource.ts";
-import { canonicalGroup, findKind } from "../../shared/config/kinds.ts";
-import { parseResource } from "../../shared/config/validate_resource.ts";
-import type { Issue } from "../../shared/config/validation/report.ts";
-import { isObject } from "../../shared/config/validation/fields.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { resourceKey } from "@mesh/shared/config/resource";
+import { canonicalGroup, findKind } from "@mesh/shared/config/kinds";
+import { parseResource } from "@mesh/shared/config/validate_resource";
+import type { Issue } from "@mesh/shared/config/validation/report";
+import { isObject } from "@mesh/shared/config/validation/fields";
 import {
   joinFieldPath,
   parseYamlDocuments,
   parseYamlDocumentsSliced,
   type YamlDocument,
   type YamlStream,
-} from "../../shared/config/mesh/yaml_documents.ts";
+} from "@mesh/shared/config/mesh/yaml_documents";
 import { flowNestingProblem, nestingError } from "./yaml_nesting.ts";
 import { loadConfigOffThread, OFF_THREAD_BYTES } from "./yaml_off_thread.ts";
 import { loadStreamSliced } from "./load_stream_sliced.ts";
-import { DEFAULT_SLICE_MS } from "../../shared/time/loop_slices.ts";
+import { DEFAULT_SLICE_MS } from "@mesh/shared/time/loop_slices";
 
 /** A valid resource read from a file, with where it was written. */
 export interface LoadedDocument {

@@ -1,4 +1,4 @@
-import { symlink } from "../../shared/testing/symlink.ts";
+import { symlink } from "@mesh/shared/testing/symlink";
 import assert from "node:assert/strict";
 import { isConfigFileName, listConfigFiles } from "./config_files.ts";
 

@@ -1,4 +1,4 @@
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 /**
  * The file-system calls the config directory source makes, so that a test can make one fail (as root, which

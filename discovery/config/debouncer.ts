@@ -1,4 +1,4 @@
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 /** Options of {@link Debouncer}. */
 export interface DebouncerOptions {

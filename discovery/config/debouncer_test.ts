@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { Debouncer } from "./debouncer.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 
 Deno.test("Debouncer runs once after a burst has been quiet for the delay", async (t) => {
   const clock = FakeTimers.createClock();

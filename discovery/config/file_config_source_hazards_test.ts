@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { symlink } from "../../shared/testing/symlink.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { symlink } from "@mesh/shared/testing/symlink";
 import { type ConfigFs, denoConfigFs } from "./config_fs.ts";
 import type { FileConfigSourceOptions } from "./file_config_source.ts";
 import { startTestSource, virtualService, waitFor } from "./_test_support.ts";

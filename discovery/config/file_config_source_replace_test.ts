@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { symlink } from "../../shared/testing/symlink.ts";
-import { needs, tool } from "../../shared/testing/system_tools.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { fileURLToPath } from "node:url";
+import { symlink } from "@mesh/shared/testing/symlink";
+import { needs, tool } from "@mesh/shared/testing/system_tools";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
 import { RecordingLogger, replaceFile, startTestSource, waitFor } from "./_test_support.ts";
@@ -218,7 +219,10 @@ Deno.test("scanConfigFiles skips an unreadable folder and lists the rest", needs
         "--map-group=65534",
         Deno.execPath(),
         "eval",
-        "--no-config",
+        // The workspace config resolves the package names the module imports; npm packages come from node_modules, never fetched.
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        "--node-modules-dir=manual",
         `import { scanConfigFiles } from "${module}"; console.log(JSON.stringify(await scanConfigFiles("${root}")));`,
       ],
       env: { DENO_DIR: `${root}/deno_dir`, NO_COLOR: "1" },

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ConfigEvent } from "../model/config_store.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";

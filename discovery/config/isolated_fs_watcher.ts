@@ -1,4 +1,4 @@
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 
 /** What the watcher worker is asked to watch. */
 export interface WatchRequest {

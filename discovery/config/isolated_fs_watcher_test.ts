@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { IsolatedFsWatcher } from "./isolated_fs_watcher.ts";
 import { waitFor } from "./_test_support.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 
 async function mkfifo(path: string): Promise<void> {
   const { code } = await new Deno.Command("sh", { args: ["-c", 'mkfifo "$1"', "sh", path] }).output();

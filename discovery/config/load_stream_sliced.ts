@@ -1,6 +1,6 @@
-import type { YamlStream } from "../../shared/config/mesh/yaml_documents.ts";
+import type { YamlStream } from "@mesh/shared/config/mesh/yaml_documents";
 import type { FileLoad } from "./config_file_load.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 
 /** Validates the documents of one parsed stream into a {@link FileLoad}, synchronously. */
 export type LoadStream = (

@@ -1,5 +1,5 @@
-import type { Resource, ResourceMeta } from "../../shared/config/resource.ts";
-import { type Logger, silentLogger } from "../../shared/log/logger.ts";
+import type { Resource, ResourceMeta } from "@mesh/shared/config/resource";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
 import type {
   ApplyOptions,
   ConfigEvent,

@@ -1,14 +1,14 @@
-import { type Logger, silentLogger } from "../../shared/log/logger.ts";
-import { defaultMeshConfig, type MeshConfig } from "../../shared/config/mesh/mesh_config.ts";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
+import { defaultMeshConfig, type MeshConfig } from "@mesh/shared/config/mesh/mesh_config";
 import {
   defaultMeshNetworks,
   type MeshNetworks,
   parseMeshNetworks,
-} from "../../shared/config/mesh/mesh_networks.ts";
-import { parseMeshConfig } from "../../shared/config/mesh/parse_mesh_config.ts";
-import type { Timers } from "../../shared/time/timers.ts";
+} from "@mesh/shared/config/mesh/mesh_networks";
+import { parseMeshConfig } from "@mesh/shared/config/mesh/parse_mesh_config";
+import type { Timers } from "@mesh/shared/time/timers";
 import { WatchedFile } from "./watched_file.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 
 /** Options of {@link MeshWatcher}. */
 export interface MeshWatcherOptions {

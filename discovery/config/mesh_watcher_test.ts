@@ -1,8 +1,8 @@
-import { symlink } from "../../shared/testing/symlink.ts";
+import { symlink } from "@mesh/shared/testing/symlink";
 import assert from "node:assert/strict";
-import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
+import { defaultMeshConfig } from "@mesh/shared/config/mesh/mesh_config";
 import { type MeshChangeEvent, MeshWatcher } from "./mesh_watcher.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 
 async function lostGauge(metrics: Metrics, source: string): Promise<number | undefined> {
   const { values } = await metrics.gauge("discovery_config_source_lost").get();

@@ -8,7 +8,7 @@ export * from "./file_config_source.ts";
 export * from "./mesh_watcher.ts";
 export * from "./config_dir_settings.ts";
 export type { ConfigWarning, DocumentRejection, RejectionReason } from "./config_file_load.ts";
-export type { Timers } from "../../shared/time/timers.ts";
+export type { Timers } from "@mesh/shared/time/timers";
 export type {
   ConfigEvent,
   ConfigEventHandler,
@@ -17,9 +17,4 @@ export type {
   RejectedConfig,
   WritableConfigStore,
 } from "../model/config_store.ts";
-export type {
-  GroupVersionKind,
-  Resource,
-  ResourceMeta,
-  SourcePosition,
-} from "../../shared/config/resource.ts";
+export type { GroupVersionKind, Resource, ResourceMeta, SourcePosition } from "@mesh/shared/config/resource";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { symlink } from "../../shared/testing/symlink.ts";
+import { symlink } from "@mesh/shared/testing/symlink";
 import { filesToReread, pathsNamedBy } from "./named_paths.ts";
 
 Deno.test("pathsNamedBy names the paths of create, modify, rename and remove events, and nothing else", () => {

@@ -1,5 +1,5 @@
-import { type Logger, silentLogger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { resolve } from "node:path";
 import { IsolatedFsWatcher } from "./isolated_fs_watcher.ts";
 

@@ -1,5 +1,5 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { SkippedPath, UnreadablePath } from "./config_files.ts";
 
 /**

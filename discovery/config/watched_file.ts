@@ -1,8 +1,8 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import { MeshConfigError } from "../../shared/config/mesh/mesh_config_error.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { MeshConfigError } from "@mesh/shared/config/mesh/mesh_config_error";
 import { deepEqual } from "./deep_equal.ts";
 import { Debouncer } from "./debouncer.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { denoConfigFs, readTextBounded } from "./config_fs.ts";
 import { PathWatch } from "./path_watch.ts";
 

@@ -1,11 +1,11 @@
-import { loopbackOnly } from "../../shared/http/serve.ts";
-import { ADMIN_BODY_LIMITS, describeInput, readBodyText } from "../../shared/http/request_limits.ts";
-import { HttpError, jsonResponse, type Router } from "../../shared/http/router.ts";
-import { type Level, LEVELS } from "../../shared/log/levels.ts";
-import type { LogManager } from "../../shared/log/log_manager.ts";
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import type { BuildInfo } from "../../shared/version/build_info.ts";
-import { crossSiteReason } from "../../shared/http/same_origin.ts";
+import { loopbackOnly } from "@mesh/shared/http/serve";
+import { ADMIN_BODY_LIMITS, describeInput, readBodyText } from "@mesh/shared/http/request_limits";
+import { HttpError, jsonResponse, type Router } from "@mesh/shared/http/router";
+import { type Level, LEVELS } from "@mesh/shared/log/levels";
+import type { LogManager } from "@mesh/shared/log/log_manager";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import type { BuildInfo } from "@mesh/shared/version/build_info";
+import { crossSiteReason } from "@mesh/shared/http/same_origin";
 import { addCtrlzPages } from "./pages/ctrlz_page_routes.ts";
 import { processFacts } from "./process_facts.ts";
 

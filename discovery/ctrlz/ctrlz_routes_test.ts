@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { Router } from "../../shared/http/router.ts";
-import { LogManager } from "../../shared/log/log_manager.ts";
-import type { LogSink } from "../../shared/log/sinks.ts";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { buildInfo } from "../../shared/version/build_info.ts";
+import { Router } from "@mesh/shared/http/router";
+import { LogManager } from "@mesh/shared/log/log_manager";
+import type { LogSink } from "@mesh/shared/log/sinks";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { buildInfo } from "@mesh/shared/version/build_info";
 import { addCtrlzRoutes } from "./ctrlz_routes.ts";
 
 const lines: string[] = [];

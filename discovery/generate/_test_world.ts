@@ -5,13 +5,13 @@
  *
  * @module
  */
-import type { Resource } from "../../shared/config/resource.ts";
-import { NETWORKING_GROUP } from "../../shared/config/kinds.ts";
-import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
+import { defaultMeshConfig } from "@mesh/shared/config/mesh/mesh_config";
+import { silentLogger } from "@mesh/shared/log/logger";
 import { Buffer } from "node:buffer";
-import { decodeAny, encodeAny } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
+import { decodeAny, encodeAny } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { parseProxy, type Proxy } from "../model/proxy.ts";
 import { AggregateRegistry } from "../registry/aggregate_registry.ts";

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { LoadBalancerSettings } from "../../shared/config/networking/traffic_policy.ts";
-import { typeUrlOf } from "../../proto/type_urls.ts";
+import type { LoadBalancerSettings } from "@mesh/shared/config/networking/traffic_policy";
+import { typeUrlOf } from "@mesh/proto/type_urls";
 import type { EnvoyObject } from "./route_match.ts";
 
 const POLICY = "envoy.extensions.load_balancing_policies";

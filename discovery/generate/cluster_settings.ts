@@ -5,10 +5,7 @@
  *
  * @module
  */
-import type {
-  ConnectionPoolSettings,
-  OutlierDetection,
-} from "../../shared/config/networking/traffic_policy.ts";
+import type { ConnectionPoolSettings, OutlierDetection } from "@mesh/shared/config/networking/traffic_policy";
 import { type DurationObject, durationOf, ZERO_DURATION } from "./envoy_duration.ts";
 import type { EnvoyObject } from "./route_match.ts";
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { parseDuration } from "../../shared/config/validation/durations.ts";
+import { parseDuration } from "@mesh/shared/config/validation/durations";
 
 /**
  * A `google.protobuf.Duration` in the object form `encodeAny` accepts (int64 seconds as a decimal string). Zero

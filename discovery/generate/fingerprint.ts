@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { type DerivedMemo, derivedTable } from "../push/derived_memo.ts";
-import type { Resource } from "../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 import type { MergedDestinationRule } from "../push/destination_rule_index.ts";
 import type { EndpointShards } from "../push/endpoint_index.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { decodeAny } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { decodeAny } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { PushContext } from "../push/push_context.ts";
 import { GeneratorRegistry } from "./generator.ts";
 import { buildResources } from "../xds/response_builder.ts";

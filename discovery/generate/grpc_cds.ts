@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../model/proxy.ts";
 import { selectorMatches } from "../model/labels.ts";
 import type { Service } from "../model/service.ts";

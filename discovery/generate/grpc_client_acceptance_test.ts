@@ -10,9 +10,9 @@ import { ClusterResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-ty
 import { EndpointResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-type/endpoint-resource-type.js";
 import { ListenerResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-type/listener-resource-type.js";
 import { RouteConfigurationResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-type/route-config-resource-type.js";
-import { encodeAny } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { encodeAny } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { isCacheable } from "./generator.ts";
 import { grpcGenerators } from "./grpc_generators.ts";
 import { grpcTargets } from "./grpc_target.ts";

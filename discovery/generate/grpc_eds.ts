@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { ServiceInstance } from "../model/endpoint.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { grpcLdsGenerator } from "./grpc_lds.ts";
 import { GREETER, greeterResources, grpcProxy, networking, run, World } from "./_test_world.ts";
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { VirtualServiceSpec } from "../../shared/config/networking/virtual_service.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { GRPC_RDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { grpcRdsGenerator } from "./grpc_rds.ts";
 import { DEFAULT_RETRY_POLICY, GRPC_CHANNEL_ID_KEY } from "./route_action.ts";
 import { GREETER, greeterResources, greeterSplit, grpcProxy, networking, run, World } from "./_test_world.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { decodeAny, encodeAny } from "../../proto/any_codec.ts";
-import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts";
+import { decodeAny, encodeAny } from "@mesh/proto/any_codec";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { isCacheable } from "./generator.ts";
 import { grpcGenerators } from "./grpc_generators.ts";
 import { grpcTargets } from "./grpc_target.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isIp } from "../../shared/config/validation/ip.ts";
+import { isIp } from "@mesh/shared/config/validation/ip";
 import { isWildcardHost, mostSpecificMatch } from "../model/host_match.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { Service, ServicePort } from "../model/service.ts";

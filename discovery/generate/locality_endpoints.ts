@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isIp } from "../../shared/config/validation/ip.ts";
+import { isIp } from "@mesh/shared/config/validation/ip";
 import type { ServiceInstance } from "../model/endpoint.ts";
 import { selectorMatches } from "../model/labels.ts";
 import type { EnvoyObject } from "./route_match.ts";

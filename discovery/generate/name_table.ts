@@ -18,7 +18,7 @@ import {
   NAME_TABLE_TYPE_URL,
   type NameInfo,
   type NameTable,
-} from "../../proto/name_table.ts";
+} from "@mesh/proto/name_table";
 import type { Proxy } from "../model/proxy.ts";
 import type { Service } from "../model/service.ts";
 import type { PushContext } from "../push/push_context.ts";

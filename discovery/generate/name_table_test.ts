@@ -4,7 +4,7 @@ import {
   ISTIO_NAME_TABLE_TYPE_URL,
   NAME_TABLE_TYPE_URL,
   type NameTable,
-} from "../../proto/name_table.ts";
+} from "@mesh/proto/name_table";
 import { parseProxy, type Proxy } from "../model/proxy.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
 import { endpoint, service } from "../registry/_test_support.ts";

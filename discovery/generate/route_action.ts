@@ -14,9 +14,9 @@ import type {
   HTTPFaultInjection,
   HTTPRetry,
   Percent,
-} from "../../shared/config/networking/virtual_service_policies.ts";
-import type { LoadBalancerSettings } from "../../shared/config/networking/traffic_policy.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+} from "@mesh/shared/config/networking/virtual_service_policies";
+import type { LoadBalancerSettings } from "@mesh/shared/config/networking/traffic_policy";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { type DurationObject, durationOf, isZeroDuration, ZERO_DURATION } from "./envoy_duration.ts";
 import type { EnvoyObject } from "./route_match.ts";
 

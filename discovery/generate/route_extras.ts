@@ -6,12 +6,12 @@
  *
  * @module
  */
-import type { HeaderOperations, Headers } from "../../shared/config/networking/header_operations.ts";
+import type { HeaderOperations, Headers } from "@mesh/shared/config/networking/header_operations";
 import type {
   CorsPolicy,
   HTTPRedirect,
   Percent,
-} from "../../shared/config/networking/virtual_service_policies.ts";
+} from "@mesh/shared/config/networking/virtual_service_policies";
 import { durationOf } from "./envoy_duration.ts";
 import { fractionalPercent } from "./route_action.ts";
 import { type EnvoyObject, stringMatcher } from "./route_match.ts";

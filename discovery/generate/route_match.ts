@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { HTTPMatchRequest } from "../../shared/config/networking/virtual_service_match.ts";
-import type { StringMatch } from "../../shared/config/networking/string_match.ts";
-import { MESH_GATEWAY } from "../../shared/config/networking/gateway_names.ts";
+import type { HTTPMatchRequest } from "@mesh/shared/config/networking/virtual_service_match";
+import type { StringMatch } from "@mesh/shared/config/networking/string_match";
+import { MESH_GATEWAY } from "@mesh/shared/config/networking/gateway_names";
 import { selectorMatches } from "../model/labels.ts";
 import type { Proxy } from "../model/proxy.ts";
 

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { Destination } from "../../shared/config/networking/destination.ts";
-import type { HTTPRoute } from "../../shared/config/networking/virtual_service_http.ts";
-import type { RouteDestination } from "../../shared/config/networking/route_destinations.ts";
-import type { L4MatchAttributes } from "../../shared/config/networking/virtual_service_match.ts";
+import type { Destination } from "@mesh/shared/config/networking/destination";
+import type { HTTPRoute } from "@mesh/shared/config/networking/virtual_service_http";
+import type { RouteDestination } from "@mesh/shared/config/networking/route_destinations";
+import type { L4MatchAttributes } from "@mesh/shared/config/networking/virtual_service_match";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ServiceInstance } from "../model/endpoint.ts";
-import type { MeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
+import type { MeshNetworks } from "@mesh/shared/config/mesh/mesh_networks";
 import { MeshNetworkIndex } from "../push/network_index.ts";
 import { endpoint, service } from "../registry/_test_support.ts";
 import { splitHorizon } from "./split_horizon.ts";

@@ -9,8 +9,8 @@ import type {
   LoadBalancerSettings,
   OutlierDetection,
   TrafficPolicy,
-} from "../../shared/config/networking/traffic_policy.ts";
-import type { ClientTLSSettings } from "../../shared/config/networking/tls_settings.ts";
+} from "@mesh/shared/config/networking/traffic_policy";
+import type { ClientTLSSettings } from "@mesh/shared/config/networking/tls_settings";
 
 /** The four parts of a traffic policy that shape a cluster, after merging. */
 export interface ClusterPolicy {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { TrafficPolicy } from "../../shared/config/networking/traffic_policy.ts";
+import type { TrafficPolicy } from "@mesh/shared/config/networking/traffic_policy";
 import { mergeTrafficPolicy } from "./traffic_policy_merge.ts";
 
 const top: TrafficPolicy = {

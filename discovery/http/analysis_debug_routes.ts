@@ -1,4 +1,4 @@
-import { jsonResponse } from "../../shared/http/router.ts";
+import { jsonResponse } from "@mesh/shared/http/router";
 import type { AnalysisView } from "../analysis/analysis_sink.ts";
 import type { DebugInterface } from "./debug_interface.ts";
 

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { jsonResponse, Router } from "../../shared/http/router.ts";
-import { type RunningServer, serveHttp } from "../../shared/http/serve.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { buildInfo } from "../../shared/version/build_info.ts";
+import { defaultMeshConfig } from "@mesh/shared/config/mesh/mesh_config";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { jsonResponse, Router } from "@mesh/shared/http/router";
+import { type RunningServer, serveHttp } from "@mesh/shared/http/serve";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { buildInfo } from "@mesh/shared/version/build_info";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { parseProxy } from "../model/proxy.ts";
 import type { MemoryRegistry } from "../registry/memory_registry.ts";

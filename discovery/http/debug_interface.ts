@@ -1,5 +1,5 @@
-import { type Handler, jsonResponse, type Route, Router } from "../../shared/http/router.ts";
-import { loopbackOnly } from "../../shared/http/serve.ts";
+import { type Handler, jsonResponse, type Route, Router } from "@mesh/shared/http/router";
+import { loopbackOnly } from "@mesh/shared/http/serve";
 
 /** Debug paths that reveal the environment, the full config or what proxies were sent: loopback only by default. */
 export const SENSITIVE_DEBUG_PATHS: readonly string[] = [

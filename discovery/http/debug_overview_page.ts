@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { dataTable, factList, type Html, html, layout } from "../../shared/http/html.ts";
-import { lineChart } from "../../shared/http/svg_chart.ts";
+import { dataTable, factList, type Html, html, layout } from "@mesh/shared/http/html";
+import { lineChart } from "@mesh/shared/http/svg_chart";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { PushBucket } from "../push/push_history.ts";
 

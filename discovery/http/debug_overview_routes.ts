@@ -1,7 +1,7 @@
-import { assetHandler, htmlResponse } from "../../shared/http/html.ts";
-import { jsonResponse } from "../../shared/http/router.ts";
-import { PAGE_STYLE } from "../../shared/http/page_style.ts";
-import { KINDS } from "../../shared/config/kinds.ts";
+import { assetHandler, htmlResponse } from "@mesh/shared/http/html";
+import { jsonResponse } from "@mesh/shared/http/router";
+import { PAGE_STYLE } from "@mesh/shared/http/page_style";
+import { KINDS } from "@mesh/shared/config/kinds";
 import type { ConfigStore, RejectedConfig } from "../model/config_store.ts";
 import type { PushHistory } from "../push/push_history.ts";
 import type { DebugInterface } from "./debug_interface.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Router } from "../../shared/http/router.ts";
+import { Router } from "@mesh/shared/http/router";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { PushHistory } from "../push/push_history.ts";
 import { DebugInterface, SENSITIVE_DEBUG_PATHS } from "./debug_interface.ts";

@@ -1,6 +1,6 @@
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import { jsonResponse } from "../../shared/http/router.ts";
-import { KINDS } from "../../shared/config/kinds.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { jsonResponse } from "@mesh/shared/http/router";
+import { KINDS } from "@mesh/shared/config/kinds";
 import type { ConfigStore, RejectedConfig } from "../model/config_store.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { ServiceInstance } from "../model/endpoint.ts";

@@ -1,6 +1,6 @@
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { jsonResponse, type Router } from "../../shared/http/router.ts";
-import type { BuildInfo } from "../../shared/version/build_info.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { jsonResponse, type Router } from "@mesh/shared/http/router";
+import type { BuildInfo } from "@mesh/shared/version/build_info";
 
 /** Adds `/metrics` (Prometheus text) and `/version` (build info as JSON) to the monitoring router. */
 export function addMonitoringRoutes(router: Router, metrics: Metrics, info: BuildInfo): Router {

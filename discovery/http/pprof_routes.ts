@@ -1,4 +1,4 @@
-import { HttpError, jsonResponse } from "../../shared/http/router.ts";
+import { HttpError, jsonResponse } from "@mesh/shared/http/router";
 import type { DebugInterface } from "./debug_interface.ts";
 import { type Profiler, ProfilerUnavailableError } from "./inspector_profiler.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { Router } from "../../shared/http/router.ts";
-import { serveHttp } from "../../shared/http/serve.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { Router } from "@mesh/shared/http/router";
+import { serveHttp } from "@mesh/shared/http/serve";
+import { silentLogger } from "@mesh/shared/log/logger";
 import { DebugInterface } from "./debug_interface.ts";
 import {
   InspectorProfiler,
@@ -11,7 +11,7 @@ import {
 } from "./inspector_profiler.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { addPprofRoutes } from "./pprof_routes.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 
 const MARKERS = 100_000;
 

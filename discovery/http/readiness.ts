@@ -1,5 +1,5 @@
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { jsonResponse, type Router } from "../../shared/http/router.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { jsonResponse, type Router } from "@mesh/shared/http/router";
 
 /** One condition for readiness; returns why it is not met, or undefined when it is. */
 export interface ReadinessCheck {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { Router } from "../../shared/http/router.ts";
+import { Router } from "@mesh/shared/http/router";
 import { DebugInterface } from "./debug_interface.ts";
 import { addReadyRoute, Readiness, syncedCheck } from "./readiness.ts";
 

@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
 import type { InjectorState } from "./inject_webhook.ts";
 import { canonicalResources } from "./quantity.ts";
-import { isObject as isObj } from "../../shared/config/validation/fields.ts";
+import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 
 type Obj = Record<string, unknown>;
 

@@ -4,9 +4,9 @@
  * @module
  */
 import { parse } from "yaml";
-import { excerpt } from "../../shared/log/excerpt.ts";
-import { parseGoBool as parseBool } from "../../shared/flags/scalars.ts";
-import { checkIpSubnet } from "../../shared/config/validation/ip.ts";
+import { excerpt } from "@mesh/shared/log/excerpt";
+import { parseGoBool as parseBool } from "@mesh/shared/flags/scalars";
+import { checkIpSubnet } from "@mesh/shared/config/validation/ip";
 
 /** An annotation of the pod that injection cannot use; the message names it and says what is expected. */
 export class InvalidAnnotationError extends Error {

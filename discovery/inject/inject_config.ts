@@ -5,11 +5,11 @@
  * @module
  */
 import { parse } from "yaml";
-import { parseGoTemplate } from "../../shared/template/go_template.ts";
-import type { LabelSelector } from "../../shared/config/label_selector.ts";
+import { parseGoTemplate } from "@mesh/shared/template/go_template";
+import type { LabelSelector } from "@mesh/shared/config/label_selector";
 import type { InjectPolicyConfig } from "./inject_policy.ts";
 import { injectionFunctions } from "./template_functions.ts";
-import { isObject as isObj } from "../../shared/config/validation/fields.ts";
+import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 
 /** A config or values file that cannot be used; the message says where and what is expected. */
 /** Most `render` texts one config keeps parsed. */

@@ -11,7 +11,7 @@ import {
   type LabelSelector,
   labelSelectorMatches,
   selectorIsEmpty,
-} from "../../shared/config/label_selector.ts";
+} from "@mesh/shared/config/label_selector";
 
 /** What the policy reads of the injector config. */
 export interface InjectPolicyConfig {

@@ -6,11 +6,11 @@
  * `_skip_total{reason}` or `_failure_total{type}`.
  * @module
  */
-import { PeerLogLimiter } from "../../shared/log/peer_log_limiter.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { HttpError, jsonError, jsonResponse, type Router } from "../../shared/http/router.ts";
-import { readBodyText } from "../../shared/http/request_limits.ts";
+import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { HttpError, jsonError, jsonResponse, type Router } from "@mesh/shared/http/router";
+import { readBodyText } from "@mesh/shared/http/request_limits";
 import { ADMISSION_API_VERSIONS, type AdmissionApiVersion } from "../webhook/admission_review.ts";
 import { ADMISSION_BODY_LIMITS } from "../webhook/validation_webhook.ts";
 import { InvalidAnnotationError } from "./annotation_validation.ts";
@@ -18,7 +18,7 @@ import type { InjectorConfig } from "./inject_config.ts";
 import { injectPod } from "./inject_pod.ts";
 import { skipReason } from "./inject_policy.ts";
 import { createPodPatch } from "./json_patch.ts";
-import { isObject as isObj } from "../../shared/config/validation/fields.ts";
+import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 
 type Obj = Record<string, unknown>;
 

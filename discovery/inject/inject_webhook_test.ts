@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { Router } from "../../shared/http/router.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { Router } from "@mesh/shared/http/router";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { counterValue, testMetrics } from "../webhook/_test_support.ts";
 import { comparable, FIXTURES, podReview } from "./_conformance_support.ts";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
@@ -11,7 +11,7 @@ import {
   parseInjectEnvs,
   REFUSAL_LOG_INTERVAL_MS,
 } from "./inject_webhook.ts";
-import { applyJsonPatch } from "../../shared/testing/json_patch.ts";
+import { applyJsonPatch } from "@mesh/shared/testing/json_patch";
 import { startInjection } from "./start_injection.ts";
 
 type Obj = Record<string, unknown>;

@@ -4,8 +4,8 @@
  * and the last good content stays in use.
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Timers } from "@mesh/shared/time/timers";
 import { WatchedFile } from "../config/watched_file.ts";
 import { type InjectorConfig, parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
 import type { InjectorState } from "./inject_webhook.ts";

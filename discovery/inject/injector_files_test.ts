@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { InjectorFiles } from "./injector_files.ts";
 
 const GOOD_CONFIG = "policy: enabled\ntemplates:\n  sidecar: |\n    spec: {}\n";

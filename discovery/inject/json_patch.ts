@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isObject as isObj } from "../../shared/config/validation/fields.ts";
+import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 type Obj = Record<string, unknown>;
 
 /** One JSON patch operation. */

@@ -6,7 +6,7 @@
  */
 import { parse } from "yaml";
 import { goView } from "./go_view.ts";
-import { isObject as isObj } from "../../shared/config/validation/fields.ts";
+import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 
 type Obj = Record<string, unknown>;
 

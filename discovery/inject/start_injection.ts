@@ -6,10 +6,10 @@
  * is read and `/inject` is not registered (404).
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { Router } from "../../shared/http/router.ts";
-import { meshConfigToJson } from "../../shared/config/mesh/mod.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { Router } from "@mesh/shared/http/router";
+import { meshConfigToJson } from "@mesh/shared/config/mesh";
 import { DEFAULT_INJECT_CONFIG_FILE, InjectorFiles } from "./injector_files.ts";
 import { injectWebhookRoutes } from "./inject_webhook.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { defaultMeshConfig } from "../../shared/config/mesh/mod.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { defaultMeshConfig } from "@mesh/shared/config/mesh";
 import { startWebhookServer } from "../webhook/webhook_server.ts";
 import { counterValue, testMetrics } from "../webhook/_test_support.ts";
 import { FIXTURES, podReview } from "./_conformance_support.ts";

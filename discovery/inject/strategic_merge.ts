@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isObject as isObj } from "../../shared/config/validation/fields.ts";
+import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 type Obj = Record<string, unknown>;
 
 /** The merge key of the pod's lists, by field name (the same in every place a Pod has them). */

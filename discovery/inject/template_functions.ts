@@ -8,9 +8,9 @@
  * @module
  */
 import { stringify } from "yaml";
-import type { GoTemplateFunction } from "../../shared/template/go_template.ts";
-import { formatValue } from "../../shared/template/go_printf.ts";
-import { truthy } from "../../shared/template/go_template.ts";
+import type { GoTemplateFunction } from "@mesh/shared/template/go_template";
+import { formatValue } from "@mesh/shared/template/go_printf";
+import { truthy } from "@mesh/shared/template/go_template";
 import { protoToJSON } from "./proxy_config_json.ts";
 
 type Obj = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseGoTemplate } from "../../shared/template/go_template.ts";
+import { parseGoTemplate } from "@mesh/shared/template/go_template";
 import { goView, stringMap } from "./go_view.ts";
 import { canonicalQuantity } from "./quantity.ts";
 import { injectionFunctions } from "./template_functions.ts";

@@ -1,4 +1,4 @@
-import type { Resource } from "../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 
 /**
  * Orders resources oldest first (creationTimestamp), then by namespace and name: the precedence Istio gives

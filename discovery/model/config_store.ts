@@ -1,4 +1,4 @@
-import type { Resource } from "../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 
 /** What happened to a resource. */
 export type ConfigEventType = "add" | "update" | "delete";

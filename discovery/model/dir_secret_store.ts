@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { CredentialDirectory } from "../../shared/credentials/credential_dir.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+import { CredentialDirectory } from "@mesh/shared/credentials/credential_dir";
+import type { Logger } from "@mesh/shared/log/logger";
 import type { SecretStore, TlsSecret } from "./secret_store.ts";
 
 /** How often the directory is read again. */

@@ -1,4 +1,4 @@
-import { isIp } from "../../shared/config/validation/ip.ts";
+import { isIp } from "@mesh/shared/config/validation/ip";
 import { deepFreeze } from "./deep_freeze.ts";
 
 /** The two kinds of proxy a node id can name: a workload's sidecar or a gateway ("router"). */

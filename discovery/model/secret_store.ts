@@ -1,4 +1,4 @@
-import type { TlsCredential } from "../../shared/credentials/tls_credential.ts";
+import type { TlsCredential } from "@mesh/shared/credentials/tls_credential";
 
 /** A TLS credential a gateway serves or checks peers with, in PEM. */
 export type TlsSecret = TlsCredential;

@@ -1,4 +1,4 @@
-import type { Protocol } from "../../shared/config/validation/ports.ts";
+import type { Protocol } from "@mesh/shared/config/validation/ports";
 import { exportedTo } from "./visibility.ts";
 
 /** A port protocol, or "Unsupported" when the port declares none (the proxy sniffs it). */

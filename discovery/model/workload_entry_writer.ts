@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Resource } from "../../shared/config/resource.ts";
-import type { WorkloadEntrySpec } from "../../shared/config/networking/workload_entry.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import type { WritableConfigStore } from "./config_store.ts";
 
 /** A WorkloadEntry as last read, and the version a write must name. */

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import type { ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import type { ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { silentLogger } from "@mesh/shared/log/logger";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import type { InformerClient } from "./resilient_informer.ts";
 

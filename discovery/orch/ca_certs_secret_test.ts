@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
-import { kubeconfigFor, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { kubeconfigFor, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { readCaCertsSecret } from "./ca_certs_secret.ts";
 import { orchHttp } from "./orch_http.ts";
 

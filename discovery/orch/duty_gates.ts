@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { DUTIES, type DutyGate, soleLeader } from "../../shared/lifecycle/duty_gate.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { Timers } from "../../shared/time/timers.ts";
+import { DUTIES, type DutyGate, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { Timers } from "@mesh/shared/time/timers";
 import { leaseDurationsFor, type LeaseElectionStatus, LeaseElector } from "./lease_election.ts";
 import type { LeaseApi } from "./lease_record.ts";
 import { ReplicaLiveness } from "./replica_liveness.ts";

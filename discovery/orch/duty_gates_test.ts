@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { DUTIES } from "../../shared/lifecycle/duty_gate.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { DUTIES } from "@mesh/shared/lifecycle/duty_gate";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { createDutyGates, electionIdentity } from "./duty_gates.ts";
 import type { LeaseApi } from "./lease_record.ts";
 

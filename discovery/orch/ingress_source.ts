@@ -11,11 +11,11 @@
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
-import { parseResource } from "../../shared/config/validate_resource.ts";
-import type { Resource } from "../../shared/config/resource.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { Timers } from "../../shared/time/timers.ts";
+import { parseResource } from "@mesh/shared/config/validate_resource";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { Timers } from "@mesh/shared/time/timers";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import type { RateLimiter } from "./orch_client.ts";

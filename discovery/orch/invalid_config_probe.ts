@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
-import { excerpt } from "../../shared/log/excerpt.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+import { excerpt } from "@mesh/shared/log/excerpt";
+import type { Logger } from "@mesh/shared/log/logger";
 import type { RateLimiter } from "./orch_client.ts";
 
 /** The API server's words for a write a validating webhook refused. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { selfSignedServingCert } from "../../shared/pki/serving_certificate.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { selfSignedServingCert } from "@mesh/shared/pki/serving_certificate";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { clientOf, stored } from "./_test_writers.ts";
 import { invalidConfigProbe } from "./invalid_config_probe.ts";
 

@@ -14,9 +14,9 @@
  *
  * @module
  */
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { type LeaseApi, LeaseConflictError, type LeaseRecord, type StoredLease } from "./lease_record.ts";
 
 /** The three durations of an election, in milliseconds. */

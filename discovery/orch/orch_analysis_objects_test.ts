@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";

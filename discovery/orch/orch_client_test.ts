@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { timersOf } from "../../shared/testing/fake_timers.ts";
 import * as k8s from "@kubernetes/client-node";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { limitWatches, loadOrchConfig, OrchConfigError, RateLimiter } from "./orch_client.ts";
 
 Deno.test("In-cluster, the service account token is read from its file when requests are made, not once", async () => {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { KINDS } from "../../shared/config/kinds.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { KINDS } from "@mesh/shared/config/kinds";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "../config/_test_support.ts";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { WorkloadEntrySpec } from "../../shared/config/networking/workload_entry.ts";
-import { parseProtocol } from "../../shared/config/validation/ports.ts";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
+import { parseProtocol } from "@mesh/shared/config/validation/ports";
 import { type Endpoint, tlsModeFromLabels } from "../model/endpoint.ts";
 import type { Service, ServicePort, ServiceProtocol } from "../model/service.ts";
 import type {

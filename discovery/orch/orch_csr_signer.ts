@@ -10,9 +10,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { Logger } from "../../shared/log/logger.ts";
-import { parseCertificatesPem, type X509Certificate } from "../../shared/pki/mod.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { parseCertificatesPem, type X509Certificate } from "@mesh/shared/pki";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import {
   type ExternalSigner,
   ExternalSignerError,

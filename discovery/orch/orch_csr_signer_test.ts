@@ -5,11 +5,11 @@ import {
   generateKeyPair,
   issueCertificate,
   parseCertificatesPem,
-} from "../../shared/pki/mod.ts";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { playSigner, type TestIssue } from "../../shared/testing/orch_test_signer.ts";
-import { makePluggedInCa, type PluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+} from "@mesh/shared/pki";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { playSigner, type TestIssue } from "@mesh/shared/testing/orch_test_signer";
+import { makePluggedInCa, type PluggedInCa } from "@mesh/shared/testing/plugged_in_ca";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { ExternalSignerError } from "../model/external_signer.ts";
 import { loadOrchConfig } from "./orch_client.ts";
 import { OrchCsrSigner } from "./orch_csr_signer.ts";

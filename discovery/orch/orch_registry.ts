@@ -15,8 +15,8 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
 import type { Endpoint } from "../model/endpoint.ts";
 import type { Service } from "../model/service.ts";

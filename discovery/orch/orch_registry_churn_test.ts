@@ -7,8 +7,8 @@
  * handling it.
  */
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "../config/_test_support.ts";
 import type { EndpointEvent } from "../registry/service_registry.ts";
 import type { WorkloadSource } from "../registry/workload_source.ts";

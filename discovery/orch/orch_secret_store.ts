@@ -7,8 +7,8 @@
  */
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
-import type { Logger } from "../../shared/log/logger.ts";
-import { checkTlsCredential, tlsCredentialOf } from "../../shared/credentials/tls_credential.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { checkTlsCredential, tlsCredentialOf } from "@mesh/shared/credentials/tls_credential";
 import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "../config/_test_support.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchSecretStore } from "./orch_secret_store.ts";
-import { makePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { makePluggedInCa } from "@mesh/shared/testing/plugged_in_ca";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const DAY = 24 * 3_600_000;

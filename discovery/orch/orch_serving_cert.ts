@@ -7,7 +7,7 @@
  * @module
  */
 import type { ExternalSigner } from "../model/external_signer.ts";
-import { createCertificateRequest, exportPrivateKeyPem, generateKeyPair } from "../../shared/pki/mod.ts";
+import { createCertificateRequest, exportPrivateKeyPem, generateKeyPair } from "@mesh/shared/pki";
 
 /** The provider values that select the orchestrator's CA. */
 export const ORCH_CERT_PROVIDERS: readonly string[] = ["orchestrator", "kubernetes"];

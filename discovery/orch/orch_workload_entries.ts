@@ -6,9 +6,9 @@
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
-import { NETWORKING_GROUP } from "../../shared/config/kinds.ts";
-import type { Resource } from "../../shared/config/resource.ts";
-import type { WorkloadEntrySpec } from "../../shared/config/networking/workload_entry.ts";
+import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import { WorkloadEntryConflictError, type WorkloadEntryWriter } from "../model/workload_entry_writer.ts";
 import type { RateLimiter } from "./orch_client.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { WorkloadEntryConflictError } from "../model/workload_entry_writer.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { orchWorkloadEntryWriter } from "./orch_workload_entries.ts";

@@ -1,8 +1,8 @@
 import type * as k8s from "@kubernetes/client-node";
-import { closingComponent, type Component } from "../../shared/lifecycle/mod.ts";
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import { type Logger, withFields } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { closingComponent, type Component } from "@mesh/shared/lifecycle";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import { type Logger, withFields } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { RateLimiter } from "./orch_client.ts";
 import { invalidConfigProbe } from "./invalid_config_probe.ts";
 import { RootCertConfigMaps } from "./root_cert_config_maps.ts";

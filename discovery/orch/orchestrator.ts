@@ -1,5 +1,5 @@
-import type { LogManager } from "../../shared/log/log_manager.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { LogManager } from "@mesh/shared/log/log_manager";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import type * as k8s from "@kubernetes/client-node";
 import { limitWatches, loadOrchConfig, RateLimiter } from "./orch_client.ts";

@@ -18,8 +18,8 @@
  */
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
-import type { LogFields, Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { LogFields, Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
 import type { OrchRegistry } from "./orch_registry.ts";
 import type { RateLimiter } from "./orch_client.ts";

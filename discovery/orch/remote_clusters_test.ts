@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { type ApiObject, kubeconfigFor, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { type ApiObject, kubeconfigFor, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { waitFor } from "../config/_test_support.ts";
 import { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";

@@ -11,8 +11,8 @@
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { RateLimiter } from "./orch_client.ts";
 
 /** What a watched object carries at least. */

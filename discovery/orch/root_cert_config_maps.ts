@@ -9,7 +9,7 @@
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
 import {
   type InformerClient,
   type OrchObject,

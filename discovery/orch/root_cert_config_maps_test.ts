@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { DUTIES, soleLeader } from "../../shared/lifecycle/duty_gate.ts";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { DUTIES, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { clientOf, stored, SwitchableGate } from "./_test_writers.ts";
 import { ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, RootCertConfigMaps } from "./root_cert_config_maps.ts";
 

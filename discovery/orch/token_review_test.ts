@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { kubeconfigFor, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { kubeconfigFor, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { clientOf } from "./_test_writers.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { orchTokenReviewer, TokenReviewBusyError } from "./token_review.ts";

@@ -13,8 +13,8 @@
  */
 import { Buffer } from "node:buffer";
 import * as k8s from "@kubernetes/client-node";
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   type InformerClient,
   type OrchObject,

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import FakeTimers from "@sinonjs/fake-timers";
-import { DUTIES, soleLeader } from "../../shared/lifecycle/duty_gate.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { DUTIES, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { clientOf, stored, SwitchableGate } from "./_test_writers.ts";
 import { WebhookCaBundleController } from "./webhook_ca_bundle.ts";
 

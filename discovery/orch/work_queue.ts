@@ -1,5 +1,5 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 /** How a key's work is retried after a failure: the first delay, doubled up to the cap, reset by a success. */
 export interface RetryPacing {

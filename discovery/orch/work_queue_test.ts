@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { KeyedWorkQueue } from "./work_queue.ts";
 
 Deno.test("KeyedWorkQueue retries a failing key after a doubling backoff and runs a key added while it runs once more", async () => {

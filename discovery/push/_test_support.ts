@@ -1,6 +1,6 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { defaultMeshConfig } from "../../shared/config/mesh/mesh_config.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { defaultMeshConfig } from "@mesh/shared/config/mesh/mesh_config";
 import type { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { parseProxy, type Proxy } from "../model/proxy.ts";
 import { AggregateRegistry } from "../registry/aggregate_registry.ts";

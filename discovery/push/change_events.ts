@@ -1,4 +1,4 @@
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ConfigEvent, ConfigStore } from "../model/config_store.ts";
 import { isHeadlessPassthrough, type Service } from "../model/service.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { connectChangeEvents } from "./change_events.ts";
 import { EndpointIndex } from "./endpoint_index.ts";
 import type { PushRequest } from "./push_request.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 
 /** Which way the traffic of a cluster flows, as seen from the proxy. */
 export type TrafficDirection = "outbound" | "inbound";

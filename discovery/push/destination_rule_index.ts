@@ -1,5 +1,5 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import type { DestinationRuleSpec, Subset } from "../../shared/config/networking/destination_rule.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { DestinationRuleSpec, Subset } from "@mesh/shared/config/networking/destination_rule";
 import { compareByCreation } from "../model/config_order.ts";
 import { deepFreeze } from "../model/deep_freeze.ts";
 import { isWildcardHost, mostSpecificMatch, resolveShortName } from "../model/host_match.ts";

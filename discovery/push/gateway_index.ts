@@ -1,5 +1,5 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import type { GatewaySpec } from "../../shared/config/networking/gateway.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { GatewaySpec } from "@mesh/shared/config/networking/gateway";
 import { compareByCreation, resourceName } from "../model/config_order.ts";
 import { selectorMatches } from "../model/labels.ts";
 import type { Proxy } from "../model/proxy.ts";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 
 /**
  * The conflict metrics, and `discovery_no_ip`. HTTP ports take their wildcard listeners before any TCP service,

@@ -15,8 +15,8 @@
  * @module
  */
 import { BlockList } from "node:net";
-import { isIp, isIPv4 } from "../../shared/config/validation/ip.ts";
-import type { MeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
+import { isIp, isIPv4 } from "@mesh/shared/config/validation/ip";
+import type { MeshNetworks } from "@mesh/shared/config/mesh/mesh_networks";
 import type { Endpoint } from "../model/endpoint.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { Service } from "../model/service.ts";

@@ -1,7 +1,7 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import type { MeshConfig } from "../../shared/config/mesh/mesh_config.ts";
-import type { SidecarSpec } from "../../shared/config/networking/sidecar.ts";
-import { KINDS } from "../../shared/config/kinds.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { MeshConfig } from "@mesh/shared/config/mesh/mesh_config";
+import type { SidecarSpec } from "@mesh/shared/config/networking/sidecar";
+import { KINDS } from "@mesh/shared/config/kinds";
 import type { ConfigStore } from "../model/config_store.ts";
 import { compareByCreation, resourceName } from "../model/config_order.ts";
 import { selectorIsEmpty, selectorMatches } from "../model/labels.ts";

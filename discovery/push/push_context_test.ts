@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import type { Resource } from "../../shared/config/resource.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import type { Resource } from "@mesh/shared/config/resource";
 import {
   MESH,
   namespaceViewCases,

@@ -1,6 +1,6 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { PushRequest, TriggerReason } from "./push_request.ts";
 import { PendingPush } from "./pending_push.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { type DebounceOptions, PushDebouncer } from "./push_debouncer.ts";
-import type { Timers } from "../../shared/time/timers.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
+import type { Timers } from "@mesh/shared/time/timers";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 import { type PushRequest, pushRequest } from "./push_request.ts";
 
 const OPTIONS: DebounceOptions = { afterMs: 100, maxMs: 1_000, enableEdsDebounce: true };

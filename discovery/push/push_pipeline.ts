@@ -1,6 +1,6 @@
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ConfigStore } from "../model/config_store.ts";
 import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import { type ChangeEvents, connectChangeEvents } from "./change_events.ts";
@@ -11,7 +11,7 @@ import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import { DerivedMemo } from "./derived_memo.ts";
 import { MeshNetworkIndex } from "./network_index.ts";
-import type { MeshNetworks } from "../../shared/config/mesh/mesh_networks.ts";
+import type { MeshNetworks } from "@mesh/shared/config/mesh/mesh_networks";
 
 /** What the push pipeline is assembled from. */
 export interface PushPipelineOptions {

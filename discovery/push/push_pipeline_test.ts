@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { createPushPipeline } from "./push_pipeline.ts";
 import { MESH, networking, serviceEntry, world } from "./_test_support.ts";
 

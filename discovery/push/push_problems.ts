@@ -1,4 +1,4 @@
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 
 /** Problem metrics a snapshot records: one entry per affected host or cluster. */
 export type ProblemMetric =

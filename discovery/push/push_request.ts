@@ -1,4 +1,4 @@
-import { resourceKey } from "../../shared/config/resource.ts";
+import { resourceKey } from "@mesh/shared/config/resource";
 
 /** Why a push happened; the `type` label of `discovery_push_triggers`. */
 export type TriggerReason =

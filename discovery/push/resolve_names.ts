@@ -1,6 +1,6 @@
-import type { Destination } from "../../shared/config/networking/destination.ts";
-import type { VirtualServiceSpec } from "../../shared/config/networking/virtual_service.ts";
-import { MESH_GATEWAY } from "../../shared/config/networking/gateway_names.ts";
+import type { Destination } from "@mesh/shared/config/networking/destination";
+import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
+import { MESH_GATEWAY } from "@mesh/shared/config/networking/gateway_names";
 import { resolveShortName } from "../model/host_match.ts";
 
 /**

@@ -1,11 +1,11 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import type { Destination } from "../../shared/config/networking/destination.ts";
-import type { SidecarSpec } from "../../shared/config/networking/sidecar.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { Destination } from "@mesh/shared/config/networking/destination";
+import type { SidecarSpec } from "@mesh/shared/config/networking/sidecar";
 import type {
   IstioEgressListener,
   IstioIngressListener,
-} from "../../shared/config/networking/sidecar_listeners.ts";
-import type { Port } from "../../shared/config/networking/port.ts";
+} from "@mesh/shared/config/networking/sidecar_listeners";
+import type { Port } from "@mesh/shared/config/networking/port";
 import { resourceName } from "../model/config_order.ts";
 import { deepFreeze } from "../model/deep_freeze.ts";
 import { hostsMatch } from "../model/host_match.ts";

@@ -1,6 +1,6 @@
-import type { HTTPRoute } from "../../shared/config/networking/virtual_service_http.ts";
-import type { HTTPMatchRequest } from "../../shared/config/networking/virtual_service_match.ts";
-import type { StringMatch } from "../../shared/config/networking/string_match.ts";
+import type { HTTPRoute } from "@mesh/shared/config/networking/virtual_service_http";
+import type { HTTPMatchRequest } from "@mesh/shared/config/networking/virtual_service_match";
+import type { StringMatch } from "@mesh/shared/config/networking/string_match";
 
 /**
  * Merges a root route that delegates with the delegate's routes, as Istio 1.9 does: each delegate route whose

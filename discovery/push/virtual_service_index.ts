@@ -1,6 +1,6 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import type { VirtualServiceSpec } from "../../shared/config/networking/virtual_service.ts";
-import type { HTTPRoute } from "../../shared/config/networking/virtual_service_http.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
+import type { HTTPRoute } from "@mesh/shared/config/networking/virtual_service_http";
 import { compareByCreation, resourceName } from "../model/config_order.ts";
 import { deepFreeze } from "../model/deep_freeze.ts";
 import {

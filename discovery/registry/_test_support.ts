@@ -1,5 +1,5 @@
-import type { Resource } from "../../shared/config/resource.ts";
-import { NETWORKING_GROUP } from "../../shared/config/kinds.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { parseProxy, type Proxy } from "../model/proxy.ts";
 import type { Endpoint } from "../model/endpoint.ts";

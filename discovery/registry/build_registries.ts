@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/log/logger.ts";
+import type { Logger } from "@mesh/shared/log/logger";
 import type { ConfigStore } from "../model/config_store.ts";
 import { AggregateRegistry } from "./aggregate_registry.ts";
 import { createMockRegistry } from "./memory_registry.ts";

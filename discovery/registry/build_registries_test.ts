@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
 import { buildRegistries, UnavailableRegistryError } from "./build_registries.ts";
 import { MemoryRegistry } from "./memory_registry.ts";
 import { orderedStore } from "./_test_support.ts";

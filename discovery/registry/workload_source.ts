@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { WorkloadEntrySpec } from "../../shared/config/networking/workload_entry.ts";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 
 /** One selectable workload: its identity and what a WorkloadEntry would say about it. */
 export interface SelectableWorkload {

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import { KINDS } from "../../shared/config/kinds.ts";
-import type { Resource } from "../../shared/config/resource.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { KINDS } from "@mesh/shared/config/kinds";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { OrchHttp } from "../orch/orch_http.ts";
 import type { StatusRef } from "./status_writer.ts";
 

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import type { Component } from "../../shared/lifecycle/component.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Timers } from "../../shared/time/timers.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import type { Component } from "@mesh/shared/lifecycle/component";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Timers } from "@mesh/shared/time/timers";
 import type { OrchHttp } from "../orch/orch_http.ts";
 import { DistributionController } from "./distribution_controller.ts";
 import { type AckCounts, DistributionReporter, type SnapshotView } from "./distribution_reporter.ts";

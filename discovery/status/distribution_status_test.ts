@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import type { Resource } from "../../shared/config/resource.ts";
-import { soleLeader } from "../../shared/lifecycle/duty_gate.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { soleLeader } from "@mesh/shared/lifecycle/duty_gate";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { DistributionTracker } from "../xds/distribution_tracker.ts";
 import { loadOrchConfig } from "../orch/orch_client.ts";
 import { type OrchHttp, orchHttp } from "../orch/orch_http.ts";

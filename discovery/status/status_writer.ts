@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { RateLimiter } from "../orch/orch_client.ts";
 import type { OrchHttp, OrchHttpResponse } from "../orch/orch_http.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { waitFor } from "@mesh/shared/testing/wait_for";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { loadOrchConfig } from "../orch/orch_client.ts";
 import { type OrchHttp, orchHttp, type OrchHttpRequest } from "../orch/orch_http.ts";
 import { StatusWriter, type WriteOutcome } from "./status_writer.ts";

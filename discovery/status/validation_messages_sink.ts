@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import { KINDS } from "../../shared/config/kinds.ts";
-import type { Resource } from "../../shared/config/resource.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import { KINDS } from "@mesh/shared/config/kinds";
+import type { Resource } from "@mesh/shared/config/resource";
 import type { AnalysisMessage } from "../analysis/analysis_message.ts";
 import type { AnalysisSink, MessagesByResource } from "../analysis/analysis_sink.ts";
 import type { StatusRef } from "./status_writer.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
-import type { Resource } from "../../shared/config/resource.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import type { Resource } from "@mesh/shared/config/resource";
 import type { AnalysisMessage } from "../analysis/analysis_message.ts";
 import { ValidationMessagesSink } from "./validation_messages_sink.ts";
 import type { StatusRef } from "./status_writer.ts";

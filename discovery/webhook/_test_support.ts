@@ -1,5 +1,5 @@
 // Test support for the webhook tests: admission reviews and metric readers.
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 
 /** Fresh metrics of the discovery program. */
 export function testMetrics(): Metrics {

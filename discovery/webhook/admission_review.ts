@@ -1,5 +1,5 @@
-import { describeInput } from "../../shared/http/request_limits.ts";
-import { isObject as isRecord } from "../../shared/config/validation/fields.ts";
+import { describeInput } from "@mesh/shared/http/request_limits";
+import { isObject as isRecord } from "@mesh/shared/config/validation/fields";
 /** AdmissionReview API versions the webhook speaks; it answers in the version it was asked in. */
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 

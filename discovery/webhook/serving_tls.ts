@@ -1,8 +1,8 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import { certifiesKey, parseCertificatesPem } from "../../shared/pki/certificate_pem.ts";
-import { importPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
-import { selfSignedServingCert } from "../../shared/pki/serving_certificate.ts";
-import { subjectAltNamesOf } from "../../shared/pki/subject_alt_names.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { certifiesKey, parseCertificatesPem } from "@mesh/shared/pki/certificate_pem";
+import { importPrivateKeyPem } from "@mesh/shared/pki/private_key_pem";
+import { selfSignedServingCert } from "@mesh/shared/pki/serving_certificate";
+import { subjectAltNamesOf } from "@mesh/shared/pki/subject_alt_names";
 
 /** The webhook's TLS material as PEM, and where it came from. */
 export interface ServingTls {

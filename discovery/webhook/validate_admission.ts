@@ -1,9 +1,9 @@
-import { canonicalGroup, findKind, findKindByPlural, KINDS } from "../../shared/config/kinds.ts";
-import { pathKey, quoteExcerpt } from "../../shared/config/validation/excerpt.ts";
-import { parseResource } from "../../shared/config/validate_resource.ts";
-import { formatIssue, type Issue } from "../../shared/config/validation/report.ts";
+import { canonicalGroup, findKind, findKindByPlural, KINDS } from "@mesh/shared/config/kinds";
+import { pathKey, quoteExcerpt } from "@mesh/shared/config/validation/excerpt";
+import { parseResource } from "@mesh/shared/config/validate_resource";
+import { formatIssue, type Issue } from "@mesh/shared/config/validation/report";
 import type { AdmissionRequest, AdmissionResponse } from "./admission_review.ts";
-import { isObject as isRecord } from "../../shared/config/validation/fields.ts";
+import { isObject as isRecord } from "@mesh/shared/config/validation/fields";
 
 /** Why a request was counted in `config_validation_failed` (the reference's reason label values). */
 export const FAILURE_REASON = {

@@ -1,7 +1,7 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { HttpError, jsonError, jsonResponse, type Router } from "../../shared/http/router.ts";
-import { type BodyLimits, readBodyText } from "../../shared/http/request_limits.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { HttpError, jsonError, jsonResponse, type Router } from "@mesh/shared/http/router";
+import { type BodyLimits, readBodyText } from "@mesh/shared/http/request_limits";
 import { admissionReviewResponse, parseAdmissionReview } from "./admission_review.ts";
 import { type AdmissionDecision, validateAdmissionRequest } from "./validate_admission.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Router } from "../../shared/http/router.ts";
+import { Router } from "@mesh/shared/http/router";
 import { validationWebhookRoutes } from "./validation_webhook.ts";
 import {
   admissionReview,
@@ -9,7 +9,7 @@ import {
   VALID_SPEC,
   virtualService,
 } from "./_test_support.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
 function setup() {
   const metrics = testMetrics();

@@ -1,8 +1,8 @@
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { type ListenAddress, parseListenAddress } from "../../shared/http/listen_address.ts";
-import { Router } from "../../shared/http/router.ts";
-import { type RunningServer, serveHttp, type ServeLimits } from "../../shared/http/serve.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { type ListenAddress, parseListenAddress } from "@mesh/shared/http/listen_address";
+import { Router } from "@mesh/shared/http/router";
+import { type RunningServer, serveHttp, type ServeLimits } from "@mesh/shared/http/serve";
 import { loadServingTls, type ServingTls } from "./serving_tls.ts";
 import { validationWebhookRoutes } from "./validation_webhook.ts";
 

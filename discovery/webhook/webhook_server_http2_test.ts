@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { CURL, needs } from "../../shared/testing/system_tools.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { CURL, needs } from "@mesh/shared/testing/system_tools";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { testMetrics } from "./_test_support.ts";
 import { startWebhookServer } from "./webhook_server.ts";
 

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { Router } from "../../shared/http/router.ts";
-import { createSelfSignedCa } from "../../shared/pki/certificate_authority.ts";
-import { certificatesToPem } from "../../shared/pki/certificate_pem.ts";
-import { issueCertificate } from "../../shared/pki/issue_certificate.ts";
-import { generateKeyPair } from "../../shared/pki/key_pair.ts";
-import { exportPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
+import { Router } from "@mesh/shared/http/router";
+import { createSelfSignedCa } from "@mesh/shared/pki/certificate_authority";
+import { certificatesToPem } from "@mesh/shared/pki/certificate_pem";
+import { issueCertificate } from "@mesh/shared/pki/issue_certificate";
+import { generateKeyPair } from "@mesh/shared/pki/key_pair";
+import { exportPrivateKeyPem } from "@mesh/shared/pki/private_key_pem";
 import { ServingTlsError } from "./serving_tls.ts";
 import { startWebhookServer, type WebhookServerOptions } from "./webhook_server.ts";
-import { openssl } from "../../shared/testing/openssl.ts";
-import { needs, OPENSSL } from "../../shared/testing/system_tools.ts";
+import { openssl } from "@mesh/shared/testing/openssl";
+import { needs, OPENSSL } from "@mesh/shared/testing/system_tools";
 import {
   admissionReview,
   counterValue,
@@ -18,7 +18,7 @@ import {
   VALID_SPEC,
   virtualService,
 } from "./_test_support.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
 /** Starts a server on a free loopback port, runs `fn` with a client that trusts `caPem`, and cleans up. */
 async function withServer(

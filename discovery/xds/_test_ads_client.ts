@@ -6,10 +6,10 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { decodeAny, messageTypeForUrl } from "../../proto/any_codec.ts";
-import { type JsonObject, jsonToStruct } from "../../proto/struct_json.ts";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { decodeAny, messageTypeForUrl } from "@mesh/proto/any_codec";
+import { type JsonObject, jsonToStruct } from "@mesh/proto/struct_json";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
 
 const schema = loadEnvoySchema();
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true };

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { AdsServer } from "./ads_server.ts";
 import { configKey, pushRequest } from "../push/push_request.ts";
 import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } from "../generate/generator.ts";
@@ -210,7 +210,7 @@ export async function metricValue(
   return match?.value ?? 0;
 }
 
-export { waitFor } from "../../shared/testing/wait_for.ts";
+export { waitFor } from "@mesh/shared/testing/wait_for";
 
 /** A sidecar node id for pod `name` in namespace `test`. */
 export function sidecarId(name: string, ip = "10.1.0.1"): string {

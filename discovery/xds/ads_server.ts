@@ -7,12 +7,12 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
-import type { ControlPlaneInfo } from "../../proto/discovery_frame.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { PeerDrop } from "../../shared/grpc/peer_guard.ts";
-import type { AdmissionRefusal } from "../../shared/grpc/grpc_admission.ts";
+import type { ControlPlaneInfo } from "@mesh/proto/discovery_frame";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { PeerDrop } from "@mesh/shared/grpc/peer_guard";
+import type { AdmissionRefusal } from "@mesh/shared/grpc/grpc_admission";
 import type { Proxy } from "../model/proxy.ts";
 import {
   mergePushRequests,
@@ -31,9 +31,9 @@ import { NonceSource } from "./nonce.ts";
 import { ChangedKinds } from "./changed_kinds.ts";
 import { SendDeadlines } from "./send_deadlines.ts";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
-import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
+import { OutboundTurns } from "@mesh/shared/grpc/outbound_turns";
 import { NameInterner } from "./name_interner.ts";
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 import { NameListTable } from "./name_list_table.ts";
 import { NameBudgets } from "./name_budget.ts";
 import { NackLog } from "./nack_log.ts";

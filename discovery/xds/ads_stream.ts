@@ -12,8 +12,8 @@ import {
   decodeDiscoveryRequest,
   decodeDiscoveryRequestSharingNames,
   type XdsNode,
-} from "../../proto/discovery_request.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+} from "@mesh/proto/discovery_request";
+import type { Logger } from "@mesh/shared/log/logger";
 import { InvalidNodeError, parseProxy, type Proxy } from "../model/proxy.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import {

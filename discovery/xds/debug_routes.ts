@@ -6,10 +6,10 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import { decodeAny } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { shortTypeName, TYPE_URL } from "../../proto/type_urls.ts";
-import { HttpError, jsonResponse, type Router } from "../../shared/http/router.ts";
+import { decodeAny } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { shortTypeName, TYPE_URL } from "@mesh/proto/type_urls";
+import { HttpError, jsonResponse, type Router } from "@mesh/shared/http/router";
 import type { AdsServer } from "./ads_server.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { SentResources, XdsConnection } from "./xds_connection.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { Router } from "../../shared/http/router.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { Router } from "@mesh/shared/http/router";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import { sidecarId, startTestServer, testPush, type TestServer, waitFor } from "./_test_support.ts";
 import { addXdsDebugRoutes } from "./debug_routes.ts";

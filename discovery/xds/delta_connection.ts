@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { frameDeltaDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import type { DeltaDiscoveryRequest } from "../../proto/discovery_request.ts";
-import { shortTypeName } from "../../proto/type_urls.ts";
+import { frameDeltaDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import type { DeltaDiscoveryRequest } from "@mesh/proto/discovery_request";
+import { shortTypeName } from "@mesh/proto/type_urls";
 import type { PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { HeldVersions } from "./held_versions.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { shortTypeName } from "../../proto/type_urls.ts";
+import { shortTypeName } from "@mesh/proto/type_urls";
 
 /** One push version kept in the history. */
 export interface PushedVersion {

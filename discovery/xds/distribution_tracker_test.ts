@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { DistributionTracker } from "./distribution_tracker.ts";
 import { NonceSource, nonceVersion } from "./nonce.ts";
 

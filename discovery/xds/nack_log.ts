@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { excerpt } from "../../shared/log/excerpt.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { excerpt } from "@mesh/shared/log/excerpt";
 
 /** Longest part of a proxy's error text a log line quotes, in characters. */
 export const NACK_TEXT_LOGGED = 512;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import { metricValue, sidecarId, startTestServer, waitFor } from "./_test_support.ts";
 import { NACK_TEXT_LOGGED, NackLog } from "./nack_log.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { TestAdsClient, testNode, type TestStatus } from "./_test_ads_client.ts";
 import { metricValue, sidecarId, startTestServer, type TestServer, waitFor } from "./_test_support.ts";
 import { NameBudgets, NameLimitError } from "./name_budget.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 
 /** Estimated bytes an entry costs beyond its characters: its table slot and the string's header. */
 export const NAME_ENTRY_OVERHEAD = 48;

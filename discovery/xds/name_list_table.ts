@@ -10,9 +10,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { decodeNameRun } from "../../proto/discovery_request.ts";
+import { decodeNameRun } from "@mesh/proto/discovery_request";
 import type { NameInterner } from "./name_interner.ts";
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 import {
   charsOf,
   checkListSize,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cat, str } from "../../proto/_test_bytes.ts";
+import { cat, str } from "@mesh/proto/_test_bytes";
 import { NameInterner } from "./name_interner.ts";
 import { NameListTable } from "./name_list_table.ts";
 import { NameLimitError } from "./name_budget.ts";

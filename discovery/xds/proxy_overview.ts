@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { shortTypeName } from "../../proto/type_urls.ts";
+import { shortTypeName } from "@mesh/proto/type_urls";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsServer } from "./ads_server.ts";
 import type { NackInfo, TypeSync } from "./xds_connection.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { PushHistory } from "../push/push_history.ts";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import { sidecarId, startTestServer, testPush, waitFor } from "./_test_support.ts";

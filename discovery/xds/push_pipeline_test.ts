@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import { StalledH2Client } from "../../shared/grpc/_stalled_h2_client.ts";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { StalledH2Client } from "@mesh/shared/grpc/_stalled_h2_client";
 import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import {
   metricValue,
@@ -11,7 +11,7 @@ import {
   type TestServer,
   waitFor,
 } from "./_test_support.ts";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
 
 const CDS = TYPE_URL.cluster;
 /** Far beyond the 65,535-byte window a stalled client grants, so its write cannot finish. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { parseProxy } from "../model/proxy.ts";
 import { configKey } from "../push/push_request.ts";
 import { GeneratorRegistry, type XdsGenerator } from "../generate/generator.ts";

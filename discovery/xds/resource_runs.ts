@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { type ControlPlaneInfo, frameResourceRun } from "../../proto/discovery_frame.ts";
+import { type ControlPlaneInfo, frameResourceRun } from "@mesh/proto/discovery_frame";
 import type { VersionedResource } from "./versioned_resource.ts";
 
 /** A response's resources: framed in place (`inline`), or a run framed once and shared (`run`). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { encodeAny } from "../../proto/any_codec.ts";
-import { frameDeltaDiscoveryResponse, frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { encodeAny } from "@mesh/proto/any_codec";
+import { frameDeltaDiscoveryResponse, frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import {
   anyFraming,
   deltaFraming,

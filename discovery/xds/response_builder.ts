@@ -5,7 +5,7 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import { encodeAny } from "../../proto/any_codec.ts";
+import { encodeAny } from "@mesh/proto/any_codec";
 import type { Proxy } from "../model/proxy.ts";
 import {
   type GenerateRequest,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 interface Deadline {
   readonly at: number;

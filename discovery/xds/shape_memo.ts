@@ -8,7 +8,7 @@
  */
 import type { GenerateRequest } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 
 /** What one prefix (shape, type, reason) generated from one snapshot. */
 interface PrefixEntry {

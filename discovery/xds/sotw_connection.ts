@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import type { DiscoveryRequest } from "../../proto/discovery_request.ts";
-import { shortTypeName } from "../../proto/type_urls.ts";
+import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import type { DiscoveryRequest } from "@mesh/proto/discovery_request";
+import { shortTypeName } from "@mesh/proto/type_urls";
 import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { charsOf } from "./name_budget.ts";

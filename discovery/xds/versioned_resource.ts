@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { encodeDeltaResource } from "../../proto/discovery_frame.ts";
+import { encodeDeltaResource } from "@mesh/proto/discovery_frame";
 
 /** The version of an encoded resource: 96 bits of its SHA-256, base64url (16 characters). */
 export function resourceVersion(encoded: Uint8Array): string {

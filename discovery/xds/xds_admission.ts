@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import { GrpcAdmission, type GrpcAdmissionSettings } from "../../shared/grpc/grpc_admission.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { GrpcAdmission, type GrpcAdmissionSettings } from "@mesh/shared/grpc/grpc_admission";
 
 /** The variable that sets each bound, named in every refusal. */
 export const XDS_ADMISSION_SETTINGS: GrpcAdmissionSettings = Object.freeze({

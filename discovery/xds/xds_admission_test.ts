@@ -1,11 +1,11 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { waitFor } from "@mesh/shared/testing/wait_for";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { AdsServer } from "./ads_server.ts";
 import { startXdsServer } from "./xds_grpc_server.ts";
 import { DEFAULT_XDS_SETTINGS } from "./xds_settings.ts";

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { XdsCacheKey } from "../generate/generator.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { metricValue } from "./_test_support.ts";
 import { XdsCache } from "./xds_cache.ts";
 import { VersionedResource } from "./versioned_resource.ts";

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
 import { DEFAULT_NAME_LIMITS } from "./name_budget.ts";
-import { type GrpcKeepalive, type GrpcLimits, MAX_TIMER_MS } from "../../shared/grpc/grpc_channel_options.ts";
+import { type GrpcKeepalive, type GrpcLimits, MAX_TIMER_MS } from "@mesh/shared/grpc/grpc_channel_options";
 
 /** Everything the xDS server reads from the environment. Durations are milliseconds. */
 export interface XdsSettings {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { MAX_DURATION_NS } from "../../shared/flags/duration.ts";
-import { grpcChannelOptions, MAX_CONNECTION_AGE_GRACE_MS } from "../../shared/grpc/grpc_channel_options.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { MAX_DURATION_NS } from "@mesh/shared/flags/duration";
+import { grpcChannelOptions, MAX_CONNECTION_AGE_GRACE_MS } from "@mesh/shared/grpc/grpc_channel_options";
 import { grpcKeepalive, grpcLimits, xdsSettingsFromEnv } from "./xds_settings.ts";
 
 Deno.test("xdsSettingsFromEnv reads the registry's variables", async (t) => {

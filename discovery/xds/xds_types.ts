@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { NAME_TABLE_TYPE_URLS } from "../../proto/name_table.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { NAME_TABLE_TYPE_URLS } from "@mesh/proto/name_table";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 
 const PUSH_ORDER: readonly string[] = [
   TYPE_URL.cluster,

@@ -19,7 +19,11 @@ export interface TlsCredential {
 }
 
 /** The keys (Secret data keys, or file names in a credential folder) of each part, preferred first. */
-export const CREDENTIAL_KEYS = Object.freeze(
+export const CREDENTIAL_KEYS: {
+  readonly certChain: readonly ["tls.crt", "cert"];
+  readonly privateKey: readonly ["tls.key", "key"];
+  readonly caCert: readonly ["ca.crt", "cacert"];
+} = Object.freeze(
   {
     certChain: ["tls.crt", "cert"],
     privateKey: ["tls.key", "key"],

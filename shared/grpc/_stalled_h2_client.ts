@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "../../proto/grpc_prefix.ts";
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "@mesh/proto/grpc_prefix";
 
 const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 const DATA = 0x0, HEADERS = 0x1, RST_STREAM = 0x3, SETTINGS = 0x4, PING = 0x6, WINDOW_UPDATE = 0x8;

@@ -5,7 +5,7 @@ import { startGrpcServer } from "./grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { socketBytesWritten } from "./outbound_state.ts";
 import { OutboundTurns } from "./outbound_turns.ts";
-import { WireWriter } from "../../proto/_wire.ts";
+import { WireWriter } from "@mesh/proto/_wire";
 import { silentLogger } from "../log/logger.ts";
 
 const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);

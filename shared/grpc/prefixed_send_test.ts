@@ -8,7 +8,7 @@ import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../testing/wait_for.ts";
 import { timersOf } from "../testing/fake_timers.ts";
 import { OUTBOUND_POLL_MS } from "./outbound_state.ts";
-import { WireWriter } from "../../proto/_wire.ts";
+import { WireWriter } from "@mesh/proto/_wire";
 import { silentLogger } from "../log/logger.ts";
 import { type Pki, SERVER_NAME, serverTls, testPki } from "./_test_pki.ts";
 

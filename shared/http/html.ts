@@ -51,7 +51,7 @@ function render(value: HtmlValue): string {
  * The policy every page is sent with: nothing from other origins, scripts and styles only as files of this
  * server (no inline script or style), no framing, forms and fetches to this origin only.
  */
-export const CONTENT_SECURITY_POLICY = [
+export const CONTENT_SECURITY_POLICY: string = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -159,11 +159,11 @@ export class OrchApiServer {
   /** Every accepted write, by requester, with the Lease holders of the moment (`orch_api_leases.ts`). */
   readonly ledger: LeaseLedger;
   /** The TokenReview API: tokens the test issues through it are reviewed as the API server would. */
-  readonly tokenReviews = new TokenReviews();
+  readonly tokenReviews: TokenReviews = new TokenReviews();
   /** Validating admission of writes made through the API (not of `apply`), `?dryRun=All` included. */
-  readonly validating = new ValidatingAdmission();
+  readonly validating: ValidatingAdmission = new ValidatingAdmission();
   /** Mutating admission of the same writes, before validation; its webhooks' services are the validating's. */
-  readonly mutating = new MutatingAdmission(this.validating.caller);
+  readonly mutating: MutatingAdmission = new MutatingAdmission(this.validating.caller);
   /** storeKey → `namespace/name` → object */
   readonly #objects = new Map<string, Map<string, ApiObject>>();
   #events: WatchEvent[] = [];

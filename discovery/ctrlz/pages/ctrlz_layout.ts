@@ -1,4 +1,4 @@
-import { type Html, layout, type NavLink } from "../../../shared/http/html.ts";
+import { type Html, layout, type NavLink } from "@mesh/shared/http/html";
 
 /** Path of the ControlZ stylesheet. */
 export const CTRLZ_STYLESHEET = "/static/mesh.css";

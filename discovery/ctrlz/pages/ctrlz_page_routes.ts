@@ -5,13 +5,13 @@
  * @module
  */
 import { getHeapStatistics } from "node:v8";
-import { assetHandler, htmlResponse } from "../../../shared/http/html.ts";
-import { PAGE_STYLE } from "../../../shared/http/page_style.ts";
-import { HttpError, type Router } from "../../../shared/http/router.ts";
-import { loopbackOnly } from "../../../shared/http/serve.ts";
-import type { EnvSettings } from "../../../shared/env/env_settings.ts";
+import { assetHandler, htmlResponse } from "@mesh/shared/http/html";
+import { PAGE_STYLE } from "@mesh/shared/http/page_style";
+import { HttpError, type Router } from "@mesh/shared/http/router";
+import { loopbackOnly } from "@mesh/shared/http/serve";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
 
-import type { BuildInfo } from "../../../shared/version/build_info.ts";
+import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { ProcessFacts } from "../process_facts.ts";
 import { CTRLZ_SCRIPT, CTRLZ_STYLESHEET } from "./ctrlz_layout.ts";
 import { CTRLZ_SCRIPT_SOURCE } from "./ctrlz_script.ts";

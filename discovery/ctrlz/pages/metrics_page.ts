@@ -1,4 +1,4 @@
-import { type Html, html } from "../../../shared/http/html.ts";
+import { type Html, html } from "@mesh/shared/http/html";
 import { ctrlzPage } from "./ctrlz_layout.ts";
 
 /**

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { dataTable, factList, type Html, html } from "../../../shared/http/html.ts";
-import type { Route } from "../../../shared/http/router.ts";
-import type { ResolvedEnvVar } from "../../../shared/env/env_settings.ts";
-import type { BuildInfo } from "../../../shared/version/build_info.ts";
+import { dataTable, factList, type Html, html } from "@mesh/shared/http/html";
+import type { Route } from "@mesh/shared/http/router";
+import type { ResolvedEnvVar } from "@mesh/shared/env/env_settings";
+import type { BuildInfo } from "@mesh/shared/version/build_info";
 import { ctrlzPage } from "./ctrlz_layout.ts";
 import type { ProcessFacts } from "../process_facts.ts";
 

@@ -1,5 +1,5 @@
-import { dataTable, type Html, html } from "../../../shared/http/html.ts";
-import { LEVELS } from "../../../shared/log/levels.ts";
+import { dataTable, type Html, html } from "@mesh/shared/http/html";
+import { LEVELS } from "@mesh/shared/log/levels";
 import { ctrlzPage } from "./ctrlz_layout.ts";
 
 /** One log scope as `/scopej/` shows it. */

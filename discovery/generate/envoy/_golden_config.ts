@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { parseProxy } from "../../model/proxy.ts";
 import type { SecretStore } from "../../model/secret_store.ts";
 import { MESH, networking, run, World } from "../_test_world.ts";

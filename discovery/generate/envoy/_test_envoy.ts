@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Resource } from "../../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 import { parseProxy, type Proxy } from "../../model/proxy.ts";
 import { greeterResources, MESH, networking, type World } from "../_test_world.ts";
 import type { SecretStore } from "../../model/secret_store.ts";

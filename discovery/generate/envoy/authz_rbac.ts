@@ -13,13 +13,13 @@
  *
  * @module
  */
-import type { Resource } from "../../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 import type {
   AuthorizationPolicySpec,
   AuthorizationRule,
-} from "../../../shared/config/security/authorization_policy.ts";
-import type { AuthorizationCondition } from "../../../shared/config/security/authorization_condition.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+} from "@mesh/shared/config/security/authorization_policy";
+import type { AuthorizationCondition } from "@mesh/shared/config/security/authorization_condition";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { selectorMatches } from "../../model/labels.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ConnectionPoolSettings } from "../../../shared/config/networking/traffic_policy.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { ConnectionPoolSettings } from "@mesh/shared/config/networking/traffic_policy";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { ServiceProtocol } from "../../model/service.ts";
 import { durationOf } from "../envoy_duration.ts";
 import type { EnvoyObject } from "../route_match.ts";

@@ -13,8 +13,8 @@
  *
  * @module
  */
-import { spiffeId } from "../../../shared/pki/spiffe_id.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { spiffeId } from "@mesh/shared/pki/spiffe_id";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { selectorMatches } from "../../model/labels.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
 import { usesLocalityWeights } from "./locality_lb.ts";

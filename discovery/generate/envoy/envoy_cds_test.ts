@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
-import { structToJson } from "../../../proto/struct_json.ts";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
+import { structToJson } from "@mesh/proto/struct_json";
 import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { BLACK_HOLE_CLUSTER, envoyCdsGenerator, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";

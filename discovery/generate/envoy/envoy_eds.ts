@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { jsonToStruct } from "../../../proto/struct_json.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { jsonToStruct } from "@mesh/proto/struct_json";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../../model/proxy.ts";
 import type { OutboundHttpOptions, PushContext } from "../../push/push_context.ts";
 import { configKey, serviceKey } from "../../push/push_request.ts";

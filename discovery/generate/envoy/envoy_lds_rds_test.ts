@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../../shared/metrics/metrics.ts";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
@@ -8,7 +8,7 @@ import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator, planRouteConfig, virtualHostDomains } from "./envoy_rds.ts";
 import { cacheKey, isCacheable } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../../model/proxy.ts";
 import { planRouteConfiguration } from "../route_plan.ts";
 import { ListenerConflicts } from "../../push/listener_conflicts.ts";

@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { isHttpProtocol } from "../../../shared/config/validation/ports.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { isHttpProtocol } from "@mesh/shared/config/validation/ports";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -23,7 +23,7 @@ import { envoyRoute } from "../grpc_rds.ts";
 import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
 import type { EnvoyObject } from "../route_match.ts";
 import { type PlannedRouteConfiguration, planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
-import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
+import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
 import { planGatewayRouteConfig } from "./gateway_plan.ts";
 import { gatewayRouteConfig } from "./gateway_resources.ts";

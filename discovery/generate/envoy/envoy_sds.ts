@@ -9,14 +9,14 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { configKey } from "../../push/push_request.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { digestOf } from "../fingerprint.ts";
-import { parseSpiffeId } from "../../../shared/pki/spiffe_id.ts";
-import { credentialOfSdsName, envoyCredentialSecret } from "../../../shared/credentials/tls_credential.ts";
+import { parseSpiffeId } from "@mesh/shared/pki/spiffe_id";
+import { credentialOfSdsName, envoyCredentialSecret } from "@mesh/shared/credentials/tls_credential";
 import { sdsUnaffectedBy } from "./unaffected_kinds.ts";
 
 /** Whether the proxy's caller proved an identity in the proxy's namespace, whose secrets it asks for. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
+import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 

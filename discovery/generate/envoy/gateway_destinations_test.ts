@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar, ingressGateway } from "./_test_envoy.ts";
 import { BLACK_HOLE_CLUSTER, envoyCdsGenerator, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";

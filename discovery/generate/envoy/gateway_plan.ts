@@ -10,14 +10,14 @@
  *
  * @module
  */
-import type { Server } from "../../../shared/config/networking/gateway.ts";
-import { isMeshMutual } from "../../../shared/config/networking/tls_settings.ts";
+import type { Server } from "@mesh/shared/config/networking/gateway";
+import { isMeshMutual } from "@mesh/shared/config/networking/tls_settings";
 import { hostSubsetOf } from "../../model/host_match.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { configKey } from "../../push/push_request.ts";
 import type { IndexedVirtualService } from "../../push/virtual_service_index.ts";
-import type { VirtualServiceSpec } from "../../../shared/config/networking/virtual_service.ts";
+import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
 import { virtualServiceFingerprint } from "../virtual_service_lookup.ts";
 import {
   planGatewayL4Routes,

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { CA_CREDENTIAL_SUFFIX } from "../../../shared/credentials/tls_credential.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { CA_CREDENTIAL_SUFFIX } from "@mesh/shared/credentials/tls_credential";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { envoyRoute } from "../grpc_rds.ts";
 import type { DurationObject } from "../envoy_duration.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "../route_action.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import type { SecretStore, TlsSecret } from "../../model/secret_store.ts";
 import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, ingressGateway, pushWithSecrets } from "./_test_envoy.ts";

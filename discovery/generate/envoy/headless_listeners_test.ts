@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { MemoryRegistry } from "../../registry/memory_registry.ts";
 import { endpoint, service } from "../../registry/_test_support.ts";
 import type { PushContextInputs } from "../../push/push_context.ts";

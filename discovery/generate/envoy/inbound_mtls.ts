@@ -6,11 +6,8 @@
  *
  * @module
  */
-import type { Resource } from "../../../shared/config/resource.ts";
-import type {
-  MutualTlsMode,
-  PeerAuthenticationSpec,
-} from "../../../shared/config/security/peer_authentication.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { MutualTlsMode, PeerAuthenticationSpec } from "@mesh/shared/config/security/peer_authentication";
 import { compareByCreation } from "../../model/config_order.ts";
 import { selectorIsEmpty, selectorMatches } from "../../model/labels.ts";
 import type { Proxy } from "../../model/proxy.ts";

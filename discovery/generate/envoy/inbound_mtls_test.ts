@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { SECURITY_GROUP } from "../../../shared/config/kinds.ts";
-import type { Resource } from "../../../shared/config/resource.ts";
+import { SECURITY_GROUP } from "@mesh/shared/config/kinds";
+import type { Resource } from "@mesh/shared/config/resource";
 import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";

@@ -7,12 +7,9 @@
  *
  * @module
  */
-import type { Resource } from "../../../shared/config/resource.ts";
-import type {
-  JwtRule,
-  RequestAuthenticationSpec,
-} from "../../../shared/config/security/request_authentication.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { JwtRule, RequestAuthenticationSpec } from "@mesh/shared/config/security/request_authentication";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { compareByCreation } from "../../model/config_order.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import type { Proxy } from "../../model/proxy.ts";

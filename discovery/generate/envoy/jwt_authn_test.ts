@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Resource } from "../../../shared/config/resource.ts";
-import { SECURITY_GROUP } from "../../../shared/config/kinds.ts";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { SECURITY_GROUP } from "@mesh/shared/config/kinds";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";

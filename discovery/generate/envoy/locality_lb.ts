@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { LocalityLoadBalancerSetting } from "../../../shared/config/networking/locality_lb.ts";
+import type { LocalityLoadBalancerSetting } from "@mesh/shared/config/networking/locality_lb";
 import type { EnvoyObject } from "../route_match.ts";
 
 /** What locality load balancing reads for one cluster: the proxy's locality and the setting in force. */

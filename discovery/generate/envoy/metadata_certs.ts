@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ClientTLSSettings } from "../../../shared/config/networking/tls_settings.ts";
+import type { ClientTLSSettings } from "@mesh/shared/config/networking/tls_settings";
 import type { Proxy } from "../../model/proxy.ts";
 import type { UpstreamTlsPlan } from "./upstream_tls.ts";
 

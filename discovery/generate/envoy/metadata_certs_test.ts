@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { parseProxy } from "../../model/proxy.ts";
 import { run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { ServiceProtocol } from "../../model/service.ts";
 import type { ProtocolFilterOptions } from "../../push/push_context.ts";
 import { durationFromNanos } from "../envoy_duration.ts";

@@ -13,9 +13,9 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import { encodeMessage, messageTypeForUrl } from "../../../proto/any_codec.ts";
-import { lenFieldSize, utf8Bytes, WireWriter } from "../../../proto/_wire.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { encodeMessage, messageTypeForUrl } from "@mesh/proto/any_codec";
+import { lenFieldSize, utf8Bytes, WireWriter } from "@mesh/proto/_wire";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { type DerivedMemo, derivedTable } from "../../push/derived_memo.ts";
 
 const VIRTUAL_HOST_URL = "type.googleapis.com/envoy.config.route.v3.VirtualHost";

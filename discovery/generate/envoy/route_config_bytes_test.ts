@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { encodeAny } from "../../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { encodeAny } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { DerivedMemo } from "../../push/derived_memo.ts";
 import { type EncodableVirtualHost, encodeRouteConfigurationAny } from "./route_config_bytes.ts";
 

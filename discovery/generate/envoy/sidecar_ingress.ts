@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { parseProtocol } from "../../../shared/config/validation/ports.ts";
+import { parseProtocol } from "@mesh/shared/config/validation/ports";
 import type { Proxy } from "../../model/proxy.ts";
 import type { ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { WeightedCluster } from "../route_action.ts";
 import type { EnvoyObject } from "../route_match.ts";
 

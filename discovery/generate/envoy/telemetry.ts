@@ -16,8 +16,8 @@
  *
  * @module
  */
-import { TYPE_URL } from "../../../proto/type_urls.ts";
-import { jsonToStruct } from "../../../proto/struct_json.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { jsonToStruct } from "@mesh/proto/struct_json";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { derivedTable } from "../../push/derived_memo.ts";

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { ClientTLSSettings } from "../../../shared/config/networking/tls_settings.ts";
-import { jsonToStruct } from "../../../proto/struct_json.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import type { ClientTLSSettings } from "@mesh/shared/config/networking/tls_settings";
+import { jsonToStruct } from "@mesh/proto/struct_json";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { EnvoyObject } from "../route_match.ts";
 import { ROOT_SECRET_NAME, sdsSecretConfig, WORKLOAD_SECRET_NAME } from "./sds_config.ts";
 

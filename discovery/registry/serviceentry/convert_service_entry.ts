@@ -1,8 +1,8 @@
-import type { Resource } from "../../../shared/config/resource.ts";
-import type { ServiceEntrySpec } from "../../../shared/config/networking/service_entry.ts";
-import type { Port } from "../../../shared/config/networking/port.ts";
-import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
-import { parseProtocol } from "../../../shared/config/validation/ports.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { ServiceEntrySpec } from "@mesh/shared/config/networking/service_entry";
+import type { Port } from "@mesh/shared/config/networking/port";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
+import { parseProtocol } from "@mesh/shared/config/validation/ports";
 import { type Endpoint, type ServiceInstance, tlsModeFromLabels } from "../../model/endpoint.ts";
 import type { Service, ServicePort, ServiceResolution } from "../../model/service.ts";
 import { deepFreeze } from "../../model/deep_freeze.ts";

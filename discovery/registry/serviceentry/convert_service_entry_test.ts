@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ServiceEntrySpec } from "../../../shared/config/networking/service_entry.ts";
+import type { ServiceEntrySpec } from "@mesh/shared/config/networking/service_entry";
 import { networking } from "../_test_support.ts";
 import { convertServices, workloadInstances } from "./convert_service_entry.ts";
 

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Resource } from "../../../shared/config/resource.ts";
-import type { ServiceEntrySpec } from "../../../shared/config/networking/service_entry.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { ServiceEntrySpec } from "@mesh/shared/config/networking/service_entry";
 import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Service } from "../../model/service.ts";
 

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Logger } from "../../../shared/log/logger.ts";
-import type { Resource } from "../../../shared/config/resource.ts";
-import type { ServiceEntrySpec } from "../../../shared/config/networking/service_entry.ts";
-import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { ServiceEntrySpec } from "@mesh/shared/config/networking/service_entry";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import type { ConfigEvent, ConfigStore } from "../../model/config_store.ts";
 import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Proxy } from "../../model/proxy.ts";

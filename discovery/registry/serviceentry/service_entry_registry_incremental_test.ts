@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { silentLogger } from "../../../shared/log/logger.ts";
-import type { ServiceEntrySpec } from "../../../shared/config/networking/service_entry.ts";
-import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import type { ServiceEntrySpec } from "@mesh/shared/config/networking/service_entry";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import type { MemoryConfigStore } from "../../config/memory_config_store.ts";
 import type { Service } from "../../model/service.ts";
 import { parseProxy } from "../../model/proxy.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "../../../shared/log/logger.ts";
-import type { ServiceEntrySpec } from "../../../shared/config/networking/service_entry.ts";
-import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import type { ServiceEntrySpec } from "@mesh/shared/config/networking/service_entry";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import { AggregateRegistry } from "../aggregate_registry.ts";
 import type { EndpointEvent, ServiceEvent } from "../service_registry.ts";
 import { networking, orderedStore, sidecar } from "../_test_support.ts";

@@ -16,13 +16,13 @@
  *
  * @module
  */
-import type { Logger } from "../../../shared/log/logger.ts";
-import type { Resource } from "../../../shared/config/resource.ts";
-import { NETWORKING_GROUP } from "../../../shared/config/kinds.ts";
-import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
-import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";
-import type { DutyGate } from "../../../shared/lifecycle/duty_gate.ts";
-import { systemTimers, type Timers } from "../../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Resource } from "@mesh/shared/config/resource";
+import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
+import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { ConfigStore } from "../../model/config_store.ts";
 import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
 import type { Proxy } from "../../model/proxy.ts";

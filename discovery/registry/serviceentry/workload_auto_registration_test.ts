@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { silentLogger } from "../../../shared/log/logger.ts";
-import { type DutyGate, soleLeader } from "../../../shared/lifecycle/duty_gate.ts";
-import { timersOf } from "../../../shared/testing/fake_timers.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { type DutyGate, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 import { storeWorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
 import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
 import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";

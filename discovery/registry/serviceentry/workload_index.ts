@@ -1,4 +1,4 @@
-import type { WorkloadEntrySpec } from "../../../shared/config/networking/workload_entry.ts";
+import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import { selectorMatches } from "../../model/labels.ts";
 import { addTo, removeFrom } from "../../model/set_map.ts";
 
