@@ -1,6 +1,6 @@
-import type { EnvSettings } from "../shared/env/env_settings.ts";
-import { closingComponent, type Component } from "../shared/lifecycle/mod.ts";
-import type { Logger } from "../shared/log/logger.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { closingComponent, type Component } from "@mesh/shared/lifecycle";
+import type { Logger } from "@mesh/shared/log/logger";
 import type { CertificateAuthority, FederatedBundles } from "./ca/mod.ts";
 import { xdsCallerCheck } from "./ca/mod.ts";
 import type { PushContext } from "./push/push_context.ts";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import net from "node:net";
-import type { NameTable } from "../../proto/name_table.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
+import type { NameTable } from "@mesh/proto/name_table";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import {
   decodeDnsMessage,
   DNS_FLAG,

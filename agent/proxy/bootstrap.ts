@@ -12,12 +12,12 @@
  * @module
  */
 import { parse as parseYaml } from "yaml";
-import { encodeAny, messageTypeForUrl } from "../../proto/any_codec.ts";
+import { encodeAny, messageTypeForUrl } from "@mesh/proto/any_codec";
 import type protobuf from "protobufjs";
-import { ENVOY_PROTO_FILES, loadProtoFiles } from "../../proto/envoy_schema.ts";
-import { fromProtoJson } from "../../proto/proto_json.ts";
-import { formatPgvViolations, validatePgvAny } from "../../proto/pgv_validate.ts";
-import { typeUrlOf } from "../../proto/type_urls.ts";
+import { ENVOY_PROTO_FILES, loadProtoFiles } from "@mesh/proto/envoy_schema";
+import { fromProtoJson } from "@mesh/proto/proto_json";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
+import { typeUrlOf } from "@mesh/proto/type_urls";
 import type { ProxyNode } from "./proxy_node.ts";
 import type { BootstrapTelemetry } from "./bootstrap_telemetry.ts";
 import { splitHostPort } from "@mesh/shared/net/host_port";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { LEN, lenFieldSize, utf8Bytes, VARINT, varintFieldSize, WireWriter } from "../../proto/_wire.ts";
+import { LEN, lenFieldSize, utf8Bytes, VARINT, varintFieldSize, WireWriter } from "@mesh/proto/_wire";
 
 /** One field of an encoded message. */
 export interface WireField {

@@ -14,8 +14,8 @@ import {
   NAME_TABLE_TYPE_URL,
   NAME_TABLE_TYPE_URLS,
   type NameTable,
-} from "../../proto/name_table.ts";
-import type { Logger } from "../../shared/log/logger.ts";
+} from "@mesh/proto/name_table";
+import type { Logger } from "@mesh/shared/log/logger";
 import { encodeDiscoveryRequest, type OwnRequest, readDiscoveryResponse } from "./discovery_wire.ts";
 
 /** Where the name tables the discovery server sends go. */

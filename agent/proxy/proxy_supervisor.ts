@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 /** How to run the proxy. */
 export interface SupervisorOptions {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { waitFor } from "@mesh/shared/testing/wait_for";
+import { silentLogger } from "@mesh/shared/log/logger";
 import {
   MAX_QUICK_EXITS,
   proxyArguments,

@@ -10,13 +10,13 @@
 import { Buffer } from "node:buffer";
 import type * as grpc from "@grpc/grpc-js";
 import type { ServiceDefinition } from "@grpc/grpc-js";
-import { frameDiscoveryResponse } from "../../proto/discovery_frame.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { type RunningGrpcServer, startGrpcServer } from "../../shared/grpc/mod.ts";
+import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { readDiscoveryRequest } from "./discovery_wire.ts";
 import { encodeSecretAny } from "./secret_wire.ts";
 import {

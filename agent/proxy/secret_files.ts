@@ -9,10 +9,10 @@
  * @module
  */
 import { join } from "node:path";
-import type { Logger } from "../../shared/log/logger.ts";
-import { certificateCertifiesKey, parseCertificateFactsPem } from "../../shared/pki/certificate_facts.ts";
-import { importPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { certificateCertifiesKey, parseCertificateFactsPem } from "@mesh/shared/pki/certificate_facts";
+import { importPrivateKeyPem } from "@mesh/shared/pki/private_key_pem";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 
 /** File names Istio uses for a workload's key material, in `OUTPUT_CERTS` and mounted certificate folders. */

@@ -1,8 +1,8 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { silentLogger } from "@mesh/shared/log/logger";
 import {
   certificatesToPem,
   createSelfSignedCa,

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { lenFieldSize, utf8Bytes, WireWriter } from "../../proto/_wire.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { lenFieldSize, utf8Bytes, WireWriter } from "@mesh/proto/_wire";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 
 /** Field numbers of `Secret`, `TlsCertificate`, `CertificateValidationContext` and `DataSource`. */
 const FIELD = {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeAny } from "../../proto/any_codec.ts";
+import { decodeAny } from "@mesh/proto/any_codec";
 import { encodeSecretAny } from "./secret_wire.ts";
 
 Deno.test("encodeSecretAny writes a certificate secret the schema decodes to the same object", () => {

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import type { LogManager } from "../../shared/log/log_manager.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { spiffeId, validateTrustDomain } from "../../shared/pki/spiffe_id.ts";
-import { parseJwtPolicy, tokenPathOf } from "../../shared/credentials/jwt_policy.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import type { LogManager } from "@mesh/shared/log/log_manager";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { spiffeId, validateTrustDomain } from "@mesh/shared/pki/spiffe_id";
+import { parseJwtPolicy, tokenPathOf } from "@mesh/shared/credentials/jwt_policy";
 import { CaClient } from "./ca_client.ts";
 import { caServiceFor } from "./ca_provider.ts";
 import { checkCredentialFetcherType } from "./credential_fetcher.ts";

@@ -9,12 +9,12 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
-import { parseCertificateFactsPem } from "../../shared/pki/certificate_facts.ts";
-import { generateKeyPair } from "../../shared/pki/key_pair.ts";
-import { exportPrivateKeyPem, exportTraditionalPrivateKeyPem } from "../../shared/pki/private_key_pem.ts";
-import { createUriCertificateRequest } from "../../shared/pki/uri_certificate_request.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import { parseCertificateFactsPem } from "@mesh/shared/pki/certificate_facts";
+import { generateKeyPair } from "@mesh/shared/pki/key_pair";
+import { exportPrivateKeyPem, exportTraditionalPrivateKeyPem } from "@mesh/shared/pki/private_key_pem";
+import { createUriCertificateRequest } from "@mesh/shared/pki/uri_certificate_request";
 
 /** The workload's certificate, key and roots, PEM. */
 export interface WorkloadSecret {

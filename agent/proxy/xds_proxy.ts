@@ -9,9 +9,9 @@
  */
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   GrpcStatusError,
   type RunningGrpcServer,

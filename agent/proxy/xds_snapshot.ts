@@ -6,10 +6,10 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import { decodeAny } from "../../proto/any_codec.ts";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { decodeAny } from "@mesh/proto/any_codec";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 /** The shortest time between two writes of the snapshot. */
 export const SNAPSHOT_WRITE_MS = 1_000;

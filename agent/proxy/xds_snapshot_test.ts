@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { SNAPSHOT_WRITE_MS, XdsSnapshotWriter } from "./xds_snapshot.ts";
 
 const CLUSTER = "type.googleapis.com/envoy.config.cluster.v3.Cluster";

@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { EnvSettings } from "../../shared/env/env_settings.ts";
-import { parseJwtPolicy } from "../../shared/credentials/jwt_policy.ts";
-import { isDnsName } from "../../shared/pki/subject_alt_names.ts";
+import type { EnvSettings } from "@mesh/shared/env/env_settings";
+import { parseJwtPolicy } from "@mesh/shared/credentials/jwt_policy";
+import { isDnsName } from "@mesh/shared/pki/subject_alt_names";
 import type { CaSettings } from "./certificate_authority.ts";
 import { DEFAULT_CSR_LIMITS } from "./ca_service.ts";
 

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import type { JwtPolicy } from "../../shared/credentials/jwt_policy.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { GrpcService } from "../../shared/grpc/mod.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { JwtPolicy } from "@mesh/shared/credentials/jwt_policy";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { GrpcService } from "@mesh/shared/grpc";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import {
   certificatesToPem,
   exportPrivateKeyPem,

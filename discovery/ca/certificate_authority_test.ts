@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { EnvSettings } from "../../shared/env/env_settings.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { EnvSettings } from "@mesh/shared/env/env_settings";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { caSettingsFromEnv } from "./ca_settings.ts";
 import { CertificateAuthority } from "./certificate_authority.ts";
 

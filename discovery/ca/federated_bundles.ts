@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import { parseCertificatesPem } from "../../shared/pki/mod.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import type { Logger } from "@mesh/shared/log/logger";
+import { parseCertificatesPem } from "@mesh/shared/pki";
 import { type BundleEndpoint, parseSpiffeBundle } from "./spiffe_bundle.ts";
 
 /** Bounds of a refresh period: a bundle's hint is clamped into them. */

@@ -1,8 +1,8 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
-import { silentLogger } from "../../shared/log/logger.ts";
-import type { Timers } from "../../shared/time/timers.ts";
-import { createSelfSignedCa } from "../../shared/pki/mod.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import type { Timers } from "@mesh/shared/time/timers";
+import { createSelfSignedCa } from "@mesh/shared/pki";
 import { BUNDLE_REFRESH_MS, BUNDLE_RETRY_MS, derKey, FederatedBundles } from "./federated_bundles.ts";
 
 /** Timers that run only when the test says, recording the delays asked for. */

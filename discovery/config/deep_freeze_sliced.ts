@@ -1,4 +1,4 @@
-import type { LoopSlices } from "../../shared/time/loop_slices.ts";
+import type { LoopSlices } from "@mesh/shared/time/loop_slices";
 
 /** Objects visited between two looks at the slice's clock. */
 const CHECK_EVERY = 512;

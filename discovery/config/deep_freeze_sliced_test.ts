@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 import { deepFreezeSliced } from "./deep_freeze_sliced.ts";
 
 /** Every object reachable from `value`, each once. */

@@ -23,7 +23,7 @@ import { EmptyDirHold } from "./empty_dir_hold.ts";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { type FileStamp, fileStamp, unchangedSince } from "./file_stamp.ts";
 import type { SyncableConfigStore } from "./memory_config_store.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
 import { deepFreezeSliced } from "./deep_freeze_sliced.ts";
 
 /** Options of {@link FileConfigSource}. */

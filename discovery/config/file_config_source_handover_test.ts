@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Resource } from "../../shared/config/resource.ts";
+import type { Resource } from "@mesh/shared/config/resource";
 import type { ApplyOptions } from "../model/config_store.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
 import { replaceFile, startTestSource, virtualService, waitFor } from "./_test_support.ts";

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type protobuf from "protobufjs";
 import type { Proxy } from "../model/proxy.ts";
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 import type { ConflictSink } from "../push/listener_conflicts.ts";
 
 /** What the xDS server needs from a push snapshot (the model's PushContext satisfies it). */

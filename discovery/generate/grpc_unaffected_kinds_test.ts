@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Resource } from "../../shared/config/resource.ts";
-import { SECURITY_GROUP } from "../../shared/config/kinds.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import { SECURITY_GROUP } from "@mesh/shared/config/kinds";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { PushContext } from "../push/push_context.ts";
 import { mayAffect, type XdsGenerator } from "./generator.ts";
 import { grpcGenerators } from "./grpc_generators.ts";

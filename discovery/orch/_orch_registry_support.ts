@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { silentLogger } from "../../shared/log/logger.ts";
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import type { Timers } from "../../shared/time/timers.ts";
-import type { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import type { Timers } from "@mesh/shared/time/timers";
+import type { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 

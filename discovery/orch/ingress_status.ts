@@ -9,7 +9,7 @@
  * @module
  */
 import { isIP } from "node:net";
-import type { DutyGate } from "../../shared/lifecycle/duty_gate.ts";
+import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
 
 /** One Ingress the mesh serves. */
 export interface IngressRef {

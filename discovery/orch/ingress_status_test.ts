@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { soleLeader } from "../../shared/lifecycle/duty_gate.ts";
+import { soleLeader } from "@mesh/shared/lifecycle/duty_gate";
 import { IngressStatusSyncer, loadBalancerStatus } from "./ingress_status.ts";
 
 Deno.test("loadBalancerStatus names IPs as ip and names as hostname, each once, sorted", () => {

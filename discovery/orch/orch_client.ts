@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 /** The in-cluster service-account mount. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";

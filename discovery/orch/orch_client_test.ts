@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
 import * as k8s from "@kubernetes/client-node";
 import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { limitWatches, loadOrchConfig, OrchConfigError, RateLimiter } from "./orch_client.ts";

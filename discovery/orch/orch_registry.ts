@@ -41,8 +41,8 @@ import type {
 import { endpointsFromSlices, SliceFiling } from "./endpoint_slices.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
-import { LoopSlices } from "../../shared/time/loop_slices.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import { LoopSlices } from "@mesh/shared/time/loop_slices";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { DependencyIndex } from "./dependency_index.ts";
 import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
 import {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { type ApiObject, OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "../config/_test_support.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
 import { withRegistry } from "./_orch_registry_support.ts";

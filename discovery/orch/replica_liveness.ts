@@ -13,8 +13,8 @@
  *
  * @module
  */
-import type { Logger } from "../../shared/log/logger.ts";
-import { systemTimers, type Timers } from "../../shared/time/timers.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { type LeaseDurations, LeaseElector } from "./lease_election.ts";
 import type { LeaseApi, LeaseRecord } from "./lease_record.ts";
 import type { ReplicaExpiry, ReplicaLivenessView } from "../model/replica_liveness_view.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { silentLogger } from "../../shared/log/logger.ts";
-import { timersOf } from "../../shared/testing/fake_timers.ts";
-import { OrchApiServer } from "../../shared/testing/orch_api_server.ts";
+import { silentLogger } from "@mesh/shared/log/logger";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { orchLeaseApi } from "./orch_lease_api.ts";
 import { leaseDurationsFor } from "./lease_election.ts";

@@ -21,7 +21,7 @@ import { ClusterNameMemo } from "./cluster_names.ts";
 import { DerivedMemo } from "./derived_memo.ts";
 import { MeshNetworkIndex } from "./network_index.ts";
 import { deepFreeze } from "../model/deep_freeze.ts";
-import type { MemoStats } from "../../shared/memo/memo_stats.ts";
+import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 
 /** The mesh settings a snapshot reads. */
 export type PushMeshConfig =

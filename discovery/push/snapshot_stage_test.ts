@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { silentLogger } from "../../shared/log/logger.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { silentLogger } from "@mesh/shared/log/logger";
 import { pushRequest, serviceKey } from "./push_request.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
 import type { PushContext } from "./push_context.ts";

@@ -24,7 +24,7 @@ import {
   type XdsProtocol,
 } from "./xds_connection.ts";
 import * as grpc from "@grpc/grpc-js";
-import { grpcCodeName, type GrpcRefusal, GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
+import { grpcCodeName, type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import type { NameListTable } from "./name_list_table.ts";
 import { NameLimitError } from "./name_budget.ts";
 

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { excerpt } from "../../shared/log/excerpt.ts";
+import { excerpt } from "@mesh/shared/log/excerpt";
 import * as grpc from "@grpc/grpc-js";
 
 /** The bounds, from `DISCOVERY_XDS_MAX_NAME_LENGTH`, `..._MAX_NAMES_PER_STREAM`, `..._MAX_NAME_CHARS_PER_CONNECTION`. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { waitFor } from "../../shared/testing/wait_for.ts";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { PushQueue } from "./push_queue.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { Metrics } from "../../shared/metrics/metrics.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   type ConflictMetric,
   type ConflictSink,

@@ -1,8 +1,8 @@
 import "reflect-metadata";
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../shared/testing/recording_logger.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { GeneratorRegistry, registerEnvoyGenerators } from "../generate/mod.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { configKey, pushRequest } from "../push/push_request.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Metrics } from "../../shared/metrics/metrics.ts";
+import { Metrics } from "@mesh/shared/metrics/metrics";
 import { configKey, pushRequest } from "../push/push_request.ts";
 import { SnapshotConflicts } from "./snapshot_conflicts.ts";
 

@@ -38,7 +38,7 @@ import type { NackLog } from "./nack_log.ts";
 import { cut, excerpt } from "@mesh/shared/log/excerpt";
 import type { XdsCache } from "./xds_cache.ts";
 import type { XdsMetrics } from "./xds_metrics.ts";
-import { grpcCodeName, GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
+import { grpcCodeName, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import { pushOrder, resentAfter } from "./xds_types.ts";
 
 /** The raw ADS stream: encoded requests in, encoded responses out. */

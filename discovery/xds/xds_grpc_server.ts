@@ -4,17 +4,17 @@
  *
  * @module
  */
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
-import type { ListenAddress } from "../../shared/http/listen_address.ts";
-import { formatAddress } from "../../shared/http/listen_address.ts";
-import type { Logger } from "../../shared/log/logger.ts";
-import type { GrpcService } from "../../shared/grpc/grpc_server.ts";
-import { startGrpcServer } from "../../shared/grpc/grpc_server.ts";
-import { sendPrefixedWithoutCopy } from "../../shared/grpc/prefixed_send.ts";
-import { OutboundTurns } from "../../shared/grpc/outbound_turns.ts";
-import type { GrpcTls } from "../../shared/grpc/server_credentials.ts";
-import type { GrpcAdmission } from "../../shared/grpc/grpc_admission.ts";
-import { type GrpcRefusal, GrpcStatusError } from "../../shared/grpc/grpc_status.ts";
+import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
+import type { ListenAddress } from "@mesh/shared/http/listen_address";
+import { formatAddress } from "@mesh/shared/http/listen_address";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { GrpcService } from "@mesh/shared/grpc/grpc_server";
+import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
+import { sendPrefixedWithoutCopy } from "@mesh/shared/grpc/prefixed_send";
+import { OutboundTurns } from "@mesh/shared/grpc/outbound_turns";
+import type { GrpcTls } from "@mesh/shared/grpc/server_credentials";
+import type { GrpcAdmission } from "@mesh/shared/grpc/grpc_admission";
+import { type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import * as grpc from "@grpc/grpc-js";
 import type { AdsServer } from "./ads_server.ts";
 import type { PushSnapshot } from "../generate/generator.ts";

@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { Metrics } from "../../shared/metrics/metrics.ts";
-import { grpcCodeName } from "../../shared/grpc/grpc_status.ts";
-import { TYPE_URL } from "../../proto/type_urls.ts";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { grpcCodeName } from "@mesh/shared/grpc/grpc_status";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { PushHistory } from "../push/push_history.ts";
 
 /** The `type` label of a type URL: "cds", "eds", "lds", "rds", "sds", else the URL itself (as the reference). */

@@ -22,7 +22,7 @@
  */
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
-import { GRPC_PREFIX_BYTES, grpcFrameOf } from "../../proto/grpc_prefix.ts";
+import { GRPC_PREFIX_BYTES, grpcFrameOf } from "@mesh/proto/grpc_prefix";
 import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 import type { Timers } from "../time/timers.ts";
 import { grpcStatus } from "./grpc_status.ts";

@@ -4,11 +4,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { formatPgvViolations, validatePgvAny } from "../../../proto/pgv_validate.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
-import { NETWORKING_GROUP } from "../../../shared/config/kinds.ts";
-import type { Resource } from "../../../shared/config/resource.ts";
-import type { EnvoyFilterSpec } from "../../../shared/config/networking/envoy_filter.ts";
+import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { EnvoyFilterSpec } from "@mesh/shared/config/networking/envoy_filter";
 import type { Proxy } from "../../model/proxy.ts";
 import { type Generated, run, World } from "../_test_world.ts";
 import type { XdsGenerator } from "../generator.ts";

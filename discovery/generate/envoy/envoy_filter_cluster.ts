@@ -6,9 +6,9 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
-import { messageTypeForUrl } from "../../../proto/any_codec.ts";
-import type { EnvoyConfigObjectPatch } from "../../../shared/config/networking/envoy_filter.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { messageTypeForUrl } from "@mesh/proto/any_codec";
+import type { EnvoyConfigObjectPatch } from "@mesh/shared/config/networking/envoy_filter";
 import { mergeInto, patchObject } from "./proto_merge.ts";
 import type { PatchContext } from "./envoy_filter_select.ts";
 

@@ -15,10 +15,10 @@
  */
 import { createHash } from "node:crypto";
 import type protobuf from "protobufjs";
-import { loadEnvoySchema } from "../../../proto/envoy_schema.ts";
-import { formatPgvViolations, validatePgv } from "../../../proto/pgv_validate.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
-import type { ApplyTo, EnvoyConfigObjectPatch } from "../../../shared/config/networking/envoy_filter.ts";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { formatPgvViolations, validatePgv } from "@mesh/proto/pgv_validate";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import type { ApplyTo, EnvoyConfigObjectPatch } from "@mesh/shared/config/networking/envoy_filter";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { stableJson } from "../fingerprint.ts";

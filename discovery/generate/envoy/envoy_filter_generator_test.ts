@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
-import { Metrics } from "../../../shared/metrics/metrics.ts";
-import { RecordingLogger } from "../../../shared/testing/recording_logger.ts";
+import { TYPE_URL } from "@mesh/proto/type_urls";
+import { Metrics } from "@mesh/shared/metrics/metrics";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator } from "./envoy_rds.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { PatchOperation } from "../../../shared/config/networking/envoy_filter.ts";
+import type { PatchOperation } from "@mesh/shared/config/networking/envoy_filter";
 
 type Obj = Record<string, unknown>;
 

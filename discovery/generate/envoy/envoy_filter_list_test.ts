@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { PatchOperation } from "../../../shared/config/networking/envoy_filter.ts";
+import type { PatchOperation } from "@mesh/shared/config/networking/envoy_filter";
 import { patchList } from "./envoy_filter_list.ts";
 
 const list = [{ name: "a" }, { name: "b" }, { name: "c" }];

@@ -8,8 +8,8 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import type { EnvoyConfigObjectPatch } from "../../../shared/config/networking/envoy_filter.ts";
-import type { EnvoyConfigObjectMatch } from "../../../shared/config/networking/envoy_filter_match.ts";
+import type { EnvoyConfigObjectPatch } from "@mesh/shared/config/networking/envoy_filter";
+import type { EnvoyConfigObjectMatch } from "@mesh/shared/config/networking/envoy_filter_match";
 import { mergeInto, patchObject } from "./proto_merge.ts";
 import { patchList } from "./envoy_filter_list.ts";
 import { filterNameMatches } from "./envoy_filter_names.ts";

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Logger } from "../../../shared/log/logger.ts";
-import type { Metrics } from "../../../shared/metrics/metrics.ts";
-import { excerpt } from "../../../shared/log/excerpt.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { excerpt } from "@mesh/shared/log/excerpt";
 
 /** Counts and logs the EnvoyFilter patches the generators skip. */
 export class EnvoyFilterReports {

@@ -6,7 +6,7 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import type { EnvoyConfigObjectPatch } from "../../../shared/config/networking/envoy_filter.ts";
+import type { EnvoyConfigObjectPatch } from "@mesh/shared/config/networking/envoy_filter";
 import { mergeInto, patchObject } from "./proto_merge.ts";
 import { patchList } from "./envoy_filter_list.ts";
 import type { PatchContext } from "./envoy_filter_select.ts";

@@ -6,11 +6,8 @@
  *
  * @module
  */
-import type { Resource } from "../../../shared/config/resource.ts";
-import type {
-  EnvoyConfigObjectPatch,
-  EnvoyFilterSpec,
-} from "../../../shared/config/networking/envoy_filter.ts";
+import type { Resource } from "@mesh/shared/config/resource";
+import type { EnvoyConfigObjectPatch, EnvoyFilterSpec } from "@mesh/shared/config/networking/envoy_filter";
 import { compareByCreation } from "../../model/config_order.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import type { Proxy } from "../../model/proxy.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { NETWORKING_GROUP } from "../../../shared/config/kinds.ts";
+import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
 import { parseProxy, type Proxy } from "../../model/proxy.ts";
 import { run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar, ingressGateway } from "./_test_envoy.ts";

@@ -8,8 +8,8 @@
  * @module
  */
 import type protobuf from "protobufjs";
-import { messageTypeForUrl } from "../../../proto/any_codec.ts";
-import { fromProtoJson } from "../../../proto/proto_json.ts";
+import { messageTypeForUrl } from "@mesh/proto/any_codec";
+import { fromProtoJson } from "@mesh/proto/proto_json";
 
 type Obj = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { loadEnvoySchema } from "../../../proto/envoy_schema.ts";
-import { TYPE_URL } from "../../../proto/type_urls.ts";
+import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
+import { TYPE_URL } from "@mesh/proto/type_urls";
 import { mergeInto, patchObject } from "./proto_merge.ts";
 
 const root = loadEnvoySchema();

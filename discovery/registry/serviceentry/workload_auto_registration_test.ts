@@ -5,7 +5,7 @@ import { type DutyGate, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
 import { timersOf } from "@mesh/shared/testing/fake_timers";
 import { storeWorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
 import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
-import type { WorkloadGroupSpec } from "../../../shared/config/networking/workload_group.ts";
+import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
 import { parseProxy } from "../../model/proxy.ts";
 import { networking, orderedStore } from "../_test_support.ts";
 import {
