@@ -7,43 +7,8 @@
 import type { Resource } from "@mesh/shared/config/resource";
 import type { MeshKind } from "@mesh/shared/config/kinds";
 
-/** The orchestrator kinds analyzers read. */
-export type OrchKind =
-  | "Namespace"
-  | "Pod"
-  | "Service"
-  | "Deployment"
-  | "Secret"
-  | "ConfigMap"
-  | "CustomResourceDefinition";
-
-/** Every orchestrator kind analyzers read. */
-export const ORCH_KINDS: readonly OrchKind[] = [
-  "Namespace",
-  "Pod",
-  "Service",
-  "Deployment",
-  "Secret",
-  "ConfigMap",
-  "CustomResourceDefinition",
-];
-
-/** Metadata of an orchestrator object, as its API serves it (the fields analyzers read). */
-export interface OrchObjectMeta {
-  readonly name: string;
-  /** Absent for cluster-scoped objects. */
-  readonly namespace?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-}
-
-/** An orchestrator object as its API serves it; analyzers read `spec` and `data` field by field. */
-export interface OrchObject {
-  readonly kind: OrchKind;
-  readonly metadata: OrchObjectMeta;
-  readonly spec?: unknown;
-  readonly data?: Readonly<Record<string, string>>;
-}
+export { ORCH_KINDS, type OrchKind, type OrchObject, type OrchObjectMeta } from "../model/orch_object.ts";
+import type { OrchKind, OrchObject } from "../model/orch_object.ts";
 
 /** The orchestrator objects of one analysis run, by kind. */
 export interface OrchestratorObjects {

@@ -2,37 +2,20 @@
  * The parts of orchestrator objects that configuration analysis reads, and nothing else: objects kept for
  * analysis alone (Deployments, Secrets, the injector's ConfigMap, custom resource definitions) are stored as
  * these slim copies, and a change to an object the registry already holds counts for analysis only when its
- * projection changed (a pod's status report does not). The shapes match analysis' `OrchObject` structurally:
- * `orch/` does not import `analysis/`.
+ * projection changed (a pod's status report does not). The shapes are `model/orch_object.ts`'s, which analysis reads
+ * too.
  *
  * @module
  */
 
+import type { OrchKind, OrchObject, OrchObjectMeta } from "../model/orch_object.ts";
+
 /** The orchestrator kinds analysis reads. */
-export type AnalysisObjectKind =
-  | "Namespace"
-  | "Pod"
-  | "Service"
-  | "Deployment"
-  | "Secret"
-  | "ConfigMap"
-  | "CustomResourceDefinition";
-
+export type AnalysisObjectKind = OrchKind;
 /** Metadata as analysis reads it. */
-export interface AnalysisObjectMeta {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-}
-
+export type AnalysisObjectMeta = OrchObjectMeta;
 /** An orchestrator object as analysis reads it. */
-export interface AnalysisObject {
-  readonly kind: AnalysisObjectKind;
-  readonly metadata: AnalysisObjectMeta;
-  readonly spec?: unknown;
-  readonly data?: Readonly<Record<string, string>>;
-}
+export type AnalysisObject = OrchObject;
 
 /** The ConfigMap holding the injector's configuration and chart values (`injection.ImageAnalyzer`). */
 export const INJECTOR_CONFIG_MAP = "mesh-sidecar-injector";

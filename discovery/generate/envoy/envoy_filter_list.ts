@@ -4,7 +4,9 @@
  *
  * @module
  */
-import type { PatchOperation } from "@mesh/shared/config/networking/envoy_filter";
+import type protobuf from "protobufjs";
+import type { EnvoyConfigObjectPatch, PatchOperation } from "@mesh/shared/config/networking/envoy_filter";
+import { mergeInto, patchObject } from "./proto_merge.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -43,4 +45,25 @@ export function patchList(
     case "REPLACE":
       return first < 0 ? [...list] : [...list.slice(0, first), value(), ...list.slice(first + 1)];
   }
+}
+
+/** `patchList` with `patch`'s operation and value, read and merged as Envoy message `typeName`. */
+export function patchTypedList(
+  list: readonly Obj[],
+  patch: EnvoyConfigObjectPatch,
+  hasMatch: boolean,
+  matches: (item: Obj) => boolean,
+  typeName: string,
+  root: protobuf.Root,
+): Obj[] {
+  const type = root.lookupType(typeName);
+  const value = () => patchObject(type, patch.patch.value ?? {}, root);
+  return patchList(
+    list,
+    patch.patch.operation,
+    hasMatch,
+    matches,
+    value,
+    (item) => mergeInto(type, item, value(), root),
+  );
 }

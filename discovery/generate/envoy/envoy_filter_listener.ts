@@ -11,7 +11,7 @@ import type protobuf from "protobufjs";
 import type { EnvoyConfigObjectPatch } from "@mesh/shared/config/networking/envoy_filter";
 import type { EnvoyConfigObjectMatch } from "@mesh/shared/config/networking/envoy_filter_match";
 import { mergeInto, patchObject } from "./proto_merge.ts";
-import { patchList } from "./envoy_filter_list.ts";
+import { patchTypedList } from "./envoy_filter_list.ts";
 import { filterNameMatches } from "./envoy_filter_names.ts";
 import { patchRouteConfig } from "./envoy_filter_route.ts";
 import type { PatchContext } from "./envoy_filter_select.ts";
@@ -75,36 +75,12 @@ function chainMatches(
   return true;
 }
 
-function lookup(root: protobuf.Root, name: string): protobuf.Type {
-  return root.lookupType(name);
-}
-
-function listOp(
-  list: readonly Obj[],
-  patch: EnvoyConfigObjectPatch,
-  hasMatch: boolean,
-  matches: (item: Obj) => boolean,
-  typeName: string,
-  root: protobuf.Root,
-): Obj[] {
-  const type = lookup(root, typeName);
-  const value = () => patchObject(type, patch.patch.value ?? {}, root);
-  return patchList(
-    list,
-    patch.patch.operation,
-    hasMatch,
-    matches,
-    value,
-    (item) => mergeInto(type, item, value(), root),
-  );
-}
-
 function patchHttpFilters(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
   const sub = patch.match?.listener?.filterChain?.filter?.subFilter?.name;
   const filters = asList(chain.filters).map((filter) => {
     if (!filterNameMatches(HCM, filter.name)) return filter;
     const hcm = asObj(filter.typed_config);
-    const http = listOp(
+    const http = patchTypedList(
       asList(hcm.http_filters),
       patch,
       !!sub,
@@ -133,7 +109,7 @@ function patchInlineRoutes(chain: Obj, patch: EnvoyConfigObjectPatch, root: prot
 function patchChain(chain: Obj, patch: EnvoyConfigObjectPatch, root: protobuf.Root): Obj {
   if (patch.applyTo === "HTTP_FILTER") return patchHttpFilters(chain, patch, root);
   const name = patch.match?.listener?.filterChain?.filter?.name;
-  const filters = listOp(
+  const filters = patchTypedList(
     asList(chain.filters),
     patch,
     !!name,
@@ -161,12 +137,12 @@ export function patchListener(
     case "LISTENER": {
       if (operation === "REMOVE") return undefined;
       if (operation !== "MERGE") return listener;
-      const type = lookup(root, LISTENER);
+      const type = root.lookupType(LISTENER);
       return mergeInto(type, listener, patchObject(type, patch.patch.value ?? {}, root), root);
     }
     case "FILTER_CHAIN": {
       if (!["MERGE", "REMOVE", "ADD"].includes(operation)) return listener;
-      const chains = listOp(
+      const chains = patchTypedList(
         asList(listener.filter_chains),
         patch,
         true,

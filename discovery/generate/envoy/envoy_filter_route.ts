@@ -8,7 +8,7 @@
 import type protobuf from "protobufjs";
 import type { EnvoyConfigObjectPatch } from "@mesh/shared/config/networking/envoy_filter";
 import { mergeInto, patchObject } from "./proto_merge.ts";
-import { patchList } from "./envoy_filter_list.ts";
+import { patchTypedList } from "./envoy_filter_list.ts";
 import type { PatchContext } from "./envoy_filter_select.ts";
 
 type Obj = Record<string, unknown>;
@@ -49,26 +49,6 @@ export function routeConfigMatches(patch: EnvoyConfigObjectPatch, name: string):
   return true;
 }
 
-function op(
-  list: readonly Obj[],
-  patch: EnvoyConfigObjectPatch,
-  hasMatch: boolean,
-  matches: (item: Obj) => boolean,
-  typeName: string,
-  root: protobuf.Root,
-): Obj[] {
-  const type = root.lookupType(typeName);
-  const value = () => patchObject(type, patch.patch.value ?? {}, root);
-  return patchList(
-    list,
-    patch.patch.operation,
-    hasMatch,
-    matches,
-    value,
-    (item) => mergeInto(type, item, value(), root),
-  );
-}
-
 function routeMatches(patch: EnvoyConfigObjectPatch, route: Obj): boolean {
   const match = patch.match?.routeConfiguration?.vhost?.route;
   if (match === undefined) return true;
@@ -92,7 +72,14 @@ export function patchRouteConfig(config: Obj, patch: EnvoyConfigObjectPatch, roo
       if (!["MERGE", "REMOVE", "ADD"].includes(patch.patch.operation)) return config;
       return {
         ...config,
-        virtual_hosts: op(asList(config.virtual_hosts), patch, true, hostMatches, VIRTUAL_HOST, root),
+        virtual_hosts: patchTypedList(
+          asList(config.virtual_hosts),
+          patch,
+          true,
+          hostMatches,
+          VIRTUAL_HOST,
+          root,
+        ),
       };
     case "HTTP_ROUTE": {
       // The reference replaces no routes; without a route match, inserts go to either end.
@@ -102,7 +89,14 @@ export function patchRouteConfig(config: Obj, patch: EnvoyConfigObjectPatch, roo
         hostMatches(h)
           ? {
             ...h,
-            routes: op(asList(h.routes), patch, hasMatch, (r) => routeMatches(patch, r), ROUTE, root),
+            routes: patchTypedList(
+              asList(h.routes),
+              patch,
+              hasMatch,
+              (r) => routeMatches(patch, r),
+              ROUTE,
+              root,
+            ),
           }
           : h
       );
