@@ -9,7 +9,7 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
  *     --allow-sys=loadavg \
- *     bench/config_growth.ts [--only NAME] [--profile DIR [--profile-seconds 10]]
+ *     bench/config_growth.ts [--only NAME] [--profile DIR [--profile-seconds 10]] [--server-v8-flags=--flag,--flag]
  *
  * Prints one JSON line per scenario, then a table. Besides the longest gap, each line has the 50th, 90th and
  * 99th percentiles of the gaps, the server's CPU time from the write to the end (every thread, from `/proc`)
@@ -47,6 +47,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     profile: { type: "string" },
     "profile-seconds": { type: "string", default: "10" },
+    "server-v8-flags": { type: "string" },
   },
 });
 
@@ -296,6 +297,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       "--log_as_json",
       ...(values.profile === undefined ? [] : ["--profile"]),
     ]),
+    values["server-v8-flags"] === undefined ? {} : { DENO_V8_FLAGS: values["server-v8-flags"] },
   );
   try {
     await server.waitFor(/"msg":"discovery server started"/, 120_000);
