@@ -45,7 +45,6 @@ import {
 } from "./webhook/mod.ts";
 import { orchTokenReviewer } from "./orch/token_review.ts";
 import { orchWriters } from "./orch/orch_writers.ts";
-import { IngressStatusSyncer } from "./orch/ingress_status.ts";
 import {
   ORCH_CA_FILE,
   ORCH_CERT_PROVIDERS,
@@ -53,14 +52,6 @@ import {
   orchServingCertIssuer,
 } from "./orch/orch_serving_cert.ts";
 import { startInjection } from "./inject/mod.ts";
-import { sidecarAnnotationProblem } from "./inject/annotation_validation.ts";
-import {
-  allAnalyzers,
-  AnalysisScheduler,
-  MemoryAnalysisSink,
-  runnableAnalyzers,
-  storeAnalysisInput,
-} from "./analysis/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
 import { AdsServer, startXdsServer, xdsSettingsFromEnv } from "./xds/mod.ts";
 import { xdsAdmissionFromEnv } from "./xds/xds_admission.ts";
@@ -68,12 +59,7 @@ import { wireDebugInterface } from "./wire_debug_interface.ts";
 import { secureXdsPort } from "./secure_xds_port.ts";
 import { createDutyGates } from "./orch/duty_gates.ts";
 import { autoRegistrationComponent } from "./wire_auto_registration.ts";
-import {
-  createDistributionStatus,
-  STATUS_REQUEST_TIMEOUT_MS,
-  StatusWriter,
-  ValidationMessagesSink,
-} from "./status/mod.ts";
+import { wireStatus } from "./wire_status.ts";
 
 /** Where the external CA's root is read from when `--caCertFile` is not given, as the reference's. */
 const EXTERNAL_CA_ROOT_FILE = "./etc/external-ca-cert/root-cert.pem";
@@ -257,36 +243,20 @@ export async function startDiscovery(
   const federation = caEnabled && bundleEndpoints.length > 0
     ? new FederatedBundles({ endpoints: bundleEndpoints, log: deps.logs.scope("serverca") })
     : undefined;
-  // Distribution status needs a place to write (the orchestrator) and the ACKs the tracker keeps.
-  if (env.bool("DISCOVERY_ENABLE_STATUS") && !orch) {
-    log.warn("DISCOVERY_ENABLE_STATUS is on but no orchestrator is read: status has nowhere to go");
-  }
-  // Ingress status is written whenever the orchestrator is read, as the reference's ingress controller does.
-  const statusHttp = orch ? orch.http(STATUS_REQUEST_TIMEOUT_MS) : undefined;
-  // Every status field (distribution, and analyzer messages through `writeField`) shares one writer and budget.
-  const statusWriter = statusHttp
-    ? new StatusWriter({
-      http: statusHttp,
-      qps: env.float("DISCOVERY_STATUS_QPS"),
-      burst: env.int("DISCOVERY_STATUS_BURST"),
-      log: deps.logs.scope("status"),
-    })
-    : undefined;
-  const statusReporter = statusHttp ? env.string("POD_NAME") || Deno.hostname().toLowerCase() : "";
-  const status = env.bool("DISCOVERY_ENABLE_STATUS") && statusHttp && statusWriter
-    ? createDistributionStatus({
-      http: statusHttp,
-      writer: statusWriter,
-      gate: duties.gates.statusController,
-      reporter: statusReporter,
-      namespace: options.namespace,
-      log: deps.logs.scope("status"),
-      // Reports are named as liveness Leases when the replica's name is its election identity.
-      ...(duties.liveness && statusReporter === duties.identity
-        ? { liveness: duties.liveness.reader() }
-        : {}),
-    })
-    : undefined;
+
+  // Status, Ingress status and analysis: one status writer, each field written by its duty's leader.
+  const writers = wireStatus({
+    env,
+    ...(orch ? { orch } : {}),
+    duties,
+    store,
+    mesh,
+    namespace: options.namespace,
+    domain: options.domain,
+    logs: deps.logs,
+    log,
+  });
+  const status = writers.status;
   const xdsSettings = status
     ? { ...xdsSettingsFromEnv(env), distributionTracking: true }
     : xdsSettingsFromEnv(env);
@@ -294,25 +264,6 @@ export async function startDiscovery(
   const xdsAdmission = xdsAdmissionFromEnv(env);
   const adsLog = deps.logs.scope("ads");
   const pushHistory = new PushHistory();
-  // With an orchestrator every analyzer runs, over its objects; in file mode only those that need mesh resources
-  // alone. The status writer adds its sink beside the in-memory one the debug interface reads.
-  const analysisSink = env.bool("DISCOVERY_ENABLE_ANALYSIS") ? new MemoryAnalysisSink() : undefined;
-  const analysisObjects = analysisSink && orch ? orch.analysisObjects(options.namespace) : undefined;
-  // With an orchestrator, the analysis leader also writes each resource's `status.validationMessages`.
-  const validationSink = analysisSink && statusWriter
-    ? new ValidationMessagesSink({
-      writer: statusWriter,
-      gate: duties.gates.analyzeController,
-      resource: (key) => {
-        const [kind, namespace, name] = key.split("/");
-        return store.get(kind, namespace, name);
-      },
-    })
-    : undefined;
-  const analyzers = runnableAnalyzers(
-    allAnalyzers({ validateAnnotation: sidecarAnnotationProblem }),
-    analysisObjects !== undefined,
-  );
 
   // USE_REMOTE_CERTS: the plugged-in CA from the `cacerts` Secret of the cluster read, when it exists there.
   const remoteCaCerts = async () => {
@@ -494,36 +445,7 @@ export async function startDiscovery(
         }),
       ];
     }),
-    ...(analysisSink
-      ? [closingComponent("analysis", () => {
-        // Full snapshots only mark the state changed: runs are debounced and sliced, off the push path.
-        const analysis = new AnalysisScheduler({
-          input: () =>
-            storeAnalysisInput({
-              store,
-              rootNamespace: () => mesh.current().rootNamespace,
-              systemNamespace: options.namespace,
-              meshNetworks: () => mesh.networks(),
-              ...(analysisObjects ? { orchestrator: analysisObjects } : {}),
-            }),
-          analyzers,
-          sinks: [analysisSink, ...(validationSink ? [validationSink] : [])],
-          log: deps.logs.scope("analysis"),
-          ready: () => store.synced && analysisObjects?.synced !== false,
-        });
-        analysisObjects?.start();
-        analysis.snapshot();
-        return [
-          ...(analysisObjects
-            ? [() => analysisObjects.stop(), analysisObjects.onChange(() => analysis.snapshot())]
-            : []),
-          () => analysis.close(),
-          pipeline.stage.onPush((request) => {
-            if (request.full) analysis.snapshot();
-          }),
-        ];
-      })]
-      : []),
+    ...writers.analysisComponent(() => pipeline.stage),
     closingComponent("xds", () => {
       // Every snapshot the pipeline publishes is pushed to the connected proxies.
       discovery = new AdsServer<PushContext>({
@@ -555,24 +477,7 @@ export async function startDiscovery(
       discovery: () => discovery,
       log,
     }),
-    ...(statusWriter ? [{ name: "status writer", start() {}, stop: () => statusWriter.stop() }] : []),
-    ...(orch && statusWriter
-      ? [closingComponent("ingress status", () => {
-        const ingressNamespace = env.string("ORCH_INGRESS_NS") || "mesh-system";
-        const syncer = new IngressStatusSyncer({
-          writer: statusWriter,
-          gate: duties.gates.ingressController,
-          ingresses: () => orch.ingress.meshIngresses(),
-          addresses: () =>
-            registries.aggregate.getService(
-              `${mesh.current().ingressService}.${ingressNamespace}.svc.${options.domain}`,
-              ingressNamespace,
-            )?.externalAddresses ?? [],
-        });
-        const sync = () => syncer.sync();
-        return [syncer.start(), orch.ingress.onTranslated(sync), registries.aggregate.onServiceEvent(sync)];
-      })]
-      : []),
+    ...writers.writerComponents(() => registries.aggregate),
     ...(status ? [status.component(() => ({ tracker: discovery.tracker!, snapshots: pipeline.stage }))] : []),
     ...(federation
       ? [{ name: "federation", start: () => federation.start(), stop: () => federation.stop() }]
@@ -646,7 +551,13 @@ export async function startDiscovery(
         ...(remoteClusters ? { remoteClusters: () => remoteClusters.status() } : {}),
         ...(ca ? { servedRootsPem } : {}),
         adminEndpoints: xdsSettings.adminEndpoints,
-        ...(analysisSink && { analysis: { sink: analysisSink, analyzers: analyzers.map((a) => a.name) } }),
+        ...(writers.analysis &&
+          {
+            analysis: {
+              sink: writers.analysis.sink,
+              analyzers: writers.analysis.analyzers.map((a) => a.name),
+            },
+          }),
         duties: () => duties.status(),
       });
       const http = addReadyRoute(new Router(), readiness);
