@@ -153,18 +153,23 @@ export function wireStatus(w: StatusWiringInputs): StatusWiring {
           closingComponent("ingress status", () => {
             const ingressNamespace = env.string("ORCH_INGRESS_NS") || "mesh-system";
             const aggregate = registries();
+            const gatewayHost = () =>
+              `${w.mesh.current().ingressService}.${ingressNamespace}.svc.${w.domain}`;
             const syncer = new IngressStatusSyncer({
               writer: statusWriter,
               gate: duties.gates.ingressController,
               ingresses: () => orch.ingress.meshIngresses(),
-              addresses: () =>
-                aggregate.getService(
-                  `${w.mesh.current().ingressService}.${ingressNamespace}.svc.${w.domain}`,
-                  ingressNamespace,
-                )?.externalAddresses ?? [],
+              addresses: () => aggregate.getService(gatewayHost(), ingressNamespace)?.externalAddresses ?? [],
             });
             const sync = () => syncer.sync();
-            return [syncer.start(), orch.ingress.onTranslated(sync), aggregate.onServiceEvent(sync)];
+            // Of every service event, only the gateway Service's can move the addresses.
+            return [
+              syncer.start(),
+              orch.ingress.onTranslated(sync),
+              aggregate.onServiceEvent((event) => {
+                if (event.service.hostname === gatewayHost()) sync();
+              }),
+            ];
           }),
         ]
         : [],

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
 
 const NETWORKING = "networking.mesh.io/v1beta1";
 
@@ -87,10 +87,7 @@ Deno.test("In orchestrator mode, analysis messages reach each resource's status 
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      `${dir}/kubeconfig`,
+      ...orchestratorFlags(`${dir}/kubeconfig`),
       "--log_as_json",
     ]),
     { DISCOVERY_ENABLE_ANALYSIS: "true", POD_NAME: "discovery-a", POD_NAMESPACE: "mesh-system" },

@@ -24,7 +24,7 @@ import { playSigner } from "../shared/testing/orch_test_signer.ts";
 import { certificateText, verifyChain } from "../shared/testing/openssl.ts";
 import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
 
 const DAY = 24 * 3_600_000;
 const RATINGS = "spiffe://cluster.local/ns/shop/sa/ratings";
@@ -58,10 +58,7 @@ Deno.test(
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, [
-        "--registries",
-        "Orchestrator",
-        "--orchconfig",
-        `${dir}/kubeconfig`,
+        ...orchestratorFlags(`${dir}/kubeconfig`),
         "--caCertFile",
         `${dir}/external-root.pem`,
         "--log_as_json",

@@ -13,7 +13,13 @@ import { openssl, verifyChain } from "../shared/testing/openssl.ts";
 import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { KUBECTL, needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
-import { discoveryAddresses, discoveryArgs, programArgs, RunningProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  programArgs,
+  RunningProgram,
+} from "./helpers/programs.ts";
 
 const DAY = 24 * 3_600_000;
 const MUTATING = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mesh-sidecar-injector";
@@ -99,10 +105,7 @@ Deno.test(
     const server = startDiscoveryIn(
       dir,
       discoveryArgs(addresses, [
-        "--registries",
-        "Orchestrator",
-        "--orchconfig",
-        `${dir}/kubeconfig`,
+        ...orchestratorFlags(`${dir}/kubeconfig`),
         "--log_as_json",
       ]),
       { ROOT_CA_DIR: `${dir}/mesh-ca`, DISCOVERY_CERT_PROVIDER: "orchestrator" },

@@ -12,7 +12,7 @@ import { verifyChain } from "../shared/testing/openssl.ts";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
 import { clusterSecret, requestCertificate } from "./helpers/two_clusters.ts";
 
 const GROUP = "/apis/admissionregistration.k8s.io/v1";
@@ -97,10 +97,7 @@ Deno.test(
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, [
-        "--registries",
-        "Orchestrator",
-        "--orchconfig",
-        `${dir}/kubeconfig`,
+        ...orchestratorFlags(`${dir}/kubeconfig`),
         "--clusterRegistriesNamespace",
         "mesh-system",
         "--log_as_json",

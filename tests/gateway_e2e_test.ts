@@ -10,7 +10,7 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { makePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
 import {
   credentialsAs,
   fetchUntil,
@@ -78,10 +78,7 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      `${dir}/kubeconfig`,
+      ...orchestratorFlags(`${dir}/kubeconfig`),
       "--log_as_json",
     ]),
     { ROOT_CA_DIR: dir, XDS_AUTH: "true" },

@@ -22,6 +22,7 @@ import {
   discoveryAddresses,
   discoveryArgs,
   freePort,
+  orchestratorFlags,
   type RunningProgram,
   runProgram,
   startProgram,
@@ -143,10 +144,7 @@ Deno.test(
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, [
-        "--registries",
-        "Orchestrator",
-        "--orchconfig",
-        `${dir}/kubeconfig`,
+        ...orchestratorFlags(`${dir}/kubeconfig`),
         "--configDir",
         `${dir}/config`,
         "--meshConfig",

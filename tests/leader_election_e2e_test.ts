@@ -13,7 +13,13 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { kubeconfigFor, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
 import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, type RunningProgram, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  type RunningProgram,
+  startProgram,
+} from "./helpers/programs.ts";
 
 const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
 const TTL_S = 3;
@@ -66,10 +72,7 @@ async function replica(dir: string, api: OrchApiServer, identity: string) {
   const program = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      kubeconfig,
+      ...orchestratorFlags(kubeconfig),
       "--orchApiQPS",
       "500",
       "--orchApiBurst",

@@ -12,7 +12,13 @@ import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
 import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, type RunningProgram, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  type RunningProgram,
+  startProgram,
+} from "./helpers/programs.ts";
 import { clusterSecret, EdsWatch, ratings, requestCertificate } from "./helpers/two_clusters.ts";
 
 /** The root certificate ConfigMap's PEM in `namespace` of `api`, empty while there is none. */
@@ -56,10 +62,7 @@ Deno.test(
         servers.push(startProgram(
           "mesh-discovery",
           discoveryArgs(addresses[i], [
-            "--registries",
-            "Orchestrator",
-            "--orchconfig",
-            `${dir}/kubeconfig-${id}`,
+            ...orchestratorFlags(`${dir}/kubeconfig-${id}`),
             "--clusterRegistriesNamespace",
             "mesh-system",
             "--log_as_json",

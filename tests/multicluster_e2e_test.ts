@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
 import { clusterSecret, EdsWatch, ratings, RATINGS_HOST } from "./helpers/two_clusters.ts";
 
 const HOST = RATINGS_HOST;
@@ -44,10 +44,7 @@ Deno.test("A second cluster joins by Secret: merged endpoints, split horizon thr
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      `${dir}/kubeconfig`,
+      ...orchestratorFlags(`${dir}/kubeconfig`),
       "--networksConfig",
       `${dir}/networks.yaml`,
       "--clusterRegistriesNamespace",
@@ -148,10 +145,7 @@ Deno.test("A remote cluster that cannot be reached at startup does not keep mesh
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      `${dir}/kubeconfig`,
+      ...orchestratorFlags(`${dir}/kubeconfig`),
       "--clusterRegistriesNamespace",
       "mesh-system",
       "--log_as_json",

@@ -9,7 +9,13 @@ import { type ApiObject, kubeconfigFor, OrchApiServer } from "../shared/testing/
 import { KUBECTL, needs } from "../shared/testing/system_tools.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
-import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  freePort,
+  orchestratorFlags,
+  startProgram,
+} from "./helpers/programs.ts";
 
 const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
 
@@ -49,10 +55,7 @@ async function start(dir: string, kubeconfig: string, configDir: string[] = ["--
   const server = startProgram(
     "mesh-discovery",
     discoveryArgs(addresses, [
-      "--registries",
-      "Orchestrator",
-      "--orchconfig",
-      `${dir}/kubeconfig`,
+      ...orchestratorFlags(`${dir}/kubeconfig`),
       ...configDir,
       "--log_as_json",
     ]),

@@ -22,6 +22,7 @@ import {
   discoveryAddresses,
   discoveryArgs,
   freePort,
+  orchestratorFlags,
   type RunningProgram,
   startProgram,
 } from "./helpers/programs.ts";
@@ -97,10 +98,7 @@ Deno.test(
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, [
-        "--registries",
-        "Orchestrator",
-        "--orchconfig",
-        `${dir}/kubeconfig`,
+        ...orchestratorFlags(`${dir}/kubeconfig`),
         "--configDir",
         dir,
         "--log_as_json",
@@ -349,10 +347,7 @@ Deno.test(
     const server = startProgram(
       "mesh-discovery",
       discoveryArgs(addresses, [
-        "--registries",
-        "Orchestrator",
-        "--orchconfig",
-        `${dir}/kubeconfig`,
+        ...orchestratorFlags(`${dir}/kubeconfig`),
         "--configDir",
         dir,
         "--log_as_json",

@@ -216,3 +216,8 @@ export function discoveryArgs(addresses: DiscoveryAddresses, extra: string[] = [
     ...extra,
   ];
 }
+
+/** The flags that make mesh-discovery read the orchestrator whose kubeconfig is at `kubeconfigPath`. */
+export function orchestratorFlags(kubeconfigPath: string): string[] {
+  return ["--registries", "Orchestrator", "--orchconfig", kubeconfigPath];
+}

@@ -17,11 +17,12 @@
  * @module
  */
 import { TYPE_URL } from "@mesh/proto/type_urls";
-import { jsonToStruct } from "@mesh/proto/struct_json";
+import { type JsonObject, jsonToStruct } from "@mesh/proto/struct_json";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { derivedTable } from "../../push/derived_memo.ts";
 import type { EnvoyObject } from "../route_match.ts";
+import { jsonObjectOf } from "@mesh/shared/config/mesh/mesh_config_schema";
 
 /** The reference's text access log format since its 1.9 proxies. */
 export const DEFAULT_TEXT_ACCESS_LOG_FORMAT =
@@ -113,21 +114,22 @@ interface TracingConfig {
   readonly customTags?: Readonly<Record<string, unknown>>;
 }
 
-const SHARED = derivedTable<PushContext, undefined, ListenerTelemetry>("listener-telemetry");
+const SHARED = derivedTable<PushContext, string, ListenerTelemetry>("listener-telemetry");
 
 /**
- * The telemetry of `proxy`'s listeners: one frozen object per snapshot for every proxy that sent no tracing
- * settings of its own, a new one for a proxy that did.
+ * The telemetry of `proxy`'s listeners: one frozen object per snapshot for each distinct tracing setting the
+ * proxies send (most send none, or the mesh's own), so proxies that read alike share one object and one shape.
  */
 export function listenerTelemetry(proxy: Proxy, push: PushContext): ListenerTelemetry {
-  const shared = push.derived.get(
+  const own = push.mesh.enableTracing === false ? undefined : proxyTracing(proxy);
+  // Only the fields listeners read tell two proxies' tracing apart.
+  const key = own === undefined ? "" : JSON.stringify([own.sampling, own.maxPathTagLength, own.customTags]);
+  return push.derived.get(
     SHARED,
     push.configSnapshot,
-    undefined,
-    () => telemetryOf(push, meshTracing(push)),
+    key,
+    () => telemetryOf(push, own ?? meshTracing(push)),
   );
-  const own = proxyTracing(proxy);
-  return own === undefined || shared.tracing === undefined ? shared : telemetryOf(push, own);
 }
 
 function meshTracing(push: PushContext): TracingConfig | undefined {
@@ -295,15 +297,10 @@ function fileAccessLog(file: NonNullable<ListenerTelemetry["file"]>): EnvoyObjec
 }
 
 /** The JSON format's fields; the mesh config's validation refuses a format that is not a JSON object. */
-function jsonFormat(format: string): Record<string, string> {
-  if (format === "") return { ...DEFAULT_JSON_ACCESS_LOG_FORMAT };
-  try {
-    const parsed = JSON.parse(format);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed;
-  } catch {
-    // Unreachable for a validated mesh config; the default keeps a proxy logging, as the reference does.
-  }
-  return { ...DEFAULT_JSON_ACCESS_LOG_FORMAT };
+function jsonFormat(format: string): JsonObject {
+  // A validated mesh config holds a JSON object; the default keeps a proxy logging otherwise, as the reference.
+  return (format === "" ? undefined : jsonObjectOf(format) as JsonObject | undefined) ??
+    { ...DEFAULT_JSON_ACCESS_LOG_FORMAT };
 }
 
 function serviceAccessLog(kind: "http" | "tcp" | "listener"): EnvoyObject {

@@ -10,6 +10,7 @@ import {
   ACCESS_LOG_SERVICE_CLUSTER,
   DEFAULT_JSON_ACCESS_LOG_FORMAT,
   DEFAULT_TEXT_ACCESS_LOG_FORMAT,
+  listenerTelemetry,
 } from "./telemetry.ts";
 
 type Obj = Record<string, unknown>;
@@ -188,4 +189,27 @@ Deno.test("A gateway's connection managers, TCP proxies and listeners log like a
   const tcp = filters(byName.get("0.0.0.0_9000")!, TCP)[0];
   assert.equal((tcp.access_log as Obj[])[0].name, "envoy.access_loggers.file");
   assert.ok(byName.get("0.0.0.0_80")!.access_log !== undefined);
+});
+
+Deno.test("Proxies whose ProxyConfig tracing reads alike share one listener telemetry object per snapshot", () => {
+  const push = world().push({});
+  const withTracing = (ip: string, sampling?: number) =>
+    parseProxy({
+      id: `sidecar~${ip}~app.example~example.svc.cluster.local`,
+      metadata: {
+        NAMESPACE: "example",
+        INSTANCE_IPS: ip,
+        PROXY_CONFIG: {
+          tracing: { zipkin: { address: `zipkin-${ip}:9411` }, ...(sampling ? { sampling } : {}) },
+        },
+      },
+    });
+  const a = listenerTelemetry(withTracing("10.0.2.1"), push);
+  assert.equal(
+    listenerTelemetry(withTracing("10.0.2.2"), push),
+    a,
+    "the tracer's address is the bootstrap's",
+  );
+  assert.notEqual(listenerTelemetry(withTracing("10.0.2.3", 5), push), a);
+  assert.equal(listenerTelemetry(withTracing("10.0.2.3", 5), push).tracing?.sampling, 5);
 });

@@ -179,7 +179,8 @@ export const meshConfigFields: Decoder<MeshConfigFields> = message<MeshConfigFie
 /** Checks across fields of a complete (merged) mesh config; the proxy config is checked separately. */
 export function checkMeshConfig(report: ValidationReport, mesh: MeshConfig): void {
   if (
-    mesh.accessLogEncoding === "JSON" && mesh.accessLogFormat !== "" && !isJsonObject(mesh.accessLogFormat)
+    mesh.accessLogEncoding === "JSON" && mesh.accessLogFormat !== "" &&
+    jsonObjectOf(mesh.accessLogFormat) === undefined
   ) {
     report.error(
       "accessLogFormat",
@@ -199,11 +200,12 @@ export function checkMeshConfig(report: ValidationReport, mesh: MeshConfig): voi
   }
 }
 
-function isJsonObject(text: string): boolean {
+/** The JSON object `text` holds (an access log format's fields), or undefined when it holds none. */
+export function jsonObjectOf(text: string): Record<string, unknown> | undefined {
   try {
     const parsed = JSON.parse(text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
