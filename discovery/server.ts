@@ -43,8 +43,6 @@ import {
   type WebhookServer,
   webhookServingNames,
 } from "./webhook/mod.ts";
-import { orchTokenReviewer } from "./orch/token_review.ts";
-import { orchWriters } from "./orch/orch_writers.ts";
 import {
   ORCH_CA_FILE,
   ORCH_CERT_PROVIDERS,
@@ -170,8 +168,10 @@ export async function startDiscovery(
   // and a secret store. Loaded only when configured: its client is the largest library of the program (some
   // 30 MiB of source, code and objects), which a server of files and other registries never uses.
   const sdsServer = env.bool("MESHD_ENABLE_SDS_SERVER");
+  // The orchestrator's modules (its token review and writers too) are loaded only with it.
+  let orchModule: typeof import("./orch/mod.ts") | undefined;
   const orch = options.registries.includes("Orchestrator")
-    ? (await import("./orch/mod.ts")).createOrchestrator({
+    ? (orchModule = await import("./orch/mod.ts")).createOrchestrator({
       orchConfig: options.orchConfig,
       serviceHost: env.string("ORCH_SERVICE_HOST"),
       qps: options.orchApiQps,
@@ -499,7 +499,7 @@ export async function startDiscovery(
                 log: deps.logs.scope("serverca"),
               }),
             }),
-            ...(orch && { reviewToken: orchTokenReviewer(orch.client) }),
+            ...(orch && orchModule && { reviewToken: orchModule.orchTokenReviewer(orch.client) }),
           });
           ca.startRotation();
         },
@@ -600,7 +600,7 @@ export async function startDiscovery(
       })).server),
     // Writers to the orchestrator, last: they point it at listeners that answer; each writes while it leads.
     ...(orch
-      ? [orchWriters({
+      ? [orchModule!.orchWriters({
         client: orch.client,
         injectionConfigName: env.bool("INJECT_ENABLED") ? env.string("INJECTION_WEBHOOK_CONFIG_NAME") : "",
         validationConfigName: env.bool("VALIDATION_ENABLED")

@@ -17,3 +17,4 @@ export * from "./remote_clusters.ts";
 export * from "./root_cert_config_maps.ts";
 export * from "./token_review.ts";
 export * from "./webhook_ca_bundle.ts";
+export * from "./orch_writers.ts";
