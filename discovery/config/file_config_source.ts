@@ -504,7 +504,7 @@ export class FileConfigSource {
   }
 
   #stamp(file: string, info: Deno.FileInfo): void {
-    this.#stamps.set(file, fileStamp(info, Date.now()));
+    this.#stamps.set(file, fileStamp(info, this.#wallClock()));
     this.#known.set(resolve(file), file);
   }
 

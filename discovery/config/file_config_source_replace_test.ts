@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { symlink } from "@mesh/shared/testing/symlink";
 import { needs, tool } from "@mesh/shared/testing/system_tools";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { type ConfigFs, denoConfigFs } from "./config_fs.ts";
 import { FileConfigSource } from "./file_config_source.ts";
 import { MemoryConfigStore } from "./memory_config_store.ts";
 import { RecordingLogger, replaceFile, startTestSource, waitFor } from "./_test_support.ts";
@@ -166,6 +167,41 @@ Deno.test("FileConfigSource reads again a file rewritten with the same size righ
       await source.reload();
       assert.equal(names(), name, `rewrite ${i}`);
     }
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileConfigSource judges a file's stamp by its wall clock, not the runtime's", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_stamp_clock_" });
+  await populate(dir, ["a"]);
+  // Every file reports one change time long past; the source's clock reads just after it, so to the source
+  // each file changed too recently for its stamp to be trusted, and is read on every reload.
+  const changedAt = new Date("2001-02-03T04:05:06Z");
+  let reads = 0;
+  const fs: ConfigFs = {
+    ...denoConfigFs,
+    stat: async (path) => ({ ...await denoConfigFs.stat(path), mtime: changedAt, ctime: changedAt }),
+    readTextFile: (path) => {
+      reads++;
+      return denoConfigFs.readTextFile(path);
+    },
+  };
+  const source = new FileConfigSource({
+    dir,
+    store: new MemoryConfigStore(),
+    defaultNamespace: "default",
+    checkMs: 60_000,
+    settleMs: 0,
+    wallClock: () => changedAt.getTime() + 1,
+    fs,
+  });
+  await source.start();
+  try {
+    const before = reads;
+    await source.reload();
+    assert.equal(reads, before + 1, "a stamp taken within its file's racy window is not trusted");
   } finally {
     await source.stop();
     await Deno.remove(dir, { recursive: true });

@@ -21,15 +21,8 @@ import { MemoryRegistry } from "../registry/memory_registry.ts";
 import type { Endpoint } from "../model/endpoint.ts";
 import type { Service } from "../model/service.ts";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
-import {
-  type ConvertContext,
-  type ConvertedEndpoints,
-  endpointsFromOrch,
-  podWorkloadSpec,
-  serviceFromOrch,
-  serviceHostname,
-} from "./orch_convert.ts";
-import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
+import { type ConvertContext, serviceFromOrch, serviceHostname } from "./orch_convert.ts";
+import type { WorkloadSource } from "../registry/workload_source.ts";
 import type {
   OrchEndpoints,
   OrchEndpointSlice,
@@ -43,14 +36,10 @@ import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { LoopSlices } from "@mesh/shared/time/loop_slices";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
-import { DependencyIndex } from "./dependency_index.ts";
 import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
-import {
-  namespaceChangesModel,
-  nodeChangesModel,
-  podChangesEndpoints,
-  podChangesWorkload,
-} from "./orch_changes.ts";
+import { namespaceChangesModel, nodeChangesModel, podChangesEndpoints } from "./orch_changes.ts";
+import { OrchPodWorkloads } from "./orch_pod_workloads.ts";
+import { EndpointReads } from "./orch_endpoint_reads.ts";
 
 /** What the orchestrator registry needs. */
 export interface OrchRegistryOptions extends ConvertContext {
@@ -102,24 +91,11 @@ export class OrchRegistry {
   readonly #namespaces = new Map<string, OrchNamespace>();
   readonly #slices = new Map<string, OrchEndpointSlice>();
   readonly #sliceFiling = new SliceFiling();
-  /** `ns/pod` → keys (`ns/service`) of Endpoints waiting for that pod. */
-  readonly #waitingOnPod = new Map<string, Set<string>>();
-  /** `ns/service` by the pods (`ns/pod`, known or awaited) its endpoints' last conversion looked up. */
-  readonly #podReaders = new DependencyIndex();
-  /** `ns/service` by the nodes (name) its endpoints' last conversion read the locality of. */
-  readonly #nodeReaders = new DependencyIndex();
-  /** `ns/service` by the namespaces (name) its endpoints' last conversion read the network of. */
-  readonly #namespaceReaders = new DependencyIndex();
-  /** Pods (`ns/pod`) by their node, so a Node's locality change finds the workloads on it. */
-  readonly #podsOnNode = new DependencyIndex();
-  /** Pods (`ns/pod`) by namespace, so a namespace's workloads are found without a scan of every pod. */
-  readonly #podsInNamespace = new DependencyIndex();
   /** What was last handed to the registry per `ns/service`: an unchanged result emits nothing. */
   readonly #lastService = new Map<string, Service>();
   readonly #lastEndpoints = new Map<string, readonly Endpoint[]>();
   #resyncTimer?: unknown;
   #resyncing = false;
-  readonly #podListeners = new Set<(namespace: string) => void>();
   readonly #watchedListeners = new Set<WatchedListener>();
   #workloadEntries?: WorkloadSource;
   readonly #informers: RunningInformer[] = [];
@@ -128,9 +104,20 @@ export class OrchRegistry {
   #stopped = false;
   /** The node named `name` (nodes have no namespace: their key is `/name`). */
   readonly #node = (name: string): OrchNode | undefined => this.#nodes.get(`/${name}`);
+  readonly #workloads = new OrchPodWorkloads(this.#pods, this.#node);
+  readonly #reads: EndpointReads;
 
   constructor(options: OrchRegistryOptions) {
     this.#options = options;
+    this.#reads = new EndpointReads(
+      {
+        pod: (key) => this.#pods.get(key),
+        node: this.#node,
+        namespace: (name) => this.#namespaces.get(`/${name}`),
+      },
+      options,
+      options.metrics,
+    );
     this.registry = new MemoryRegistry({
       provider: "Orchestrator",
       clusterId: options.clusterId,
@@ -147,21 +134,9 @@ export class OrchRegistry {
    * The pods as workloads other registries select (ServiceEntries with a workload selector): running pods with
    * an IP that are ready, as WorkloadEntry-shaped specs (labels, service account, locality from the node).
    */
-  readonly pods: WorkloadSource = {
-    workloads: (namespace) => {
-      const out: SelectableWorkload[] = [];
-      for (const key of this.#podsInNamespace.dependents(namespace)) {
-        const pod = this.#pods.get(key)!;
-        const spec = podWorkloadSpec(pod, this.#node);
-        if (spec !== undefined) out.push({ name: pod.metadata.name, namespace, spec });
-      }
-      return out.sort((a, b) => a.name.localeCompare(b.name));
-    },
-    onChange: (listener) => {
-      this.#podListeners.add(listener);
-      return () => this.#podListeners.delete(listener);
-    },
-  };
+  get pods(): WorkloadSource {
+    return this.#workloads;
+  }
 
   /**
    * WorkloadEntries that Services also select by their selector (`DISCOVERY_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`);
@@ -233,7 +208,7 @@ export class OrchRegistry {
       () => core.listPodForAllNamespaces(),
       this.#pods,
       (key, before) => this.#podChanged(key, before),
-      (key, before, after) => this.#filePod(key, before, after),
+      (key, before, after) => this.#workloads.file(key, before, after),
     );
     this.#watch("Nodes", "/api/v1/nodes", () => core.listNode(), this.#nodes, (key, before) => {
       this.#nodeChanged(key.slice(1), before);
@@ -303,8 +278,7 @@ export class OrchRegistry {
   #initialSync(): void {
     for (const key of this.#slices.keys()) this.#fileSlice(key);
     for (const key of this.#services.keys()) this.#serviceChanged(key);
-    const namespaces = new Set([...this.#pods.values()].map((p) => p.metadata.namespace ?? "default"));
-    for (const namespace of namespaces) for (const listener of [...this.#podListeners]) listener(namespace);
+    this.#workloads.announceAll();
     this.registry.setSynced(true);
     this.#initiallySynced.resolve();
     const resyncMs = this.#options.resyncMs;
@@ -346,7 +320,7 @@ export class OrchRegistry {
     if (svc === undefined) {
       this.#lastService.delete(key);
       this.#lastEndpoints.delete(key);
-      this.#fileReads(key, new Set(), new Set(), new Set());
+      this.#reads.forget(key);
       this.registry.removeService(hostname, namespace);
       return;
     }
@@ -378,49 +352,31 @@ export class OrchRegistry {
     for (const serviceKey of this.#fileSlice(sliceKey)) this.#recomputeEndpoints(serviceKey);
   }
 
-  /** Keeps the pod indexes by node and namespace; a pod's namespace is the first part of its key. */
-  #filePod(key: string, before: OrchPod | undefined, after: OrchPod | undefined): void {
-    if ((before === undefined) !== (after === undefined)) {
-      this.#podsInNamespace.set(
-        key,
-        after === undefined ? new Set() : new Set([key.slice(0, key.indexOf("/"))]),
-      );
-    }
-    const node = after?.spec?.nodeName;
-    if (before?.spec?.nodeName !== node) this.#podsOnNode.set(key, new Set(node ? [node] : []));
-  }
-
   #podChanged(key: string, before: OrchPod | undefined): void {
     const after = this.#pods.get(key);
-    if (podChangesWorkload(before, after, this.#node)) {
-      const namespace = key.slice(0, key.indexOf("/"));
-      for (const listener of [...this.#podListeners]) listener(namespace);
-    }
-    if (after !== undefined) this.#waitingOnPod.delete(key);
+    this.#workloads.podChanged(key, before, after);
+    if (after !== undefined) this.#reads.podArrived(key);
     if (!podChangesEndpoints(before, after)) return;
-    for (const serviceKey of this.#podReaders.dependents(key)) this.#recomputeEndpoints(serviceKey);
+    for (const serviceKey of this.#reads.readersOfPod(key)) this.#recomputeEndpoints(serviceKey);
   }
 
   /** A Node's locality moves the endpoints read from it and the workloads on it; nothing else of it counts. */
   #nodeChanged(name: string, before: OrchNode | undefined): void {
     if (!nodeChangesModel(before, this.#node(name))) return;
-    for (const serviceKey of this.#nodeReaders.dependents(name)) this.#recomputeEndpoints(serviceKey);
-    const namespaces = new Set(
-      this.#podsOnNode.dependents(name).map((pod) => pod.slice(0, pod.indexOf("/"))),
-    );
-    for (const namespace of namespaces) for (const listener of [...this.#podListeners]) listener(namespace);
+    for (const serviceKey of this.#reads.readersOfNode(name)) this.#recomputeEndpoints(serviceKey);
+    this.#workloads.nodeChanged(name);
   }
 
   /** A namespace's network label is the network of its endpoints that have none of their own. */
   #namespaceChanged(name: string, before: OrchNamespace | undefined): void {
     if (!namespaceChangesModel(before, this.#namespaces.get(`/${name}`))) return;
-    for (const serviceKey of this.#namespaceReaders.dependents(name)) this.#recomputeEndpoints(serviceKey);
+    for (const serviceKey of this.#reads.readersOfNamespace(name)) this.#recomputeEndpoints(serviceKey);
   }
 
   #recomputeEndpoints(key: string): void {
     const [namespace, name] = key.split("/");
     const eps = this.#endpoints.get(key);
-    if (eps === undefined || !this.#services.has(key)) this.#fileReads(key, new Set(), new Set(), new Set());
+    if (eps === undefined || !this.#services.has(key)) this.#reads.forget(key);
     if (!this.#services.has(key)) return;
     const hostname = serviceHostname(name, namespace, this.#options.domain);
     const svc = this.#services.get(key)!;
@@ -430,52 +386,8 @@ export class OrchRegistry {
       this.#setEndpoints(key, hostname, namespace, selected);
       return;
     }
-    const converted = this.#convertEndpoints(key, eps);
-    for (const pod of converted.pendingPods) {
-      const set = this.#waitingOnPod.get(pod) ?? new Set();
-      set.add(key);
-      this.#waitingOnPod.set(pod, set);
-    }
-    const metrics = this.#options.metrics;
-    // The reference counts each address met before its pod, and gauges those still waiting (`endpoint_no_pod`).
-    if (converted.pendingPods.length > 0) {
-      metrics?.counter("discovery_orch_endpoints_with_no_pods").inc(converted.pendingPods.length);
-    }
-    metrics?.gauge("discovery_orch_endpoints_pending_pod").set(this.#waitingOnPod.size);
-    metrics?.gauge("endpoint_no_pod").set(this.#waitingOnPod.size);
+    const converted = this.#reads.convert(key, eps);
     this.#setEndpoints(key, hostname, namespace, [...converted.endpoints, ...selected]);
-  }
-
-  /** Converts the Endpoints of `key`, filing the pods, nodes and namespaces the conversion read. */
-  #convertEndpoints(key: string, eps: OrchEndpoints): ConvertedEndpoints {
-    const pods = new Set<string>();
-    const nodes = new Set<string>();
-    const namespaces = new Set<string>();
-    const converted = endpointsFromOrch(
-      eps,
-      (ns, pod) => {
-        const podKey = `${ns}/${pod}`;
-        pods.add(podKey);
-        return this.#pods.get(podKey);
-      },
-      (node) => {
-        nodes.add(node);
-        return this.#node(node);
-      },
-      this.#options,
-      (name) => {
-        namespaces.add(name);
-        return this.#namespaces.get(`/${name}`);
-      },
-    );
-    this.#fileReads(key, pods, nodes, namespaces);
-    return converted;
-  }
-
-  #fileReads(key: string, pods: Set<string>, nodes: Set<string>, namespaces: Set<string>): void {
-    this.#podReaders.set(key, pods);
-    this.#nodeReaders.set(key, nodes);
-    this.#namespaceReaders.set(key, namespaces);
   }
 
   #setEndpoints(key: string, hostname: string, namespace: string, endpoints: Endpoint[]): void {

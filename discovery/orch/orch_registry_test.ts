@@ -1,57 +1,17 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { timersOf } from "@mesh/shared/testing/fake_timers";
-import { Metrics } from "@mesh/shared/metrics/metrics";
 import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "../config/_test_support.ts";
 import type { EndpointEvent, ServiceEvent } from "../registry/service_registry.ts";
-import { withRegistry } from "./_orch_registry_support.ts";
+import { endpoints, HOST, node, pod, service, withRegistry } from "./_orch_registry_support.ts";
 import type { SelectableWorkload, WorkloadSource } from "../registry/workload_source.ts";
-
-const HOST = "ratings.shop.svc.cluster.local";
 
 /** `ready`, after running the informers' timers that are due (they file what they listed on a zero delay). */
 function onClock(clock: FakeTimers.Clock, ready: () => boolean): () => boolean {
   return () => {
     clock.tick(0);
     return ready();
-  };
-}
-
-function service(ports = [{ name: "http", port: 8080 }]): ApiObject {
-  return {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "ratings", namespace: "shop", annotations: { "networking.mesh.io/exportTo": "." } },
-    spec: { clusterIP: "10.96.0.10", ports, selector: { app: "ratings" } },
-  };
-}
-
-function pod(name: string, ip: string, labels: Record<string, string> = {}): ApiObject {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "shop", labels: { app: "ratings", ...labels } },
-    spec: { serviceAccountName: "ratings", nodeName: "node-a" },
-    status: { podIP: ip, phase: "Running" },
-  };
-}
-
-function endpoints(ready: [string, string][], notReady: [string, string][] = []): ApiObject {
-  const address = ([pod, ip]: [string, string]) => ({
-    ip,
-    nodeName: "node-a",
-    targetRef: { kind: "Pod", name: pod, namespace: "shop" },
-  });
-  return {
-    apiVersion: "v1",
-    kind: "Endpoints",
-    metadata: { name: "ratings", namespace: "shop" },
-    subsets: [{
-      addresses: ready.map(address),
-      notReadyAddresses: notReady.map(address),
-      ports: [{ name: "http", port: 9080 }],
-    }],
   };
 }
 
@@ -75,14 +35,7 @@ function slice(name: string, ready: [string, string][], notReady: [string, strin
 Deno.test("Orchestrator Services, Endpoints, Pods and Nodes become model services and endpoints", async () => {
   const api = OrchApiServer.start();
   try {
-    api.apply({
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: {
-        name: "node-a",
-        labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": "z1" },
-      },
-    });
+    api.apply(node());
     api.apply(service());
     api.apply(pod("ratings-1", "10.1.0.1", { "security.istio.io/tlsMode": "istio" }));
     api.apply(pod("ratings-2", "10.1.0.2"));
@@ -213,49 +166,6 @@ Deno.test("The registry resyncs on its injected clock, and stopping it cancels t
   }
 });
 
-Deno.test("Ready running pods are lent as selectable workloads, with news of their namespace's changes", async () => {
-  const api = OrchApiServer.start();
-  try {
-    api.apply({
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: {
-        name: "node-a",
-        labels: { "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/zone": "z1" },
-      },
-    });
-    api.apply(pod("ratings-1", "10.1.0.1"));
-    api.apply({ ...pod("ratings-2", "10.1.0.2"), status: { podIP: "10.1.0.2", phase: "Pending" } });
-    api.apply({
-      ...pod("ratings-3", "10.1.0.3"),
-      status: { podIP: "10.1.0.3", phase: "Running", conditions: [{ type: "Ready", status: "False" }] },
-    });
-    await withRegistry(api, async (r) => {
-      const changed: string[] = [];
-      r.pods.onChange((namespace) => changed.push(namespace));
-      await waitFor(() => r.registry.hasSynced(), "the first sync");
-      assert.deepEqual(r.pods.workloads("shop"), [{
-        name: "ratings-1",
-        namespace: "shop",
-        spec: {
-          address: "10.1.0.1",
-          labels: { app: "ratings" },
-          serviceAccount: "ratings",
-          locality: "r1/z1",
-        },
-      }]);
-      assert.deepEqual(r.pods.workloads("other"), []);
-      assert.ok(changed.includes("shop"), "the first sync is news");
-      changed.length = 0;
-      api.apply(pod("ratings-4", "10.1.0.4"));
-      await waitFor(() => changed.includes("shop"), "a new pod's namespace announced");
-      assert.deepEqual(r.pods.workloads("shop").map((w) => w.name), ["ratings-1", "ratings-4"]);
-    });
-  } finally {
-    await api.close();
-  }
-});
-
 Deno.test("A Service selects WorkloadEntries too, following their changes", async () => {
   const api = OrchApiServer.start();
   let entries: SelectableWorkload[] = [
@@ -321,44 +231,6 @@ Deno.test("Endpoints are on their pod's network, else their namespace's, followi
       await waitFor(() => networks()[0] === "10.1.0.1 net-b", "the namespace's new network");
       assert.equal(networks()[1], "10.1.0.2 net-own");
     });
-  } finally {
-    await api.close();
-  }
-});
-
-Deno.test("An endpoint whose pod is not known yet is added when the pod arrives", async () => {
-  const api = OrchApiServer.start();
-  try {
-    api.apply(service());
-    api.apply(endpoints([["ratings-1", "10.1.0.1"]]));
-    await withRegistry(api, async (r) => {
-      await waitFor(() => r.registry.hasSynced(), "the first sync");
-      assert.equal(r.registry.instances(HOST).length, 0);
-      api.apply(pod("ratings-1", "10.1.0.1"));
-      await waitFor(() => r.registry.instances(HOST).length === 1, "the endpoint once its pod is known");
-    });
-  } finally {
-    await api.close();
-  }
-});
-
-Deno.test("Endpoints met before their pod are counted in discovery_orch_endpoints_with_no_pods and gauged in endpoint_no_pod until it arrives", async () => {
-  const api = OrchApiServer.start();
-  const metrics = new Metrics("discovery", { version: "t", tag: "t" });
-  const value = async (metric: "counter" | "gauge", name: string) =>
-    (await metrics[metric](name).get()).values[0]?.value ?? 0;
-  try {
-    api.apply(service());
-    api.apply(endpoints([["ratings-1", "10.1.0.1"], ["ratings-2", "10.1.0.2"]]));
-    await withRegistry(api, async (r) => {
-      await waitFor(() => r.registry.hasSynced(), "the first sync");
-      assert.ok(await value("counter", "discovery_orch_endpoints_with_no_pods") >= 2);
-      assert.equal(await value("gauge", "endpoint_no_pod"), 2);
-      api.apply(pod("ratings-1", "10.1.0.1"));
-      api.apply(pod("ratings-2", "10.1.0.2"));
-      await waitFor(() => r.registry.instances(HOST).length === 2, "the endpoints once their pods are known");
-      assert.equal(await value("gauge", "endpoint_no_pod"), 0);
-    }, { metrics });
   } finally {
     await api.close();
   }

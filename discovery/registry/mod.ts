@@ -9,6 +9,7 @@ export * from "./aggregate_registry.ts";
 export * from "./memory_registry.ts";
 export * from "./build_registries.ts";
 export * from "./serviceentry/service_entry_registry.ts";
+export * from "./serviceentry/auto_registered_entry.ts";
 export * from "./serviceentry/workload_auto_registration.ts";
 export type { InterceptionMode, Proxy, ProxyLocality, ProxyMetadata, ProxyType } from "../model/proxy.ts";
 export type {

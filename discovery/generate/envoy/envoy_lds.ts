@@ -20,6 +20,7 @@
  * @module
  */
 import { TYPE_URL } from "@mesh/proto/type_urls";
+import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { OutboundHttpOptions, PushContext } from "../../push/push_context.ts";
 import { configKey, serviceKey } from "../../push/push_request.ts";
@@ -504,11 +505,13 @@ interface InboundPort {
  * addresses), by port, with the config keys they depend on; none for a gateway. A sidecar at no endpoint
  * address, or whose endpoints claim one port with two protocols, is reported to `conflicts` under its own id:
  * the LDS shape calls this for every proxy, so each is counted though proxies of a shape share one generation.
+ * `atProxy` are the endpoints at the proxy's addresses when the caller has looked them up already.
  */
 export function inboundListenerPorts(
   proxy: Proxy,
   push: PushContext,
   conflicts?: ConflictSink,
+  atProxy?: readonly ServiceInstance[],
 ): { ports: Map<number, InboundPort>; dependsOn: string[] } {
   const inbound = new Map<number, InboundPort>();
   const inboundDeps: string[] = [];
@@ -525,7 +528,7 @@ export function inboundListenerPorts(
       });
     }
   } else if (proxy.type === "sidecar") {
-    const instances = push.endpointIndex.instancesAt(proxy.ipAddresses);
+    const instances = atProxy ?? push.endpointIndex.instancesAt(proxy.ipAddresses);
     if (instances.length === 0) conflicts?.add("discovery_no_ip", proxy.id);
     for (const { service, servicePort, endpoint } of instances) {
       const held = inbound.get(endpoint.endpointPort);
@@ -559,7 +562,9 @@ export const envoyLdsGenerator: XdsGenerator<PushContext> = {
   unaffectedBy: ldsUnaffectedBy,
   shapeOf: (proxy, push, request) =>
     envoySidecarShape(proxy, push, () => {
-      const { ports, dependsOn } = inboundListenerPorts(proxy, push, request.conflicts);
+      // The endpoints at the proxy's addresses give both its inbound ports and its headless own address.
+      const instances = push.endpointIndex.instancesAt(proxy.ipAddresses);
+      const { ports, dependsOn } = inboundListenerPorts(proxy, push, request.conflicts, instances);
       const { authn, authz, jwtRules } = securityPoliciesFor(proxy, push);
       const policies = [authn.dependsOn, authz.dependsOn, jwtRules.dependsOn];
       // Also what LDS reads of the proxy beyond its scope: its cluster (whose VIPs its TCP listeners take),
@@ -570,7 +575,7 @@ export const envoyLdsGenerator: XdsGenerator<PushContext> = {
         policies,
         push.networks.clusterOfProxy(proxy),
         listenerTelemetry(proxy, push),
-        headlessOwnAddress(proxy, push) ?? "",
+        headlessOwnAddress(proxy, push, instances) ?? "",
       ]);
     }),
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {

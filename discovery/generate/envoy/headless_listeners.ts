@@ -8,6 +8,7 @@
  * @module
  */
 import { isIP } from "node:net";
+import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
@@ -48,12 +49,17 @@ export function headlessListenerAddresses(
 /**
  * The proxy's own address when some headless service has an endpoint there: the per-pod listeners it gets
  * leave that address out, so it is part of what its LDS reads (its shape); undefined otherwise.
+ * `atProxy` are the endpoints at the proxy's addresses, which the caller looks up once for its inbound ports too.
  */
-export function headlessOwnAddress(proxy: Proxy, push: PushContext): string | undefined {
+export function headlessOwnAddress(
+  proxy: Proxy,
+  push: PushContext,
+  atProxy: readonly ServiceInstance[],
+): string | undefined {
   const own = proxy.ipAddresses[0];
   if (!push.headlessPodListeners || own === undefined) return undefined;
-  const headless = push.endpointIndex.instancesAt([own]).some(({ service }) =>
-    service.resolution === "Passthrough"
+  const headless = atProxy.some(({ endpoint, service }) =>
+    endpoint.address === own && service.resolution === "Passthrough"
   );
   return headless ? own : undefined;
 }

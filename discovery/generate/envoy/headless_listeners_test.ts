@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
+import { EndpointSnapshot } from "../../push/endpoint_snapshot.ts";
 import { MemoryRegistry } from "../../registry/memory_registry.ts";
 import { endpoint, service } from "../../registry/_test_support.ts";
 import type { PushContextInputs } from "../../push/push_context.ts";
@@ -103,4 +104,27 @@ Deno.test("Two pods of one headless service never share an LDS shape: each one's
   assert.notEqual(shapes[0], shapes[1]);
   const other = run(envoyLdsGenerator, envoySidecar("example", "10.0.5.1"), push).names;
   assert.ok(other.includes("10.0.5.2_27017") && !other.includes("10.0.5.1_27017"));
+});
+
+Deno.test("A sidecar's LDS shape looks up the endpoints at its addresses once, for its inbound ports and its own address", () => {
+  const push = world().push({});
+  const lookups: (readonly string[])[] = [];
+  class RecordingSnapshot extends EndpointSnapshot {
+    override instancesAt(addresses: readonly string[]) {
+      lookups.push(addresses);
+      return super.instancesAt(addresses);
+    }
+  }
+  const recorded = push.withEndpoints(
+    new RecordingSnapshot(push.endpointIndex.namespaces(), push.endpointIndex.generation),
+  );
+  const shape = envoyLdsGenerator.shapeOf!(envoySidecar("example", "10.0.2.1"), recorded, {
+    names: [],
+    full: true,
+  });
+  assert.deepEqual(lookups, [["10.0.2.1"]]);
+  assert.equal(
+    shape,
+    envoyLdsGenerator.shapeOf!(envoySidecar("example", "10.0.2.1"), push, { names: [], full: true }),
+  );
 });

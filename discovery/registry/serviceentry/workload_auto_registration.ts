@@ -3,12 +3,13 @@
  * WorkloadGroup (`AUTO_REGISTER_GROUP`) gets a WorkloadEntry from the group's template when it connects to any
  * replica, marked with that replica and the connection's start; when its last connection to that replica ends,
  * the entry is marked disconnected. The leader of the clean-up duty deletes entries disconnected for longer than
- * the grace period. An entry still marked connected to a replica that died before it could mark it counts as
- * disconnected from the moment that replica's liveness (its `mesh-replica-<identity>` Lease) ran out, and goes a
- * grace period later unless its proxy reconnected meanwhile; without a liveness to read, it goes once its mark
- * is older than the longest a connection may live (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the
- * reference, plus the closing grace). A replica restarted under the same identity (its liveness never ran out)
- * marks the entries its previous run held, and whose proxies have not come back, disconnected as of its start.
+ * the grace period (`workload_entry_cleanup.ts`). An entry still marked connected to a replica that died before
+ * it could mark it counts as disconnected from the moment that replica's liveness (its
+ * `mesh-replica-<identity>` Lease) ran out, and goes a grace period later unless its proxy reconnected
+ * meanwhile; without a liveness to read, it goes once its mark is older than the longest a connection may live
+ * (`--keepaliveMaxServerConnectionAge`, times 1.5 twice as the reference, plus the closing grace). A replica
+ * restarted under the same identity (its liveness never ran out) marks the entries its previous run held, and
+ * whose proxies have not come back, disconnected as of its start.
  *
  * Invariants: every write names the version it read (a conflict is read again, never overwritten); a connect
  * older than the one the entry records changes nothing (the proxy moved on to another replica); an entry
@@ -18,76 +19,24 @@
  */
 import type { Logger } from "@mesh/shared/log/logger";
 import type { Resource } from "@mesh/shared/config/resource";
-import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
 import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
 import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { ConfigStore } from "../../model/config_store.ts";
-import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
+import type { ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
 import type { Proxy } from "../../model/proxy.ts";
+import { WorkloadEntryConflictError, type WorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
 import {
-  type StoredWorkloadEntry,
-  WorkloadEntryConflictError,
-  type WorkloadEntryWriter,
-} from "../../model/workload_entry_writer.ts";
-
-/** Annotation naming the WorkloadGroup an auto-registered WorkloadEntry came from. */
-export const AUTO_REGISTRATION_GROUP_ANNOTATION = "mesh.io/autoRegistrationGroup";
-/** Annotation naming the discovery instance the workload is connected to. */
-export const WORKLOAD_CONTROLLER_ANNOTATION = "mesh.io/workloadController";
-/** Annotation with the time the workload last connected. */
-export const CONNECTED_AT_ANNOTATION = "mesh.io/connectedAt";
-/** Annotation with the time the workload disconnected; the entry is removed after the grace period. */
-export const DISCONNECTED_AT_ANNOTATION = "mesh.io/disconnectedAt";
-
-/** The name of the WorkloadEntry for a proxy of a group: `group-ip[-network]`, `:` of IPv6 made `-`. */
-export function autoRegisteredEntryName(proxy: Proxy): string | undefined {
-  const group = proxy.metadata.autoRegisterGroup;
-  if (!group || proxy.ipAddresses.length === 0 || proxy.namespace === "") return undefined;
-  const parts = [group, proxy.ipAddresses[0].replaceAll(":", "-")];
-  if (proxy.metadata.network) parts.push(proxy.metadata.network);
-  // An object name has at most 253 characters: the reference keeps the end, where the address is.
-  return parts.join("-").slice(-253);
-}
-
-/**
- * The WorkloadEntry a proxy of a WorkloadGroup stands for: the group's template with the proxy's first
- * address, labels merged (proxy labels > group metadata labels > template labels), the proxy's network and
- * locality when it reports them.
- */
-export function workloadEntryFromGroup(
-  group: Resource<WorkloadGroupSpec>,
-  proxy: Proxy,
-  annotations: Readonly<Record<string, string>> = {},
-): Resource<WorkloadEntrySpec> {
-  const template = group.spec.template ?? {};
-  const labels = { ...template.labels, ...group.spec.metadata?.labels, ...proxy.metadata.labels };
-  const locality = proxy.locality
-    ? [proxy.locality.region, proxy.locality.zone, proxy.locality.subZone].filter((p) => p).join("/")
-    : "";
-  const spec: WorkloadEntrySpec = {
-    ...template,
-    address: proxy.ipAddresses[0],
-    labels,
-    ...(proxy.metadata.network ? { network: proxy.metadata.network } : {}),
-    ...(locality ? { locality } : {}),
-  };
-  return {
-    gvk: { group: NETWORKING_GROUP, version: "v1alpha3", kind: "WorkloadEntry" },
-    meta: {
-      name: autoRegisteredEntryName(proxy) ?? `${group.meta.name}-${proxy.ipAddresses[0]}`,
-      namespace: proxy.namespace,
-      labels,
-      annotations: {
-        ...group.spec.metadata?.annotations,
-        [AUTO_REGISTRATION_GROUP_ANNOTATION]: group.meta.name,
-        ...annotations,
-      },
-    },
-    spec,
-  };
-}
+  AUTO_REGISTRATION_GROUP_ANNOTATION,
+  autoRegisteredEntryName,
+  CONNECTED_AT_ANNOTATION,
+  DISCONNECTED_AT_ANNOTATION,
+  registrationMarks,
+  WORKLOAD_CONTROLLER_ANNOTATION,
+  workloadEntryFromGroup,
+} from "./auto_registered_entry.ts";
+import { WorkloadEntryCleanup } from "./workload_entry_cleanup.ts";
 
 /** Options of WorkloadAutoRegistration. */
 export interface WorkloadAutoRegistrationOptions {
@@ -120,20 +69,13 @@ export interface WorkloadAutoRegistrationOptions {
 /** Writes a failed registration makes again, each after the last (the reference retries too). */
 const RETRIES = 5;
 
-/** The connected and disconnected marks of one entry, as the wall clock's milliseconds. */
-function marks(entry: Resource<WorkloadEntrySpec>): { connectedAt?: number; disconnectedAt?: number } {
-  const parse = (key: string) => {
-    const value = Date.parse(entry.meta.annotations?.[key] ?? "");
-    return Number.isNaN(value) ? undefined : value;
-  };
-  return { connectedAt: parse(CONNECTED_AT_ANNOTATION), disconnectedAt: parse(DISCONNECTED_AT_ANNOTATION) };
-}
-
 /** Keeps a WorkloadEntry for each connected proxy that names a WorkloadGroup; see the module's summary. */
 export class WorkloadAutoRegistration {
   readonly #o: WorkloadAutoRegistrationOptions;
   readonly #now: () => Date;
   readonly #timers: Timers;
+  /** Deletes the entries that are due while this replica leads the clean-up duty. */
+  readonly #sweeper: WorkloadEntryCleanup;
   /** Connections to this replica per workload (network + address): a disconnect with another left is none. */
   readonly #connections = new Map<string, number>();
   /** The last write queued per workload: a workload's writes run one after another, in event order. */
@@ -147,6 +89,17 @@ export class WorkloadAutoRegistration {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
     this.#timers = options.timers ?? systemTimers;
+    this.#sweeper = new WorkloadEntryCleanup({
+      store: options.store,
+      writer: options.writer,
+      gracePeriodMs: options.gracePeriodMs,
+      staleConnectionMs: this.staleConnectionMs,
+      instanceId: options.instanceId,
+      ...(options.liveness ? { liveness: options.liveness } : {}),
+      log: options.log,
+      now: this.#now,
+      timers: this.#timers,
+    });
   }
 
   /**
@@ -193,7 +146,7 @@ export class WorkloadAutoRegistration {
   start(): void {
     if (!this.#o.enabled || this.#stopCleanup) return;
     this.#startedAt = this.#now().getTime();
-    this.#stopCleanup = this.#o.cleanup.whileLeading((signal) => this.#cleanupWhile(signal));
+    this.#stopCleanup = this.#o.cleanup.whileLeading((signal) => this.#sweeper.sweepWhile(signal));
     this.#releasePreviousRun();
   }
 
@@ -212,7 +165,7 @@ export class WorkloadAutoRegistration {
     const current = await this.#o.writer.get(proxy.namespace, name);
     if (current !== undefined) {
       // The proxy has connected to another replica since: the entry is that one's.
-      if ((marks(current.entry).connectedAt ?? -Infinity) > connectedAt.getTime()) return;
+      if ((registrationMarks(current.entry).connectedAt ?? -Infinity) > connectedAt.getTime()) return;
       const annotations: Record<string, string> = { ...current.entry.meta.annotations, ...connected };
       delete annotations[DISCONNECTED_AT_ANNOTATION];
       await this.#o.writer.update(
@@ -258,7 +211,7 @@ export class WorkloadAutoRegistration {
     if (current === undefined) return;
     const { annotations = {} } = current.entry.meta;
     // A later connection (here or elsewhere) owns the entry now.
-    if ((marks(current.entry).connectedAt ?? -Infinity) > connectedAt.getTime()) return;
+    if ((registrationMarks(current.entry).connectedAt ?? -Infinity) > connectedAt.getTime()) return;
     if (annotations[WORKLOAD_CONTROLLER_ANNOTATION] !== this.#o.instanceId) return;
     const next: Record<string, string> = { ...annotations };
     delete next[CONNECTED_AT_ANNOTATION];
@@ -285,7 +238,7 @@ export class WorkloadAutoRegistration {
         const { annotations = {} } = entry.meta;
         if (!annotations[AUTO_REGISTRATION_GROUP_ANNOTATION]) continue;
         if (annotations[WORKLOAD_CONTROLLER_ANNOTATION] !== this.#o.instanceId) continue;
-        if ((marks(entry).connectedAt ?? Infinity) >= this.#startedAt) continue;
+        if ((registrationMarks(entry).connectedAt ?? Infinity) >= this.#startedAt) continue;
         const key = `${entry.spec.network ?? ""}${entry.spec.address}`;
         if (this.#connections.has(key)) continue;
         const { namespace, name } = entry.meta;
@@ -339,112 +292,6 @@ export class WorkloadAutoRegistration {
           );
         }
       }
-    }
-  }
-
-  /**
-   * When the entry is due for deletion (wall-clock ms), or undefined when it is not auto-registered; `expiries`
-   * holds what is known of the liveness of the replicas entries are marked connected to.
-   */
-  #dueAt(
-    entry: Resource<WorkloadEntrySpec>,
-    expiries: ReadonlyMap<string, ReplicaExpiry>,
-  ): number | undefined {
-    if (!entry.meta.annotations?.[AUTO_REGISTRATION_GROUP_ANNOTATION]) return undefined;
-    const { connectedAt, disconnectedAt } = marks(entry);
-    if (connectedAt !== undefined) {
-      const holder = expiries.get(entry.meta.annotations[WORKLOAD_CONTROLLER_ANNOTATION] ?? "");
-      const stale = connectedAt + this.staleConnectionMs;
-      return holder?.expired ? Math.min(stale, holder.at + this.#o.gracePeriodMs) : stale;
-    }
-    if (disconnectedAt !== undefined) return disconnectedAt + this.#o.gracePeriodMs;
-    return undefined;
-  }
-
-  /**
-   * The liveness of every other replica an entry of `entries` is marked connected to; one that cannot be read
-   * is left out (its entries are kept).
-   */
-  async #expiries(entries: readonly Resource<WorkloadEntrySpec>[]): Promise<Map<string, ReplicaExpiry>> {
-    const expiries = new Map<string, ReplicaExpiry>();
-    const liveness = this.#o.liveness;
-    if (liveness === undefined) return expiries;
-    const holders = new Set<string>();
-    for (const entry of entries) {
-      const holder = entry.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION];
-      if (holder && holder !== this.#o.instanceId && marks(entry).connectedAt !== undefined) {
-        holders.add(holder);
-      }
-    }
-    liveness.retain(holders);
-    for (const holder of holders) {
-      try {
-        expiries.set(holder, await liveness.expiry(holder));
-      } catch (error) {
-        this.#o.log.debug("replica liveness not read; its entries are kept", {
-          replica: holder,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
-    return expiries;
-  }
-
-  /**
-   * While leading: deletes the entries that are due, then sleeps until the next is, or the next replica's
-   * liveness can run out (at most a grace period, so entries marked meanwhile are seen in time).
-   */
-  #cleanupWhile(signal: AbortSignal): void {
-    let timer: unknown;
-    signal.addEventListener("abort", () => this.#timers.clearTimeout(timer), { once: true });
-    const sweep = async () => {
-      if (signal.aborted) return;
-      const entries = this.#o.store.list("WorkloadEntry") as Resource<WorkloadEntrySpec>[];
-      const expiries = await this.#expiries(entries);
-      if (signal.aborted) return;
-      const now = this.#now().getTime();
-      let next = now + this.#o.gracePeriodMs;
-      for (const expiry of expiries.values()) if (!expiry.expired) next = Math.min(next, expiry.at);
-      for (const entry of entries) {
-        const due = this.#dueAt(entry, expiries);
-        if (due === undefined) continue;
-        if (due > now) {
-          next = Math.min(next, due);
-          continue;
-        }
-        if (signal.aborted) return;
-        await this.#cleanup(entry.meta.namespace, entry.meta.name, expiries, signal);
-      }
-      if (signal.aborted) return;
-      timer = this.#timers.setTimeout(() => void sweep(), Math.max(0, next - this.#now().getTime()));
-    };
-    void sweep();
-  }
-
-  /** Deletes the entry if, read afresh, it is still due; a conflict leaves it to the next sweep. */
-  async #cleanup(
-    namespace: string,
-    name: string,
-    expiries: ReadonlyMap<string, ReplicaExpiry>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    let current: StoredWorkloadEntry | undefined;
-    try {
-      current = await this.#o.writer.get(namespace, name);
-      const due = current === undefined ? undefined : this.#dueAt(current.entry, expiries);
-      if (current === undefined || due === undefined || due > this.#now().getTime() || signal.aborted) return;
-      await this.#o.writer.delete(namespace, name, current.resourceVersion);
-      this.#o.log.info("cleaned up auto-registered WorkloadEntry", {
-        entry: `${namespace}/${name}`,
-        ...(marks(current.entry).connectedAt !== undefined
-          ? { replica: current.entry.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION] ?? "" }
-          : {}),
-      });
-    } catch (error) {
-      this.#o.log.warn("failed cleaning up auto-registered WorkloadEntry", {
-        entry: `${namespace}/${name}`,
-        error: error instanceof Error ? error.message : String(error),
-      });
     }
   }
 }

@@ -1,110 +1,15 @@
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
 import { silentLogger } from "@mesh/shared/log/logger";
-import { type DutyGate, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
-import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { soleLeader } from "@mesh/shared/lifecycle/duty_gate";
 import { storeWorkloadEntryWriter } from "../../model/workload_entry_writer.ts";
-import type { ReplicaExpiry, ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
-import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
 import { parseProxy } from "../../model/proxy.ts";
-import { networking, orderedStore } from "../_test_support.ts";
 import {
-  AUTO_REGISTRATION_GROUP_ANNOTATION,
   CONNECTED_AT_ANNOTATION,
   DISCONNECTED_AT_ANNOTATION,
   WORKLOAD_CONTROLLER_ANNOTATION,
-  WorkloadAutoRegistration,
-  workloadEntryFromGroup,
-} from "./workload_auto_registration.ts";
-
-const group = networking<WorkloadGroupSpec>("WorkloadGroup", "vm", "reviews", {
-  metadata: { labels: { app: "reviews", tier: "group" }, annotations: { team: "books" } },
-  template: {
-    address: "",
-    labels: { tier: "template", version: "v1" },
-    ports: { http: 8080 },
-    serviceAccount: "reviews",
-  },
-});
-
-const vm = parseProxy({
-  id: "sidecar~10.1.0.7~vm-7.vm~vm.svc.cluster.local",
-  metadata: { AUTO_REGISTER_GROUP: "reviews", NETWORK: "vpc-1", LABELS: { tier: "proxy" } },
-  locality: { region: "r1", zone: "z2" },
-});
-
-Deno.test("workloadEntryFromGroup fills the group's template from the proxy", () => {
-  const entry = workloadEntryFromGroup(group, vm);
-  assert.equal(entry.meta.name, "reviews-10.1.0.7-vpc-1");
-  assert.equal(entry.meta.namespace, "vm");
-  assert.deepEqual(entry.spec, {
-    address: "10.1.0.7",
-    labels: { app: "reviews", tier: "proxy", version: "v1" },
-    ports: { http: 8080 },
-    serviceAccount: "reviews",
-    network: "vpc-1",
-    locality: "r1/z2",
-  });
-  assert.deepEqual(entry.meta.annotations, {
-    team: "books",
-    [AUTO_REGISTRATION_GROUP_ANNOTATION]: "reviews",
-  });
-});
-
-/** A gate the test opens and closes, as an election would. */
-function manualGate(): DutyGate & { win(): void; lose(): void } {
-  let leading = false;
-  let controller: AbortController | undefined;
-  const runs = new Set<(signal: AbortSignal) => void>();
-  return {
-    duty: "mesh-leader",
-    leading: () => leading,
-    whileLeading(run) {
-      runs.add(run);
-      if (leading) run(controller!.signal);
-      return () => runs.delete(run);
-    },
-    win() {
-      leading = true;
-      controller = new AbortController();
-      for (const run of runs) run(controller.signal);
-    },
-    lose() {
-      leading = false;
-      controller?.abort();
-    },
-  };
-}
-
-/** One store (the orchestrator both replicas read), a fake clock, and a registration per replica. */
-function world(
-  options: {
-    gate?: DutyGate;
-    maxConnectionAgeMs?: number;
-    liveness?: (clock: FakeTimers.Clock) => ReplicaLivenessView;
-  } = {},
-) {
-  const clock = FakeTimers.createClock(Date.parse("2026-01-01T00:00:00Z"));
-  const store = orderedStore();
-  store.apply(group);
-  const replica = (instanceId: string, gate: DutyGate = options.gate ?? soleLeader("mesh-leader")) =>
-    new WorkloadAutoRegistration({
-      enabled: true,
-      gracePeriodMs: 10_000,
-      maxConnectionAgeMs: options.maxConnectionAgeMs ?? Infinity,
-      instanceId,
-      store,
-      writer: storeWorkloadEntryWriter(store),
-      cleanup: gate,
-      log: silentLogger,
-      now: () => new Date(clock.now),
-      timers: timersOf(clock),
-      ...(options.liveness ? { liveness: options.liveness(clock) } : {}),
-    });
-  const stored = () => store.get("WorkloadEntry", "vm", "reviews-10.1.0.7-vpc-1");
-  const connectedAt = () => new Date(clock.now);
-  return { clock, store, replica, stored, connectedAt };
-}
+} from "./auto_registered_entry.ts";
+import { WorkloadAutoRegistration } from "./workload_auto_registration.ts";
+import { vm, world } from "./_auto_registration_test_support.ts";
 
 Deno.test("An entry is written on connect, marked on disconnect, and deleted by the leader after the grace period", async (t) => {
   const w = world();
@@ -178,100 +83,6 @@ Deno.test("A proxy that moved to another replica keeps its entry: the old replic
   await w.clock.tickAsync(60_000);
   assert.ok(w.stored(), "an entry marked connected is never deleted within the connection age");
   a.stop();
-});
-
-Deno.test("An entry left marked connected to a replica that died is deleted 2.25 connection ages after its mark", async () => {
-  const w = world({ maxConnectionAgeMs: 20_000 });
-  const dead = w.replica("discovery-dead");
-  await dead.onConnect(vm, w.connectedAt());
-  const leader = w.replica("discovery-live");
-  leader.start();
-  await w.clock.tickAsync(45_000 - 1);
-  assert.ok(w.stored());
-  await w.clock.tickAsync(1);
-  assert.equal(w.stored(), undefined);
-  leader.stop();
-});
-
-Deno.test("Only the leader of the clean-up duty deletes; one that wins later deletes what is due at once", async () => {
-  const gate = manualGate();
-  const w = world({ gate });
-  const registration = w.replica("discovery-0");
-  registration.start();
-  const at = w.connectedAt();
-  await registration.onConnect(vm, at);
-  await registration.onDisconnect(vm, at);
-  await w.clock.tickAsync(30_000);
-  assert.ok(w.stored(), "no replica leads: nothing is deleted");
-  gate.win();
-  await w.clock.tickAsync(0);
-  assert.equal(w.stored(), undefined);
-  registration.stop();
-});
-
-/** Replicas' liveness as the test sets it: a replica named in `diedAt` ran out then, the others live on. */
-function livenessOf(clock: FakeTimers.Clock, diedAt: Map<string, number>): ReplicaLivenessView {
-  return {
-    expiry(replica): Promise<ReplicaExpiry> {
-      const died = diedAt.get(replica);
-      return Promise.resolve(
-        died !== undefined && died <= clock.now
-          ? { expired: true, at: died }
-          : { expired: false, at: died ?? clock.now + 30_000 },
-      );
-    },
-    retain() {},
-  };
-}
-
-Deno.test("With connections that live forever, an entry of a replica whose liveness ran out goes a grace period after", async () => {
-  const diedAt = new Map<string, number>();
-  const w = world({ liveness: (clock) => livenessOf(clock, diedAt) });
-  const dead = w.replica("discovery-dead");
-  await dead.onConnect(vm, w.connectedAt());
-  const leader = w.replica("discovery-live");
-  leader.start();
-  await w.clock.tickAsync(120_000);
-  assert.ok(w.stored(), "a replica that lives keeps its entries however old their mark");
-
-  diedAt.set("discovery-dead", w.clock.now + 5_000);
-  // The clean-up looks again when the replica's liveness can run out, then a grace period after.
-  await w.clock.tickAsync(15_000 - 1);
-  assert.ok(w.stored(), "kept until a grace period after the liveness ran out");
-  await w.clock.tickAsync(1);
-  assert.equal(w.stored(), undefined);
-  leader.stop();
-});
-
-Deno.test("An entry whose proxy reconnected to a live replica within the grace period stays after its old replica died", async () => {
-  const diedAt = new Map<string, number>();
-  const w = world({ liveness: (clock) => livenessOf(clock, diedAt) });
-  const dead = w.replica("discovery-dead");
-  await dead.onConnect(vm, w.connectedAt());
-  const live = w.replica("discovery-live");
-  live.start();
-  diedAt.set("discovery-dead", w.clock.now);
-  await w.clock.tickAsync(5_000);
-  await live.onConnect(vm, w.connectedAt());
-  await w.clock.tickAsync(60_000);
-  assert.equal(w.stored()?.meta.annotations?.[WORKLOAD_CONTROLLER_ANNOTATION], "discovery-live");
-  live.stop();
-});
-
-Deno.test("An entry of a replica whose liveness cannot be read is kept: nothing is judged without an answer", async () => {
-  const w = world({
-    liveness: () => ({
-      expiry: () => Promise.reject(new Error("the API server answered 500")),
-      retain() {},
-    }),
-  });
-  const dead = w.replica("discovery-dead");
-  await dead.onConnect(vm, w.connectedAt());
-  const leader = w.replica("discovery-live");
-  leader.start();
-  await w.clock.tickAsync(600_000);
-  assert.ok(w.stored());
-  leader.stop();
 });
 
 Deno.test("A replica restarted under the same name releases the entries of its previous run whose proxies did not come back", async () => {
