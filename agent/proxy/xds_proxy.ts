@@ -17,6 +17,7 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
 import { StreamClosedError } from "@mesh/shared/grpc/send_port";
 import { proxySendPorts } from "./proxy_send_ports.ts";
+import type { Timers } from "@mesh/shared/time/timers";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";
@@ -60,6 +61,8 @@ export interface XdsProxyOptions {
   readonly metrics?: Metrics;
   /** How long the proxy may take to read one response before its stream is ended; default `PROXY_SEND_TIMEOUT_MS`. */
   readonly sendTimeoutMs?: number;
+  /** Times the send timeout; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** The reference's `type` label of a stream's end: a cancellation, or anything else. */
@@ -116,7 +119,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     return client;
   };
   const relays = new Set<{ reconnect(reason: string, label: string): void }>();
-  const ports = proxySendPorts(undefined, options.sendTimeoutMs);
+  const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
   let streamsOpened = 0;
   const unsubscribe = secrets.onChange(() => {
     for (const relay of relays) relay.reconnect("new workload certificate", "new_certificate");
