@@ -43,7 +43,11 @@ const RULES: readonly Rule[] = [
     fn: /^(send|settle|sendCounted)$|^(?:<anonymous>)$/,
     category: SEND_DONE,
   },
+  { file: "shared/grpc/send_port.ts", category: SEND_DONE },
+  { file: "shared/grpc/send_deadlines.ts", category: SEND_DONE },
   { file: "discovery/xds/xds_connection.ts", fn: /record(Ack|Nack)|isLatestNonce|sync$/, category: ACK },
+  { file: "discovery/xds/ack_tracker.ts", category: ACK },
+  { file: "shared/xds/reply_kind.ts", category: ACK },
   {
     file: "discovery/xds/xds_connection.ts",
     fn: /recordSent|holdsSent|recordUnchanged|recordUnaffected/,

@@ -1,14 +1,17 @@
 /**
  * SDS for the proxy on a Unix socket: `default` (the workload's certificate chain and key) and `ROOTCA` (the
  * mesh roots), state of the world; for gateways also the credentials of `GATEWAY_CREDENTIALS_DIR` by their
- * `credentialName` (and `<credentialName>-cacert` for their CA certificates). A stream gets what it asks for as soon as the secret exists, and every new
- * secret after that; ACKs are taken, NACKs counted and logged. Streams that never acknowledge what they were
- * sent are closed every `STALED_CONNECTION_RECYCLE_RUN_INTERVAL`.
+ * `credentialName` (and `<credentialName>-cacert` for their CA certificates). A stream gets what it asks for as
+ * soon as the secret exists, and every new secret after that, each through the stream's send port. Requests are
+ * judged by their nonce as ADS judges them ({@link replyKind}): a NACK is counted and logged and answered with
+ * nothing (the proxy keeps its last good secret), a stale nonce is ignored, an ACK settles the latest push and
+ * only a change of names is answered. Streams that never acknowledge what they were sent are closed every
+ * `STALED_CONNECTION_RECYCLE_RUN_INTERVAL`.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
 import { TYPE_URL } from "@mesh/proto/type_urls";
@@ -17,6 +20,10 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
 import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import { StreamClosedError } from "@mesh/shared/grpc/send_port";
+import { replyKind } from "@mesh/shared/xds/reply_kind";
+import { excerpt } from "@mesh/shared/log/excerpt";
+import { proxySendPorts } from "./proxy_send_ports.ts";
 import { readDiscoveryRequest } from "./discovery_wire.ts";
 import { encodeSecretAny } from "./secret_wire.ts";
 import {
@@ -74,8 +81,10 @@ export interface SdsServerOptions {
    * this long are closed (the proxy reconnects and gets the current one); absent: never.
    */
   readonly staleRecycleMs?: number;
-  /** Times the stale-stream recycling; default the runtime's. */
+  /** Times the stale-stream recycling and the send timeout; default the runtime's. */
   readonly timers?: Timers;
+  /** How long the proxy may take to read one push before its stream is ended; default `PROXY_SEND_TIMEOUT_MS`. */
+  readonly sendTimeoutMs?: number;
 }
 
 /** Named TLS credentials, and word of which changed. */
@@ -114,11 +123,19 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
   let version = 0;
   const unsubscribeVersion = [secrets.onChange(() => version++), credentials?.onChange(() => version++)];
   const streams = new Set<StreamState>();
+  const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
+  let streamsOpened = 0;
   const implementation = {
     StreamSecrets(call: grpc.ServerDuplexStream<Buffer, Buffer>) {
       let names: string[] = [];
       let nonce = 0;
-      const state: StreamState = { close: () => call.end() };
+      /** The nonce of the latest push; undefined before the first. */
+      let latestNonce: string | undefined;
+      const port = ports.open(call, `sds-${++streamsOpened}`, (error) => {
+        log.warn("ending an SDS stream whose proxy does not read its secrets", { error: error.message });
+        port.close(grpc.status.DEADLINE_EXCEEDED, "Timed out sending a secret");
+      });
+      const state: StreamState = { close: () => port.close() };
       streams.add(state);
       metrics?.gauge("total_active_connections").inc();
       const send = () => {
@@ -126,20 +143,18 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
         if (resources.length === 0) return;
         const wanted = resources.map((r) => r.name as string);
         const versionInfo = String(version);
-        call.write(
-          bytes(frameDiscoveryResponse({
-            version_info: versionInfo,
-            type_url: TYPE_URL.secret,
-            nonce: String(++nonce),
-            resources: resources.map(encodeSecretAny),
-          })),
-          (error?: Error | null) => {
-            if (error) {
-              for (const name of wanted) metrics?.counter("total_push_errors").inc({ resource_name: name });
-              log.warn("SDS push failed", { names: wanted, error: error.message });
-            }
-          },
-        );
+        latestNonce = String(++nonce);
+        const response = frameDiscoveryResponse({
+          version_info: versionInfo,
+          type_url: TYPE_URL.secret,
+          nonce: latestNonce,
+          resources: resources.map(encodeSecretAny),
+        });
+        port.send(response, TYPE_URL.secret).catch((error: Error) => {
+          if (error instanceof StreamClosedError) return;
+          for (const name of wanted) metrics?.counter("total_push_errors").inc({ resource_name: name });
+          log.warn("SDS push failed", { names: wanted, error: error.message });
+        });
         state.unacked = { version: versionInfo, since: timers.now() };
         metrics?.counter("total_pushes").inc();
       };
@@ -157,19 +172,28 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
           log.warn("SDS request is not a DiscoveryRequest; ending the stream", {
             error: (error as Error).message,
           });
-          call.end();
+          port.close();
           return;
         }
-        if (request.errorDetail !== undefined) {
-          for (const name of names) {
-            metrics?.counter("total_secret_update_failures").inc({ resource_name: name });
-          }
-          log.warn("proxy rejected a secret", { names, detail: request.errorDetail.message });
-        } else if (request.responseNonce !== "" && request.versionInfo === state.unacked?.version) {
-          state.unacked = undefined;
-        }
         const asked = [...request.resourceNames].sort();
-        if (asked.join() === names.join() && request.responseNonce !== "") return;
+        switch (replyKind(latestNonce, request.responseNonce, request.errorDetail !== undefined)) {
+          case "nack":
+            // The proxy keeps its last good secret; the next change is pushed as usual.
+            for (const name of names) {
+              metrics?.counter("total_secret_update_failures").inc({ resource_name: name });
+            }
+            log.warn("proxy rejected a secret", { names, detail: request.errorDetail?.message });
+            return;
+          case "stale":
+            log.debug("ignoring an SDS request with a stale nonce", {
+              nonce: excerpt(request.responseNonce),
+            });
+            return;
+          case "ack":
+            state.unacked = undefined;
+            if (asked.join() === names.join()) return;
+            break;
+        }
         names = asked;
         send();
       });
@@ -177,6 +201,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
       const finish = () => {
         if (done) return;
         done = true;
+        port.peerGone();
         unsubscribeWorkload();
         unsubscribeCredentials?.();
         streams.delete(state);
@@ -184,7 +209,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
       };
       call.on("end", () => {
         finish();
-        call.end();
+        port.close();
       });
       call.on("error", finish);
       call.on("cancelled", finish);

@@ -230,3 +230,84 @@ Deno.test("SDS serves a gateway's credentials by name, with its CA certificates 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const Secret = schema.lookupType("envoy.extensions.transport_sockets.tls.v3.Secret");
+
+/** The next response on `call` and the names of the secrets it carries. */
+async function nextSecrets(call: grpc.ClientDuplexStream<Buffer, Buffer>) {
+  const response = await nextResponse(call) as { nonce: string; resources?: { value: Uint8Array }[] };
+  const names = (response.resources ?? []).map((any) => (Secret.decode(any.value) as { name?: string }).name);
+  return { nonce: response.nonce, names: names.sort() };
+}
+
+/** An SDS server on a temporary socket, a client stream on it, and the metrics it counts in. */
+async function sdsStream(secrets: FixedSecret) {
+  const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
+  const metrics = new Metrics("agent", { version: "test", tag: "test" });
+  const server = await startSdsServer({ socket: `${dir}/SDS`, secrets, log: silentLogger, metrics });
+  const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
+  const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
+  // deno-lint-ignore no-explicit-any
+  const call: grpc.ClientDuplexStream<Buffer, Buffer> = (client as any).StreamSecrets();
+  call.on("error", () => {});
+  return {
+    call,
+    metrics,
+    close: async () => {
+      call.end();
+      client.close();
+      await server.close(10);
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("SDS ignores a request that carries a stale nonce, as ADS does", async () => {
+  const secrets = new FixedSecret();
+  const { call, close } = await sdsStream(secrets);
+  try {
+    let response = nextSecrets(call);
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    const first = await response;
+    response = nextSecrets(call);
+    for (const listener of secrets.listeners) listener(SECRET);
+    const second = await response;
+    // Sent before the proxy saw the second push: its names are not a subscription to answer.
+    call.write(
+      request({ type_url: TYPE_URL.secret, resource_names: ["ROOTCA"], response_nonce: first.nonce }),
+    );
+    // A probe that ACKs the latest push with more names: the next response answers it, nothing came before.
+    response = nextSecrets(call);
+    call.write(request({
+      type_url: TYPE_URL.secret,
+      resource_names: ["ROOTCA", "default"],
+      response_nonce: second.nonce,
+    }));
+    assert.deepEqual((await response).names, ["ROOTCA", "default"]);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("SDS answers a NACK with nothing, whatever names it carries: the proxy keeps its last good secret", async () => {
+  const { call, metrics, close } = await sdsStream(new FixedSecret());
+  try {
+    let response = nextSecrets(call);
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    const first = await response;
+    call.write(request({
+      type_url: TYPE_URL.secret,
+      resource_names: ["ROOTCA", "default"],
+      response_nonce: first.nonce,
+      error_detail: { code: 3, message: "bad key" },
+    }));
+    // A probe without a nonce: the next response answers it, so the NACK was answered with nothing.
+    response = nextSecrets(call);
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: ["ROOTCA"] }));
+    assert.deepEqual((await response).names, ["ROOTCA"]);
+    assert.equal(await value(metrics, "counter", "total_secret_update_failures"), 1);
+    assert.equal(await value(metrics, "counter", "total_pushes"), 2);
+  } finally {
+    await close();
+  }
+});

@@ -4,6 +4,8 @@
  * outlives its upstream: when the upstream stream fails, or a new workload certificate makes the agent
  * reconnect, a new upstream stream is opened (with backoff) and the proxy's latest request of each type is sent
  * again without its nonce, so the server answers with the full state and the proxy never sees the outage.
+ * Responses reach the proxy through its stream's send port: a proxy that does not read one within
+ * `PROXY_SEND_TIMEOUT_MS` has its stream ended, and the agent holds no queue for it.
  *
  * @module
  */
@@ -12,12 +14,10 @@ import * as grpc from "@grpc/grpc-js";
 import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
 import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
-import {
-  GrpcStatusError,
-  type RunningGrpcServer,
-  sendPrefixedWithoutCopy,
-  startGrpcServer,
-} from "@mesh/shared/grpc";
+import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
+import { StreamClosedError } from "@mesh/shared/grpc/send_port";
+import { proxySendPorts } from "./proxy_send_ports.ts";
+import type { Timers } from "@mesh/shared/time/timers";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";
@@ -59,6 +59,10 @@ export interface XdsProxyOptions {
   readonly random?: () => number;
   /** Where requests, responses, stream ends and reconnects are counted (`xds_proxy_*`, `*_connection_*`). */
   readonly metrics?: Metrics;
+  /** How long the proxy may take to read one response before its stream is ended; default `PROXY_SEND_TIMEOUT_MS`. */
+  readonly sendTimeoutMs?: number;
+  /** Times the send timeout; default the runtime's. */
+  readonly timers?: Timers;
 }
 
 /** The reference's `type` label of a stream's end: a cancellation, or anything else. */
@@ -115,20 +119,29 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     return client;
   };
   const relays = new Set<{ reconnect(reason: string, label: string): void }>();
+  const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
+  let streamsOpened = 0;
   const unsubscribe = secrets.onChange(() => {
     for (const relay of relays) relay.reconnect("new workload certificate", "new_certificate");
   });
 
   const implementation = {
     StreamAggregatedResources(down: grpc.ServerDuplexStream<Buffer, Buffer>) {
-      // A relayed response still has the gRPC prefix it arrived with in front of it: it goes to the proxy
-      // uncopied, and a large one in slices, so the proxy's stream never holds a whole configuration natively.
-      sendPrefixedWithoutCopy(down);
+      // A relayed response still has the gRPC prefix it arrived with in front of it: the port sends it to the
+      // proxy uncopied, and a large one in slices, so the proxy's stream never holds a whole configuration.
+      const port = ports.open(down, `xds-proxy-${++streamsOpened}`, (error) => {
+        log.warn("ending the ADS stream of a proxy that does not read its responses", {
+          error: error.message,
+        });
+        port.close(grpc.status.DEADLINE_EXCEEDED, "Timed out sending a response");
+      });
+      const sent = (error: Error) => {
+        if (!(error instanceof StreamClosedError)) {
+          log.debug("relaying a response failed", { error: error.message });
+        }
+      };
       if (upstream.mutualTls && secrets.current === undefined) {
-        down.emit(
-          "error",
-          new GrpcStatusError(grpc.status.UNAVAILABLE, "No workload certificate yet; retry"),
-        );
+        port.close(grpc.status.UNAVAILABLE, "No workload certificate yet; retry");
         return;
       }
       let up: Stream | undefined;
@@ -174,7 +187,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           if (nameTable?.take(data, stream)) return;
           options.snapshot?.record(data);
           metrics?.counter("xds_proxy_responses").inc();
-          down.write(data);
+          port.send(data, "ADS response").catch(sent);
         });
         const lost = (details: string, code?: number) => {
           if (up !== stream || closed) return;
@@ -238,6 +251,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       const finish = () => {
         if (closed) return;
         closed = true;
+        port.peerGone();
         relays.delete(relay);
         clearTimeout(retryTimer);
         up?.cancel();
@@ -248,7 +262,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       down.on("end", () => {
         up?.end();
         finish();
-        down.end();
+        port.close();
       });
       const terminate = (type: string) => {
         if (!terminated) metrics?.counter("envoy_connection_terminations").inc({ type });

@@ -11,6 +11,9 @@ import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { waitFor } from "@mesh/shared/testing/wait_for";
 import { startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
 import { Metrics } from "@mesh/shared/metrics/metrics";
+import FakeTimers from "@sinonjs/fake-timers";
+import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { StalledH2Client } from "@mesh/shared/grpc/_stalled_h2_client";
 
 /** The value of counter `name` for `labels` (all of its series summed when none are given). */
 async function counted(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {
@@ -75,6 +78,49 @@ Deno.test("The xDS proxy relays a response of megabytes to the proxy byte for by
     call.cancel();
   } finally {
     client.close();
+    await proxy.close(0);
+    await upstream.close(0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("The xDS proxy ends the stream of a proxy that does not read a response within the send timeout", async () => {
+  const response = frameDiscoveryResponse({
+    version_info: "v1",
+    resources: [new Uint8Array(256 * 1024).fill(3)],
+    type_url: TYPE_URL.cluster,
+    nonce: "n1",
+  });
+  const upstream = await fixedAdsServer(response);
+  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
+  const clock = FakeTimers.createClock();
+  const proxy = await startXdsProxy({
+    socket: `${dir}/xds.sock`,
+    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
+    secrets: { current: undefined, onChange: () => () => {} },
+    log: silentLogger,
+    maxReceiveMessageBytes: 16 * 1024 * 1024,
+    sendTimeoutMs: 1_000,
+    timers: timersOf(clock),
+  });
+  // A proxy that takes HTTP/2's first window of the response and then grants no more credit.
+  const stalled = await StalledH2Client.open(
+    { unix: `${dir}/xds.sock` },
+    ADS_SERVICE_DEFINITION.StreamAggregatedResources.path,
+    requestType.encode(requestType.fromObject({ type_url: TYPE_URL.cluster })).finish(),
+  );
+  try {
+    await waitFor(
+      () => stalled.dataBytes >= 60_000 && clock.countTimers() === 1,
+      "the send waiting on the proxy",
+    );
+    clock.tick(1_000);
+    // The ending status waits behind the message: the proxy sees it once it reads again.
+    await stalled.resume();
+    await waitFor(() => stalled.streamEnded, "the proxy's stream ended");
+    assert.ok(stalled.dataBytes >= response.length, "the message went out whole before the status");
+  } finally {
+    await stalled.close();
     await proxy.close(0);
     await upstream.close(0);
     await Deno.remove(dir, { recursive: true });

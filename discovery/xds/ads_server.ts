@@ -29,7 +29,8 @@ import { ShapeMemo } from "./shape_memo.ts";
 import { ListMemos } from "./list_memos.ts";
 import { NonceSource } from "./nonce.ts";
 import { ChangedKinds } from "./changed_kinds.ts";
-import { SendDeadlines } from "./send_deadlines.ts";
+import { SendDeadlines } from "@mesh/shared/grpc/send_deadlines";
+import { SendPorts, SendTimeoutError, StreamClosedError } from "@mesh/shared/grpc/send_port";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
 import { OutboundTurns } from "@mesh/shared/grpc/outbound_turns";
 import { NameInterner } from "./name_interner.ts";
@@ -39,14 +40,7 @@ import { NameBudgets } from "./name_budget.ts";
 import { NackLog } from "./nack_log.ts";
 import { SotwConnection } from "./sotw_connection.ts";
 import { XdsCache } from "./xds_cache.ts";
-import {
-  type AdsCall,
-  ConnectionClosedError,
-  type ConnectionContext,
-  SendTimeoutError,
-  type XdsConnection,
-  type XdsProtocol,
-} from "./xds_connection.ts";
+import type { AdsCall, ConnectionContext, XdsConnection, XdsProtocol } from "./xds_connection.ts";
 import { XdsMetrics } from "./xds_metrics.ts";
 import { SnapshotConflicts } from "./snapshot_conflicts.ts";
 import type { XdsSettings } from "./xds_settings.ts";
@@ -165,8 +159,10 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       nacks: this.#nacks,
       metrics: this.#metrics,
       logger: this.#logger,
-      sendTimeoutMs: options.settings.sendTimeoutMs,
-      sendDeadlines: new SendDeadlines(options.settings.sendTimeoutMs),
+      ports: new SendPorts({
+        deadlines: new SendDeadlines(options.settings.sendTimeoutMs),
+        setting: "DISCOVERY_XDS_SEND_TIMEOUT",
+      }),
       ...(this.tracker === undefined ? {} : { tracker: this.tracker }),
       ...(options.controlPlane === undefined ? {} : { controlPlane: options.controlPlane }),
       currentPush: () => {
@@ -370,7 +366,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
 
   #pushFailed(connection: XdsConnection<P>, error: unknown): void {
     // A timed-out or closed stream has already been counted and ended.
-    if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) {
+    if (error instanceof SendTimeoutError || error instanceof StreamClosedError) {
       this.#logger.info("push abandoned", { connection: connection.id, error: (error as Error).message });
       return;
     }

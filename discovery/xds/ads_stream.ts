@@ -16,13 +16,8 @@ import {
 import type { Logger } from "@mesh/shared/log/logger";
 import { InvalidNodeError, parseProxy, type Proxy } from "../model/proxy.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
-import {
-  type AdsCall,
-  ConnectionClosedError,
-  SendTimeoutError,
-  type XdsConnection,
-  type XdsProtocol,
-} from "./xds_connection.ts";
+import type { AdsCall, XdsConnection, XdsProtocol } from "./xds_connection.ts";
+import { SendTimeoutError, StreamClosedError } from "@mesh/shared/grpc/send_port";
 import * as grpc from "@grpc/grpc-js";
 import { grpcCodeName, type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import type { NameListTable } from "./name_list_table.ts";
@@ -135,7 +130,7 @@ export function serveAdsStream<P extends PushSnapshot>(
     // Most requests acknowledge the latest response: on an idle connection that needs no queued work.
     if (con.idle && con.acceptAck(request)) return;
     con.serialize(() => con.handleRequest(request)).catch((error) => {
-      if (error instanceof SendTimeoutError || error instanceof ConnectionClosedError) return;
+      if (error instanceof SendTimeoutError || error instanceof StreamClosedError) return;
       if (error instanceof NameLimitError) return refuse(error.code, error.message);
       host.internalError(request.type_url, error);
       host.logger.error("handling ADS request failed", {

@@ -110,7 +110,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     } else if (nack !== undefined) {
       this.recordNack(typeUrl, nonce, nack);
     } else if (nonce !== "") {
-      this.recordAck(typeUrl, nonce, this.sync(typeUrl).versionSent ?? "");
+      this.recordAck(typeUrl, nonce, this.acks.versionSent(typeUrl) ?? "");
     }
     if (!first && !subscribedMore) return;
     // Answered through the same gate as pushes: a connect storm is throttled like a push.

@@ -17,6 +17,7 @@ export * from "./xds_types.ts";
 export * from "./nonce.ts";
 export * from "./distribution_tracker.ts";
 export * from "./response_builder.ts";
+export * from "./ack_tracker.ts";
 export * from "./xds_connection.ts";
 export * from "./sotw_connection.ts";
 export * from "./delta_connection.ts";

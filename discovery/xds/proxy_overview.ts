@@ -7,7 +7,7 @@
 import { shortTypeName } from "@mesh/proto/type_urls";
 import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsServer } from "./ads_server.ts";
-import type { NackInfo, TypeSync } from "./xds_connection.ts";
+import type { NackInfo, TypeSync } from "./ack_tracker.ts";
 
 /**
  * Where one type stands: `synced` (the proxy ACKed what stands for the latest push), `behind` (it ACKed an

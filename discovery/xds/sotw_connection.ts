@@ -63,17 +63,19 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const nonce = request.response_nonce;
     const names = request.resource_names;
     const watch = this.#watches.get(typeUrl);
-    if (request.error_detail !== undefined && request.error_detail !== null) {
-      this.recordNack(typeUrl, nonce, request.error_detail);
+    const error = request.error_detail ?? undefined;
+    const kind = this.acks.replyKind(typeUrl, nonce, error !== undefined);
+    if (kind === "nack") {
+      this.recordNack(typeUrl, nonce, error!);
       return;
     }
-    if (watch === undefined || nonce === "") {
+    if (watch === undefined || kind === "request") {
       // A new watch, or the proxy re-requesting after a reconnect: always answered.
       if (!this.#subscribe(typeUrl, names)) return;
       await this.#respond(typeUrl);
       return;
     }
-    if (!this.isLatestNonce(typeUrl, nonce)) {
+    if (kind === "stale") {
       this.ctx.metrics.expiredNonce(typeUrl);
       this.ctx.logger.debug("ignoring ADS request with an expired nonce", {
         connection: this.id,

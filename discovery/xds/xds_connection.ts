@@ -1,6 +1,7 @@
 /**
- * What both ADS protocols share: one proxy on one stream, its work serialised, sends bounded by the send
- * timeout, per-type nonce/version/ACK/NACK bookkeeping, and a record of what was sent for the debug interface.
+ * What both ADS protocols share: one proxy on one stream, its work serialised, its responses sent through the
+ * stream's {@link SendPort} (bounded by `DISCOVERY_XDS_SEND_TIMEOUT`), its ACKs and NACKs recorded by an
+ * {@link AckTracker}, and a record of what was sent for the debug interface.
  *
  * @module
  */
@@ -10,7 +11,6 @@ import type { ControlPlaneInfo } from "@mesh/proto/discovery_frame";
 import type { RpcStatus } from "@mesh/proto/discovery_request";
 import { shortTypeName, TYPE_URL } from "@mesh/proto/type_urls";
 import type { Logger } from "@mesh/shared/log/logger";
-import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "@mesh/shared/grpc/outbound_state";
 import type { Proxy } from "../model/proxy.ts";
 import type { DistributionTracker } from "./distribution_tracker.ts";
 import { isForced, type PushRequest } from "../push/push_request.ts";
@@ -22,23 +22,23 @@ import {
   type PushSnapshot,
 } from "../generate/generator.ts";
 import type { ChangedKinds } from "./changed_kinds.ts";
-import type { SendDeadlines } from "./send_deadlines.ts";
 import { buildResources, GenerateError } from "./response_builder.ts";
-import { nonceVersion } from "./nonce.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { SentRecord } from "./sent_record.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
 import type { ListMemos } from "./list_memos.ts";
 import type { NonceSource } from "./nonce.ts";
 import type { ResponseGate } from "./response_gate.ts";
-import { type OutboundTurns, sessionOf } from "@mesh/shared/grpc/outbound_turns";
+import type { OutboundTurns } from "@mesh/shared/grpc/outbound_turns";
+import type { SendPort, SendPorts, SendTimeoutError } from "@mesh/shared/grpc/send_port";
+import { AckTracker, type TypeSync } from "./ack_tracker.ts";
 import type { NameInterner } from "./name_interner.ts";
 import type { NameBudgets, StreamNameBudget } from "./name_budget.ts";
 import type { NackLog } from "./nack_log.ts";
-import { cut, excerpt } from "@mesh/shared/log/excerpt";
+import { excerpt } from "@mesh/shared/log/excerpt";
 import type { XdsCache } from "./xds_cache.ts";
 import type { XdsMetrics } from "./xds_metrics.ts";
-import { grpcCodeName, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
+import { grpcCodeName } from "@mesh/shared/grpc/grpc_status";
 import { pushOrder, resentAfter } from "./xds_types.ts";
 
 /** The raw ADS stream: encoded requests in, encoded responses out. */
@@ -82,10 +82,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
    * connection carrying a hundred streams holds one permit, not a hundred. Absent, every stream asks alone.
    */
   readonly connectionTurns?: OutboundTurns;
-  /** How long a send may wait for the transport before the stream is ended, in milliseconds. */
-  readonly sendTimeoutMs: number;
-  /** The deadlines of the sends in progress, `sendTimeoutMs` each, under one timer. */
-  readonly sendDeadlines: SendDeadlines;
+  /** Opens each stream's send port: sends bounded by `DISCOVERY_XDS_SEND_TIMEOUT`, under one timer. */
+  readonly ports: SendPorts;
   /** Present when config distribution tracking is on; nonces then carry the push version. */
   readonly tracker?: DistributionTracker;
   /** Identifies this control plane in every response; absent leaves the field unset. */
@@ -96,74 +94,6 @@ export interface ConnectionContext<P extends PushSnapshot> {
   currentPush(): P;
   /** Called once when the connection closes for any reason. */
   onClosed(connection: XdsConnection<P>): void;
-}
-
-/** A send did not finish within `DISCOVERY_XDS_SEND_TIMEOUT`; the stream has been ended. */
-export class SendTimeoutError extends Error {
-  /** Records which send timed out; `timeoutMs` only goes into the message. */
-  constructor(readonly connectionId: string, readonly typeUrl: string, timeoutMs: number) {
-    super(
-      `Sending "${typeUrl}" to connection "${connectionId}" did not finish within ${timeoutMs}ms ` +
-        `(DISCOVERY_XDS_SEND_TIMEOUT): the proxy is not reading; the stream was ended`,
-    );
-    this.name = "SendTimeoutError";
-  }
-}
-
-/** The connection closed while a send was waiting. */
-export class ConnectionClosedError extends Error {
-  /** Records the closed connection. */
-  constructor(readonly connectionId: string) {
-    super(`Connection "${connectionId}" is closed`);
-    this.name = "ConnectionClosedError";
-  }
-}
-
-/** Longest part of a proxy's NACK text `/debug/syncz` keeps, in characters. */
-export const NACK_TEXT_KEPT = 4096;
-
-/** The last rejection of one type. */
-export interface NackInfo {
-  /** Nonce of the rejected response. */
-  readonly nonce: string;
-  /** gRPC code name the proxy gave, such as `INVALID_ARGUMENT`. */
-  readonly code: string;
-  /** The proxy's error text, cut to {@link NACK_TEXT_KEPT} characters. */
-  readonly message: string;
-  /** When the rejection arrived, as an ISO 8601 timestamp. */
-  readonly at: string;
-}
-
-/** Nonce and version bookkeeping of one type, as `/debug/syncz` shows it. */
-export interface TypeSync {
-  /** Nonce of the latest response sent. */
-  nonceSent?: string;
-  /** Version of the latest response sent. */
-  versionSent?: string;
-  /** When the latest response was sent, as an ISO 8601 timestamp. */
-  sentAt?: string;
-  /** Nonce of the latest response the proxy ACKed. */
-  nonceAcked?: string;
-  /** Version of the latest response the proxy ACKed. */
-  versionAcked?: string;
-  /** When the latest ACK arrived, as an ISO 8601 timestamp. */
-  ackedAt?: string;
-  /** The latest NACK, kept after later ACKs. */
-  lastNack?: NackInfo;
-  /**
-   * The newest push version that had nothing new of this type for the proxy after the latest response: that
-   * response stands for this version too.
-   */
-  unchangedThrough?: string;
-}
-
-/**
- * {@link TypeSync} as kept per type: times as epoch milliseconds, formatted only when asked for (every
- * response and every ACK sets one, and a date string each cost more than the rest of the bookkeeping).
- */
-interface SyncState extends Omit<TypeSync, "sentAt" | "ackedAt"> {
-  sentAtMs?: number;
-  ackedAtMs?: number;
 }
 
 /** What was last sent of one type, for `/debug/config_dump`. */
@@ -184,9 +114,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   readonly connectedAt: Date = new Date();
   /** Which ADS protocol the subclass speaks. */
   abstract readonly protocol: XdsProtocol;
-  readonly #sync = new Map<string, SyncState>();
   readonly #sent = new Map<string, SentRecord>();
-  readonly #pendingSends = new Set<(error: Error) => void>();
   #chain: Promise<unknown> = Promise.resolve();
   /** Work serialised and not yet finished. */
   #queuedWork = 0;
@@ -197,6 +125,10 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   readonly #whenClosed = Promise.withResolvers<void>();
   /** What this stream holds of the names its peer sent; checked before it holds more. */
   protected readonly nameBudget: StreamNameBudget;
+  /** The nonce/version/ACK/NACK bookkeeping of each type. */
+  protected readonly acks: AckTracker = new AckTracker();
+  /** Where responses are sent. */
+  readonly #port: SendPort;
 
   /** Binds a connection to its proxy, its stream and the server that owns it; the id is assigned here. */
   constructor(
@@ -207,6 +139,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     this.id = `${proxy.id}-${ctx.nextConnectionNumber()}`;
     // grpc-js names a TCP peer by address and port, which no two open connections share.
     this.nameBudget = ctx.budgets.open(call.getPeer());
+    this.#port = ctx.ports.open(call, this.id, (error) => this.#sendTimedOut(error));
   }
 
   /** The peer address as grpc-js reports it. */
@@ -214,17 +147,17 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     return this.call.getPeer();
   }
 
-  /** True once the stream has ended. */
   /** The HTTP/2 connection the stream is on; undefined when it cannot be read. */
   get transport(): object | undefined {
-    return sessionOf(this.call);
+    return this.#port.transport;
   }
 
   /** Sends written and not yet taken by the peer (each bounded by the send timeout). */
   get sendsInProgress(): number {
-    return this.#pendingSends.size;
+    return this.#port.sendsInProgress;
   }
 
+  /** True once the stream has ended. */
   get closed(): boolean {
     return this.#closed;
   }
@@ -299,8 +232,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   #touched(typeUrl: string, kinds: ReadonlySet<string> | undefined): boolean {
     const generator = this.ctx.generators.find(this.proxy, typeUrl);
     if (generator === undefined || mayAffect(generator, this.proxy, kinds)) return true;
-    const sync = this.#sync.get(typeUrl);
-    return sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent;
+    return this.acks.rejectedLatest(typeUrl);
   }
 
   /**
@@ -355,23 +287,16 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** Nonce/version state per type URL. */
   syncStatus(): Record<string, Readonly<TypeSync>> {
-    return Object.fromEntries([...this.#sync].map(([type, state]) => {
-      const { sentAtMs, ackedAtMs, ...sync } = state;
-      const out: TypeSync = { ...sync };
-      if (sentAtMs !== undefined) out.sentAt = new Date(sentAtMs).toISOString();
-      if (ackedAtMs !== undefined) out.ackedAt = new Date(ackedAtMs).toISOString();
-      return [type, out];
-    }));
+    return this.acks.status();
   }
 
   /** What was last sent per type URL. */
   sentResources(): Map<string, SentResources> {
     const out = new Map<string, SentResources>();
     for (const [type, resources] of this.#sent) {
-      const sync = this.#sync.get(type);
       out.set(type, {
-        version: sync?.versionSent ?? "",
-        nonce: sync?.nonceSent ?? "",
+        version: this.acks.versionSent(type) ?? "",
+        nonce: this.acks.nonceSent(type) ?? "",
         resources: resources.toMap(),
       });
     }
@@ -383,8 +308,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (this.#closed) return;
     this.#markClosed();
     try {
-      if (code === grpc.status.OK) this.call.end();
-      else this.call.emit("error", new GrpcStatusError(code, details));
+      this.#port.close(code, details);
     } catch (error) {
       this.ctx.logger.debug("ending ADS stream failed", { connection: this.id, error: String(error) });
     }
@@ -395,59 +319,15 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (!this.#closed) this.#markClosed();
   }
 
-  /**
-   * Writes one framed response. Resolves when the transport has sent it as far as the peer's flow-control
-   * credit allows, with nothing held back for the peer; on timeout the
-   * stream is ended with DEADLINE_EXCEEDED and `discovery_xds_write_timeout` counted.
-   *
-   * @throws {SendTimeoutError} after `DISCOVERY_XDS_SEND_TIMEOUT`
-   * @throws {ConnectionClosedError} when the connection closes first
-   */
-  protected send(typeUrl: string, bytes: Uint8Array): Promise<void> {
-    if (this.#closed) return Promise.reject(new ConnectionClosedError(this.id));
-    const started = performance.now();
-    return new Promise<void>((resolve, reject) => {
-      // Created only for a send that must wait for its peer: most leave at once, and an AbortController
-      // (its abort makes a DOMException with a stack) per response was a tenth of an endpoint push's CPU.
-      let flushing: AbortController | undefined;
-      const settle = (error?: Error) => {
-        cancelDeadline();
-        flushing?.abort();
-        this.#pendingSends.delete(settle);
-        if (error === undefined) {
-          this.ctx.metrics.sendTime(typeUrl, (performance.now() - started) / 1000);
-          resolve();
-        } else reject(error);
-      };
-      const cancelDeadline = this.ctx.sendDeadlines.add(() => {
-        settle(new SendTimeoutError(this.id, typeUrl, this.ctx.sendTimeoutMs));
-        this.ctx.metrics.writeTimeout();
-        this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
-          connection: this.id,
-          type: shortTypeName(typeUrl),
-          timeoutMs: this.ctx.sendTimeoutMs,
-        });
-        this.close(grpc.status.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(typeUrl)}" response`);
-      });
-      this.#pendingSends.add(settle);
-      // The write callback can come before the bytes leave (the runtime may buffer them natively while the
-      // peer grants no flow-control credit, or take megabytes into a wide window before the socket writes
-      // them), so the send ends only once the transport holds nothing back and the socket has written as
-      // many bytes as the response has: until then it holds its response-gate permit, which bounds what
-      // the server holds in native buffers. Other streams of the connection can only make this end sooner.
-      const before = socketBytesWritten(this.call);
-      const socketTarget = before === undefined ? undefined : before + bytes.length;
-      this.call.write(bytes, (error?: Error | null) => {
-        if (!this.#pendingSends.has(settle)) return;
-        if (error) return settle(error);
-        if (!isOutboundStalled(this.call, socketTarget)) return settle();
-        flushing = new AbortController();
-        whenOutboundLeft(this.call, socketTarget, flushing.signal).then(
-          () => this.#pendingSends.has(settle) && settle(),
-          () => {},
-        );
-      });
+  /** A send outlived `DISCOVERY_XDS_SEND_TIMEOUT` (the port has failed it): counted, logged, stream ended. */
+  #sendTimedOut(error: SendTimeoutError): void {
+    this.ctx.metrics.writeTimeout();
+    this.ctx.logger.warn("ending the stream of a proxy that does not take its responses", {
+      connection: this.id,
+      type: shortTypeName(error.what),
+      timeoutMs: error.timeoutMs,
     });
+    this.close(grpc.status.DEADLINE_EXCEEDED, `Timed out sending "${shortTypeName(error.what)}" response`);
   }
 
   /** A fresh nonce source's version prefix: the push version when tracking, else none. */
@@ -455,19 +335,9 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     return this.ctx.tracker === undefined ? undefined : pushVersion;
   }
 
-  /** The bookkeeping of one type, created on first use. */
-  protected sync(typeUrl: string): SyncState {
-    let sync = this.#sync.get(typeUrl);
-    if (sync === undefined) {
-      sync = {};
-      this.#sync.set(typeUrl, sync);
-    }
-    return sync;
-  }
-
   /** Forgets a type the proxy unsubscribed from. */
   protected forgetType(typeUrl: string): void {
-    this.#sync.delete(typeUrl);
+    this.acks.forget(typeUrl);
     this.#sent.delete(typeUrl);
   }
 
@@ -479,11 +349,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     resources: readonly VersionedResource[],
     options: { replace: boolean; removed?: readonly string[]; keep?: readonly string[] },
   ): void {
-    const sync = this.sync(typeUrl);
-    sync.nonceSent = nonce;
-    sync.versionSent = version;
-    sync.sentAtMs = Date.now();
-    delete sync.unchangedThrough;
+    this.acks.sent(typeUrl, version, nonce);
     let record = this.#sent.get(typeUrl);
     if (record === undefined) {
       record = new SentRecord(this.ctx.lists);
@@ -509,8 +375,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * not apply then, a secret not yet there, it may now).
    */
   protected holdsSent(typeUrl: string, resources: readonly VersionedResource[]): boolean {
-    const sync = this.#sync.get(typeUrl);
-    if (sync?.lastNack !== undefined && sync.lastNack.nonce === sync.nonceSent) return false;
+    if (this.acks.rejectedLatest(typeUrl)) return false;
     return this.#sent.get(typeUrl)?.holdsExactly(resources) ?? false;
   }
 
@@ -522,15 +387,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** Records an ACK of the latest response of a type, and the version it applied when tracking. */
   protected recordAck(typeUrl: string, nonce: string, version: string): void {
-    const sync = this.sync(typeUrl);
-    // The proxy echoes what was sent: keeping the sent strings lets the decoded copies die young instead of
-    // being held, one set per proxy and type, until the next ACK.
-    sync.nonceAcked = nonce === sync.nonceSent ? sync.nonceSent : nonce;
-    sync.versionAcked = version === sync.versionSent ? sync.versionSent : version;
-    sync.ackedAtMs = Date.now();
-    const pushVersion = nonce === sync.nonceSent && sync.unchangedThrough !== undefined
-      ? sync.unchangedThrough
-      : nonceVersion(sync.nonceAcked);
+    const pushVersion = this.acks.acked(typeUrl, nonce, version);
     if (this.ctx.tracker !== undefined && pushVersion !== undefined) {
       this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
     }
@@ -549,30 +406,18 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     held?: { readonly resources: readonly VersionedResource[]; readonly keep?: readonly string[] },
   ): void {
     if (held !== undefined) this.#sent.get(typeUrl)?.replace(held.resources, held.keep);
-    const sync = this.#sync.get(typeUrl);
-    if (sync?.nonceSent === undefined) return;
-    sync.unchangedThrough = pushVersion;
-    if (this.ctx.tracker !== undefined && sync.nonceAcked === sync.nonceSent) {
+    if (this.acks.unchanged(typeUrl, pushVersion) && this.ctx.tracker !== undefined) {
       this.ctx.tracker.recordAck(this.id, this.proxy.id, typeUrl, pushVersion);
     }
   }
 
   /**
    * Records a NACK: counted, logged through the server's NACK log (paced per proxy, the text cut), never
-   * resent. Only a type the stream was sent keeps it in its bookkeeping, its text cut to
-   * {@link NACK_TEXT_KEPT} characters: a peer chooses both.
+   * resent; kept in the type's bookkeeping ({@link AckTracker.nacked}).
    */
   protected recordNack(typeUrl: string, nonce: string, status: RpcStatus): void {
     const code = grpcCodeName(status.code);
-    const sync = this.#sync.get(typeUrl);
-    if (sync !== undefined) {
-      sync.lastNack = {
-        nonce,
-        code,
-        message: cut(status.message, NACK_TEXT_KEPT),
-        at: new Date().toISOString(),
-      };
-    }
+    this.acks.nacked(typeUrl, nonce, code, status.message);
     this.ctx.metrics.rejected(typeUrl, this.proxy.id, status.code);
     this.ctx.nacks.record(this.proxy.id, {
       connection: this.id,
@@ -585,28 +430,36 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 
   /** True when `nonce` is the latest one sent for `typeUrl`. */
   protected isLatestNonce(typeUrl: string, nonce: string): boolean {
-    return this.#sync.get(typeUrl)?.nonceSent === nonce;
+    return this.acks.isLatestNonce(typeUrl, nonce);
   }
 
   #markClosed(): void {
     this.#closed = true;
     this.nameBudget.close();
     this.#whenClosed.resolve();
-    for (const settle of [...this.#pendingSends]) settle(new ConnectionClosedError(this.id));
+    this.#port.peerGone();
     this.ctx.onClosed(this);
   }
 
-  /** Sends one response and counts it: a failed send as `senderr`, a done one with its build-plus-send time. */
+  /**
+   * Sends one response through the stream's port and counts it: a failed send as `senderr`, a done one with
+   * its send time and its build-plus-send time.
+   *
+   * @throws {SendTimeoutError} after `DISCOVERY_XDS_SEND_TIMEOUT` (the stream has been ended)
+   * @throws {StreamClosedError} when the stream closes first
+   */
   protected async sendCounted(typeUrl: string, bytes: Uint8Array, builtMs: number): Promise<void> {
     const started = performance.now();
     try {
-      await this.send(typeUrl, bytes);
+      await this.#port.send(bytes, typeUrl);
     } catch (error) {
       this.ctx.metrics.pushFailed(typeUrl, "senderr");
       throw error;
     }
+    const sentMs = performance.now() - started;
+    this.ctx.metrics.sendTime(typeUrl, sentMs / 1000);
     this.ctx.metrics.pushed(typeUrl);
-    this.ctx.metrics.pushTime(typeUrl, (builtMs + performance.now() - started) / 1000);
+    this.ctx.metrics.pushTime(typeUrl, (builtMs + sentMs) / 1000);
   }
 }
 

@@ -10,8 +10,6 @@ import { formatAddress } from "@mesh/shared/http/listen_address";
 import type { Logger } from "@mesh/shared/log/logger";
 import type { GrpcService } from "@mesh/shared/grpc/grpc_server";
 import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
-import { sendPrefixedWithoutCopy } from "@mesh/shared/grpc/prefixed_send";
-import { OutboundTurns } from "@mesh/shared/grpc/outbound_turns";
 import type { GrpcTls } from "@mesh/shared/grpc/server_credentials";
 import type { GrpcAdmission } from "@mesh/shared/grpc/grpc_admission";
 import { type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
@@ -27,11 +25,9 @@ export function adsGrpcService<P extends PushSnapshot>(
   service: AdsServer<P>,
   authenticate?: StreamAuthenticator,
 ): GrpcService {
-  // The streams of one connection take turns at its transport, so it never holds more than a slice unwritten.
-  const turns = new OutboundTurns();
+  // Each admitted stream's connection sends through a send port (`SendPorts`), which writes prefixed
+  // responses uncopied and paces the streams of one HTTP/2 connection.
   const gated = (call: AdsCall, serve: (caller?: StreamCaller) => void) => {
-    // Responses are framed with their gRPC prefix; shared ones then go out to every proxy uncopied.
-    sendPrefixedWithoutCopy(call, { turns });
     if (authenticate === undefined) return serve();
     // Requests wait in the stream (no reader yet) while the caller is authenticated.
     authenticate(call).then(

@@ -61,33 +61,35 @@ export class StalledH2Client {
   streamEnded = false;
   /** True once the connection is gone. */
   connectionClosed = false;
-  readonly #conn: Deno.TcpConn;
+  readonly #conn: Deno.Conn;
   #headers = new Uint8Array();
   #nextStream = STREAM + 2;
   #reading: Promise<void> | undefined;
   #paused: { promise: Promise<void>; resolve: () => void } | undefined;
 
-  private constructor(conn: Deno.TcpConn) {
+  private constructor(conn: Deno.Conn) {
     this.#conn = conn;
   }
 
   /**
-   * Connects to 127.0.0.1:`port`, opens `path` and sends one gRPC message. With `wideWindow`, the client
-   * grants the largest stream and connection windows HTTP/2 allows at once.
+   * Connects to 127.0.0.1:`port` (or the Unix socket `{ unix }`), opens `path` and sends one gRPC message.
+   * With `wideWindow`, the client grants the largest stream and connection windows HTTP/2 allows at once.
    */
   static async open(
-    port: number,
+    port: number | { readonly unix: string },
     path: string,
     message: Uint8Array,
     options: { wideWindow?: boolean } = {},
   ): Promise<StalledH2Client> {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    const conn = typeof port === "number"
+      ? await Deno.connect({ hostname: "127.0.0.1", port })
+      : await Deno.connect({ transport: "unix", path: port.unix });
     const client = new StalledH2Client(conn);
     const headers = Uint8Array.from([
       ...literalHeader(":method", "POST"),
       ...literalHeader(":scheme", "http"),
       ...literalHeader(":path", path),
-      ...literalHeader(":authority", `127.0.0.1:${port}`),
+      ...literalHeader(":authority", typeof port === "number" ? `127.0.0.1:${port}` : "localhost"),
       ...literalHeader("content-type", "application/grpc"),
       ...literalHeader("te", "trailers"),
     ]);

@@ -1,19 +1,19 @@
 /**
- * The deadlines of the sends in progress, all `DISCOVERY_XDS_SEND_TIMEOUT` long, kept by one timer rather
- * than one per send: a push to ten thousand proxies made and cleared ten thousand timers. Every deadline has
- * the same length, so the order sends start in is the order they expire in, and the timer is armed for the
- * oldest only.
+ * The deadlines of a server's sends in progress (its send ports'), all as long (`DISCOVERY_XDS_SEND_TIMEOUT`
+ * for ADS), kept by one timer rather than one per send: a push to ten thousand proxies made and cleared ten
+ * thousand timers. Every deadline has the same length, so the order sends start in is the order they expire
+ * in, and the timer is armed for the oldest only.
  *
  * @module
  */
-import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import { systemTimers, type Timers } from "../time/timers.ts";
 
 interface Deadline {
   readonly at: number;
   readonly expire: () => void;
 }
 
-/** Sends' deadlines under one timer; owned by one xDS server. */
+/** Sends' deadlines under one timer; owned by one server. */
 export class SendDeadlines {
   /** Insertion order is deadline order. */
   readonly #pending = new Set<Deadline>();

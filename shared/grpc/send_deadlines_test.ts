@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "@mesh/shared/testing/fake_timers";
+import { timersOf } from "../testing/fake_timers.ts";
 import { SendDeadlines } from "./send_deadlines.ts";
 
 Deno.test("One timer keeps every send's deadline, each expiring in its turn unless settled first", () => {

@@ -1,0 +1,14 @@
+/**
+ * The one grpc-js release whose private members this folder reads: the call under a server stream past its
+ * interceptors (`call`, `nextCall`), that call's `sendMessage`, `sendStatus`, `checkCancelled`,
+ * `maybeSendMetadata`, `handler.serialize`, `maxSendMessageSize`, `callEventTracker` and HTTP/2 `stream` (with
+ * its `session`, the session's `socket` and `state`), and `Server.http2Servers`. The send port, the prefixed
+ * writes and the peer guard rely on them; grpc-js may move any of them in a patch release, so deno.json pins
+ * exactly this version and `grpc_js_pin_test.ts` fails, naming it, when the installed one differs or its
+ * members are no longer where they were.
+ *
+ * @module
+ */
+
+/** The pinned `@grpc/grpc-js` version; deno.json imports exactly this one. */
+export const GRPC_JS_VERSION = "1.14.7";
