@@ -12,8 +12,20 @@ import { FrozenMap } from "./frozen_map.ts";
 /** Instances by cluster id, clusters sorted; every list frozen. */
 export type ClusterInstances = ReadonlyMap<string, readonly ServiceInstance[]>;
 
-/** Groups `instances` by cluster, clusters sorted, keeping their order within a cluster; frozen through. */
+/**
+ * Groups `instances` by cluster, clusters sorted, keeping their order within a cluster; frozen through. A list
+ * of one cluster that is frozen already is kept as it is, not copied.
+ */
 export function groupByCluster(instances: readonly ServiceInstance[]): ClusterInstances {
+  const first = instances[0]?.endpoint.locality.clusterId;
+  let oneCluster = true;
+  for (const instance of instances) {
+    deepFreeze(instance);
+    if (instance.endpoint.locality.clusterId !== first) oneCluster = false;
+  }
+  if (oneCluster && first !== undefined && Object.isFrozen(instances)) {
+    return new FrozenMap([[first, instances]]);
+  }
   const grouped = new Map<string, ServiceInstance[]>();
   for (const instance of instances) {
     const cluster = instance.endpoint.locality.clusterId;
@@ -22,7 +34,7 @@ export function groupByCluster(instances: readonly ServiceInstance[]): ClusterIn
     else grouped.set(cluster, [instance]);
   }
   return new FrozenMap(
-    [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, deepFreeze(l)]),
+    [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, Object.freeze(l)]),
   );
 }
 

@@ -118,3 +118,14 @@ Deno.test("EndpointIndex patches a list exactly as it would group it afresh, on 
     assert.equal(changed, JSON.stringify(before) !== JSON.stringify(addresses(index)), `step ${step}`);
   }
 });
+
+Deno.test("EndpointIndex keeps a registry's frozen list of one cluster as it is instead of copying it", () => {
+  const make = counted({ n: 0 });
+  const list = { current: Object.freeze([make("10.0.0.1"), make("10.0.0.2")]) as readonly ServiceInstance[] };
+  const index = new EndpointIndex(oneService(list));
+  index.update(EVENT);
+  assert.equal(index.snapshot().shards("a.example", "ns").byCluster.get("c1"), list.current);
+  list.current = Object.freeze([...list.current, make("10.0.0.3")]);
+  index.update(EVENT);
+  assert.equal(index.snapshot().shards("a.example", "ns").byCluster.get("c1"), list.current);
+});

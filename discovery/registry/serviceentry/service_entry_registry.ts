@@ -270,7 +270,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     const next = list.slice(0, at);
     for (const instance of is) next.push(instance);
     for (let i = at + was.length; i < list.length; i++) next.push(list[i]);
-    this.#instances.set(key, next);
+    this.#instances.set(key, Object.freeze(next));
   }
 
   /** Where a workload that had no instances of the key's host puts its first one in the key's list; -1 if unknown. */
@@ -427,9 +427,12 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     if (list === undefined) {
       const hostname = key.slice(key.indexOf("/") + 1);
       const entries = this.#entriesOf(key);
-      list = entries.length === 1
-        ? entryInstances(entries[0], hostname)
-        : entries.flatMap((state) => entryInstances(state, hostname));
+      // Frozen: a reader (the endpoint index) may keep the very list instead of a copy.
+      list = Object.freeze(
+        entries.length === 1
+          ? entryInstances(entries[0], hostname)
+          : entries.flatMap((state) => entryInstances(state, hostname)),
+      );
       this.#instances.set(key, list);
     }
     return list;
