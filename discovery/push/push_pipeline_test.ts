@@ -165,3 +165,35 @@ Deno.test("The #31 Envoy settings reach the snapshots the generators read, with 
     );
   });
 });
+
+Deno.test("The push pipeline publishes a batch the store is writing only once it is whole", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const w = world();
+    const pipeline = createPushPipeline({
+      store: w.store,
+      registry: w.registry,
+      mesh: () => MESH,
+      domain: "cluster.local",
+      env: new EnvSettings("discovery", { DISCOVERY_DEBOUNCE_AFTER: "100ms" }),
+      log: silentLogger,
+    });
+    const pushed: number[] = [];
+    pipeline.stage.onPush((_request, push) => void pushed.push(push.services().length));
+    let finish = () => {};
+    const batch = w.store.batch(async () => {
+      w.apply(serviceEntry("ns", "a", "a.example"));
+      await new Promise<void>((resolve) => finish = resolve);
+      w.apply(serviceEntry("ns", "b", "b.example"));
+    });
+    await clock.tickAsync(500);
+    assert.deepEqual(pushed, [], "half a batch is never pushed");
+    finish();
+    await batch;
+    await clock.tickAsync(250);
+    assert.deepEqual(pushed, [2]);
+    pipeline.close();
+  } finally {
+    clock.uninstall();
+  }
+});
