@@ -270,7 +270,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     const next = list.slice(0, at);
     for (const instance of is) next.push(instance);
     for (let i = at + was.length; i < list.length; i++) next.push(list[i]);
-    this.#instances.set(key, Object.freeze(next));
+    // Not frozen: freezing a list per event made the next event's search and copy of it several times slower.
+    this.#instances.set(key, next);
   }
 
   /** Where a workload that had no instances of the key's host puts its first one in the key's list; -1 if unknown. */
@@ -427,7 +428,8 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     if (list === undefined) {
       const hostname = key.slice(key.indexOf("/") + 1);
       const entries = this.#entriesOf(key);
-      // Frozen: a reader (the endpoint index) may keep the very list instead of a copy.
+      // Frozen, once per rebuild: a reader (the endpoint index) may keep the very list (an entry's tens of
+      // thousands of inline endpoints) instead of a copy.
       list = Object.freeze(
         entries.length === 1
           ? entryInstances(entries[0], hostname)
