@@ -56,6 +56,7 @@ export function patchOneCluster(
 ): { readonly byCluster: ClusterInstances; readonly same: boolean } | "same" | undefined {
   if (before.size !== 1 || instances.length === 0) return undefined;
   const [[cluster, old]] = before;
+  if (old === instances) return "same";
   const shorter = Math.min(old.length, instances.length);
   let head = 0;
   while (head < shorter && old[head] === instances[head]) head++;
