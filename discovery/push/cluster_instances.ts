@@ -26,13 +26,7 @@ export function groupByCluster(instances: readonly ServiceInstance[]): ClusterIn
   if (oneCluster && first !== undefined && Object.isFrozen(instances)) {
     return new FrozenMap([[first, instances]]);
   }
-  const grouped = new Map<string, ServiceInstance[]>();
-  for (const instance of instances) {
-    const cluster = instance.endpoint.locality.clusterId;
-    const list = grouped.get(cluster);
-    if (list) list.push(instance);
-    else grouped.set(cluster, [instance]);
-  }
+  const grouped = Map.groupBy(instances, (instance) => instance.endpoint.locality.clusterId);
   return new FrozenMap(
     [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, Object.freeze(l)]),
   );
