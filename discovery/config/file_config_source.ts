@@ -348,7 +348,8 @@ export class FileConfigSource {
     if (settling.size > 0) this.#reloadLater("settle", this.#settleMs);
     // The store first: the whole view (every file's rejections and warnings) only reports, after the push
     // that the store's events start is already on its way.
-    await this.#applyTouched(this.#state.takeTouched());
+    const touched = this.#state.takeTouched();
+    await this.#batch(() => this.#applyTouched(touched));
     const view = this.#state.view();
     this.#view = view;
     this.#reporter.report(view.rejections, view.warnings);
@@ -400,7 +401,7 @@ export class FileConfigSource {
     const view = this.#state.view();
     this.#view = view;
     this.#state.takeTouched();
-    await this.#apply(view.resources);
+    await this.#batch(() => this.#apply(view.resources));
     this.#reporter.report(view.rejections, view.warnings);
     this.#reloads++;
     this.#lastLoad = new Date(this.#wallClock()).toISOString();
@@ -530,6 +531,14 @@ export class FileConfigSource {
     this.#texts.delete(file);
     this.#stamps.delete(file);
     this.#known.delete(resolve(file));
+  }
+
+  /**
+   * Writes a reload's resources as one batch of the store: they go in slices of the event loop, and a push
+   * waits for the last one instead of publishing a half-written file.
+   */
+  #batch(write: () => Promise<void>): Promise<void> {
+    return this.#store.batch ? this.#store.batch(write) : write();
   }
 
   async #apply(resources: ReadonlyMap<string, LoadedDocument>): Promise<void> {

@@ -273,3 +273,28 @@ Deno.test("FileConfigSource applies the default namespace and fails to start on 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("FileConfigSource writes a reload's resources as one store batch, so a push waits for the last", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "file_config_source_test_" });
+  const many = (prefix: string) =>
+    Array.from({ length: 200 }, (_, i) => virtualService(`${prefix}-${i}`, `h${i}.example`)).join("---\n");
+  const store = new MemoryConfigStore();
+  const writing: boolean[] = [];
+  store.onEvent(() => writing.push(store.writing ?? false));
+  const source = new FileConfigSource({ dir, store, defaultNamespace: "default", debounceMs: 20 });
+  try {
+    await Deno.writeTextFile(`${dir}/first.yaml`, many("first"));
+    await source.start();
+    assert.equal(writing.length, 200);
+    assert.ok(writing.every((w) => w), "the whole tree's resources are written inside one batch");
+    assert.equal(store.writing, false);
+
+    await replaceFile(`${dir}/second.yaml`, many("second"));
+    await waitFor(() => store.list("VirtualService").length === 400 && !store.writing, "the second file");
+    assert.equal(writing.length, 400);
+    assert.ok(writing.every((w) => w), "a named file's resources are written inside one batch");
+  } finally {
+    await source.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -14,6 +14,8 @@ import { deepEqual } from "./deep_equal.ts";
 export interface SyncableConfigStore extends WritableConfigStore {
   /** Declares the initial state complete; `synced` is true from then on. */
   markSynced(): void;
+  /** Runs `write`, a batch of writes that belong together, with `writing` true until it settles. */
+  batch?<T>(write: () => Promise<T>): Promise<T>;
 }
 
 /** Options of {@link MemoryConfigStore}. */
@@ -38,6 +40,7 @@ export class MemoryConfigStore implements SyncableConfigStore {
   readonly #now: () => Date;
   #version = 0;
   #synced = false;
+  #batches = 0;
 
   /** An empty store, not yet synced. */
   constructor(options: MemoryConfigStoreOptions = {}) {
@@ -53,6 +56,24 @@ export class MemoryConfigStore implements SyncableConfigStore {
   /** Declares the initial state complete. */
   markSynced(): void {
     this.#synced = true;
+  }
+
+  /** True while a batch of writes that belong together is under way (see {@link batch}). */
+  get writing(): boolean {
+    return this.#batches > 0;
+  }
+
+  /**
+   * Runs `write`, a batch of writes that belong together (a reload's resources, written in slices of the event
+   * loop), with `writing` true until it settles, failed or not. Each write still emits its event at once.
+   */
+  async batch<T>(write: () => Promise<T>): Promise<T> {
+    this.#batches++;
+    try {
+      return await write();
+    } finally {
+      this.#batches--;
+    }
   }
 
   /** One resource, or undefined. */

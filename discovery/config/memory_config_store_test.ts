@@ -137,3 +137,21 @@ Deno.test("MemoryConfigStore keeps a handed-over resource's parts frozen in plac
   assert.notEqual(kept.spec, copied.spec);
   assert.equal(Object.isFrozen(copied.spec), false, "what the writer keeps is left as it was");
 });
+
+Deno.test("MemoryConfigStore is writing while a batch runs, and not after it, failed or not", async () => {
+  const store = new MemoryConfigStore();
+  const seen: boolean[] = [];
+  store.onEvent(() => seen.push(store.writing ?? false));
+  assert.equal(store.writing, false);
+  await store.batch(async () => {
+    store.apply(vs("a"));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    store.apply(vs("b"));
+  });
+  assert.deepEqual(seen, [true, true]);
+  assert.equal(store.writing, false);
+  await assert.rejects(store.batch(() => Promise.reject(new Error("broken"))), /broken/);
+  assert.equal(store.writing, false);
+  store.apply(vs("c"));
+  assert.deepEqual(seen, [true, true, false]);
+});

@@ -29,6 +29,11 @@ export interface ConfigStore {
   onEvent(handler: ConfigEventHandler): () => void;
   /** True once every source feeding the store has delivered its initial state. */
   readonly synced: boolean;
+  /**
+   * True while a source is writing changes that belong together (the resources of one reload of a config
+   * directory, written in slices of the event loop): a push waits for the end rather than publish half of them.
+   */
+  readonly writing?: boolean;
 }
 
 /** How a write hands its resource to the store. */

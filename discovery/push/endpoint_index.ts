@@ -1,9 +1,7 @@
-import { isDeepStrictEqual } from "node:util";
-import type { ServiceInstance } from "../model/endpoint.ts";
-import { deepFreeze } from "../model/deep_freeze.ts";
 import type { EndpointEvent, ServiceDiscovery } from "../registry/service_registry.ts";
 import { type EndpointShards, EndpointSnapshot, type NamespaceShards } from "./endpoint_snapshot.ts";
 import { FrozenMap } from "./frozen_map.ts";
+import { groupByCluster, patchOneCluster, sameClusterInstances } from "./cluster_instances.ts";
 
 export type { EndpointShards } from "./endpoint_snapshot.ts";
 
@@ -29,12 +27,28 @@ export class EndpointIndex {
     this.#discovery = discovery;
   }
 
-  /** Re-reads the endpoints an event names; returns true when they changed. */
+  /**
+   * Re-reads the endpoints an event names; returns true when they changed. A service whose endpoints are all
+   * in one cluster is patched: the instances the registry hands back identical (the same frozen objects) are
+   * taken as they were, and only the run between the common head and tail is compared and frozen, so an
+   * event of one workload costs reference comparisons over the service's list, not a deep comparison, a
+   * regrouping and a freeze of every instance.
+   */
   update(event: Pick<EndpointEvent, "hostname" | "namespace">): boolean {
     const { hostname, namespace } = event;
     const previous = this.#current(hostname, namespace);
-    const byCluster = this.#read(hostname, namespace);
-    if (previous && sameShards(previous.byCluster, byCluster)) return false;
+    const instances = this.#discovery.instances(hostname, undefined, namespace);
+    const patched = previous === undefined ? undefined : patchOneCluster(previous.byCluster, instances);
+    if (patched === "same") return false;
+    if (patched?.same) {
+      // Equal endpoints in new objects: kept at the same version (a cache key of equal content), no change.
+      this.#write(Object.freeze({ ...previous!, byCluster: patched.byCluster }));
+      return false;
+    }
+    const byCluster = patched?.byCluster ?? groupByCluster(instances);
+    if (patched === undefined && previous && sameClusterInstances(previous.byCluster, byCluster)) {
+      return false;
+    }
     if (!previous && byCluster.size === 0) {
       // Known to have none, at version 0 as for a service never read: priming does not read it again on
       // every full push (thousands of services without endpoints were re-read per snapshot).
@@ -91,33 +105,4 @@ export class EndpointIndex {
     }
     changed.set(shards.hostname, shards);
   }
-
-  #read(hostname: string, namespace: string): ReadonlyMap<string, readonly ServiceInstance[]> {
-    const grouped = new Map<string, ServiceInstance[]>();
-    for (const instance of this.#discovery.instances(hostname, undefined, namespace)) {
-      const cluster = instance.endpoint.locality.clusterId;
-      const list = grouped.get(cluster);
-      if (list) list.push(instance);
-      else grouped.set(cluster, [instance]);
-    }
-    return new FrozenMap(
-      [...grouped.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, l]) => [c, deepFreeze(l)]),
-    );
-  }
-}
-
-function sameShards(
-  a: ReadonlyMap<string, readonly ServiceInstance[]>,
-  b: ReadonlyMap<string, readonly ServiceInstance[]>,
-): boolean {
-  if (a.size !== b.size) return false;
-  for (const [cluster, list] of a) {
-    const other = b.get(cluster);
-    if (!other || other.length !== list.length) return false;
-    for (let i = 0; i < list.length; i++) {
-      if (list[i].servicePort.port !== other[i].servicePort.port) return false;
-      if (!isDeepStrictEqual(list[i].endpoint, other[i].endpoint)) return false;
-    }
-  }
-  return true;
 }

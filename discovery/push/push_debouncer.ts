@@ -23,12 +23,17 @@ export interface PushDebouncerDeps {
   readonly log?: Logger;
   /** A monotonic clock, so setting the wall clock neither holds a push back nor forces one. */
   readonly timers?: Timers;
+  /**
+   * True while the config store is writing changes that belong together (`ConfigStore.writing`): a push
+   * waits for the end, or for `maxMs` after its first request, as it waits for a quiet period.
+   */
+  readonly held?: () => boolean;
 }
 
 /**
- * Merges push requests: a push goes out once requests have been quiet for `afterMs`, or `maxMs` after the first
- * one, and never while the previous push is still running (requests keep merging meanwhile). Each push counts
- * its reasons in `discovery_push_triggers`.
+ * Merges push requests: a push goes out once requests have been quiet for `afterMs` and the store is not
+ * writing a batch (`held`), or `maxMs` after the first one, and never while the previous push is still running
+ * (requests keep merging meanwhile). Each push counts its reasons in `discovery_push_triggers`.
  */
 export class PushDebouncer {
   readonly #push: PushHandler;
@@ -36,6 +41,7 @@ export class PushDebouncer {
   readonly #metrics?: Metrics;
   readonly #log?: Logger;
   readonly #timers: Timers;
+  readonly #held: () => boolean;
   #pending?: PendingPush;
   #events = 0;
   #firstAt = 0;
@@ -51,6 +57,7 @@ export class PushDebouncer {
     this.#metrics = deps.metrics;
     this.#log = deps.log;
     this.#timers = deps.timers ?? systemTimers;
+    this.#held = deps.held ?? (() => false);
   }
 
   /** Adds a request; endpoint-only requests bypass the delay when EDS debouncing is off. */
@@ -96,13 +103,19 @@ export class PushDebouncer {
     if (this.#closed || !this.#pending) return;
     const now = this.#timers.now();
     const quiet = now - this.#lastAt;
-    if (now - this.#firstAt >= this.#options.maxMs || quiet >= this.#options.afterMs) {
+    const overdue = now - this.#firstAt >= this.#options.maxMs;
+    if (overdue || (quiet >= this.#options.afterMs && !this.#held())) {
       const request = this.#pending.build()!;
       this.#pending = undefined;
       this.#events = 0;
       void this.#run(request, true);
     } else {
-      this.#schedule(this.#options.afterMs - quiet);
+      // Held past the quiet period: looked at again a quiet period later (10 ms with no quiet period).
+      this.#schedule(
+        this.#options.afterMs - quiet > 0
+          ? this.#options.afterMs - quiet
+          : Math.max(this.#options.afterMs, 10),
+      );
     }
   }
 

@@ -188,3 +188,28 @@ Deno.test("PushDebouncer keeps time on its monotonic clock: setting the wall clo
     wall.uninstall();
   }
 });
+
+Deno.test(
+  "PushDebouncer holds a push while the store writes a batch, until it ends or the max delay passes",
+  withClock(async (clock, timers) => {
+    const pushed: string[] = [];
+    let held = true;
+    const debouncer = new PushDebouncer((r) => void pushed.push(names(r)), OPTIONS, {
+      timers,
+      held: () => held,
+    });
+    debouncer.enqueue(config("a"));
+    await clock.tickAsync(500);
+    assert.deepEqual(pushed, [], "quiet, but the batch is still being written");
+    held = false;
+    await clock.tickAsync(100);
+    assert.deepEqual(pushed, ["a"]);
+
+    held = true;
+    debouncer.enqueue(config("b"));
+    await clock.tickAsync(999);
+    assert.deepEqual(pushed, ["a"]);
+    await clock.tickAsync(100);
+    assert.deepEqual(pushed, ["a", "b"], "the max delay bounds the hold");
+  }),
+);

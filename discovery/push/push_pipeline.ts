@@ -129,7 +129,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     afterMs: env.durationMs("DISCOVERY_DEBOUNCE_AFTER"),
     maxMs: env.durationMs("DISCOVERY_DEBOUNCE_MAX"),
     enableEdsDebounce: env.bool("DISCOVERY_ENABLE_EDS_DEBOUNCE"),
-  }, { ...(options.metrics ? { metrics: options.metrics } : {}), log: options.log });
+  }, {
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    log: options.log,
+    held: () => store.writing === true,
+  });
   const changes = connectChangeEvents({
     store,
     registry,

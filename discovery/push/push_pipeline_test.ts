@@ -4,24 +4,29 @@ import { EnvSettings } from "@mesh/shared/env/env_settings";
 import { silentLogger } from "@mesh/shared/log/logger";
 import { Metrics } from "@mesh/shared/metrics/metrics";
 import { createPushPipeline } from "./push_pipeline.ts";
-import { MESH, networking, serviceEntry, world } from "./_test_support.ts";
+import { MESH, networking, serviceEntry, type World, world } from "./_test_support.ts";
+
+/** A push pipeline over the test world `w` with the settings `environment`. */
+function pipelineOver(w: World, environment: Record<string, string>, metrics?: Metrics) {
+  return createPushPipeline({
+    store: w.store,
+    registry: w.registry,
+    mesh: () => MESH,
+    domain: "cluster.local",
+    env: new EnvSettings("discovery", environment),
+    ...(metrics && { metrics }),
+    log: silentLogger,
+  });
+}
 
 Deno.test("The push pipeline turns changes into debounced snapshots for its listeners", async () => {
   const clock = FakeTimers.install({ now: 0 });
   try {
     const w = world();
-    const pipeline = createPushPipeline({
-      store: w.store,
-      registry: w.registry,
-      mesh: () => MESH,
-      domain: "cluster.local",
-      env: new EnvSettings("discovery", {
-        DISCOVERY_DEBOUNCE_AFTER: "100ms",
-        DISCOVERY_ENABLE_EDS_DEBOUNCE: "false",
-      }),
-      metrics: new Metrics("discovery", { version: "t", tag: "t" }),
-      log: silentLogger,
-    });
+    const pipeline = pipelineOver(w, {
+      DISCOVERY_DEBOUNCE_AFTER: "100ms",
+      DISCOVERY_ENABLE_EDS_DEBOUNCE: "false",
+    }, new Metrics("discovery", { version: "t", tag: "t" }));
     const pushes: string[] = [];
     pipeline.stage.onPush((request, push) =>
       void pushes.push(`${request.full ? "full" : "eds"} services=${push.services().length}`)
@@ -34,7 +39,8 @@ Deno.test("The push pipeline turns changes into debounced snapshots for its list
     );
     await clock.tickAsync(99);
     assert.deepEqual(pushes, []);
-    await clock.tickAsync(1);
+    // The build and the publication are two turns of the loop; a fake clock puts the second 1 ms later.
+    await clock.tickAsync(2);
     assert.deepEqual(pushes, ["full services=1"]);
 
     w.apply(networking("ServiceEntry", "ns", "sel", {
@@ -43,7 +49,7 @@ Deno.test("The push pipeline turns changes into debounced snapshots for its list
       resolution: "STATIC",
       workloadSelector: { labels: { app: "sel" } },
     }));
-    await clock.tickAsync(100);
+    await clock.tickAsync(101);
     w.apply(networking("WorkloadEntry", "ns", "w", { address: "10.3.0.1", labels: { app: "sel" } }));
     await clock.tickAsync(0);
     assert.deepEqual(
@@ -64,16 +70,9 @@ Deno.test("The push pipeline turns changes into debounced snapshots for its list
 
 Deno.test("DISCOVERY_ENABLE_{REDIS,MYSQL,THRIFT}_FILTER reach the snapshots the generators read", () => {
   const w = world();
-  const pipeline = createPushPipeline({
-    store: w.store,
-    registry: w.registry,
-    mesh: () => MESH,
-    domain: "cluster.local",
-    env: new EnvSettings("discovery", {
-      DISCOVERY_ENABLE_REDIS_FILTER: "true",
-      DISCOVERY_ENABLE_THRIFT_FILTER: "1",
-    }),
-    log: silentLogger,
+  const pipeline = pipelineOver(w, {
+    DISCOVERY_ENABLE_REDIS_FILTER: "true",
+    DISCOVERY_ENABLE_THRIFT_FILTER: "1",
   });
   try {
     assert.deepEqual(pipeline.stage.current().protocolFilters, { redis: true, mysql: false, thrift: true });
@@ -85,14 +84,7 @@ Deno.test("DISCOVERY_ENABLE_{REDIS,MYSQL,THRIFT}_FILTER reach the snapshots the 
 Deno.test("DISCOVERY_INITIAL_FETCH_TIMEOUT and DISCOVERY_FILTER_GATEWAY_CLUSTER_CONFIG reach the snapshots", async (t) => {
   const snapshot = (environment: Record<string, string>) => {
     const w = world();
-    const pipeline = createPushPipeline({
-      store: w.store,
-      registry: w.registry,
-      mesh: () => MESH,
-      domain: "cluster.local",
-      env: new EnvSettings("discovery", environment),
-      log: silentLogger,
-    });
+    const pipeline = pipelineOver(w, environment);
     try {
       const push = pipeline.stage.current();
       return { timeout: push.initialFetchTimeoutNs, filter: push.filterGatewayClusters };
@@ -115,14 +107,7 @@ Deno.test("DISCOVERY_INITIAL_FETCH_TIMEOUT and DISCOVERY_FILTER_GATEWAY_CLUSTER_
 Deno.test("The #31 Envoy settings reach the snapshots the generators read, with their documented defaults", async (t) => {
   const snapshot = (environment: Record<string, string>) => {
     const w = world();
-    const pipeline = createPushPipeline({
-      store: w.store,
-      registry: w.registry,
-      mesh: () => MESH,
-      domain: "cluster.local",
-      env: new EnvSettings("discovery", environment),
-      log: silentLogger,
-    });
+    const pipeline = pipelineOver(w, environment);
     try {
       const push = pipeline.stage.current();
       return {
@@ -163,4 +148,29 @@ Deno.test("The #31 Envoy settings reach the snapshots the generators read, with 
       },
     );
   });
+});
+
+Deno.test("The push pipeline publishes a batch the store is writing only once it is whole", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const w = world();
+    const pipeline = pipelineOver(w, { DISCOVERY_DEBOUNCE_AFTER: "100ms" });
+    const pushed: number[] = [];
+    pipeline.stage.onPush((_request, push) => void pushed.push(push.services().length));
+    let finish = () => {};
+    const batch = w.store.batch(async () => {
+      w.apply(serviceEntry("ns", "a", "a.example"));
+      await new Promise<void>((resolve) => finish = resolve);
+      w.apply(serviceEntry("ns", "b", "b.example"));
+    });
+    await clock.tickAsync(500);
+    assert.deepEqual(pushed, [], "half a batch is never pushed");
+    finish();
+    await batch;
+    await clock.tickAsync(250);
+    assert.deepEqual(pushed, [2]);
+    pipeline.close();
+  } finally {
+    clock.uninstall();
+  }
 });

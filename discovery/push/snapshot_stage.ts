@@ -17,13 +17,22 @@ export interface SnapshotStageOptions {
   readonly log: Logger;
   /** Where build errors, service counts and push problems are recorded; none when absent. */
   readonly metrics?: Metrics;
+  /** Gives the event loop a turn (a zero-delay timer by default; tests may pass their own). */
+  readonly turn?: () => Promise<void>;
 }
+
+const loopTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * The pipeline stage between the debouncer and the push queue: a full request builds a new PushContext (a
  * failed build keeps the previous one and counts `discovery_xds_push_context_errors`); every request then goes
  * to the listeners with the current snapshot. An endpoint-only request gets a copy of the current snapshot with
  * the endpoints as of now: a published snapshot never changes, its endpoints included.
+ *
+ * A full request runs in two turns of the event loop: the build, then the publication (gauges, cache
+ * invalidation and queueing by the listeners). Each costs tens of milliseconds at thousands of services; in
+ * one turn together they held the loop past the 50 ms bound. A snapshot is published whole or not at all:
+ * `current()` and the listeners change together, in the second turn.
  */
 export class SnapshotStage {
   readonly #options: SnapshotStageOptions;
@@ -51,14 +60,10 @@ export class SnapshotStage {
   /** Handles one debounced request; give this to the PushDebouncer. Resolves when every listener has. */
   handle = async (request: PushRequest): Promise<void> => {
     if (request.full) {
-      try {
-        this.#current = this.#options.build();
-        this.#record(this.#current);
-      } catch (error) {
-        this.#options.metrics?.counter("discovery_xds_push_context_errors").inc();
-        this.#options.log.error("building the push context failed; the previous snapshot stays", {
-          error: (error as Error)?.message ?? String(error),
-        });
+      const built = this.#build();
+      if (built !== undefined) {
+        await (this.#options.turn ?? loopTurn)();
+        this.#publish(built);
       }
     } else if (this.#options.endpoints !== undefined) {
       this.#current = this.#current.withEndpoints(this.#options.endpoints());
@@ -75,11 +80,36 @@ export class SnapshotStage {
     }));
   };
 
-  #record(push: PushContext): void {
+  #build(): PushContext | undefined {
+    try {
+      return this.#options.build();
+    } catch (error) {
+      this.#options.metrics?.counter("discovery_xds_push_context_errors").inc();
+      this.#options.log.error("building the push context failed; the previous snapshot stays", {
+        error: (error as Error)?.message ?? String(error),
+      });
+      return undefined;
+    }
+  }
+
+  /**
+   * Makes `built` the current snapshot. Endpoint-only requests are not serialized with full ones (with
+   * `DISCOVERY_ENABLE_EDS_DEBOUNCE` off): one handled during the build's turn may have published newer
+   * endpoints than `built` holds, and those are kept.
+   */
+  #publish(built: PushContext): void {
+    const previous = this.#current;
+    this.#current = previous.endpointIndex.generation > built.endpointIndex.generation
+      ? built.withEndpoints(previous.endpointIndex)
+      : built;
+    this.#record(this.#current, previous);
+  }
+
+  #record(push: PushContext, previous?: PushContext): void {
     const metrics = this.#options.metrics;
     if (!metrics) return;
     metrics.gauge("discovery_services").set(push.services().length);
     metrics.gauge("discovery_virt_services").set(push.virtualServiceIndex.all.length);
-    push.problems.record(metrics);
+    push.problems.record(metrics, previous?.problems);
   }
 }

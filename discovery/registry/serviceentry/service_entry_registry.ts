@@ -270,6 +270,7 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     const next = list.slice(0, at);
     for (const instance of is) next.push(instance);
     for (let i = at + was.length; i < list.length; i++) next.push(list[i]);
+    // Not frozen: V8 searches and copies a frozen array on slower paths, and the next event does both.
     this.#instances.set(key, next);
   }
 
@@ -427,9 +428,13 @@ export class ServiceEntryRegistry implements ServiceRegistry {
     if (list === undefined) {
       const hostname = key.slice(key.indexOf("/") + 1);
       const entries = this.#entriesOf(key);
-      list = entries.length === 1
-        ? entryInstances(entries[0], hostname)
-        : entries.flatMap((state) => entryInstances(state, hostname));
+      // Frozen, once per rebuild: a reader (the endpoint index) may keep the very list (an entry's tens of
+      // thousands of inline endpoints) instead of a copy.
+      list = Object.freeze(
+        entries.length === 1
+          ? entryInstances(entries[0], hostname)
+          : entries.flatMap((state) => entryInstances(state, hostname)),
+      );
       this.#instances.set(key, list);
     }
     return list;

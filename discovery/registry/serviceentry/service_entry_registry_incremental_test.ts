@@ -271,3 +271,17 @@ Deno.test("proxyInstances lists hosts in the order the oldest entry giving them 
     ["h2.example", "h1.example"],
   );
 });
+
+Deno.test("The ServiceEntry registry hands out a service's instance list frozen as built", () => {
+  const store = orderedStore();
+  const { registry } = registryOver(store);
+  store.apply(networking<ServiceEntrySpec>("ServiceEntry", "a", "inline", {
+    hosts: ["h.example"],
+    ports: [HTTP],
+    resolution: "STATIC",
+    endpoints: [{ address: "10.0.0.1" }, { address: "10.0.0.2" }],
+  }));
+  const built = registry.instances("h.example", undefined, "a");
+  assert.deepEqual(built.map((i) => i.endpoint.address), ["10.0.0.1", "10.0.0.2"]);
+  assert.ok(Object.isFrozen(built));
+});
