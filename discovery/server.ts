@@ -6,6 +6,7 @@ import type { ListenAddress } from "@mesh/shared/http/listen_address";
 import { closingComponent, type Component, Lifecycle } from "@mesh/shared/lifecycle";
 import type { LogManager } from "@mesh/shared/log/log_manager";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { nativeHeapTrimming } from "@mesh/shared/process/native_heap_trimmer";
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { configDirSettingsFromEnv, FileConfigSource, MemoryConfigStore, MeshWatcher } from "./config/mod.ts";
@@ -320,6 +321,7 @@ export async function startDiscovery(
   // mesh and injector files, the CA's plugged-in files) and /ready waits for the last listener, because an
   // orchestrator calls the webhook as soon as the pod is ready.
   const lifecycle = new Lifecycle([
+    nativeHeapTrimming(env.durationMs("DISCOVERY_NATIVE_HEAP_TRIM_INTERVAL"), log),
     {
       name: "config",
       start() {},
