@@ -112,6 +112,7 @@ export function nativeHeapTrimming(
       }
       trimmer = new NativeHeapTrimmer({ intervalMs, trim: binding.trim, logger, ...(timers && { timers }) });
       trimmer.start();
+      logger.info("Native heap trimming on", { everyMs: intervalMs, library: binding.library });
     },
     stop: () => trimmer?.stop(),
   };

@@ -111,6 +111,10 @@ Deno.test("nativeHeapTrimming trims on its period while started, and not at all 
   await component.stop();
   await clock.tickAsync(3_000);
   assert.equal(calls, 3);
+  assert.deepEqual(logger.matching("info", "Native heap trimming on")[0].fields, {
+    everyMs: 1_000,
+    library: "/lib/libc.so.6",
+  });
   const off = nativeHeapTrimming(0, logger, open, timersOf(clock));
   await off.start();
   await off.stop();
