@@ -4,6 +4,7 @@ import type { RunningServer } from "@mesh/shared/http/serve";
 import { closingComponent, Lifecycle } from "@mesh/shared/lifecycle";
 import type { LogManager } from "@mesh/shared/log/log_manager";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { nativeHeapTrimming } from "@mesh/shared/process/native_heap_trimmer";
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
@@ -176,6 +177,7 @@ export async function startDiscovery(
   // mesh and injector files, the CA's plugged-in files) and /ready waits for the last listener, because an
   // orchestrator calls the webhook as soon as the pod is ready.
   const lifecycle = new Lifecycle([
+    nativeHeapTrimming(env.durationMs("DISCOVERY_NATIVE_HEAP_TRIM_INTERVAL"), log),
     ...sources.configComponents(),
     {
       name: "injection",

@@ -4,6 +4,7 @@
  * @module
  */
 import type { AttackResult } from "./run_attack.ts";
+import { describeChange } from "./memory_breakdown.ts";
 
 /** The targets of #35. */
 export const TARGETS = {
@@ -55,7 +56,9 @@ export function renderAbuseReport(results: readonly AttackResult[]): string {
   const notes = results.map((r) =>
     `- **${r.name}** ${JSON.stringify(r.sizes)}: attacker ${r.attackerEnded} after ${r.attackSeconds} s; ` +
     `push latency p50 ${r.pushes?.latencyP50Ms ?? "–"} ms, max ${r.pushes?.latencyMaxMs ?? "–"} ms; ` +
-    `attacker saw ${JSON.stringify(r.notes)}`
+    `attacker saw ${JSON.stringify(r.notes)}` +
+    (r.memory?.after ? `; memory idle → after: ${describeChange(r.memory.idle, r.memory.after)}` : "") +
+    (r.profiles?.length ? `; CPU profiles ${r.profiles.join(", ")}` : "")
   );
   return [...head, ...rows, "", ...notes].join("\n");
 }

@@ -22,6 +22,8 @@ export interface ServerOptions {
   readonly env?: Record<string, string>;
   /** The open-file limit to start it under; the inherited one when absent. */
   readonly fdLimit?: number;
+  /** Serve `/debug/pprof` (`--profile`). */
+  readonly profile?: boolean;
 }
 
 /** A started server and where it listens. */
@@ -40,7 +42,14 @@ export async function startAbuseServer(options: ServerOptions): Promise<AbuseSer
   const addresses = discoveryAddresses();
   const args = [
     ...programArgs("mesh-discovery"),
-    ...discoveryArgs(addresses, ["--registries", "Mock", "--configDir", options.configDir, "--log_as_json"]),
+    ...discoveryArgs(addresses, [
+      "--registries",
+      "Mock",
+      "--configDir",
+      options.configDir,
+      "--log_as_json",
+      ...(options.profile ? ["--profile"] : []),
+    ]),
   ];
   // The environment `startProgram` gives its programs; that helper cannot lower the open-file limit.
   const env: Record<string, string> = { NO_COLOR: "1", ...options.env };

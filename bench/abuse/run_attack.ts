@@ -15,6 +15,7 @@ import type { Attack, Sizes } from "./attack_catalog.ts";
 import { PushCheck, type PushSummary } from "./push_check.ts";
 import { ReadyProbe, type ReadySummary } from "./ready_probe.ts";
 import { RssWatch } from "./rss_watch.ts";
+import { describeChange, type MemoryBreakdown, memoryBreakdown } from "./memory_breakdown.ts";
 
 /** The figures of one attack. */
 export interface AttackResult {
@@ -38,6 +39,10 @@ export interface AttackResult {
   readonly attackerEnded: "finished" | "time bound" | "exited";
   /** What the attacker reported. */
   readonly notes: Record<string, unknown>;
+  /** Where the memory lay at idle and `afterS` after the attacker left (absent when the server was gone). */
+  readonly memory?: { readonly idle: MemoryBreakdown; readonly after?: MemoryBreakdown };
+  /** The CPU profiles taken while the attacker ran (`--profile-s`). */
+  readonly profiles?: readonly string[];
 }
 
 /** How to run. */
@@ -48,6 +53,9 @@ export interface RunOptions {
   readonly pushEveryMs: number;
   /** Extra environment of the server (`--server-env`), such as glibc's malloc tunables. */
   readonly serverEnv?: Readonly<Record<string, string>>;
+  /** Seconds of CPU profile to take from the attacker's start (`--profile-s`), in files of `profileDir`. */
+  readonly profileS?: number;
+  readonly profileDir?: string;
   readonly log: (message: string) => void;
 }
 
@@ -70,7 +78,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     await writePluggedInCa(await makePluggedInCa(30 * ONE_DAY), caDir);
     env.ROOT_CA_DIR = caDir;
   }
-  const server = await startAbuseServer({ configDir, env, fdLimit: attack.fdLimit });
+  const profileS = options.profileS ?? 0;
+  const server = await startAbuseServer({ configDir, env, fdLimit: attack.fdLimit, profile: profileS > 0 });
   const { addresses, pid, program } = server;
   const rss = new RssWatch(pid, options.rssLimitMiB, () => program.child.kill("SIGKILL"));
   const ready = new ReadyProbe(`http://${addresses.httpAddr}/ready`);
@@ -80,9 +89,13 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     await pushes.start();
     await sleep(options.idleS * 1000);
     const idleMiB = Math.round(processMemory(pid).rssKiB / 1024);
+    const idleMemory = await memoryBreakdown(pid, addresses.ctrlzPort);
     const logBefore = logSize(program.stdout + program.stderr);
     options.log(`${attack.name}: idle ${idleMiB} MiB; attacking with ${JSON.stringify(sizes)}`);
     const started = performance.now();
+    const profiles = profileS > 0
+      ? takeProfiles(addresses.httpAddr, profileS, join(options.profileDir ?? ".", attack.name), options.log)
+      : Promise.resolve([]);
     const launch = attack.launch({ ...addresses, caDir }, sizes);
     const child = startChild(launch.script, launch.args, { permissions: launch.permissions });
     const notes: Record<string, unknown> = {};
@@ -103,6 +116,10 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     );
     await Promise.race([sleep(options.afterS * 1000), server.exited]);
     const afterKiB = server.hasExited() ? 0 : processMemory(pid).rssKiB;
+    const afterMemory = server.hasExited() ? undefined : await memoryBreakdown(pid, addresses.ctrlzPort);
+    if (afterMemory) {
+      options.log(`${attack.name}: memory idle → after: ${describeChange(idleMemory, afterMemory)}`);
+    }
     pushSummary = await pushes.stop();
     const readySummary = await ready.stop();
     await rss.stop();
@@ -133,6 +150,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
       attackSeconds,
       attackerEnded,
       notes,
+      memory: { idle: idleMemory, ...(afterMemory && { after: afterMemory }) },
+      ...(profileS > 0 ? { profiles: await profiles } : {}),
     };
   } finally {
     if (pushSummary === undefined) await pushes.stop(0).catch(() => {});
@@ -141,6 +160,32 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     await program.stop();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** The debug interface's profile of one request is cut short past about a minute: take windows of this. */
+const PROFILE_WINDOW_S = 40;
+
+/** CPU profiles of `seconds` in windows of at most {@link PROFILE_WINDOW_S}, saved as `<prefix>-<n>.cpuprofile`. */
+async function takeProfiles(
+  httpAddr: string,
+  seconds: number,
+  prefix: string,
+  log: (message: string) => void,
+): Promise<string[]> {
+  const files: string[] = [];
+  for (let left = seconds, n = 0; left > 0; left -= PROFILE_WINDOW_S, n++) {
+    const window = Math.min(left, PROFILE_WINDOW_S);
+    const file = `${prefix}-${n}.cpuprofile`;
+    try {
+      const response = await fetch(`http://${httpAddr}/debug/pprof/profile?seconds=${window}`);
+      await Deno.writeTextFile(file, await response.text());
+      files.push(file);
+    } catch (error) {
+      log(`profile ${file} failed: ${error instanceof Error ? error.message : error}`);
+      break;
+    }
+  }
+  return files;
 }
 
 function logSize(text: string): { lines: number; bytes: number } {

@@ -4,22 +4,16 @@
  * responses (and their bytes in the transport) at a time, as a push does. Permits are granted in arrival
  * order, and holders start in turns of the event loop of at most `sliceMs` of building each: between two
  * slices the transport gets to write, so the first bytes of a push leave while the rest is still being built,
- * and small responses still share a turn instead of paying one each.
+ * and small responses still share a turn instead of paying one each. Turns follow each other through
+ * {@link pollingYield}, so a long run of them still lets the runtime accept connections and read sockets
+ * (a `/ready` probe, a healthy proxy's ACK) every few slices.
  *
  * A holder must never wait for anything that itself waits for a permit (a connection's serialised work is
  * fine: only work already holding a permit is ever ahead of it).
  *
  * @module
  */
-import { setImmediate } from "node:timers";
-
-/** Lets the event loop run (I/O included) before calling `next`. */
-export type YieldToLoop = (next: () => void) => void;
-
-/** Waits for the check phase of the event loop, after pending I/O. */
-export const yieldToLoop: YieldToLoop = (next) => {
-  setImmediate(next);
-};
+import { pollingYield, type YieldToLoop } from "@mesh/shared/time/loop_yield";
 
 /** Work holding a permit: called with the function that returns it. */
 type Holder = (release: () => void) => void;
@@ -34,7 +28,7 @@ export interface ResponseGateStats {
 
 /** How the gate shares the event loop; tests pass their own. */
 export interface ResponseGateOptions {
-  /** How a turn of the event loop is awaited (default: the check phase, after I/O). */
+  /** How a turn of the event loop is awaited (default: {@link pollingYield} on `now`). */
   readonly yieldTo?: YieldToLoop;
   /** Building time after which a turn ends and the loop runs again (default 4 ms). */
   readonly sliceMs?: number;
@@ -60,9 +54,9 @@ export class ResponseGate {
       throw new RangeError(`Invalid response gate size "${permits}": expected at least 1 permit`);
     }
     this.#permits = permits;
-    this.#yield = options.yieldTo ?? yieldToLoop;
     this.#sliceMs = options.sliceMs ?? 4;
     this.#now = options.now ?? (() => performance.now());
+    this.#yield = options.yieldTo ?? pollingYield(this.#now);
   }
 
   /**

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ResponseGate, yieldToLoop } from "./response_gate.ts";
+import { pollingYield } from "@mesh/shared/time/loop_yield";
+import { ResponseGate } from "./response_gate.ts";
 
 /** A gate whose turns of the event loop the test hands out one at a time. */
 function manualGate(permits: number, msPerResponse = 20) {
@@ -85,7 +86,7 @@ Deno.test("ResponseGate lets small responses share a turn, up to the slice", asy
 });
 
 Deno.test("ResponseGate returns the permit when the work fails", async () => {
-  const gate = new ResponseGate(1, { yieldTo: yieldToLoop });
+  const gate = new ResponseGate(1, { yieldTo: pollingYield() });
   await assert.rejects(gate.run(() => Promise.reject(new Error("send failed"))), /send failed/);
   assert.equal(await gate.run(() => Promise.resolve(7)), 7);
   assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
@@ -164,7 +165,7 @@ Deno.test("ResponseGate asks for a permit only once admitted, and ends the admis
 });
 
 Deno.test("ResponseGate returns the permit and leaves when the work throws before its first await", async () => {
-  const gate = new ResponseGate(1, { yieldTo: yieldToLoop });
+  const gate = new ResponseGate(1, { yieldTo: pollingYield() });
   let left = 0;
   await assert.rejects(
     gate.run(() => {
@@ -175,4 +176,32 @@ Deno.test("ResponseGate returns the permit and leaves when the work throws befor
   assert.equal(left, 1);
   assert.equal(await gate.run(() => Promise.resolve(7)), 7);
   assert.deepEqual(gate.stats(), { running: 0, waiting: 0 });
+});
+
+Deno.test("ResponseGate lets a connection in within a few responses while responses keep it busy", async () => {
+  // Each response "takes" 5 ms on the gate's clock; the gate is never idle until the connection is accepted.
+  let clock = 0;
+  const gate = new ResponseGate(1, { now: () => clock, sliceMs: 4 });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let built = 0;
+  let builtWhenAccepted: number | undefined;
+  const accepted = listener.accept().then((conn) => {
+    builtWhenAccepted = built;
+    conn.close();
+  });
+  const next = (): void =>
+    gate.hold((release) => {
+      built++;
+      clock += 5;
+      release();
+      if (builtWhenAccepted === undefined && built < 2_000) next();
+    });
+  next();
+  const client = await Deno.connect({ hostname: "127.0.0.1", port: (listener.addr as Deno.NetAddr).port });
+  await accepted;
+  client.close();
+  listener.close();
+  // Immediates alone let the runtime poll its sockets only every few dozen turns; the gate waits on I/O at
+  // least every DEFAULT_POLL_EVERY_MS of building.
+  assert.ok(builtWhenAccepted! <= 10, `accepted after ${builtWhenAccepted} responses`);
 });

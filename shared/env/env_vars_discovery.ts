@@ -61,6 +61,14 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Not in the reference. CSRs waiting to be signed at most; past it requests are refused with RESOURCE_EXHAUSTED. From 0 to 1000000.",
   },
   {
+    name: "DISCOVERY_NATIVE_HEAP_TRIM_INTERVAL",
+    type: "duration",
+    default: "15s",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. How often glibc's malloc_trim hands free native heap pages back to the kernel, so memory a flood of connections took is returned once they are gone; needs --allow-ffi for the system library directories. 0s: never. At most 1h.",
+  },
+  {
     name: "MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER",
     type: "duration",
     default: "0s",
