@@ -5,13 +5,15 @@
  */
 import type { MemoryPeaks } from "./memory_sampler.ts";
 import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
-import type { MachineInfo, ProcessMemory } from "./bench_processes.ts";
+import type { MachineInfo, ProcessMemory, ThreadCpu } from "./bench_processes.ts";
 import { type LatencySummary, summarize } from "./latency_stats.ts";
 
 /** CPU time used during a phase, in ms (one clock tick resolution), including its settle time. */
 export interface CpuUse {
   readonly serverMs: number;
   readonly loadMs: number;
+  /** The server's CPU by thread (main, V8 workers, other); absent for the replay server. */
+  readonly serverThreads?: ThreadCpu;
 }
 
 /** One edit on disk and what the proxies saw. */
@@ -87,7 +89,12 @@ function row(label: string, s: LatencySummary, extra = ""): string {
 }
 
 function cpuNote(cpu: CpuUse | undefined): string {
-  return cpu === undefined ? "" : `; CPU server ${ms(cpu.serverMs)}, load ${ms(cpu.loadMs)}`;
+  if (cpu === undefined) return "";
+  const t = cpu.serverThreads;
+  const split = t === undefined
+    ? ""
+    : ` (main thread ${ms(t.mainMs)}, V8 workers ${ms(t.v8WorkersMs)}, other ${ms(t.otherMs)})`;
+  return `; CPU server ${ms(cpu.serverMs)}${split}, load ${ms(cpu.loadMs)}`;
 }
 
 function verdict(ok: boolean): string {

@@ -27,7 +27,15 @@ import {
   startProgram,
 } from "../tests/helpers/programs.ts";
 import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
-import { loadAverage, machineInfo, processCpuMs, processMemory, startChild } from "./bench_processes.ts";
+import {
+  loadAverage,
+  machineInfo,
+  processCpuMs,
+  processMemory,
+  startChild,
+  type ThreadCpu,
+  threadCpuMs,
+} from "./bench_processes.ts";
 import { summarize } from "./latency_stats.ts";
 import {
   type CpuUse,
@@ -133,11 +141,31 @@ function startServer(configDir: string) {
   return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), env) };
 }
 
-/** CPU ms used by the server and the load process during `run`. */
-async function withCpu<T>(server: number, agent: number, run: () => Promise<T>): Promise<[T, CpuUse]> {
+/** CPU ms used by the server (split by thread with `threads`) and the load process during `run`. */
+async function withCpu<T>(
+  server: number,
+  agent: number,
+  run: () => Promise<T>,
+  threads = false,
+): Promise<[T, CpuUse]> {
   const before = [processCpuMs(server), processCpuMs(agent)];
+  const threadsBefore = threads ? threadCpuMs(server) : undefined;
   const result = await run();
-  return [result, { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] }];
+  const use = { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] };
+  return [
+    result,
+    threadsBefore === undefined ? use : { ...use, serverThreads: threadCpuSince(threadsBefore, server) },
+  ];
+}
+
+/** The server's CPU by thread since `before`. */
+function threadCpuSince(before: ThreadCpu, server: number): ThreadCpu {
+  const now = threadCpuMs(server);
+  return {
+    mainMs: now.mainMs - before.mainMs,
+    v8WorkersMs: now.v8WorkersMs - before.v8WorkersMs,
+    otherMs: now.otherMs - before.otherMs,
+  };
 }
 
 /** Profiles `--profile-kind` can take: the server's route and the saved file's extension. */
@@ -256,6 +284,8 @@ async function main(): Promise<LoadReport> {
   if (flags.envoy) agentArgs.push("--envoy");
   if (flags["client-window"] !== undefined) agentArgs.push("--client-window", flags["client-window"]);
   const agentV8 = proxies > 2000 ? ["--max-old-space-size=16384"] : [];
+  // The load process writes its connect profile there before the server's first one is saved.
+  if (flags.profile !== undefined) await Deno.mkdir(flags.profile, { recursive: true });
   try {
     progress(`writing ${services} services to ${configDir}`);
     await writeMesh(configDir, services);
@@ -318,7 +348,12 @@ async function main(): Promise<LoadReport> {
     let initial: ConnectReply;
     const connectProfile = profileServer(addresses.monitoringAddr, "connect");
     await sleep(flags.profile === undefined ? 0 : 100);
-    [initial, cpu.initial] = await withCpu(pid, agentPid, () => agent.request({ cmd: "connect", timeoutMs }));
+    [initial, cpu.initial] = await withCpu(
+      pid,
+      agentPid,
+      () => agent.request({ cmd: "connect", timeoutMs }),
+      true,
+    );
     await connectProfile;
     progress(
       `initial: ${JSON.stringify(summarize(initial.latencies))}, incomplete ${initial.incomplete}, ` +
@@ -348,7 +383,7 @@ async function main(): Promise<LoadReport> {
           timeoutMs,
           settleMs,
         });
-      });
+      }, true);
       debugPush = reply;
       cpu.debugPush = debugCpu;
       progress(
@@ -374,6 +409,7 @@ async function main(): Promise<LoadReport> {
           : undefined;
         if (editProfile) await sleep(100);
         const before = [processCpuMs(pid), processCpuMs(agentPid)];
+        const threadsBefore = threadCpuMs(pid);
         const since = await rewriteService(configDir, scratch, target, knobs);
         const result = await agent.request<AwaitReply>({
           cmd: "await",
@@ -385,6 +421,7 @@ async function main(): Promise<LoadReport> {
         const roundCpu = {
           serverMs: processCpuMs(pid) - before[0],
           loadMs: processCpuMs(agentPid) - before[1],
+          serverThreads: threadCpuSince(threadsBefore, pid),
         };
         let verified: boolean | undefined;
         if (!delta) {
