@@ -158,6 +158,23 @@ async function withCpu<T>(
   ];
 }
 
+/**
+ * Waits until the server uses less than a tenth of a core over half a second (its memory sampler and
+ * keepalive pings go on), or 30 s have passed: what an earlier phase left running must not be counted in the
+ * next.
+ */
+async function serverIdle(server: number): Promise<void> {
+  const deadline = epochMs() + 30_000;
+  let last = processCpuMs(server);
+  while (epochMs() < deadline) {
+    await sleep(500);
+    const now = processCpuMs(server);
+    if (now - last < 50) return;
+    last = now;
+  }
+  progress("the server did not go idle within 30 s; measuring the next round anyway");
+}
+
 /** The server's CPU by thread since `before`. */
 function threadCpuSince(before: ThreadCpu, server: number): ThreadCpu {
   const now = threadCpuMs(server);
@@ -403,6 +420,8 @@ async function main(): Promise<LoadReport> {
       changes[edit.label] = [];
       for (let r = 0; r < rounds; r++) {
         knobs = edit.next(knobs, r);
+        // A push the previous round's wait did not see out (a second wave of EDS) would count in this one.
+        await serverIdle(pid);
         await agent.request({ cmd: "record" });
         const editProfile = r === 0
           ? profileServer(addresses.monitoringAddr, `edit_${EDITS.indexOf(edit)}`)
