@@ -38,7 +38,7 @@ export interface LoadReport {
   };
   readonly startupMs: number;
   readonly initial: ConnectReply;
-  /** CPU per phase: initial, debugPush, reconnect. */
+  /** CPU per phase: initial, debugPush, idle (10 s, nothing changing), reconnect. */
   readonly cpu: Readonly<Record<string, CpuUse>>;
   readonly afterConnect: ProcessMemory;
   /** Absent for delta runs. */
@@ -196,6 +196,12 @@ export function renderReport(r: LoadReport): string {
     ));
   }
   lines.push("");
+  if (r.cpu.idle !== undefined) {
+    lines.push(
+      `In 10 s with every proxy connected and nothing changing: ${cpuNote(r.cpu.idle).slice(2)}.`,
+    );
+    lines.push("");
+  }
   lines.push(
     `Server memory: peak RSS ${(r.serverMemory.peakRssKiB / 1024).toFixed(0)} MiB (after connect ` +
       `${(r.afterConnect.rssKiB / 1024).toFixed(0)} MiB, at end ${

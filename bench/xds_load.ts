@@ -175,6 +175,9 @@ async function serverIdle(server: number): Promise<void> {
   progress("the server did not go idle within 30 s; measuring the next round anyway");
 }
 
+/** How long the server's CPU is measured with every proxy connected and nothing changing. */
+const IDLE_MS = 10_000;
+
 /** The server's CPU by thread since `before`. */
 function threadCpuSince(before: ThreadCpu, server: number): ThreadCpu {
   const now = threadCpuMs(server);
@@ -466,6 +469,10 @@ async function main(): Promise<LoadReport> {
       cmd: "capture",
       dir: capturedPushes,
     })).captured;
+
+    // What every proxy costs while nothing changes: keepalive pings and their timers, the memory sampler.
+    await serverIdle(pid);
+    [, cpu.idle] = await withCpu(pid, agentPid, () => sleep(IDLE_MS), true);
 
     let reconnect: ConnectReply | undefined;
     if (flags.reconnect) {
