@@ -6,7 +6,7 @@
  * edits on disk, a full push from `/debug/adsz?push=true`, peak server RSS, an optional reconnect storm, and
  * the same bytes replayed by a baseline server. Prints a Markdown report; `--json FILE` writes the figures.
  *
- *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
+ *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
  *     bench/xds_load.ts --proxies 1000 [--services 1000] [--rounds 3] [--delta] [--listeners all|K]
  *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags="--flag value"]
  *     [--profile DIR [--profile-seconds 8] [--profile-kind cpu|allocs|promoted]] [--timeout-s 180]
