@@ -5,13 +5,15 @@
  */
 import type { MemoryPeaks } from "./memory_sampler.ts";
 import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
-import type { MachineInfo, ProcessMemory } from "./bench_processes.ts";
+import type { MachineInfo, ProcessMemory, ThreadCpu } from "./bench_processes.ts";
 import { type LatencySummary, summarize } from "./latency_stats.ts";
 
 /** CPU time used during a phase, in ms (one clock tick resolution), including its settle time. */
 export interface CpuUse {
   readonly serverMs: number;
   readonly loadMs: number;
+  /** The server's CPU by thread (main, V8 workers, other); absent for the replay server. */
+  readonly serverThreads?: ThreadCpu;
 }
 
 /** One edit on disk and what the proxies saw. */
@@ -36,7 +38,7 @@ export interface LoadReport {
   };
   readonly startupMs: number;
   readonly initial: ConnectReply;
-  /** CPU per phase: initial, debugPush, reconnect. */
+  /** CPU per phase: initial, debugPush, idle (10 s, nothing changing), reconnect. */
   readonly cpu: Readonly<Record<string, CpuUse>>;
   readonly afterConnect: ProcessMemory;
   /** Absent for delta runs. */
@@ -87,7 +89,12 @@ function row(label: string, s: LatencySummary, extra = ""): string {
 }
 
 function cpuNote(cpu: CpuUse | undefined): string {
-  return cpu === undefined ? "" : `; CPU server ${ms(cpu.serverMs)}, load ${ms(cpu.loadMs)}`;
+  if (cpu === undefined) return "";
+  const t = cpu.serverThreads;
+  const split = t === undefined
+    ? ""
+    : ` (main thread ${ms(t.mainMs)}, V8 workers ${ms(t.v8WorkersMs)}, other ${ms(t.otherMs)})`;
+  return `; CPU server ${ms(cpu.serverMs)}${split}, load ${ms(cpu.loadMs)}`;
 }
 
 function verdict(ok: boolean): string {
@@ -189,6 +196,12 @@ export function renderReport(r: LoadReport): string {
     ));
   }
   lines.push("");
+  if (r.cpu.idle !== undefined) {
+    lines.push(
+      `In 10 s with every proxy connected and nothing changing: ${cpuNote(r.cpu.idle).slice(2)}.`,
+    );
+    lines.push("");
+  }
   lines.push(
     `Server memory: peak RSS ${(r.serverMemory.peakRssKiB / 1024).toFixed(0)} MiB (after connect ` +
       `${(r.afterConnect.rssKiB / 1024).toFixed(0)} MiB, at end ${

@@ -340,7 +340,7 @@ export class SimProxy {
   }
 
   /**
-   * The names of the resources of a response, read once per distinct response of the load process. A delta
+   * The names of the resources of a response, read once per distinct response of the load process. A
    * response's version is the push's, the same for every shape, so its nonce tells responses apart: the
    * server gives one framing of a response to every proxy it shares it with, and a fresh nonce to any other.
    */
@@ -349,9 +349,10 @@ export class SimProxy {
     head: ReturnType<typeof readResponseHead>,
     read: (bytes: Uint8Array, delta: boolean) => string[],
   ): readonly string[] {
-    const key = this.ctx.delta
-      ? `delta ${head.typeUrl} ${head.nonce} ${bytes.length}`
-      : `${head.typeUrl} ${head.version} ${bytes.length}`;
+    // A SotW response's version is the push's too: two shapes' responses of one length (namespaces whose
+    // service names have as many digits) once shared a memo entry, and proxies of one subscribed the other's
+    // EDS names, asking the server for them after every CDS.
+    const key = `${this.ctx.delta ? "delta " : ""}${head.typeUrl} ${head.nonce} ${bytes.length}`;
     let names = this.ctx.nameMemo.get(key);
     if (names === undefined) {
       names = read(bytes, this.ctx.delta);

@@ -6,7 +6,7 @@
  * edits on disk, a full push from `/debug/adsz?push=true`, peak server RSS, an optional reconnect storm, and
  * the same bytes replayed by a baseline server. Prints a Markdown report; `--json FILE` writes the figures.
  *
- *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
+ *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
  *     bench/xds_load.ts --proxies 1000 [--services 1000] [--rounds 3] [--delta] [--listeners all|K]
  *     [--reconnect] [--no-baseline] [--json FILE] [--server-flags="--flag value"]
  *     [--profile DIR [--profile-seconds 8] [--profile-kind cpu|allocs|promoted]] [--timeout-s 180]
@@ -27,7 +27,15 @@ import {
   startProgram,
 } from "../tests/helpers/programs.ts";
 import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
-import { loadAverage, machineInfo, processCpuMs, processMemory, startChild } from "./bench_processes.ts";
+import {
+  loadAverage,
+  machineInfo,
+  processCpuMs,
+  processMemory,
+  startChild,
+  type ThreadCpu,
+  threadCpuMs,
+} from "./bench_processes.ts";
 import { summarize } from "./latency_stats.ts";
 import {
   type CpuUse,
@@ -133,11 +141,51 @@ function startServer(configDir: string) {
   return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), env) };
 }
 
-/** CPU ms used by the server and the load process during `run`. */
-async function withCpu<T>(server: number, agent: number, run: () => Promise<T>): Promise<[T, CpuUse]> {
+/** CPU ms used by the server (split by thread with `threads`) and the load process during `run`. */
+async function withCpu<T>(
+  server: number,
+  agent: number,
+  run: () => Promise<T>,
+  threads = false,
+): Promise<[T, CpuUse]> {
   const before = [processCpuMs(server), processCpuMs(agent)];
+  const threadsBefore = threads ? threadCpuMs(server) : undefined;
   const result = await run();
-  return [result, { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] }];
+  const use = { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] };
+  return [
+    result,
+    threadsBefore === undefined ? use : { ...use, serverThreads: threadCpuSince(threadsBefore, server) },
+  ];
+}
+
+/**
+ * Waits until the server uses less than a tenth of a core over half a second (its memory sampler and
+ * keepalive pings go on), or 30 s have passed: what an earlier phase left running must not be counted in the
+ * next.
+ */
+async function serverIdle(server: number): Promise<void> {
+  const deadline = epochMs() + 30_000;
+  let last = processCpuMs(server);
+  while (epochMs() < deadline) {
+    await sleep(500);
+    const now = processCpuMs(server);
+    if (now - last < 50) return;
+    last = now;
+  }
+  progress("the server did not go idle within 30 s; measuring the next round anyway");
+}
+
+/** How long the server's CPU is measured with every proxy connected and nothing changing. */
+const IDLE_MS = 10_000;
+
+/** The server's CPU by thread since `before`. */
+function threadCpuSince(before: ThreadCpu, server: number): ThreadCpu {
+  const now = threadCpuMs(server);
+  return {
+    mainMs: now.mainMs - before.mainMs,
+    v8WorkersMs: now.v8WorkersMs - before.v8WorkersMs,
+    otherMs: now.otherMs - before.otherMs,
+  };
 }
 
 /** Profiles `--profile-kind` can take: the server's route and the saved file's extension. */
@@ -256,6 +304,8 @@ async function main(): Promise<LoadReport> {
   if (flags.envoy) agentArgs.push("--envoy");
   if (flags["client-window"] !== undefined) agentArgs.push("--client-window", flags["client-window"]);
   const agentV8 = proxies > 2000 ? ["--max-old-space-size=16384"] : [];
+  // The load process writes its connect profile there before the server's first one is saved.
+  if (flags.profile !== undefined) await Deno.mkdir(flags.profile, { recursive: true });
   try {
     progress(`writing ${services} services to ${configDir}`);
     await writeMesh(configDir, services);
@@ -318,7 +368,12 @@ async function main(): Promise<LoadReport> {
     let initial: ConnectReply;
     const connectProfile = profileServer(addresses.monitoringAddr, "connect");
     await sleep(flags.profile === undefined ? 0 : 100);
-    [initial, cpu.initial] = await withCpu(pid, agentPid, () => agent.request({ cmd: "connect", timeoutMs }));
+    [initial, cpu.initial] = await withCpu(
+      pid,
+      agentPid,
+      () => agent.request({ cmd: "connect", timeoutMs }),
+      true,
+    );
     await connectProfile;
     progress(
       `initial: ${JSON.stringify(summarize(initial.latencies))}, incomplete ${initial.incomplete}, ` +
@@ -348,7 +403,7 @@ async function main(): Promise<LoadReport> {
           timeoutMs,
           settleMs,
         });
-      });
+      }, true);
       debugPush = reply;
       cpu.debugPush = debugCpu;
       progress(
@@ -368,12 +423,15 @@ async function main(): Promise<LoadReport> {
       changes[edit.label] = [];
       for (let r = 0; r < rounds; r++) {
         knobs = edit.next(knobs, r);
+        // A push the previous round's wait did not see out (a second wave of EDS) would count in this one.
+        await serverIdle(pid);
         await agent.request({ cmd: "record" });
         const editProfile = r === 0
           ? profileServer(addresses.monitoringAddr, `edit_${EDITS.indexOf(edit)}`)
           : undefined;
         if (editProfile) await sleep(100);
         const before = [processCpuMs(pid), processCpuMs(agentPid)];
+        const threadsBefore = threadCpuMs(pid);
         const since = await rewriteService(configDir, scratch, target, knobs);
         const result = await agent.request<AwaitReply>({
           cmd: "await",
@@ -385,6 +443,7 @@ async function main(): Promise<LoadReport> {
         const roundCpu = {
           serverMs: processCpuMs(pid) - before[0],
           loadMs: processCpuMs(agentPid) - before[1],
+          serverThreads: threadCpuSince(threadsBefore, pid),
         };
         let verified: boolean | undefined;
         if (!delta) {
@@ -410,6 +469,10 @@ async function main(): Promise<LoadReport> {
       cmd: "capture",
       dir: capturedPushes,
     })).captured;
+
+    // What every proxy costs while nothing changes: keepalive pings and their timers, the memory sampler.
+    await serverIdle(pid);
+    [, cpu.idle] = await withCpu(pid, agentPid, () => sleep(IDLE_MS), true);
 
     let reconnect: ConnectReply | undefined;
     if (flags.reconnect) {

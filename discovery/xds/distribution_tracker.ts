@@ -24,9 +24,15 @@ export interface AckedVersion {
   readonly ackedAt: number;
 }
 
+/** {@link AckedVersion} as kept: updated in place by every later ACK of its type, copied when reported. */
+interface HeldAck {
+  version: string;
+  ackedAt: number;
+}
+
 interface ProxyAcks {
   readonly proxyId: string;
-  readonly byType: Map<string, AckedVersion>;
+  readonly byType: Map<string, HeldAck>;
 }
 
 /** The answer of `/debug/config_distribution`. */
@@ -79,9 +85,23 @@ export class DistributionTracker {
       acks = { proxyId, byType: new Map() };
       this.#acks.set(connectionId, acks);
     }
-    // The pushed version's own string when it is retained, so the ACK's copy is not held until the next ACK.
-    const pushed = this.#history.findLast((p) => p.version === version)?.version ?? version;
-    acks.byType.set(typeUrl, { version: pushed, ackedAt: this.#now() });
+    // Every proxy ACKs every push of every type: the record of a type is updated in place, and the retained
+    // version's own string is kept, so an ACK leaves nothing behind for the collector.
+    const pushed = this.#retained(version) ?? version;
+    const held = acks.byType.get(typeUrl);
+    if (held === undefined) acks.byType.set(typeUrl, { version: pushed, ackedAt: this.#now() });
+    else {
+      held.version = pushed;
+      held.ackedAt = this.#now();
+    }
+  }
+
+  /** The retained push version equal to `version`, newest first; undefined when none is. */
+  #retained(version: string): string | undefined {
+    for (let i = this.#history.length - 1; i >= 0; i--) {
+      if (this.#history[i].version === version) return this.#history[i].version;
+    }
+    return undefined;
   }
 
   /** Forgets a closed connection. */
@@ -96,7 +116,7 @@ export class DistributionTracker {
       proxyId: acks.proxyId,
       connectionId,
       acked: Object.fromEntries(
-        [...acks.byType].map(([type, acked]) => [shortTypeName(type), acked]),
+        [...acks.byType].map(([type, { version, ackedAt }]) => [shortTypeName(type), { version, ackedAt }]),
       ),
     }));
     const report: DistributionReport = { history: [...this.#history], proxies };

@@ -67,3 +67,19 @@ Deno.test("DistributionTracker counts the connections holding a version, or a ne
   // v1 and v2 are no longer kept: older than v3, which a-1 holds; b-2 holds only versions no longer kept.
   assert.deepEqual(Object.fromEntries(tracker.acknowledged(["v1", "v3"]).acked), { v1: 1, v3: 1 });
 });
+
+Deno.test("DistributionTracker reports keep the ACKs of their moment after later ACKs of the same type", () => {
+  let now = 0;
+  const tracker = new DistributionTracker(60_000, () => now);
+  tracker.recordPush("v1", undefined);
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.route, "v1");
+  const before = tracker.report();
+  now = 1_000;
+  tracker.recordPush("v2", new Set(["VirtualService/ns/reviews"]));
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.route, "v2");
+  assert.deepEqual(before.proxies[0].acked.RDS, { version: "v1", ackedAt: 0 });
+  assert.deepEqual(tracker.report().proxies[0].acked.RDS, { version: "v2", ackedAt: 1_000 });
+  // An ACK of a version no longer retained (or never pushed) is still recorded as the proxy gave it.
+  tracker.recordAck("a-1", "a.ns", TYPE_URL.route, "v0");
+  assert.equal(tracker.report().proxies[0].acked.RDS?.version, "v0");
+});

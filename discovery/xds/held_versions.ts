@@ -23,7 +23,7 @@ export class HeldVersions {
    * of a shared list not in a lookup are worked out once per pair (both are shared by a shape's proxies).
    */
   constructor(private readonly memos: ListMemos, initial: Readonly<Record<string, string>> = {}) {
-    this.#held = new SharedListChanges(NONE, (list) => memos.indexByName(list));
+    this.#held = new SharedListChanges(NONE, memos.indexLookup);
     for (const [name, version] of Object.entries(initial)) this.#held.set(name, version);
   }
 

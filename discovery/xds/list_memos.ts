@@ -88,6 +88,15 @@ export class ListMemos {
     return index;
   }
 
+  /**
+   * {@link indexByName} as one function value for every record that looks its lists up (a closure per record
+   * was held by every stream, a few each).
+   */
+  readonly indexLookup = (list: Resources): ReadonlyMap<string, VersionedResource> => this.indexByName(list);
+
+  /** {@link setOf} as one function value for every record that looks its lists up. */
+  readonly setLookup = (list: readonly string[]): ReadonlySet<string> => this.setOf(list);
+
   /** The set of the names of a list that never changes. */
   setOf(list: readonly string[]): ReadonlySet<string> {
     let set = this.#sets.get(list);

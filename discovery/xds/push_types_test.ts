@@ -5,6 +5,7 @@ import { configKey } from "../push/push_request.ts";
 import { GeneratorRegistry, type XdsGenerator } from "../generate/generator.ts";
 import { TestAdsClient, testNode, type TestResponse } from "./_test_ads_client.ts";
 import {
+  endpointsKey,
   sidecarId,
   startTestServer,
   testGenerators,
@@ -177,6 +178,43 @@ Deno.test("A push whose changed kinds none of a proxy's types read queues nothin
     for (const client of clients) assert.deepEqual(await nextTypes(client, 0, "v2"), []);
   } finally {
     for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
+Deno.test("An endpoint-only push sends EDS alone, and nothing to a proxy that watches no EDS", async () => {
+  const { registry, calls } = declaringGenerators();
+  const server = await startTestServer({ generators: registry });
+  const watching = await watchingProxy(server, "one");
+  const clustersOnly = TestAdsClient.sotw(server.port);
+  try {
+    clustersOnly.send({ node: testNode(sidecarId("two")), type_url: CDS });
+    const first = await clustersOnly.next();
+    clustersOnly.send({ type_url: CDS, version_info: first.version, response_nonce: first.nonce });
+    const before = { ...calls };
+    server.push(testPush("v1", { endpoints: { a: ["10.0.0.9"], b: ["10.0.0.2"] } }), {
+      full: false,
+      configsUpdated: [endpointsKey("a")],
+    });
+    const pushed = await watching.next();
+    assert.equal(pushed.typeUrl, EDS);
+    ack(watching, pushed);
+    await waitFor(() => idle(server), "the endpoint push to finish");
+    assert.equal(calls[EDS] - before[EDS], 1, "EDS is built for the proxy watching it");
+    for (const typeUrl of [CDS, LDS, RDS]) {
+      assert.equal(calls[typeUrl], before[typeUrl], `${typeUrl} is not built`);
+    }
+    assert.deepEqual(
+      await nextTypes(watching, 0, "v1"),
+      [],
+      "nothing but EDS was sent to the proxy watching it",
+    );
+    // The probe of the proxy watching only CDS: a new LDS watch is its next answer, so nothing came before it.
+    clustersOnly.send({ type_url: LDS, resource_names: [] });
+    assert.equal((await clustersOnly.next()).typeUrl, LDS, "no EDS was sent to the proxy watching no EDS");
+  } finally {
+    watching.close();
+    clustersOnly.close();
     await server.close();
   }
 });

@@ -25,7 +25,7 @@ export class SentRecord {
 
   /** `memos` are the server's: whether a generation is a sent list is worked out once per pair of lists. */
   constructor(private readonly memos: ListMemos) {
-    this.#held = new SharedListChanges(NONE, (list) => memos.indexByName(list));
+    this.#held = new SharedListChanges(NONE, memos.indexLookup);
   }
 
   /**

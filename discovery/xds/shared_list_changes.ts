@@ -8,6 +8,9 @@
  */
 import type { NameLookup } from "./versioned_resource.ts";
 
+/** The changes of a record that has none: read only. */
+const NO_CHANGES: ReadonlyMap<string, never> = new Map<string, never>();
+
 /**
  * A list kept by reference plus the changes over it by name: a value now held, or null for a listed name no
  * longer held. Only names of the list are ever marked null, so the changes never hold more names than the
@@ -17,7 +20,11 @@ export class SharedListChanges<E, V, L extends NameLookup = NameLookup> {
   #base: readonly E[];
   /** The list's lookup by name, built (or fetched from the server's memos) on first use. */
   #lookup: L | undefined;
-  #changes = new Map<string, V | null>();
+  /**
+   * Made on the first change and dropped by {@link reset}: most records never change between two pushes, and
+   * an empty map per record (a few per stream) was held for every stream.
+   */
+  #changes: Map<string, V | null> | undefined;
   /** Names of the list marked null. */
   #dropped = 0;
   /** Names with a value that are not in the list. */
@@ -43,12 +50,12 @@ export class SharedListChanges<E, V, L extends NameLookup = NameLookup> {
 
   /** The changes over the list, in the order they came. */
   get changes(): ReadonlyMap<string, V | null> {
-    return this.#changes;
+    return this.#changes ?? NO_CHANGES;
   }
 
   /** True when nothing changed since the list was taken. */
   get unchanged(): boolean {
-    return this.#changes.size === 0;
+    return this.#changes === undefined || this.#changes.size === 0;
   }
 
   /** How many names are held, for a list that holds no name twice. */
@@ -62,55 +69,54 @@ export class SharedListChanges<E, V, L extends NameLookup = NameLookup> {
       this.#base = list;
       this.#lookup = lookup;
     }
-    // An empty map is kept rather than replaced: most resets change nothing, and a new map per record on
-    // every push is garbage that lives until the next one.
-    if (this.#changes.size > 0) this.#changes = new Map();
+    this.#changes = undefined;
     this.#dropped = 0;
     this.#added = 0;
   }
 
   /** The change recorded for `name`: a value, null when dropped, undefined when the list decides. */
   changed(name: string): V | null | undefined {
-    return this.#changes.get(name);
+    return this.#changes?.get(name);
   }
 
   /** `name` is now held with `value`. */
   set(name: string, value: V): void {
-    const before = this.#changes.get(name);
+    const before = this.#changes?.get(name);
     if (before === null) this.#dropped--;
     else if (before === undefined && !this.lookup.has(name)) this.#added++;
-    this.#changes.set(name, value);
+    (this.#changes ??= new Map()).set(name, value);
   }
 
   /** `name` is held as the list has it, undoing a change: a dropped listed name is held again. */
   restore(name: string): void {
-    const before = this.#changes.get(name);
+    const before = this.#changes?.get(name);
     if (before === undefined) return;
     if (before === null) this.#dropped--;
     else if (!this.lookup.has(name)) this.#added--;
-    this.#changes.delete(name);
+    this.#changes!.delete(name);
   }
 
   /** `name` is no longer held (whether or not it was). */
   drop(name: string): void {
-    const before = this.#changes.get(name);
+    const before = this.#changes?.get(name);
     if (this.lookup.has(name)) {
       if (before !== null) {
         this.#dropped++;
-        this.#changes.set(name, null);
+        (this.#changes ??= new Map()).set(name, null);
       }
     } else if (before !== undefined) {
       this.#added--;
-      this.#changes.delete(name);
+      this.#changes!.delete(name);
     }
   }
 
   /** The names held: the list's that no change overrides first, in its order, then those set since. */
   *names(nameOf: (element: E) => string): IterableIterator<string> {
+    const changes = this.#changes ?? NO_CHANGES;
     for (const element of this.#base) {
       const name = nameOf(element);
-      if (!this.#changes.has(name)) yield name;
+      if (!changes.has(name)) yield name;
     }
-    for (const [name, value] of this.#changes) if (value !== null) yield name;
+    for (const [name, value] of changes) if (value !== null) yield name;
   }
 }

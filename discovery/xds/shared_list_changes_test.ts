@@ -40,3 +40,23 @@ Deno.test("SharedListChanges drops every change when it takes a new list", () =>
   assert.deepEqual(held.unchanged, true);
   assert.deepEqual(held.size, 2);
 });
+
+Deno.test("SharedListChanges changes a list again after a reset, and a reset leaves earlier reads as they were", () => {
+  const held = changes();
+  const list = Object.freeze(["a", "b"]);
+  held.reset(list);
+  assert.deepEqual([...held.changes], []);
+  assert.equal(held.restore("a"), undefined);
+  held.drop("a");
+  held.set("z", 3);
+  const before = held.changes;
+  held.reset(list);
+  assert.deepEqual([...before], [["a", null], ["z", 3]]);
+  assert.deepEqual([...held.changes], []);
+  assert.deepEqual([...held.names(itself)], ["a", "b"]);
+  held.drop("b");
+  held.set("y", 4);
+  assert.deepEqual([...held.names(itself)], ["a", "y"]);
+  assert.deepEqual(held.size, 2);
+  assert.deepEqual(held.changed("b"), null);
+});

@@ -118,11 +118,11 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
   protected async pushType(
     typeUrl: string,
     request: PushRequest,
-    sentBefore: ReadonlySet<string>,
+    sentBefore: readonly string[],
   ): Promise<boolean> {
     const after = resentAfter(typeUrl);
     const skipUnchanged = request.full && !isForced(request) &&
-      (after === undefined || !sentBefore.has(after));
+      (after === undefined || !sentBefore.includes(after));
     const response = this.#prepare(
       typeUrl,
       this.ctx.currentPush(),

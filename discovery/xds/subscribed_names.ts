@@ -24,7 +24,7 @@ export class SubscribedNames {
    * (and pair), since every proxy of a shape subscribes the same list.
    */
   constructor(private readonly memos: ListMemos) {
-    this.#names = new SharedListChanges(EMPTY, (list) => memos.setOf(list));
+    this.#names = new SharedListChanges(EMPTY, memos.setLookup);
   }
 
   /** How many names are subscribed. */

@@ -96,6 +96,10 @@ export interface ConnectionContext<P extends PushSnapshot> {
   onClosed(connection: XdsConnection<P>): void;
 }
 
+/** What an endpoint-only push builds for a proxy that watches EDS, and for one that does not. */
+const ENDPOINTS_ONLY: readonly string[] = Object.freeze([TYPE_URL.endpoint]);
+const NO_TYPES: readonly string[] = Object.freeze([]);
+
 /** What was last sent of one type, for `/debug/config_dump`. */
 export interface SentResources {
   /** Version of the latest response of the type. */
@@ -180,21 +184,24 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     if (request.full) this.recordUnaffected(this.ctx.currentPush().version, types);
     if (types.length === 0) return;
     const kinds = this.ctx.changedKinds.of(request.configsUpdated);
-    const sent = new Set<string>();
+    // A handful of types at most: a list costs a push less than a set.
+    const sent: string[] = [];
     // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
     await this.gated(async () => {
       for (const typeUrl of types) {
         if (this.closed) return;
         // A type here only because the one it follows might be sent: it goes only if that one went.
         const after = resentAfter(typeUrl);
-        if (request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.has(after))) {
+        if (
+          request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.includes(after))
+        ) {
           this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
           continue;
         }
-        if (await this.pushType(typeUrl, request, sent)) sent.add(typeUrl);
+        if (await this.pushType(typeUrl, request, sent)) sent.push(typeUrl);
       }
     });
-    if (sent.size > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
+    if (sent.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 
   /**
@@ -205,9 +212,9 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * they update until those follow); the others' last responses stand for the new snapshot
    * ({@link recordUnaffected}). Unknown changes and a forced push build every watched type.
    */
-  pushTypes(request: PushRequest): string[] {
+  pushTypes(request: PushRequest): readonly string[] {
     const watched = this.watchedTypes();
-    if (!request.full) return watched.has(TYPE_URL.endpoint) ? [TYPE_URL.endpoint] : [];
+    if (!request.full) return watched.has(TYPE_URL.endpoint) ? ENDPOINTS_ONLY : NO_TYPES;
     const all = pushOrder(watched.keys());
     const kinds = this.ctx.changedKinds.of(request.configsUpdated);
     if (kinds === undefined || isForced(request)) return all;
@@ -257,7 +264,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   protected abstract pushType(
     typeUrl: string,
     request: PushRequest,
-    sentBefore: ReadonlySet<string>,
+    sentBefore: readonly string[],
   ): Promise<boolean>;
 
   /** Watched names per type URL; `["*"]` for a wildcard watch. */
