@@ -18,6 +18,7 @@ import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
+import { createHash } from "node:crypto";
 import { derivedTable } from "../../push/derived_memo.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
@@ -72,7 +73,7 @@ interface VirtualHostPlan {
   readonly virtualService?: VirtualServiceSpec;
 }
 
-/** The resolved inputs of one route configuration; its stable JSON is the cache key. */
+/** The resolved inputs of one route configuration; its cache key names them ({@link routeConfigKeyId}). */
 export interface EnvoyRouteConfigPlan {
   /** The port, which is also the route configuration's name. */
   readonly port: number;
@@ -124,36 +125,61 @@ function routeConfig(
   };
 }
 
-/** `stableJson` of a route plan, once per plan object: plans are shared by the sidecars of a shape. */
-const ROUTE_PLAN_JSON = derivedTable<RoutePlan, undefined, string>("rds.routePlanJson");
+/** A virtual host's key as the route configuration memoises its bytes, and that key's digest. */
+interface HostKey {
+  /** `stableJson({ domains, plan })`. */
+  readonly json: string;
+  /** SHA-256 of `json`: what the configuration's cache key and the encoded-host memo are keyed by. */
+  readonly digest: string;
+}
 
 /**
- * A sidecar's route configuration as a cacheable resource. Its key is `stableJson(plan)`, written from each
- * host's stable JSON, which is also that host's key in the per-snapshot memo of encoded virtual hosts.
+ * Host keys by plan object, then domain list (by identity): one per distinct host per snapshot. Plans are shared
+ * by the sidecars of a routes shape and domain lists by every namespace but the service's own, so the hundred
+ * configurations of a hundred namespaces look up the same thousand keys rather than each writing its own.
+ */
+const HOST_KEYS = derivedTable<RoutePlan, readonly string[], HostKey>("rds.hostKeys");
+
+function hostKey(push: PushContext, host: EnvoyRouteConfigPlan["hosts"][number]): HostKey {
+  return push.derived.get(HOST_KEYS, host.plan, host.domains, () => {
+    const json = `{"domains":${
+      push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
+    },"plan":${stableJson(host.plan)}}`;
+    return { json, digest: createHash("sha256").update(json).digest("base64url") };
+  });
+}
+
+/**
+ * The cache key of a sidecar's route configuration: its port, fallback and the digest of each host's
+ * `stableJson({ domains, plan })`, in order. Equal keys name equal plans (the digests are SHA-256), and the
+ * key is written from a few dozen bytes per host where the plan's JSON is hundreds.
+ */
+export function routeConfigKeyId(push: PushContext, plan: EnvoyRouteConfigPlan): string {
+  const digests = plan.hosts.map((host) => hostKey(push, host).digest);
+  return `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${digests.join(",")}],"port":${plan.port}}`;
+}
+
+/**
+ * A sidecar's route configuration as a cacheable resource, keyed by {@link routeConfigKeyId}; each host's digest
+ * is also its key in the per-snapshot memo of encoded virtual hosts.
  */
 function sidecarRouteConfig(
   push: PushContext,
   { plan, hosts, dependsOn }: ReturnType<typeof planRouteConfig>,
 ): GeneratedResource {
-  // `stableJson({ domains, plan })`, with each shared plan's JSON written once per snapshot.
-  const hostKeys = plan.hosts.map((host) =>
-    `{"domains":${
-      push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
-    },"plan":${push.derived.get(ROUTE_PLAN_JSON, host.plan, undefined, () => stableJson(host.plan))}}`
-  );
   const defaultTimeout = requestTimeout(push);
-  const configJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
-    hostKeys.join(",")
-  }],"port":${plan.port}}`;
   return {
     name: String(plan.port),
-    key: cacheKey(TYPE_URL.route, ["envoy", configJson], dependsOn),
+    key: cacheKey(TYPE_URL.route, ["envoy", routeConfigKeyId(push, plan)], dependsOn),
     build: () => routeConfig(plan, hosts, defaultTimeout),
     encode: (schema) =>
       encodeRouteConfigurationAny(push.derived, {
         head: { name: String(plan.port) },
         hosts: [
-          ...hosts.map((host, i) => ({ key: hostKeys[i], build: () => virtualHost(host, defaultTimeout) })),
+          ...hosts.map((host, i) => ({
+            key: hostKey(push, plan.hosts[i]).digest,
+            build: () => virtualHost(host, defaultTimeout),
+          })),
           { key: `allow_any ${plan.fallback}`, build: () => allowAnyHost(plan.fallback) },
         ],
         tail: ROUTE_CONFIG_TAIL,
@@ -173,12 +199,12 @@ function sharedDomains(
   service: Service,
   port: number,
   namespace: string,
+  keys: { readonly own: string; readonly other: string },
 ): readonly string[] {
-  const key = service.namespace === namespace ? `${port} own` : `${port}`;
   return push.derived.get(
     DOMAIN_LISTS,
     service,
-    key,
+    service.namespace === namespace ? keys.own : keys.other,
     () => Object.freeze(virtualHostDomains(service, port, namespace)),
   );
 }
@@ -186,8 +212,8 @@ function sharedDomains(
 /** `JSON.stringify` of a domain list, once per list: lists are shared by every namespace that sees a host alike. */
 const DOMAINS_JSON = derivedTable<readonly string[], undefined, string>("rds.domainsJson", { carried: true });
 
-/** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
-const HOST_PLANS = derivedTable<PushContext, string, PlannedRouteConfiguration>("rds.hostPlans");
+/** Planned hosts by service, then by the shape of what route planning reads of a proxy and the port. */
+const HOST_PLANS = derivedTable<Service, string, PlannedRouteConfiguration>("rds.hostPlans");
 
 /**
  * The routes of one service and port as `proxy` sees them, planned once per snapshot for every sidecar whose
@@ -198,12 +224,11 @@ const HOST_PLANS = derivedTable<PushContext, string, PlannedRouteConfiguration>(
 function sharedHostPlan(
   proxy: Proxy,
   push: PushContext,
-  routesShape: string,
+  shapeAndPort: string,
   service: Service,
   servicePort: ServicePort,
 ): PlannedRouteConfiguration {
-  const key = `${routesShape}\u0000${service.hostname}\u0000${servicePort.port}`;
-  return push.derived.get(HOST_PLANS, push.configSnapshot, key, () => {
+  return push.derived.get(HOST_PLANS, service, shapeAndPort, () => {
     const target = { name: `${service.hostname}:${servicePort.port}`, service, port: servicePort };
     return planRouteConfiguration(target, proxy, push, { envoy: true });
   });
@@ -219,7 +244,9 @@ export function planRouteConfig(
   const hosts: VirtualHostPlan[] = [];
   const dependsOn = new Set<string>();
   const scope = push.sidecarScope(proxy);
-  const routesShape = envoyProxyShape(proxy, push, { labels: true });
+  // Keys written once per configuration rather than once per service: a string built once is hashed once.
+  const shapeAndPort = `${envoyProxyShape(proxy, push, { labels: true })}\u0000${port}`;
+  const domainKeys = { own: `${port} own`, other: `${port}` };
   const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
   const services = push.servicesVisibleTo(proxy)
     .filter((s) => onPort === undefined || onPort.has(s))
@@ -229,11 +256,11 @@ export function planRouteConfig(
   for (const service of services) {
     const servicePort = service.ports.find((p) => p.port === port)!;
     // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
-    const all = sharedDomains(push, service, port, proxy.namespace);
+    const all = sharedDomains(push, service, port, proxy.namespace, domainKeys);
     const domains = all.some((d) => taken.has(d)) ? all.filter((d) => !taken.has(d)) : all;
     if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
-    const planned = sharedHostPlan(proxy, push, routesShape, service, servicePort);
+    const planned = sharedHostPlan(proxy, push, shapeAndPort, service, servicePort);
     for (const key of planned.dependsOn) dependsOn.add(key);
     hosts.push({
       plan: planned.plan,
