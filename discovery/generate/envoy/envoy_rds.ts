@@ -234,6 +234,22 @@ function sharedHostPlan(
   });
 }
 
+/** Services of a visible list routed on a port, by hostname, by list (by identity) and port. */
+const ROUTED_SERVICES = derivedTable<readonly Service[], number, readonly Service[]>("rds.routedServices");
+
+/**
+ * The services of `visible` with a routed `port`, sorted by hostname: once per list and port, since namespaces
+ * that share a default scope share its list.
+ */
+function routedServices(push: PushContext, visible: readonly Service[], port: number): readonly Service[] {
+  return push.derived.get(ROUTED_SERVICES, visible, port, () =>
+    Object.freeze(
+      visible
+        .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
+        .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0),
+    ));
+}
+
 /** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
 export function planRouteConfig(
   proxy: Proxy,
@@ -248,11 +264,8 @@ export function planRouteConfig(
   const shapeAndPort = `${envoyProxyShape(proxy, push, { labels: true })}\u0000${port}`;
   const domainKeys = { own: `${port} own`, other: `${port}` };
   const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
-  const services = push.servicesVisibleTo(proxy)
-    .filter((s) => onPort === undefined || onPort.has(s))
-    .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
-    .slice()
-    .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
+  const routed = routedServices(push, push.servicesVisibleTo(proxy), port);
+  const services = onPort === undefined ? routed : routed.filter((s) => onPort.has(s));
   for (const service of services) {
     const servicePort = service.ports.find((p) => p.port === port)!;
     // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
