@@ -374,8 +374,55 @@ Deno.test("The route configurations of many namespaces sort their services and k
   // One key per host as every namespace without own services sees it: not one per host and namespace.
   assert.equal(push.derived.stats()["rds.hostKeys"], hosts);
   assert.equal(push.derived.stats()["rds.routedServices"], 1, "their shared service list is sorted once");
+  assert.equal(push.derived.stats()["rds.foreignHosts"], 1, "and planned once");
   run(envoyRdsGenerator, envoySidecar("example"), push, { names: ["8080"] });
   assert.equal(push.derived.stats()["rds.hostKeys"], hosts + 1, "example adds only its own service's host");
+});
+
+Deno.test("Each namespace's route configuration lists every host in hostname order, short names only for its own services", () => {
+  const push = world().push();
+  const servicesOn8080 = push.services()
+    .filter((s) => s.ports.some((p) => p.port === 8080 && p.protocol === "HTTP"))
+    .sort((a, b) => a.hostname < b.hostname ? -1 : 1);
+  // `example` owns ratings, `other` owns reviews.other, `canary` owns nothing: each order of first use.
+  for (const order of [["example", "canary", "other"], ["canary", "other", "example"]]) {
+    const round = world().push();
+    for (const ns of order) {
+      const hosts = run(envoyRdsGenerator, envoySidecar(ns), round, { names: ["8080"] }).byName.get("8080")!
+        .virtual_hosts as Obj[];
+      assert.deepEqual(
+        hosts.slice(0, -1).map((h) => h.domains),
+        servicesOn8080.map((s) => virtualHostDomains(s, 8080, ns)),
+        `${ns} after ${order.slice(0, order.indexOf(ns)).join() || "none"}`,
+      );
+    }
+  }
+  assert.ok(servicesOn8080.length >= 2);
+});
+
+Deno.test("A short name another host claims stays with the host first in order, in every namespace", () => {
+  // The ServiceEntry host `ratings` sorts before ratings.example…, so it keeps `ratings` in `example` too.
+  const push = world().apply(
+    networking("ServiceEntry", "canary", "bare-ratings", {
+      hosts: ["ratings"],
+      location: "MESH_EXTERNAL",
+      resolution: "DNS",
+      ports: [{ number: 8080, name: "http", protocol: "HTTP" }],
+    }),
+  ).push();
+  const domainsIn = (ns: string) => {
+    const hosts = run(envoyRdsGenerator, envoySidecar(ns), push, { names: ["8080"] }).byName.get("8080")!
+      .virtual_hosts as Obj[];
+    return new Map(hosts.map((h) => [h.name as string, h.domains as string[]]));
+  };
+  const other = domainsIn("other");
+  const example = domainsIn("example");
+  assert.deepEqual(example.get("ratings:8080"), ["ratings", "ratings:8080"]);
+  assert.deepEqual(other.get("ratings:8080"), ["ratings", "ratings:8080"]);
+  assert.ok(!example.get(`${RATINGS}:8080`)!.includes("ratings"), "ratings.example loses its short name");
+  assert.ok(example.get(`${RATINGS}:8080`)!.includes("ratings.example"));
+  const all = [...example.values()].flat();
+  assert.equal(new Set(all).size, all.length, "no domain listed twice");
 });
 
 Deno.test("Sidecars that share planned routes in one snapshot still get the routes their namespace and labels select", () => {

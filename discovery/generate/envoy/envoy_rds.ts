@@ -250,30 +250,43 @@ function routedServices(push: PushContext, visible: readonly Service[], port: nu
     ));
 }
 
-/** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
-export function planRouteConfig(
+/** What {@link planHosts} gives: hosts in order, and the `dependsOn` keys of every host. */
+interface PlannedHosts {
+  readonly hosts: readonly VirtualHostPlan[];
+  readonly dependsOn: readonly string[];
+}
+
+/**
+ * Plans the hosts of `services` in order as a client in `namespace` sees them. Envoy rejects a route
+ * configuration that lists a domain twice: the first service to claim one keeps it. With `whole`, gives
+ * undefined instead of leaving out any domain or host, so every service has its host at its own index.
+ */
+function planHosts(
   proxy: Proxy,
   push: PushContext,
-  port: number,
-): { plan: EnvoyRouteConfigPlan; hosts: VirtualHostPlan[]; dependsOn: string[] } {
+  services: readonly Service[],
+  ctx: {
+    readonly port: number;
+    readonly namespace: string;
+    readonly shapeAndPort: string;
+    readonly whole: boolean;
+  },
+): PlannedHosts | undefined {
+  const domainKeys = { own: `${ctx.port} own`, other: `${ctx.port}` };
   const taken = new Set<string>();
   const hosts: VirtualHostPlan[] = [];
   const dependsOn = new Set<string>();
-  const scope = push.sidecarScope(proxy);
-  // Keys written once per configuration rather than once per service: a string built once is hashed once.
-  const shapeAndPort = `${envoyProxyShape(proxy, push, { labels: true })}\u0000${port}`;
-  const domainKeys = { own: `${port} own`, other: `${port}` };
-  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
-  const routed = routedServices(push, push.servicesVisibleTo(proxy), port);
-  const services = onPort === undefined ? routed : routed.filter((s) => onPort.has(s));
   for (const service of services) {
-    const servicePort = service.ports.find((p) => p.port === port)!;
-    // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
-    const all = sharedDomains(push, service, port, proxy.namespace, domainKeys);
-    const domains = all.some((d) => taken.has(d)) ? all.filter((d) => !taken.has(d)) : all;
-    if (domains.length === 0) continue;
+    const servicePort = service.ports.find((p) => p.port === ctx.port)!;
+    const all = sharedDomains(push, service, ctx.port, ctx.namespace, domainKeys);
+    const clash = all.some((d) => taken.has(d));
+    const domains = clash ? all.filter((d) => !taken.has(d)) : all;
+    if (ctx.whole && domains !== all || domains.length === 0) {
+      if (ctx.whole) return undefined;
+      continue;
+    }
     for (const d of domains) taken.add(d);
-    const planned = sharedHostPlan(proxy, push, shapeAndPort, service, servicePort);
+    const planned = sharedHostPlan(proxy, push, ctx.shapeAndPort, service, servicePort);
     for (const key of planned.dependsOn) dependsOn.add(key);
     hosts.push({
       plan: planned.plan,
@@ -281,13 +294,91 @@ export function planRouteConfig(
       ...(planned.virtualService ? { virtualService: planned.virtualService.resource.spec } : {}),
     });
   }
-  const fallback = push.sidecarScope(proxy).outboundTrafficPolicy.mode === "REGISTRY_ONLY"
+  return { hosts, dependsOn: [...dependsOn] };
+}
+
+/**
+ * A routed list's hosts as a namespace that owns none of its services sees them, when no two of them share a
+ * domain: every other namespace's hosts differ only in its own services' short names.
+ */
+interface ForeignHosts extends PlannedHosts {
+  /** Every domain of `hosts`. */
+  readonly claimed: ReadonlySet<string>;
+  /** Indexes into `hosts` of each namespace's own services. */
+  readonly byNamespace: ReadonlyMap<string, readonly number[]>;
+}
+
+/** Foreign hosts by routed list (by identity), then routes shape and port; null where two hosts share a domain. */
+const FOREIGN_HOSTS = derivedTable<readonly Service[], string, ForeignHosts | null>("rds.foreignHosts");
+
+/**
+ * The hosts of `routed` for `proxy`, from the hosts every namespace shares: planned once per routed list and
+ * routes shape, then the proxy's own services given their short names. Undefined when a short name or any two
+ * shared hosts claim one domain, which the full walk resolves by order.
+ */
+function fromForeignHosts(
+  proxy: Proxy,
+  push: PushContext,
+  routed: readonly Service[],
+  port: number,
+  shapeAndPort: string,
+): PlannedHosts | undefined {
+  const foreign = push.derived.get(FOREIGN_HOSTS, routed, shapeAndPort, () => {
+    // No service's namespace is empty, so every list is the one a foreign client sees.
+    const planned = planHosts(proxy, push, routed, { port, namespace: "", shapeAndPort, whole: true });
+    if (planned === undefined) return null;
+    const byNamespace = new Map<string, number[]>();
+    routed.forEach((service, i) => {
+      const indexes = byNamespace.get(service.namespace);
+      if (indexes === undefined) byNamespace.set(service.namespace, [i]);
+      else indexes.push(i);
+    });
+    return { ...planned, claimed: new Set(planned.hosts.flatMap((h) => h.domains)), byNamespace };
+  });
+  if (foreign === null) return undefined;
+  const own = foreign.byNamespace.get(proxy.namespace);
+  if (own === undefined) return foreign;
+  const hosts = foreign.hosts.slice();
+  const shortNames = new Set<string>();
+  const domainKeys = { own: `${port} own`, other: `${port}` };
+  for (const i of own) {
+    const domains = sharedDomains(push, routed[i], port, proxy.namespace, domainKeys);
+    for (const d of domains) {
+      if (hosts[i].domains.includes(d)) continue;
+      if (foreign.claimed.has(d) || shortNames.has(d)) return undefined;
+      shortNames.add(d);
+    }
+    hosts[i] = { ...hosts[i], domains };
+  }
+  return { hosts, dependsOn: foreign.dependsOn };
+}
+
+/** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
+export function planRouteConfig(
+  proxy: Proxy,
+  push: PushContext,
+  port: number,
+): { plan: EnvoyRouteConfigPlan; hosts: readonly VirtualHostPlan[]; dependsOn: readonly string[] } {
+  const scope = push.sidecarScope(proxy);
+  // Written once per configuration rather than once per service: a string built once is hashed once.
+  const shapeAndPort = `${envoyProxyShape(proxy, push, { labels: true })}\u0000${port}`;
+  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
+  const routed = routedServices(push, push.servicesVisibleTo(proxy), port);
+  const { hosts, dependsOn } =
+    (onPort === undefined ? fromForeignHosts(proxy, push, routed, port, shapeAndPort) : undefined) ??
+      planHosts(proxy, push, onPort === undefined ? routed : routed.filter((s) => onPort.has(s)), {
+        port,
+        namespace: proxy.namespace,
+        shapeAndPort,
+        whole: false,
+      })!;
+  const fallback = scope.outboundTrafficPolicy.mode === "REGISTRY_ONLY"
     ? BLACK_HOLE_CLUSTER
     : PASSTHROUGH_CLUSTER;
   return {
     plan: { port, hosts: hosts.map(({ plan, domains }) => ({ plan, domains })), fallback },
     hosts,
-    dependsOn: [...dependsOn],
+    dependsOn,
   };
 }
 
