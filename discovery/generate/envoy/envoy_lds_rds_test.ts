@@ -366,17 +366,21 @@ Deno.test("Sidecars whose route plans are equal get equal keys and equal bytes; 
   assert.equal(keyOf(c), cacheKey(TYPE_URL.route, ["envoy", routeConfigKeyId(push, plan)], dependsOn).id);
 });
 
-Deno.test("The route configurations of many namespaces sort their services and key each virtual host they share once per snapshot", () => {
+Deno.test("The route configurations of many namespaces sort their services, plan and digest each virtual host they share once per snapshot", () => {
   const push = world().push();
   const namespaces = ["canary", "n1", "n2", "n3", "n4", "n5"];
   for (const ns of namespaces) run(envoyRdsGenerator, envoySidecar(ns), push, { names: ["8080"] });
   const hosts = planRouteConfig(envoySidecar("canary"), push, 8080).plan.hosts.length;
   // One key per host as every namespace without own services sees it: not one per host and namespace.
-  assert.equal(push.derived.stats()["rds.hostKeys"], hosts);
+  assert.equal(push.derived.stats()["rds.hostDigests"], hosts);
   assert.equal(push.derived.stats()["rds.routedServices"], 1, "their shared service list is sorted once");
   assert.equal(push.derived.stats()["rds.foreignHosts"], 1, "and planned once");
   run(envoyRdsGenerator, envoySidecar("example"), push, { names: ["8080"] });
-  assert.equal(push.derived.stats()["rds.hostKeys"], hosts + 1, "example adds only its own service's host");
+  assert.equal(
+    push.derived.stats()["rds.hostDigests"],
+    hosts + 1,
+    "example adds only its own service's host",
+  );
 });
 
 Deno.test("Each namespace's route configuration lists every host in hostname order, short names only for its own services", () => {

@@ -125,27 +125,21 @@ function routeConfig(
   };
 }
 
-/** A virtual host's key as the route configuration memoises its bytes, and that key's digest. */
-interface HostKey {
-  /** `stableJson({ domains, plan })`. */
-  readonly json: string;
-  /** SHA-256 of `json`: what the configuration's cache key and the encoded-host memo are keyed by. */
-  readonly digest: string;
-}
-
 /**
- * Host keys by plan object, then domain list (by identity): one per distinct host per snapshot. Plans are shared
- * by the sidecars of a routes shape and domain lists by every namespace but the service's own, so the hundred
- * configurations of a hundred namespaces look up the same thousand keys rather than each writing its own.
+ * SHA-256 of each virtual host's `stableJson({ domains, plan })`, by plan object, then domain list (by
+ * identity): one per distinct host per snapshot. Plans are shared by the sidecars of a routes shape and domain
+ * lists by every namespace but the service's own, so the configurations of a hundred namespaces look up the
+ * same thousand digests rather than each writing every host's JSON again.
  */
-const HOST_KEYS = derivedTable<RoutePlan, readonly string[], HostKey>("rds.hostKeys");
+const HOST_DIGESTS = derivedTable<RoutePlan, readonly string[], string>("rds.hostDigests");
 
-function hostKey(push: PushContext, host: EnvoyRouteConfigPlan["hosts"][number]): HostKey {
-  return push.derived.get(HOST_KEYS, host.plan, host.domains, () => {
+/** The digest of one host: its key in the configuration's cache key and in the memo of encoded hosts. */
+function hostDigest(push: PushContext, host: EnvoyRouteConfigPlan["hosts"][number]): string {
+  return push.derived.get(HOST_DIGESTS, host.plan, host.domains, () => {
     const json = `{"domains":${
       push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
     },"plan":${stableJson(host.plan)}}`;
-    return { json, digest: createHash("sha256").update(json).digest("base64url") };
+    return createHash("sha256").update(json).digest("base64url");
   });
 }
 
@@ -155,7 +149,7 @@ function hostKey(push: PushContext, host: EnvoyRouteConfigPlan["hosts"][number])
  * key is written from a few dozen bytes per host where the plan's JSON is hundreds.
  */
 export function routeConfigKeyId(push: PushContext, plan: EnvoyRouteConfigPlan): string {
-  const digests = plan.hosts.map((host) => hostKey(push, host).digest);
+  const digests = plan.hosts.map((host) => hostDigest(push, host));
   return `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${digests.join(",")}],"port":${plan.port}}`;
 }
 
@@ -177,7 +171,7 @@ function sidecarRouteConfig(
         head: { name: String(plan.port) },
         hosts: [
           ...hosts.map((host, i) => ({
-            key: hostKey(push, plan.hosts[i]).digest,
+            key: hostDigest(push, plan.hosts[i]),
             build: () => virtualHost(host, defaultTimeout),
           })),
           { key: `allow_any ${plan.fallback}`, build: () => allowAnyHost(plan.fallback) },
@@ -280,11 +274,9 @@ function planHosts(
     const servicePort = service.ports.find((p) => p.port === ctx.port)!;
     const all = sharedDomains(push, service, ctx.port, ctx.namespace, domainKeys);
     const clash = all.some((d) => taken.has(d));
+    if (ctx.whole && (clash || all.length === 0)) return undefined;
     const domains = clash ? all.filter((d) => !taken.has(d)) : all;
-    if (ctx.whole && domains !== all || domains.length === 0) {
-      if (ctx.whole) return undefined;
-      continue;
-    }
+    if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
     const planned = sharedHostPlan(proxy, push, ctx.shapeAndPort, service, servicePort);
     for (const key of planned.dependsOn) dependsOn.add(key);
