@@ -89,6 +89,13 @@ const rounds = Number(flags.rounds);
 const timeoutMs = Number(flags["timeout-s"]) * 1000;
 const settleMs = Number(flags["settle-ms"]);
 const delta = flags.delta;
+/**
+ * Envoy's default HTTP/2 initial stream and connection windows (`Http2ProtocolOptions`, 256 MiB), which its
+ * ADS client to the control plane keeps unless the bootstrap says otherwise: `--envoy` proxies grant them
+ * unless `--client-window` says otherwise (`--client-window 65535` gives grpc-js's default).
+ */
+const ENVOY_WINDOW_BYTES = 268_435_456;
+const clientWindow = flags["client-window"] ?? (flags.envoy ? String(ENVOY_WINDOW_BYTES) : undefined);
 const ALL_TYPES = [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route];
 const progress = (msg: string) =>
   console.error(`[xds_load ${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -302,7 +309,7 @@ async function main(): Promise<LoadReport> {
   ];
   if (delta) agentArgs.push("--delta");
   if (flags.envoy) agentArgs.push("--envoy");
-  if (flags["client-window"] !== undefined) agentArgs.push("--client-window", flags["client-window"]);
+  if (clientWindow !== undefined) agentArgs.push("--client-window", clientWindow);
   const agentV8 = proxies > 2000 ? ["--max-old-space-size=16384"] : [];
   // The load process writes its connect profile there before the server's first one is saved.
   if (flags.profile !== undefined) await Deno.mkdir(flags.profile, { recursive: true });

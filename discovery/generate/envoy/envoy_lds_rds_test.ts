@@ -5,9 +5,8 @@ import { networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
-import { envoyRdsGenerator, planRouteConfig, virtualHostDomains } from "./envoy_rds.ts";
-import { cacheKey, isCacheable } from "../generator.ts";
-import { stableJson } from "../fingerprint.ts";
+import { envoyRdsGenerator, planRouteConfig, routeConfigKeyId, virtualHostDomains } from "./envoy_rds.ts";
+import { cacheKey } from "../generator.ts";
 import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { Proxy } from "../../model/proxy.ts";
 import { planRouteConfiguration } from "../route_plan.ts";
@@ -348,13 +347,86 @@ Deno.test("A sidecar whose addresses no service endpoint has is counted in disco
   );
 });
 
-Deno.test("A sidecar route configuration's cache key is the stable JSON of its plan", () => {
+Deno.test("Sidecars whose route plans are equal get equal keys and equal bytes; a namespace's short names give another key", () => {
   const push = world().push();
-  const proxy = envoySidecar();
-  const [generated] = envoyRdsGenerator.generate(proxy, push, { names: ["8080"], full: true });
-  assert.ok(isCacheable(generated));
-  const { plan, dependsOn } = planRouteConfig(proxy, push, 8080);
-  assert.equal(generated.key.id, cacheKey(TYPE_URL.route, ["envoy", stableJson(plan)], dependsOn).id);
+  const generated = (proxy: Proxy) => run(envoyRdsGenerator, proxy, push, { names: ["8080"] });
+  const [a, b] = [generated(envoySidecar("example")), generated(envoySidecar("example", "10.9.9.7"))];
+  const [c, d] = [generated(envoySidecar("canary")), generated(envoySidecar("other", "10.9.9.8"))];
+  const keyOf = (g: ReturnType<typeof generated>) => g.cacheable.get("8080")!.key.id;
+  assert.equal(keyOf(a), keyOf(b));
+  assert.ok(Buffer.from(a.bytes.get("8080")!).equals(b.bytes.get("8080")!));
+  // `canary` owns no service, `other` owns reviews.other and `example` ratings: three sets of short names.
+  assert.equal(new Set([keyOf(a), keyOf(c), keyOf(d)]).size, 3);
+  assert.ok(!Buffer.from(a.bytes.get("8080")!).equals(c.bytes.get("8080")!));
+  // A later snapshot that plans the same routes names them alike, so the response cache keeps its entry.
+  const again = run(envoyRdsGenerator, envoySidecar("canary"), world().push(), { names: ["8080"] });
+  assert.equal(again.cacheable.get("8080")!.key.id, keyOf(c));
+  const { plan, dependsOn } = planRouteConfig(envoySidecar("canary"), push, 8080);
+  assert.deepEqual(c.cacheable.get("8080")!.key.dependsOn, dependsOn);
+  assert.equal(keyOf(c), cacheKey(TYPE_URL.route, ["envoy", routeConfigKeyId(push, plan)], dependsOn).id);
+});
+
+Deno.test("The route configurations of many namespaces sort their services, plan and digest each virtual host they share once per snapshot", () => {
+  const push = world().push();
+  const namespaces = ["canary", "n1", "n2", "n3", "n4", "n5"];
+  for (const ns of namespaces) run(envoyRdsGenerator, envoySidecar(ns), push, { names: ["8080"] });
+  const hosts = planRouteConfig(envoySidecar("canary"), push, 8080).plan.hosts.length;
+  // One key per host as every namespace without own services sees it: not one per host and namespace.
+  assert.equal(push.derived.stats()["rds.hostDigests"], hosts);
+  assert.equal(push.derived.stats()["rds.routedServices"], 1, "their shared service list is sorted once");
+  assert.equal(push.derived.stats()["rds.foreignHosts"], 1, "and planned once");
+  run(envoyRdsGenerator, envoySidecar("example"), push, { names: ["8080"] });
+  assert.equal(
+    push.derived.stats()["rds.hostDigests"],
+    hosts + 1,
+    "example adds only its own service's host",
+  );
+});
+
+Deno.test("Each namespace's route configuration lists every host in hostname order, short names only for its own services", () => {
+  const push = world().push();
+  const servicesOn8080 = push.services()
+    .filter((s) => s.ports.some((p) => p.port === 8080 && p.protocol === "HTTP"))
+    .sort((a, b) => a.hostname < b.hostname ? -1 : 1);
+  // `example` owns ratings, `other` owns reviews.other, `canary` owns nothing: each order of first use.
+  for (const order of [["example", "canary", "other"], ["canary", "other", "example"]]) {
+    const round = world().push();
+    for (const ns of order) {
+      const hosts = run(envoyRdsGenerator, envoySidecar(ns), round, { names: ["8080"] }).byName.get("8080")!
+        .virtual_hosts as Obj[];
+      assert.deepEqual(
+        hosts.slice(0, -1).map((h) => h.domains),
+        servicesOn8080.map((s) => virtualHostDomains(s, 8080, ns)),
+        `${ns} after ${order.slice(0, order.indexOf(ns)).join() || "none"}`,
+      );
+    }
+  }
+  assert.ok(servicesOn8080.length >= 2);
+});
+
+Deno.test("A short name another host claims stays with the host first in order, in every namespace", () => {
+  // The ServiceEntry host `ratings` sorts before ratings.example…, so it keeps `ratings` in `example` too.
+  const push = world().apply(
+    networking("ServiceEntry", "canary", "bare-ratings", {
+      hosts: ["ratings"],
+      location: "MESH_EXTERNAL",
+      resolution: "DNS",
+      ports: [{ number: 8080, name: "http", protocol: "HTTP" }],
+    }),
+  ).push();
+  const domainsIn = (ns: string) => {
+    const hosts = run(envoyRdsGenerator, envoySidecar(ns), push, { names: ["8080"] }).byName.get("8080")!
+      .virtual_hosts as Obj[];
+    return new Map(hosts.map((h) => [h.name as string, h.domains as string[]]));
+  };
+  const other = domainsIn("other");
+  const example = domainsIn("example");
+  assert.deepEqual(example.get("ratings:8080"), ["ratings", "ratings:8080"]);
+  assert.deepEqual(other.get("ratings:8080"), ["ratings", "ratings:8080"]);
+  assert.ok(!example.get(`${RATINGS}:8080`)!.includes("ratings"), "ratings.example loses its short name");
+  assert.ok(example.get(`${RATINGS}:8080`)!.includes("ratings.example"));
+  const all = [...example.values()].flat();
+  assert.equal(new Set(all).size, all.length, "no domain listed twice");
 });
 
 Deno.test("Sidecars that share planned routes in one snapshot still get the routes their namespace and labels select", () => {

@@ -18,6 +18,7 @@ import type { Service, ServicePort } from "../../model/service.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
+import { createHash } from "node:crypto";
 import { derivedTable } from "../../push/derived_memo.ts";
 import { envoyRoute } from "../grpc_rds.ts";
 import { durationFromNanos, type DurationObject } from "../envoy_duration.ts";
@@ -72,7 +73,7 @@ interface VirtualHostPlan {
   readonly virtualService?: VirtualServiceSpec;
 }
 
-/** The resolved inputs of one route configuration; its stable JSON is the cache key. */
+/** The resolved inputs of one route configuration; its cache key names them ({@link routeConfigKeyId}). */
 export interface EnvoyRouteConfigPlan {
   /** The port, which is also the route configuration's name. */
   readonly port: number;
@@ -124,36 +125,55 @@ function routeConfig(
   };
 }
 
-/** `stableJson` of a route plan, once per plan object: plans are shared by the sidecars of a shape. */
-const ROUTE_PLAN_JSON = derivedTable<RoutePlan, undefined, string>("rds.routePlanJson");
+/**
+ * SHA-256 of each virtual host's `stableJson({ domains, plan })`, by plan object, then domain list (by
+ * identity): one per distinct host per snapshot. Plans are shared by the sidecars of a routes shape and domain
+ * lists by every namespace but the service's own, so the configurations of a hundred namespaces look up the
+ * same thousand digests rather than each writing every host's JSON again.
+ */
+const HOST_DIGESTS = derivedTable<RoutePlan, readonly string[], string>("rds.hostDigests");
+
+/** The digest of one host: its key in the configuration's cache key and in the memo of encoded hosts. */
+function hostDigest(push: PushContext, host: EnvoyRouteConfigPlan["hosts"][number]): string {
+  return push.derived.get(HOST_DIGESTS, host.plan, host.domains, () => {
+    const json = `{"domains":${
+      push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
+    },"plan":${stableJson(host.plan)}}`;
+    return createHash("sha256").update(json).digest("base64url");
+  });
+}
 
 /**
- * A sidecar's route configuration as a cacheable resource. Its key is `stableJson(plan)`, written from each
- * host's stable JSON, which is also that host's key in the per-snapshot memo of encoded virtual hosts.
+ * The cache key of a sidecar's route configuration: its port, fallback and the digest of each host's
+ * `stableJson({ domains, plan })`, in order. Equal keys name equal plans (the digests are SHA-256), and the
+ * key is written from a few dozen bytes per host where the plan's JSON is hundreds.
+ */
+export function routeConfigKeyId(push: PushContext, plan: EnvoyRouteConfigPlan): string {
+  const digests = plan.hosts.map((host) => hostDigest(push, host));
+  return `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${digests.join(",")}],"port":${plan.port}}`;
+}
+
+/**
+ * A sidecar's route configuration as a cacheable resource, keyed by {@link routeConfigKeyId}; each host's digest
+ * is also its key in the per-snapshot memo of encoded virtual hosts.
  */
 function sidecarRouteConfig(
   push: PushContext,
   { plan, hosts, dependsOn }: ReturnType<typeof planRouteConfig>,
 ): GeneratedResource {
-  // `stableJson({ domains, plan })`, with each shared plan's JSON written once per snapshot.
-  const hostKeys = plan.hosts.map((host) =>
-    `{"domains":${
-      push.derived.get(DOMAINS_JSON, host.domains, undefined, () => JSON.stringify(host.domains))
-    },"plan":${push.derived.get(ROUTE_PLAN_JSON, host.plan, undefined, () => stableJson(host.plan))}}`
-  );
   const defaultTimeout = requestTimeout(push);
-  const configJson = `{"fallback":${JSON.stringify(plan.fallback)},"hosts":[${
-    hostKeys.join(",")
-  }],"port":${plan.port}}`;
   return {
     name: String(plan.port),
-    key: cacheKey(TYPE_URL.route, ["envoy", configJson], dependsOn),
+    key: cacheKey(TYPE_URL.route, ["envoy", routeConfigKeyId(push, plan)], dependsOn),
     build: () => routeConfig(plan, hosts, defaultTimeout),
     encode: (schema) =>
       encodeRouteConfigurationAny(push.derived, {
         head: { name: String(plan.port) },
         hosts: [
-          ...hosts.map((host, i) => ({ key: hostKeys[i], build: () => virtualHost(host, defaultTimeout) })),
+          ...hosts.map((host, i) => ({
+            key: hostDigest(push, plan.hosts[i]),
+            build: () => virtualHost(host, defaultTimeout),
+          })),
           { key: `allow_any ${plan.fallback}`, build: () => allowAnyHost(plan.fallback) },
         ],
         tail: ROUTE_CONFIG_TAIL,
@@ -173,12 +193,12 @@ function sharedDomains(
   service: Service,
   port: number,
   namespace: string,
+  keys: { readonly own: string; readonly other: string },
 ): readonly string[] {
-  const key = service.namespace === namespace ? `${port} own` : `${port}`;
   return push.derived.get(
     DOMAIN_LISTS,
     service,
-    key,
+    service.namespace === namespace ? keys.own : keys.other,
     () => Object.freeze(virtualHostDomains(service, port, namespace)),
   );
 }
@@ -186,8 +206,8 @@ function sharedDomains(
 /** `JSON.stringify` of a domain list, once per list: lists are shared by every namespace that sees a host alike. */
 const DOMAINS_JSON = derivedTable<readonly string[], undefined, string>("rds.domainsJson", { carried: true });
 
-/** Planned hosts by snapshot, then by the shape of what route planning reads of a proxy, service and port. */
-const HOST_PLANS = derivedTable<PushContext, string, PlannedRouteConfiguration>("rds.hostPlans");
+/** Planned hosts by service, then by the shape of what route planning reads of a proxy and the port. */
+const HOST_PLANS = derivedTable<Service, string, PlannedRouteConfiguration>("rds.hostPlans");
 
 /**
  * The routes of one service and port as `proxy` sees them, planned once per snapshot for every sidecar whose
@@ -198,42 +218,67 @@ const HOST_PLANS = derivedTable<PushContext, string, PlannedRouteConfiguration>(
 function sharedHostPlan(
   proxy: Proxy,
   push: PushContext,
-  routesShape: string,
+  shapeAndPort: string,
   service: Service,
   servicePort: ServicePort,
 ): PlannedRouteConfiguration {
-  const key = `${routesShape}\u0000${service.hostname}\u0000${servicePort.port}`;
-  return push.derived.get(HOST_PLANS, push.configSnapshot, key, () => {
+  return push.derived.get(HOST_PLANS, service, shapeAndPort, () => {
     const target = { name: `${service.hostname}:${servicePort.port}`, service, port: servicePort };
     return planRouteConfiguration(target, proxy, push, { envoy: true });
   });
 }
 
-/** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
-export function planRouteConfig(
+/** Services of a visible list routed on a port, by hostname, by list (by identity) and port. */
+const ROUTED_SERVICES = derivedTable<readonly Service[], number, readonly Service[]>("rds.routedServices");
+
+/**
+ * The services of `visible` with a routed `port`, sorted by hostname: once per list and port, since namespaces
+ * that share a default scope share its list.
+ */
+function routedServices(push: PushContext, visible: readonly Service[], port: number): readonly Service[] {
+  return push.derived.get(ROUTED_SERVICES, visible, port, () =>
+    Object.freeze(
+      visible
+        .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
+        .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0),
+    ));
+}
+
+/** What {@link planHosts} gives: hosts in order, and the `dependsOn` keys of every host. */
+interface PlannedHosts {
+  readonly hosts: readonly VirtualHostPlan[];
+  readonly dependsOn: readonly string[];
+}
+
+/**
+ * Plans the hosts of `services` in order as a client in `namespace` sees them. Envoy rejects a route
+ * configuration that lists a domain twice: the first service to claim one keeps it. With `whole`, gives
+ * undefined instead of leaving out any domain or host, so every service has its host at its own index.
+ */
+function planHosts(
   proxy: Proxy,
   push: PushContext,
-  port: number,
-): { plan: EnvoyRouteConfigPlan; hosts: VirtualHostPlan[]; dependsOn: string[] } {
+  services: readonly Service[],
+  ctx: {
+    readonly port: number;
+    readonly namespace: string;
+    readonly shapeAndPort: string;
+    readonly whole: boolean;
+  },
+): PlannedHosts | undefined {
+  const domainKeys = { own: `${ctx.port} own`, other: `${ctx.port}` };
   const taken = new Set<string>();
   const hosts: VirtualHostPlan[] = [];
   const dependsOn = new Set<string>();
-  const scope = push.sidecarScope(proxy);
-  const routesShape = envoyProxyShape(proxy, push, { labels: true });
-  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
-  const services = push.servicesVisibleTo(proxy)
-    .filter((s) => onPort === undefined || onPort.has(s))
-    .filter((s) => s.ports.some((p) => p.port === port && isRoutedPort(p, push)))
-    .slice()
-    .sort((a, b) => a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
   for (const service of services) {
-    const servicePort = service.ports.find((p) => p.port === port)!;
-    // Envoy rejects a route configuration that lists a domain twice: the first service to claim one keeps it.
-    const all = sharedDomains(push, service, port, proxy.namespace);
-    const domains = all.some((d) => taken.has(d)) ? all.filter((d) => !taken.has(d)) : all;
+    const servicePort = service.ports.find((p) => p.port === ctx.port)!;
+    const all = sharedDomains(push, service, ctx.port, ctx.namespace, domainKeys);
+    const clash = all.some((d) => taken.has(d));
+    if (ctx.whole && (clash || all.length === 0)) return undefined;
+    const domains = clash ? all.filter((d) => !taken.has(d)) : all;
     if (domains.length === 0) continue;
     for (const d of domains) taken.add(d);
-    const planned = sharedHostPlan(proxy, push, routesShape, service, servicePort);
+    const planned = sharedHostPlan(proxy, push, ctx.shapeAndPort, service, servicePort);
     for (const key of planned.dependsOn) dependsOn.add(key);
     hosts.push({
       plan: planned.plan,
@@ -241,13 +286,91 @@ export function planRouteConfig(
       ...(planned.virtualService ? { virtualService: planned.virtualService.resource.spec } : {}),
     });
   }
-  const fallback = push.sidecarScope(proxy).outboundTrafficPolicy.mode === "REGISTRY_ONLY"
+  return { hosts, dependsOn: [...dependsOn] };
+}
+
+/**
+ * A routed list's hosts as a namespace that owns none of its services sees them, when no two of them share a
+ * domain: every other namespace's hosts differ only in its own services' short names.
+ */
+interface ForeignHosts extends PlannedHosts {
+  /** Every domain of `hosts`. */
+  readonly claimed: ReadonlySet<string>;
+  /** Indexes into `hosts` of each namespace's own services. */
+  readonly byNamespace: ReadonlyMap<string, readonly number[]>;
+}
+
+/** Foreign hosts by routed list (by identity), then routes shape and port; null where two hosts share a domain. */
+const FOREIGN_HOSTS = derivedTable<readonly Service[], string, ForeignHosts | null>("rds.foreignHosts");
+
+/**
+ * The hosts of `routed` for `proxy`, from the hosts every namespace shares: planned once per routed list and
+ * routes shape, then the proxy's own services given their short names. Undefined when a short name or any two
+ * shared hosts claim one domain, which the full walk resolves by order.
+ */
+function fromForeignHosts(
+  proxy: Proxy,
+  push: PushContext,
+  routed: readonly Service[],
+  port: number,
+  shapeAndPort: string,
+): PlannedHosts | undefined {
+  const foreign = push.derived.get(FOREIGN_HOSTS, routed, shapeAndPort, () => {
+    // No service's namespace is empty, so every list is the one a foreign client sees.
+    const planned = planHosts(proxy, push, routed, { port, namespace: "", shapeAndPort, whole: true });
+    if (planned === undefined) return null;
+    const byNamespace = new Map<string, number[]>();
+    routed.forEach((service, i) => {
+      const indexes = byNamespace.get(service.namespace);
+      if (indexes === undefined) byNamespace.set(service.namespace, [i]);
+      else indexes.push(i);
+    });
+    return { ...planned, claimed: new Set(planned.hosts.flatMap((h) => h.domains)), byNamespace };
+  });
+  if (foreign === null) return undefined;
+  const own = foreign.byNamespace.get(proxy.namespace);
+  if (own === undefined) return foreign;
+  const hosts = foreign.hosts.slice();
+  const shortNames = new Set<string>();
+  const domainKeys = { own: `${port} own`, other: `${port}` };
+  for (const i of own) {
+    const domains = sharedDomains(push, routed[i], port, proxy.namespace, domainKeys);
+    for (const d of domains) {
+      if (hosts[i].domains.includes(d)) continue;
+      if (foreign.claimed.has(d) || shortNames.has(d)) return undefined;
+      shortNames.add(d);
+    }
+    hosts[i] = { ...hosts[i], domains };
+  }
+  return { hosts, dependsOn: foreign.dependsOn };
+}
+
+/** Plans the route configuration of one port for a proxy; the `dependsOn` keys of every host. */
+export function planRouteConfig(
+  proxy: Proxy,
+  push: PushContext,
+  port: number,
+): { plan: EnvoyRouteConfigPlan; hosts: readonly VirtualHostPlan[]; dependsOn: readonly string[] } {
+  const scope = push.sidecarScope(proxy);
+  // Written once per configuration rather than once per service: a string built once is hashed once.
+  const shapeAndPort = `${envoyProxyShape(proxy, push, { labels: true })}\u0000${port}`;
+  const onPort = hasPortBoundEgress(scope) ? egressServicesForPort(push, scope, port) : undefined;
+  const routed = routedServices(push, push.servicesVisibleTo(proxy), port);
+  const { hosts, dependsOn } =
+    (onPort === undefined ? fromForeignHosts(proxy, push, routed, port, shapeAndPort) : undefined) ??
+      planHosts(proxy, push, onPort === undefined ? routed : routed.filter((s) => onPort.has(s)), {
+        port,
+        namespace: proxy.namespace,
+        shapeAndPort,
+        whole: false,
+      })!;
+  const fallback = scope.outboundTrafficPolicy.mode === "REGISTRY_ONLY"
     ? BLACK_HOLE_CLUSTER
     : PASSTHROUGH_CLUSTER;
   return {
     plan: { port, hosts: hosts.map(({ plan, domains }) => ({ plan, domains })), fallback },
     hosts,
-    dependsOn: [...dependsOn],
+    dependsOn,
   };
 }
 
