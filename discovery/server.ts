@@ -243,6 +243,7 @@ export async function startDiscovery(
         initialPush: pipeline.stage.current(),
         pushHistory,
       });
+      discovery.startReleasingUnheld();
       return [
         () => discovery.close(),
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),

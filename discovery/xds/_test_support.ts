@@ -13,6 +13,7 @@ import { cacheKey, GeneratorRegistry, type PushSnapshot, type XdsGenerator } fro
 import { type RunningXdsServer, startXdsServer } from "./xds_grpc_server.ts";
 import { DEFAULT_XDS_SETTINGS, type XdsSettings } from "./xds_settings.ts";
 import type { PushHistory } from "../push/push_history.ts";
+import type { Timers } from "@mesh/shared/time/timers";
 
 /** The snapshot the test generators read. */
 export interface TestPush extends PushSnapshot {
@@ -156,6 +157,8 @@ export async function startTestServer(
     pushHistory?: PushHistory;
     /** Generators in place of {@link testGenerators} (whose build counts then stay 0). */
     generators?: GeneratorRegistry<TestPush>;
+    /** Drive the server's sweeps of unheld memos. */
+    timers?: Timers;
   } = {},
 ): Promise<TestServer> {
   const metrics = new Metrics("discovery", { version: "test", tag: "test" });
@@ -170,6 +173,7 @@ export async function startTestServer(
     ...(initial === undefined ? {} : { initialPush: initial }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.pushHistory === undefined ? {} : { pushHistory: options.pushHistory }),
+    ...(options.timers === undefined ? {} : { timers: options.timers }),
   });
   const server = await startXdsServer({
     addr: { hostname: "127.0.0.1", port: 0 },

@@ -45,6 +45,9 @@ import { XdsMetrics } from "./xds_metrics.ts";
 import { SnapshotConflicts } from "./snapshot_conflicts.ts";
 import type { XdsSettings } from "./xds_settings.ts";
 import type { PushHistory } from "../push/push_history.ts";
+import type { Timers } from "@mesh/shared/time/timers";
+import { UnheldRelease } from "./unheld_release.ts";
+import type { VersionedResource } from "./versioned_resource.ts";
 
 /** Collaborators and settings of a AdsServer. */
 export interface AdsServerOptions<P extends PushSnapshot> {
@@ -66,6 +69,8 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly now?: () => number;
   /** Gets every completed proxy push (count and time), for the debug overview. */
   readonly pushHistory?: PushHistory;
+  /** Drive the sweeps of {@link AdsServer.startReleasingUnheld}; the runtime's when omitted. */
+  readonly timers?: Timers;
 }
 
 /** Called when a proxy connects or disconnects. */
@@ -101,6 +106,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   #openStreams = 0;
   #push: P | undefined;
   #closed = false;
+  readonly #release: UnheldRelease;
   /** The listener conflicts the generators report for the newest snapshot. */
   readonly conflicts: SnapshotConflicts;
 
@@ -137,6 +143,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     const names = new NameInterner();
     this.#names = names;
     this.#nameLists = new NameListTable(names, { limits: options.settings });
+    this.#release = new UnheldRelease(() => this.releaseUnheld(), undefined, options.timers);
     this.#nacks = new NackLog(this.#logger, { now: options.now ?? (() => performance.now()) });
     this.#context = {
       generators: this.generators,
@@ -289,6 +296,24 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     };
   }
 
+  /**
+   * Sweeps the cache and the shape memo once ({@link XdsCache.sweep}, {@link ShapeMemo.sweep}): what no
+   * connected stream holds or used lately is dropped. Returns how many entries and shape prefixes went.
+   */
+  releaseUnheld(): { entries: number; shapes: number } {
+    const held = new Set<VersionedResource>();
+    const lists = new Set<readonly VersionedResource[]>();
+    for (const connection of this.#connections.values()) connection.collectHeld(held, lists);
+    const released = { entries: this.cache.sweep(held), shapes: this.#shapes.sweep() };
+    if (released.entries + released.shapes > 0) this.#logger.debug("released unheld memos", released);
+    return released;
+  }
+
+  /** Sweeps with {@link releaseUnheld} every `UNHELD_RELEASE_PERIOD_MS` until {@link close}. */
+  startReleasingUnheld(): void {
+    if (!this.#closed) this.#release.start();
+  }
+
   /** Waiting and running pushes. */
   queueStats(): PushQueueStats {
     return this.#queue.stats();
@@ -320,6 +345,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#release.stop();
     this.#queue.close();
     for (const connection of this.connections()) {
       connection.close(

@@ -76,6 +76,19 @@ export class SentRecord {
     return true;
   }
 
+  /**
+   * Adds every resource the record keeps to `held` (a list replaced by later changes included: the record
+   * still keeps it). A list in `lists` was added already, by a record sharing it, and is skipped.
+   */
+  collectHeld(held: Set<VersionedResource>, lists: Set<readonly VersionedResource[]>): void {
+    const base = this.#held.base;
+    if (!lists.has(base)) {
+      lists.add(base);
+      for (const resource of base) held.add(resource);
+    }
+    for (const resource of this.#held.changes.values()) if (resource !== null) held.add(resource);
+  }
+
   /** The resources held, by name (a new map; base first, then the changes in the order they came). */
   toMap(): Map<string, VersionedResource> {
     const out = new Map<string, VersionedResource>();

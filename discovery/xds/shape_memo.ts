@@ -17,6 +17,10 @@ interface PrefixEntry {
   readonly lists: Map<string, readonly VersionedResource[]>;
   /** Each name's resource, or null when it gave none. */
   readonly byName: Map<string, VersionedResource | null>;
+  /** Estimated bytes counted for the prefix, returned when a sweep drops it. */
+  bytes: number;
+  /** The sweep epoch in which it was last read or written. */
+  used: number;
 }
 
 /** Estimated bytes an entry costs beyond the characters of its key: its table slot and the list's slots. */
@@ -32,6 +36,8 @@ export class ShapeMemo {
   readonly #maxBytes: number;
   #byPrefix = new Map<string, PrefixEntry>();
   #bytes = 0;
+  /** Counts sweeps ({@link sweep}). */
+  #epoch = 0;
   /**
    * Joined forms of name lists and change sets, by identity: a connection keeps its watched names in one
    * array until they change, and one push hands the same change set to every connection, so each is joined
@@ -72,14 +78,19 @@ export class ShapeMemo {
   /** The list generated for `names` under `prefix` from `push`, if any. */
   get(prefix: string, names: readonly string[], push: object): readonly VersionedResource[] | undefined {
     const entry = this.#byPrefix.get(prefix);
-    return entry !== undefined && entry.push === push ? entry.lists.get(this.#joinedList(names)) : undefined;
+    if (entry === undefined || entry.push !== push) return undefined;
+    entry.used = this.#epoch;
+    return entry.lists.get(this.#joinedList(names));
   }
 
   /** Remembers the list generated for `names` under `prefix` from `push`. */
   set(prefix: string, names: readonly string[], push: object, resources: readonly VersionedResource[]): void {
     const key = this.#joinedList(names);
-    if (!this.#fits(prefix, key.length + 8 * resources.length)) return;
-    this.#entry(prefix, push).lists.set(key, resources);
+    const cost = this.#fits(prefix, key.length + 8 * resources.length);
+    if (cost === 0) return;
+    const entry = this.#entry(prefix, push);
+    entry.bytes += cost;
+    entry.lists.set(key, resources);
   }
 
   /**
@@ -92,8 +103,29 @@ export class ShapeMemo {
 
   /** Remembers what `name` generated under `prefix` from `push` (null: nothing). */
   setByName(prefix: string, push: object, name: string, resource: VersionedResource | null): void {
-    if (!this.#fits(prefix, name.length)) return;
-    this.#entry(prefix, push).byName.set(name, resource);
+    const cost = this.#fits(prefix, name.length);
+    if (cost === 0) return;
+    const entry = this.#entry(prefix, push);
+    entry.bytes += cost;
+    entry.byName.set(name, resource);
+  }
+
+  /**
+   * Drops the prefixes not read or written since the sweep before last: the proxies of that shape, type and
+   * reason have left or been served, and a later push clears them anyway. Called every period P, a prefix
+   * goes between 2P and 3P after its last use. Returns how many were dropped.
+   */
+  sweep(): number {
+    const oldest = this.#epoch - 1;
+    let dropped = 0;
+    for (const [prefix, entry] of this.#byPrefix) {
+      if (entry.used >= oldest) continue;
+      this.#byPrefix.delete(prefix);
+      this.#bytes = Math.max(0, this.#bytes - entry.bytes);
+      dropped++;
+    }
+    this.#epoch++;
+    return dropped;
   }
 
   /** Forgets everything; called on every push. */
@@ -116,23 +148,29 @@ export class ShapeMemo {
     return { entries, bytes: this.#bytes, maxBytes: this.#maxBytes };
   }
 
-  /** Makes room for an entry of `chars` under `prefix`; false when it could never fit (not remembered). */
-  #fits(prefix: string, chars: number): boolean {
-    const cost = chars + ENTRY_OVERHEAD + (this.#byPrefix.has(prefix) ? 0 : prefix.length + ENTRY_OVERHEAD);
-    if (cost > this.#maxBytes) return false;
+  /**
+   * Makes room for an entry of `chars` under `prefix`; returns the bytes it counted for it, or 0 when it
+   * could never fit (not remembered).
+   */
+  #fits(prefix: string, chars: number): number {
+    let cost = chars + ENTRY_OVERHEAD + (this.#byPrefix.has(prefix) ? 0 : prefix.length + ENTRY_OVERHEAD);
+    if (cost > this.#maxBytes) return 0;
     if (this.#bytes + cost > this.#maxBytes) {
       this.clear();
-      this.#bytes = chars + prefix.length + 2 * ENTRY_OVERHEAD;
-    } else this.#bytes += cost;
-    return true;
+      cost = chars + prefix.length + 2 * ENTRY_OVERHEAD;
+    }
+    this.#bytes += cost;
+    return cost;
   }
 
   #entry(prefix: string, push: object): PrefixEntry {
     let entry = this.#byPrefix.get(prefix);
     if (entry === undefined || entry.push !== push) {
-      entry = { push, lists: new Map(), byName: new Map() };
+      // The bytes counted for a replaced snapshot's entry stay counted until the prefix goes.
+      entry = { push, lists: new Map(), byName: new Map(), bytes: entry?.bytes ?? 0, used: this.#epoch };
       this.#byPrefix.set(prefix, entry);
     }
+    entry.used = this.#epoch;
     return entry;
   }
 }

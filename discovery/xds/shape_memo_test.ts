@@ -6,6 +6,7 @@ import { cacheKey, GeneratorRegistry, type XdsGenerator } from "../generate/gene
 import { buildResources } from "./response_builder.ts";
 import { ShapeMemo } from "./shape_memo.ts";
 import { XdsCache } from "./xds_cache.ts";
+import { VersionedResource } from "./versioned_resource.ts";
 
 const schema = loadEnvoySchema();
 
@@ -146,4 +147,25 @@ Deno.test("ShapeMemo holds at most its bound in bytes, whatever names proxies wa
   memo.clear();
   assert.deepEqual(memo.stats(), { entries: 0, bytes: 0, maxBytes: 50_000 });
   assert.throws(() => new ShapeMemo(0), RangeError);
+});
+
+Deno.test("ShapeMemo drops the prefixes nobody read or wrote for two sweeps, and their bytes", () => {
+  const memo = new ShapeMemo();
+  const push = {};
+  const names = ["a"];
+  const resources = [new VersionedResource("a", new Uint8Array(1))];
+  memo.set("gone", names, push, resources);
+  memo.set("used", names, push, resources);
+  assert.equal(memo.sweep(), 0);
+  assert.equal(memo.sweep(), 0, "one quiet period is within the grace");
+  assert.equal(memo.get("used", names, push), resources);
+  const before = memo.stats().bytes;
+  assert.equal(memo.sweep(), 1, "the second quiet period ends the unused prefix");
+  assert.equal(memo.get("gone", names, push), undefined);
+  assert.equal(memo.get("used", names, push), resources);
+  assert.ok(memo.stats().bytes < before, "its bytes are no longer counted");
+  assert.equal(memo.sweep(), 0);
+  assert.equal(memo.sweep(), 0);
+  assert.equal(memo.sweep(), 1);
+  assert.deepEqual(memo.stats(), { entries: 0, bytes: 0, maxBytes: 64 * 1024 * 1024 });
 });

@@ -36,6 +36,8 @@ interface Entry {
   readonly resource: VersionedResource;
   /** Read since it was added or last given a second chance. */
   referenced: boolean;
+  /** The sweep epoch in which it was last added, read or found held by a connected stream. */
+  used: number;
 }
 
 /** One entry as `/debug/cachez` shows it. */
@@ -70,6 +72,8 @@ export interface CacheStats {
   readonly evictions: number;
   /** Entries dropped by invalidation or clearing, since start. */
   readonly invalidations: number;
+  /** Entries released by {@link XdsCache.sweep} because no connected stream held or read them, since start. */
+  readonly released: number;
 }
 
 /** Bounded (clock-LRU) cache of encoded resources with a reverse index from dependency keys to entries. */
@@ -81,7 +85,10 @@ export class XdsCache {
   #misses = 0;
   #evictions = 0;
   #invalidations = 0;
+  #released = 0;
   #bytes = 0;
+  /** Counts sweeps; an entry remembers the epoch of its last use, so a hit costs one field write. */
+  #epoch = 0;
 
   /** An empty cache; `options` are fixed for its life. */
   constructor(readonly options: XdsCacheOptions) {}
@@ -106,6 +113,7 @@ export class XdsCache {
       return undefined;
     }
     entry.referenced = true;
+    entry.used = this.#epoch;
     this.#hits++;
     if (this.options.stats) this.options.metrics?.counter("xds_cache_reads").inc({ type: "hit" });
     return entry.resource;
@@ -115,7 +123,7 @@ export class XdsCache {
   add(key: XdsCacheKey, typeUrl: string, resource: VersionedResource): void {
     if (!this.options.enabled) return;
     this.#remove(key.id);
-    this.#entries.set(key.id, { key, typeUrl, resource, referenced: false });
+    this.#entries.set(key.id, { key, typeUrl, resource, referenced: false, used: this.#epoch });
     this.#bytes += resource.encoded.length;
     for (const dep of key.dependsOn) {
       let ids = this.#dependents.get(dep);
@@ -153,6 +161,26 @@ export class XdsCache {
     return dropped;
   }
 
+  /**
+   * Releases entries nobody can use any more: an entry `held` (sent to a connected stream and still recorded
+   * as held by it), read or added since the sweep before last stays; any other is dropped. Called every
+   * period P, an entry goes between 2P and 3P after its last holder left, so a proxy that reconnects sooner
+   * still hits. Leaves the bound and invalidation as they are. Returns how many were dropped.
+   */
+  sweep(held: ReadonlySet<VersionedResource>): number {
+    const oldest = this.#epoch - 1;
+    const stale: string[] = [];
+    for (const [id, entry] of this.#entries) {
+      if (held.has(entry.resource)) entry.used = this.#epoch;
+      else if (entry.used < oldest) stale.push(id);
+    }
+    for (const id of stale) this.#remove(id);
+    this.#released += stale.length;
+    this.#epoch++;
+    if (stale.length > 0) this.#reportSize();
+    return stale.length;
+  }
+
   /** Counters for the debug interface. */
   stats(): CacheStats {
     return {
@@ -164,6 +192,7 @@ export class XdsCache {
       misses: this.#misses,
       evictions: this.#evictions,
       invalidations: this.#invalidations,
+      released: this.#released,
     };
   }
 

@@ -101,3 +101,22 @@ Deno.test("VersionedResource versions are equal exactly when the bytes are", () 
   assert.notEqual(a.version, new VersionedResource("a", Uint8Array.of(1, 2, 4)).version);
   assert.match(a.version, /^[A-Za-z0-9_-]{16}$/);
 });
+
+Deno.test("XdsCache releases entries no connected stream holds or read for two sweeps, and keeps held ones", () => {
+  const cache = cacheWith({ held: [], left: [], reread: [] });
+  const resourceOf = (id: string) => cache.get(id)!;
+  const held = new Set([resourceOf("held")]);
+  assert.equal(cache.sweep(held), 0, "everything was used since the last sweep");
+  assert.equal(cache.sweep(held), 0, "one quiet period is within the grace");
+  resourceOf("reread");
+  assert.equal(cache.sweep(held), 1, "the second quiet period ends it");
+  assert.deepEqual(present(cache), ["held", "reread"]);
+  assert.equal(cache.sweep(held), 0);
+  assert.equal(cache.sweep(held), 1, "a read keeps an entry for the grace only");
+  assert.deepEqual(present(cache), ["held"]);
+  assert.equal(cache.stats().released, 2);
+  for (let i = 0; i < 5; i++) assert.equal(cache.sweep(held), 0, "a held entry is never released");
+  assert.equal(cache.sweep(new Set()), 0);
+  assert.equal(cache.sweep(new Set()), 1, "once its holder leaves, it goes after the grace");
+  assert.equal(cache.size, 0);
+});

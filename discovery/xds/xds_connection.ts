@@ -310,6 +310,11 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     return out;
   }
 
+  /** Adds what the proxy holds to `held`, skipping shared lists already in `lists` ({@link SentRecord.collectHeld}). */
+  collectHeld(held: Set<VersionedResource>, lists: Set<readonly VersionedResource[]>): void {
+    for (const record of this.#sent.values()) record.collectHeld(held, lists);
+  }
+
   /** Ends the stream with a status (OK ends it normally); idempotent. */
   close(code: grpc.status = grpc.status.OK, details = "OK"): void {
     if (this.#closed) return;
