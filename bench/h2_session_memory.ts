@@ -5,11 +5,13 @@
  * `tcp`: sockets alone).
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env --allow-run=deno,cat \
- *     bench/h2_session_memory.ts [--layer grpc] [--connections 2000] [--options JSON] [--clientSettings JSON]
+ *     bench/h2_session_memory.ts [--layer grpc] [--connections 2000] [--options JSON] [--clientSettings JSON] \
+ *     [--cycles 1]
  *
  * Figures are taken before connecting, with every connection idle, after a push to all, after `malloc_trim`,
- * and after every connection closed; each is RSS from /proc/PID/smaps split into glibc's main arena (`[heap]`),
- * other anonymous mappings (V8's heap pages, thread arenas, mmapped chunks) and files, beside
+ * and after every connection closed, `--cycles` times over (what closed connections leave shows as growth);
+ * each is RSS from /proc/PID/smaps split into glibc's main arena (`[heap]`), other anonymous mappings (V8's
+ * heap pages, thread arenas, mmapped chunks) and files, beside
  * `Deno.memoryUsage()` after a full collection. Per connection is the change from before, divided by N.
  * glibc tunables (`MALLOC_ARENA_MAX`, `GLIBC_TUNABLES`) set on this command reach the server through its
  * environment. Prints a table and one JSON line.
@@ -31,6 +33,7 @@ const { values: flags } = parseArgs({
     options: { type: "string", default: "{}" },
     clientSettings: { type: "string", default: "{}" },
     concurrency: { type: "string", default: "100" },
+    cycles: { type: "string", default: "1" },
   },
 });
 const layer = flags.layer!;
@@ -150,18 +153,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 await sleep(500);
 const samples: Record<string, Sample> = {};
 samples.before = await sample();
-await connectAll();
-samples.connected = await untilHeld(connections);
-await server.request({ cmd: "push" });
-await sleep(500);
-samples.pushed = await sample();
-await server.request({ cmd: "trim" });
-samples.trimmed = await sample();
-await server.request({ cmd: "drop" });
-for (const close of closers) close();
-await sleep(1000);
-await server.request({ cmd: "trim" });
-samples.closedTrimmed = await sample();
+for (let cycle = 1; cycle <= Number(flags.cycles); cycle++) {
+  const suffix = cycle === 1 ? "" : ` ${cycle}`;
+  await connectAll();
+  samples[`connected${suffix}`] = await untilHeld(connections);
+  await server.request({ cmd: "push" });
+  await sleep(500);
+  samples[`pushed${suffix}`] = await sample();
+  await server.request({ cmd: "trim" });
+  samples[`trimmed${suffix}`] = await sample();
+  await server.request({ cmd: "drop" });
+  for (const close of closers.splice(0)) close();
+  await sleep(1000);
+  await server.request({ cmd: "trim" });
+  samples[`closedTrimmed${suffix}`] = await sample();
+}
 await server.close();
 
 const perConnection = (value: number) => Math.round(value / connections * 10) / 10;
