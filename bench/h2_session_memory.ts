@@ -6,9 +6,12 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env --allow-run=deno,cat \
  *     bench/h2_session_memory.ts [--layer grpc] [--connections 2000] [--options JSON] [--clientSettings JSON] \
- *     [--cycles 1]
+ *     [--cycles 1] [--pushBytes 820] [--pushes 1] \\
+ *     [--pushChunk BYTES (h2: write each push in pieces)] \\
+ *     [--pushConcurrency N (writes outstanding at once; 0: all)] \\
+ *     [--sliceBytes N (grpc: the servers' paced send path, slices of N bytes)]
  *
- * Figures are taken before connecting, with every connection idle, after a push to all, after `malloc_trim`,
+ * Figures are taken before connecting, with every connection idle, after `--pushes` pushes to all, after `malloc_trim`,
  * and after every connection closed, `--cycles` times over (what closed connections leave shows as growth);
  * each is RSS from /proc/PID/smaps split into glibc's main arena (`[heap]`), other anonymous mappings (V8's
  * heap pages, thread arenas, mmapped chunks) and files, beside
@@ -34,6 +37,11 @@ const { values: flags } = parseArgs({
     clientSettings: { type: "string", default: "{}" },
     concurrency: { type: "string", default: "100" },
     cycles: { type: "string", default: "1" },
+    pushBytes: { type: "string", default: "820" },
+    pushes: { type: "string", default: "1" },
+    pushChunk: { type: "string" },
+    pushConcurrency: { type: "string", default: "0" },
+    sliceBytes: { type: "string" },
   },
 });
 const layer = flags.layer!;
@@ -80,7 +88,18 @@ interface Sample {
   readonly external: number;
 }
 
-const server = startChild("h2_session_server.ts", ["--layer", layer, "--options", flags.options!], {
+const server = startChild("h2_session_server.ts", [
+  "--layer",
+  layer,
+  "--options",
+  flags.options!,
+  "--pushBytes",
+  flags.pushBytes!,
+  ...(flags.pushChunk ? ["--pushChunk", flags.pushChunk] : []),
+  "--pushConcurrency",
+  flags.pushConcurrency!,
+  ...(flags.sliceBytes ? ["--sliceBytes", flags.sliceBytes] : []),
+], {
   v8Flags: ["--expose-gc"],
   permissions: [`--allow-ffi=${SYSTEM_LIBRARY_DIRS.join(",")}`],
 });
@@ -157,7 +176,7 @@ for (let cycle = 1; cycle <= Number(flags.cycles); cycle++) {
   const suffix = cycle === 1 ? "" : ` ${cycle}`;
   await connectAll();
   samples[`connected${suffix}`] = await untilHeld(connections);
-  await server.request({ cmd: "push" });
+  for (let push = 0; push < Number(flags.pushes); push++) await server.request({ cmd: "push" });
   await sleep(500);
   samples[`pushed${suffix}`] = await sample();
   await server.request({ cmd: "trim" });

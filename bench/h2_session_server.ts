@@ -3,10 +3,12 @@
  * each, on one of three layers, so that what a connection costs can be split by layer.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env [--allow-ffi=/lib,/usr/lib,/lib64,/usr/lib64] \
- *     --v8-flags=--expose-gc bench/h2_session_server.ts --layer grpc|h2|tcp [--options JSON]
+ *     --v8-flags=--expose-gc bench/h2_session_server.ts --layer grpc|h2|tcp [--options JSON] \\
+ *     [--pushBytes 820]
  *
  * `grpc`: a bare grpc-js server with identity serializers and one bidi method (ADS's path); `--options` are its
- * channel options. `h2`: `node:http2` alone, each stream answered with headers and held; `--options` are the
+ * channel options; with `--sliceBytes` pushes go through the servers' own send path (`sendPrefixedWithoutCopy`,
+ * slices of that size). `h2`: `node:http2` alone, each stream answered with headers and held; `--options` are the
  * server's `settings` and session options. `tcp`: `node:net` sockets that read and are held. Commands on stdin
  * (JSON lines): `usage` (after a full collection), `push` (a small framed message to every stream), `trim`
  * (glibc's `malloc_trim`), `drop` (close every connection); each is answered with one JSON line.
@@ -19,6 +21,7 @@ import net from "node:net";
 import { parseArgs } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { openMallocTrim } from "../shared/process/malloc_trim.ts";
+import { sendPrefixedWithoutCopy } from "../shared/grpc/prefixed_send.ts";
 import { jsonLines } from "./agent_protocol.ts";
 
 const { values: flags } = parseArgs({
@@ -26,17 +29,22 @@ const { values: flags } = parseArgs({
   options: {
     layer: { type: "string", default: "grpc" },
     options: { type: "string", default: "{}" },
+    pushBytes: { type: "string", default: "820" },
+    pushChunk: { type: "string" },
+    pushConcurrency: { type: "string", default: "0" },
+    sliceBytes: { type: "string" },
   },
 });
 const options = JSON.parse(flags.options!) as Record<string, unknown>;
 
 /** The gRPC method the streams open, as an ADS stream does. */
 const ADS_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
-/** A push of the size of a small EDS response: 5-byte gRPC prefix and 820 bytes. */
+/** A push behind its 5-byte gRPC prefix; by default the size of a small EDS response. */
 const PUSH = (() => {
-  const bytes = Buffer.alloc(5 + 820, 0x61);
+  const size = Number(flags.pushBytes);
+  const bytes = Buffer.alloc(5 + size, 0x61);
   bytes.writeUInt8(0, 0);
-  bytes.writeUInt32BE(820, 1);
+  bytes.writeUInt32BE(size, 1);
   return bytes;
 })();
 
@@ -63,6 +71,9 @@ function startGrpc(): Promise<number> {
   const server = new grpc.Server(options as grpc.ServerOptions);
   server.addService(definition, {
     StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+      if (flags.sliceBytes !== undefined) {
+        sendPrefixedWithoutCopy(call, { sliceBytes: Number(flags.sliceBytes) });
+      }
       const entry: Held = {
         push: () => new Promise((resolve) => call.write(PUSH.subarray(5), () => resolve())),
         close: () => call.end(),
@@ -80,12 +91,24 @@ function startGrpc(): Promise<number> {
   });
 }
 
+/**
+ * Writes `bytes` in pieces of `--pushChunk` bytes (default: whole), each after the last one's callback, so the
+ * runtime never holds more than one piece of it; resolves when the last is written.
+ */
+async function writeChunks(stream: http2.ServerHttp2Stream, bytes: Buffer): Promise<void> {
+  const chunk = Number(flags.pushChunk ?? bytes.length);
+  for (let offset = 0; offset < bytes.length; offset += chunk) {
+    const piece = bytes.subarray(offset, offset + chunk);
+    await new Promise<void>((resolve) => stream.write(piece, () => resolve()));
+  }
+}
+
 function startH2(): Promise<number> {
   const server = http2.createServer(options as http2.ServerOptions);
   server.on("stream", (stream) => {
     stream.respond({ ":status": 200, "content-type": "application/grpc" });
     const entry: Held = {
-      push: () => new Promise((resolve) => stream.write(PUSH, () => resolve())),
+      push: () => writeChunks(stream, PUSH),
       close: () => stream.session?.close(),
     };
     stream.once("data", () => held.add(entry));
@@ -116,6 +139,15 @@ function listen(server: net.Server | http2.Http2Server): Promise<number> {
   });
 }
 
+/** Pushes to every entry, at most `concurrency` writes outstanding at once. */
+async function pushAll(entries: Held[], concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) await entries[next++].push();
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, worker));
+}
+
 const starts: Record<string, () => Promise<number>> = { grpc: startGrpc, h2: startH2, tcp: startTcp };
 const start = starts[flags.layer!];
 if (!start) throw new TypeError(`Invalid --layer "${flags.layer}": expected grpc, h2 or tcp`);
@@ -133,7 +165,7 @@ for await (const command of jsonLines(Deno.stdin.readable)) {
       reply({ held: held.size, ...Deno.memoryUsage() });
       break;
     case "push":
-      await Promise.all([...held].map((entry) => entry.push()));
+      await pushAll([...held], Number(flags.pushConcurrency) || held.size);
       reply({ pushed: held.size });
       break;
     case "trim":
