@@ -61,8 +61,13 @@ export interface PrefixedSendOptions {
   readonly timers?: Timers;
 }
 
-/** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
-export const DEFAULT_SLICE_BYTES = 64 * 1024;
+/**
+ * The default slice. The runtime keeps, per stream and for good, native buffers in proportion to the largest
+ * piece it was handed at once (BENCHMARKS.md, "per-connection memory"), so a slice is one HTTP/2 frame's worth
+ * or less: a 30 KiB CDS response handed whole left about twice what one handed in 8 KiB slices left, on every
+ * one of thousands of connections.
+ */
+export const DEFAULT_SLICE_BYTES = 8 * 1024;
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
