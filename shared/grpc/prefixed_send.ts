@@ -62,10 +62,9 @@ export interface PrefixedSendOptions {
 }
 
 /**
- * The default slice. The runtime keeps, per stream and for good, native buffers in proportion to the largest
- * piece it was handed at once (BENCHMARKS.md, "per-connection memory"), so a slice is one HTTP/2 frame's worth
- * or less: a 30 KiB CDS response handed whole left about twice what one handed in 8 KiB slices left, on every
- * one of thousands of connections.
+ * The default slice. The runtime's HTTP/2 stream keeps, for as long as it lives, native buffers sized to the
+ * largest piece it was handed at once, on every connection; so a slice is half an HTTP/2 frame, and a scoped
+ * sidecar's CDS response goes in several (BENCHMARKS.md, "What one connected proxy costs the server").
  */
 export const DEFAULT_SLICE_BYTES = 8 * 1024;
 
