@@ -121,6 +121,9 @@ export function grpcChannelOptions(
     "grpc.max_receive_message_length": resolved.maxReceiveMessageBytes,
     "grpc.max_send_message_length": resolved.maxSendMessageBytes,
     "grpc-node.max_session_memory": resolved.maxSessionMemoryMb,
+    // Nothing serves or reads channelz; left on, grpc-js keeps a registry entry, a call tracker and a trace per
+    // connection in a process-wide table for the connection's lifetime.
+    "grpc.enable_channelz": 0,
   };
   if (!keepalive) return options;
   options["grpc.keepalive_time_ms"] = Math.min(

@@ -1,11 +1,12 @@
 /**
  * The one grpc-js release whose private members this folder reads: the call under a server stream past its
  * interceptors (`call`, `nextCall`), that call's `sendMessage`, `sendStatus`, `checkCancelled`,
- * `maybeSendMetadata`, `handler.serialize`, `maxSendMessageSize`, `callEventTracker` and HTTP/2 `stream` (with
- * its `session`, the session's `socket` and `state`), and `Server.http2Servers`. The send port, the prefixed
- * writes and the peer guard rely on them; grpc-js may move any of them in a patch release, so deno.json pins
- * exactly this version and `grpc_js_pin_test.ts` fails, naming it, when the installed one differs or its
- * members are no longer where they were.
+ * `maybeSendMetadata`, `handler.serialize`, `maxSendMessageSize` (and `callEventTracker`, there only with
+ * channelz, which the servers turn off) and HTTP/2 `stream` (with its `session`, the session's `socket` and
+ * `state`), and `Server.http2Servers`. The send port, the prefixed writes and the peer guard rely on them;
+ * grpc-js may move any of them in a patch release, so deno.json pins exactly this version and
+ * `grpc_js_pin_test.ts` fails, naming it, when the installed one differs or its members are no longer where
+ * they were.
  *
  * @module
  */

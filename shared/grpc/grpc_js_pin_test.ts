@@ -45,7 +45,6 @@ Deno.test("The grpc-js members the send port and the server read are where the p
             "maybeSendMetadata": typeof inner?.maybeSendMetadata === "function",
             "handler.serialize": typeof inner?.handler?.serialize === "function",
             "maxSendMessageSize": typeof inner?.maxSendMessageSize === "number",
-            "callEventTracker.addMessageSent": typeof inner?.callEventTracker?.addMessageSent === "function",
             "stream.write": typeof stream?.write === "function",
             "stream.writableLength": typeof stream?.writableLength === "number",
             "stream.session.socket.bytesWritten": typeof socketBytesWritten(call) === "number",

@@ -31,6 +31,29 @@ Deno.test("startGrpcServer serves its services over plaintext TCP", async () => 
   }
 });
 
+/** The servers grpc-js's process-wide channelz registry lists. */
+function channelzServers(): Promise<unknown[]> {
+  const { GetServers } = grpc.getChannelzHandlers();
+  return new Promise((resolve, reject) => {
+    GetServers(
+      { request: { start_server_id: "0", max_results: "0" } } as Parameters<typeof GetServers>[0],
+      (error, value) => error ? reject(error) : resolve(value?.server ?? []),
+    );
+  });
+}
+
+Deno.test("startGrpcServer keeps no channelz record of itself or its connections", async () => {
+  const { server } = await startEchoServer();
+  const client = new EchoTestClient(server.address);
+  try {
+    assert.deepEqual(await client.unary("Echo", HELLO), HELLO);
+    assert.deepEqual(await channelzServers(), []);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
 Deno.test("startGrpcServer serves on a Unix socket and replaces a stale socket file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "grpc_server_test_" });
   const path = `${dir}/echo.sock`;

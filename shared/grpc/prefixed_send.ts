@@ -61,8 +61,12 @@ export interface PrefixedSendOptions {
   readonly timers?: Timers;
 }
 
-/** The default slice: small against a full-view response (~0.9 MiB), large against a 10-target one (~8 KiB). */
-export const DEFAULT_SLICE_BYTES = 64 * 1024;
+/**
+ * The default slice. The runtime's HTTP/2 stream keeps, for as long as it lives, native buffers sized to the
+ * largest piece it was handed at once, on every connection; so a slice is half an HTTP/2 frame, and a scoped
+ * sidecar's CDS response goes in several (BENCHMARKS.md, "What one connected proxy costs the server").
+ */
+export const DEFAULT_SLICE_BYTES = 8 * 1024;
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
-import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
+import { DEFAULT_SLICE_BYTES, type PrefixedSendOptions, sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { StalledH2Client } from "./_stalled_h2_client.ts";
 import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../testing/wait_for.ts";
@@ -43,6 +43,7 @@ async function roundTrip(
   messages: readonly Uint8Array[],
   after: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void = (call) => call.end(),
   pki?: Pki,
+  sendOptions: PrefixedSendOptions = { sliceBytes: SLICE },
 ) {
   const writes: Writes = [];
   let installed: boolean | undefined;
@@ -55,7 +56,7 @@ async function roundTrip(
       definition: DEFINITION,
       implementation: {
         Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          if (install) installed = sendPrefixedWithoutCopy(call, { sliceBytes: SLICE });
+          if (install) installed = sendPrefixedWithoutCopy(call, sendOptions);
           // deno-lint-ignore no-explicit-any
           const stream = (call as any).call.stream;
           const write = stream.write.bind(stream);
@@ -131,6 +132,17 @@ Deno.test("sendPrefixedWithoutCopy hands a long message over in slices of its ow
   const joined = new Uint8Array(big.length + 5);
   slices.slice(0, 6).reduce((at, w) => (joined.set(w, at), at + w.length), 0);
   assert.deepEqual(joined, new Uint8Array(big.buffer), "the slices are the prefixed message, front to back");
+});
+
+Deno.test("By default a response longer than 8 KiB goes to HTTP/2 in slices of at most 8 KiB", async () => {
+  const cds = prefixed(new Uint8Array(30_000).map((_, i) => i % 239));
+  const { received, writes, status } = await roundTrip(true, [cds], undefined, undefined, {});
+  assert.equal(status.code, OK);
+  assert.deepEqual(received, [new Uint8Array(cds)]);
+  const slices = writes.filter((w) => sharesMemory(w, cds));
+  assert.equal(slices.length, Math.ceil(cds.length / (8 * 1024)));
+  assert.ok(slices.every((w) => w.length <= 8 * 1024), `slices of ${slices.map((w) => w.length)} bytes`);
+  assert.equal(DEFAULT_SLICE_BYTES, 8 * 1024);
 });
 
 Deno.test("Slices are paced by what the socket wrote over TLS too, and arrive whole", async () => {
