@@ -21,7 +21,7 @@ export interface DetachedValue {
 }
 
 /** Nodes (arrays, objects, scalars) a piece carries, unless told otherwise. */
-export const NODES_PER_PIECE = 4096;
+export const NODES_PER_PIECE = 2048;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;

@@ -75,7 +75,17 @@ function inWorker(request: OffThreadRequest, options: OffThreadOptions): Promise
         return;
       }
       if (data.type === "piece") {
-        attachPiece(documents[data.document].resource, data.piece);
+        const doc = documents[data.document];
+        try {
+          if (doc === undefined) {
+            throw new RangeError(`Config piece for document ${data.document} came first`);
+          }
+          attachPiece(doc.resource, data.piece);
+        } catch (error) {
+          // A thrown handler would be an uncaught error of the server: the load falls back instead.
+          reject(error);
+          return;
+        }
         options.onPiece?.(data.piece.items.length);
       } else {
         for (const doc of data.documents) documents.push(doc);
