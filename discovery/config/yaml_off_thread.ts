@@ -1,4 +1,5 @@
 import type { FileLoad, LoadedDocument } from "./config_file_load.ts";
+import { type ArrayPiece, attachPiece } from "./large_array_pieces.ts";
 
 /** Files at least this large are loaded by a worker: one document of them can take the parser past 50 ms. */
 export const OFF_THREAD_BYTES = 128 * 1024;
@@ -13,6 +14,8 @@ export interface OffThreadRequest {
   readonly defaultNamespace: string;
   /** How many documents each part of the answer carries (default {@link DOCUMENTS_PER_PART}). */
   readonly documentsPerPart?: number;
+  /** Nodes each piece of a document's large arrays carries (default `NODES_PER_PIECE`). */
+  readonly nodesPerPiece?: number;
 }
 
 /** What the main thread sends the worker: the load to do, or the go-ahead for the next part of its answer. */
@@ -21,18 +24,22 @@ export type OffThreadMessage =
   | { readonly type: "next" };
 
 /**
- * A part of the worker's answer: documents, in order, or the end, with everything else the load found. The
- * worker posts the next part only when asked: a message is decoded in one go, holding the event loop as long as
- * its size asks, and messages already queued are decoded back to back.
+ * A part of the worker's answer: documents, in order (their large arrays left empty), a piece of such an array
+ * of the document at index `document`, or the end, with everything else the load found. The worker posts the
+ * next part only when asked: a message is decoded in one go, holding the event loop as long as its size asks,
+ * and messages already queued are decoded back to back.
  */
 export type OffThreadPart =
   | { readonly type: "documents"; readonly documents: readonly LoadedDocument[] }
+  | { readonly type: "piece"; readonly document: number; readonly piece: ArrayPiece }
   | { readonly type: "end"; readonly load: Omit<FileLoad, "documents"> };
 
 /** Options of {@link loadConfigOffThread}. */
 export interface OffThreadOptions {
   /** Called with the number of documents of each part received (tests count the parts). */
   readonly onPart?: (documents: number) => void;
+  /** Called with the number of elements of each array piece received (tests count the pieces). */
+  readonly onPiece?: (items: number) => void;
 }
 
 /**
@@ -67,8 +74,23 @@ function inWorker(request: OffThreadRequest, options: OffThreadOptions): Promise
         resolve({ ...data.load, documents });
         return;
       }
-      for (const doc of data.documents) documents.push(doc);
-      options.onPart?.(data.documents.length);
+      if (data.type === "piece") {
+        const doc = documents[data.document];
+        try {
+          if (doc === undefined) {
+            throw new RangeError(`Config piece for document ${data.document} came first`);
+          }
+          attachPiece(doc.resource, data.piece);
+        } catch (error) {
+          // A thrown handler would be an uncaught error of the server: the load falls back instead.
+          reject(error);
+          return;
+        }
+        options.onPiece?.(data.piece.items.length);
+      } else {
+        for (const doc of data.documents) documents.push(doc);
+        options.onPart?.(data.documents.length);
+      }
       setTimeout(() => post({ type: "next" }), 0);
     };
     worker.onerror = (event) => {

@@ -58,3 +58,24 @@ Deno.test("A worker's answer of many documents comes in parts, each asked for af
   assert.deepEqual(parts, [300, 300, 300, 100]);
   assert.deepEqual(load, loadConfigText("wes.yaml", text, "ns"));
 });
+
+Deno.test("One document with a large array comes in several bounded messages, stitched equal to the original", async () => {
+  const routes = Array.from(
+    { length: 3_000 },
+    (_, i) => `  - match: [{uri: {prefix: /p${i}}}]\n    route: [{destination: {host: a.example.com}}]\n`,
+  );
+  const text =
+    "apiVersion: networking.mesh.io/v1beta1\nkind: VirtualService\nmetadata: {name: big, namespace: ns}\n" +
+    "spec:\n  hosts: [a.example.com]\n  http:\n" + routes.join("") + " ".repeat(OFF_THREAD_BYTES);
+  const parts: number[] = [];
+  const pieces: number[] = [];
+  const load = await loadConfigOffThread(
+    { file: "vs.yaml", text, defaultNamespace: "ns", nodesPerPiece: 5_000 },
+    here,
+    { onPart: (documents) => parts.push(documents), onPiece: (items) => pieces.push(items) },
+  );
+  assert.deepEqual(parts, [1]);
+  assert.ok(pieces.length >= 5, `${pieces.length} pieces`);
+  assert.equal(pieces.reduce((a, b) => a + b, 0), 3_000);
+  assert.deepEqual(load, loadConfigText("vs.yaml", text, "ns"));
+});
