@@ -23,6 +23,7 @@ import * as grpc from "@grpc/grpc-js";
 import { openMallocTrim } from "../shared/process/malloc_trim.ts";
 import { sendPrefixedWithoutCopy } from "../shared/grpc/prefixed_send.ts";
 import { jsonLines } from "./agent_protocol.ts";
+import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -38,7 +39,6 @@ const { values: flags } = parseArgs({
 const options = JSON.parse(flags.options!) as Record<string, unknown>;
 
 /** The gRPC method the streams open, as an ADS stream does. */
-const ADS_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
 /** A push behind its 5-byte gRPC prefix; by default the size of a small EDS response. */
 const PUSH = (() => {
   const size = Number(flags.pushBytes);
@@ -56,20 +56,8 @@ interface Held {
 const held = new Set<Held>();
 
 function startGrpc(): Promise<number> {
-  const identity = (value: Buffer) => value;
-  const definition: grpc.ServiceDefinition = {
-    StreamAggregatedResources: {
-      path: ADS_PATH,
-      requestStream: true,
-      responseStream: true,
-      requestSerialize: identity,
-      requestDeserialize: identity,
-      responseSerialize: identity,
-      responseDeserialize: identity,
-    },
-  };
   const server = new grpc.Server(options as grpc.ServerOptions);
-  server.addService(definition, {
+  server.addService(ADS_SERVICE_DEFINITION as unknown as grpc.ServiceDefinition, {
     StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
       if (flags.sliceBytes !== undefined) {
         sendPrefixedWithoutCopy(call, { sliceBytes: Number(flags.sliceBytes) });
