@@ -11,7 +11,13 @@ import { TYPE_URL } from "@mesh/proto/type_urls";
 import { parseProxy } from "../../model/proxy.ts";
 import type { SecretStore } from "../../model/secret_store.ts";
 import { MESH, networking, run, World } from "../_test_world.ts";
-import { envoyResources, envoySidecar, pushWithSecrets } from "./_test_envoy.ts";
+import {
+  envoyResources,
+  envoySidecar,
+  pushWithSecrets,
+  shopGateway,
+  shopVirtualService,
+} from "./_test_envoy.ts";
 import { envoyGenerators } from "./envoy_generators.ts";
 
 /** The golden files, by name, relative to the repository root. */
@@ -32,27 +38,12 @@ const secrets: SecretStore = {
 function push() {
   const world = new World().apply(
     ...envoyResources(),
-    networking("Gateway", "example", "shop", {
-      selector: { app: "ingress" },
-      servers: [
-        { port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["shop.example.com"] },
-        {
-          port: { number: 443, name: "https", protocol: "HTTPS" },
-          hosts: ["shop.example.com"],
-          tls: { mode: "SIMPLE", credentialName: "shop-cert" },
-          name: "shop-https",
-        },
-      ],
-    }),
-    networking("VirtualService", "example", "shop", {
-      hosts: ["shop.example.com"],
-      gateways: ["shop"],
-      http: [{
-        match: [{ uri: { prefix: "/api" } }],
-        route: [{ destination: { host: "ratings" } }],
-        timeout: "2s",
-      }],
-    }),
+    shopGateway(),
+    shopVirtualService([{
+      match: [{ uri: { prefix: "/api" } }],
+      route: [{ destination: { host: "ratings" } }],
+      timeout: "2s",
+    }]),
     // A namespace whose Sidecar narrows what its workloads see and declares their inbound port.
     networking("ServiceEntry", "billing", "billing", {
       hosts: ["billing.billing.svc.cluster.local"],

@@ -115,3 +115,35 @@ export function envoyResources(): Resource[] {
     }),
   ];
 }
+
+/**
+ * The `shop` Gateway of namespace `example`: HTTP on 80 and HTTPS on 443 with credential `shop-cert` in `tlsMode`,
+ * for `shop.example.com`.
+ */
+export function shopGateway(tlsMode: "SIMPLE" | "MUTUAL" = "SIMPLE"): Resource {
+  return networking("Gateway", "example", "shop", {
+    selector: { app: "ingress" },
+    servers: [
+      { port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["shop.example.com"] },
+      {
+        port: { number: 443, name: "https", protocol: "HTTPS" },
+        hosts: ["shop.example.com"],
+        tls: { mode: tlsMode, credentialName: "shop-cert" },
+        name: "shop-https",
+      },
+    ],
+  });
+}
+
+/** The `shop` VirtualService bound to {@link shopGateway}, routing `http` (by default all to ratings:8080). */
+export function shopVirtualService(
+  http: readonly Record<string, unknown>[] = [{
+    route: [{ destination: { host: "ratings", port: { number: 8080 } } }],
+  }],
+): Resource {
+  return networking("VirtualService", "example", "shop", {
+    hosts: ["shop.example.com"],
+    gateways: ["shop"],
+    http,
+  });
+}

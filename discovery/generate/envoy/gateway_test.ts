@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import type { SecretStore, TlsSecret } from "../../model/secret_store.ts";
 import { networking, run, World } from "../_test_world.ts";
-import { envoyResources, ingressGateway, pushWithSecrets } from "./_test_envoy.ts";
+import {
+  envoyResources,
+  ingressGateway,
+  pushWithSecrets,
+  shopGateway,
+  shopVirtualService,
+} from "./_test_envoy.ts";
 import { envoyCdsGenerator } from "./envoy_cds.ts";
 import { envoyLdsGenerator } from "./envoy_lds.ts";
 import { envoyRdsGenerator } from "./envoy_rds.ts";
@@ -19,23 +25,8 @@ const secrets: SecretStore = {
 function push(served = true) {
   const world = new World().apply(
     ...envoyResources(),
-    networking("Gateway", "example", "shop", {
-      selector: { app: "ingress" },
-      servers: [
-        { port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["shop.example.com"] },
-        {
-          port: { number: 443, name: "https", protocol: "HTTPS" },
-          hosts: ["shop.example.com"],
-          tls: { mode: "MUTUAL", credentialName: "shop-cert" },
-          name: "shop-https",
-        },
-      ],
-    }),
-    networking("VirtualService", "example", "shop", {
-      hosts: ["shop.example.com"],
-      gateways: ["shop"],
-      http: [{ route: [{ destination: { host: "ratings", port: { number: 8080 } } }] }],
-    }),
+    shopGateway("MUTUAL"),
+    shopVirtualService(),
   );
   return served ? pushWithSecrets(world, secrets) : world.push();
 }

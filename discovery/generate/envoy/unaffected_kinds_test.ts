@@ -7,7 +7,14 @@ import type { SecretStore, TlsSecret } from "../../model/secret_store.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { mayAffect, type XdsGenerator } from "../generator.ts";
 import { networking, run, World } from "../_test_world.ts";
-import { envoyResources, envoySidecar, ingressGateway, pushWithSecrets } from "./_test_envoy.ts";
+import {
+  envoyResources,
+  envoySidecar,
+  ingressGateway,
+  pushWithSecrets,
+  shopGateway,
+  shopVirtualService,
+} from "./_test_envoy.ts";
 import { envoyGenerators } from "./envoy_generators.ts";
 
 const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint, LDS = TYPE_URL.listener, RDS = TYPE_URL.route;
@@ -41,23 +48,8 @@ const gateway = ingressGateway();
 function baseWorld(): World {
   return new World().apply(
     ...envoyResources(),
-    networking("Gateway", "example", "shop", {
-      selector: { app: "ingress" },
-      servers: [
-        { port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["shop.example.com"] },
-        {
-          port: { number: 443, name: "https", protocol: "HTTPS" },
-          hosts: ["shop.example.com"],
-          tls: { mode: "SIMPLE", credentialName: "shop-cert" },
-          name: "shop-https",
-        },
-      ],
-    }),
-    networking("VirtualService", "example", "shop", {
-      hosts: ["shop.example.com"],
-      gateways: ["shop"],
-      http: [{ route: [{ destination: { host: "ratings", port: { number: 8080 } } }] }],
-    }),
+    shopGateway(),
+    shopVirtualService(),
   );
 }
 
