@@ -12,19 +12,12 @@ import {
   type AnalysisInput,
   type AnalysisMeshNetworks,
   MemoryOrchestratorObjects,
+  ORCH_KINDS,
   type OrchKind,
   type OrchObject,
 } from "./analysis_input.ts";
 
-const ORCH_KINDS: ReadonlySet<string> = new Set<OrchKind>([
-  "Namespace",
-  "Pod",
-  "Service",
-  "Deployment",
-  "Secret",
-  "ConfigMap",
-  "CustomResourceDefinition",
-]);
+const ORCH_KIND_NAMES: ReadonlySet<string> = new Set<string>(ORCH_KINDS);
 
 /** Resources and objects read from YAML texts. */
 export class CorpusInput {
@@ -46,7 +39,7 @@ export class CorpusInput {
   #add(doc: Record<string, unknown>): void {
     const kind = String(doc.kind ?? "");
     const metadata = (doc.metadata ?? {}) as OrchObject["metadata"];
-    if (ORCH_KINDS.has(kind)) {
+    if (ORCH_KIND_NAMES.has(kind)) {
       this.orchestrator.add({ ...doc, kind: kind as OrchKind, metadata } as OrchObject);
       return;
     }
