@@ -13,42 +13,12 @@ import { openssl, verifyChain } from "../shared/testing/openssl.ts";
 import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { KUBECTL, needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
-import {
-  discoveryAddresses,
-  discoveryArgs,
-  orchestratorFlags,
-  programArgs,
-  RunningProgram,
-} from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
 
 const DAY = 24 * 3_600_000;
 const MUTATING = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mesh-sidecar-injector";
 /** The example webhook configurations a user installs. */
 const EXAMPLE_WEBHOOKS = new URL("../examples/orchestrator/webhooks.yaml", import.meta.url).pathname;
-const ROOT = new URL("../", import.meta.url).pathname;
-
-/** `mesh-discovery` with `args` and only `env`, in `dir` (where it finds `./var/run/secrets/...`). */
-function startDiscoveryIn(dir: string, args: string[], env: Record<string, string>): RunningProgram {
-  const child = new Deno.Command("deno", {
-    args: programArgs("mesh-discovery").flatMap((a) =>
-      a === "discovery/main.ts" ? ["--config", `${ROOT}deno.json`, `${ROOT}discovery/main.ts`] : [a]
-    ).concat(args),
-    cwd: dir,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? dir,
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      NO_COLOR: "1",
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  return new RunningProgram(child);
-}
-
 /** The leaf certificate a TLS server at `addr` presents, PEM, as openssl's client receives it. */
 async function servedLeaf(addr: string): Promise<string> {
   const shown = await openssl(["s_client", "-connect", addr, "-servername", "localhost", "-showcerts"], "");
@@ -102,13 +72,14 @@ Deno.test(
     }).output();
     assert.equal(applied.code, 0, new TextDecoder().decode(applied.stderr));
     const addresses = discoveryAddresses();
-    const server = startDiscoveryIn(
-      dir,
+    const server = startProgram(
+      "mesh-discovery",
       discoveryArgs(addresses, [
         ...orchestratorFlags(`${dir}/kubeconfig`),
         "--log_as_json",
       ]),
       { ROOT_CA_DIR: `${dir}/mesh-ca`, DISCOVERY_CERT_PROVIDER: "orchestrator" },
+      dir,
     );
     try {
       await server.waitFor(/"msg":"discovery server started"/, 60_000);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { programArgsAnywhere, RunningProgram } from "./programs.ts";
+import { programArgsAnywhere, type RunningProgram, spawnDeno } from "./programs.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -39,20 +39,5 @@ export function startAgentCommand(
   const args = programArgsAnywhere("mesh-agent").map((a) =>
     a.startsWith("--allow-run=") ? `${a},${standIn}` : a
   );
-  const child = new Deno.Command("deno", {
-    args: [...args, ...command],
-    cwd: dir,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? dir,
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      NO_COLOR: "1",
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  return new RunningProgram(child);
+  return spawnDeno([...args, ...command], env, dir);
 }

@@ -119,8 +119,21 @@ export function startProgram(
   env: Record<string, string> = {},
   cwd?: string,
 ): RunningProgram {
+  return spawnDeno(
+    [...(cwd === undefined ? programArgs(program) : programArgsAnywhere(program)), ...args],
+    env,
+    cwd,
+  );
+}
+
+/** Starts `deno <args>` in the background with only PATH, HOME and DENO_DIR inherited, plus `env`. */
+export function spawnDeno(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd?: string | URL,
+): RunningProgram {
   const child = new Deno.Command("deno", {
-    args: [...(cwd === undefined ? programArgs(program) : programArgsAnywhere(program)), ...args],
+    args: [...args],
     cwd: cwd ?? ROOT,
     env: baseEnv(env),
     clearEnv: true,
