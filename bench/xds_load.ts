@@ -26,7 +26,7 @@ import {
   RunningProgram,
   startProgram,
 } from "../tests/helpers/programs.ts";
-import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
+import type { AwaitReply, ConnectReply, LineChannel } from "./agent_protocol.ts";
 import {
   loadAverage,
   machineInfo,
@@ -40,6 +40,7 @@ import { summarize } from "./latency_stats.ts";
 import {
   type CpuUse,
   type LoadReport,
+  type OwnH2Connect,
   renderReport,
   type ReplayFloor,
   type RoundResult,
@@ -513,6 +514,11 @@ async function main(): Promise<LoadReport> {
     let baseline: LoadReport["baseline"];
     if (!flags["no-baseline"]) {
       baseline = await runBaseline(captured, capturedPushes, pushSizes, agentArgs, agentV8, delta);
+      // The same floors on the benchmark's own HTTP/2 server, to fresh proxies once the replay's are gone.
+      if (!delta && baseline !== undefined) {
+        const ownH2 = await runOwnH2Floors(captured, capturedPushes, pushSizes, agentArgs, agentV8);
+        baseline = { ...baseline, floors: [...baseline.floors ?? [], ...ownH2.floors], ownH2: ownH2.connect };
+      }
     }
     return {
       date: new Date().toISOString(),
@@ -626,31 +632,9 @@ async function runBaseline(
       ] as const;
       for (const [short, typeUrl, cmd] of kinds) {
         if (delta || pushSizes[short] === undefined) continue;
-        await sleep(settleMs);
-        await agent.request({ cmd: "record" });
-        const floorSince = epochMs();
-        const [[written, arrived], floorCpu] = await withCpu(replayPid, agent.child.pid, async () => {
-          const written = await replay.request<{ pushed: number; ms: number }>({ cmd, short });
-          const arrived = await agent.request<AwaitReply>({
-            cmd: "await",
-            since: floorSince,
-            types: [typeUrl],
-            timeoutMs,
-            settleMs: 0,
-          });
-          return [written, arrived] as const;
-        });
-        floors.push({
-          type: cmd === "pushOneRaw" ? `${short} past grpc-js` : short,
-          bytes: pushSizes[short],
-          messages: written.pushed,
-          latencies: arrived.latencies,
-          serverWriteMs: written.ms,
-          cpu: floorCpu,
-        });
-        progress(
-          `replay floor ${short} (${pushSizes[short]} B x ${written.pushed}): ` +
-            `${JSON.stringify(summarize(arrived.latencies))}, CPU server ${floorCpu.serverMs.toFixed(0)} ms`,
+        const label = cmd === "pushOneRaw" ? `${short} past grpc-js` : short;
+        floors.push(
+          await measureFloor(replay, agent, { short, typeUrl, cmd, label, bytes: pushSizes[short] }),
         );
       }
       const replayMemory = processMemory(replayPid);
@@ -663,6 +647,123 @@ async function runBaseline(
         floors,
         peakRssKiB: replayMemory.peakRssKiB,
       };
+    } finally {
+      await agent.close();
+      cleanups.splice(cleanups.indexOf(killAgent), 1);
+    }
+  } finally {
+    await replay.send({ cmd: "close" }).catch(() => {});
+    await replay.close();
+    cleanups.splice(cleanups.indexOf(killReplay), 1);
+  }
+}
+
+/** One floor to measure: a captured push response of a type, the replay command that writes it, its label. */
+interface FloorKind {
+  readonly short: string;
+  readonly typeUrl: string;
+  readonly cmd: "pushOne" | "pushOneRaw";
+  readonly label: string;
+  readonly bytes: number;
+}
+
+/**
+ * Writes one small captured response once to every stream of `replay` and waits until every proxy of `agent`
+ * has it (or has ended): the replay server's CPU per message, and whether every proxy got it.
+ */
+async function measureFloor(replay: LineChannel, agent: LineChannel, kind: FloorKind): Promise<ReplayFloor> {
+  await sleep(settleMs);
+  await agent.request({ cmd: "record" });
+  const floorSince = epochMs();
+  const [[written, arrived], floorCpu] = await withCpu(replay.child.pid, agent.child.pid, async () => {
+    const written = await replay.request<{ pushed: number; ms: number }>({
+      cmd: kind.cmd,
+      short: kind.short,
+    });
+    const arrived = await agent.request<AwaitReply>({
+      cmd: "await",
+      since: floorSince,
+      types: [kind.typeUrl],
+      timeoutMs,
+      settleMs: 0,
+    });
+    return [written, arrived] as const;
+  });
+  progress(
+    `replay floor ${kind.label} (${kind.bytes} B x ${written.pushed}): ` +
+      `${JSON.stringify(summarize(arrived.latencies))}, missing ${arrived.missing}, ended ` +
+      `${JSON.stringify(arrived.ended)}, CPU server ${floorCpu.serverMs.toFixed(0)} ms`,
+  );
+  return {
+    type: kind.label,
+    bytes: kind.bytes,
+    messages: written.pushed,
+    latencies: arrived.latencies,
+    serverWriteMs: written.ms,
+    cpu: floorCpu,
+    missing: arrived.missing,
+    ended: arrived.ended,
+  };
+}
+
+/**
+ * Serves fresh proxies from the replay server on the benchmark's own HTTP/2 server (`--own-h2`) and measures
+ * the EDS and RDS floors on it, as `runBaseline` does over grpc-js.
+ */
+async function runOwnH2Floors(
+  captured: string,
+  capturedPushes: string,
+  pushSizes: Record<string, number>,
+  agentArgs: string[],
+  agentV8: string[],
+): Promise<{ floors: ReplayFloor[]; connect: OwnH2Connect }> {
+  progress("own HTTP/2: replaying captured bytes");
+  const replay = startChild("baseline_server.ts", [
+    "--captured",
+    captured,
+    "--pushes",
+    capturedPushes,
+    "--own-h2",
+  ]);
+  const killReplay = () => replay.kill();
+  cleanups.unshift(killReplay);
+  try {
+    const { port } = await replay.next<{ port: number }>();
+    const agent = startChild("load_agent.ts", ["--addr", `127.0.0.1:${port}`, ...agentArgs], {
+      v8Flags: agentV8,
+    });
+    const killAgent = () => agent.kill();
+    cleanups.unshift(killAgent);
+    try {
+      await agent.next();
+      const [initial, cpu] = await withCpu(
+        replay.child.pid,
+        agent.child.pid,
+        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs }),
+      );
+      progress(
+        `own HTTP/2 connect: ${
+          JSON.stringify(summarize(initial.latencies))
+        }, incomplete ${initial.incomplete}, ` +
+          `ended ${JSON.stringify(initial.ended)}, CPU server ${cpu.serverMs.toFixed(0)} ms`,
+      );
+      const floors: ReplayFloor[] = [];
+      for (const [short, typeUrl] of [["EDS", TYPE_URL.endpoint], ["RDS", TYPE_URL.route]] as const) {
+        if (pushSizes[short] === undefined) continue;
+        const label = `${short} on own HTTP/2`;
+        floors.push(
+          await measureFloor(replay, agent, {
+            short,
+            typeUrl,
+            cmd: "pushOne",
+            label,
+            bytes: pushSizes[short],
+          }),
+        );
+      }
+      const peakRssKiB = processMemory(replay.child.pid).peakRssKiB;
+      await agent.request({ cmd: "close" });
+      return { floors, connect: { initial, cpu, peakRssKiB } };
     } finally {
       await agent.close();
       cleanups.splice(cleanups.indexOf(killAgent), 1);
