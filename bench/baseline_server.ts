@@ -14,6 +14,8 @@
  * directly, past grpc-js. With `--own-h2` the same streams are served by the benchmark's own HTTP/2 server
  * (`h2_server.ts`) instead of grpc-js over `node:http2`: `pushOne` then writes every stream's DATA frames in
  * one turn, each connection's frames leaving in one write (no `--throttle`: nothing waits per stream).
+ * `--profile-push FILE` (with `--allow-sys` and leave to write FILE) saves a CPU profile of the first `pushOne`
+ * of EDS, `--profile-seconds` long, before answering it.
  *
  * @module
  */
@@ -28,6 +30,7 @@ import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "../proto/grpc_prefix.ts";
 import { silentLogger } from "../shared/log/logger.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { epochMs } from "./mesh_fixture.ts";
+import { InspectorProfiler } from "../discovery/http/inspector_profiler.ts";
 import { type Answerer, deltaAnswerer, sotwAnswerer } from "./replay_answers.ts";
 import { OwnH2Server } from "./h2_server.ts";
 import type { H2Stream } from "./h2_stream.ts";
@@ -40,6 +43,8 @@ const { values: flags } = parseArgs({
     delta: { type: "boolean", default: false },
     pushes: { type: "string" },
     "own-h2": { type: "boolean", default: false },
+    "profile-push": { type: "string" },
+    "profile-seconds": { type: "string", default: "4" },
   },
 });
 if (flags.captured === undefined) {
@@ -253,10 +258,19 @@ if (import.meta.main) {
         reply({ error: `No captured push response "${String(command.short)}": expected one of --pushes` });
         continue;
       }
+      const profileFile = command.short === "EDS" ? flags["profile-push"] : undefined;
+      // The first EDS push only: the profile starts (a few turns of the inspector) before the push does.
+      const profile = profileFile === undefined
+        ? undefined
+        : new InspectorProfiler().cpuProfile(Number(flags["profile-seconds"]));
+      flags["profile-push"] = undefined;
+      if (profile !== undefined) await new Promise((resolve) => setTimeout(resolve, 100));
       const started = epochMs();
       try {
         const count = await transport.pushOne(command.cmd, response);
-        reply({ pushed: count, started, ms: epochMs() - started });
+        const ms = epochMs() - started;
+        if (profile !== undefined) await Deno.writeTextFile(profileFile!, JSON.stringify(await profile));
+        reply({ pushed: count, started, ms });
       } catch (error) {
         reply({ error: (error as Error).message });
       }

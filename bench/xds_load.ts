@@ -578,13 +578,17 @@ async function runBaseline(
   delta: boolean,
 ): Promise<LoadReport["baseline"]> {
   progress("baseline: replaying captured bytes");
+  const profileFile = flags.profile === undefined
+    ? undefined
+    : `${flags.profile}/replay_grpc_js_eds.cpuprofile`;
   const replay = startChild("baseline_server.ts", [
     "--captured",
     captured,
     "--pushes",
     capturedPushes,
     ...(delta ? ["--delta"] : []),
-  ]);
+    ...replayProfileArgs(profileFile),
+  ], { permissions: replayProfilePermissions(profileFile) });
   const killReplay = () => replay.kill();
   cleanups.unshift(killReplay);
   try {
@@ -658,6 +662,16 @@ async function runBaseline(
   }
 }
 
+/** The replay server's arguments to profile its first EDS push into `file`, if any. */
+function replayProfileArgs(file: string | undefined): string[] {
+  return file === undefined ? [] : ["--profile-push", file, "--profile-seconds", flags["profile-seconds"]!];
+}
+
+/** What the replay server needs to profile into `file`: the inspector (unscoped `--allow-sys`) and the file. */
+function replayProfilePermissions(file: string | undefined): string[] {
+  return file === undefined ? [] : ["--allow-sys", `--allow-write=${file}`];
+}
+
 /** One floor to measure: a captured push response of a type, the replay command that writes it, its label. */
 interface FloorKind {
   readonly short: string;
@@ -718,13 +732,15 @@ async function runOwnH2Floors(
   agentV8: string[],
 ): Promise<{ floors: ReplayFloor[]; connect: OwnH2Connect }> {
   progress("own HTTP/2: replaying captured bytes");
-  const replay = startChild("baseline_server.ts", [
-    "--captured",
-    captured,
-    "--pushes",
-    capturedPushes,
-    "--own-h2",
-  ]);
+  // With --profile, the first EDS push of each replay transport is profiled (not the one a figure is quoted from).
+  const profileFile = flags.profile === undefined
+    ? undefined
+    : `${flags.profile}/replay_own_h2_eds.cpuprofile`;
+  const replay = startChild(
+    "baseline_server.ts",
+    ["--captured", captured, "--pushes", capturedPushes, "--own-h2", ...replayProfileArgs(profileFile)],
+    { permissions: replayProfilePermissions(profileFile) },
+  );
   const killReplay = () => replay.kill();
   cleanups.unshift(killReplay);
   try {
