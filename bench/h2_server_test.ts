@@ -49,3 +49,41 @@ Deno.test("the own HTTP/2 server reads a grpc-js client's message and sends it a
     await server.close();
   }
 });
+
+Deno.test("the own HTTP/2 server's trailers-only status reaches a grpc-js client with its message", async () => {
+  const server = OwnH2Server.listen((stream: H2Stream) =>
+    stream.end(grpc.status.NOT_FOUND, "no stream ü here")
+  );
+  const client = new ECHO_CLIENT(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call = (client as any).Chat() as grpc.ClientDuplexStream<Uint8Array, Uint8Array>;
+    call.on("error", () => {});
+    const status = await new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
+    assert.deepEqual([status.code, status.details], [grpc.status.NOT_FOUND, "no stream ü here"]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("a grpc-js client's cancel reaches the own HTTP/2 server as the stream's close", async () => {
+  let closed!: () => void;
+  const closedSeen = new Promise<void>((resolve) => closed = resolve);
+  const server = OwnH2Server.listen((stream: H2Stream) => {
+    stream.onMessage = () => stream.write(new Uint8Array([1]));
+    stream.onClose = closed;
+  });
+  const client = new ECHO_CLIENT(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call = (client as any).Chat() as grpc.ClientDuplexStream<Uint8Array, Uint8Array>;
+    call.on("error", () => {});
+    call.on("data", () => call.cancel());
+    call.write(new Uint8Array([0]));
+    await closedSeen;
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
