@@ -69,6 +69,9 @@ export interface LoadReport {
 export interface OwnH2Connect {
   readonly initial: ConnectReply;
   readonly cpu: CpuUse;
+  /** Every captured response written once more to every stream, before the floors. */
+  readonly push: AwaitReply;
+  readonly pushCpu: CpuUse;
   /** Peak RSS of that replay server. */
   readonly peakRssKiB: number;
 }
@@ -221,6 +224,11 @@ export function renderReport(r: LoadReport): string {
         cpuNote(own.cpu)
       }; ` +
         `replay server peak RSS ${mibOf(own.peakRssKiB * 1024)} MiB`,
+    ));
+    lines.push(row(
+      "own HTTP/2 replay: push of the same bytes",
+      summarize(own.push.latencies),
+      `missing ${own.push.missing}, ended ${JSON.stringify(own.push.ended)}${cpuNote(own.pushCpu)}`,
     ));
   }
   lines.push("");

@@ -606,20 +606,7 @@ async function runBaseline(
         agent.child.pid,
         () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs }),
       );
-      await sleep(settleMs);
-      await agent.request({ cmd: "record" });
-      const since = epochMs();
-      const [[pushed, push], pushCpu] = await withCpu(replayPid, agent.child.pid, async () => {
-        const pushed = await replay.request<{ ms: number }>({ cmd: "push" });
-        const push = await agent.request<AwaitReply>({
-          cmd: "await",
-          since,
-          types: ALL_TYPES,
-          timeoutMs,
-          settleMs,
-        });
-        return [pushed, push] as const;
-      });
+      const [pushed, push, pushCpu] = await measureReplayPush(replay, agent);
       progress(
         `baseline push: ${JSON.stringify(summarize(push.latencies))}, server write ${
           pushed.ms.toFixed(0)
@@ -670,6 +657,28 @@ function replayProfileArgs(file: string | undefined): string[] {
 /** What the replay server needs to profile into `file`: the inspector (unscoped `--allow-sys`) and the file. */
 function replayProfilePermissions(file: string | undefined): string[] {
   return file === undefined ? [] : ["--allow-sys", `--allow-write=${file}`];
+}
+
+/** The replay server writes every captured response to every stream; waits until every proxy has them all. */
+async function measureReplayPush(
+  replay: LineChannel,
+  agent: LineChannel,
+): Promise<readonly [{ ms: number }, AwaitReply, CpuUse]> {
+  await sleep(settleMs);
+  await agent.request({ cmd: "record" });
+  const since = epochMs();
+  const [[pushed, push], cpu] = await withCpu(replay.child.pid, agent.child.pid, async () => {
+    const pushed = await replay.request<{ ms: number }>({ cmd: "push" });
+    const push = await agent.request<AwaitReply>({
+      cmd: "await",
+      since,
+      types: ALL_TYPES,
+      timeoutMs,
+      settleMs,
+    });
+    return [pushed, push] as const;
+  });
+  return [pushed, push, cpu];
 }
 
 /** One floor to measure: a captured push response of a type, the replay command that writes it, its label. */
@@ -763,6 +772,12 @@ async function runOwnH2Floors(
         }, incomplete ${initial.incomplete}, ` +
           `ended ${JSON.stringify(initial.ended)}, CPU server ${cpu.serverMs.toFixed(0)} ms`,
       );
+      // As over grpc-js, the whole configuration is pushed once before the floors are measured.
+      const [pushed, push, pushCpu] = await measureReplayPush(replay, agent);
+      progress(
+        `own HTTP/2 push: ${JSON.stringify(summarize(push.latencies))}, missing ${push.missing}, ` +
+          `server write ${pushed.ms.toFixed(0)} ms, CPU server ${pushCpu.serverMs.toFixed(0)} ms`,
+      );
       const floors: ReplayFloor[] = [];
       for (const [short, typeUrl] of [["EDS", TYPE_URL.endpoint], ["RDS", TYPE_URL.route]] as const) {
         if (pushSizes[short] === undefined) continue;
@@ -779,7 +794,7 @@ async function runOwnH2Floors(
       }
       const peakRssKiB = processMemory(replay.child.pid).peakRssKiB;
       await agent.request({ cmd: "close" });
-      return { floors, connect: { initial, cpu, peakRssKiB } };
+      return { floors, connect: { initial, cpu, push, pushCpu, peakRssKiB } };
     } finally {
       await agent.close();
       cleanups.splice(cleanups.indexOf(killAgent), 1);
