@@ -697,6 +697,7 @@ interface FloorKind {
 async function measureFloor(replay: LineChannel, agent: LineChannel, kind: FloorKind): Promise<ReplayFloor> {
   await sleep(settleMs);
   await agent.request({ cmd: "record" });
+  // By thread: what the replay server's native side (socket ops) and V8's collector add to its JS.
   const floorSince = epochMs();
   const [[written, arrived], floorCpu] = await withCpu(replay.child.pid, agent.child.pid, async () => {
     const written = await replay.request<{ pushed: number; ms: number }>({
@@ -711,7 +712,7 @@ async function measureFloor(replay: LineChannel, agent: LineChannel, kind: Floor
       settleMs: 0,
     });
     return [written, arrived] as const;
-  });
+  }, true);
   progress(
     `replay floor ${kind.label} (${kind.bytes} B x ${written.pushed}): ` +
       `${JSON.stringify(summarize(arrived.latencies))}, missing ${arrived.missing}, ended ` +
