@@ -132,7 +132,8 @@ function serveOwnH2(stream: H2Stream): void {
   const answers = flags.delta ? deltaAnswerer() : sotwAnswerer();
   ownStreams.add(stream);
   stream.onMessage = (bytes) => {
-    const typeUrl = answers(bytes);
+    // As a Buffer, as grpc-js hands requests over: protobufjs then reads strings natively (utf8Slice).
+    const typeUrl = answers(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
     const frame = typeUrl === undefined ? undefined : capturedFramed.get(typeUrl);
     if (frame !== undefined) stream.writeFramed(frame);
   };
