@@ -26,25 +26,19 @@ import {
   RunningProgram,
   startProgram,
 } from "../tests/helpers/programs.ts";
-import type { AwaitReply, ConnectReply, LineChannel } from "./agent_protocol.ts";
+import type { AwaitReply, ConnectReply } from "./agent_protocol.ts";
 import {
   loadAverage,
   machineInfo,
   processCpuMs,
   processMemory,
   startChild,
-  type ThreadCpu,
   threadCpuMs,
 } from "./bench_processes.ts";
 import { summarize } from "./latency_stats.ts";
-import {
-  type CpuUse,
-  type LoadReport,
-  type OwnH2Connect,
-  renderReport,
-  type ReplayFloor,
-  type RoundResult,
-} from "./load_report.ts";
+import { threadCpuSince, withCpu } from "./cpu_window.ts";
+import { type ReplayRun, runBaseline, runOwnH2Floors } from "./replay_runs.ts";
+import { type CpuUse, type LoadReport, renderReport, type RoundResult } from "./load_report.ts";
 import {
   clusterNames,
   epochMs,
@@ -149,23 +143,6 @@ function startServer(configDir: string) {
   return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), env) };
 }
 
-/** CPU ms used by the server (split by thread with `threads`) and the load process during `run`. */
-async function withCpu<T>(
-  server: number,
-  agent: number,
-  run: () => Promise<T>,
-  threads = false,
-): Promise<[T, CpuUse]> {
-  const before = [processCpuMs(server), processCpuMs(agent)];
-  const threadsBefore = threads ? threadCpuMs(server) : undefined;
-  const result = await run();
-  const use = { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] };
-  return [
-    result,
-    threadsBefore === undefined ? use : { ...use, serverThreads: threadCpuSince(threadsBefore, server) },
-  ];
-}
-
 /**
  * Waits until the server uses less than a tenth of a core over half a second (its memory sampler and
  * keepalive pings go on), or 30 s have passed: what an earlier phase left running must not be counted in the
@@ -185,16 +162,6 @@ async function serverIdle(server: number): Promise<void> {
 
 /** How long the server's CPU is measured with every proxy connected and nothing changing. */
 const IDLE_MS = 10_000;
-
-/** The server's CPU by thread since `before`. */
-function threadCpuSince(before: ThreadCpu, server: number): ThreadCpu {
-  const now = threadCpuMs(server);
-  return {
-    mainMs: now.mainMs - before.mainMs,
-    v8WorkersMs: now.v8WorkersMs - before.v8WorkersMs,
-    otherMs: now.otherMs - before.otherMs,
-  };
-}
 
 /** Profiles `--profile-kind` can take: the server's route and the saved file's extension. */
 const PROFILE_KINDS: Record<string, { path: string; ext: string }> = {
@@ -513,10 +480,17 @@ async function main(): Promise<LoadReport> {
 
     let baseline: LoadReport["baseline"];
     if (!flags["no-baseline"]) {
-      baseline = await runBaseline(captured, capturedPushes, pushSizes, agentArgs, agentV8, delta);
+      baseline = await runBaseline(replayRun, captured, capturedPushes, pushSizes, agentArgs, agentV8, delta);
       // The same floors on the benchmark's own HTTP/2 server, to fresh proxies once the replay's are gone.
       if (!delta && baseline !== undefined) {
-        const ownH2 = await runOwnH2Floors(captured, capturedPushes, pushSizes, agentArgs, agentV8);
+        const ownH2 = await runOwnH2Floors(
+          replayRun,
+          captured,
+          capturedPushes,
+          pushSizes,
+          agentArgs,
+          agentV8,
+        );
         baseline = { ...baseline, floors: [...baseline.floors ?? [], ...ownH2.floors], ownH2: ownH2.connect };
       }
     }
@@ -552,6 +526,16 @@ async function main(): Promise<LoadReport> {
 /** Stops what the run started, newest first; each step runs once. */
 const cleanups: (() => Promise<unknown>)[] = [];
 
+/** What the replay phases take from this run. */
+const replayRun: ReplayRun = {
+  timeoutMs,
+  settleMs,
+  profileDir: flags.profile,
+  profileSeconds: flags["profile-seconds"]!,
+  progress,
+  cleanups,
+};
+
 let cleaning: Promise<void> | undefined;
 
 /** Runs the cleanups once; a signal and main's `finally` both wait for the same run. */
@@ -566,245 +550,6 @@ function runCleanups(): Promise<void> {
     }
   })();
   return cleaning;
-}
-
-/** Replays the captured responses to the same number of fresh proxies and times the same push. */
-async function runBaseline(
-  captured: string,
-  capturedPushes: string,
-  pushSizes: Record<string, number>,
-  agentArgs: string[],
-  agentV8: string[],
-  delta: boolean,
-): Promise<LoadReport["baseline"]> {
-  progress("baseline: replaying captured bytes");
-  const profileFile = flags.profile === undefined
-    ? undefined
-    : `${flags.profile}/replay_grpc_js_eds.cpuprofile`;
-  const replay = startChild("baseline_server.ts", [
-    "--captured",
-    captured,
-    "--pushes",
-    capturedPushes,
-    ...(delta ? ["--delta"] : []),
-    ...replayProfileArgs(profileFile),
-  ], { permissions: replayProfilePermissions(profileFile) });
-  const killReplay = () => replay.kill();
-  cleanups.unshift(killReplay);
-  try {
-    const { port } = await replay.next<{ port: number }>();
-    const agent = startChild("load_agent.ts", ["--addr", `127.0.0.1:${port}`, ...agentArgs], {
-      v8Flags: agentV8,
-    });
-    const killAgent = () => agent.kill();
-    cleanups.unshift(killAgent);
-    try {
-      await agent.next();
-      const replayPid = replay.child.pid;
-      const [initial, initialCpu] = await withCpu(
-        replayPid,
-        agent.child.pid,
-        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs }),
-      );
-      const [pushed, push, pushCpu] = await measureReplayPush(replay, agent);
-      progress(
-        `baseline push: ${JSON.stringify(summarize(push.latencies))}, server write ${
-          pushed.ms.toFixed(0)
-        } ms`,
-      );
-      // The floor per message: one small captured response (an edit's RDS, an endpoint push's EDS) written
-      // once to every stream, each ACKed, as a push of that type does.
-      const floors: ReplayFloor[] = [];
-      const kinds = [
-        ["EDS", TYPE_URL.endpoint, "pushOne"],
-        ["RDS", TYPE_URL.route, "pushOne"],
-        // The same EDS response written to the HTTP/2 streams past grpc-js: item 3's best case.
-        ["EDS", TYPE_URL.endpoint, "pushOneRaw"],
-      ] as const;
-      for (const [short, typeUrl, cmd] of kinds) {
-        if (delta || pushSizes[short] === undefined) continue;
-        const label = cmd === "pushOneRaw" ? `${short} past grpc-js` : short;
-        floors.push(
-          await measureFloor(replay, agent, { short, typeUrl, cmd, label, bytes: pushSizes[short] }),
-        );
-      }
-      const replayMemory = processMemory(replayPid);
-      await agent.request({ cmd: "close" });
-      return {
-        initial,
-        push,
-        serverWriteMs: pushed.ms,
-        cpu: { initial: initialCpu, push: pushCpu },
-        floors,
-        peakRssKiB: replayMemory.peakRssKiB,
-      };
-    } finally {
-      await agent.close();
-      cleanups.splice(cleanups.indexOf(killAgent), 1);
-    }
-  } finally {
-    await replay.send({ cmd: "close" }).catch(() => {});
-    await replay.close();
-    cleanups.splice(cleanups.indexOf(killReplay), 1);
-  }
-}
-
-/** The replay server's arguments to profile its first EDS push into `file`, if any. */
-function replayProfileArgs(file: string | undefined): string[] {
-  return file === undefined ? [] : ["--profile-push", file, "--profile-seconds", flags["profile-seconds"]!];
-}
-
-/** What the replay server needs to profile into `file`: the inspector (unscoped `--allow-sys`) and the file. */
-function replayProfilePermissions(file: string | undefined): string[] {
-  return file === undefined ? [] : ["--allow-sys", `--allow-write=${file}`];
-}
-
-/** The replay server writes every captured response to every stream; waits until every proxy has them all. */
-async function measureReplayPush(
-  replay: LineChannel,
-  agent: LineChannel,
-): Promise<readonly [{ ms: number }, AwaitReply, CpuUse]> {
-  await sleep(settleMs);
-  await agent.request({ cmd: "record" });
-  const since = epochMs();
-  const [[pushed, push], cpu] = await withCpu(replay.child.pid, agent.child.pid, async () => {
-    const pushed = await replay.request<{ ms: number }>({ cmd: "push" });
-    const push = await agent.request<AwaitReply>({
-      cmd: "await",
-      since,
-      types: ALL_TYPES,
-      timeoutMs,
-      settleMs,
-    });
-    return [pushed, push] as const;
-  });
-  return [pushed, push, cpu];
-}
-
-/** One floor to measure: a captured push response of a type, the replay command that writes it, its label. */
-interface FloorKind {
-  readonly short: string;
-  readonly typeUrl: string;
-  readonly cmd: "pushOne" | "pushOneRaw";
-  readonly label: string;
-  readonly bytes: number;
-}
-
-/**
- * Writes one small captured response once to every stream of `replay` and waits until every proxy of `agent`
- * has it (or has ended): the replay server's CPU per message, and whether every proxy got it.
- */
-async function measureFloor(replay: LineChannel, agent: LineChannel, kind: FloorKind): Promise<ReplayFloor> {
-  await sleep(settleMs);
-  await agent.request({ cmd: "record" });
-  // By thread: what the replay server's native side (socket ops) and V8's collector add to its JS.
-  const floorSince = epochMs();
-  const [[written, arrived], floorCpu] = await withCpu(replay.child.pid, agent.child.pid, async () => {
-    const written = await replay.request<{ pushed: number; ms: number }>({
-      cmd: kind.cmd,
-      short: kind.short,
-    });
-    const arrived = await agent.request<AwaitReply>({
-      cmd: "await",
-      since: floorSince,
-      types: [kind.typeUrl],
-      timeoutMs,
-      settleMs: 0,
-    });
-    return [written, arrived] as const;
-  }, true);
-  progress(
-    `replay floor ${kind.label} (${kind.bytes} B x ${written.pushed}): ` +
-      `${JSON.stringify(summarize(arrived.latencies))}, missing ${arrived.missing}, ended ` +
-      `${JSON.stringify(arrived.ended)}, CPU server ${floorCpu.serverMs.toFixed(0)} ms`,
-  );
-  return {
-    type: kind.label,
-    bytes: kind.bytes,
-    messages: written.pushed,
-    latencies: arrived.latencies,
-    serverWriteMs: written.ms,
-    cpu: floorCpu,
-    missing: arrived.missing,
-    ended: arrived.ended,
-  };
-}
-
-/**
- * Serves fresh proxies from the replay server on the benchmark's own HTTP/2 server (`--own-h2`) and measures
- * the EDS and RDS floors on it, as `runBaseline` does over grpc-js.
- */
-async function runOwnH2Floors(
-  captured: string,
-  capturedPushes: string,
-  pushSizes: Record<string, number>,
-  agentArgs: string[],
-  agentV8: string[],
-): Promise<{ floors: ReplayFloor[]; connect: OwnH2Connect }> {
-  progress("own HTTP/2: replaying captured bytes");
-  // With --profile, the first EDS push of each replay transport is profiled (not the one a figure is quoted from).
-  const profileFile = flags.profile === undefined
-    ? undefined
-    : `${flags.profile}/replay_own_h2_eds.cpuprofile`;
-  const replay = startChild(
-    "baseline_server.ts",
-    ["--captured", captured, "--pushes", capturedPushes, "--own-h2", ...replayProfileArgs(profileFile)],
-    { permissions: replayProfilePermissions(profileFile) },
-  );
-  const killReplay = () => replay.kill();
-  cleanups.unshift(killReplay);
-  try {
-    const { port } = await replay.next<{ port: number }>();
-    const agent = startChild("load_agent.ts", ["--addr", `127.0.0.1:${port}`, ...agentArgs], {
-      v8Flags: agentV8,
-    });
-    const killAgent = () => agent.kill();
-    cleanups.unshift(killAgent);
-    try {
-      await agent.next();
-      const [initial, cpu] = await withCpu(
-        replay.child.pid,
-        agent.child.pid,
-        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs }),
-      );
-      progress(
-        `own HTTP/2 connect: ${
-          JSON.stringify(summarize(initial.latencies))
-        }, incomplete ${initial.incomplete}, ` +
-          `ended ${JSON.stringify(initial.ended)}, CPU server ${cpu.serverMs.toFixed(0)} ms`,
-      );
-      // As over grpc-js, the whole configuration is pushed once before the floors are measured.
-      const [pushed, push, pushCpu] = await measureReplayPush(replay, agent);
-      progress(
-        `own HTTP/2 push: ${JSON.stringify(summarize(push.latencies))}, missing ${push.missing}, ` +
-          `server write ${pushed.ms.toFixed(0)} ms, CPU server ${pushCpu.serverMs.toFixed(0)} ms`,
-      );
-      const floors: ReplayFloor[] = [];
-      for (const [short, typeUrl] of [["EDS", TYPE_URL.endpoint], ["RDS", TYPE_URL.route]] as const) {
-        if (pushSizes[short] === undefined) continue;
-        const label = `${short} on own HTTP/2`;
-        floors.push(
-          await measureFloor(replay, agent, {
-            short,
-            typeUrl,
-            cmd: "pushOne",
-            label,
-            bytes: pushSizes[short],
-          }),
-        );
-      }
-      const peakRssKiB = processMemory(replay.child.pid).peakRssKiB;
-      await agent.request({ cmd: "close" });
-      return { floors, connect: { initial, cpu, push, pushCpu, peakRssKiB } };
-    } finally {
-      await agent.close();
-      cleanups.splice(cleanups.indexOf(killAgent), 1);
-    }
-  } finally {
-    await replay.send({ cmd: "close" }).catch(() => {});
-    await replay.close();
-    cleanups.splice(cleanups.indexOf(killReplay), 1);
-  }
 }
 
 if (import.meta.main) {
