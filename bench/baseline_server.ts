@@ -7,18 +7,21 @@
  * response of its type, an ACK nothing.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env bench/baseline_server.ts \
- *     --captured DIR [--pushes DIR] [--throttle 100] [--delta]
+ *     --captured DIR [--pushes DIR] [--throttle 100] [--delta] [--own-h2]
  *
  * `--pushes DIR` holds small push responses (`EDS.bin`, `RDS.bin`); `pushOne` writes one of them once to every
  * stream, the floor per message of a push of that type, and `pushOneRaw` the same to the HTTP/2 streams
- * directly, past grpc-js.
+ * directly, past grpc-js. With `--own-h2` the same streams are served by the benchmark's own HTTP/2 server
+ * (`h2_server.ts`) instead of grpc-js over `node:http2`: `pushOne` then writes every stream's DATA frames in
+ * one turn, each connection's frames leaving in one write (no `--throttle`: nothing waits per stream).
+ * `--profile-push FILE` (with `--allow-sys` and leave to write FILE) saves a CPU profile of the first `pushOne`
+ * of EDS, `--profile-seconds` long, before answering it.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
 import type * as grpc from "@grpc/grpc-js";
-import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from "../proto/discovery_request.ts";
 import { TYPE_URL } from "../proto/type_urls.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 import { startGrpcServer } from "../shared/grpc/grpc_server.ts";
@@ -27,6 +30,10 @@ import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from "../proto/grpc_prefix.ts";
 import { silentLogger } from "../shared/log/logger.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { epochMs } from "./mesh_fixture.ts";
+import { InspectorProfiler } from "../discovery/http/inspector_profiler.ts";
+import { type Answerer, deltaAnswerer, sotwAnswerer } from "./replay_answers.ts";
+import { OwnH2Server } from "./h2_server.ts";
+import type { H2Stream } from "./h2_stream.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -35,6 +42,9 @@ const { values: flags } = parseArgs({
     throttle: { type: "string", default: "100" },
     delta: { type: "boolean", default: false },
     pushes: { type: "string" },
+    "own-h2": { type: "boolean", default: false },
+    "profile-push": { type: "string" },
+    "profile-seconds": { type: "string", default: "4" },
   },
 });
 if (flags.captured === undefined) {
@@ -79,7 +89,7 @@ function write(call: Call, bytes: Buffer): Promise<void> {
  * Serves a stream: `answers` says whether a request (raw bytes) is answered, and with which type's captured
  * response; the stream is tracked for pushes until it ends.
  */
-function serveWith(call: Call, answers: (bytes: Buffer) => string | undefined): void {
+function serveWith(call: Call, answers: Answerer): void {
   streams.add(call);
   call.on("data", (bytes: Buffer) => {
     const typeUrl = answers(bytes);
@@ -97,23 +107,56 @@ function serveWith(call: Call, answers: (bytes: Buffer) => string | undefined): 
 
 /** Serves a state-of-the-world stream: a request whose names differ from the type's last ones is answered. */
 function serve(call: Call): void {
-  const watched = new Map<string, string>();
-  serveWith(call, (bytes) => {
-    const request = decodeDiscoveryRequest(bytes);
-    const names = [...request.resource_names].sort().join("\n");
-    if (watched.get(request.type_url) === names) return undefined;
-    watched.set(request.type_url, names);
-    return request.type_url;
-  });
+  serveWith(call, sotwAnswerer());
 }
 
 /** Serves an incremental stream: each subscribing request gets its type's captured response. */
 function serveDelta(call: Call): void {
-  serveWith(call, (bytes) => {
-    const request = decodeDeltaDiscoveryRequest(bytes);
-    const isAck = request.response_nonce !== "" && request.resource_names_subscribe.length === 0;
-    return isAck ? undefined : request.type_url;
-  });
+  serveWith(call, deltaAnswerer());
+}
+
+/** A message with its gRPC prefix in front, as one buffer to write to many streams. */
+function framed(message: Uint8Array): Uint8Array {
+  const frame = new Uint8Array(GRPC_PREFIX_BYTES + message.length);
+  writeGrpcPrefix(frame, 0, message.length);
+  frame.set(message, GRPC_PREFIX_BYTES);
+  return frame;
+}
+
+/** Streams of the own HTTP/2 server, and the captured responses framed once for all of them. */
+const ownStreams = new Set<H2Stream>();
+const capturedFramed = new Map([...captured].map(([typeUrl, bytes]) => [typeUrl, framed(bytes)]));
+
+/** Serves a stream of the own HTTP/2 server as `serve`/`serveDelta` serve a grpc-js one. */
+function serveOwnH2(stream: H2Stream): void {
+  const answers = flags.delta ? deltaAnswerer() : sotwAnswerer();
+  ownStreams.add(stream);
+  stream.onMessage = (bytes) => {
+    // As a Buffer, as grpc-js hands requests over: protobufjs then reads strings natively (utf8Slice).
+    const typeUrl = answers(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    const frame = typeUrl === undefined ? undefined : capturedFramed.get(typeUrl);
+    if (frame !== undefined) stream.writeFramed(frame);
+  };
+  stream.onEnd = () => {
+    ownStreams.delete(stream);
+    stream.end(0);
+  };
+  stream.onClose = () => ownStreams.delete(stream);
+}
+
+/**
+ * Writes each framed response to every stream of the own HTTP/2 server in this turn, and resolves once every
+ * connection has written them: the streams written to.
+ */
+async function pushAllOwnH2(server: OwnH2Server, frames: readonly Uint8Array[]): Promise<number> {
+  let written = 0;
+  for (const stream of ownStreams) {
+    let all = true;
+    for (const frame of frames) all = stream.writeFramed(frame) && all;
+    if (all) written++;
+  }
+  await server.drained();
+  return written;
 }
 
 /**
@@ -122,9 +165,7 @@ function serveDelta(call: Call): void {
  * A stream whose call cannot be read is skipped (and not counted).
  */
 async function pushAllRaw(throttle: number, message: Buffer): Promise<number> {
-  const frame = Buffer.alloc(GRPC_PREFIX_BYTES + message.length);
-  message.copy(frame, GRPC_PREFIX_BYTES);
-  writeGrpcPrefix(frame, 0, message.length);
+  const frame = Buffer.from(framed(message).buffer);
   const queue = [...streams];
   let written = 0;
   const worker = async () => {
@@ -153,7 +194,15 @@ async function pushAll(throttle: number, responses: readonly Buffer[]): Promise<
   return streams.size;
 }
 
-if (import.meta.main) {
+/** What the commands drive: pushes over grpc-js (`pushOneRaw`: past it) or over the own HTTP/2 server. */
+interface ReplayTransport {
+  readonly port: number;
+  push(responses: readonly Buffer[]): Promise<number>;
+  pushOne(command: string, response: Buffer): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startGrpcJsReplay(throttle: number): Promise<ReplayTransport> {
   const server = await startGrpcServer({
     name: "baseline ADS",
     listen: { tcp: "127.0.0.1:0", flag: "--baseline" },
@@ -170,14 +219,39 @@ if (import.meta.main) {
     }],
     logger: silentLogger,
   });
-  const port = server.port;
+  return {
+    port: server.port,
+    push: (responses) => pushAll(throttle, responses),
+    pushOne: (command, response) =>
+      command === "pushOneRaw" ? pushAllRaw(throttle, response) : pushAll(throttle, [response]),
+    close: () => server.close(0),
+  };
+}
+
+function startOwnH2Replay(): ReplayTransport {
+  const server = OwnH2Server.listen(serveOwnH2);
+  return {
+    port: server.port,
+    push: (responses) => pushAllOwnH2(server, responses.map(framed)),
+    pushOne: (command, response) => {
+      if (command === "pushOneRaw") {
+        return Promise.reject(new TypeError("Invalid pushOneRaw with --own-h2: expected pushOne"));
+      }
+      return pushAllOwnH2(server, [framed(response)]);
+    },
+    close: () => server.close(),
+  };
+}
+
+if (import.meta.main) {
+  const transport = flags["own-h2"] ? startOwnH2Replay() : await startGrpcJsReplay(Number(flags.throttle));
   const encoder = new TextEncoder();
   const reply = (value: unknown) => Deno.stdout.writeSync(encoder.encode(JSON.stringify(value) + "\n"));
-  reply({ port });
+  reply({ port: transport.port });
   for await (const command of jsonLines(Deno.stdin.readable)) {
     if (command.cmd === "push") {
       const started = epochMs();
-      const count = await pushAll(Number(flags.throttle), ORDER.map(([, typeUrl]) => captured.get(typeUrl)!));
+      const count = await transport.push(ORDER.map(([, typeUrl]) => captured.get(typeUrl)!));
       reply({ pushed: count, started, ms: epochMs() - started });
     } else if (command.cmd === "pushOne" || command.cmd === "pushOneRaw") {
       const response = pushResponses.get(String(command.short));
@@ -185,17 +259,28 @@ if (import.meta.main) {
         reply({ error: `No captured push response "${String(command.short)}": expected one of --pushes` });
         continue;
       }
+      const profileFile = command.short === "EDS" ? flags["profile-push"] : undefined;
+      // The first EDS push only: the profile starts (a few turns of the inspector) before the push does.
+      const profile = profileFile === undefined
+        ? undefined
+        : new InspectorProfiler().cpuProfile(Number(flags["profile-seconds"]));
+      flags["profile-push"] = undefined;
+      if (profile !== undefined) await new Promise((resolve) => setTimeout(resolve, 100));
       const started = epochMs();
-      const count = command.cmd === "pushOneRaw"
-        ? await pushAllRaw(Number(flags.throttle), response)
-        : await pushAll(Number(flags.throttle), [response]);
-      reply({ pushed: count, started, ms: epochMs() - started });
+      try {
+        const count = await transport.pushOne(command.cmd, response);
+        const ms = epochMs() - started;
+        if (profile !== undefined) await Deno.writeTextFile(profileFile!, JSON.stringify(await profile));
+        reply({ pushed: count, started, ms });
+      } catch (error) {
+        reply({ error: (error as Error).message });
+      }
     } else if (command.cmd === "close") {
       break;
     } else {
       reply({ error: `Unknown command "${String(command.cmd)}": expected push or close` });
     }
   }
-  await server.close(0);
+  await transport.close();
   Deno.exit(0);
 }

@@ -25,10 +25,22 @@ const METRICS = "metrics and logging";
 const SNAPSHOT = "config reading and snapshot build";
 
 const PROFILER = "(the profiler itself)";
+const OWN_READ = "own HTTP/2 read path (frames, flow control, deframing)";
+const OWN_WRITE = "own HTTP/2 write path (DATA frames, per-turn writes)";
+const SOCKET = "Deno socket read/write ops";
 
 /** First match wins, so the more specific rules of a file come before the file's catch-all. */
 const RULES: readonly Rule[] = [
   { file: "inspector", category: PROFILER },
+  // The benchmark's own HTTP/2 server (bench/h2_*.ts) and the replay's request handling.
+  { file: "bench/h2_turn_writer.ts", category: OWN_WRITE },
+  { file: "bench/h2_stream.ts", category: OWN_WRITE },
+  { file: "bench/h2_connection.ts", fn: /pump|sendHeaders/, category: OWN_WRITE },
+  { file: "bench/h2_connection.ts", category: OWN_READ },
+  { file: "bench/h2_frames.ts", category: OWN_READ },
+  { file: "bench/grpc_deframer.ts", category: OWN_READ },
+  { file: "bench/replay_answers.ts", category: ACK },
+  { file: "ext:deno_net/", category: SOCKET },
   // Reading requests (ACKs) off the connection, up to their decoding.
   { file: "@grpc/grpc-js/build/src/stream-decoder.js", category: ACK },
   {

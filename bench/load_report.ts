@@ -60,7 +60,20 @@ export interface LoadReport {
     readonly peakRssKiB?: number;
     /** One small captured push response of a type written once to every stream: the floor per message. */
     readonly floors?: readonly ReplayFloor[];
+    /** How the proxies served by the own HTTP/2 server (the floors "on own HTTP/2") connected. */
+    readonly ownH2?: OwnH2Connect;
   };
+}
+
+/** Fresh proxies' first configuration from the replay server on the benchmark's own HTTP/2 server. */
+export interface OwnH2Connect {
+  readonly initial: ConnectReply;
+  readonly cpu: CpuUse;
+  /** Every captured response written once more to every stream, before the floors. */
+  readonly push: AwaitReply;
+  readonly pushCpu: CpuUse;
+  /** Peak RSS of that replay server. */
+  readonly peakRssKiB: number;
 }
 
 /** A small captured push response written once to every stream by the replay server. */
@@ -77,6 +90,10 @@ export interface ReplayFloor {
   readonly serverWriteMs: number;
   /** CPU of the replay server and the load process meanwhile. */
   readonly cpu: CpuUse;
+  /** Proxies that did not receive it. */
+  readonly missing?: number;
+  /** Proxies whose stream had ended, by status. */
+  readonly ended?: Readonly<Record<string, number>>;
 }
 
 const ms = (v: number) =>
@@ -192,7 +209,26 @@ export function renderReport(r: LoadReport): string {
       `replay floor: one ${floor.type} push response (${floor.bytes} B) per stream`,
       summarize(floor.latencies),
       `${floor.messages} messages, server write loop ${ms(floor.serverWriteMs)}${cpuNote(floor.cpu)}; ` +
-        `server CPU per message ${(1000 * floor.cpu.serverMs / Math.max(1, floor.messages)).toFixed(0)} µs`,
+        `server CPU per message ${(1000 * floor.cpu.serverMs / Math.max(1, floor.messages)).toFixed(0)} µs` +
+        (floor.missing === undefined
+          ? ""
+          : `; missing ${floor.missing}, ended ${JSON.stringify(floor.ended ?? {})}`),
+    ));
+  }
+  const own = r.baseline?.ownH2;
+  if (own !== undefined) {
+    lines.push(row(
+      "own HTTP/2 replay: first configuration of fresh proxies",
+      summarize(own.initial.latencies),
+      `incomplete ${own.initial.incomplete}, ended ${JSON.stringify(own.initial.ended)}${
+        cpuNote(own.cpu)
+      }; ` +
+        `replay server peak RSS ${mibOf(own.peakRssKiB * 1024)} MiB`,
+    ));
+    lines.push(row(
+      "own HTTP/2 replay: push of the same bytes",
+      summarize(own.push.latencies),
+      `missing ${own.push.missing}, ended ${JSON.stringify(own.push.ended)}${cpuNote(own.pushCpu)}`,
     ));
   }
   lines.push("");

@@ -33,17 +33,12 @@ import {
   processCpuMs,
   processMemory,
   startChild,
-  type ThreadCpu,
   threadCpuMs,
 } from "./bench_processes.ts";
 import { summarize } from "./latency_stats.ts";
-import {
-  type CpuUse,
-  type LoadReport,
-  renderReport,
-  type ReplayFloor,
-  type RoundResult,
-} from "./load_report.ts";
+import { threadCpuSince, withCpu } from "./cpu_window.ts";
+import { type ReplayRun, runBaseline, runOwnH2Floors } from "./replay_runs.ts";
+import { type CpuUse, type LoadReport, renderReport, type RoundResult } from "./load_report.ts";
 import {
   clusterNames,
   epochMs,
@@ -148,23 +143,6 @@ function startServer(configDir: string) {
   return { addresses, server: startProgram("mesh-discovery", discoveryArgs(addresses, extra), env) };
 }
 
-/** CPU ms used by the server (split by thread with `threads`) and the load process during `run`. */
-async function withCpu<T>(
-  server: number,
-  agent: number,
-  run: () => Promise<T>,
-  threads = false,
-): Promise<[T, CpuUse]> {
-  const before = [processCpuMs(server), processCpuMs(agent)];
-  const threadsBefore = threads ? threadCpuMs(server) : undefined;
-  const result = await run();
-  const use = { serverMs: processCpuMs(server) - before[0], loadMs: processCpuMs(agent) - before[1] };
-  return [
-    result,
-    threadsBefore === undefined ? use : { ...use, serverThreads: threadCpuSince(threadsBefore, server) },
-  ];
-}
-
 /**
  * Waits until the server uses less than a tenth of a core over half a second (its memory sampler and
  * keepalive pings go on), or 30 s have passed: what an earlier phase left running must not be counted in the
@@ -184,16 +162,6 @@ async function serverIdle(server: number): Promise<void> {
 
 /** How long the server's CPU is measured with every proxy connected and nothing changing. */
 const IDLE_MS = 10_000;
-
-/** The server's CPU by thread since `before`. */
-function threadCpuSince(before: ThreadCpu, server: number): ThreadCpu {
-  const now = threadCpuMs(server);
-  return {
-    mainMs: now.mainMs - before.mainMs,
-    v8WorkersMs: now.v8WorkersMs - before.v8WorkersMs,
-    otherMs: now.otherMs - before.otherMs,
-  };
-}
 
 /** Profiles `--profile-kind` can take: the server's route and the saved file's extension. */
 const PROFILE_KINDS: Record<string, { path: string; ext: string }> = {
@@ -512,7 +480,19 @@ async function main(): Promise<LoadReport> {
 
     let baseline: LoadReport["baseline"];
     if (!flags["no-baseline"]) {
-      baseline = await runBaseline(captured, capturedPushes, pushSizes, agentArgs, agentV8, delta);
+      baseline = await runBaseline(replayRun, captured, capturedPushes, pushSizes, agentArgs, agentV8, delta);
+      // The same floors on the benchmark's own HTTP/2 server, to fresh proxies once the replay's are gone.
+      if (!delta && baseline !== undefined) {
+        const ownH2 = await runOwnH2Floors(
+          replayRun,
+          captured,
+          capturedPushes,
+          pushSizes,
+          agentArgs,
+          agentV8,
+        );
+        baseline = { ...baseline, floors: [...baseline.floors ?? [], ...ownH2.floors], ownH2: ownH2.connect };
+      }
     }
     return {
       date: new Date().toISOString(),
@@ -546,6 +526,16 @@ async function main(): Promise<LoadReport> {
 /** Stops what the run started, newest first; each step runs once. */
 const cleanups: (() => Promise<unknown>)[] = [];
 
+/** What the replay phases take from this run. */
+const replayRun: ReplayRun = {
+  timeoutMs,
+  settleMs,
+  profileDir: flags.profile,
+  profileSeconds: flags["profile-seconds"]!,
+  progress,
+  cleanups,
+};
+
 let cleaning: Promise<void> | undefined;
 
 /** Runs the cleanups once; a signal and main's `finally` both wait for the same run. */
@@ -560,118 +550,6 @@ function runCleanups(): Promise<void> {
     }
   })();
   return cleaning;
-}
-
-/** Replays the captured responses to the same number of fresh proxies and times the same push. */
-async function runBaseline(
-  captured: string,
-  capturedPushes: string,
-  pushSizes: Record<string, number>,
-  agentArgs: string[],
-  agentV8: string[],
-  delta: boolean,
-): Promise<LoadReport["baseline"]> {
-  progress("baseline: replaying captured bytes");
-  const replay = startChild("baseline_server.ts", [
-    "--captured",
-    captured,
-    "--pushes",
-    capturedPushes,
-    ...(delta ? ["--delta"] : []),
-  ]);
-  const killReplay = () => replay.kill();
-  cleanups.unshift(killReplay);
-  try {
-    const { port } = await replay.next<{ port: number }>();
-    const agent = startChild("load_agent.ts", ["--addr", `127.0.0.1:${port}`, ...agentArgs], {
-      v8Flags: agentV8,
-    });
-    const killAgent = () => agent.kill();
-    cleanups.unshift(killAgent);
-    try {
-      await agent.next();
-      const replayPid = replay.child.pid;
-      const [initial, initialCpu] = await withCpu(
-        replayPid,
-        agent.child.pid,
-        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs }),
-      );
-      await sleep(settleMs);
-      await agent.request({ cmd: "record" });
-      const since = epochMs();
-      const [[pushed, push], pushCpu] = await withCpu(replayPid, agent.child.pid, async () => {
-        const pushed = await replay.request<{ ms: number }>({ cmd: "push" });
-        const push = await agent.request<AwaitReply>({
-          cmd: "await",
-          since,
-          types: ALL_TYPES,
-          timeoutMs,
-          settleMs,
-        });
-        return [pushed, push] as const;
-      });
-      progress(
-        `baseline push: ${JSON.stringify(summarize(push.latencies))}, server write ${
-          pushed.ms.toFixed(0)
-        } ms`,
-      );
-      // The floor per message: one small captured response (an edit's RDS, an endpoint push's EDS) written
-      // once to every stream, each ACKed, as a push of that type does.
-      const floors: ReplayFloor[] = [];
-      const kinds = [
-        ["EDS", TYPE_URL.endpoint, "pushOne"],
-        ["RDS", TYPE_URL.route, "pushOne"],
-        // The same EDS response written to the HTTP/2 streams past grpc-js: item 3's best case.
-        ["EDS", TYPE_URL.endpoint, "pushOneRaw"],
-      ] as const;
-      for (const [short, typeUrl, cmd] of kinds) {
-        if (delta || pushSizes[short] === undefined) continue;
-        await sleep(settleMs);
-        await agent.request({ cmd: "record" });
-        const floorSince = epochMs();
-        const [[written, arrived], floorCpu] = await withCpu(replayPid, agent.child.pid, async () => {
-          const written = await replay.request<{ pushed: number; ms: number }>({ cmd, short });
-          const arrived = await agent.request<AwaitReply>({
-            cmd: "await",
-            since: floorSince,
-            types: [typeUrl],
-            timeoutMs,
-            settleMs: 0,
-          });
-          return [written, arrived] as const;
-        });
-        floors.push({
-          type: cmd === "pushOneRaw" ? `${short} past grpc-js` : short,
-          bytes: pushSizes[short],
-          messages: written.pushed,
-          latencies: arrived.latencies,
-          serverWriteMs: written.ms,
-          cpu: floorCpu,
-        });
-        progress(
-          `replay floor ${short} (${pushSizes[short]} B x ${written.pushed}): ` +
-            `${JSON.stringify(summarize(arrived.latencies))}, CPU server ${floorCpu.serverMs.toFixed(0)} ms`,
-        );
-      }
-      const replayMemory = processMemory(replayPid);
-      await agent.request({ cmd: "close" });
-      return {
-        initial,
-        push,
-        serverWriteMs: pushed.ms,
-        cpu: { initial: initialCpu, push: pushCpu },
-        floors,
-        peakRssKiB: replayMemory.peakRssKiB,
-      };
-    } finally {
-      await agent.close();
-      cleanups.splice(cleanups.indexOf(killAgent), 1);
-    }
-  } finally {
-    await replay.send({ cmd: "close" }).catch(() => {});
-    await replay.close();
-    cleanups.splice(cleanups.indexOf(killReplay), 1);
-  }
 }
 
 if (import.meta.main) {
