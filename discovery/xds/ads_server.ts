@@ -66,7 +66,7 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly controlPlane?: ControlPlaneInfo;
   /** The first snapshot; until one exists, streams are refused with UNAVAILABLE. */
   readonly initialPush?: P;
-  /** Monotonic milliseconds, pacing NACK lines and the response gate's slices; `performance.now` if omitted. */
+  /** Monotonic milliseconds for NACK pacing and the response gate's slices; `performance.now` if omitted. */
   readonly now?: () => number;
   /** Gets every completed proxy push (count and time), for the debug overview. */
   readonly pushHistory?: PushHistory;
