@@ -93,7 +93,8 @@ export class XdsCache {
   /**
    * The clock's hand: one iterator kept over the entries. A Map keeps deleted entries' slots until it is
    * rehashed, and a fresh iterator walks past every one of them, so starting one per eviction made a run of
-   * evictions quadratic in the entries evicted since the last rehash.
+   * evictions quadratic in the entries evicted since the last rehash. An iterator holds the table it last
+   * read, and with it every entry that table held, until it moves on: a sweep or a clear lets go of it.
    */
   #hand: Iterator<[string, Entry]> | undefined;
 
@@ -166,6 +167,7 @@ export class XdsCache {
   /** Drops every entry; for pushes whose changes are unknown. Returns how many were dropped. */
   clear(): number {
     this.#generation++;
+    this.#hand = undefined;
     const dropped = this.#entries.size;
     this.#entries.clear();
     this.#dependents.clear();
@@ -189,6 +191,7 @@ export class XdsCache {
       else if (entry.used < oldest) stale.push(id);
     }
     for (const id of stale) this.#remove(id);
+    this.#hand = undefined;
     this.#released += stale.length;
     this.#epoch++;
     if (stale.length > 0) this.#reportSize();
