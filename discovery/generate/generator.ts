@@ -93,7 +93,8 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
   /**
    * Optional: what `generate` returns, in the same order, made one resource per step of the iteration, so the
    * server can build a large response in slices and let other work run between them. As pure as `generate`:
-   * a pause between two steps changes nothing of what the later ones make.
+   * a pause between two steps changes nothing of what the later ones make. A wrapper that replaces `generate`
+   * must replace or leave out this too, or the server would build from the unwrapped one.
    */
   generateEach?(proxy: Proxy, push: P, request: GenerateRequest): Iterable<GeneratedResource>;
   /**
