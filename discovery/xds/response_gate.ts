@@ -11,7 +11,7 @@
  * A holder's work too long for one slice (a whole-mesh response) runs through {@link ResponseGate.inSlices}:
  * its steps run while the turn's slice lasts and go on in later turns, behind the holders already let in, so
  * no single response fills a turn and a probe waits behind at most a few slices. (Not `LoopSlices`: a step
- * here counts against the turn's slice, shared by every holder, and resumes in the gate's one chain of turns.)
+ * here counts against the turn's slice, shared by every holder, and resumes in the gate's chain of turns.)
  *
  * A holder must never wait for anything that itself waits for a permit (a connection's serialised work is
  * fine: only work already holding a permit is ever ahead of it).
