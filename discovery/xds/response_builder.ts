@@ -1,6 +1,7 @@
 /**
  * Turns a generator's output into encoded resources, through the encoded-resource cache: a cacheable
- * resource is looked up by its key and built and encoded only on a miss.
+ * resource is looked up by its key and built and encoded only on a miss. The work is done in steps of about
+ * one resource ({@link planBuild}), so the server can spread a large response over turns of the event loop.
  *
  * @module
  */
