@@ -91,6 +91,13 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
   /** The resources `proxy` gets from snapshot `push` for `request`; pure: same inputs, same output. */
   generate(proxy: Proxy, push: P, request: GenerateRequest): readonly GeneratedResource[];
   /**
+   * Optional: what `generate` returns, in the same order, made one resource per step of the iteration, so the
+   * server can build a large response in slices and let other work run between them. As pure as `generate`:
+   * a pause between two steps changes nothing of what the later ones make. A wrapper that replaces `generate`
+   * must replace or leave out this too, or the server would build from the unwrapped one.
+   */
+  generateEach?(proxy: Proxy, push: P, request: GenerateRequest): Iterable<GeneratedResource>;
+  /**
    * Optional: a string equal for two proxies exactly when `generate` returns the same resources for both
    * (same snapshot, same request), built from everything of the proxy that `generate` reads (e.g. its
    * namespace, Sidecar scope, labels it matches on, metadata it reads); `request` for what of the proxy a

@@ -97,30 +97,38 @@ export const grpcCdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_CDS_UNAFFECTED,
-  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    const out: GeneratedResource[] = [];
-    for (const { name, service, port, subset: subsetName } of wantedClusters(request.names, proxy, push)) {
-      const dependsOn = [serviceKey(service.namespace, service.hostname)];
-      const rule = push.destinationRule(proxy, service);
-      for (const source of rule?.sources ?? []) {
-        dependsOn.push(configKey("DestinationRule", source.meta.namespace, source.meta.name));
-      }
-      const subset = subsetName === "" ? undefined : rule?.spec.subsets?.find((s) => s.name === subsetName);
-      // A subset no rule defines is a cluster that does not exist: the client is told nothing of it.
-      if (subsetName !== "" && subset === undefined) continue;
-      const policy = mergeTrafficPolicy(rule?.spec.trafficPolicy, subset?.trafficPolicy, port);
-      let dns: ClusterPlan["dns"];
-      if (service.resolution === "DNSLB") {
-        dns = dnsTarget(push, service, port, subset === undefined ? undefined : subset.labels ?? {});
-        if (dns === undefined) continue;
-      }
-      const plan: ClusterPlan = { name, ...(policy ? { policy } : {}), ...(dns ? { dns } : {}) };
-      out.push({
-        name,
-        key: cacheKey(TYPE_URL.cluster, [stableJson(plan)], dependsOn),
-        build: () => cluster(plan),
-      });
-    }
-    return out;
-  },
+  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
+    ...grpcClusters(proxy, push, request),
+  ],
+  generateEach: grpcClusters,
 };
+
+/** The clusters of {@link grpcCdsGenerator}, one per step. */
+function* grpcClusters(
+  proxy: Proxy,
+  push: PushContext,
+  request: GenerateRequest,
+): Generator<GeneratedResource> {
+  for (const { name, service, port, subset: subsetName } of wantedClusters(request.names, proxy, push)) {
+    const dependsOn = [serviceKey(service.namespace, service.hostname)];
+    const rule = push.destinationRule(proxy, service);
+    for (const source of rule?.sources ?? []) {
+      dependsOn.push(configKey("DestinationRule", source.meta.namespace, source.meta.name));
+    }
+    const subset = subsetName === "" ? undefined : rule?.spec.subsets?.find((s) => s.name === subsetName);
+    // A subset no rule defines is a cluster that does not exist: the client is told nothing of it.
+    if (subsetName !== "" && subset === undefined) continue;
+    const policy = mergeTrafficPolicy(rule?.spec.trafficPolicy, subset?.trafficPolicy, port);
+    let dns: ClusterPlan["dns"];
+    if (service.resolution === "DNSLB") {
+      dns = dnsTarget(push, service, port, subset === undefined ? undefined : subset.labels ?? {});
+      if (dns === undefined) continue;
+    }
+    const plan: ClusterPlan = { name, ...(policy ? { policy } : {}), ...(dns ? { dns } : {}) };
+    yield {
+      name,
+      key: cacheKey(TYPE_URL.cluster, [stableJson(plan)], dependsOn),
+      build: () => cluster(plan),
+    };
+  }
+}

@@ -69,7 +69,15 @@ export interface PlannedEndpoints {
  * the DestinationRule of each service (subset labels) and the service's current endpoint shards.
  */
 export function planEndpoints(proxy: Proxy, push: PushContext, request: GenerateRequest): PlannedEndpoints[] {
-  const out: PlannedEndpoints[] = [];
+  return [...eachPlannedEndpoints(proxy, push, request)];
+}
+
+/** What {@link planEndpoints} returns, one endpoint cluster per step. */
+export function* eachPlannedEndpoints(
+  proxy: Proxy,
+  push: PushContext,
+  request: GenerateRequest,
+): Generator<PlannedEndpoints> {
   for (const wanted of wantedClusters(request.names, proxy, push, (s) => s.resolution === "ClientSideLB")) {
     const { service } = wanted;
     const svcKey = serviceKey(service.namespace, service.hostname);
@@ -97,9 +105,8 @@ export function planEndpoints(proxy: Proxy, push: PushContext, request: Generate
       ...(subsetLabels !== undefined ? { subsetLabels } : {}),
       endpoints: endpointsFingerprint(push.derived, shards),
     };
-    out.push({ plan, shards, dependsOn });
+    yield { plan, shards, dependsOn };
   }
-  return out;
 }
 
 /** Builds the endpoints of the clusters a proxyless gRPC client watches (see `planEndpoints`). */
@@ -113,12 +120,24 @@ export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_EDS_UNAFFECTED,
-  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    const split = networkSplit(proxy, push);
-    return planEndpoints(proxy, push, request).map(({ plan, shards, dependsOn }) => ({
+  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
+    ...grpcLoadAssignments(proxy, push, request),
+  ],
+  generateEach: grpcLoadAssignments,
+};
+
+/** The ClusterLoadAssignments of {@link grpcEdsGenerator}, one per step. */
+function* grpcLoadAssignments(
+  proxy: Proxy,
+  push: PushContext,
+  request: GenerateRequest,
+): Generator<GeneratedResource> {
+  const split = networkSplit(proxy, push);
+  for (const { plan, shards, dependsOn } of eachPlannedEndpoints(proxy, push, request)) {
+    yield {
       name: plan.name,
       key: cacheKey(TYPE_URL.endpoint, [stableJson({ plan, ...splitKey(split) })], dependsOn),
       build: () => clusterLoadAssignment(plan, shards, undefined, split),
-    }));
-  },
-};
+    };
+  }
+}

@@ -42,14 +42,26 @@ export const grpcLdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_LDS_UNAFFECTED,
-  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    return grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => ({
+  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
+    ...grpcListeners(proxy, push, request),
+  ],
+  generateEach: grpcListeners,
+};
+
+/** The API listeners of {@link grpcLdsGenerator}, one per step. */
+function* grpcListeners(
+  proxy: Proxy,
+  push: PushContext,
+  request: GenerateRequest,
+): Generator<GeneratedResource> {
+  for (const target of grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy))) {
+    yield {
       name: target.name,
       // The listener is a function of its name alone; the service only decides whether it exists.
       key: cacheKey(TYPE_URL.listener, [target.name], [
         serviceKey(target.service.namespace, target.service.hostname),
       ]),
       build: () => apiListener(target.name),
-    }));
-  },
-};
+    };
+  }
+}

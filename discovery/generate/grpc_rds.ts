@@ -102,15 +102,25 @@ export const grpcRdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_RDS_UNAFFECTED,
-  generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
-    return grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy)).map((target) => {
-      const { plan, virtualService, dependsOn } = planRouteConfiguration(target, proxy, push);
-      const spec = virtualService?.resource.spec;
-      return {
-        name: target.name,
-        key: cacheKey(TYPE_URL.route, [stableJson(plan)], dependsOn),
-        build: () => routeConfiguration(plan, spec),
-      };
-    });
-  },
+  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
+    ...grpcRouteConfigurations(proxy, push, request),
+  ],
+  generateEach: grpcRouteConfigurations,
 };
+
+/** The RouteConfigurations of {@link grpcRdsGenerator}, one per step. */
+function* grpcRouteConfigurations(
+  proxy: Proxy,
+  push: PushContext,
+  request: GenerateRequest,
+): Generator<GeneratedResource> {
+  for (const target of grpcTargets(push.derived, request.names, proxy, push.servicesVisibleTo(proxy))) {
+    const { plan, virtualService, dependsOn } = planRouteConfiguration(target, proxy, push);
+    const spec = virtualService?.resource.spec;
+    yield {
+      name: target.name,
+      key: cacheKey(TYPE_URL.route, [stableJson(plan)], dependsOn),
+      build: () => routeConfiguration(plan, spec),
+    };
+  }
+}

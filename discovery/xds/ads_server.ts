@@ -32,6 +32,7 @@ import { ChangedKinds } from "./changed_kinds.ts";
 import { SendDeadlines } from "@mesh/shared/grpc/send_deadlines";
 import { SendPorts, SendTimeoutError, StreamClosedError } from "@mesh/shared/grpc/send_port";
 import { ResponseGate, type ResponseGateStats } from "./response_gate.ts";
+import { ResponseBuilds } from "./response_builds.ts";
 import { OutboundTurns } from "@mesh/shared/grpc/outbound_turns";
 import { NameInterner } from "./name_interner.ts";
 import type { MemoStats } from "@mesh/shared/memo/memo_stats";
@@ -65,7 +66,7 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly controlPlane?: ControlPlaneInfo;
   /** The first snapshot; until one exists, streams are refused with UNAVAILABLE. */
   readonly initialPush?: P;
-  /** Milliseconds on a monotonic scale, pacing NACK lines; `performance.now` when omitted. */
+  /** Monotonic milliseconds for NACK pacing and the response gate's slices; `performance.now` if omitted. */
   readonly now?: () => number;
   /** Gets every completed proxy push (count and time), for the debug overview. */
   readonly pushHistory?: PushHistory;
@@ -145,6 +146,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.#nameLists = new NameListTable(names, { limits: options.settings });
     this.#release = new UnheldRelease(() => this.releaseUnheld(), undefined, options.timers);
     this.#nacks = new NackLog(this.#logger, { now: options.now ?? (() => performance.now()) });
+    const gate = new ResponseGate(options.settings.pushThrottle, options.now ? { now: options.now } : {});
     this.#context = {
       generators: this.generators,
       cache: this.cache,
@@ -155,7 +157,8 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       nonces: this.#nonces,
       changedKinds: new ChangedKinds(),
       nextConnectionNumber: () => ++this.#connectionsNumbered,
-      gate: new ResponseGate(options.settings.pushThrottle),
+      gate,
+      builds: new ResponseBuilds(gate),
       connectionTurns: new OutboundTurns(),
       names,
       budgets: new NameBudgets({

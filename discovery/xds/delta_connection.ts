@@ -116,7 +116,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     // Answered through the same gate as pushes: a connect storm is throttled like a push.
     await this.gated(async () => {
       if (this.closed) return;
-      const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, true);
+      const response = await this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, true);
       if (response !== undefined) await this.#sendPrepared(response);
     });
   }
@@ -128,7 +128,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
 
   /** Sends what changed of `typeUrl` (resources whose version the proxy does not hold, and removals). */
   protected async pushType(typeUrl: string, request: PushRequest): Promise<boolean> {
-    const response = this.#prepare(
+    const response = await this.#prepare(
       typeUrl,
       this.ctx.currentPush(),
       request.full,
@@ -234,22 +234,27 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     return more;
   }
 
-  #prepare(
+  /**
+   * Builds the response of `typeUrl` (in the gate's slices); undefined when there is none to send. The watch
+   * cannot change meanwhile: the connection's requests are serialised behind it.
+   */
+  async #prepare(
     typeUrl: string,
     push: P,
     full: boolean,
     configsUpdated: ReadonlySet<string> | undefined,
     force: boolean,
-  ): Prepared | undefined {
+  ): Promise<Prepared | undefined> {
     const watch = this.#watches.get(typeUrl);
     if (watch === undefined || (!watch.wildcard && watch.subscribed.size === 0)) return undefined;
     const started = performance.now();
-    const resources = generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
+    const resources = await generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
       names: watch.wildcard ? [] : watch.subscribed.list(),
       full,
       ...(configsUpdated === undefined ? {} : { configsUpdated }),
     });
-    if (resources === "failed") return undefined;
+    // The stream may have ended while the response was built.
+    if (resources === "failed" || this.closed) return undefined;
     if (resources === undefined) {
       this.ctx.logger.warn("no generator for the requested type; the request is not answered", {
         connection: this.id,

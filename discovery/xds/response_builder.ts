@@ -1,6 +1,7 @@
 /**
  * Turns a generator's output into encoded resources, through the encoded-resource cache: a cacheable
- * resource is looked up by its key and built and encoded only on a miss.
+ * resource is looked up by its key and built and encoded only on a miss. The work is done in steps of about
+ * one resource ({@link planBuild}), so the server can spread a large response over turns of the event loop.
  *
  * @module
  */
@@ -44,6 +45,21 @@ export interface BuildDeps<P extends PushSnapshot> {
   readonly shapes?: ShapeMemo;
 }
 
+/** A response's resources made in steps of about one resource each; what it returns is the list. */
+export type BuildSteps = Generator<void, readonly VersionedResource[] | undefined, void>;
+
+/** How one response's resources are had: at once from the shape memo, or by running steps. */
+export type BuildPlan =
+  | { readonly steps?: undefined; readonly resources: readonly VersionedResource[] | undefined }
+  | {
+    readonly steps: BuildSteps;
+    /**
+     * Equal for two builds that the shape memo says give the same list ({@link ShapeMemo.listKey}), with the
+     * memo's generation when the build started; absent when the list is the proxy's own.
+     */
+    readonly shared?: { readonly key: string; readonly generation: number };
+  };
+
 /**
  * Generates and encodes the resources of `typeUrl` for `proxy`; when `request.names` is not empty only
  * those names are kept. Returns undefined when the proxy's generator flavour has no generator for the type.
@@ -58,10 +74,33 @@ export function buildResources<P extends PushSnapshot>(
   push: P,
   request: GenerateRequest,
 ): readonly VersionedResource[] | undefined {
+  const plan = planBuild(deps, proxy, typeUrl, push, request);
+  if (plan.steps === undefined) return plan.resources;
+  for (;;) {
+    const step = plan.steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * What {@link buildResources} does, split so a caller can run it in slices: what the shape memo already holds
+ * is returned at once, anything else as steps that each build about one resource. The steps read `push` and
+ * `proxy` only, so a pause between them changes nothing they make; what they would add to the cache or the
+ * shape memo after either was invalidated or cleared during a pause is left out of it (it was read before).
+ *
+ * @throws {GenerateError} when the generator's shape throws (the steps throw it for the rest)
+ */
+export function planBuild<P extends PushSnapshot>(
+  deps: BuildDeps<P>,
+  proxy: Proxy,
+  typeUrl: string,
+  push: P,
+  request: GenerateRequest,
+): BuildPlan {
   const generator = deps.generators.find(proxy, typeUrl);
-  if (generator === undefined) return undefined;
+  if (generator === undefined) return { resources: undefined };
   if (generator.shapeOf === undefined || deps.shapes === undefined || !deps.cache.enabled) {
-    return resolve(deps, generator, proxy, typeUrl, push, request);
+    return { steps: resolve(deps, generator, proxy, typeUrl, push, request) };
   }
   let shape: string | undefined;
   try {
@@ -69,20 +108,28 @@ export function buildResources<P extends PushSnapshot>(
   } catch (cause) {
     throw new GenerateError(typeUrl, proxy.id, cause);
   }
-  if (shape === undefined) return resolve(deps, generator, proxy, typeUrl, push, request);
-  const prefix = deps.shapes.prefix(deps.generators.flavorOf(proxy), typeUrl, shape, request);
-  const shared = deps.shapes.get(prefix, request.names, push);
-  if (shared !== undefined) return shared;
-  const resources = generator.resourcePerName === true && request.names.length > 0
-    ? resolveByName(
-      request.names,
-      deps.shapes.byName(prefix, push),
-      (name, resource) => deps.shapes!.setByName(prefix, push, name, resource),
-      (names) => resolve(deps, generator, proxy, typeUrl, push, { ...request, names }),
-    )
-    : resolve(deps, generator, proxy, typeUrl, push, request);
-  deps.shapes.set(prefix, request.names, push, resources);
-  return resources;
+  if (shape === undefined) return { steps: resolve(deps, generator, proxy, typeUrl, push, request) };
+  const shapes = deps.shapes;
+  const prefix = shapes.prefix(deps.generators.flavorOf(proxy), typeUrl, shape, request);
+  const shared = shapes.get(prefix, request.names, push);
+  if (shared !== undefined) return { resources: shared };
+  const generation = shapes.generation;
+  const unchanged = () => shapes.generation === generation;
+  const steps = function* (): BuildSteps {
+    const resources = generator.resourcePerName === true && request.names.length > 0
+      ? yield* resolveByName(
+        request.names,
+        shapes.byName(prefix, push),
+        (name, resource) => {
+          if (unchanged()) shapes.setByName(prefix, push, name, resource);
+        },
+        (names) => resolve(deps, generator, proxy, typeUrl, push, { ...request, names }),
+      )
+      : yield* resolve(deps, generator, proxy, typeUrl, push, request);
+    if (unchanged()) shapes.set(prefix, request.names, push, resources);
+    return resources;
+  };
+  return { steps: steps(), shared: { key: shapes.listKey(prefix, request.names), generation } };
 }
 
 /**
@@ -90,17 +137,17 @@ export function buildResources<P extends PushSnapshot>(
  * `known`, only the others are generated (in one call to `generate`), and what they gave is `remember`ed. Proxies that
  * each watch their own few names then share the work per name, as proxies watching equal lists share lists.
  */
-function resolveByName(
+function* resolveByName(
   names: readonly string[],
   known: ReadonlyMap<string, VersionedResource | null>,
   remember: (name: string, resource: VersionedResource | null) => void,
-  generate: (missing: readonly string[]) => readonly VersionedResource[],
-): VersionedResource[] {
+  generate: (missing: readonly string[]) => Generator<void, VersionedResource[], void>,
+): Generator<void, VersionedResource[], void> {
   const missing = names.filter((name) => !known.has(name));
   // What was generated now is read from here: the memo may not keep it.
   const fresh = new Map<string, VersionedResource | null>();
   if (missing.length > 0) {
-    const generated = generate(missing);
+    const generated = yield* generate(missing);
     for (const name of missing) fresh.set(name, null);
     for (const resource of generated) fresh.set(resource.name, resource);
     for (const [name, resource] of fresh) remember(name, resource);
@@ -117,30 +164,37 @@ function resolveByName(
   return out;
 }
 
-function resolve<P extends PushSnapshot>(
+/** The resources of one generation, a step per resource (its making, its cache lookup, its encoding). */
+function* resolve<P extends PushSnapshot>(
   deps: BuildDeps<P>,
   generator: XdsGenerator<P>,
   proxy: Proxy,
   typeUrl: string,
   push: P,
   request: GenerateRequest,
-): VersionedResource[] {
+): Generator<void, VersionedResource[], void> {
   const wanted = request.names.length === 0 ? undefined : new Set(request.names);
   const out: VersionedResource[] = [];
+  const generation = deps.cache.generation;
   try {
-    for (const generated of generator.generate(proxy, push, request)) {
-      if (wanted !== undefined && !wanted.has(generated.name)) continue;
-      if (!isCacheable(generated)) {
-        out.push(new VersionedResource(generated.name, generated.encoded));
+    const generated = generator.generateEach?.(proxy, push, request) ??
+      generator.generate(proxy, push, request);
+    for (const resource of generated) {
+      if (wanted !== undefined && !wanted.has(resource.name)) continue;
+      if (!isCacheable(resource)) {
+        out.push(new VersionedResource(resource.name, resource.encoded));
+        yield;
         continue;
       }
-      let resource = deps.cache.get(generated.key.id);
-      if (resource === undefined) {
-        const encoded = generated.encode?.(deps.schema) ?? encodeAny(typeUrl, generated.build(), deps.schema);
-        resource = new VersionedResource(generated.name, encoded);
-        deps.cache.add(generated.key, typeUrl, resource);
+      let versioned = deps.cache.get(resource.key.id);
+      if (versioned === undefined) {
+        const encoded = resource.encode?.(deps.schema) ?? encodeAny(typeUrl, resource.build(), deps.schema);
+        versioned = new VersionedResource(resource.name, encoded);
+        // An invalidation during a pause may have been for what this build read before it.
+        if (deps.cache.generation === generation) deps.cache.add(resource.key, typeUrl, versioned);
       }
-      out.push(resource);
+      out.push(versioned);
+      yield;
     }
   } catch (cause) {
     throw new GenerateError(typeUrl, proxy.id, cause);

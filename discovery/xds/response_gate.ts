@@ -8,6 +8,11 @@
  * {@link pollingYield}, so a long run of them still lets the runtime accept connections and read sockets
  * (a `/ready` probe, a healthy proxy's ACK) every few slices.
  *
+ * A holder's work too long for one slice (a whole-mesh response) runs through {@link ResponseGate.inSlices}:
+ * its steps run while the turn's slice lasts and go on in later turns, behind the holders already let in, so
+ * no single response fills a turn and a probe waits behind at most a few slices. (Not `LoopSlices`: a step
+ * here counts against the turn's slice, shared by every holder, and resumes in the gate's chain of turns.)
+ *
  * A holder must never wait for anything that itself waits for a permit (a connection's serialised work is
  * fine: only work already holding a permit is ever ahead of it).
  *
@@ -17,6 +22,9 @@ import { pollingYield, type YieldToLoop } from "@mesh/shared/time/loop_yield";
 
 /** Work holding a permit: called with the function that returns it. */
 type Holder = (release: () => void) => void;
+
+/** Something a turn runs: a holder let in, or the next slice of a holder's steps. */
+type Ready = () => void;
 
 /** Counts of the gate, for the debug interface and tests. */
 export interface ResponseGateStats {
@@ -43,9 +51,11 @@ export class ResponseGate {
   readonly #sliceMs: number;
   readonly #now: () => number;
   readonly #waiting: Holder[] = [];
-  /** Holders with a permit waiting for a turn of the loop. */
-  readonly #ready: Holder[] = [];
+  /** Holders with a permit, and slices of their steps, waiting for a turn of the loop. */
+  readonly #ready: Ready[] = [];
   #turnScheduled = false;
+  /** When the slice of the running turn, or of the last one, ends (on `now`). */
+  #sliceEnds = -Infinity;
   #running = 0;
 
   /** Throws RangeError when `permits` is below 1. */
@@ -106,6 +116,31 @@ export class ResponseGate {
     }
   }
 
+  /**
+   * Runs `steps` to their end in the slices of the gate's turns, for a holder's work too long for one: they
+   * run now while the current slice lasts (outside a turn: the last turn's slice, so work resumed by I/O
+   * waits for the next turn), at least one each time, and the rest in later turns, queued behind holders
+   * already waiting. Resolves with what the steps return; rejects with what a step throws.
+   */
+  inSlices<T>(steps: Iterator<unknown, T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const slice = (): void => {
+        try {
+          for (;;) {
+            const step = steps.next();
+            if (step.done) return resolve(step.value);
+            if (this.#now() >= this.#sliceEnds) break;
+          }
+        } catch (error) {
+          return reject(error);
+        }
+        this.#ready.push(slice);
+        this.#scheduleTurn();
+      };
+      slice();
+    });
+  }
+
   #release(): void {
     const next = this.#waiting.shift();
     // The permit passes straight to the next waiter, so a newcomer never overtakes it.
@@ -115,7 +150,7 @@ export class ResponseGate {
 
   /** Queues a holder for the next turn of the event loop. */
   #enter(start: Holder): void {
-    this.#ready.push(start);
+    this.#ready.push(() => start(this.#releaser()));
     this.#scheduleTurn();
   }
 
@@ -133,10 +168,11 @@ export class ResponseGate {
    */
   readonly #turn = (): void => {
     const started = this.#now();
+    this.#sliceEnds = started + this.#sliceMs;
     try {
-      let next: Holder | undefined;
+      let next: Ready | undefined;
       while ((next = this.#ready.shift()) !== undefined) {
-        next(this.#releaser());
+        next();
         if (this.#now() - started >= this.#sliceMs) break;
       }
     } finally {

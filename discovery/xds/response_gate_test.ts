@@ -205,3 +205,32 @@ Deno.test("ResponseGate lets a connection in within a few responses while respon
   // least every DEFAULT_POLL_EVERY_MS of building.
   assert.ok(builtWhenAccepted! <= 10, `accepted after ${builtWhenAccepted} responses`);
 });
+
+Deno.test("ResponseGate runs a holder's steps in the slices of its turns, behind the holders already waiting", async () => {
+  // Each reading of the clock is 4 ms of work: a 15 ms slice ends after a few steps.
+  const { gate, turns, nextTurn, flush } = manualGate(10, 4);
+  const order: string[] = [];
+  function* steps() {
+    for (let i = 1; i <= 6; i++) {
+      order.push(`step ${i}`);
+      yield;
+    }
+    return "built";
+  }
+  let result: string | undefined;
+  void gate.run(async () => {
+    result = await gate.inSlices(steps());
+  });
+  void gate.run(() => {
+    order.push("other holder");
+    return Promise.resolve();
+  });
+  await flush();
+  await nextTurn();
+  assert.deepEqual(order, ["step 1", "step 2", "step 3", "step 4"], "the slice ends after a few steps");
+  assert.equal(result, undefined);
+  assert.equal(turns.length, 1, "the rest waits for the next turn");
+  await nextTurn();
+  assert.deepEqual(order.slice(4), ["other holder", "step 5", "step 6"], "behind the holder let in before");
+  assert.equal(result, "built");
+});

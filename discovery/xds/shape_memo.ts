@@ -38,6 +38,7 @@ export class ShapeMemo {
   #bytes = 0;
   /** Counts sweeps ({@link sweep}). */
   #epoch = 0;
+  #generation = 0;
   /**
    * Joined forms of name lists and change sets, by identity: a connection keeps its watched names in one
    * array until they change, and one push hands the same change set to every connection, so each is joined
@@ -61,6 +62,19 @@ export class ShapeMemo {
   prefix(flavor: string, typeUrl: string, shape: string, request: GenerateRequest): string {
     const changes = request.configsUpdated === undefined ? "*" : this.#joinedSet(request.configsUpdated);
     return [flavor, typeUrl, shape, request.full ? "full" : "partial", changes].join("\u0000");
+  }
+
+  /** Equal for two lists of `names` under `prefix` exactly when they share one memo entry. */
+  listKey(prefix: string, names: readonly string[]): string {
+    return `${prefix}\u0002${this.#joinedList(names)}`;
+  }
+
+  /**
+   * Changes with every {@link clear}: a build that paused and finds it changed keeps what it made out of the
+   * memo, since the push that cleared it may have changed what the build read before.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   #joinedList(names: readonly string[]): string {
@@ -130,6 +144,7 @@ export class ShapeMemo {
 
   /** Forgets everything; called on every push. */
   clear(): void {
+    this.#generation++;
     this.#byPrefix = new Map();
     this.#bytes = 0;
   }

@@ -123,7 +123,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const after = resentAfter(typeUrl);
     const skipUnchanged = request.full && !isForced(request) &&
       (after === undefined || !sentBefore.includes(after));
-    const response = this.#prepare(
+    const response = await this.#prepare(
       typeUrl,
       this.ctx.currentPush(),
       request.full,
@@ -162,27 +162,32 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
   async #respond(typeUrl: string): Promise<void> {
     await this.gated(async () => {
       if (this.closed) return;
-      const response = this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, false);
+      const response = await this.#prepare(typeUrl, this.ctx.currentPush(), true, undefined, false);
       if (response !== undefined) await this.#sendPrepared(response);
     });
   }
 
-  #prepare(
+  /**
+   * Builds the response of `typeUrl` (in the gate's slices); undefined when there is none to send. The watch
+   * cannot change meanwhile: the connection's requests are serialised behind it.
+   */
+  async #prepare(
     typeUrl: string,
     push: P,
     full: boolean,
     configsUpdated: ReadonlySet<string> | undefined,
     skipUnchanged: boolean,
-  ): Prepared | undefined {
+  ): Promise<Prepared | undefined> {
     const watch = this.#watches.get(typeUrl);
     if (watch === undefined) return undefined;
     const started = performance.now();
-    const resources = generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
+    const resources = await generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
       names: watch.names,
       full,
       ...(configsUpdated === undefined ? {} : { configsUpdated }),
     });
-    if (resources === "failed") return undefined;
+    // The stream may have ended while the response was built.
+    if (resources === "failed" || this.closed) return undefined;
     if (resources === undefined) {
       this.#warnNoGenerator(typeUrl);
       return undefined;

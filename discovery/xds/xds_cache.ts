@@ -8,9 +8,9 @@
  * costs more than the rest of a lookup, and a full push makes a hit per resource per proxy), and eviction
  * moves flagged entries to the back once instead of evicting them.
  *
- * Generation of one response is synchronous and always reads the newest push snapshot, and the server
- * invalidates before any generation for a new snapshot starts, so an entry built from an older snapshot can
- * never be added after the invalidation that should have removed it.
+ * The server invalidates before any generation for a new snapshot starts; a generation that runs in slices
+ * adds nothing once {@link XdsCache.generation} changed under it, so an entry built from an older snapshot is
+ * never added after the invalidation that should have removed it.
  *
  * @module
  */
@@ -89,6 +89,14 @@ export class XdsCache {
   #bytes = 0;
   /** Counts sweeps; an entry remembers the epoch of its last use, so a hit costs one field write. */
   #epoch = 0;
+  #generation = 0;
+  /**
+   * The clock's hand: one iterator kept over the entries. A Map keeps deleted entries' slots until it is
+   * rehashed, and a fresh iterator walks past every one of them, so starting one per eviction made a run of
+   * evictions quadratic in the entries evicted since the last rehash. An iterator holds the table it last
+   * read, and with it every entry that table held, until it moves on: a sweep or a clear lets go of it.
+   */
+  #hand: Iterator<[string, Entry]> | undefined;
 
   /** An empty cache; `options` are fixed for its life. */
   constructor(readonly options: XdsCacheOptions) {}
@@ -96,6 +104,11 @@ export class XdsCache {
   /** True when `DISCOVERY_ENABLE_XDS_CACHE` is on. */
   get enabled(): boolean {
     return this.options.enabled;
+  }
+
+  /** Changes with every {@link invalidate} and {@link clear}, dropped entries or not. */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Number of entries. */
@@ -139,6 +152,7 @@ export class XdsCache {
 
   /** Drops every entry that depends on one of `keys`; returns how many were dropped. */
   invalidate(keys: Iterable<string>): number {
+    this.#generation++;
     let dropped = 0;
     for (const dep of keys) {
       const ids = this.#dependents.get(dep);
@@ -152,6 +166,8 @@ export class XdsCache {
 
   /** Drops every entry; for pushes whose changes are unknown. Returns how many were dropped. */
   clear(): number {
+    this.#generation++;
+    this.#hand = undefined;
     const dropped = this.#entries.size;
     this.#entries.clear();
     this.#dependents.clear();
@@ -175,6 +191,7 @@ export class XdsCache {
       else if (entry.used < oldest) stale.push(id);
     }
     for (const id of stale) this.#remove(id);
+    this.#hand = undefined;
     this.#released += stale.length;
     this.#epoch++;
     if (stale.length > 0) this.#reportSize();
@@ -211,7 +228,13 @@ export class XdsCache {
   #evictBeyond(max: number): void {
     if (max <= 0) return;
     while (this.#entries.size > max) {
-      const [id, entry] = this.#entries.entries().next().value as [string, Entry];
+      let next = this.#hand?.next();
+      if (next === undefined || next.done) {
+        this.#hand = this.#entries.entries();
+        next = this.#hand.next();
+      }
+      // Entries moved to the back are met again once the hand gets there, as the clock goes round.
+      const [id, entry] = next.value as [string, Entry];
       if (entry.referenced) {
         entry.referenced = false;
         this.#entries.delete(id);

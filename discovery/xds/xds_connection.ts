@@ -22,7 +22,8 @@ import {
   type PushSnapshot,
 } from "../generate/generator.ts";
 import type { ChangedKinds } from "./changed_kinds.ts";
-import { buildResources, GenerateError } from "./response_builder.ts";
+import { GenerateError } from "./response_builder.ts";
+import type { ResponseBuilds } from "./response_builds.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { SentRecord } from "./sent_record.ts";
 import type { ShapeMemo } from "./shape_memo.ts";
@@ -77,6 +78,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly nacks: NackLog;
   /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
   readonly gate: ResponseGate;
+  /** Builds responses in the gate's slices, sharing a build under way of the same list. */
+  readonly builds: ResponseBuilds;
   /**
    * Turns of the HTTP/2 connections: the streams of one connection ask for a permit one at a time, so a
    * connection carrying a hundred streams holds one permit, not a hundred. Absent, every stream asks alone.
@@ -476,20 +479,21 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
 }
 
 /**
- * Generates one type for one connection. A generator failure is counted and logged with the connection and type,
- * and yields "failed": the proxy keeps its last config. Undefined means no generator serves the type.
+ * Generates one type for one connection, in the response gate's slices ({@link ResponseBuilds}). A generator
+ * failure is counted and logged with the connection and type, and yields "failed": the proxy keeps its last
+ * config. Undefined means no generator serves the type.
  */
-export function generateForConnection<P extends PushSnapshot>(
+export async function generateForConnection<P extends PushSnapshot>(
   ctx: ConnectionContext<P>,
   connectionId: string,
   proxy: Proxy,
   typeUrl: string,
   push: P,
   request: GenerateRequest,
-): readonly VersionedResource[] | undefined | "failed" {
+): Promise<readonly VersionedResource[] | undefined | "failed"> {
   try {
     const reported = ctx.conflicts === undefined ? request : { ...request, conflicts: ctx.conflicts };
-    return buildResources(ctx, proxy, typeUrl, push, reported);
+    return await ctx.builds.build(ctx, proxy, typeUrl, push, reported);
   } catch (error) {
     if (!(error instanceof GenerateError)) throw error;
     ctx.metrics.pushFailed(typeUrl, "builderr");
