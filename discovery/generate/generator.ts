@@ -14,6 +14,7 @@ import type protobuf from "protobufjs";
 import type { Proxy } from "../model/proxy.ts";
 import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 import type { ConflictSink } from "../push/listener_conflicts.ts";
+import { wholeKindOf } from "../push/push_request.ts";
 
 /** What the xDS server needs from a push snapshot (the model's PushContext satisfies it). */
 export interface PushSnapshot {
@@ -124,7 +125,8 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
 
 /**
  * True when a full push that changed configs of `kinds` may change what `generator` returns for `proxy`:
- * unknown changes (undefined, or no kind at all) may change anything.
+ * unknown changes (undefined, or no kind at all) may change anything. A part of a kind (`<kind>.<part>`, as
+ * `VIRTUAL_SERVICE_HTTP`) affects no type its whole kind cannot.
  */
 export function mayAffect<P extends PushSnapshot>(
   generator: XdsGenerator<P>,
@@ -133,7 +135,7 @@ export function mayAffect<P extends PushSnapshot>(
 ): boolean {
   if (kinds === undefined || kinds.size === 0 || generator.unaffectedBy === undefined) return true;
   const unaffected = generator.unaffectedBy(proxy);
-  for (const kind of kinds) if (!unaffected.has(kind)) return true;
+  for (const kind of kinds) if (!unaffected.has(kind) && !unaffected.has(wholeKindOf(kind))) return true;
   return false;
 }
 

@@ -11,6 +11,7 @@
  * @module
  */
 import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { VIRTUAL_SERVICE_HTTP } from "./push_request.ts";
 
 /**
  * The conflict metrics, and `discovery_no_ip`. HTTP ports take their wildcard listeners before any TCP service,
@@ -32,10 +33,11 @@ const METRICS: readonly ConflictMetric[] = [
 /**
  * Config kinds a sidecar's listener planning never reads (the Envoy LDS generator declares the same): a push
  * that changed only these does not regenerate sidecar listeners, so its snapshot has the previous one's
- * conflicts ({@link ListenerConflicts.inherit}).
+ * conflicts ({@link ListenerConflicts.inherit}). Of VirtualServices it reads everything but the HTTP routes
+ * (hosts, bindings, visibility, order, TCP and TLS routes), so changes to HTTP routes alone are listed.
  */
 export const LISTENER_BLIND_KINDS: ReadonlySet<string> = Object.freeze(
-  new Set(["WorkloadEntry", "WorkloadGroup", "DestinationRule", "Gateway", "Secret"]),
+  new Set(["WorkloadEntry", "WorkloadGroup", "DestinationRule", "Gateway", "Secret", VIRTUAL_SERVICE_HTTP]),
 );
 
 /** Where a generator reports a listener conflict, `key` naming it (e.g. the listener and the losing service). */

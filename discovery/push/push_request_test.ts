@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { eventCount, mergePushRequests, pushRequest, serviceKey } from "./push_request.ts";
+import {
+  changedKindsOf,
+  configKey,
+  eventCount,
+  mergePushRequests,
+  pushRequest,
+  serviceKey,
+  VIRTUAL_SERVICE_HTTP,
+  withHttpRoutesAlone,
+} from "./push_request.ts";
 
 Deno.test("mergePushRequests merges as Istio does", async (t) => {
   const config = pushRequest(true, "config", ["VirtualService/ns/a"], 200);
@@ -30,5 +39,45 @@ Deno.test("mergePushRequests merges as Istio does", async (t) => {
   await t.step("merging into nothing returns the request itself", () => {
     assert.equal(mergePushRequests(undefined, eds), eds);
     assert.ok(Object.isFrozen(eds) && Object.isFrozen(eds.configsUpdated));
+  });
+});
+
+Deno.test("A request whose VirtualServices changed HTTP routes alone reports them as that part of the kind", async (t) => {
+  const vs = pushRequest(true, "config", [configKey("VirtualService", "ns", "a")], 0);
+  const dr = pushRequest(true, "config", [configKey("DestinationRule", "ns", "a")], 0);
+  const alone = withHttpRoutesAlone(vs);
+
+  await t.step("marked only when it names a VirtualService", () => {
+    assert.equal(alone.httpRoutesAlone, true);
+    assert.ok(Object.isFrozen(alone));
+    assert.equal(withHttpRoutesAlone(dr), dr);
+    const global = pushRequest(true, "global", undefined, 0);
+    assert.equal(withHttpRoutesAlone(global), global);
+  });
+
+  await t.step("its kinds name the part; other kinds stay whole", () => {
+    assert.deepEqual([...changedKindsOf(mergePushRequests(alone, dr))!].sort(), [
+      "DestinationRule",
+      VIRTUAL_SERVICE_HTTP,
+    ]);
+    assert.deepEqual([...changedKindsOf(vs)!], ["VirtualService"]);
+    assert.equal(changedKindsOf(pushRequest(true, "global", undefined, 0)), undefined);
+  });
+
+  await t.step("a merge keeps the mark only when every VirtualService change it holds had it", () => {
+    assert.equal(mergePushRequests(alone, dr).httpRoutesAlone, true, "the other named none");
+    assert.equal(mergePushRequests(dr, alone).httpRoutesAlone, true);
+    assert.equal(mergePushRequests(alone, alone).httpRoutesAlone, true);
+    assert.equal(
+      mergePushRequests(alone, vs).httpRoutesAlone,
+      undefined,
+      "an unmarked VirtualService change",
+    );
+    assert.equal(mergePushRequests(vs, alone).httpRoutesAlone, undefined);
+    assert.equal(mergePushRequests(vs, dr).httpRoutesAlone, undefined);
+    assert.equal(
+      mergePushRequests(alone, pushRequest(true, "global", undefined, 0)).httpRoutesAlone,
+      undefined,
+    );
   });
 });

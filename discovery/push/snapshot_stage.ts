@@ -2,6 +2,7 @@ import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { PushContext } from "./push_context.ts";
 import type { PushRequest } from "./push_request.ts";
+import { HttpRoutesAloneMarker } from "./http_routes_alone.ts";
 import type { EndpointSnapshot } from "./endpoint_snapshot.ts";
 
 /** Receives each debounced request with the snapshot to push from (the xDS server's push queue). */
@@ -26,8 +27,10 @@ const loopTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /**
  * The pipeline stage between the debouncer and the push queue: a full request builds a new PushContext (a
  * failed build keeps the previous one and counts `discovery_xds_push_context_errors`); every request then goes
- * to the listeners with the current snapshot. An endpoint-only request gets a copy of the current snapshot with
- * the endpoints as of now: a published snapshot never changes, its endpoints included.
+ * to the listeners with the current snapshot, marked {@link PushRequest.httpRoutesAlone} when its
+ * VirtualService changes cannot change a sidecar's listeners ({@link HttpRoutesAloneMarker}). An
+ * endpoint-only request gets a copy of the current snapshot with the endpoints as of now: a published
+ * snapshot never changes, its endpoints included.
  *
  * A full request runs in two turns of the event loop: the build, then the publication (gauges, cache
  * invalidation and queueing by the listeners). Each costs tens of milliseconds at thousands of services; in
@@ -38,11 +41,13 @@ export class SnapshotStage {
   readonly #options: SnapshotStageOptions;
   readonly #handlers = new Set<PushListener>();
   #current: PushContext;
+  readonly #httpRoutes: HttpRoutesAloneMarker;
 
   /** Builds the first snapshot at once. */
   constructor(options: SnapshotStageOptions) {
     this.#options = options;
     this.#current = options.build();
+    this.#httpRoutes = new HttpRoutesAloneMarker(this.#current.virtualServiceIndex);
     this.#record(this.#current);
   }
 
@@ -64,6 +69,8 @@ export class SnapshotStage {
       if (built !== undefined) {
         await (this.#options.turn ?? loopTurn)();
         this.#publish(built);
+        // Decided once per push, for every proxy, where every published snapshot passes.
+        request = this.#httpRoutes.published(request, built.virtualServiceIndex);
       }
     } else if (this.#options.endpoints !== undefined) {
       this.#current = this.#current.withEndpoints(this.#options.endpoints());

@@ -1,22 +1,22 @@
 /**
- * The config kinds a push request changed, worked out once per change set: one push hands the same set to
+ * The config kinds a push request changed, worked out once per request: one push hands the same request to
  * every connection, and each asks which of its types the kinds may affect.
  *
  * @module
  */
-import { kindOfKey } from "../push/push_request.ts";
+import { changedKindsOf, type PushRequest } from "../push/push_request.ts";
 
-/** Kinds of change sets, by the set's identity; owned by one xDS server, each entry held while its set lives. */
+/** Kinds of requests, by the request's identity; owned by one xDS server, each entry held while it lives. */
 export class ChangedKinds {
-  readonly #kinds = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+  readonly #kinds = new WeakMap<PushRequest, ReadonlySet<string>>();
 
-  /** The kinds of the keys of `configsUpdated`; undefined (anything may have changed) stays undefined. */
-  of(configsUpdated: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
-    if (configsUpdated === undefined) return undefined;
-    let kinds = this.#kinds.get(configsUpdated);
+  /** The kinds `request` changed ({@link changedKindsOf}); undefined (anything may have changed) stays so. */
+  of(request: PushRequest): ReadonlySet<string> | undefined {
+    if (request.configsUpdated === undefined) return undefined;
+    let kinds = this.#kinds.get(request);
     if (kinds === undefined) {
-      kinds = new Set([...configsUpdated].map(kindOfKey));
-      this.#kinds.set(configsUpdated, kinds);
+      kinds = changedKindsOf(request)!;
+      this.#kinds.set(request, kinds);
     }
     return kinds;
   }

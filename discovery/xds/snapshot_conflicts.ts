@@ -5,7 +5,7 @@ import {
   LISTENER_BLIND_KINDS,
   ListenerConflicts,
 } from "../push/listener_conflicts.ts";
-import { onlyKinds, type PushRequest } from "../push/push_request.ts";
+import { changedKindsOf, onlyKinds, type PushRequest } from "../push/push_request.ts";
 
 /**
  * The listener conflicts of the newest snapshot, kept by the xDS server beside it (a published snapshot is
@@ -28,7 +28,7 @@ export class SnapshotConflicts implements ConflictSink {
     const previous = this.#current;
     this.#version = version;
     this.#current = new ListenerConflicts();
-    if (request?.full === true && onlyKinds(request.configsUpdated, LISTENER_BLIND_KINDS)) {
+    if (request?.full === true && onlyKinds(changedKindsOf(request), LISTENER_BLIND_KINDS)) {
       this.#current.inherit(previous);
     }
     if (this.#metrics !== undefined) this.#current.bind(this.#metrics);

@@ -186,7 +186,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     const types = this.pushTypes(request);
     if (request.full) this.recordUnaffected(this.ctx.currentPush().version, types);
     if (types.length === 0) return;
-    const kinds = this.ctx.changedKinds.of(request.configsUpdated);
+    const kinds = this.ctx.changedKinds.of(request);
     // A handful of types at most: a list costs a push less than a set.
     const sent: string[] = [];
     // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
@@ -219,7 +219,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     const watched = this.watchedTypes();
     if (!request.full) return watched.has(TYPE_URL.endpoint) ? ENDPOINTS_ONLY : NO_TYPES;
     const all = pushOrder(watched.keys());
-    const kinds = this.ctx.changedKinds.of(request.configsUpdated);
+    const kinds = this.ctx.changedKinds.of(request);
     if (kinds === undefined || isForced(request)) return all;
     return all.filter((typeUrl) => {
       if (this.#touched(typeUrl, kinds)) return true;

@@ -9,9 +9,11 @@
  *   its egress hosts alone, so VirtualServices never change a sidecar's clusters (the reference keeps them for
  *   CDS because its scopes also import their destinations).
  * - EDS reads services, endpoints, DestinationRules (subsets, locality load balancing) and the scope.
- * - LDS of a sidecar reads services, endpoints at its addresses, the scope, VirtualServices (TCP and TLS
- *   routes), PeerAuthentications, AuthorizationPolicies and RequestAuthentications, never a DestinationRule
- *   (L4 routes name subsets without reading them). A gateway's is left as the reference leaves it.
+ * - LDS of a sidecar reads services, endpoints at its addresses, the scope, VirtualServices (which one
+ *   claims a host, and its TCP and TLS routes: everything but the HTTP routes, so `VIRTUAL_SERVICE_HTTP`,
+ *   changes to HTTP routes alone, is listed), PeerAuthentications, AuthorizationPolicies and
+ *   RequestAuthentications, never a DestinationRule (L4 routes name subsets without reading them). A
+ *   gateway's is left as the reference leaves it.
  * - RDS reads services, VirtualServices, DestinationRules (hash policies) and the scope; a gateway's also its
  *   Gateways.
  * - SDS reads the gateway credentials alone.
