@@ -104,6 +104,8 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   readonly #nacks: NackLog;
   /** ADS streams accepted and not yet ended, admitted or not. */
   #openStreams = 0;
+  /** The most streams open at once since {@link streamCounts} last read it. */
+  #streamPeak = 0;
   #push: P | undefined;
   #closed = false;
   readonly #release: UnheldRelease;
@@ -188,7 +190,9 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
       refused: (code) => this.#metrics.refusedStream(code),
-      streamOpened: () => this.#openStreams++,
+      streamOpened: () => {
+        if (++this.#openStreams > this.#streamPeak) this.#streamPeak = this.#openStreams;
+      },
       streamEnded: () => {
         // The name memos serve the streams there are: with the last gone, nothing needs what they hold.
         if (--this.#openStreams === 0) {
@@ -247,6 +251,16 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /** Connections whose proxy id (`pod.namespace`), node id or connection id is `id`. */
   findConnections(id: string): XdsConnection<P>[] {
     return this.connections().filter((c) => c.proxy.id === id || c.proxy.nodeId === id || c.id === id);
+  }
+
+  /**
+   * ADS streams open now, on every connection, and the most open at once since the last call (a burst that
+   * came and went between two calls still shows); the peak starts again from the streams open now.
+   */
+  streamCounts(): { now: number; peak: number } {
+    const counts = { now: this.#openStreams, peak: this.#streamPeak };
+    this.#streamPeak = this.#openStreams;
+    return counts;
   }
 
   /** Ends the streams of a proxy (the proxy reconnects); returns how many were ended. */
