@@ -106,6 +106,8 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   #openStreams = 0;
   /** The most streams open at once since {@link streamCounts} last read it. */
   #streamPeak = 0;
+  /** The most streams open at once since the name memos were last emptied. */
+  #namesPeak = 0;
   #push: P | undefined;
   #closed = false;
   readonly #release: UnheldRelease;
@@ -191,13 +193,19 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
       refused: (code) => this.#metrics.refusedStream(code),
       streamOpened: () => {
-        if (++this.#openStreams > this.#streamPeak) this.#streamPeak = this.#openStreams;
+        const open = ++this.#openStreams;
+        if (open > this.#streamPeak) this.#streamPeak = open;
+        if (open > this.#namesPeak) this.#namesPeak = open;
       },
       streamEnded: () => {
-        // The name memos serve the streams there are: with the last gone, nothing needs what they hold.
-        if (--this.#openStreams === 0) {
+        // The name memos serve the streams there are: once half of the most streams open since they were last
+        // emptied have ended (with the last, all), what the streams gone asked for is dropped with them. The
+        // streams left find their lists again at their next request: one decoding, then shared as before.
+        const open = --this.#openStreams;
+        if (open * 2 <= this.#namesPeak) {
           this.#names.clear();
           this.#nameLists.clear();
+          this.#namesPeak = open;
         }
       },
     };
@@ -284,7 +292,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
 
   /**
    * What the server's memos (and the newest snapshot's, when it has any) hold now, for `/debug/cachez`: the
-   * shared names and name lists (cleared when the last of `openStreams` ends), the shape memo (cleared on
+   * shared names and name lists (emptied once half of the most `openStreams` since they were last emptied have ended), the shape memo (cleared on
    * every push); and `derived`: how many answers each table about shared lists worked out (held while their
    * lists live), the connections and nonces this server numbered, and the newest snapshot's generator tables.
    */
