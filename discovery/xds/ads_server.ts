@@ -292,9 +292,10 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
 
   /**
    * What the server's memos (and the newest snapshot's, when it has any) hold now, for `/debug/cachez`: the
-   * shared names and name lists (emptied once half of the most `openStreams` since they were last emptied have ended), the shape memo (cleared on
-   * every push); and `derived`: how many answers each table about shared lists worked out (held while their
-   * lists live), the connections and nonces this server numbered, and the newest snapshot's generator tables.
+   * shared names and name lists (emptied once half of the most `openStreams` since they were last emptied have
+   * ended), the shape memo (cleared on every push); and `derived`: how many answers each table about shared
+   * lists worked out (held while their lists live), the connections and nonces this server numbered, and the
+   * newest snapshot's generator tables.
    */
   memoStats(): {
     openStreams: number;
