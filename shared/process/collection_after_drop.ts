@@ -1,8 +1,8 @@
 /**
  * One full garbage collection once the count of something a burst can inflate (a server's open streams) has
  * fallen far below its high-water mark and stayed there. What the burst's peers left behind is garbage the
- * runtime only frees when a major collection finds it: the JS objects of closed HTTP/2 sessions and streams,
- * which hold the native buffers of their last writes, and the V8 pages the burst grew. A quiet server makes no
+ * runtime only frees when a major collection finds it: the JS objects of closed HTTP/2 streams, which hold
+ * the native buffers of their last writes, and the V8 pages the burst grew. A quiet server makes no
  * garbage, so no major collection comes by itself, and V8's memory reducer (which would collect an idle heap)
  * is off because its collections broke the stall target of #36. This collects once, shrinking the heap
  * (`last-resort`: V8 also hands back its new space and pooled pages); the periodic `malloc_trim` then returns
@@ -53,7 +53,6 @@ export class CollectionAfterDrop {
   #high = 0;
   #downBefore = false;
   #lastCollection = -Infinity;
-  #collections = 0;
 
   /** @throws {RangeError} when `minDrop` is not a positive integer */
   constructor(options: CollectionAfterDropOptions) {
@@ -62,11 +61,6 @@ export class CollectionAfterDrop {
     }
     this.#options = options;
     this.#timers = options.timers ?? systemTimers;
-  }
-
-  /** Collections made so far. */
-  get collections(): number {
-    return this.#collections;
   }
 
   /** Schedules the first check one period from now; idempotent. */
@@ -112,7 +106,6 @@ export class CollectionAfterDrop {
       });
     }
     this.#lastCollection = this.#timers.now();
-    this.#collections++;
     this.#high = count;
     this.#downBefore = false;
     this.#options.logger.info("Collected the heap after a drop", {
