@@ -7,14 +7,16 @@
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
  *     bench/abuse.ts [--attack NAME]... [--small] [--size key=value]... [--after-s 60] [--idle-s 5] \
  *     [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE] [--server-env NAME=value]... \
- *     [--profile-s N [--profile-dir DIR]]
+ *     [--profile-s N [--profile-dir DIR]] [--diagnose-dir DIR]
  *
  * `--attack` takes an attack's name or its family (`webhook-bodies` selects it and `webhook-bodies:h1`);
  * default all. `--small` runs each at a size that finishes in about a minute; `--size` overrides one size of
  * every selected attack that has it. Past `--rss-limit-mb` the harness kills the server and says so.
  * `--profile-s` starts the server with `--profile` and saves CPU profiles of the first N seconds of each attack
  * (`DIR/<attack>-<n>.cpuprofile`, read them with `cpuprofile_top.ts`). Each row's note splits idle and after
- * memory into glibc's main arena (`[heap]`), other anonymous memory and V8's figures.
+ * memory into glibc's main arena (`[heap]`), other anonymous memory and V8's figures. `--diagnose-dir` saves
+ * smaps, `/debug/cachez` and `/memj/` at idle and after, then a heap snapshot and the server's log
+ * (`abuse/memory_snapshot.ts`).
  *
  * @module
  */
@@ -38,6 +40,7 @@ const { values: flags } = parseArgs({
     "server-env": { type: "string", multiple: true, default: [] },
     "profile-s": { type: "string", default: "0" },
     "profile-dir": { type: "string", default: "." },
+    "diagnose-dir": { type: "string" },
   },
 });
 
@@ -67,6 +70,7 @@ const options = {
   serverEnv,
   profileS: Number(flags["profile-s"]),
   profileDir: flags["profile-dir"],
+  diagnoseDir: flags["diagnose-dir"],
   log,
 };
 

@@ -5,6 +5,7 @@ import { closingComponent, Lifecycle } from "@mesh/shared/lifecycle";
 import type { LogManager } from "@mesh/shared/log/log_manager";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { nativeHeapTrimming } from "@mesh/shared/process/native_heap_trimmer";
+import { collectionAfterDrop, exposedFullCollection } from "@mesh/shared/process/collection_after_drop";
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
@@ -249,6 +250,12 @@ export async function startDiscovery(
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),
       ];
     }),
+    collectionAfterDrop(
+      env.int("DISCOVERY_COLLECT_AFTER_STREAM_DROP"),
+      () => discovery.streamCounts(),
+      exposedFullCollection(),
+      log,
+    ),
     autoRegistrationComponent({
       env,
       store,

@@ -16,6 +16,7 @@ import { PushCheck, type PushSummary } from "./push_check.ts";
 import { ReadyProbe, type ReadySummary } from "./ready_probe.ts";
 import { RssWatch } from "./rss_watch.ts";
 import { describeChange, type MemoryBreakdown, memoryBreakdown } from "./memory_breakdown.ts";
+import { saveMemorySnapshot } from "./memory_snapshot.ts";
 
 /** The figures of one attack. */
 export interface AttackResult {
@@ -56,6 +57,12 @@ export interface RunOptions {
   /** Seconds of CPU profile to take from the attacker's start (`--profile-s`), in files of `profileDir`. */
   readonly profileS?: number;
   readonly profileDir?: string;
+  /**
+   * Where to save smaps, `/debug/cachez`, `/memj/` at idle and after, then a heap snapshot and the server's log
+   * (`--diagnose-dir`); the server then runs with `--profile`, and the snapshot is taken after every figure was
+   * read (it inflates the server's memory).
+   */
+  readonly diagnoseDir?: string;
   readonly log: (message: string) => void;
 }
 
@@ -79,7 +86,13 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     env.ROOT_CA_DIR = caDir;
   }
   const profileS = options.profileS ?? 0;
-  const server = await startAbuseServer({ configDir, env, fdLimit: attack.fdLimit, profile: profileS > 0 });
+  const diagnose = options.diagnoseDir === undefined ? undefined : join(options.diagnoseDir, attack.name);
+  const server = await startAbuseServer({
+    configDir,
+    env,
+    fdLimit: attack.fdLimit,
+    profile: profileS > 0 || diagnose !== undefined,
+  });
   const { addresses, pid, program } = server;
   const rss = new RssWatch(pid, options.rssLimitMiB, () => program.child.kill("SIGKILL"));
   const ready = new ReadyProbe(`http://${addresses.httpAddr}/ready`);
@@ -90,6 +103,7 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     await sleep(options.idleS * 1000);
     const idleMiB = Math.round(processMemory(pid).rssKiB / 1024);
     const idleMemory = await memoryBreakdown(pid, addresses.ctrlzPort);
+    if (diagnose) await saveMemorySnapshot({ pid, ...addresses }, `${diagnose}-idle`, false);
     const logBefore = logSize(program.stdout + program.stderr);
     options.log(`${attack.name}: idle ${idleMiB} MiB; attacking with ${JSON.stringify(sizes)}`);
     const started = performance.now();
@@ -119,6 +133,10 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     const afterMemory = server.hasExited() ? undefined : await memoryBreakdown(pid, addresses.ctrlzPort);
     if (afterMemory) {
       options.log(`${attack.name}: memory idle → after: ${describeChange(idleMemory, afterMemory)}`);
+      if (diagnose) {
+        await saveMemorySnapshot({ pid, ...addresses }, `${diagnose}-after`, true);
+        await Deno.writeTextFile(`${diagnose}-server.log`, program.stdout + program.stderr);
+      }
     }
     pushSummary = await pushes.stop();
     const readySummary = await ready.stop();

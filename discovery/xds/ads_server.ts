@@ -105,6 +105,10 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   readonly #nacks: NackLog;
   /** ADS streams accepted and not yet ended, admitted or not. */
   #openStreams = 0;
+  /** The most streams open at once since {@link streamCounts} last read it. */
+  #streamPeak = 0;
+  /** The most streams open at once since the name memos were last emptied. */
+  #namesPeak = 0;
   #push: P | undefined;
   #closed = false;
   readonly #release: UnheldRelease;
@@ -191,12 +195,20 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
       refused: (code) => this.#metrics.refusedStream(code),
-      streamOpened: () => this.#openStreams++,
+      streamOpened: () => {
+        const open = ++this.#openStreams;
+        if (open > this.#streamPeak) this.#streamPeak = open;
+        if (open > this.#namesPeak) this.#namesPeak = open;
+      },
       streamEnded: () => {
-        // The name memos serve the streams there are: with the last gone, nothing needs what they hold.
-        if (--this.#openStreams === 0) {
+        // The name memos serve the streams there are: once half of the most streams open since they were last
+        // emptied have ended (with the last, all), what the streams gone asked for is dropped with them. The
+        // streams left find their lists again at their next request: one decoding, then shared as before.
+        const open = --this.#openStreams;
+        if (open * 2 <= this.#namesPeak) {
           this.#names.clear();
           this.#nameLists.clear();
+          this.#namesPeak = open;
         }
       },
     };
@@ -252,6 +264,16 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     return this.connections().filter((c) => c.proxy.id === id || c.proxy.nodeId === id || c.id === id);
   }
 
+  /**
+   * ADS streams open now, on every connection, and the most open at once since the last call (a burst that
+   * came and went between two calls still shows); the peak starts again from the streams open now.
+   */
+  streamCounts(): { now: number; peak: number } {
+    const counts = { now: this.#openStreams, peak: this.#streamPeak };
+    this.#streamPeak = this.#openStreams;
+    return counts;
+  }
+
   /** Ends the streams of a proxy (the proxy reconnects); returns how many were ended. */
   disconnect(id: string, reason: string): number {
     const matched = this.findConnections(id);
@@ -273,9 +295,10 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
 
   /**
    * What the server's memos (and the newest snapshot's, when it has any) hold now, for `/debug/cachez`: the
-   * shared names and name lists (cleared when the last of `openStreams` ends), the shape memo (cleared on
-   * every push); and `derived`: how many answers each table about shared lists worked out (held while their
-   * lists live), the connections and nonces this server numbered, and the newest snapshot's generator tables.
+   * shared names and name lists (emptied once half of the most `openStreams` since they were last emptied have
+   * ended), the shape memo (cleared on every push); and `derived`: how many answers each table about shared
+   * lists worked out (held while their lists live), the connections and nonces this server numbered, and the
+   * newest snapshot's generator tables.
    */
   memoStats(): {
     openStreams: number;

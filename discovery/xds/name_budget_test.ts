@@ -222,3 +222,34 @@ Deno.test("ADS drops its name memos when the last stream ends", async () => {
     assert.deepEqual([after.nameLists.entries, after.nameLists.bytes], [0, 0]);
   });
 });
+
+Deno.test("ADS drops the name memos of streams gone once half of its streams have ended", async () => {
+  await withServer(async (server) => {
+    const clients = ["a", "b", "c", "d"].map((who) => {
+      const client = TestAdsClient.sotw(server.port);
+      client.send({ node: testNode(sidecarId(who)), type_url: EDS, resource_names: [`${who}1`, `${who}2`] });
+      return client;
+    });
+    const [a, b, c, d] = clients;
+    try {
+      await Promise.all(clients.map((client) => client.next()));
+      assert.equal(server.service.memoStats().memos.nameLists.entries, 4);
+      c.close();
+      await waitFor(() => server.service.memoStats().openStreams === 3, "one stream ended");
+      assert.equal(server.service.memoStats().memos.nameLists.entries, 4, "three of four streams are left");
+      d.close();
+      await waitFor(() => server.service.memoStats().openStreams === 2, "half of the streams ended");
+      const after = server.service.memoStats().memos;
+      assert.deepEqual([after.names.entries, after.nameLists.entries], [0, 0]);
+      // A stream left finds its list again at its next request.
+      a.send({ node: testNode(sidecarId("a")), type_url: EDS, resource_names: ["a1", "a2"] });
+      await waitFor(() => server.service.memoStats().memos.nameLists.entries === 1, "a's list kept again");
+      assert.equal(server.service.memoStats().memos.names.entries, 2);
+    } finally {
+      a.close();
+      b.close();
+      c.close();
+      d.close();
+    }
+  });
+});
