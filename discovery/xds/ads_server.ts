@@ -371,7 +371,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#release.stop();
+    void this.#release.stop();
     this.#queue.close();
     for (const connection of this.connections()) {
       connection.close(

@@ -7,50 +7,16 @@
  *
  * @module
  */
-import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import type { Timers } from "@mesh/shared/time/timers";
+import { PeriodicTask } from "@mesh/shared/time/periodic_task";
 
 /** Milliseconds between sweeps: entries go between two and three periods after their last use. */
 export const UNHELD_RELEASE_PERIOD_MS = 15_000;
 
 /** Calls `sweep` every `periodMs` from `start()` until `stop()`. */
-export class UnheldRelease {
-  readonly #timers: Timers;
-  #timer: unknown;
-  #running = false;
-
+export class UnheldRelease extends PeriodicTask {
   /** @throws {RangeError} when `periodMs` is not a positive finite number */
-  constructor(
-    private readonly sweep: () => void,
-    private readonly periodMs: number = UNHELD_RELEASE_PERIOD_MS,
-    timers: Timers = systemTimers,
-  ) {
-    if (!(periodMs > 0) || !Number.isFinite(periodMs)) {
-      throw new RangeError(`Invalid release period "${periodMs}" ms: expected a positive number`);
-    }
-    this.#timers = timers;
-  }
-
-  /** Schedules the first sweep one period from now; idempotent. */
-  start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#schedule();
-  }
-
-  /** Cancels the next sweep; idempotent. */
-  stop(): void {
-    this.#running = false;
-    this.#timers.clearTimeout(this.#timer);
-  }
-
-  #schedule(): void {
-    this.#timer = this.#timers.setTimeout(() => {
-      if (!this.#running) return;
-      try {
-        this.sweep();
-      } finally {
-        this.#schedule();
-      }
-    }, this.periodMs);
+  constructor(sweep: () => void, periodMs: number = UNHELD_RELEASE_PERIOD_MS, timers?: Timers) {
+    super("Unheld release", periodMs, sweep, timers);
   }
 }

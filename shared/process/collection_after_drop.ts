@@ -18,6 +18,7 @@
 import type { Logger } from "../log/logger.ts";
 import type { Component } from "../lifecycle/component.ts";
 import { systemTimers, type Timers } from "../time/timers.ts";
+import { PeriodicTask } from "../time/periodic_task.ts";
 
 /** Milliseconds between two checks of the count. */
 export const DROP_CHECK_PERIOD_MS = 10_000;
@@ -48,8 +49,8 @@ export interface CollectionAfterDropOptions {
 export class CollectionAfterDrop {
   readonly #options: CollectionAfterDropOptions;
   readonly #timers: Timers;
-  #timer: unknown;
-  #running = false;
+  readonly #task: PeriodicTask;
+  #started = false;
   #high = 0;
   #downBefore = false;
   #lastCollection = -Infinity;
@@ -61,31 +62,21 @@ export class CollectionAfterDrop {
     }
     this.#options = options;
     this.#timers = options.timers ?? systemTimers;
+    this.#task = new PeriodicTask("Drop check", DROP_CHECK_PERIOD_MS, () => this.#check(), this.#timers);
   }
 
   /** Schedules the first check one period from now; idempotent. */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
+    if (this.#started) return;
+    this.#started = true;
     this.#high = this.#options.counts().peak;
-    this.#schedule();
+    this.#task.start();
   }
 
   /** Cancels the next check; idempotent. */
-  stop(): void {
-    this.#running = false;
-    this.#timers.clearTimeout(this.#timer);
-  }
-
-  #schedule(): void {
-    this.#timer = this.#timers.setTimeout(() => {
-      if (!this.#running) return;
-      try {
-        this.#check();
-      } finally {
-        if (this.#running) this.#schedule();
-      }
-    }, DROP_CHECK_PERIOD_MS);
+  stop(): Promise<void> {
+    this.#started = false;
+    return this.#task.stop();
   }
 
   #check(): void {

@@ -9,6 +9,7 @@
 import type { Logger } from "../log/logger.ts";
 import type { Component } from "../lifecycle/component.ts";
 import { systemTimers, type Timers } from "../time/timers.ts";
+import { PeriodicTask } from "../time/periodic_task.ts";
 import { type MallocTrim, type MallocTrimBinding, openMallocTrim } from "./malloc_trim.ts";
 
 /** Released memory below this is not logged. */
@@ -30,43 +31,29 @@ export class NativeHeapTrimmer {
   readonly #options: NativeHeapTrimmerOptions;
   readonly #timers: Timers;
   readonly #rssBytes: () => number;
-  #timer: unknown;
-  #running: Promise<void> | undefined;
-  #stopped = true;
+  readonly #task: PeriodicTask;
 
   /** @throws {RangeError} when `intervalMs` is not a positive finite number */
   constructor(options: NativeHeapTrimmerOptions) {
-    if (!(options.intervalMs > 0) || !Number.isFinite(options.intervalMs)) {
-      throw new RangeError(
-        `Native heap trim interval "${options.intervalMs}" ms: expected a positive number`,
-      );
-    }
     this.#options = options;
     this.#timers = options.timers ?? systemTimers;
     this.#rssBytes = options.rssBytes ?? (() => Deno.memoryUsage().rss);
+    this.#task = new PeriodicTask(
+      "Native heap trim",
+      options.intervalMs,
+      () => this.#trimOnce(),
+      this.#timers,
+    );
   }
 
   /** Schedules the first trim one interval from now. */
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#schedule();
+    this.#task.start();
   }
 
   /** Cancels the next trim and waits for one in progress. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#timers.clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(): void {
-    this.#timer = this.#timers.setTimeout(() => {
-      this.#running = this.#trimOnce().finally(() => {
-        this.#running = undefined;
-        if (!this.#stopped) this.#schedule();
-      });
-    }, this.#options.intervalMs);
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 
   async #trimOnce(): Promise<void> {
