@@ -93,3 +93,22 @@ Deno.test("A server's shared response is framed once per list and inputs, and ag
     "another list, another response",
   );
 });
+
+Deno.test("A server works out a response's inputs once for every proxy of a push, and anew when any changes", () => {
+  const memos = new ListMemos();
+  const plane = { identifier: "meshd-1" };
+  const first = memos.inputsOf("sotw", TYPE_URL.endpoint, "v1", undefined, plane);
+  assert.equal(first, responseInputs("sotw", TYPE_URL.endpoint, "v1", undefined, plane));
+  // Identity, not only equality: the proxies of one push share the one string.
+  assert.ok(Object.is(memos.inputsOf("sotw", TYPE_URL.endpoint, "v1", undefined, plane), first));
+  const changed: [Parameters<ListMemos["inputsOf"]>, string][] = [
+    [["delta", TYPE_URL.endpoint, "v1", undefined, plane], "protocol"],
+    [["sotw", TYPE_URL.cluster, "v1", undefined, plane], "type"],
+    [["sotw", TYPE_URL.endpoint, "v2", undefined, plane], "version"],
+    [["sotw", TYPE_URL.endpoint, "v2", "v2", plane], "nonce version"],
+    [["sotw", TYPE_URL.endpoint, "v2", "v2", { identifier: "meshd-2" }], "control plane"],
+  ];
+  for (const [args, what] of changed) {
+    assert.equal(memos.inputsOf(...args), responseInputs(...args), `a new ${what}, its own inputs`);
+  }
+});

@@ -13,7 +13,7 @@ import { shortTypeName } from "@mesh/proto/type_urls";
 import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { charsOf } from "./name_budget.ts";
-import { anyFraming, type FramedResponse, responseInputs } from "./resource_runs.ts";
+import { anyFraming, type FramedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder, resentAfter } from "./xds_types.ts";
@@ -213,7 +213,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     };
     const { bytes, nonce } = framed.run === undefined ? frame() : this.ctx.lists.sharedResponse(
       resources,
-      responseInputs("sotw", typeUrl, version, nonceVersion, this.ctx.controlPlane),
+      this.ctx.lists.inputsOf("sotw", typeUrl, version, nonceVersion, this.ctx.controlPlane),
       frame,
     );
     return {
