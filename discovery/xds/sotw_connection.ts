@@ -177,11 +177,16 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const watch = this.#watches.get(typeUrl);
     if (watch === undefined) return undefined;
     const started = performance.now();
-    const resources = generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
-      names: watch.names,
-      full,
-      ...(configsUpdated === undefined ? {} : { configsUpdated }),
-    });
+    const resources = generateForConnection(
+      this.ctx,
+      this.id,
+      this.proxy,
+      typeUrl,
+      push,
+      configsUpdated === undefined
+        ? { names: watch.names, full }
+        : { names: watch.names, full, configsUpdated },
+    );
     if (resources === "failed") return undefined;
     if (resources === undefined) {
       this.#warnNoGenerator(typeUrl);
@@ -231,10 +236,14 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
   async #sendPrepared(response: Prepared): Promise<void> {
     const { typeUrl } = response;
     // Recorded before the write so an ACK racing the write callback matches the latest nonce.
-    this.recordSent(typeUrl, response.version, response.nonce, response.resources, {
-      replace: response.full && isWildcardType(typeUrl),
-      ...(response.names.length > 0 ? { keep: response.names } : {}),
-    });
+    const replace = response.full && isWildcardType(typeUrl);
+    this.recordSent(
+      typeUrl,
+      response.version,
+      response.nonce,
+      response.resources,
+      response.names.length > 0 ? { replace, keep: response.names } : { replace },
+    );
     await this.sendCounted(typeUrl, response.bytes, response.builtMs);
     if (this.ctx.logger.debugEnabled) {
       this.ctx.logger.debug("sent ADS response", {

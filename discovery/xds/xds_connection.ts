@@ -98,6 +98,7 @@ export interface ConnectionContext<P extends PushSnapshot> {
 
 /** What an endpoint-only push builds for a proxy that watches EDS, and for one that does not. */
 const ENDPOINTS_ONLY: readonly string[] = Object.freeze([TYPE_URL.endpoint]);
+/** No types, or no names: one frozen empty list rather than a new one per proxy. */
 const NO_TYPES: readonly string[] = Object.freeze([]);
 
 /** What was last sent of one type, for `/debug/config_dump`. */
@@ -367,7 +368,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       record = new SentRecord(this.ctx.lists);
       this.#sent.set(typeUrl, record);
     }
-    const { keep, removed = [] } = options;
+    const { keep, removed = NO_TYPES } = options;
     // A full answer, or a state-of-the-world answer that covers every watched name: the list as sent.
     if (
       options.replace ||
