@@ -54,6 +54,9 @@ export class XdsMetrics {
    * object and no closure, and every proxy's every response makes three.
    */
   readonly #typeSeries = new Map<string, TypeSeries>();
+  /** The unlabelled per-push histograms, bound once for the same reason. */
+  readonly #convergence?: { observe(value: number): void };
+  readonly #queueTime?: { observe(value: number): void };
 
   /**
    * Records into `metrics`; without it every method does nothing. `history`, when given, also gets every
@@ -64,6 +67,8 @@ export class XdsMetrics {
     const pushes = metrics.counter("discovery_xds_pushes");
     const pushTime = metrics.histogram("discovery_xds_push_time");
     const sendTime = metrics.histogram("discovery_xds_send_time");
+    this.#convergence = metrics.histogram("discovery_proxy_convergence_time").labels();
+    this.#queueTime = metrics.histogram("discovery_proxy_queue_time").labels();
     for (const type of KNOWN_TYPES) {
       this.#typeSeries.set(type, {
         pushed: pushes.labels(type),
@@ -165,12 +170,12 @@ export class XdsMetrics {
 
   /** Seconds from the first change behind a push to the proxy having been sent everything. */
   convergence(seconds: number): void {
-    this.metrics?.histogram("discovery_proxy_convergence_time").observe(seconds);
+    this.#convergence?.observe(seconds);
     this.history?.record(seconds);
   }
 
   /** Seconds a proxy waited in the push queue. */
   queueTime(seconds: number): void {
-    this.metrics?.histogram("discovery_proxy_queue_time").observe(seconds);
+    this.#queueTime?.observe(seconds);
   }
 }

@@ -20,6 +20,9 @@ Deno.test("XdsMetrics counts each response under its type label, a known type an
   xds.pushed("type.example/Unknown");
   xds.sendTime("type.example/Unknown", 0.5);
   xds.pushFailed(TYPE_URL.endpoint, "senderr");
+  xds.convergence(0.25);
+  xds.convergence(0.5);
+  xds.queueTime(0.125);
 
   assert.deepEqual((await samples(metrics, "discovery_xds_pushes")).sort(), [
     'discovery_xds_pushes{type="cds"} 1',
@@ -33,6 +36,11 @@ Deno.test("XdsMetrics counts each response under its type label, a known type an
   assert.ok(send.includes('discovery_xds_send_time_count{type="type.example/Unknown"} 1'), send.join("\n"));
   const push = await samples(metrics, "discovery_xds_push_time");
   assert.ok(push.includes('discovery_xds_push_time_count{type="eds"} 3'), push.join("\n"));
+  const convergence = await samples(metrics, "discovery_proxy_convergence_time");
+  assert.ok(convergence.includes("discovery_proxy_convergence_time_count 2"), convergence.join("\n"));
+  assert.ok(convergence.includes("discovery_proxy_convergence_time_sum 0.75"), convergence.join("\n"));
+  const queue = await samples(metrics, "discovery_proxy_queue_time");
+  assert.ok(queue.includes("discovery_proxy_queue_time_count 1"), queue.join("\n"));
   // A type never sent has no series: binding a type's series ahead adds none to the exposition.
   assert.equal(push.filter((line) => line.includes('type="rds"')).length, 0);
 });
