@@ -134,6 +134,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   protected readonly acks: AckTracker = new AckTracker();
   /** Where responses are sent. */
   readonly #port: SendPort;
+  /** Takes this stream's turn of its HTTP/2 connection; made once, not once per response. */
+  readonly #admit?: (enter: (leave?: () => void) => void) => void;
 
   /** Binds a connection to its proxy, its stream and the server that owns it; the id is assigned here. */
   constructor(
@@ -145,6 +147,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     // grpc-js names a TCP peer by address and port, which no two open connections share.
     this.nameBudget = ctx.budgets.open(call.getPeer());
     this.#port = ctx.ports.open(call, this.id, (error) => this.#sendTimedOut(error));
+    const turns = ctx.connectionTurns;
+    if (turns !== undefined) this.#admit = (enter) => turns.take(call, enter);
   }
 
   /** The peer address as grpc-js reports it. */
@@ -248,9 +252,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * behind a sibling stream's bytes, and a connection of many streams cannot take the permits of the rest.
    */
   protected gated<T>(work: () => Promise<T>): Promise<T> {
-    const turns = this.ctx.connectionTurns;
-    if (turns === undefined) return this.ctx.gate.run(work);
-    return this.ctx.gate.run(work, (enter) => turns.take(this.call, enter));
+    if (this.#admit === undefined) return this.ctx.gate.run(work);
+    return this.ctx.gate.run(work, this.#admit);
   }
 
   /** The watches of this connection by type URL. */
