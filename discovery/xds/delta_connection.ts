@@ -127,7 +127,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
   }
 
   /** Sends what changed of `typeUrl` (resources whose version the proxy does not hold, and removals). */
-  protected async pushType(typeUrl: string, request: PushRequest): Promise<boolean> {
+  protected pushType(typeUrl: string, request: PushRequest): Promise<void> | undefined {
     const response = this.#prepare(
       typeUrl,
       this.ctx.currentPush(),
@@ -135,9 +135,8 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
       request.configsUpdated,
       false,
     );
-    if (response === undefined) return false;
-    await this.#sendPrepared(response);
-    return true;
+    if (response === undefined) return undefined;
+    return this.#sendPrepared(response);
   }
 
   /**

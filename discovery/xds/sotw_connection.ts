@@ -115,11 +115,11 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
    * one sent before it ({@link resentAfter}) and a type the proxy rejected are sent whatever they hold: a
    * route change sends RDS, not every cluster again.
    */
-  protected async pushType(
+  protected pushType(
     typeUrl: string,
     request: PushRequest,
     sentBefore: readonly string[],
-  ): Promise<boolean> {
+  ): Promise<void> | undefined {
     const after = resentAfter(typeUrl);
     const skipUnchanged = request.full && !isForced(request) &&
       (after === undefined || !sentBefore.includes(after));
@@ -130,9 +130,8 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       request.configsUpdated,
       skipUnchanged,
     );
-    if (response === undefined) return false;
-    await this.#sendPrepared(response);
-    return true;
+    if (response === undefined) return undefined;
+    return this.#sendPrepared(response);
   }
 
   /**
@@ -233,7 +232,8 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     };
   }
 
-  async #sendPrepared(response: Prepared): Promise<void> {
+  /** Records the response as sent and sends it; the send's own promise, no async function's around it. */
+  #sendPrepared(response: Prepared): Promise<void> {
     const { typeUrl } = response;
     // Recorded before the write so an ACK racing the write callback matches the latest nonce.
     const replace = response.full && isWildcardType(typeUrl);
@@ -244,16 +244,17 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       response.resources,
       response.names.length > 0 ? { replace, keep: response.names } : { replace },
     );
-    await this.sendCounted(typeUrl, response.bytes, response.builtMs);
-    if (this.ctx.logger.debugEnabled) {
+    const sending = this.sendCounted(typeUrl, response.bytes, response.builtMs);
+    if (!this.ctx.logger.debugEnabled) return sending;
+    return sending.then(() =>
       this.ctx.logger.debug("sent ADS response", {
         connection: this.id,
         type: shortTypeName(typeUrl),
         resources: response.resources.length,
         bytes: response.bytes.length,
         nonce: response.nonce,
-      });
-    }
+      })
+    );
   }
 
   #warnNoGenerator(typeUrl: string): void {

@@ -203,7 +203,10 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
           this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
           continue;
         }
-        if (await this.pushType(typeUrl, request, sent)) sent.push(typeUrl);
+        const sending = this.pushType(typeUrl, request, sent);
+        if (sending === undefined) continue;
+        sent.push(typeUrl);
+        await sending;
       }
     });
     if (sent.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
@@ -263,13 +266,14 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * Builds and sends `typeUrl` for a push, from the newest snapshot at that moment (which may be newer than
    * the request's: a cache entry is never built from a snapshot older than the invalidation that preceded
    * it, and a newer snapshot queues its own push); `sentBefore` holds the types this push already sent.
-   * True when a response was sent.
+   * The send when a response was built, resolved once it has left (a promise, not an async function's: every
+   * proxy's every response went through one more of those); undefined when nothing is sent.
    */
   protected abstract pushType(
     typeUrl: string,
     request: PushRequest,
     sentBefore: readonly string[],
-  ): Promise<boolean>;
+  ): Promise<void> | undefined;
 
   /** Watched names per type URL; `["*"]` for a wildcard watch. */
   abstract watches(): Record<string, readonly string[]>;
