@@ -184,31 +184,32 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * endpoint-only one), in push order, each sent as soon as it is built ({@link pushType}). Called through
    * `serialize`.
    */
-  async push(request: PushRequest): Promise<void> {
+  push(request: PushRequest): Promise<void> {
     const types = this.pushTypes(request);
     if (request.full) this.recordUnaffected(this.ctx.currentPush().version, types);
-    if (types.length === 0) return;
+    if (types.length === 0) return Promise.resolve();
+    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
+    return this.gated(() => this.#pushTypes(types, request));
+  }
+
+  /** Builds and sends `types` in order, holding the push's permit; counts the proxy converged once any went. */
+  async #pushTypes(types: readonly string[], request: PushRequest): Promise<void> {
     const kinds = this.ctx.changedKinds.of(request.configsUpdated);
     // A handful of types at most: a list costs a push less than a set.
     const sent: string[] = [];
-    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
-    await this.gated(async () => {
-      for (const typeUrl of types) {
-        if (this.closed) return;
-        // A type here only because the one it follows might be sent: it goes only if that one went.
-        const after = resentAfter(typeUrl);
-        if (
-          request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.includes(after))
-        ) {
-          this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
-          continue;
-        }
-        const sending = this.pushType(typeUrl, request, sent);
-        if (sending === undefined) continue;
-        sent.push(typeUrl);
-        await sending;
+    for (const typeUrl of types) {
+      if (this.closed) break;
+      // A type here only because the one it follows might be sent: it goes only if that one went.
+      const after = resentAfter(typeUrl);
+      if (request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.includes(after))) {
+        this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
+        continue;
       }
-    });
+      const sending = this.pushType(typeUrl, request, sent);
+      if (sending === undefined) continue;
+      sent.push(typeUrl);
+      await sending;
+    }
     if (sent.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 
