@@ -39,7 +39,11 @@ Deno.test("anyFraming frames a list in place on its first use and as one shared 
   const second = anyFraming(resources);
   assert.ok(second.run !== undefined);
   assert.equal(anyFraming(resources).run, second.run, "every later use shares the one run");
-  assert.equal(anyFraming(resources), second, "and the one framing: a proxy's response makes none of its own");
+  assert.equal(
+    anyFraming(resources),
+    second,
+    "and the one framing: a proxy's response makes none of its own",
+  );
   assert.deepEqual(sotwBytes(first), sotwBytes(second), "both framings make the same response");
   assert.equal(
     anyFraming(list("a", "b", "c")).run,
