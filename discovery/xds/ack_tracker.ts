@@ -53,9 +53,19 @@ export interface TypeSync {
  * {@link TypeSync} as kept per type: times as epoch milliseconds, formatted only when asked for (every
  * response and every ACK sets one, and a date string each cost more than the rest of the bookkeeping).
  */
-interface SyncState extends Omit<TypeSync, "sentAt" | "ackedAt"> {
-  sentAtMs?: number;
-  ackedAtMs?: number;
+/**
+ * A type's bookkeeping, every field present from the start and cleared by assigning undefined: deleting a
+ * field would turn each stream's record of each type into a slower, larger dictionary-mode object.
+ */
+class SyncState {
+  nonceSent: string | undefined = undefined;
+  versionSent: string | undefined = undefined;
+  sentAtMs: number | undefined = undefined;
+  nonceAcked: string | undefined = undefined;
+  versionAcked: string | undefined = undefined;
+  ackedAtMs: number | undefined = undefined;
+  lastNack: NackInfo | undefined = undefined;
+  unchangedThrough: string | undefined = undefined;
 }
 
 /** One stream's ACK/NACK bookkeeping per type URL; owned by its connection. */
@@ -94,7 +104,7 @@ export class AckTracker {
     sync.nonceSent = nonce;
     sync.versionSent = version;
     sync.sentAtMs = Date.now();
-    delete sync.unchangedThrough;
+    sync.unchangedThrough = undefined;
   }
 
   /**
@@ -143,10 +153,15 @@ export class AckTracker {
   /** Nonce/version state per type URL. */
   status(): Record<string, Readonly<TypeSync>> {
     return Object.fromEntries([...this.#sync].map(([type, state]) => {
-      const { sentAtMs, ackedAtMs, ...sync } = state;
-      const out: TypeSync = { ...sync };
-      if (sentAtMs !== undefined) out.sentAt = new Date(sentAtMs).toISOString();
-      if (ackedAtMs !== undefined) out.ackedAt = new Date(ackedAtMs).toISOString();
+      const out: TypeSync = {};
+      if (state.nonceSent !== undefined) out.nonceSent = state.nonceSent;
+      if (state.versionSent !== undefined) out.versionSent = state.versionSent;
+      if (state.sentAtMs !== undefined) out.sentAt = new Date(state.sentAtMs).toISOString();
+      if (state.nonceAcked !== undefined) out.nonceAcked = state.nonceAcked;
+      if (state.versionAcked !== undefined) out.versionAcked = state.versionAcked;
+      if (state.ackedAtMs !== undefined) out.ackedAt = new Date(state.ackedAtMs).toISOString();
+      if (state.lastNack !== undefined) out.lastNack = state.lastNack;
+      if (state.unchangedThrough !== undefined) out.unchangedThrough = state.unchangedThrough;
       return [type, out];
     }));
   }
@@ -154,7 +169,7 @@ export class AckTracker {
   #state(typeUrl: string): SyncState {
     let sync = this.#sync.get(typeUrl);
     if (sync === undefined) {
-      sync = {};
+      sync = new SyncState();
       this.#sync.set(typeUrl, sync);
     }
     return sync;

@@ -55,3 +55,17 @@ Deno.test("AckTracker keeps a NACK only for a type it sent, its text cut, until 
   acks.forget(CDS);
   assert.deepEqual(acks.status(), {});
 });
+
+Deno.test("AckTracker reports only what it knows of a type, and a new response's report drops the standing", () => {
+  const acks = new AckTracker();
+  acks.sent(CDS, "v1", "7/abc");
+  assert.deepEqual(Object.keys(acks.status()[CDS]).sort(), ["nonceSent", "sentAt", "versionSent"]);
+  acks.acked(CDS, "7/abc", "v1");
+  acks.unchanged(CDS, "8");
+  assert.equal(acks.status()[CDS].unchangedThrough, "8");
+  acks.sent(CDS, "v2", "9/abd");
+  const report = acks.status()[CDS];
+  assert.ok(!("unchangedThrough" in report), "absent, not undefined, once a new response went");
+  assert.equal(report.nonceSent, "9/abd");
+  assert.equal(report.nonceAcked, "7/abc", "the last ACK stays until the next");
+});

@@ -21,7 +21,7 @@ import type { PushSnapshot } from "../generate/generator.ts";
 import { HeldVersions } from "./held_versions.ts";
 import { charsOf } from "./name_budget.ts";
 import { SubscribedNames } from "./subscribed_names.ts";
-import { deltaFraming, type FramedResponse, responseInputs } from "./resource_runs.ts";
+import { deltaFraming, type FramedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder } from "./xds_types.ts";
@@ -306,7 +306,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const { bytes, nonce } = parts.resource_run !== undefined && removed.length === 0 && absent.length === 0
       ? this.ctx.lists.sharedResponse(
         resources,
-        responseInputs("delta", typeUrl, version, nonceVersion, this.ctx.controlPlane),
+        this.ctx.lists.inputsOf("delta", typeUrl, version, nonceVersion, this.ctx.controlPlane),
         frame,
       )
       : frame();

@@ -5,10 +5,19 @@
  *
  * @module
  */
-import type { FramedResponse } from "./resource_runs.ts";
+import type { ControlPlaneInfo } from "@mesh/proto/discovery_frame";
+import { type FramedResponse, responseInputs } from "./resource_runs.ts";
 import { type NameLookup, sameResource, type VersionedResource } from "./versioned_resource.ts";
 
 type Resources = readonly VersionedResource[];
+
+/** The inputs of a type's responses last worked out, and what they were worked out from. */
+interface LastInputs {
+  readonly version: string;
+  readonly nonceVersion: string | undefined;
+  readonly controlPlane: ControlPlaneInfo | undefined;
+  readonly inputs: string;
+}
 
 /** A value per pair of objects, by identity, held while the first lives; counts what it computed. */
 class PairMemo<A extends object, B extends object, V> {
@@ -59,6 +68,11 @@ export class ListMemos {
     { readonly inputs: string; readonly response: FramedResponse }
   >();
   #responsesFramed = 0;
+  /** Per protocol and type URL, the inputs last worked out ({@link inputsOf}); one per type a generator serves. */
+  readonly #inputs = {
+    sotw: new Map<string, LastInputs>(),
+    delta: new Map<string, LastInputs>(),
+  };
 
   /** Whether `generated` is exactly `sent`, in its order; both lists must never change. */
   holds(sent: Resources, generated: Resources): boolean {
@@ -120,6 +134,30 @@ export class ListMemos {
     this.#coverage.set(resources, { keep, covers: result });
     this.#coverageComputed++;
     return result;
+  }
+
+  /**
+   * {@link responseInputs} of a response, the same string for every proxy asking with the same inputs: the
+   * proxies of a push all ask with the same ones, and each would otherwise make its own.
+   */
+  inputsOf(
+    protocol: "sotw" | "delta",
+    typeUrl: string,
+    version: string,
+    nonceVersion: string | undefined,
+    controlPlane: ControlPlaneInfo | undefined,
+  ): string {
+    const byType = this.#inputs[protocol];
+    const last = byType.get(typeUrl);
+    if (
+      last !== undefined && last.version === version && last.nonceVersion === nonceVersion &&
+      last.controlPlane === controlPlane
+    ) {
+      return last.inputs;
+    }
+    const inputs = responseInputs(protocol, typeUrl, version, nonceVersion, controlPlane);
+    byType.set(typeUrl, { version, nonceVersion, controlPlane, inputs });
+    return inputs;
   }
 
   /**

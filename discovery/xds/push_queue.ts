@@ -117,7 +117,9 @@ export class PushQueue<K, R> {
   }
 
   #pump(): void {
-    for (const [key, pending] of this.#pending) {
+    // By key, not by entry: a key passed over (its group busy) costs no [key, value] pair, and the streams
+    // of a connection carrying many are passed over on every pump until their turn.
+    for (const key of this.#pending.keys()) {
       if (this.#closed || this.#inFlight.size >= this.options.throttle) return;
       const group = this.options.groupOf?.(key);
       if (group !== undefined) {
@@ -126,6 +128,7 @@ export class PushQueue<K, R> {
         this.#busyGroups.add(group);
         this.#runningGroups.set(key, group);
       }
+      const pending = this.#pending.get(key)!;
       this.#pending.delete(key);
       this.#inFlight.set(key, undefined);
       this.#start(key, pending);

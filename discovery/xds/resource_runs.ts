@@ -22,7 +22,8 @@ export type ResourceFraming =
 
 /** Per kind of message: the runs framed so far, and the lists used once (their next use frames a run). */
 interface Runs {
-  readonly framed: WeakMap<readonly VersionedResource[], Uint8Array>;
+  /** The framing of each list framed as a run: one object, handed to every response of the list. */
+  readonly framed: WeakMap<readonly VersionedResource[], ResourceFraming>;
   readonly usedOnce: WeakSet<readonly VersionedResource[]>;
 }
 
@@ -34,15 +35,15 @@ function framing(
   resources: readonly VersionedResource[],
   bytesOf: (resource: VersionedResource) => Uint8Array,
 ): ResourceFraming {
-  let run = runs.framed.get(resources);
-  if (run !== undefined) return { run };
+  const known = runs.framed.get(resources);
+  if (known !== undefined) return known;
   if (!runs.usedOnce.has(resources)) {
     runs.usedOnce.add(resources);
     return { inline: resources.map(bytesOf) };
   }
-  run = frameResourceRun(resources.map(bytesOf));
-  runs.framed.set(resources, run);
-  return { run };
+  const framed = Object.freeze({ run: frameResourceRun(resources.map(bytesOf)) });
+  runs.framed.set(resources, framed);
+  return framed;
 }
 
 /** How a state-of-the-world response carries `resources` (their `Any` messages). */

@@ -39,6 +39,11 @@ Deno.test("anyFraming frames a list in place on its first use and as one shared 
   const second = anyFraming(resources);
   assert.ok(second.run !== undefined);
   assert.equal(anyFraming(resources).run, second.run, "every later use shares the one run");
+  assert.equal(
+    anyFraming(resources),
+    second,
+    "and the one framing: a proxy's response makes none of its own",
+  );
   assert.deepEqual(sotwBytes(first), sotwBytes(second), "both framings make the same response");
   assert.equal(
     anyFraming(list("a", "b", "c")).run,
@@ -92,4 +97,23 @@ Deno.test("A server's shared response is framed once per list and inputs, and ag
     shared.nonce,
     "another list, another response",
   );
+});
+
+Deno.test("A server works out a response's inputs once for every proxy of a push, and anew when any changes", () => {
+  const memos = new ListMemos();
+  const plane = { identifier: "meshd-1" };
+  const first = memos.inputsOf("sotw", TYPE_URL.endpoint, "v1", undefined, plane);
+  assert.equal(first, responseInputs("sotw", TYPE_URL.endpoint, "v1", undefined, plane));
+  // Identity, not only equality: the proxies of one push share the one string.
+  assert.ok(Object.is(memos.inputsOf("sotw", TYPE_URL.endpoint, "v1", undefined, plane), first));
+  const changed: [Parameters<ListMemos["inputsOf"]>, string][] = [
+    [["delta", TYPE_URL.endpoint, "v1", undefined, plane], "protocol"],
+    [["sotw", TYPE_URL.cluster, "v1", undefined, plane], "type"],
+    [["sotw", TYPE_URL.endpoint, "v2", undefined, plane], "version"],
+    [["sotw", TYPE_URL.endpoint, "v2", "v2", plane], "nonce version"],
+    [["sotw", TYPE_URL.endpoint, "v2", "v2", { identifier: "meshd-2" }], "control plane"],
+  ];
+  for (const [args, what] of changed) {
+    assert.equal(memos.inputsOf(...args), responseInputs(...args), `a new ${what}, its own inputs`);
+  }
 });

@@ -13,7 +13,7 @@ import { shortTypeName } from "@mesh/proto/type_urls";
 import { isForced, type PushRequest } from "../push/push_request.ts";
 import type { PushSnapshot } from "../generate/generator.ts";
 import { charsOf } from "./name_budget.ts";
-import { anyFraming, type FramedResponse, responseInputs } from "./resource_runs.ts";
+import { anyFraming, type FramedResponse } from "./resource_runs.ts";
 import type { VersionedResource } from "./versioned_resource.ts";
 import { generateForConnection, XdsConnection, type XdsProtocol } from "./xds_connection.ts";
 import { isWildcardType, pushOrder, resentAfter } from "./xds_types.ts";
@@ -181,11 +181,16 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const watch = this.#watches.get(typeUrl);
     if (watch === undefined) return undefined;
     const started = performance.now();
-    const resources = await generateForConnection(this.ctx, this.id, this.proxy, typeUrl, push, {
-      names: watch.names,
-      full,
-      ...(configsUpdated === undefined ? {} : { configsUpdated }),
-    });
+    const resources = await generateForConnection(
+      this.ctx,
+      this.id,
+      this.proxy,
+      typeUrl,
+      push,
+      configsUpdated === undefined
+        ? { names: watch.names, full }
+        : { names: watch.names, full, configsUpdated },
+    );
     // The stream may have ended while the response was built.
     if (resources === "failed" || this.closed) return undefined;
     if (resources === undefined) {
@@ -218,7 +223,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     };
     const { bytes, nonce } = framed.run === undefined ? frame() : this.ctx.lists.sharedResponse(
       resources,
-      responseInputs("sotw", typeUrl, version, nonceVersion, this.ctx.controlPlane),
+      this.ctx.lists.inputsOf("sotw", typeUrl, version, nonceVersion, this.ctx.controlPlane),
       frame,
     );
     return {
@@ -233,23 +238,29 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     };
   }
 
-  async #sendPrepared(response: Prepared): Promise<void> {
+  /** Records the response as sent and sends it; the send's own promise, no async function's around it. */
+  #sendPrepared(response: Prepared): Promise<void> {
     const { typeUrl } = response;
     // Recorded before the write so an ACK racing the write callback matches the latest nonce.
-    this.recordSent(typeUrl, response.version, response.nonce, response.resources, {
-      replace: response.full && isWildcardType(typeUrl),
-      ...(response.names.length > 0 ? { keep: response.names } : {}),
-    });
-    await this.sendCounted(typeUrl, response.bytes, response.builtMs);
-    if (this.ctx.logger.debugEnabled) {
+    const replace = response.full && isWildcardType(typeUrl);
+    this.recordSent(
+      typeUrl,
+      response.version,
+      response.nonce,
+      response.resources,
+      response.names.length > 0 ? { replace, keep: response.names } : { replace },
+    );
+    const sending = this.sendCounted(typeUrl, response.bytes, response.builtMs);
+    if (!this.ctx.logger.debugEnabled) return sending;
+    return sending.then(() =>
       this.ctx.logger.debug("sent ADS response", {
         connection: this.id,
         type: shortTypeName(typeUrl),
         resources: response.resources.length,
         bytes: response.bytes.length,
         nonce: response.nonce,
-      });
-    }
+      })
+    );
   }
 
   #warnNoGenerator(typeUrl: string): void {

@@ -101,6 +101,7 @@ export interface ConnectionContext<P extends PushSnapshot> {
 
 /** What an endpoint-only push builds for a proxy that watches EDS, and for one that does not. */
 const ENDPOINTS_ONLY: readonly string[] = Object.freeze([TYPE_URL.endpoint]);
+/** No types, or no names: one frozen empty list rather than a new one per proxy. */
 const NO_TYPES: readonly string[] = Object.freeze([]);
 
 /** What was last sent of one type, for `/debug/config_dump`. */
@@ -136,6 +137,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
   protected readonly acks: AckTracker = new AckTracker();
   /** Where responses are sent. */
   readonly #port: SendPort;
+  /** Takes this stream's turn of its HTTP/2 connection; made once, not once per response. */
+  readonly #admit?: (enter: (leave?: () => void) => void) => void;
 
   /** Binds a connection to its proxy, its stream and the server that owns it; the id is assigned here. */
   constructor(
@@ -147,6 +150,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
     // grpc-js names a TCP peer by address and port, which no two open connections share.
     this.nameBudget = ctx.budgets.open(call.getPeer());
     this.#port = ctx.ports.open(call, this.id, (error) => this.#sendTimedOut(error));
+    const turns = ctx.connectionTurns;
+    if (turns !== undefined) this.#admit = (enter) => turns.take(call, enter);
   }
 
   /** The peer address as grpc-js reports it. */
@@ -182,28 +187,29 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * endpoint-only one), in push order, each sent as soon as it is built ({@link pushType}). Called through
    * `serialize`.
    */
-  async push(request: PushRequest): Promise<void> {
+  push(request: PushRequest): Promise<void> {
     const types = this.pushTypes(request);
     if (request.full) this.recordUnaffected(this.ctx.currentPush().version, types);
-    if (types.length === 0) return;
+    if (types.length === 0) return Promise.resolve();
+    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
+    return this.gated(() => this.#pushTypes(types, request));
+  }
+
+  /** Builds and sends `types` in order, holding the push's permit; counts the proxy converged once any went. */
+  async #pushTypes(types: readonly string[], request: PushRequest): Promise<void> {
     const kinds = this.ctx.changedKinds.of(request);
     // A handful of types at most: a list costs a push less than a set.
     const sent: string[] = [];
-    // One permit for the whole push: a proxy whose push has started finishes it before the permit moves on.
-    await this.gated(async () => {
-      for (const typeUrl of types) {
-        if (this.closed) return;
-        // A type here only because the one it follows might be sent: it goes only if that one went.
-        const after = resentAfter(typeUrl);
-        if (
-          request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.includes(after))
-        ) {
-          this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
-          continue;
-        }
-        if (await this.pushType(typeUrl, request, sent)) sent.push(typeUrl);
+    for (const typeUrl of types) {
+      if (this.closed) break;
+      // A type here only because the one it follows might be sent: it goes only if that one went.
+      const after = resentAfter(typeUrl);
+      if (request.full && !this.#touched(typeUrl, kinds) && (after === undefined || !sent.includes(after))) {
+        this.recordUnchanged(typeUrl, this.ctx.currentPush().version);
+        continue;
       }
-    });
+      if (await this.pushType(typeUrl, request, sent)) sent.push(typeUrl);
+    }
     if (sent.length > 0) this.ctx.metrics.convergence((performance.now() - request.start) / 1000);
   }
 
@@ -250,9 +256,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * behind a sibling stream's bytes, and a connection of many streams cannot take the permits of the rest.
    */
   protected gated<T>(work: () => Promise<T>): Promise<T> {
-    const turns = this.ctx.connectionTurns;
-    if (turns === undefined) return this.ctx.gate.run(work);
-    return this.ctx.gate.run(work, (enter) => turns.take(this.call, enter));
+    if (this.#admit === undefined) return this.ctx.gate.run(work);
+    return this.ctx.gate.run(work, this.#admit);
   }
 
   /** The watches of this connection by type URL. */
@@ -262,7 +267,8 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
    * Builds and sends `typeUrl` for a push, from the newest snapshot at that moment (which may be newer than
    * the request's: a cache entry is never built from a snapshot older than the invalidation that preceded
    * it, and a newer snapshot queues its own push); `sentBefore` holds the types this push already sent.
-   * True when a response was sent.
+   * Resolves once the response has left: true, or false when nothing was sent. (The build may span turns of
+   * the loop, in the response gate's slices, so whether anything is sent is known only once it is built.)
    */
   protected abstract pushType(
     typeUrl: string,
@@ -370,7 +376,7 @@ export abstract class XdsConnection<P extends PushSnapshot = PushSnapshot> {
       record = new SentRecord(this.ctx.lists);
       this.#sent.set(typeUrl, record);
     }
-    const { keep, removed = [] } = options;
+    const { keep, removed = NO_TYPES } = options;
     // A full answer, or a state-of-the-world answer that covers every watched name: the list as sent.
     if (
       options.replace ||

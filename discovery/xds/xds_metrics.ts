@@ -33,16 +33,55 @@ const REJECT_GAUGES: ReadonlyMap<string, string> = new Map([
   [TYPE_URL.route, "discovery_xds_rds_reject"],
 ]);
 
+/** The `type` labels of the types every push sends, whose series are bound once (a handful in all). */
+const KNOWN_TYPES: readonly string[] = Object.freeze(
+  [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route, TYPE_URL.secret].map(metricType),
+);
+
+/** The series of one type that every response moves, bound to its label once. */
+interface TypeSeries {
+  readonly pushed: { inc(): void };
+  readonly pushTime: { observe(value: number): void };
+  readonly sendTime: { observe(value: number): void };
+}
+
 /** Records what the xDS server does in the program's metrics. A missing registry records nothing. */
 export class XdsMetrics {
   /** Reject gauge series per proxy, so a disconnect can remove exactly them. */
   readonly #rejectSeries = new Map<string, Set<string>>();
+  /**
+   * The per-response series of the known types: an observation through a bound series makes no label
+   * object and no closure, and every proxy's every response makes three.
+   */
+  readonly #typeSeries = new Map<string, TypeSeries>();
+  /** The unlabelled per-push histograms, bound once for the same reason. */
+  readonly #convergence?: { observe(value: number): void };
+  readonly #queueTime?: { observe(value: number): void };
 
   /**
    * Records into `metrics`; without it every method does nothing. `history`, when given, also gets every
    * completed proxy push, for the debug overview's push chart.
    */
-  constructor(readonly metrics?: Metrics, readonly history?: PushHistory) {}
+  constructor(readonly metrics?: Metrics, readonly history?: PushHistory) {
+    if (metrics === undefined) return;
+    const pushes = metrics.counter("discovery_xds_pushes");
+    const pushTime = metrics.histogram("discovery_xds_push_time");
+    const sendTime = metrics.histogram("discovery_xds_send_time");
+    this.#convergence = metrics.histogram("discovery_proxy_convergence_time").labels();
+    this.#queueTime = metrics.histogram("discovery_proxy_queue_time").labels();
+    for (const type of KNOWN_TYPES) {
+      this.#typeSeries.set(type, {
+        pushed: pushes.labels(type),
+        pushTime: pushTime.labels(type),
+        sendTime: sendTime.labels(type),
+      });
+    }
+  }
+
+  /** The bound series of a known type; undefined for any other (recorded with its label each time). */
+  #series(typeUrl: string): TypeSeries | undefined {
+    return this.#typeSeries.get(metricType(typeUrl));
+  }
 
   /** A proxy connected (+1) or disconnected (-1). */
   connected(delta: 1 | -1): void {
@@ -51,6 +90,8 @@ export class XdsMetrics {
 
   /** A response of `typeUrl` was sent. */
   pushed(typeUrl: string): void {
+    const series = this.#series(typeUrl);
+    if (series !== undefined) return series.pushed.inc();
     this.metrics?.counter("discovery_xds_pushes").inc({ type: metricType(typeUrl) });
   }
 
@@ -115,22 +156,26 @@ export class XdsMetrics {
 
   /** Seconds to generate, frame and send one response. */
   pushTime(typeUrl: string, seconds: number): void {
+    const series = this.#series(typeUrl);
+    if (series !== undefined) return series.pushTime.observe(seconds);
     this.metrics?.histogram("discovery_xds_push_time").observe({ type: metricType(typeUrl) }, seconds);
   }
 
   /** Seconds the transport took to accept one response. */
   sendTime(typeUrl: string, seconds: number): void {
+    const series = this.#series(typeUrl);
+    if (series !== undefined) return series.sendTime.observe(seconds);
     this.metrics?.histogram("discovery_xds_send_time").observe({ type: metricType(typeUrl) }, seconds);
   }
 
   /** Seconds from the first change behind a push to the proxy having been sent everything. */
   convergence(seconds: number): void {
-    this.metrics?.histogram("discovery_proxy_convergence_time").observe(seconds);
+    this.#convergence?.observe(seconds);
     this.history?.record(seconds);
   }
 
   /** Seconds a proxy waited in the push queue. */
   queueTime(seconds: number): void {
-    this.metrics?.histogram("discovery_proxy_queue_time").observe(seconds);
+    this.#queueTime?.observe(seconds);
   }
 }

@@ -42,7 +42,7 @@ interface InnerCall {
   readonly stream: {
     readonly writableEnded?: boolean;
     write(chunk: Buffer, callback: (error?: Error | null) => void): boolean;
-    once?(event: "close", listener: () => void): unknown;
+    on?(event: "close", listener: () => void): unknown;
     off?(event: "close", listener: () => void): unknown;
   };
   readonly callEventTracker?: { addMessageSent(): void };
@@ -68,7 +68,143 @@ export interface PrefixedSendOptions {
  */
 export const DEFAULT_SLICE_BYTES = 8 * 1024;
 
-const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+/** What every message of one call shares. */
+interface CallState {
+  readonly call: unknown;
+  readonly inner: InnerCall;
+  readonly sendStatus: InnerCall["sendStatus"];
+  readonly sliceBytes: number;
+  readonly turns: OutboundTurns | undefined;
+  readonly timers: Timers | undefined;
+  /** The message being sliced, whose rest a status writes at once; set while one is. */
+  slicing?: PrefixedWrite;
+  /** The call is over once a status went out: a write failing after it is not reported as another. */
+  statusSent?: boolean;
+}
+
+/**
+ * One prefixed message being written: its slices, each handed over in its connection's turn, and grpc-js's
+ * callback once all are written. One object and three callbacks per message, rather than a closure for each
+ * step: every proxy's every response is one.
+ */
+class PrefixedWrite {
+  #offset = 0;
+  #pendingWrites = 0;
+  #ended = false;
+  /** The turn of the slice in flight, ended once the socket wrote it or the stream closed. */
+  #endTurn: EndTurn | undefined;
+  /** The socket's count of bytes written once the slice in flight has left; undefined when unreadable. */
+  #target: number | undefined;
+  readonly #handSlice = (endTurn: EndTurn): void => this.#slice(endTurn);
+  readonly #release = (): void => this.#releaseTurn();
+  readonly #sliceWritten = (error?: Error | null): void => this.#written(error, true);
+
+  constructor(
+    readonly state: CallState,
+    readonly frame: Uint8Array,
+    readonly callback: () => void,
+  ) {}
+
+  /** Hands over the next slice in the connection's next turn; nothing once all are handed over. */
+  next(): void {
+    if (this.#ended || this.#offset >= this.frame.length) return;
+    const turns = this.state.turns;
+    if (turns === undefined) return this.#slice(noTurn);
+    turns.take(this.state.call, this.#handSlice);
+  }
+
+  /** Writes the rest of the message at once (a status is about to follow it). */
+  finish(): void {
+    this.state.slicing = undefined;
+    if (this.#ended || this.#offset >= this.frame.length) return;
+    const rest = this.#piece(this.frame.length);
+    this.#write(rest, (error) => this.#written(error, false));
+  }
+
+  #slice(endTurn: EndTurn): void {
+    const { state, frame } = this;
+    const stream = state.inner.stream;
+    // A stream reset by the peer or ended under the message takes no more slices (writing to it errs).
+    if (
+      this.#ended || this.#offset >= frame.length || state.inner.checkCancelled() ||
+      stream.writableEnded === true
+    ) {
+      if (this.#offset < frame.length) this.#stop();
+      return endTurn();
+    }
+    const before = socketBytesWritten(state.call);
+    const piece = this.#piece(Math.min(frame.length, this.#offset + state.sliceBytes));
+    if (this.#offset === frame.length && state.slicing === this) state.slicing = undefined;
+    this.#target = before === undefined ? undefined : before + piece.length;
+    // The turn ends, and the next slice goes, once the socket has written this one or the stream is gone
+    // (a stream destroyed under a write may never call it back).
+    this.#endTurn = endTurn;
+    stream.on?.("close", this.#release);
+    this.#write(piece, this.#sliceWritten);
+  }
+
+  /** The frame from the current offset to `end`, as a Buffer over the same memory; moves the offset. */
+  #piece(end: number): Buffer {
+    const { frame } = this;
+    const piece = Buffer.from(frame.buffer, frame.byteOffset + this.#offset, end - this.#offset);
+    this.#offset = end;
+    return piece;
+  }
+
+  #write(piece: Buffer, written: (error?: Error | null) => void): void {
+    this.#pendingWrites++;
+    this.state.inner.stream.write(piece, written);
+  }
+
+  #written(error: Error | null | undefined, slice: boolean): void {
+    this.#pendingWrites--;
+    if (slice && (this.#ended || error)) this.#releaseTurn();
+    if (this.#ended) return;
+    if (error) {
+      this.#stop();
+      const { state } = this;
+      if (state.statusSent || state.inner.checkCancelled()) return;
+      state.statusSent = true;
+      return state.sendStatus.call(state.inner, grpcStatus(grpc.status.INTERNAL, "Internal server error"));
+    }
+    if (this.#offset >= this.frame.length && this.#pendingWrites === 0) {
+      this.#ended = true;
+      this.state.inner.callEventTracker?.addMessageSent();
+      this.callback();
+    }
+    if (slice) this.#sliceLeft();
+  }
+
+  /** Most slices have left by their write callback: those end the turn there, with no promise. */
+  #sliceLeft(): void {
+    const { call, timers } = this.state;
+    if (!isOutboundStalled(call, this.#target)) return this.#sliceDone();
+    const done = () => this.#sliceDone();
+    void whenOutboundLeft(call, this.#target, undefined, timers).then(done, done);
+  }
+
+  #sliceDone(): void {
+    this.#releaseTurn();
+    this.next();
+  }
+
+  #releaseTurn(): void {
+    const endTurn = this.#endTurn;
+    if (endTurn === undefined) return;
+    this.#endTurn = undefined;
+    this.state.inner.stream.off?.("close", this.#release);
+    endTurn();
+  }
+
+  /** The message will not be written whole: no more slices, and a status no longer finishes it. */
+  #stop(): void {
+    this.#ended = true;
+    if (this.state.slicing === this) this.state.slicing = undefined;
+  }
+}
+
+/** The turn of a call that paces only itself. */
+const noTurn: EndTurn = () => {};
 
 /** True when `inner` has every member this module wraps or calls, as grpc-js 1.14 has. */
 function isInnerCall(inner: unknown): inner is InnerCall {
@@ -96,10 +232,7 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
   if (!isInnerCall(inner)) return false;
   const { sendMessage, sendStatus } = inner;
   const serialize = inner.handler.serialize;
-  /** Writes the rest of the message being sliced at once; set while one is. */
-  let finishSlicing: (() => void) | undefined;
-  /** The call is over once a status went out: a write failing after it is not reported as another. */
-  let statusSent = false;
+  const state: CallState = { call, inner, sendStatus, sliceBytes, turns, timers: options.timers };
 
   // A prefixed message is written here, as grpc-js's own sendMessage writes one (one slice when short).
   inner.sendMessage = function (this: InnerCall, message: unknown, callback: () => void): void {
@@ -112,83 +245,13 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
     if (frame === undefined || oversized) return sendMessage.call(this, message, callback);
     if (this.checkCancelled()) return;
     this.maybeSendMetadata();
-    let offset = 0;
-    let pendingWrites = 0;
-    let ended = false;
-    const write = (piece: Uint8Array, then?: () => void, failed?: () => void) => {
-      pendingWrites++;
-      this.stream.write(asBuffer(piece), (error) => {
-        pendingWrites--;
-        if (ended || error) failed?.();
-        if (ended) return;
-        if (error) {
-          ended = true;
-          finishSlicing = undefined;
-          if (statusSent || this.checkCancelled()) return;
-          statusSent = true;
-          return sendStatus.call(this, grpcStatus(grpc.status.INTERNAL, "Internal server error"));
-        }
-        if (offset < frame.length || pendingWrites > 0) return then?.();
-        ended = true;
-        this.callEventTracker?.addMessageSent();
-        callback();
-        then?.();
-      });
-    };
-    const next = () => {
-      if (ended || offset >= frame.length) return;
-      if (turns === undefined) return handSlice(() => {});
-      turns.take(call, handSlice);
-    };
-    const handSlice = (endTurn: EndTurn) => {
-      // A stream reset by the peer or ended under the message takes no more slices (writing to it errs).
-      if (ended || offset >= frame.length || this.checkCancelled() || this.stream.writableEnded === true) {
-        if (offset < frame.length) {
-          ended = true;
-          finishSlicing = undefined;
-        }
-        return endTurn();
-      }
-      const end = Math.min(frame.length, offset + sliceBytes);
-      const before = socketBytesWritten(call);
-      const piece = frame.subarray(offset, end);
-      offset = end;
-      if (end === frame.length) finishSlicing = undefined;
-      const target = before === undefined ? undefined : before + piece.length;
-      // The turn ends, and the next slice goes, once the socket has written this one or the stream is gone
-      // (a stream destroyed under a write may never call it back).
-      const release = () => {
-        this.stream.off?.("close", release);
-        endTurn();
-      };
-      this.stream.once?.("close", release);
-      const done = () => {
-        release();
-        next();
-      };
-      write(
-        piece,
-        // Most slices have left by their write callback: those end the turn there, with no promise.
-        () =>
-          isOutboundStalled(call, target)
-            ? void whenOutboundLeft(call, target, undefined, options.timers).then(done, done)
-            : done(),
-        release,
-      );
-    };
-    finishSlicing = () => {
-      finishSlicing = undefined;
-      if (ended || offset >= frame.length) return;
-      const rest = frame.subarray(offset);
-      offset = frame.length;
-      write(rest);
-    };
-    next();
+    state.slicing = new PrefixedWrite(state, frame, callback);
+    state.slicing.next();
   };
 
   inner.sendStatus = function (this: InnerCall, status) {
-    finishSlicing?.();
-    statusSent = true;
+    state.slicing?.finish();
+    state.statusSent = true;
     return sendStatus.call(this, status);
   };
   return true;

@@ -8,15 +8,16 @@
  */
 import { systemTimers, type Timers } from "../time/timers.ts";
 
-interface Deadline {
-  readonly at: number;
-  readonly expire: () => void;
+/** What a deadline ends: a send in progress. */
+export interface Expiring {
+  /** Called once the timeout has passed, unless the deadline was untracked first. */
+  expire(): void;
 }
 
 /** Sends' deadlines under one timer; owned by one server. */
 export class SendDeadlines {
-  /** Insertion order is deadline order. */
-  readonly #pending = new Set<Deadline>();
+  /** Each tracked send and when it expires; insertion order is deadline order. */
+  readonly #pending = new Map<Expiring, number>();
   readonly #timers: Timers;
   #timer: unknown;
 
@@ -33,16 +34,20 @@ export class SendDeadlines {
     return this.#pending.size;
   }
 
-  /** Calls `expire` once `timeoutMs` have passed, unless the returned function is called first. */
-  add(expire: () => void): () => void {
-    const deadline: Deadline = { at: this.#timers.now() + this.timeoutMs, expire };
-    this.#pending.add(deadline);
+  /**
+   * Calls `sent.expire()` once `timeoutMs` have passed, unless {@link untrack} is called first; the send
+   * itself is the deadline, so tracking one makes no object of its own.
+   */
+  track(sent: Expiring): void {
+    this.#pending.set(sent, this.#timers.now() + this.timeoutMs);
     if (this.#timer === undefined) this.#arm(this.timeoutMs);
-    return () => {
-      if (!this.#pending.delete(deadline) || this.#pending.size > 0) return;
-      this.#timers.clearTimeout(this.#timer);
-      this.#timer = undefined;
-    };
+  }
+
+  /** Forgets `sent`'s deadline (a send that ended); nothing when it is not tracked. */
+  untrack(sent: Expiring): void {
+    if (!this.#pending.delete(sent) || this.#pending.size > 0) return;
+    this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #arm(ms: number): void {
@@ -52,13 +57,13 @@ export class SendDeadlines {
   #expire(): void {
     this.#timer = undefined;
     const now = this.#timers.now();
-    for (const deadline of this.#pending) {
-      if (deadline.at > now) break;
-      this.#pending.delete(deadline);
-      deadline.expire();
+    for (const [sent, at] of this.#pending) {
+      if (at > now) break;
+      this.#pending.delete(sent);
+      sent.expire();
     }
     // `expire` may have added sends (and armed the timer) or settled others.
     const next = this.#pending.values().next();
-    if (this.#timer === undefined && !next.done) this.#arm(Math.max(1, Math.ceil(next.value.at - now)));
+    if (this.#timer === undefined && !next.done) this.#arm(Math.max(1, Math.ceil(next.value - now)));
   }
 }

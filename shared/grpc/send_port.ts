@@ -15,7 +15,7 @@ import * as grpc from "@grpc/grpc-js";
 import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { OutboundTurns, sessionOf } from "./outbound_turns.ts";
-import type { SendDeadlines } from "./send_deadlines.ts";
+import type { Expiring, SendDeadlines } from "./send_deadlines.ts";
 import { GrpcStatusError } from "./grpc_status.ts";
 import type { Timers } from "../time/timers.ts";
 
@@ -108,7 +108,7 @@ export class SendPorts {
 }
 
 class CallSendPort implements SendPort {
-  readonly #pending = new Set<(error?: Error) => void>();
+  readonly #pending = new Set<PortSend>();
   #closed = false;
   #ended = false;
 
@@ -133,37 +133,11 @@ class CallSendPort implements SendPort {
 
   send(bytes: Uint8Array, what: string): Promise<void> {
     if (this.#closed) return Promise.reject(new StreamClosedError(this.id));
-    const { deadlines, timers } = this.options;
-    return new Promise<void>((resolve, reject) => {
-      // Created only for a send that must wait for its peer: most leave at once, and an AbortController
-      // (its abort makes a DOMException with a stack) per response was a tenth of an endpoint push's CPU.
-      let flushing: AbortController | undefined;
-      const settle = (error?: Error) => {
-        cancelDeadline();
-        flushing?.abort();
-        this.#pending.delete(settle);
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      const cancelDeadline = deadlines.add(() => {
-        const error = new SendTimeoutError(this.id, what, deadlines.timeoutMs, this.options.setting);
-        settle(error);
-        this.onTimeout(error);
-      });
-      this.#pending.add(settle);
-      const before = socketBytesWritten(this.call);
-      const socketTarget = before === undefined ? undefined : before + bytes.length;
-      this.call.write(bytes, (error?: Error | null) => {
-        if (!this.#pending.has(settle)) return;
-        if (error) return settle(error);
-        if (!isOutboundStalled(this.call, socketTarget)) return settle();
-        flushing = new AbortController();
-        whenOutboundLeft(this.call, socketTarget, flushing.signal, timers).then(
-          () => this.#pending.has(settle) && settle(),
-          () => {},
-        );
-      });
-    });
+    const send = new PortSend(this, this.#pending, what, bytes.length);
+    this.#pending.add(send);
+    this.options.deadlines.track(send);
+    this.call.write(bytes, send.written);
+    return send.promise;
   }
 
   close(code: grpc.status = grpc.status.OK, details = "OK"): void {
@@ -177,6 +151,69 @@ class CallSendPort implements SendPort {
   peerGone(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const settle of [...this.#pending]) settle(new StreamClosedError(this.id));
+    for (const send of [...this.#pending]) send.settle(new StreamClosedError(this.id));
+  }
+}
+
+/**
+ * One send in progress: its own deadline and the one closure the transport calls back, so a send makes one
+ * object and a promise rather than a closure for each way it can end (every proxy's every response is one).
+ */
+class PortSend implements Expiring {
+  readonly promise: Promise<void>;
+  readonly #resolve: () => void;
+  readonly #reject: (error: Error) => void;
+  /** The socket's count of bytes written once this message has left; undefined when it cannot be read. */
+  readonly #socketTarget: number | undefined;
+  /**
+   * Made only for a send that must wait for its peer: most leave at once, and an AbortController per
+   * response (its abort makes a DOMException with a stack) costs more than the rest of the send.
+   */
+  #flushing: AbortController | undefined;
+  /** The write callback: settles the send once the socket has written the message. */
+  readonly written: (error?: Error | null) => void;
+
+  constructor(
+    readonly port: CallSendPort,
+    readonly pending: Set<PortSend>,
+    readonly what: string,
+    length: number,
+  ) {
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    this.promise = promise;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    const before = socketBytesWritten(port.call);
+    this.#socketTarget = before === undefined ? undefined : before + length;
+    this.written = (error) => this.#written(error);
+  }
+
+  /** Ends the send (with `error`, a failure); a send already ended stays as it ended. */
+  settle(error?: Error): void {
+    if (!this.pending.delete(this)) return;
+    this.port.options.deadlines.untrack(this);
+    this.#flushing?.abort();
+    if (error === undefined) this.#resolve();
+    else this.#reject(error);
+  }
+
+  /** The send timeout passed first: the send fails, and the port's owner is told after. */
+  expire(): void {
+    const { deadlines, setting } = this.port.options;
+    const error = new SendTimeoutError(this.port.id, this.what, deadlines.timeoutMs, setting);
+    this.settle(error);
+    this.port.onTimeout(error);
+  }
+
+  #written(error?: Error | null): void {
+    if (!this.pending.has(this)) return;
+    if (error) return this.settle(error);
+    const call = this.port.call;
+    if (!isOutboundStalled(call, this.#socketTarget)) return this.settle();
+    this.#flushing = new AbortController();
+    whenOutboundLeft(call, this.#socketTarget, this.#flushing.signal, this.port.options.timers).then(
+      () => this.settle(),
+      () => {},
+    );
   }
 }
