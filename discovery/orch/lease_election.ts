@@ -216,15 +216,19 @@ export class LeaseElector implements DutyGate {
         );
         return "held";
       }
+      // A record is seen when the read answers, not when it was sent: a renewal written while the read was in
+      // flight (a slow API server, a busy loop) would otherwise count as older than it is, and the Lease be
+      // taken up to the read's latency before it runs out.
+      const seenAt = this.#timers.now();
       if (this.#observed === undefined || !sameRecord(this.#observed.lease.record, current.record)) {
-        this.#observe(current, now);
+        this.#observe(current, seenAt);
       }
       const record = current.record;
       const mine = record.holderIdentity === identity;
       const heldFor = record.leaseDurationSeconds > 0
         ? record.leaseDurationSeconds * 1000
         : this.#o.durations.leaseMs;
-      if (!mine && record.holderIdentity !== "" && this.#observed!.at + heldFor > now) return "other";
+      if (!mine && record.holderIdentity !== "" && this.#observed!.at + heldFor > seenAt) return "other";
       const next: LeaseRecord = {
         holderIdentity: identity,
         leaseDurationSeconds: seconds,

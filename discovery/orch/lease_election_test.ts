@@ -118,6 +118,46 @@ Deno.test("A Lease held by a replica that vanished is taken only after its durat
   }
 });
 
+Deno.test("A renewal that arrives while a candidate's read is in flight counts from when the read answered", async () => {
+  const w = await world();
+  try {
+    const clockA = FakeTimers.createClock(T0);
+    const a = w.elector("replica-a", { clock: clockA });
+    a.start();
+    await a.idle();
+    assert.equal(a.leading(), true);
+    // replica-b's first read is sent now and answers only after replica-a renewed; later reads answer at once.
+    let answerFirst: (() => void) | undefined;
+    const slow: LeaseApi = {
+      ...w.api,
+      get: (namespace, name) => {
+        if (answerFirst !== undefined || b.status().holder !== "") return w.api.get(namespace, name);
+        return new Promise((resolve) => answerFirst = () => resolve(w.api.get(namespace, name)));
+      },
+    };
+    const b = w.elector("replica-b", { api: slow });
+    b.start();
+    await w.clock.tickAsync(durations.retryMs);
+    await advance(clockA, a, durations.retryMs);
+    // replica-a renewed at T0 + retry while b's read was in flight, then vanished (its clock never moves again).
+    answerFirst!();
+    await b.idle();
+    assert.equal(b.status().holder, "replica-a");
+    // The Lease's duration from when the read was sent passes; from the renewal it returned, it has not.
+    for (let at = 2 * durations.retryMs; at <= durations.leaseMs; at += durations.retryMs) {
+      await advance(w.clock, b, durations.retryMs);
+      assert.equal(b.leading(), false, `taken at T0 + ${at} ms, before the renewal it read had run out`);
+    }
+    await advance(w.clock, b, durations.retryMs);
+    assert.equal(b.leading(), true);
+    assert.deepEqual(w.server.ledger.overlaps, []);
+    await b.stop();
+    await a.stop();
+  } finally {
+    await w.close();
+  }
+});
+
 Deno.test("A leader that sees another holder after a conflicting write stops its duty at once", async () => {
   const w = await world();
   try {
