@@ -124,6 +124,16 @@ export interface XdsGenerator<P extends PushSnapshot = PushSnapshot> {
 }
 
 /**
+ * The `generate` and `generateEach` of a generator that makes its resources one per step with `each`: the list
+ * is the steps run to their end, so the two can never disagree.
+ */
+export function stepwise<P extends PushSnapshot>(
+  each: (proxy: Proxy, push: P, request: GenerateRequest) => Iterable<GeneratedResource>,
+): Pick<XdsGenerator<P>, "generate" | "generateEach"> {
+  return { generate: (proxy, push, request) => [...each(proxy, push, request)], generateEach: each };
+}
+
+/**
  * True when a full push that changed configs of `kinds` may change what `generator` returns for `proxy`:
  * unknown changes (undefined, or no kind at all) may change anything. A part of a kind (`<kind>.<part>`, as
  * `VIRTUAL_SERVICE_HTTP`) affects no type its whole kind cannot.

@@ -18,7 +18,13 @@ import type { PushContext } from "../push/push_context.ts";
 import { configKey, serviceKey } from "../push/push_request.ts";
 import { GRPC_CDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
-import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
+import {
+  cacheKey,
+  type GeneratedResource,
+  type GenerateRequest,
+  stepwise,
+  type XdsGenerator,
+} from "./generator.ts";
 import { clusterLbFields } from "./cluster_lb.ts";
 import { wantedClusters } from "./wanted_clusters.ts";
 import { circuitBreakers, connectTimeout, outlierDetectionFields } from "./cluster_settings.ts";
@@ -97,10 +103,7 @@ export const grpcCdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_CDS_UNAFFECTED,
-  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
-    ...grpcClusters(proxy, push, request),
-  ],
-  generateEach: grpcClusters,
+  ...stepwise(grpcClusters),
 };
 
 /** The clusters of {@link grpcCdsGenerator}, one per step. */

@@ -13,7 +13,13 @@ import { configKey, serviceKey } from "../push/push_request.ts";
 import type { EndpointShards } from "../push/endpoint_index.ts";
 import { GRPC_EDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
-import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
+import {
+  cacheKey,
+  type GeneratedResource,
+  type GenerateRequest,
+  stepwise,
+  type XdsGenerator,
+} from "./generator.ts";
 import { wantedClusters } from "./wanted_clusters.ts";
 import { endpointsFingerprint, stableJson } from "./fingerprint.ts";
 import { localityLbEndpoints, selectInstances } from "./locality_endpoints.ts";
@@ -120,10 +126,7 @@ export const grpcEdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_EDS_UNAFFECTED,
-  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
-    ...grpcLoadAssignments(proxy, push, request),
-  ],
-  generateEach: grpcLoadAssignments,
+  ...stepwise(grpcLoadAssignments),
 };
 
 /** The ClusterLoadAssignments of {@link grpcEdsGenerator}, one per step. */

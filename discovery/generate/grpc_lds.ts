@@ -11,7 +11,13 @@ import type { PushContext } from "../push/push_context.ts";
 import { serviceKey } from "../push/push_request.ts";
 import { GRPC_LDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
-import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
+import {
+  cacheKey,
+  type GeneratedResource,
+  type GenerateRequest,
+  stepwise,
+  type XdsGenerator,
+} from "./generator.ts";
 import { grpcTargets } from "./grpc_target.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME } from "./route_action.ts";
 import type { EnvoyObject } from "./route_match.ts";
@@ -42,10 +48,7 @@ export const grpcLdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_LDS_UNAFFECTED,
-  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
-    ...grpcListeners(proxy, push, request),
-  ],
-  generateEach: grpcListeners,
+  ...stepwise(grpcListeners),
 };
 
 /** The API listeners of {@link grpcLdsGenerator}, one per step. */

@@ -11,7 +11,13 @@ import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { GRPC_RDS_UNAFFECTED } from "./grpc_unaffected_kinds.ts";
 import { grpcProxyShape } from "./grpc_shape.ts";
-import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "./generator.ts";
+import {
+  cacheKey,
+  type GeneratedResource,
+  type GenerateRequest,
+  stepwise,
+  type XdsGenerator,
+} from "./generator.ts";
 import { stableJson } from "./fingerprint.ts";
 import { grpcTargets } from "./grpc_target.ts";
 import {
@@ -102,10 +108,7 @@ export const grpcRdsGenerator: XdsGenerator<PushContext> = {
   // Each resource is named by the request and read only from its own name.
   resourcePerName: true,
   unaffectedBy: () => GRPC_RDS_UNAFFECTED,
-  generate: (proxy: Proxy, push: PushContext, request: GenerateRequest) => [
-    ...grpcRouteConfigurations(proxy, push, request),
-  ],
-  generateEach: grpcRouteConfigurations,
+  ...stepwise(grpcRouteConfigurations),
 };
 
 /** The RouteConfigurations of {@link grpcRdsGenerator}, one per step. */
