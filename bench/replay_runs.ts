@@ -46,72 +46,45 @@ export async function runBaseline(
   const profileFile = run.profileDir === undefined
     ? undefined
     : `${run.profileDir}/replay_grpc_js_eds.cpuprofile`;
-  const replay = startChild("baseline_server.ts", [
-    "--captured",
-    captured,
-    "--pushes",
-    capturedPushes,
-    ...(delta ? ["--delta"] : []),
-    ...replayProfileArgs(run, profileFile),
-  ], { permissions: replayProfilePermissions(profileFile) });
-  const killReplay = () => replay.kill();
-  run.cleanups.unshift(killReplay);
-  try {
-    const { port } = await replay.next<{ port: number }>();
-    const agent = startChild("load_agent.ts", ["--addr", `127.0.0.1:${port}`, ...agentArgs], {
-      v8Flags: agentV8,
-    });
-    const killAgent = () => agent.kill();
-    run.cleanups.unshift(killAgent);
-    try {
-      await agent.next();
-      const replayPid = replay.child.pid;
-      const [initial, initialCpu] = await withCpu(
-        replayPid,
-        agent.child.pid,
-        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs: run.timeoutMs }),
+  const serverArgs = ["--captured", captured, "--pushes", capturedPushes, ...(delta ? ["--delta"] : [])];
+  return await withReplay(run, serverArgs, profileFile, agentArgs, agentV8, async (replay, agent) => {
+    const replayPid = replay.child.pid;
+    const [initial, initialCpu] = await withCpu(
+      replayPid,
+      agent.child.pid,
+      () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs: run.timeoutMs }),
+    );
+    const [pushed, push, pushCpu] = await measureReplayPush(run, replay, agent);
+    run.progress(
+      `baseline push: ${JSON.stringify(summarize(push.latencies))}, server write ${pushed.ms.toFixed(0)} ms`,
+    );
+    // The floor per message: one small captured response (an edit's RDS, an endpoint push's EDS) written
+    // once to every stream, each ACKed, as a push of that type does.
+    const floors: ReplayFloor[] = [];
+    const kinds = [
+      ["EDS", TYPE_URL.endpoint, "pushOne"],
+      ["RDS", TYPE_URL.route, "pushOne"],
+      // The same EDS response written to the HTTP/2 streams past grpc-js: item 3's best case.
+      ["EDS", TYPE_URL.endpoint, "pushOneRaw"],
+    ] as const;
+    for (const [short, typeUrl, cmd] of kinds) {
+      if (delta || pushSizes[short] === undefined) continue;
+      const label = cmd === "pushOneRaw" ? `${short} past grpc-js` : short;
+      floors.push(
+        await measureFloor(run, replay, agent, { short, typeUrl, cmd, label, bytes: pushSizes[short] }),
       );
-      const [pushed, push, pushCpu] = await measureReplayPush(run, replay, agent);
-      run.progress(
-        `baseline push: ${JSON.stringify(summarize(push.latencies))}, server write ${
-          pushed.ms.toFixed(0)
-        } ms`,
-      );
-      // The floor per message: one small captured response (an edit's RDS, an endpoint push's EDS) written
-      // once to every stream, each ACKed, as a push of that type does.
-      const floors: ReplayFloor[] = [];
-      const kinds = [
-        ["EDS", TYPE_URL.endpoint, "pushOne"],
-        ["RDS", TYPE_URL.route, "pushOne"],
-        // The same EDS response written to the HTTP/2 streams past grpc-js: item 3's best case.
-        ["EDS", TYPE_URL.endpoint, "pushOneRaw"],
-      ] as const;
-      for (const [short, typeUrl, cmd] of kinds) {
-        if (delta || pushSizes[short] === undefined) continue;
-        const label = cmd === "pushOneRaw" ? `${short} past grpc-js` : short;
-        floors.push(
-          await measureFloor(run, replay, agent, { short, typeUrl, cmd, label, bytes: pushSizes[short] }),
-        );
-      }
-      const replayMemory = processMemory(replayPid);
-      await agent.request({ cmd: "close" });
-      return {
-        initial,
-        push,
-        serverWriteMs: pushed.ms,
-        cpu: { initial: initialCpu, push: pushCpu },
-        floors,
-        peakRssKiB: replayMemory.peakRssKiB,
-      };
-    } finally {
-      await agent.close();
-      run.cleanups.splice(run.cleanups.indexOf(killAgent), 1);
     }
-  } finally {
-    await replay.send({ cmd: "close" }).catch(() => {});
-    await replay.close();
-    run.cleanups.splice(run.cleanups.indexOf(killReplay), 1);
-  }
+    const replayMemory = processMemory(replayPid);
+    await agent.request({ cmd: "close" });
+    return {
+      initial,
+      push,
+      serverWriteMs: pushed.ms,
+      cpu: { initial: initialCpu, push: pushCpu },
+      floors,
+      peakRssKiB: replayMemory.peakRssKiB,
+    };
+  });
 }
 
 /** The replay server's arguments to profile its first EDS push into `file`, if any. */
@@ -218,11 +191,61 @@ export async function runOwnH2Floors(
   const profileFile = run.profileDir === undefined
     ? undefined
     : `${run.profileDir}/replay_own_h2_eds.cpuprofile`;
-  const replay = startChild(
-    "baseline_server.ts",
-    ["--captured", captured, "--pushes", capturedPushes, "--own-h2", ...replayProfileArgs(run, profileFile)],
-    { permissions: replayProfilePermissions(profileFile) },
-  );
+  const serverArgs = ["--captured", captured, "--pushes", capturedPushes, "--own-h2"];
+  return await withReplay(run, serverArgs, profileFile, agentArgs, agentV8, async (replay, agent) => {
+    const [initial, cpu] = await withCpu(
+      replay.child.pid,
+      agent.child.pid,
+      () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs: run.timeoutMs }),
+    );
+    run.progress(
+      `own HTTP/2 connect: ${
+        JSON.stringify(summarize(initial.latencies))
+      }, incomplete ${initial.incomplete}, ` +
+        `ended ${JSON.stringify(initial.ended)}, CPU server ${cpu.serverMs.toFixed(0)} ms`,
+    );
+    // As over grpc-js, the whole configuration is pushed once before the floors are measured.
+    const [pushed, push, pushCpu] = await measureReplayPush(run, replay, agent);
+    run.progress(
+      `own HTTP/2 push: ${JSON.stringify(summarize(push.latencies))}, missing ${push.missing}, ` +
+        `server write ${pushed.ms.toFixed(0)} ms, CPU server ${pushCpu.serverMs.toFixed(0)} ms`,
+    );
+    const floors: ReplayFloor[] = [];
+    for (const [short, typeUrl] of [["EDS", TYPE_URL.endpoint], ["RDS", TYPE_URL.route]] as const) {
+      if (pushSizes[short] === undefined) continue;
+      const label = `${short} on own HTTP/2`;
+      floors.push(
+        await measureFloor(run, replay, agent, {
+          short,
+          typeUrl,
+          cmd: "pushOne",
+          label,
+          bytes: pushSizes[short],
+        }),
+      );
+    }
+    const peakRssKiB = processMemory(replay.child.pid).peakRssKiB;
+    await agent.request({ cmd: "close" });
+    return { floors, connect: { initial, cpu, push, pushCpu, peakRssKiB } };
+  });
+}
+
+/**
+ * Starts the replay server with `serverArgs` (and the profile arguments for `profileFile`) and a load process
+ * connected to it, runs `measure` with both, and closes both however it ends (a crash of the benchmark kills
+ * them through `run.cleanups`).
+ */
+async function withReplay<T>(
+  run: ReplayRun,
+  serverArgs: string[],
+  profileFile: string | undefined,
+  agentArgs: string[],
+  agentV8: string[],
+  measure: (replay: LineChannel, agent: LineChannel) => Promise<T>,
+): Promise<T> {
+  const replay = startChild("baseline_server.ts", [...serverArgs, ...replayProfileArgs(run, profileFile)], {
+    permissions: replayProfilePermissions(profileFile),
+  });
   const killReplay = () => replay.kill();
   run.cleanups.unshift(killReplay);
   try {
@@ -234,40 +257,7 @@ export async function runOwnH2Floors(
     run.cleanups.unshift(killAgent);
     try {
       await agent.next();
-      const [initial, cpu] = await withCpu(
-        replay.child.pid,
-        agent.child.pid,
-        () => agent.request<ConnectReply>({ cmd: "connect", timeoutMs: run.timeoutMs }),
-      );
-      run.progress(
-        `own HTTP/2 connect: ${
-          JSON.stringify(summarize(initial.latencies))
-        }, incomplete ${initial.incomplete}, ` +
-          `ended ${JSON.stringify(initial.ended)}, CPU server ${cpu.serverMs.toFixed(0)} ms`,
-      );
-      // As over grpc-js, the whole configuration is pushed once before the floors are measured.
-      const [pushed, push, pushCpu] = await measureReplayPush(run, replay, agent);
-      run.progress(
-        `own HTTP/2 push: ${JSON.stringify(summarize(push.latencies))}, missing ${push.missing}, ` +
-          `server write ${pushed.ms.toFixed(0)} ms, CPU server ${pushCpu.serverMs.toFixed(0)} ms`,
-      );
-      const floors: ReplayFloor[] = [];
-      for (const [short, typeUrl] of [["EDS", TYPE_URL.endpoint], ["RDS", TYPE_URL.route]] as const) {
-        if (pushSizes[short] === undefined) continue;
-        const label = `${short} on own HTTP/2`;
-        floors.push(
-          await measureFloor(run, replay, agent, {
-            short,
-            typeUrl,
-            cmd: "pushOne",
-            label,
-            bytes: pushSizes[short],
-          }),
-        );
-      }
-      const peakRssKiB = processMemory(replay.child.pid).peakRssKiB;
-      await agent.request({ cmd: "close" });
-      return { floors, connect: { initial, cpu, push, pushCpu, peakRssKiB } };
+      return await measure(replay, agent);
     } finally {
       await agent.close();
       run.cleanups.splice(run.cleanups.indexOf(killAgent), 1);
