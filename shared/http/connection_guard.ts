@@ -67,6 +67,8 @@ export interface ConnectionGuardOptions {
   readonly logThrottle?: PeerLogLimiter;
   /** Times the connection bounds and the accept back-off; default the runtime's. */
   readonly timers?: Timers;
+  /** Opens a connection to the backend; default `Deno.connect`. */
+  readonly dial?: (backend: { hostname: string; port: number }) => Promise<Deno.TcpConn>;
 }
 
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
@@ -98,6 +100,7 @@ const ACCEPT_BACKOFF_MAX_MS = 1_000;
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
   const timers = options.timers ?? systemTimers;
+  const dial = options.dial ?? ((backend) => Deno.connect(backend));
   const listener = Deno.listen(options.listen);
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
@@ -120,9 +123,18 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
 
   const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer));
 
-  const admit = (conn: Deno.Conn) => {
+  const admit = async (conn: Deno.Conn) => {
     const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
-    const slot = slots.claim(peer, () => safeClose(conn));
+    let slot = slots.claim(peer, () => safeClose(conn));
+    // Accepting is eager: a burst of queued connections is taken without a read in between. Room is made only
+    // from connections that have had a turn of the event loop to be read (a probe's request then marks it
+    // busy), so the accept loop yields one before closing any taken since its last yield.
+    while (slot === "wait" && !closing) {
+      await nextTurn();
+      slots.newRound();
+      slot = slots.claim(peer, () => safeClose(conn));
+    }
+    if (slot === "wait") return safeClose(conn);
     if (typeof slot === "string") {
       refused(slot, peer);
       safeClose(conn);
@@ -159,7 +171,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       }
       if (backoffMs > 0) log.info(`${name}: accepting connections again`);
       backoffMs = 0;
-      admit(conn);
+      await admit(conn);
     }
   })();
 
@@ -183,7 +195,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     };
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
-      backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
+      backend = await dial({ hostname: options.backend.hostname, port: options.backend.port });
       peers.set((backend.localAddr as Deno.NetAddr).port, conn.remoteAddr as Deno.NetAddr);
       return backend;
     };
@@ -197,6 +209,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         evictable(false);
       },
       server: () => {
+        if (answerTimer !== undefined) slot.served();
         timers.clearTimeout(answerTimer);
         answerTimer = undefined;
         evictable(true);
@@ -248,6 +261,9 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         );
         return;
       }
+      // The client has sent its request and waits for the answer: from here the connection is busy, not idle,
+      // so a flood from its address cannot close it while the backend connection opens.
+      evictable(false);
       const server = await connectBackend();
       arm(limits.idleTimeoutMs);
       const framed = () => !requests.opaque && !responses.opaque;
@@ -265,6 +281,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
           headerTimer = undefined;
         }
         const answered = responses.completed >= requests.heads;
+        if (responses.completed > 0) slot.served();
         evictable(answered);
         if (clientEnded && answered) return closeAll();
         // A closed client cannot be told from a half-closed one: one whose answer does not keep coming is
@@ -381,6 +398,14 @@ async function relay(from: Deno.Conn, to: Deno.Conn, relayed: (bytes: Uint8Array
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let written = 0;
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+/**
+ * Resolves after the event loop has turned once, so that reads already due complete. A zero delay on the
+ * runtime's timers rather than the injected ones: this orders work, it measures no time.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function safeClose(closer: { close(): void }): void {
