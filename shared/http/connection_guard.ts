@@ -1,7 +1,8 @@
 import type { Logger } from "../log/logger.ts";
 import { Http1Framer } from "./http1_framer.ts";
 import type { ListenAddress } from "./listen_address.ts";
-import { type ConnectionSlot, ConnectionSlots } from "./connection_slots.ts";
+import { type ConnectionSlot, ConnectionSlots, type SlotRefusal, type SlotWait } from "./connection_slots.ts";
+import { SlotWaiters } from "./slot_waiters.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import { systemTimers, type Timers } from "../time/timers.ts";
 
@@ -74,6 +75,8 @@ export interface ConnectionGuardOptions {
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
 export interface ConnectionGuard {
   readonly address: Deno.NetAddr;
+  /** Connections waiting for a slot, their scope full of connections with a request in progress. */
+  readonly waiting: number;
   /** The client whose connection the guard relays from local port `port` to the backend. */
   peerOf(port: number): Deno.NetAddr | undefined;
   close(): Promise<void>;
@@ -121,30 +124,64 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     log.warn(`${name}: ${why}`, { peer, reason, passedOver });
   };
 
-  const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer));
-
-  const admit = async (conn: Deno.Conn) => {
-    const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
-    let slot = slots.claim(peer, () => safeClose(conn));
-    // Accepting is eager: a burst of queued connections is taken without a read in between. Room is made only
-    // from connections that have had a turn of the event loop to be read (a probe's request then marks it
-    // busy), so the accept loop yields one before closing any taken since its last yield.
-    while (slot === "wait" && !closing) {
-      await nextTurn();
+  let offering = false;
+  const offerRoom = () => {
+    if (offering) return;
+    offering = true;
+    queueMicrotask(() => {
+      offering = false;
+      waiters.offer();
+    });
+  };
+  const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer), offerRoom);
+  const waiters = new SlotWaiters(limits.maxConnections, limits.headerTimeoutMs, timers);
+  let roundDue = false;
+  const nextRound = () => {
+    if (roundDue) return;
+    roundDue = true;
+    nextTurn().then(() => {
+      roundDue = false;
       slots.newRound();
-      slot = slots.claim(peer, () => safeClose(conn));
-    }
-    if (slot === "wait") return safeClose(conn);
-    if (typeof slot === "string") {
-      refused(slot, peer);
-      safeClose(conn);
-      return;
-    }
+      waiters.offer();
+    });
+  };
+
+  /** Gives `conn` a slot and serves it; the bound in the way, or "wait", when there is no room yet. */
+  const place = (conn: Deno.Conn, peer: string): SlotRefusal | SlotWait | undefined => {
+    const slot = slots.claim(peer, () => safeClose(conn));
+    if (typeof slot === "string") return slot;
     const task = serveConnection(conn, slot).catch(() => {}).finally(() => {
       slot.close();
       tasks.delete(task);
     });
     tasks.add(task);
+  };
+
+  const admit = async (conn: Deno.Conn) => {
+    const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
+    let result = place(conn, peer);
+    // Accepting is eager: a burst of queued connections is taken without a read in between. Room is made only
+    // from connections that have had a turn of the event loop to be read (a probe's request then marks it
+    // busy), so the accept loop yields one before closing any taken since its last yield.
+    while (result === "wait" && !closing) {
+      await nextTurn();
+      slots.newRound();
+      result = place(conn, peer);
+    }
+    if (result === undefined) return;
+    if (result === "wait") return safeClose(conn);
+    const refusal = result;
+    const refuse = () => {
+      if (!closing) refused(refusal, peer);
+      safeClose(conn);
+    };
+    // Every connection in scope has a request in progress: wait for one to end or go idle, in turn.
+    const placed = () => {
+      const outcome = place(conn, peer);
+      if (outcome === "wait") nextRound();
+      return outcome === undefined;
+    };
+    if (!waiters.wait(peer, placed, refuse)) refuse();
   };
 
   const accepting = (async () => {
@@ -324,11 +361,15 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     get address() {
       return listener.addr as Deno.NetAddr;
     },
+    get waiting() {
+      return waiters.size;
+    },
     peerOf: (port) => peers.get(port),
     async close() {
       closing = true;
       stopped.resolve();
       safeClose(listener);
+      waiters.closeAll();
       slots.closeAll();
       await accepting;
       await Promise.all(tasks);

@@ -39,10 +39,14 @@ export class ConnectionSlots {
   #sequence = 0;
   #round = 0;
 
-  /** `onEvict` hears of each connection closed to make room, with its address. */
+  /**
+   * `onEvict` hears of each connection closed to make room, with its address; `onRoom` of each slot given back
+   * or become evictable, where a connection waiting for room may now find some.
+   */
   constructor(
     readonly limits: { readonly maxConnections: number; readonly maxConnectionsPerPeer: number },
     readonly onEvict: (peer: string) => void = () => {},
+    readonly onRoom: () => void = () => {},
   ) {}
 
   /** Connections holding a slot. */
@@ -64,12 +68,23 @@ export class ConnectionSlots {
       const room = this.#makeRoom(this.#open);
       if (room !== "made") return room === "wait" ? room : "connections";
     }
-    const entry = new Entry(peer, this.#round, ++this.#sequence, () => ++this.#sequence, close, () => {
-      this.#open.delete(entry);
-      const mine = this.#byPeer.get(peer);
-      mine?.delete(entry);
-      if (mine?.size === 0) this.#byPeer.delete(peer);
-    });
+    const entry = new Entry(
+      peer,
+      this.#round,
+      ++this.#sequence,
+      () => {
+        this.onRoom();
+        return ++this.#sequence;
+      },
+      close,
+      () => {
+        this.#open.delete(entry);
+        const mine = this.#byPeer.get(peer);
+        mine?.delete(entry);
+        if (mine?.size === 0) this.#byPeer.delete(peer);
+        this.onRoom();
+      },
+    );
     this.#open.add(entry);
     this.#byPeer.set(peer, (this.#byPeer.get(peer) ?? new Set()).add(entry));
     return entry;
