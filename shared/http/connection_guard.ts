@@ -96,9 +96,10 @@ const ACCEPT_BACKOFF_MAX_MS = 1_000;
  * size, and the number of connections in all and per client address; what passes is relayed to the server on
  * loopback. When a bound on the number is reached, the connection that has waited longest without a request
  * in progress (idle between requests, or still sending its handshake or headers) in the same scope is closed
- * to make room; only when every one has a request in progress is the newcomer refused. So a peer flooding
- * slots cannot keep out a probe, and a slow or silent peer loses only its own connections. Accepting
- * survives running out of file descriptors: it backs off and retries.
+ * to make room, answered ones first, never one accepted since the accept loop last yielded; when every one
+ * has a request in progress the newcomer waits its turn, up to the header time. So a peer flooding slots
+ * cannot keep out a probe, and a slow or silent peer loses only its own connections. Accepting survives
+ * running out of file descriptors: it backs off and retries.
  */
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
