@@ -53,7 +53,7 @@ async function withGuard(
   let dials = 0;
   const refusals: ConnectionRefusal[] = [];
   const guard = startConnectionGuard({
-    listen: { hostname: "0.0.0.0", port: 0 },
+    listen: { hostname: "127.0.0.1", port: 0 },
     backend: backend.addr,
     limits,
     log: silentLogger,
