@@ -7,7 +7,7 @@
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
  *     bench/abuse.ts [--attack NAME]... [--small] [--size key=value]... [--after-s 60] [--idle-s 5] \
  *     [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE] [--server-env NAME=value]... \
- *     [--profile-s N [--profile-dir DIR]] [--diagnose-dir DIR]
+ *     [--profile-s N [--profile-dir DIR]] [--diagnose-dir DIR] [--server-log-dir DIR]
  *
  * `--attack` takes an attack's name or its family (`webhook-bodies` selects it and `webhook-bodies:h1`);
  * default all. `--small` runs each at a size that finishes in about a minute; `--size` overrides one size of
@@ -16,7 +16,8 @@
  * (`DIR/<attack>-<n>.cpuprofile`, read them with `cpuprofile_top.ts`). Each row's note splits idle and after
  * memory into glibc's main arena (`[heap]`), other anonymous memory and V8's figures. `--diagnose-dir` saves
  * smaps, `/debug/cachez` and `/memj/` at idle and after, then a heap snapshot and the server's log
- * (`abuse/memory_snapshot.ts`).
+ * (`abuse/memory_snapshot.ts`). `--server-log-dir` keeps each server's whole log as `DIR/<attack>-server.log`.
+ * Each failed `/ready` probe is listed under the table with its error and its time from the attack's start.
  *
  * @module
  */
@@ -41,6 +42,7 @@ const { values: flags } = parseArgs({
     "profile-s": { type: "string", default: "0" },
     "profile-dir": { type: "string", default: "." },
     "diagnose-dir": { type: "string" },
+    "server-log-dir": { type: "string" },
   },
 });
 
@@ -71,6 +73,7 @@ const options = {
   profileS: Number(flags["profile-s"]),
   profileDir: flags["profile-dir"],
   diagnoseDir: flags["diagnose-dir"],
+  serverLogDir: flags["server-log-dir"],
   log,
 };
 

@@ -28,6 +28,19 @@ export function missedTargets(r: AttackResult): string[] {
   return missed;
 }
 
+/** Each failed `/ready` probe, its time from the attack's start and its error. */
+function describeFailures(r: AttackResult): string {
+  if (!r.ready.failed?.length) return "";
+  const start = r.phases?.attackStartedAt;
+  const at = (ms: number) =>
+    start === undefined ? new Date(ms).toISOString() : `${((ms - start) / 1000).toFixed(1)} s`;
+  const end = r.phases && start !== undefined
+    ? ` (attacker ended at ${((r.phases.attackerEndedAt - start) / 1000).toFixed(1)} s)`
+    : "";
+  return `; failed /ready probes${end}: ` +
+    r.ready.failed.map((f) => `at ${at(f.atMs)} after ${f.tookMs} ms: ${f.error}`).join("; ");
+}
+
 const ms = (v: number) => Number.isNaN(v) ? "–" : String(Math.round(v));
 
 /** Renders the results as a Markdown table, with each attacker's report below it. */
@@ -58,7 +71,9 @@ export function renderAbuseReport(results: readonly AttackResult[]): string {
     `push latency p50 ${r.pushes?.latencyP50Ms ?? "–"} ms, max ${r.pushes?.latencyMaxMs ?? "–"} ms; ` +
     `attacker saw ${JSON.stringify(r.notes)}` +
     (r.memory?.after ? `; memory idle → after: ${describeChange(r.memory.idle, r.memory.after)}` : "") +
-    (r.profiles?.length ? `; CPU profiles ${r.profiles.join(", ")}` : "")
+    (r.profiles?.length ? `; CPU profiles ${r.profiles.join(", ")}` : "") +
+    (r.refusals?.length ? `; refusals ${r.refusals.join(", ")}` : "") +
+    describeFailures(r)
   );
   return [...head, ...rows, "", ...notes].join("\n");
 }

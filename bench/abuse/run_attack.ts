@@ -44,6 +44,10 @@ export interface AttackResult {
   readonly memory?: { readonly idle: MemoryBreakdown; readonly after?: MemoryBreakdown };
   /** The CPU profiles taken while the attacker ran (`--profile-s`). */
   readonly profiles?: readonly string[];
+  /** When the attacker started and ended (epoch ms), to place the probe's failures. */
+  readonly phases?: { readonly attackStartedAt: number; readonly attackerEndedAt: number };
+  /** The server's `http_server_refused` samples once the attacker ended. */
+  readonly refusals?: readonly string[];
 }
 
 /** How to run. */
@@ -63,6 +67,8 @@ export interface RunOptions {
    * read (it inflates the server's memory).
    */
   readonly diagnoseDir?: string;
+  /** Where to save the server's whole log (`--server-log-dir`), as `<attack>-server.log`. */
+  readonly serverLogDir?: string;
   readonly log: (message: string) => void;
 }
 
@@ -107,6 +113,7 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     const logBefore = logSize(program.stdout + program.stderr);
     options.log(`${attack.name}: idle ${idleMiB} MiB; attacking with ${JSON.stringify(sizes)}`);
     const started = performance.now();
+    const attackStartedAt = Date.now();
     const profiles = profileS > 0
       ? takeProfiles(addresses.httpAddr, profileS, join(options.profileDir ?? ".", attack.name), options.log)
       : Promise.resolve([]);
@@ -123,6 +130,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     const bound = sleep(attack.timeoutS(sizes) * 1000).then(() => "time bound" as const);
     const attackerEnded = await Promise.race([replies, bound, server.exited.then(() => "exited" as const)]);
     await child.kill();
+    const attackerEndedAt = Date.now();
+    const refusals = await refusalSamples(addresses.monitoringAddr);
     const attackSeconds = Math.round((performance.now() - started) / 1000);
     const logAfter = logSize(program.stdout + program.stderr);
     options.log(
@@ -140,6 +149,12 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     }
     pushSummary = await pushes.stop();
     const readySummary = await ready.stop();
+    if (options.serverLogDir) {
+      await Deno.writeTextFile(
+        join(options.serverLogDir, `${attack.name}-server.log`),
+        program.stdout + program.stderr,
+      );
+    }
     await rss.stop();
     const killed = rss.killedAtMiB;
     const exitStatus = server.hasExited() ? await server.exited : undefined;
@@ -170,6 +185,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
       notes,
       memory: { idle: idleMemory, ...(afterMemory && { after: afterMemory }) },
       ...(profileS > 0 ? { profiles: await profiles } : {}),
+      phases: { attackStartedAt, attackerEndedAt },
+      refusals,
     };
   } finally {
     if (pushSummary === undefined) await pushes.stop(0).catch(() => {});
@@ -204,6 +221,16 @@ async function takeProfiles(
     }
   }
   return files;
+}
+
+/** The `http_server_refused` lines of the server's metrics, or the reason they could not be read. */
+async function refusalSamples(monitoringAddr: string): Promise<string[]> {
+  try {
+    const text = await (await fetch(`http://${monitoringAddr}/metrics`)).text();
+    return text.split("\n").filter((line) => line.startsWith("http_server_refused"));
+  } catch (error) {
+    return [`metrics unreadable: ${error instanceof Error ? error.message : error}`];
+  }
 }
 
 function logSize(text: string): { lines: number; bytes: number } {

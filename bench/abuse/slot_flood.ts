@@ -2,7 +2,8 @@
  * Connections that hold the server's connection slots: plain HTTP keep-alive connections to the debug port
  * that get one answer and then trickle a second request's headers a byte at a time, or TLS connections to the
  * webhook port that ask something every so often (each well inside any idle timeout). Counts how many the
- * server closed while they were held.
+ * server closed while they were held, and when (seconds from the attack's start), to lay beside the probe's
+failures.
  *
  * @module
  */
@@ -41,16 +42,25 @@ export async function slotFlood(addr: string, sizes: SlotFloodSizes): Promise<Re
   let answered = 0;
   let closedByServer = 0;
   let failedToOpen = 0;
+  const startedAt = Date.now();
+  /** Connections closed by the server, by whole seconds from `startedAt`. */
+  const closedAtS: Record<number, number> = {};
+  const openErrors: string[] = [];
+  const serverClosed = () => {
+    closedByServer++;
+    const second = Math.floor((Date.now() - startedAt) / 1000);
+    closedAtS[second] = (closedAtS[second] ?? 0) + 1;
+  };
   const held: Deno.Conn[] = [];
   const hold = async (conn: Deno.Conn) => {
     await conn.write(request);
-    if (await readSome(conn) === null) return void closedByServer++;
+    if (await readSome(conn) === null) return void serverClosed();
     answered++;
     if (sizes.tls) {
       while (Date.now() + sizes.everyMs < until) {
         await new Promise((resolve) => setTimeout(resolve, sizes.everyMs));
         await conn.write(request);
-        if (await readSome(conn) === null) return void closedByServer++;
+        if (await readSome(conn) === null) return void serverClosed();
       }
       return;
     }
@@ -68,7 +78,7 @@ export async function slotFlood(addr: string, sizes: SlotFloodSizes): Promise<Re
       }
       await Promise.race([watch, new Promise((resolve) => setTimeout(resolve, sizes.everyMs))]);
     }
-    if (closed) closedByServer++;
+    if (closed) serverClosed();
   };
   const tasks: Promise<void>[] = [];
   for (let c = 0; c < sizes.connections; c++) {
@@ -79,11 +89,13 @@ export async function slotFlood(addr: string, sizes: SlotFloodSizes): Promise<Re
       if (sizes.tls) await (conn as Deno.TlsConn).handshake();
       opened++;
       held.push(conn);
-      tasks.push(hold(conn).catch(() => void closedByServer++));
-    } catch {
+      tasks.push(hold(conn).catch(serverClosed));
+    } catch (error) {
       failedToOpen++;
+      if (openErrors.length < 5) openErrors.push(error instanceof Error ? error.message : String(error));
     }
   }
+  const openedAllS = (Date.now() - startedAt) / 1000;
   await Promise.race([
     Promise.all(tasks),
     new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now()))),
@@ -95,5 +107,14 @@ export async function slotFlood(addr: string, sizes: SlotFloodSizes): Promise<Re
       // Closed already.
     }
   }
-  return { opened, failedToOpen, answered, closedByServer };
+  return {
+    opened,
+    failedToOpen,
+    answered,
+    closedByServer,
+    startedAt,
+    openedAllS,
+    closedAtS,
+    ...(openErrors.length > 0 && { openErrors }),
+  };
 }

@@ -1,7 +1,8 @@
 import type { Logger } from "../log/logger.ts";
 import { Http1Framer } from "./http1_framer.ts";
 import type { ListenAddress } from "./listen_address.ts";
-import { type ConnectionSlot, ConnectionSlots } from "./connection_slots.ts";
+import { type ConnectionSlot, ConnectionSlots, type SlotRefusal, type SlotWait } from "./connection_slots.ts";
+import { SlotWaiters } from "./slot_waiters.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import { systemTimers, type Timers } from "../time/timers.ts";
 
@@ -67,11 +68,15 @@ export interface ConnectionGuardOptions {
   readonly logThrottle?: PeerLogLimiter;
   /** Times the connection bounds and the accept back-off; default the runtime's. */
   readonly timers?: Timers;
+  /** Opens a connection to the backend; default `Deno.connect`. */
+  readonly dial?: (backend: { hostname: string; port: number }) => Promise<Deno.TcpConn>;
 }
 
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
 export interface ConnectionGuard {
   readonly address: Deno.NetAddr;
+  /** Connections waiting for a slot, their scope full of connections with a request in progress. */
+  readonly waiting: number;
   /** The client whose connection the guard relays from local port `port` to the backend. */
   peerOf(port: number): Deno.NetAddr | undefined;
   close(): Promise<void>;
@@ -91,13 +96,15 @@ const ACCEPT_BACKOFF_MAX_MS = 1_000;
  * size, and the number of connections in all and per client address; what passes is relayed to the server on
  * loopback. When a bound on the number is reached, the connection that has waited longest without a request
  * in progress (idle between requests, or still sending its handshake or headers) in the same scope is closed
- * to make room; only when every one has a request in progress is the newcomer refused. So a peer flooding
- * slots cannot keep out a probe, and a slow or silent peer loses only its own connections. Accepting
- * survives running out of file descriptors: it backs off and retries.
+ * to make room, answered ones first, never one accepted since the accept loop last yielded; when every one
+ * has a request in progress the newcomer waits its turn, up to the header time. So a peer flooding slots
+ * cannot keep out a probe, and a slow or silent peer loses only its own connections. Accepting survives
+ * running out of file descriptors: it backs off and retries.
  */
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
   const timers = options.timers ?? systemTimers;
+  const dial = options.dial ?? ((backend) => Deno.connect(backend));
   const listener = Deno.listen(options.listen);
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
@@ -118,21 +125,64 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     log.warn(`${name}: ${why}`, { peer, reason, passedOver });
   };
 
-  const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer));
+  let offering = false;
+  const offerRoom = () => {
+    if (offering) return;
+    offering = true;
+    queueMicrotask(() => {
+      offering = false;
+      waiters.offer();
+    });
+  };
+  const slots = new ConnectionSlots(limits, (peer) => refused("evicted", peer), offerRoom);
+  const waiters = new SlotWaiters(limits.maxConnections, limits.headerTimeoutMs, timers);
+  let roundDue = false;
+  const nextRound = () => {
+    if (roundDue) return;
+    roundDue = true;
+    nextTurn().then(() => {
+      roundDue = false;
+      slots.newRound();
+      waiters.offer();
+    });
+  };
 
-  const admit = (conn: Deno.Conn) => {
-    const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
+  /** Gives `conn` a slot and serves it; the bound in the way, or "wait", when there is no room yet. */
+  const place = (conn: Deno.Conn, peer: string): SlotRefusal | SlotWait | undefined => {
     const slot = slots.claim(peer, () => safeClose(conn));
-    if (typeof slot === "string") {
-      refused(slot, peer);
-      safeClose(conn);
-      return;
-    }
+    if (typeof slot === "string") return slot;
     const task = serveConnection(conn, slot).catch(() => {}).finally(() => {
       slot.close();
       tasks.delete(task);
     });
     tasks.add(task);
+  };
+
+  const admit = async (conn: Deno.Conn) => {
+    const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
+    let result = place(conn, peer);
+    // Accepting is eager: a burst of queued connections is taken without a read in between. Room is made only
+    // from connections that have had a turn of the event loop to be read (a probe's request then marks it
+    // busy), so the accept loop yields one before closing any taken since its last yield.
+    while (result === "wait" && !closing) {
+      await nextTurn();
+      slots.newRound();
+      result = place(conn, peer);
+    }
+    if (result === undefined) return;
+    if (result === "wait") return safeClose(conn);
+    const refusal = result;
+    const refuse = () => {
+      if (!closing) refused(refusal, peer);
+      safeClose(conn);
+    };
+    // Every connection in scope has a request in progress: wait for one to end or go idle, in turn.
+    const placed = () => {
+      const outcome = place(conn, peer);
+      if (outcome === "wait") nextRound();
+      return outcome === undefined;
+    };
+    if (!waiters.wait(peer, placed, refuse)) refuse();
   };
 
   const accepting = (async () => {
@@ -159,7 +209,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       }
       if (backoffMs > 0) log.info(`${name}: accepting connections again`);
       backoffMs = 0;
-      admit(conn);
+      await admit(conn);
     }
   })();
 
@@ -183,7 +233,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     };
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
-      backend = await Deno.connect({ hostname: options.backend.hostname, port: options.backend.port });
+      backend = await dial({ hostname: options.backend.hostname, port: options.backend.port });
       peers.set((backend.localAddr as Deno.NetAddr).port, conn.remoteAddr as Deno.NetAddr);
       return backend;
     };
@@ -197,6 +247,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         evictable(false);
       },
       server: () => {
+        if (answerTimer !== undefined) slot.served();
         timers.clearTimeout(answerTimer);
         answerTimer = undefined;
         evictable(true);
@@ -248,6 +299,9 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         );
         return;
       }
+      // The client has sent its request and waits for the answer: from here the connection is busy, not idle,
+      // so a flood from its address cannot close it while the backend connection opens.
+      evictable(false);
       const server = await connectBackend();
       arm(limits.idleTimeoutMs);
       const framed = () => !requests.opaque && !responses.opaque;
@@ -265,6 +319,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
           headerTimer = undefined;
         }
         const answered = responses.completed >= requests.heads;
+        if (responses.completed > 0) slot.served();
         evictable(answered);
         if (clientEnded && answered) return closeAll();
         // A closed client cannot be told from a half-closed one: one whose answer does not keep coming is
@@ -307,11 +362,15 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     get address() {
       return listener.addr as Deno.NetAddr;
     },
+    get waiting() {
+      return waiters.size;
+    },
     peerOf: (port) => peers.get(port),
     async close() {
       closing = true;
       stopped.resolve();
       safeClose(listener);
+      waiters.closeAll();
       slots.closeAll();
       await accepting;
       await Promise.all(tasks);
@@ -381,6 +440,14 @@ async function relay(from: Deno.Conn, to: Deno.Conn, relayed: (bytes: Uint8Array
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let written = 0;
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+/**
+ * Resolves after the event loop has turned once, so that reads already due complete. A zero delay on the
+ * runtime's timers rather than the injected ones: this orders work, it measures no time.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function safeClose(closer: { close(): void }): void {

@@ -300,18 +300,21 @@ Deno.test("One address holds at most its share of connections; its oldest idle o
   await withServer(
     async (port) => {
       const busy: Deno.Conn[] = [];
-      await t.step("with two requests in progress, a third connection is refused", async () => {
-        for (let i = 0; i < 2; i++) {
-          const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-          await conn.write(encode("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"));
-          busy.push(conn);
-        }
-        await waitFor(() => holding === 2, "two requests in progress");
-        const extra = await Deno.connect({ hostname: "127.0.0.1", port });
-        await extra.write(encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).catch(() => 0);
-        assert.equal(await readUntilClosed(extra), "");
-        extra.close();
-      });
+      await t.step(
+        "with two requests in progress, a third connection waits the header time, then is refused",
+        async () => {
+          for (let i = 0; i < 2; i++) {
+            const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+            await conn.write(encode("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"));
+            busy.push(conn);
+          }
+          await waitFor(() => holding === 2, "two requests in progress");
+          const extra = await Deno.connect({ hostname: "127.0.0.1", port });
+          await extra.write(encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).catch(() => 0);
+          assert.equal(await readUntilClosed(extra), "");
+          extra.close();
+        },
+      );
       await t.step("once they are answered and idle, a new connection closes the older one", async () => {
         release.resolve();
         for (const conn of busy) {

@@ -7,6 +7,12 @@ export interface ConnectionSlot {
    * requests, or during its handshake or header block). The time it last became so orders evictions.
    */
   evictable(yes: boolean): void;
+  /**
+   * Marks that the connection has had an answer. Past a bound, connections that have had one are closed before
+   * those still waiting for their first: their clients were served, while a fresh one (a probe) would be turned
+   * away with nothing.
+   */
+  served(): void;
   /** Gives the slot back and closes the connection; later calls do nothing. */
   close(): void;
 }
@@ -15,19 +21,32 @@ export interface ConnectionSlot {
 export type SlotRefusal = "connections" | "peer_connections";
 
 /**
+ * A connection got no slot yet: room could only be made by closing connections claimed in this round, which
+ * have not had a turn to be read. Start a new round once they have, and claim again.
+ */
+export type SlotWait = "wait";
+
+/**
  * The connections of one listener, in all and per client address. Past a bound, the connection that has been
- * evictable the longest in the same scope (the address's, then the listener's) is closed to make room; only
- * when none is evictable is the newcomer refused.
+ * evictable the longest in the same scope (the address's, then the listener's) is closed to make room, those
+ * already served first; only when none is evictable is the newcomer refused. A connection claimed in the
+ * current round is not closed to make room: a listener that drains a burst of queued connections would
+ * otherwise close each before it was read, a probe queued among them included.
  */
 export class ConnectionSlots {
   readonly #open = new Set<Entry>();
   readonly #byPeer = new Map<string, Set<Entry>>();
   #sequence = 0;
+  #round = 0;
 
-  /** `onEvict` hears of each connection closed to make room, with its address. */
+  /**
+   * `onEvict` hears of each connection closed to make room, with its address; `onRoom` of each slot given back
+   * or become evictable, where a connection waiting for room may now find some.
+   */
   constructor(
     readonly limits: { readonly maxConnections: number; readonly maxConnectionsPerPeer: number },
     readonly onEvict: (peer: string) => void = () => {},
+    readonly onRoom: () => void = () => {},
   ) {}
 
   /** Connections holding a slot. */
@@ -37,23 +56,43 @@ export class ConnectionSlots {
 
   /**
    * A slot for a connection from `peer`, which `close` closes; evictable at first. The bound that refused it
-   * when there is no room.
+   * when there is no room, or "wait" when room can be made in a later round.
    */
-  claim(peer: string, close: () => void): ConnectionSlot | SlotRefusal {
+  claim(peer: string, close: () => void): ConnectionSlot | SlotRefusal | SlotWait {
     const own = this.#byPeer.get(peer);
-    if (own !== undefined && own.size >= this.limits.maxConnectionsPerPeer && !this.#evictFrom(own)) {
-      return "peer_connections";
+    if (own !== undefined && own.size >= this.limits.maxConnectionsPerPeer) {
+      const room = this.#makeRoom(own);
+      if (room !== "made") return room === "wait" ? room : "peer_connections";
     }
-    if (this.#open.size >= this.limits.maxConnections && !this.#evictFrom(this.#open)) return "connections";
-    const entry = new Entry(peer, ++this.#sequence, () => ++this.#sequence, close, () => {
-      this.#open.delete(entry);
-      const mine = this.#byPeer.get(peer);
-      mine?.delete(entry);
-      if (mine?.size === 0) this.#byPeer.delete(peer);
-    });
+    if (this.#open.size >= this.limits.maxConnections) {
+      const room = this.#makeRoom(this.#open);
+      if (room !== "made") return room === "wait" ? room : "connections";
+    }
+    const entry = new Entry(
+      peer,
+      this.#round,
+      ++this.#sequence,
+      () => {
+        this.onRoom();
+        return ++this.#sequence;
+      },
+      close,
+      () => {
+        this.#open.delete(entry);
+        const mine = this.#byPeer.get(peer);
+        mine?.delete(entry);
+        if (mine?.size === 0) this.#byPeer.delete(peer);
+        this.onRoom();
+      },
+    );
     this.#open.add(entry);
     this.#byPeer.set(peer, (this.#byPeer.get(peer) ?? new Set()).add(entry));
     return entry;
+  }
+
+  /** Starts a new round: connections claimed so far have had their turn and may be closed to make room. */
+  newRound(): void {
+    this.#round++;
   }
 
   /** Closes every connection. */
@@ -61,24 +100,39 @@ export class ConnectionSlots {
     for (const entry of this.#open) entry.close();
   }
 
-  #evictFrom(entries: Iterable<Entry>): boolean {
+  #makeRoom(entries: Iterable<Entry>): "made" | "wait" | "none" {
     let oldest: Entry | undefined;
+    let waiting = false;
     for (const entry of entries) {
       if (entry.since === undefined) continue;
-      if (oldest === undefined || entry.since < oldest.since!) oldest = entry;
+      if (entry.round === this.#round) {
+        waiting = true;
+      } else if (oldest === undefined || before(entry, oldest)) {
+        oldest = entry;
+      }
     }
-    if (oldest === undefined) return false;
+    if (oldest === undefined) return waiting ? "wait" : "none";
     this.onEvict(oldest.peer);
     oldest.close();
-    return true;
+    return "made";
   }
+}
+
+/** Whether `a` is closed before `b`: one already served first, then the one evictable the longest. */
+function before(a: Entry, b: Entry): boolean {
+  if (a.wasServed !== b.wasServed) return a.wasServed;
+  return a.since! < b.since!;
 }
 
 class Entry implements ConnectionSlot {
   #closed = false;
+  /** Whether the connection has had an answer. */
+  wasServed = false;
 
   constructor(
     readonly peer: string,
+    /** The round the connection was claimed in. */
+    readonly round: number,
     /** When the connection last became evictable (a sequence number); undefined while it is not. */
     public since: number | undefined,
     readonly next: () => number,
@@ -89,6 +143,10 @@ class Entry implements ConnectionSlot {
   evictable(yes: boolean): void {
     if (!yes) this.since = undefined;
     else this.since ??= this.next();
+  }
+
+  served(): void {
+    this.wasServed = true;
   }
 
   close(): void {
