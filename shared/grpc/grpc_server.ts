@@ -136,7 +136,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const admission = options.admission;
   const refused = refusalLogger(name, logger, options.onRefused);
   const { traffic } = options;
-  // The first interceptor wraps the call itself; a stream admission refuses still starts it, so it is counted.
+  // The first interceptor wraps the call itself; a stream the admission refuses still starts it, so is counted.
   const interceptors = [
     ...(traffic ? [callEndInterceptor(traffic)] : []),
     ...(admission ? [streamAdmissionInterceptor(admission, (refusal) => refused(refusal, "stream"))] : []),
