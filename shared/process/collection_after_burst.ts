@@ -27,7 +27,7 @@ export const BURST_CHECK_PERIOD_MS = 5_000;
 /** How long the server must have been quiet before it collects. */
 export const QUIET_MS = 10_000;
 /** A check period whose traffic is below `minBytes` divided by this is quiet. */
-export const QUIET_FRACTION = 64;
+export const QUIET_FRACTION = 16;
 /** Collections are at least this far apart, whatever the traffic does. */
 export const MIN_COLLECTION_GAP_MS = 60_000;
 
