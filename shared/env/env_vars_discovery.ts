@@ -71,10 +71,10 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
   {
     name: "DISCOVERY_COLLECT_AFTER_BURST_BYTES",
     type: "int",
-    default: "16777216",
+    default: "33554432",
     programs: DISCOVERY,
     description:
-      "Not in the reference. Once peers have sent at least this many bytes (request messages and bodies, 64 KiB per ended call) and the server has then been quiet for 10 s (no push or build in flight, less than 1/16 of it received per 5 s), it runs one full garbage collection that shrinks the heap (at most once a minute), so memory a burst of clients left is returned; needs --expose-gc in the V8 flags. 0: never. At most 1099511627776.",
+      "Not in the reference. Once peers have sent at least this many bytes (request messages and bodies, 16 KiB per ended call) and the server has then been quiet for 10 s (no push or build in flight, less than 1/16 of it received per 5 s), it runs one full garbage collection that shrinks the heap (at most once a minute), so memory a burst of clients left is returned; needs --expose-gc in the V8 flags. 0: never. At most 1099511627776.",
   },
   {
     name: "MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER",

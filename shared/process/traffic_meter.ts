@@ -10,11 +10,10 @@
  */
 
 /**
- * What one ended call counts for, in bytes: a little more than what a closed HTTP/2 stream that was served a
- * configuration keeps (its objects and the native buffers of its last writes) until a major collection frees
- * it, so the few hundred streams a flood had admitted make a burst when they leave.
+ * What one ended call counts for, in bytes: about what a closed HTTP/2 stream keeps (its objects and the
+ * native buffers of its last writes) until a major collection frees it.
  */
-export const CALL_WEIGHT_BYTES = 64 * 1024;
+export const CALL_WEIGHT_BYTES = 16 * 1024;
 
 /** Where transports report what they received. */
 export interface TrafficSink {
