@@ -13,7 +13,8 @@
  *
  * Prints one JSON line per scenario, then a table. Besides the longest gap, each line has the 50th, 90th and
  * 99th percentiles of the gaps, the server's CPU time from the write to the end (every thread, from `/proc`)
- * and the one-minute load average at the write and at the end: on a shared machine the gaps follow the load.
+ * and the one-minute load average at the write and at the end: on a shared machine the gaps follow the load;
+ * `heapCollections` counts the full collections the server ran after a burst (none is expected here).
  *
  * @module
  */
@@ -194,6 +195,8 @@ async function metric(monitoringAddr: string, pattern: RegExp): Promise<number> 
 
 const CONFIG_EVENTS = /^discovery_inbound_updates\{type="config"\} (\d+)/gm;
 const REJECTIONS = /^discovery_total_rejected_configs(?:\{[^}]*\})? (\d+)/gm;
+/** Collections after a burst (`DISCOVERY_COLLECT_AFTER_BURST_BYTES`): config growth must never trigger one. */
+const HEAP_COLLECTIONS = /^discovery_heap_collections (\d+)/gm;
 
 /** Polls `/ready` every `POLL_MS` until stopped; returns the longest gap between answers. */
 function pollReady(
@@ -334,6 +337,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
     await sleep(SETTLE_MS);
     const { maxGapMs, answers, gapsOver50, topGapsAt, gapP50P90P99 } = await poll.stop();
     const cpuMs = Math.round((await cpuSeconds(server.child.pid) - cpuBefore) * 1000);
+    const heapCollections = await metric(addresses.monitoringAddr, HEAP_COLLECTIONS);
     const load = [loadBefore, loadAverage()];
     const longestBusy = await profile;
     return {
@@ -347,6 +351,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       serverCpuMs: cpuMs,
       loadAverage: load,
       readyAnswers: answers,
+      heapCollections,
       topGapsAt,
       ...(longestBusy !== undefined &&
         { profiledLongestBusyMs: longestBusy.busy, profiledLongestSampleGapMs: longestBusy.sampleGap }),

@@ -5,7 +5,8 @@ import { closingComponent, Lifecycle } from "@mesh/shared/lifecycle";
 import type { LogManager } from "@mesh/shared/log/log_manager";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { nativeHeapTrimming } from "@mesh/shared/process/native_heap_trimmer";
-import { collectionAfterDrop, exposedFullCollection } from "@mesh/shared/process/collection_after_drop";
+import { collectionAfterBurst, exposedFullCollection } from "@mesh/shared/process/collection_after_burst";
+import { TrafficMeter } from "@mesh/shared/process/traffic_meter";
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
@@ -77,7 +78,9 @@ export async function startDiscovery(
     { flag: "--httpsAddr", addr: options.httpsAddr },
   ]);
 
-  const httpLimits = { ...httpLimitsFromEnv(env), metrics: deps.metrics };
+  // What every listener receives, for the collection after a burst.
+  const traffic = new TrafficMeter();
+  const httpLimits = { ...httpLimitsFromEnv(env), metrics: deps.metrics, traffic };
 
   // Certificate files named by --tlsCertFile/--tlsKeyFile are read and checked before any port opens
   // (without them, the certificate comes from the CA later).
@@ -140,6 +143,7 @@ export async function startDiscovery(
     keepalive: options.keepalive,
     logger: adsLog,
     admission: xdsAdmission,
+    traffic,
   });
   const listeners = wireListeners({
     ...deps,
@@ -250,12 +254,17 @@ export async function startDiscovery(
         pipeline.stage.onPush((request, push) => discovery.push(request, push)),
       ];
     }),
-    collectionAfterDrop(
-      env.int("DISCOVERY_COLLECT_AFTER_STREAM_DROP"),
-      () => discovery.streamCounts(),
-      exposedFullCollection(),
-      log,
-    ),
+    collectionAfterBurst({
+      minBytes: env.int("DISCOVERY_COLLECT_AFTER_BURST_BYTES"),
+      traffic: () => traffic.total,
+      busy: () => {
+        const queue = discovery.queueStats();
+        return !pipeline.debouncer.idle || queue.pending + queue.inFlight > 0;
+      },
+      collect: exposedFullCollection(),
+      collected: () => deps.metrics.counter("discovery_heap_collections").inc(),
+      logger: log,
+    }),
     autoRegistrationComponent({
       env,
       store,

@@ -82,6 +82,11 @@ export class PushDebouncer {
     return this.#events;
   }
 
+  /** True when no request is waiting and no push (snapshot build and hand-over) is running. */
+  get idle(): boolean {
+    return this.#events === 0 && !this.#busy;
+  }
+
   /** Drops pending requests and stops the timer; later requests are ignored. */
   close(): void {
     this.#closed = true;

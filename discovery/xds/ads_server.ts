@@ -105,8 +105,6 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   readonly #nacks: NackLog;
   /** ADS streams accepted and not yet ended, admitted or not. */
   #openStreams = 0;
-  /** The most streams open at once since {@link streamCounts} last read it. */
-  #streamPeak = 0;
   /** The most streams open at once since the name memos were last emptied. */
   #namesPeak = 0;
   #push: P | undefined;
@@ -197,7 +195,6 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       refused: (code) => this.#metrics.refusedStream(code),
       streamOpened: () => {
         const open = ++this.#openStreams;
-        if (open > this.#streamPeak) this.#streamPeak = open;
         if (open > this.#namesPeak) this.#namesPeak = open;
       },
       streamEnded: () => {
@@ -262,16 +259,6 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /** Connections whose proxy id (`pod.namespace`), node id or connection id is `id`. */
   findConnections(id: string): XdsConnection<P>[] {
     return this.connections().filter((c) => c.proxy.id === id || c.proxy.nodeId === id || c.id === id);
-  }
-
-  /**
-   * ADS streams open now, on every connection, and the most open at once since the last call (a burst that
-   * came and went between two calls still shows); the peak starts again from the streams open now.
-   */
-  streamCounts(): { now: number; peak: number } {
-    const counts = { now: this.#openStreams, peak: this.#streamPeak };
-    this.#streamPeak = this.#openStreams;
-    return counts;
   }
 
   /** Ends the streams of a proxy (the proxy reconnects); returns how many were ended. */

@@ -12,6 +12,7 @@ import type { GrpcService } from "@mesh/shared/grpc/grpc_server";
 import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
 import type { GrpcTls } from "@mesh/shared/grpc/server_credentials";
 import type { GrpcAdmission } from "@mesh/shared/grpc/grpc_admission";
+import type { TrafficSink } from "@mesh/shared/process/traffic_meter";
 import { type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import * as grpc from "@grpc/grpc-js";
 import type { AdsServer } from "./ads_server.ts";
@@ -83,6 +84,8 @@ export interface XdsServerOptions<P extends PushSnapshot> {
   readonly authenticate?: StreamAuthenticator;
   /** Bounds on connections and streams, shared by the xDS listeners (`xdsAdmissionFromEnv`); absent: none. */
   readonly admission?: GrpcAdmission;
+  /** Told what callers send (request sizes, call ends), for the collection after a burst; absent: nothing. */
+  readonly traffic?: TrafficSink;
 }
 
 /** A running ADS server. */
@@ -116,6 +119,7 @@ export async function startXdsServer<P extends PushSnapshot>(
     limits: grpcLimits(service.settings),
     onPeerDropped: service.peerDropped,
     ...(options.admission && { admission: options.admission, onRefused: service.admissionRefused }),
+    ...(options.traffic && { traffic: options.traffic }),
     logger: options.logger,
   });
   return {

@@ -53,7 +53,7 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   // Durations in milliseconds; 0s never trims. Past an hour a flood's memory would stay for most of a day's
   // incidents, and a trim is cheap enough that a shorter period costs nothing measurable.
   DISCOVERY_NATIVE_HEAP_TRIM_INTERVAL: { min: 0, max: 3_600_000 },
-  DISCOVERY_COLLECT_AFTER_STREAM_DROP: { min: 0, max: 10_000_000, unit: "streams (0: never)" },
+  DISCOVERY_COLLECT_AFTER_BURST_BYTES: { min: 0, max: 2 ** 40, unit: "bytes (0: never)" },
   // Durations in milliseconds; 0s keeps the last config for as long as the directory stays empty.
   MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER: { min: 0, max: 7 * 24 * 3600 * 1000 },
   DISCOVERY_XDS_CACHE_SIZE: { min: 0, max: 100_000_000, unit: "entries (0: unbounded)" },

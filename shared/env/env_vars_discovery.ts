@@ -69,12 +69,12 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Not in the reference. How often glibc's malloc_trim hands free native heap pages back to the kernel, so memory a flood of connections took is returned once they are gone; needs --allow-ffi for the system library directories. 0s: never. At most 1h.",
   },
   {
-    name: "DISCOVERY_COLLECT_AFTER_STREAM_DROP",
+    name: "DISCOVERY_COLLECT_AFTER_BURST_BYTES",
     type: "int",
-    default: "256",
+    default: "33554432",
     programs: DISCOVERY,
     description:
-      "Not in the reference. Once the open ADS streams have fallen by at least this many below their high-water mark, and to half of it or less, for two checks 10 s apart, the server runs one full garbage collection that shrinks the heap (at most once a minute), so memory a flood of streams left is returned; needs --expose-gc in the V8 flags. 0: never. At most 10000000.",
+      "Not in the reference. Once peers have sent at least this many bytes (request messages and bodies, 16 KiB per ended call) and the server has then been quiet for 10 s (no push or build in flight, less than 1/16 of it received per 5 s), it runs one full garbage collection that shrinks the heap (at most once a minute), so memory a burst of clients left is returned; needs --expose-gc in the V8 flags. 0: never. At most 1099511627776.",
   },
   {
     name: "MESHD_CONFIG_DIR_EMPTY_WITHDRAW_AFTER",

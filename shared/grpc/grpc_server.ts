@@ -22,6 +22,8 @@ import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_adm
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import { keepAccepting } from "./accept_rearm.ts";
+import { callEndInterceptor, countedDefinition } from "./traffic_counting.ts";
+import type { TrafficSink } from "../process/traffic_meter.ts";
 import type { Timers } from "../time/timers.ts";
 
 /** Where a server listens, and the flag that named it (used in errors and logs). */
@@ -70,6 +72,8 @@ export interface GrpcServerOptions {
   readonly admission?: GrpcAdmission;
   /** Told of every connection or stream `admission` refused (logged once per peer a minute): counts it. */
   readonly onRefused?: (refusal: AdmissionRefusal, kind: "connection" | "stream") => void;
+  /** Told the size of every request message and the end of every call (refused ones too); absent: nothing. */
+  readonly traffic?: TrafficSink;
   /** Where the bound address, dropped peers and shutdown are logged. */
   readonly logger: Logger;
 }
@@ -131,13 +135,20 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const credentials = serverCredentials(options.tls, listen.flag);
   const admission = options.admission;
   const refused = refusalLogger(name, logger, options.onRefused);
+  const { traffic } = options;
+  // The first interceptor wraps the call itself; a stream the admission refuses still starts it, so is counted.
+  const interceptors = [
+    ...(traffic ? [callEndInterceptor(traffic)] : []),
+    ...(admission ? [streamAdmissionInterceptor(admission, (refusal) => refused(refusal, "stream"))] : []),
+  ];
   const server = new grpc.Server({
     ...grpcChannelOptions(options.keepalive, options.limits),
-    ...(admission && {
-      interceptors: [streamAdmissionInterceptor(admission, (refusal) => refused(refusal, "stream"))],
-    }),
+    ...(interceptors.length > 0 && { interceptors }),
   });
-  for (const service of options.services) server.addService(service.definition, service.implementation);
+  for (const service of options.services) {
+    const definition = traffic ? countedDefinition(service.definition, traffic) : service.definition;
+    server.addService(definition, service.implementation);
+  }
   const handshakeTimeoutMs = checkHandshakeTimeout(
     options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
   );

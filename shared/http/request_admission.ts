@@ -25,8 +25,8 @@ export type RequestRefusal = "requests" | "body_bytes" | "peer_requests" | "peer
 export interface AdmittedRequest {
   /** Takes `bytes` more of body; the bound passed when it cannot (nothing is taken then). */
   take(bytes: number): RequestRefusal | undefined;
-  /** Gives back the request's slot and every byte it took; later calls do nothing. */
-  release(): void;
+  /** Gives back the request's slot and every byte it took, and returns how many; later calls return 0. */
+  release(): number;
 }
 
 interface Usage {
@@ -79,13 +79,14 @@ export class RequestAdmission {
     return {
       take,
       release: () => {
-        if (released) return;
+        if (released) return 0;
         released = true;
         own.requests--;
         own.bytes -= held;
         this.#total.requests--;
         this.#total.bytes -= held;
         if (own.requests === 0) this.#peers.delete(peer);
+        return held;
       },
     };
   }

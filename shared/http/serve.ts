@@ -18,6 +18,7 @@ import {
 } from "./request_admission.ts";
 import { discardBody } from "./request_limits.ts";
 import { HttpError, jsonError } from "./router.ts";
+import type { TrafficSink } from "../process/traffic_meter.ts";
 
 /** A running HTTP(S) server: the address it really bound (port 0 resolved) and how to stop it. */
 export interface RunningServer {
@@ -49,6 +50,8 @@ export interface ServeLimits {
   readonly metrics?: Metrics;
   /** Times the connection bounds; default the runtime's. */
   readonly connectionTimers?: Timers;
+  /** Told the body bytes of every admitted request once it ends (a request without a body: nothing). */
+  readonly traffic?: TrafficSink;
 }
 
 /** How much of an unread body is dropped before answering, and for how long, before it is cancelled instead. */
@@ -117,7 +120,8 @@ export async function serveHttp(
       await discardBody(counted, DRAIN_BYTES, DRAIN_MS);
       return response;
     } finally {
-      admitted.release();
+      const bytes = admitted.release();
+      if (bytes > 0) limits.traffic?.received(bytes);
     }
   };
   const server = Deno.serve({

@@ -4,6 +4,7 @@ import { Metrics } from "../metrics/metrics.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { isLoopbackAddress, loopbackOnly, peerAddress, relayedPeer, serveHttp } from "./serve.ts";
+import { TrafficMeter } from "../process/traffic_meter.ts";
 
 /** A non-loopback IPv4 address of this host, if it has one. */
 function externalAddress(): string | undefined {
@@ -135,6 +136,33 @@ Deno.test("Requests past the listener's and the client's bounds are refused befo
   } finally {
     release.resolve();
     await Promise.allSettled(holding);
+    await server.shutdown();
+  }
+});
+
+Deno.test("A listener tells its traffic meter the body bytes of the requests it served, not bodiless probes", async () => {
+  const traffic = new TrafficMeter();
+  const handler = async (request: Request) => new Response(`got ${(await request.text()).length} bytes`);
+  const server = await serveHttp(
+    "counted",
+    { hostname: "127.0.0.1", port: 0 },
+    handler,
+    silentLogger,
+    undefined,
+    undefined,
+    { traffic },
+  );
+  try {
+    for (let i = 0; i < 5; i++) await (await fetch(`${server.url}/ready`)).text();
+    assert.equal(traffic.total, 0);
+    assert.equal(
+      await (await fetch(server.url, { method: "POST", body: "x".repeat(5_000) })).text(),
+      "got 5000 bytes",
+    );
+    const stream = new Blob(["y".repeat(3_000)]).stream();
+    await (await fetch(server.url, { method: "POST", body: stream })).text();
+    await waitFor(() => traffic.total === 8_000, "both bodies counted");
+  } finally {
     await server.shutdown();
   }
 });

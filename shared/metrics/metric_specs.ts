@@ -476,6 +476,13 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
       "Connections to the xDS ports the transport dropped for misbehaving (not HTTP/2, protocol error, TLS error, handshake timeout) or closed on accept past a connection bound, by reason.",
   },
   {
+    name: "discovery_heap_collections",
+    kind: "Sum",
+    programs: DISCOVERY,
+    help:
+      "Full, heap-shrinking garbage collections the server ran once quiet after a burst of traffic (DISCOVERY_COLLECT_AFTER_BURST_BYTES).",
+  },
+  {
     name: "discovery_xds_rejected_streams",
     kind: "Sum",
     programs: DISCOVERY,
