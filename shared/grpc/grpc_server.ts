@@ -18,7 +18,6 @@ import {
 } from "./grpc_channel_options.ts";
 import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
-import { batchHttp2ServerWrites } from "./session_write_batching.ts";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
@@ -144,8 +143,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   );
   let closing: Promise<void> | undefined;
   const logDrop = dropLogger(name, logger);
-  const guard = (http2Server: EventEmitter) => {
-    batchHttp2ServerWrites(http2Server);
+  const guard = (http2Server: EventEmitter) =>
     guardHttp2Server(http2Server, {
       secure: options.tls !== undefined,
       handshakeTimeoutMs,
@@ -156,7 +154,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
         options.onPeerDropped?.(drop);
       },
     });
-  };
   let listener:
     | { tcp: net.Server; injectors: grpc.ConnectionInjector[]; stopRearm?: () => void }
     | undefined;
