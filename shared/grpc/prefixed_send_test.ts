@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
-import { DEFAULT_SLICE_BYTES, type PrefixedSendOptions, sendPrefixedWithoutCopy } from "./prefixed_send.ts";
+import {
+  DEFAULT_SLICE_BYTES,
+  LARGE_MESSAGE_SLICES,
+  type PrefixedSendOptions,
+  sendPrefixedWithoutCopy,
+} from "./prefixed_send.ts";
 import { StalledH2Client } from "./_stalled_h2_client.ts";
 import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../testing/wait_for.ts";
@@ -232,6 +237,30 @@ Deno.test("sendPrefixedWithoutCopy refuses a slice below 1 KiB", () => {
   assert.throws(
     () => sendPrefixedWithoutCopy({}, { sliceBytes: 100 }),
     /slice size 100: expected an integer/,
+  );
+});
+
+Deno.test("Messages from the large-message length go in the longer slices, shorter ones as before", async () => {
+  const { fromBytes, sliceBytes } = LARGE_MESSAGE_SLICES;
+  const long = prefixed(new Uint8Array(fromBytes + 3 * sliceBytes).map((_, i) => i % 233));
+  const short = prefixed(new Uint8Array(fromBytes - 1024).map((_, i) => i % 229));
+  const { received, writes, status } = await roundTrip(true, [long, short], undefined, undefined, {
+    large: LARGE_MESSAGE_SLICES,
+  });
+  assert.equal(status.code, OK);
+  assert.deepEqual(received, [new Uint8Array(long), new Uint8Array(short)]);
+  const longSlices = writes.filter((w) => sharesMemory(w, long));
+  assert.equal(longSlices.length, Math.ceil((long.length + 5) / sliceBytes), "the prefix goes in the first");
+  assert.ok(longSlices.slice(0, -1).every((w) => w.length === sliceBytes));
+  const shortSlices = writes.filter((w) => sharesMemory(w, short));
+  assert.equal(shortSlices.length, Math.ceil((short.length + 5) / DEFAULT_SLICE_BYTES));
+  assert.ok(shortSlices.every((w) => w.length <= DEFAULT_SLICE_BYTES));
+});
+
+Deno.test("sendPrefixedWithoutCopy refuses large-message slices shorter than its own", () => {
+  assert.throws(
+    () => sendPrefixedWithoutCopy({}, { sliceBytes: 4096, large: { fromBytes: 1 << 20, sliceBytes: 2048 } }),
+    /large-message slice size 2048: expected an integer of at least 4096 bytes/,
   );
 });
 

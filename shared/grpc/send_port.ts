@@ -13,7 +13,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { isOutboundStalled, socketBytesWritten, whenOutboundLeft } from "./outbound_state.ts";
-import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
+import { LARGE_MESSAGE_SLICES, sendPrefixedWithoutCopy } from "./prefixed_send.ts";
 import { OutboundTurns, sessionOf } from "./outbound_turns.ts";
 import type { Expiring, SendDeadlines } from "./send_deadlines.ts";
 import { GrpcStatusError } from "./grpc_status.ts";
@@ -101,6 +101,7 @@ export class SendPorts {
   open(call: SendPortCall, id: string, onTimeout: (error: SendTimeoutError) => void): SendPort {
     sendPrefixedWithoutCopy(call, {
       turns: this.#turns,
+      large: LARGE_MESSAGE_SLICES,
       ...(this.options.timers === undefined ? {} : { timers: this.options.timers }),
     });
     return new CallSendPort(call, id, this.options, onTimeout);
