@@ -93,6 +93,10 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
   }
   const profileS = options.profileS ?? 0;
   const diagnose = options.diagnoseDir === undefined ? undefined : join(options.diagnoseDir, attack.name);
+  // The directories are made before the attack, so a missing one cannot lose the attack's result at its end.
+  for (const dir of [options.diagnoseDir, options.serverLogDir]) {
+    if (dir !== undefined) await Deno.mkdir(dir, { recursive: true });
+  }
   const server = await startAbuseServer({
     configDir,
     env,
