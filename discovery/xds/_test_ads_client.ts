@@ -119,6 +119,21 @@ export class TestAdsClient {
     this.#call.write(this.#requestType.encode(message).finish());
   }
 
+  /**
+   * ACKs `response`: on a state-of-the-world stream by its version and nonce, restating `names` (the names
+   * still watched); on an incremental stream by its nonce alone.
+   */
+  ack(response: TestResponse, names: readonly string[] = []): void {
+    this.send(
+      this.delta ? { type_url: response.typeUrl, response_nonce: response.nonce } : {
+        type_url: response.typeUrl,
+        version_info: response.version,
+        response_nonce: response.nonce,
+        resource_names: names,
+      },
+    );
+  }
+
   /** Sends raw bytes as one message, e.g. something that is not a DiscoveryRequest. */
   sendBytes(bytes: Uint8Array): void {
     this.#call.write(bytes);

@@ -14,6 +14,7 @@ import { type RunningXdsServer, startXdsServer } from "./xds_grpc_server.ts";
 import { DEFAULT_XDS_SETTINGS, type XdsSettings } from "./xds_settings.ts";
 import type { PushHistory } from "../push/push_history.ts";
 import type { Timers } from "@mesh/shared/time/timers";
+import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 
 /** The snapshot the test generators read. */
 export interface TestPush extends PushSnapshot {
@@ -219,4 +220,27 @@ export { waitFor } from "@mesh/shared/testing/wait_for";
 /** A sidecar node id for pod `name` in namespace `test`. */
 export function sidecarId(name: string, ip = "10.1.0.1"): string {
   return `sidecar~${ip}~${name}.test~test.svc.cluster.local`;
+}
+
+/**
+ * A state-of-the-world proxy for pod `pod` that asks for each type of `watched` in turn (the first with its
+ * node), with the names given, ACKing each first response.
+ */
+export async function watchingProxy(
+  server: { readonly port: number },
+  pod: string,
+  watched: Readonly<Record<string, readonly string[]>>,
+): Promise<TestAdsClient> {
+  const client = TestAdsClient.sotw(server.port);
+  let first = true;
+  for (const [typeUrl, names] of Object.entries(watched)) {
+    client.send({
+      ...(first ? { node: testNode(sidecarId(pod)) } : {}),
+      type_url: typeUrl,
+      resource_names: names,
+    });
+    first = false;
+    client.ack(await client.next(), names);
+  }
+  return client;
 }

@@ -21,10 +21,6 @@ function connect(
   return client;
 }
 
-function ack(client: TestAdsClient, response: TestResponse): void {
-  client.send({ type_url: response.typeUrl, response_nonce: response.nonce });
-}
-
 let probes = 0;
 
 /**
@@ -37,7 +33,7 @@ async function probe(client: TestAdsClient): Promise<void> {
   const next = await client.next();
   assert.equal(next.typeUrl, LDS, "the next response answers the probe; nothing else was sent");
   assert.deepEqual(next.removed, [name]);
-  ack(client, next);
+  client.ack(next);
 }
 
 const names = (r: TestResponse) => r.resources.map((x) => x.name).sort();
@@ -52,7 +48,7 @@ Deno.test("Delta ADS sends only changed resources and removals", async (t) => {
       assert.equal(Object.keys(first.versions).length, 2);
       assert.deepEqual(first.removed, []);
     });
-    ack(client, first);
+    client.ack(first);
     await probe(client);
 
     await t.step("a push that changes one cluster sends that cluster alone", async () => {
@@ -62,7 +58,7 @@ Deno.test("Delta ADS sends only changed resources and removals", async (t) => {
       assert.equal(update.version, "v2");
       assert.deepEqual(names(update), ["a"]);
       assert.notEqual(update.versions.a, first.versions.a);
-      ack(client, update);
+      client.ack(update);
     });
 
     await t.step("what the proxy holds still lists the cluster it was not sent again", () => {
@@ -87,7 +83,7 @@ Deno.test("Delta ADS sends only changed resources and removals", async (t) => {
       const update = await client.next();
       assert.deepEqual(update.resources, []);
       assert.deepEqual(update.removed, ["b"]);
-      ack(client, update);
+      client.ack(update);
     });
 
     await t.step("a push that changes nothing the proxy holds sends nothing", async () => {
@@ -146,7 +142,7 @@ Deno.test("Delta ADS first answers carrying the same whole list are one response
     for (const response of first) assert.deepEqual(names(response), ["a", "b"]);
     assert.equal(first[1].nonce, first[2].nonce, "the list's second use on: one framed answer");
     assert.notEqual(first[0].nonce, first[1].nonce);
-    clients.forEach((client, i) => ack(client, first[i]));
+    clients.forEach((client, i) => client.ack(first[i]));
     for (const client of clients) await probe(client);
     server.push(testPush("v2", { clusters: { a: 0, b: 1 } }), { configsUpdated: ["Cluster/test/b"] });
     const second = await Promise.all(clients.map((client) => client.next()));
@@ -166,13 +162,13 @@ Deno.test("Delta ADS subscribes and unsubscribes names one by one", async (t) =>
     await t.step("subscribing to a sends it", async () => {
       const first = await client.next();
       assert.deepEqual(names(first), ["a"]);
-      ack(client, first);
+      client.ack(first);
     });
     await t.step("subscribing to b sends b alone", async () => {
       client.send({ type_url: EDS, resource_names_subscribe: ["b"] });
       const second = await client.next();
       assert.deepEqual(names(second), ["b"]);
-      ack(client, second);
+      client.ack(second);
     });
     await t.step("unsubscribing from a is not answered and stops its updates", async () => {
       client.send({ type_url: EDS, resource_names_unsubscribe: ["a"] });
@@ -196,14 +192,14 @@ Deno.test("Delta ADS subscribes and unsubscribes names one by one", async (t) =>
       const update = await client.next();
       assert.deepEqual(names(update), ["b"]);
       assert.match(JSON.stringify(update.resources[0].fields), /10\.7\.7\.7/);
-      ack(client, update);
+      client.ack(update);
     });
     await t.step("subscribing to a name that does not exist reports it removed", async () => {
       client.send({ type_url: EDS, resource_names_subscribe: ["nope"] });
       const response = await client.next();
       assert.deepEqual(response.resources, []);
       assert.deepEqual(response.removed, ["nope"]);
-      ack(client, response);
+      client.ack(response);
     });
   } finally {
     client.close();
@@ -218,7 +214,7 @@ Deno.test("Delta ADS proxies subscribing the same names keep their later changes
     for (const client of clients) {
       const first = await client.next();
       assert.deepEqual(names(first), ["a", "b"]);
-      ack(client, first);
+      client.ack(first);
     }
     clients[0].send({ type_url: EDS, resource_names_unsubscribe: ["a"] });
     await probe(clients[0]);
@@ -230,7 +226,7 @@ Deno.test("Delta ADS proxies subscribing the same names keep their later changes
     });
     const update = await clients[1].next();
     assert.deepEqual(names(update), ["a"]);
-    ack(clients[1], update);
+    clients[1].ack(update);
     await probe(clients[0]);
     clients[0].send({ type_url: EDS, resource_names_subscribe: ["a"] });
     const again = await clients[0].next();

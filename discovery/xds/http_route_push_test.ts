@@ -90,15 +90,6 @@ function countingGenerators(): { registry: GeneratorRegistry<PushContext>; calls
   return { registry, calls };
 }
 
-function ack(client: TestAdsClient, response: TestResponse, names: string[] = []): void {
-  client.send({
-    type_url: response.typeUrl,
-    version_info: response.version,
-    response_nonce: response.nonce,
-    resource_names: names,
-  });
-}
-
 /** Watches each of `watches` in turn, ACKing each first response. */
 async function watching(port: number, id: string, watches: [string, string[]][]): Promise<TestAdsClient> {
   const client = TestAdsClient.sotw(port);
@@ -111,7 +102,7 @@ async function watching(port: number, id: string, watches: [string, string[]][])
       type_url: typeUrl,
       resource_names: names,
     });
-    ack(client, await client.next(), names);
+    client.ack(await client.next(), names);
   }
   return client;
 }
@@ -121,7 +112,7 @@ async function nextResponses(client: TestAdsClient, count: number): Promise<Test
   const responses: TestResponse[] = [];
   for (let i = 0; i < count; i++) {
     const response = await client.next();
-    ack(client, response, response.typeUrl === RDS ? ["8080"] : []);
+    client.ack(response, response.typeUrl === RDS ? ["8080"] : []);
     responses.push(response);
   }
   // A new watch of a type not pushed is answered at once: were anything else sent, it would come first.

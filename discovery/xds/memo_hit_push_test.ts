@@ -11,31 +11,11 @@ import {
   type TestPush,
   testPush,
   type TestServer,
+  watchingProxy,
 } from "./_test_support.ts";
 
 const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint, LDS = TYPE_URL.listener, RDS = TYPE_URL.route;
 const WATCHED: Record<string, string[]> = { [CDS]: [], [EDS]: ["a", "b"], [LDS]: [], [RDS]: ["r1", "r2"] };
-
-function ack(client: TestAdsClient, response: TestResponse): void {
-  client.send({
-    type_url: response.typeUrl,
-    version_info: response.version,
-    response_nonce: response.nonce,
-    resource_names: WATCHED[response.typeUrl],
-  });
-}
-
-/** A proxy watching CDS, EDS, LDS and RDS, each first response ACKed. */
-async function watchingProxy(server: TestServer, pod: string): Promise<TestAdsClient> {
-  const client = TestAdsClient.sotw(server.port);
-  client.send({ node: testNode(sidecarId(pod)), type_url: CDS });
-  ack(client, await client.next());
-  for (const typeUrl of [EDS, LDS, RDS]) {
-    client.send({ type_url: typeUrl, resource_names: WATCHED[typeUrl] });
-    ack(client, await client.next());
-  }
-  return client;
-}
 
 /** A delta proxy subscribed to every cluster and to the endpoints of `a` and `b`, each first response ACKed. */
 async function deltaProxy(server: TestServer, pod: string): Promise<TestAdsClient> {
@@ -103,8 +83,8 @@ function addresses(response: TestResponse): string[] {
 Deno.test("A push taken from the shape memo sends the bytes of a built one, in the same order of types", async () => {
   // One push at a time: the first proxy's push builds every type, the second's finds each in the shape memo.
   const server = await startTestServer({ settings: { pushThrottle: 1 } });
-  const built = await watchingProxy(server, "built");
-  const remembered = await watchingProxy(server, "remembered");
+  const built = await watchingProxy(server, "built", WATCHED);
+  const remembered = await watchingProxy(server, "remembered", WATCHED);
   try {
     server.push(testPush("v2"), { forced: true });
     const buildsBefore = { ...server.counts };
@@ -162,9 +142,9 @@ Deno.test("A proxy served from the shape memo after a build that a push invalida
     settings: { pushThrottle: 1 },
   });
   const proxies = [
-    await watchingProxy(server, "first"),
-    await watchingProxy(server, "second"),
-    await watchingProxy(server, "third"),
+    await watchingProxy(server, "first", WATCHED),
+    await watchingProxy(server, "second", WATCHED),
+    await watchingProxy(server, "third", WATCHED),
   ];
   try {
     const change = { full: false, configsUpdated: [endpointsKey("a")] };

@@ -3,7 +3,7 @@ import { TYPE_URL } from "@mesh/proto/type_urls";
 import { parseProxy } from "../model/proxy.ts";
 import { configKey } from "../push/push_request.ts";
 import { GeneratorRegistry, type XdsGenerator } from "../generate/generator.ts";
-import { TestAdsClient, testNode, type TestResponse } from "./_test_ads_client.ts";
+import { TestAdsClient, testNode } from "./_test_ads_client.ts";
 import {
   endpointsKey,
   sidecarId,
@@ -13,6 +13,7 @@ import {
   testPush,
   type TestServer,
   waitFor,
+  watchingProxy,
 } from "./_test_support.ts";
 
 const CDS = TYPE_URL.cluster, EDS = TYPE_URL.endpoint, LDS = TYPE_URL.listener, RDS = TYPE_URL.route;
@@ -49,34 +50,13 @@ function declaringGenerators(): { registry: GeneratorRegistry<TestPush>; calls: 
   return { registry, calls };
 }
 
-function ack(client: TestAdsClient, response: TestResponse): void {
-  client.send({
-    type_url: response.typeUrl,
-    version_info: response.version,
-    response_nonce: response.nonce,
-    resource_names: WATCHED[response.typeUrl],
-  });
-}
-
-/** A proxy watching CDS, EDS, LDS and RDS, each first response ACKed. */
-async function watchingProxy(server: TestServer, pod: string): Promise<TestAdsClient> {
-  const client = TestAdsClient.sotw(server.port);
-  client.send({ node: testNode(sidecarId(pod)), type_url: CDS });
-  ack(client, await client.next());
-  for (const typeUrl of [EDS, LDS, RDS]) {
-    client.send({ type_url: typeUrl, resource_names: WATCHED[typeUrl] });
-    ack(client, await client.next());
-  }
-  return client;
-}
-
 /** The next `count` responses' types, each ACKed; then a probe proves nothing else was sent. */
 async function nextTypes(client: TestAdsClient, count: number, version: string): Promise<string[]> {
   const types: string[] = [];
   for (let i = 0; i < count; i++) {
     const response = await client.next();
     assert.equal(response.version, version);
-    ack(client, response);
+    client.ack(response, WATCHED[response.typeUrl]);
     types.push(response.typeUrl);
   }
   // A new watch of a type not pushed is answered at once: were anything else sent, it would come first.
@@ -93,7 +73,7 @@ const idle = (server: TestServer) => {
 Deno.test("A full push builds only the types its changed kinds may affect; the others' responses stand for it", async () => {
   const { registry, calls } = declaringGenerators();
   const server = await startTestServer({ generators: registry });
-  const clients = [await watchingProxy(server, "one"), await watchingProxy(server, "two")];
+  const clients = [await watchingProxy(server, "one", WATCHED), await watchingProxy(server, "two", WATCHED)];
   try {
     const before = { ...calls };
     server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }), {
@@ -117,7 +97,7 @@ Deno.test("A full push builds only the types its changed kinds may affect; the o
 Deno.test("EDS follows a CDS the changed kinds affect though they do not affect EDS, and RDS an LDS", async () => {
   const { registry, calls } = declaringGenerators();
   const server = await startTestServer({ generators: registry });
-  const client = await watchingProxy(server, "one");
+  const client = await watchingProxy(server, "one", WATCHED);
   try {
     server.push(testPush("v2", { clusters: { a: 3, b: 0 } }), {
       configsUpdated: [configKey("Cluster", "test", "a")],
@@ -149,7 +129,7 @@ Deno.test("A type the proxy rejected is built and resent by the next push whatev
       error_detail: { code: 3, message: "cluster a: bad connect_timeout" },
     });
     client.send({ type_url: RDS, resource_names: WATCHED[RDS] });
-    ack(client, await client.next());
+    client.ack(await client.next(), WATCHED[RDS]);
     server.push(testPush("v2", { routes: { r1: "moved.example.com", r2: "r2.example.com" } }), {
       configsUpdated: [configKey("Route", "test", "r1")],
     });
@@ -163,7 +143,7 @@ Deno.test("A type the proxy rejected is built and resent by the next push whatev
 Deno.test("A push whose changed kinds none of a proxy's types read queues nothing for it", async () => {
   const { registry, calls } = declaringGenerators();
   const server = await startTestServer({ generators: registry });
-  const clients = [await watchingProxy(server, "one"), await watchingProxy(server, "two")];
+  const clients = [await watchingProxy(server, "one", WATCHED), await watchingProxy(server, "two", WATCHED)];
   try {
     await waitFor(() => idle(server), "the first answers to finish");
     const before = JSON.stringify(calls);
@@ -185,7 +165,7 @@ Deno.test("A push whose changed kinds none of a proxy's types read queues nothin
 Deno.test("An endpoint-only push sends EDS alone, and nothing to a proxy that watches no EDS", async () => {
   const { registry, calls } = declaringGenerators();
   const server = await startTestServer({ generators: registry });
-  const watching = await watchingProxy(server, "one");
+  const watching = await watchingProxy(server, "one", WATCHED);
   const clustersOnly = TestAdsClient.sotw(server.port);
   try {
     clustersOnly.send({ node: testNode(sidecarId("two")), type_url: CDS });
@@ -198,7 +178,7 @@ Deno.test("An endpoint-only push sends EDS alone, and nothing to a proxy that wa
     });
     const pushed = await watching.next();
     assert.equal(pushed.typeUrl, EDS);
-    ack(watching, pushed);
+    watching.ack(pushed, WATCHED[pushed.typeUrl]);
     await waitFor(() => idle(server), "the endpoint push to finish");
     assert.equal(calls[EDS] - before[EDS], 1, "EDS is built for the proxy watching it");
     for (const typeUrl of [CDS, LDS, RDS]) {

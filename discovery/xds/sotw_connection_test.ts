@@ -13,14 +13,6 @@ function connect(port: number, typeUrl: string, names: string[] = [], pod = "app
 }
 
 /** ACKs `response`, keeping `names` watched. */
-function ack(client: TestAdsClient, response: TestResponse, names: string[] = []): void {
-  client.send({
-    type_url: response.typeUrl,
-    version_info: response.version,
-    response_nonce: response.nonce,
-    resource_names: names,
-  });
-}
 
 /**
  * Asks for a listener and expects the LDS answer as the very next response: proves that nothing else (a
@@ -108,7 +100,7 @@ Deno.test("SotW ADS answers a new watch, records an ACK and does not answer it",
     assert.equal(first.version, "v1");
     assert.deepEqual(first.resources.map((r) => r.name), ["a", "b"]);
     assert.equal(await metricValue(server.metrics, "discovery_xds"), 1);
-    ack(client, first);
+    client.ack(first);
     await probe(client);
     const [connection] = server.service.connections();
     const sync = connection.syncStatus()[CDS];
@@ -131,7 +123,7 @@ Deno.test("SotW ADS answers an ACK whose resource names changed with every watch
   try {
     const first = await client.next();
     assert.deepEqual(first.resources.map((r) => r.name), ["a"]);
-    ack(client, first, ["a", "b"]);
+    client.ack(first, ["a", "b"]);
     const second = await client.next();
     assert.equal(second.typeUrl, EDS);
     assert.deepEqual(second.resources.map((r) => r.name).sort(), ["a", "b"]);
@@ -182,7 +174,7 @@ Deno.test("SotW ADS ignores and counts a request with an expired nonce", async (
   const client = connect(server.port, CDS);
   try {
     const first = await client.next();
-    ack(client, first);
+    client.ack(first);
     await probe(client);
     server.push(testPush("v2", { clusters: { a: 0, b: 0, c: 0 } }));
     const second = await client.next();
@@ -204,7 +196,7 @@ Deno.test("SotW ADS unsubscribes a non-wildcard type on empty names", async () =
   const client = connect(server.port, EDS, ["a"]);
   try {
     const first = await client.next();
-    ack(client, first, []);
+    client.ack(first, []);
     await probe(client);
     const connection = server.service.connections()[0];
     assert.equal(connection.watches()[EDS], undefined);
@@ -230,11 +222,11 @@ Deno.test("SotW ADS unsubscribes a non-wildcard type on empty names", async () =
 async function watchAll(client: TestAdsClient, watched: Record<string, string[]>): Promise<void> {
   for (const typeUrl of [LDS, EDS, CDS]) {
     const response = await client.next();
-    ack(client, response, watched[response.typeUrl]);
+    client.ack(response, watched[response.typeUrl]);
     client.send({ type_url: typeUrl, resource_names: watched[typeUrl] });
   }
   const last = await client.next();
-  ack(client, last, watched[last.typeUrl]);
+  client.ack(last, watched[last.typeUrl]);
   await probe(client);
 }
 
@@ -267,7 +259,7 @@ Deno.test("SotW ADS pushes only the types whose resources changed, EDS with CDS,
     for (let i = 0; i < count; i++) {
       const response = await client.next();
       assert.equal(response.version, version);
-      ack(client, response, watched[response.typeUrl]);
+      client.ack(response, watched[response.typeUrl]);
       types.push(response.typeUrl);
     }
     await probe(client);
@@ -310,7 +302,7 @@ Deno.test("SotW ADS pushes only the types whose resources changed, EDS with CDS,
         });
         const update = await client.next();
         assert.deepEqual(update.resources.map((r) => r.name), ["a"], "the changed cluster alone");
-        ack(client, update, watched[EDS]);
+        client.ack(update, watched[EDS]);
         server.push(testPush("v6", { clusters: { a: 3, b: 0 }, endpoints, routes }));
         await waitFor(
           () => server.service.queueStats().inFlight + server.service.queueStats().pending === 0,
@@ -335,7 +327,7 @@ Deno.test("SotW ADS serves a reconnecting proxy its full state again", async () 
   try {
     const before = connect(server.port, CDS);
     const first = await before.next();
-    ack(before, first);
+    before.ack(first);
     await probe(before);
     before.close();
     await waitFor(() => server.service.connections().length === 0, "the old stream to close");
@@ -356,10 +348,10 @@ Deno.test("SotW ADS sends only the affected endpoints on an endpoint-only push",
   const server = await startTestServer();
   const client = connect(server.port, CDS);
   try {
-    ack(client, await client.next());
+    client.ack(await client.next());
     client.send({ type_url: EDS, resource_names: ["a", "b"] });
     const eds = await client.next();
-    ack(client, eds, ["a", "b"]);
+    client.ack(eds, ["a", "b"]);
     await probe(client);
     const edsBuilds = server.counts.eds;
     server.push(testPush("v1", { endpoints: { a: ["10.9.9.9"], b: ["10.0.0.2"] } }), {
@@ -411,7 +403,7 @@ Deno.test("SotW ADS frames one response for every proxy handed the same list, an
     assert.equal(first[1].nonce, first[2].nonce);
     assert.notEqual(first[0].nonce, first[1].nonce);
     for (const response of first) assert.deepEqual(response.resources.map((r) => r.name), ["a", "b"]);
-    clients.forEach((client, i) => ack(client, first[i]));
+    clients.forEach((client, i) => client.ack(first[i]));
     for (const client of clients) await probe(client);
     const byPod = (pod: string) =>
       server.service.connections().find((c) => c.proxy.nodeId === sidecarId(pod))!;
@@ -451,7 +443,7 @@ Deno.test("SotW ADS counts a resource that cannot be encoded and keeps the strea
   const server = await startTestServer();
   const client = connect(server.port, CDS);
   try {
-    ack(client, await client.next());
+    client.ack(await client.next());
     await probe(client);
     server.push(testPush("v2", { clusters: { a: -1, b: 0 } }), { forced: true });
     const next = await client.next();
