@@ -73,6 +73,16 @@ export interface RunOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A wait of `ms` that can be called off: a bound raced against an attack whose timer, left running, would keep
+ * the harness alive (holding the benchmark lock) for minutes after its report was written.
+ */
+function cancellableWait(ms: number): { readonly done: Promise<void>; cancel(): void } {
+  let id: ReturnType<typeof setTimeout> | undefined;
+  const done = new Promise<void>((resolve) => id = setTimeout(resolve, ms));
+  return { done, cancel: () => clearTimeout(id) };
+}
 const ONE_DAY = 24 * 3_600_000;
 
 /** Runs `attack` with `sizes`. */
@@ -131,8 +141,12 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
       }
       return "exited" as const;
     })();
-    const bound = sleep(attack.timeoutS(sizes) * 1000).then(() => "time bound" as const);
-    const attackerEnded = await Promise.race([replies, bound, server.exited.then(() => "exited" as const)]);
+    const bound = cancellableWait(attack.timeoutS(sizes) * 1000);
+    const attackerEnded = await Promise.race([
+      replies,
+      bound.done.then(() => "time bound" as const),
+      server.exited.then(() => "exited" as const),
+    ]).finally(() => bound.cancel());
     await child.kill();
     const attackerEndedAt = Date.now();
     const refusals = await refusalSamples(addresses.monitoringAddr);
@@ -141,7 +155,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     options.log(
       `${attack.name}: attacker ${attackerEnded} after ${attackSeconds} s; waiting ${options.afterS} s`,
     );
-    await Promise.race([sleep(options.afterS * 1000), server.exited]);
+    const after = cancellableWait(options.afterS * 1000);
+    await Promise.race([after.done, server.exited]).finally(() => after.cancel());
     const afterKiB = server.hasExited() ? 0 : processMemory(pid).rssKiB;
     const afterMemory = server.hasExited() ? undefined : await memoryBreakdown(pid, addresses.ctrlzPort);
     if (afterMemory) {
