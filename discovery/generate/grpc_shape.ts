@@ -13,8 +13,15 @@
 import type { GenerateRequest } from "./generator.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { PushContext } from "../push/push_context.ts";
+import { derivedTable } from "../push/derived_memo.ts";
 import { frozenJson } from "./fingerprint.ts";
 import { clusterDomainOf, namesShortHost } from "./grpc_target.ts";
+
+/**
+ * gRPC shapes by proxy object and what of the request they read, per snapshot (not carried: scopes and
+ * namespace views are the snapshot's). A proxy is immutable, so a changed proxy is a new object.
+ */
+const GRPC_SHAPES = derivedTable<Proxy, number, string>("grpcProxyShapes");
 
 /** The shape of `proxy` for a generator; `withLabels` for generators that match on the proxy's labels. */
 export function grpcProxyShape(
@@ -23,15 +30,19 @@ export function grpcProxyShape(
   request: GenerateRequest,
   withLabels: boolean,
 ): string {
-  const scope = push.sidecarScope(proxy);
   const view = push.namespaceView(proxy.namespace);
   // A wildcard request lists services by hostname: no short name is ever completed.
   const completesShortNames = view !== "" || namesShortHost(push.derived, request.names);
-  return JSON.stringify([
-    proxy.type,
-    view,
-    clusterDomainOf(proxy.dnsDomain),
-    completesShortNames ? proxy.dnsDomain : "",
-    scope.name,
-  ]) + (withLabels ? frozenJson(push.derived, proxy.metadata.labels) : "");
+  // All that is left depends on the proxy and snapshot alone: its four types share one computation each.
+  const key = (withLabels ? 2 : 0) | (completesShortNames ? 1 : 0);
+  return push.derived.get(GRPC_SHAPES, proxy, key, () => {
+    const scope = push.sidecarScope(proxy);
+    return JSON.stringify([
+      proxy.type,
+      view,
+      clusterDomainOf(proxy.dnsDomain),
+      completesShortNames ? proxy.dnsDomain : "",
+      scope.name,
+    ]) + (withLabels ? frozenJson(push.derived, proxy.metadata.labels) : "");
+  });
 }

@@ -28,6 +28,7 @@ import type { ConflictSink } from "../../push/listener_conflicts.ts";
 import { outboundClusterName } from "../../push/service_index.ts";
 import { cacheKey, type GeneratedResource, type GenerateRequest, type XdsGenerator } from "../generator.ts";
 import { stableJson } from "../fingerprint.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 import { durationFromNanos } from "../envoy_duration.ts";
 import { FAULT_FILTER_NAME, ROUTER_FILTER_NAME, type WeightedCluster } from "../route_action.ts";
 import { planMeshL4Routes, type PlannedL4Routes } from "../route_plan.ts";
@@ -484,7 +485,17 @@ export function planListeners(
  * PeerAuthentication or RequestAuthentication counts (inbound ports are plaintext, with no JWT check), without
  * `authz` no AuthorizationPolicy.
  */
-function securityPoliciesFor(proxy: Proxy, push: PushContext) {
+function securityPoliciesFor(proxy: Proxy, push: PushContext): SecurityPolicies {
+  // Read by the LDS shape of every proxy on every push and again by its generation: worked out once.
+  return push.derived.get(SECURITY_POLICIES, proxy, undefined, () => computeSecurityPolicies(proxy, push));
+}
+
+type SecurityPolicies = ReturnType<typeof computeSecurityPolicies>;
+
+/** The security policies selecting a proxy, per snapshot and proxy object; read-only to every caller. */
+const SECURITY_POLICIES = derivedTable<Proxy, undefined, SecurityPolicies>("securityPolicies");
+
+function computeSecurityPolicies(proxy: Proxy, push: PushContext) {
   const none = { policies: [], dependsOn: [] };
   return {
     authn: push.plugins.authn ? peerAuthenticationsFor(proxy, push) : none,

@@ -15,18 +15,35 @@
  */
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 import { frozenJson } from "../fingerprint.ts";
 import { clusterDomainOf } from "../grpc_target.ts";
+
+/** What a shape reads of its proxy besides the common part. */
+export interface ShapeReads {
+  readonly locality?: boolean;
+  readonly labels?: boolean;
+  readonly shortNames?: boolean;
+}
+
+/**
+ * Proxy shapes by proxy object and reads, per snapshot (not carried: the scope and namespace views are the
+ * snapshot's). A proxy is immutable, so a changed proxy is a new object with entries of its own.
+ */
+const PROXY_SHAPES = derivedTable<Proxy, number, string>("envoyProxyShapes");
 
 /**
  * The shape of `proxy`, with its locality, its labels, or its namespace's short names for the generators that
  * read them.
  */
-export function envoyProxyShape(
-  proxy: Proxy,
-  push: PushContext,
-  reads: { readonly locality?: boolean; readonly labels?: boolean; readonly shortNames?: boolean },
-): string {
+export function envoyProxyShape(proxy: Proxy, push: PushContext, reads: ShapeReads): string {
+  // CDS, LDS and RDS ask for one proxy's shape with the same reads in one snapshot: worked out once.
+  const key = (reads.locality ? 1 : 0) | (reads.labels ? 2 : 0) | (reads.shortNames ? 4 : 0);
+  return push.derived.get(PROXY_SHAPES, proxy, key, () => computeEnvoyProxyShape(proxy, push, reads));
+}
+
+/** {@link envoyProxyShape} worked out afresh, without the snapshot's memo. */
+export function computeEnvoyProxyShape(proxy: Proxy, push: PushContext, reads: ShapeReads): string {
   const scope = push.sidecarScope(proxy);
   // Without short names to complete, a namespace matters only when the snapshot singles it out.
   const namespaced = reads.shortNames === true || push.namespaceView(proxy.namespace) !== "";

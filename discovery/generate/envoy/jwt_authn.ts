@@ -14,6 +14,7 @@ import { compareByCreation } from "../../model/config_order.ts";
 import { selectorMatches } from "../../model/labels.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
+import { derivedTable } from "../../push/derived_memo.ts";
 import { configKey } from "../../push/push_request.ts";
 import type { EnvoyObject } from "../route_match.ts";
 
@@ -22,8 +23,18 @@ export const JWT_PAYLOAD_METADATA = "payload";
 /** The name of the filter, which is also the metadata namespace RBAC reads. */
 export const JWT_FILTER_NAME = "envoy.filters.http.jwt_authn";
 
-/** The JWT rules of the RequestAuthentications selecting `proxy` (its namespace's and the root's), oldest first. */
+/** The JWT rules that select a proxy, per snapshot and proxy object; read-only to every caller. */
+const JWT_RULES = derivedTable<Proxy, undefined, { rules: JwtRule[]; dependsOn: string[] }>("jwtRules");
+
+/**
+ * The JWT rules of the RequestAuthentications selecting `proxy` (its namespace's and the root's), oldest first.
+ * Remembered per snapshot and proxy: CDS and LDS, shapes and generators, each ask for them.
+ */
 export function jwtRulesFor(proxy: Proxy, push: PushContext): { rules: JwtRule[]; dependsOn: string[] } {
+  return push.derived.get(JWT_RULES, proxy, undefined, () => computeJwtRules(proxy, push));
+}
+
+function computeJwtRules(proxy: Proxy, push: PushContext): { rules: JwtRule[]; dependsOn: string[] } {
   const all = [...push.configs("RequestAuthentication")].sort(compareByCreation) as Resource<
     RequestAuthenticationSpec
   >[];
