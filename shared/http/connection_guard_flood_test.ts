@@ -98,16 +98,24 @@ function request(port: number, localAddress: string, path: string): { answer: Pr
   return { answer, end: () => socket.destroy() };
 }
 
+/** Waits until the guard has refused or queued the newest connection, `whose` named in a timeout. */
+function placed(
+  guard: { readonly refusals: readonly unknown[]; waiting(): number },
+  whose: string,
+): Promise<void> {
+  return waitFor(
+    () => guard.refusals.length > 0 || guard.waiting() > 0,
+    `the guard to place the ${whose}'s connection`,
+  );
+}
+
 Deno.test("A probe whose request has arrived is not closed to make room for a flood from its own address", async () => {
   await withGuard({ ...LIMITS, maxConnectionsPerPeer: 1 }, 1, async (guard) => {
     const probe = request(guard.port, "127.0.0.1", "/ready");
     await waitFor(guard.dialing, "the probe's request to reach the guard");
     // The flood's next connection finds its address's one slot taken by the probe.
     const flood = request(guard.port, "127.0.0.1", "/ready");
-    await waitFor(
-      () => guard.refusals.length > 0 || guard.waiting() > 0,
-      "the guard to place the flood's connection",
-    );
+    await placed(guard, "flood");
     guard.openGate();
     assert.match(await probe.answer, /^HTTP\/1.1 200/);
     assert.match(await flood.answer, /^HTTP\/1.1 200/, "the newcomer waited for the probe's slot");
@@ -120,10 +128,7 @@ Deno.test("A probe from an address whose connections all have a request in progr
     const busy = request(guard.port, "127.0.0.1", "/hold");
     await waitFor(() => guard.holding() === 1, "a request in progress");
     const probe = request(guard.port, "127.0.0.1", "/ready");
-    await waitFor(
-      () => guard.refusals.length > 0 || guard.waiting() > 0,
-      "the guard to place the probe's connection",
-    );
+    await placed(guard, "probe");
     guard.release();
     assert.match(await busy.answer, /^HTTP\/1.1 200/);
     assert.match(await probe.answer, /^HTTP\/1.1 200/);
@@ -140,10 +145,7 @@ Deno.test("A probe from another address is not closed to make room when a flood 
     const probe = request(guard.port, "127.0.0.2", "/ready");
     await waitFor(guard.dialing, "the probe's request to reach the guard");
     const flood = request(guard.port, "127.0.0.1", "/ready");
-    await waitFor(
-      () => guard.refusals.length > 0 || guard.waiting() > 0,
-      "the guard to place the flood's connection",
-    );
+    await placed(guard, "flood");
     guard.openGate();
     assert.match(await probe.answer, /^HTTP\/1.1 200/);
     assert.match(await flood.answer, /^HTTP\/1.1 200/, "the newcomer waited for the probe's slot");
