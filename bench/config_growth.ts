@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
 import { longestBusyMs, longestSampleGapMs } from "./cpuprofile_top.ts";
+import { HEAP_COLLECTIONS, metricSum } from "./server_metric.ts";
 
 const POLL_MS = 10;
 const SETTLE_MS = 2_000;
@@ -186,17 +187,8 @@ const SCENARIOS: readonly Scenario[] = [
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function metric(monitoringAddr: string, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`http://${monitoringAddr}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(pattern)) sum += Number(m[1]);
-  return sum;
-}
-
 const CONFIG_EVENTS = /^discovery_inbound_updates\{type="config"\} (\d+)/gm;
 const REJECTIONS = /^discovery_total_rejected_configs(?:\{[^}]*\})? (\d+)/gm;
-/** Collections after a burst (`DISCOVERY_COLLECT_AFTER_BURST_BYTES`): config growth must never trigger one. */
-const HEAP_COLLECTIONS = /^discovery_heap_collections (\d+)/gm;
 
 /** Polls `/ready` every `POLL_MS` until stopped; returns the longest gap between answers. */
 function pollReady(
@@ -311,8 +303,8 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
       await sleep(50);
     }
     await sleep(1_000);
-    const eventsBefore = await metric(addresses.monitoringAddr, CONFIG_EVENTS);
-    const rejectedBefore = await metric(addresses.monitoringAddr, REJECTIONS);
+    const eventsBefore = await metricSum(addresses.monitoringAddr, CONFIG_EVENTS);
+    const rejectedBefore = await metricSum(addresses.monitoringAddr, REJECTIONS);
     const files = scenario.files();
     const bytes = Object.values(files).reduce((n, t) => n + t.length, 0);
     const profile = profileServer(addresses.monitoringAddr, scenario.name);
@@ -325,8 +317,8 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
     let tookInMs: number | undefined;
     while (performance.now() - started < TIMEOUT_MS) {
       const done = scenario.refused
-        ? await metric(addresses.monitoringAddr, REJECTIONS) > rejectedBefore
-        : await metric(addresses.monitoringAddr, CONFIG_EVENTS) - eventsBefore >=
+        ? await metricSum(addresses.monitoringAddr, REJECTIONS) > rejectedBefore
+        : await metricSum(addresses.monitoringAddr, CONFIG_EVENTS) - eventsBefore >=
           (scenario.configEvents ?? 0);
       if (done) {
         tookInMs = Math.round(performance.now() - started);
@@ -337,7 +329,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
     await sleep(SETTLE_MS);
     const { maxGapMs, answers, gapsOver50, topGapsAt, gapP50P90P99 } = await poll.stop();
     const cpuMs = Math.round((await cpuSeconds(server.child.pid) - cpuBefore) * 1000);
-    const heapCollections = await metric(addresses.monitoringAddr, HEAP_COLLECTIONS);
+    const heapCollections = await metricSum(addresses.monitoringAddr, HEAP_COLLECTIONS);
     const load = [loadBefore, loadAverage()];
     const longestBusy = await profile;
     return {

@@ -26,7 +26,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { parseArgs } from "node:util";
 import { readProc, startChild } from "./bench_processes.ts";
-import { SYSTEM_LIBRARY_DIRS } from "../shared/process/malloc_trim.ts";
+import { SYSTEM_LIBRARY_DIRS } from "../shared/process/glibc_library.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,

@@ -50,6 +50,11 @@ export interface LoadReport {
   readonly serverMemory: ProcessMemory;
   /** Peaks of the server's own memory figures, sampled through ControlZ while proxies were connected. */
   readonly memoryPeaks?: MemoryPeaks;
+  /**
+   * Full collections the server ran after a burst (`DISCOVERY_COLLECT_AFTER_BURST_BYTES`) during the run; one
+   * that fell inside a phase is in that phase's CPU.
+   */
+  readonly heapCollections?: number;
   readonly reconnect?: ConnectReply;
   readonly baseline?: {
     readonly initial: ConnectReply;
@@ -248,7 +253,8 @@ export function renderReport(r: LoadReport): string {
         : ` Sampled peaks (${r.memoryPeaks.samples} samples): V8 heap ${
           mibOf(r.memoryPeaks.heapUsed)
         } used of ${mibOf(r.memoryPeaks.heapTotal)}, ` +
-          `external (Buffers) ${mibOf(r.memoryPeaks.external)}, RSS ${mibOf(r.memoryPeaks.rss)} MiB.`),
+          `external (Buffers) ${mibOf(r.memoryPeaks.external)}, RSS ${mibOf(r.memoryPeaks.rss)} MiB.`) +
+      (r.heapCollections === undefined ? "" : ` Full collections after a burst: ${r.heapCollections}.`),
   );
   if (r.baseline && c.protocol === "delta") {
     // Delta pushes send only what changed: only the first configuration compares with the replay.

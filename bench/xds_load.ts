@@ -39,6 +39,7 @@ import { summarize } from "./latency_stats.ts";
 import { threadCpuSince, withCpu } from "./cpu_window.ts";
 import { type ReplayRun, runBaseline, runOwnH2Floors } from "./replay_runs.ts";
 import { type CpuUse, type LoadReport, renderReport, type RoundResult } from "./load_report.ts";
+import { HEAP_COLLECTIONS, metricSum } from "./server_metric.ts";
 import {
   clusterNames,
   epochMs,
@@ -463,6 +464,7 @@ async function main(): Promise<LoadReport> {
     }
     const serverMemory = processMemory(pid);
     const memoryPeaks = await memory.stop();
+    const heapCollections = await metricSum(addresses.monitoringAddr, HEAP_COLLECTIONS);
     await saveHeapSnapshot(addresses.monitoringAddr, "after_rounds");
     if (flags["server-log"]) await Deno.writeTextFile(flags["server-log"], server.stdout + server.stderr);
     const complaints = (server.stdout + server.stderr).split("\n").filter((l) => /\b(warn|error)\b/i.test(l));
@@ -515,6 +517,7 @@ async function main(): Promise<LoadReport> {
       changes,
       serverMemory,
       memoryPeaks,
+      heapCollections,
       reconnect,
       baseline,
     };

@@ -16,6 +16,7 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { addCtrlzRoutes } from "./ctrlz/ctrlz_routes.ts";
+import { openNativeHeapFigures } from "@mesh/shared/process/native_heap_figures";
 import type { DebugInterface } from "./http/debug_interface.ts";
 import { addMonitoringRoutes } from "./http/monitoring_routes.ts";
 import { addReadyRoute, type Readiness } from "./http/readiness.ts";
@@ -99,8 +100,9 @@ export function wireListeners(w: ListenersInputs): Listeners {
         "ControlZ",
         options.ctrlzAddr,
         "--ctrlz_address/--ctrlz_port",
-        () =>
-          addCtrlzRoutes(new Router(), {
+        () => {
+          const nativeHeap = openNativeHeapFigures();
+          return addCtrlzRoutes(new Router(), {
             logs: w.logs,
             env,
             info: w.info,
@@ -108,7 +110,9 @@ export function wireListeners(w: ListenersInputs): Listeners {
             startedAt: new Date(Date.now() - (performance.now() - w.startedAt)),
             allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
             metrics: () => w.metrics.render(),
-          }),
+            ...("read" in nativeHeap && { nativeHeap: nativeHeap.read }),
+          });
+        },
       ),
     ],
   };

@@ -2,7 +2,8 @@
  * Where a server's resident memory lies, for telling state the server keeps from memory the allocator keeps:
  * `/proc/<pid>/smaps` split into glibc's main arena (`[heap]`, grown with brk, where the runtime's native
  * allocations on the main thread go), other anonymous mappings (V8's heap, other arenas, stacks) and file
- * pages; and V8's own figures from ControlZ `/memj/` (`Deno.memoryUsage()`).
+ * pages; and V8's own figures and glibc's from ControlZ `/memj/` (what the runtime holds in use against what
+ * glibc keeps free, all arenas and the main arena's share).
  *
  * @module
  */
@@ -18,12 +19,19 @@ export interface MemoryBreakdown {
   readonly fileMiB: number;
   /** V8's heap as reserved and as used, and the memory of ArrayBuffers and other external objects. */
   readonly v8?: { readonly heapTotalMiB: number; readonly heapUsedMiB: number; readonly externalMiB: number };
+  /** glibc's bytes in use and free, in all arenas and in the main arena; absent where the server cannot read them. */
+  readonly native?: {
+    readonly inUseMiB: number;
+    readonly freeMiB: number;
+    readonly mainInUseMiB: number;
+    readonly mainFreeMiB: number;
+  };
 }
 
 const KIB_PER_MIB = 1024;
 
 /** Sums the `Rss:` lines of `smaps` text by kind of mapping. */
-export function splitSmaps(smaps: string): Omit<MemoryBreakdown, "v8"> {
+export function splitSmaps(smaps: string): Omit<MemoryBreakdown, "v8" | "native"> {
   let kind: "brk" | "anon" | "file" = "anon";
   const kib = { brk: 0, anon: 0, file: 0 };
   for (const line of smaps.split("\n")) {
@@ -59,6 +67,14 @@ export async function memoryBreakdown(pid: number, ctrlzPort: string): Promise<M
         heapUsedMiB: mib(usage.heapUsed),
         externalMiB: mib(usage.external),
       },
+      ...(usage.nativeInUse !== undefined && {
+        native: {
+          inUseMiB: mib(usage.nativeInUse),
+          freeMiB: mib(usage.nativeFree),
+          mainInUseMiB: mib(usage.mainArenaInUse),
+          mainFreeMiB: mib(usage.mainArenaFree),
+        },
+      }),
     };
   } catch {
     return mapped;
@@ -75,6 +91,12 @@ export function describeChange(idle: MemoryBreakdown, after: MemoryBreakdown): s
     parts.push(
       `V8 heap total ${idle.v8.heapTotalMiB} → ${after.v8.heapTotalMiB} (used ${idle.v8.heapUsedMiB} → ${after.v8.heapUsedMiB})`,
       `external ${idle.v8.externalMiB} → ${after.v8.externalMiB}`,
+    );
+  }
+  if (idle.native && after.native) {
+    parts.push(
+      `glibc in use ${idle.native.inUseMiB} → ${after.native.inUseMiB} (main arena ${idle.native.mainInUseMiB} → ${after.native.mainInUseMiB})`,
+      `glibc free ${idle.native.freeMiB} → ${after.native.freeMiB} (main arena ${idle.native.mainFreeMiB} → ${after.native.mainFreeMiB})`,
     );
   }
   return `${parts.join(", ")} MiB`;

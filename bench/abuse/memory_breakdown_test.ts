@@ -23,3 +23,13 @@ Deno.test("describeChange names each figure from idle to after", () => {
     "[heap] 23 → 36, other anonymous 205 → 205 MiB",
   );
 });
+
+Deno.test("describeChange names glibc's in-use and free bytes when the server reports them", () => {
+  const native = { inUseMiB: 40, freeMiB: 10, mainInUseMiB: 20, mainFreeMiB: 6 };
+  const idle = { brkHeapMiB: 23, otherAnonMiB: 205, fileMiB: 61, native };
+  assert.equal(
+    describeChange(idle, { ...idle, native: { ...native, mainInUseMiB: 41, inUseMiB: 61 } }),
+    "[heap] 23 → 23, other anonymous 205 → 205, glibc in use 40 → 61 (main arena 20 → 41), " +
+      "glibc free 10 → 10 (main arena 6 → 6) MiB",
+  );
+});

@@ -8,6 +8,8 @@ import type { BuildInfo } from "@mesh/shared/version/build_info";
 import { crossSiteReason } from "@mesh/shared/http/same_origin";
 import { addCtrlzPages } from "./pages/ctrlz_page_routes.ts";
 import { processFacts } from "./process_facts.ts";
+import type { ReadNativeHeap } from "@mesh/shared/process/native_heap_figures";
+import { memoryFigures } from "./memory_figures.ts";
 
 /** What the introspection facility (ControlZ) shows and controls. */
 export interface CtrlzDeps {
@@ -20,6 +22,8 @@ export interface CtrlzDeps {
   readonly allowRemote?: boolean;
   /** The Prometheus text of the program's metrics, for the metrics page. */
   readonly metrics?: () => Promise<string>;
+  /** glibc's arenas, shown beside V8's figures; absent where glibc cannot be read. */
+  readonly nativeHeap?: ReadNativeHeap;
 }
 
 /**
@@ -71,7 +75,7 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
       cwd: now.cwd,
     });
   });
-  router.add("/memj/", "Memory usage", () => jsonResponse(Deno.memoryUsage()));
+  router.add("/memj/", "Memory usage", () => jsonResponse(memoryFigures(deps.nativeHeap)));
   // The environment and arguments may carry secrets: loopback callers only unless the operator opts in.
   const allowRemote = deps.allowRemote ?? false;
   router.add(

@@ -4,12 +4,13 @@ import { LogManager } from "@mesh/shared/log/log_manager";
 import type { LogSink } from "@mesh/shared/log/sinks";
 import { EnvSettings } from "@mesh/shared/env/env_settings";
 import { buildInfo } from "@mesh/shared/version/build_info";
+import type { ReadNativeHeap } from "@mesh/shared/process/native_heap_figures";
 import { addCtrlzRoutes } from "./ctrlz_routes.ts";
 
 const lines: string[] = [];
 const sink: LogSink = { write: (l) => void lines.push(l), close() {} };
 
-function setup() {
+function setup(nativeHeap?: ReadNativeHeap) {
   const logs = new LogManager(["ads", "all", "default"], {
     log_as_json: true,
     log_caller: "",
@@ -27,6 +28,7 @@ function setup() {
     info: buildInfo("abc"),
     args: ["discovery", "--registries", "Mock"],
     startedAt: new Date(),
+    ...(nativeHeap && { nativeHeap }),
   });
   const call = (path: string, init?: RequestInit) => router.handle(new Request(`http://ctrlz${path}`, init));
   return { logs, call };
@@ -141,4 +143,26 @@ Deno.test("ControlZ pages come with a strict Content-Security-Policy and load on
   const unknown = await call("/no-such-page");
   assert.equal(unknown.status, 404);
   await unknown.body?.cancel();
+});
+
+Deno.test("ControlZ shows glibc's arenas beside V8's figures, and V8's alone when they cannot be read", async () => {
+  const arenas = [
+    { arena: 0, systemBytes: 900, freeBytes: 300, inUseBytes: 600 },
+    { arena: 1, systemBytes: 200, freeBytes: 150, inUseBytes: 50 },
+  ];
+  const { call } = setup(() => ({ arenas, mmappedChunks: 2, mmappedBytes: 4000 }));
+  const memory = await (await call("/memj/")).json();
+  assert.ok(memory.rss > 0 && memory.heapUsed > 0);
+  assert.deepEqual(
+    [memory.nativeInUse, memory.nativeFree, memory.mainArenaInUse, memory.mainArenaFree],
+    [4650, 450, 600, 300],
+  );
+  const page = await (await call("/memz/")).text();
+  assert.match(page, /Main arena free, kept/);
+  const failing = setup(() => {
+    throw new Error("malloc_info failed with -1");
+  });
+  const alone = await (await failing.call("/memj/")).json();
+  assert.ok(alone.rss > 0);
+  assert.equal(alone.nativeInUse, undefined);
 });

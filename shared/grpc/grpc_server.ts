@@ -18,6 +18,7 @@ import {
 } from "./grpc_channel_options.ts";
 import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
+import { releaseClosedStreams } from "./closed_stream_release.ts";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
@@ -154,7 +155,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   );
   let closing: Promise<void> | undefined;
   const logDrop = dropLogger(name, logger);
-  const guard = (http2Server: EventEmitter) =>
+  const guard = (http2Server: EventEmitter) => {
+    releaseClosedStreams(http2Server);
     guardHttp2Server(http2Server, {
       secure: options.tls !== undefined,
       handshakeTimeoutMs,
@@ -165,6 +167,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
         options.onPeerDropped?.(drop);
       },
     });
+  };
   let listener:
     | { tcp: net.Server; injectors: grpc.ConnectionInjector[]; stopRearm?: () => void }
     | undefined;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { libcCandidates, openMallocTrim } from "./malloc_trim.ts";
+import { libcCandidates } from "./glibc_library.ts";
+import { openMallocTrim } from "./malloc_trim.ts";
 
 Deno.test("openMallocTrim binds glibc's malloc_trim where FFI is granted for the system libraries", {
   ignore: Deno.build.os !== "linux",

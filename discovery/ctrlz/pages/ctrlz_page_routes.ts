@@ -13,6 +13,8 @@ import type { EnvSettings } from "@mesh/shared/env/env_settings";
 
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { ProcessFacts } from "../process_facts.ts";
+import type { ReadNativeHeap } from "@mesh/shared/process/native_heap_figures";
+import { memoryFigures } from "../memory_figures.ts";
 import { CTRLZ_SCRIPT, CTRLZ_STYLESHEET } from "./ctrlz_layout.ts";
 import { CTRLZ_SCRIPT_SOURCE } from "./ctrlz_script.ts";
 import { metricsPage } from "./metrics_page.ts";
@@ -39,6 +41,8 @@ export interface CtrlzPageSources {
   readonly metrics?: () => Promise<string>;
   /** `DEBUG_REMOTE_ACCESS`: the environment and arguments pages answer callers other than loopback too. */
   readonly allowRemote: boolean;
+  /** glibc's arenas, for the memory page. */
+  readonly nativeHeap?: ReadNativeHeap;
 }
 
 /** Adds the ControlZ pages and their assets to `router`. */
@@ -70,7 +74,7 @@ export function addCtrlzPages(router: Router, sources: CtrlzPageSources): Router
     } catch {
       heapLimit = undefined;
     }
-    return htmlResponse(memoryPage({ ...Deno.memoryUsage() }, heapLimit));
+    return htmlResponse(memoryPage(memoryFigures(sources.nativeHeap), heapLimit));
   });
   router.add("/procz/", "Process", () => htmlResponse(processPage(sources.facts())));
   router.add(

@@ -77,6 +77,10 @@ export function memoryPage(usage: Readonly<Record<string, number>>, heapLimit: n
     heapTotal: "Heap total",
     rss: "Resident set size",
     external: "External and array buffers",
+    nativeInUse: "Native (glibc) in use",
+    nativeFree: "Native (glibc) free, kept",
+    mainArenaInUse: "Main arena in use",
+    mainArenaFree: "Main arena free, kept",
   };
   return ctrlzPage(
     "Memory",
