@@ -18,6 +18,7 @@ import http2 from "node:http2";
 import type * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
 import { silentLogger } from "../log/logger.ts";
+import { bytesDuplexDefinition } from "./_bytes_duplex.ts";
 
 const [way, streamsArg, bytesArg] = Deno.args;
 const streams = Number(streamsArg);
@@ -27,19 +28,8 @@ if (collect === undefined || !["cancel", "drop"].includes(way) || !(streams > 0)
   console.log(JSON.stringify({ error: "Usage: --v8-flags=--expose-gc … cancel|drop STREAMS BYTES" }));
   Deno.exit(2);
 }
-const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 const PATH = "/test.Probe/Stream";
-const definition = {
-  Stream: {
-    path: PATH,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: asBuffer,
-    requestDeserialize: asBuffer,
-    responseSerialize: asBuffer,
-    responseDeserialize: asBuffer,
-  },
-} as const satisfies grpc.ServiceDefinition;
+const definition = bytesDuplexDefinition(PATH);
 
 const serverStreams: WeakRef<object>[] = [];
 let closed = 0;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { startGrpcServer } from "./grpc_server.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
@@ -7,20 +7,9 @@ import { socketBytesWritten } from "./outbound_state.ts";
 import { OutboundTurns } from "./outbound_turns.ts";
 import { WireWriter } from "@mesh/proto/_wire";
 import { silentLogger } from "../log/logger.ts";
+import { asBuffer, bytesDuplexDefinition } from "./_bytes_duplex.ts";
 
-const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-
-const DEFINITION = {
-  Stream: {
-    path: "/test.Turns/Stream",
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: asBuffer,
-    requestDeserialize: asBuffer,
-    responseSerialize: asBuffer,
-    responseDeserialize: asBuffer,
-  },
-} as const satisfies grpc.ServiceDefinition;
+const DEFINITION = bytesDuplexDefinition("/test.Turns/Stream");
 
 const SLICE = 4096;
 const STREAMS = 8;

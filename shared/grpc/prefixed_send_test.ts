@@ -16,21 +16,10 @@ import { OUTBOUND_POLL_MS } from "./outbound_state.ts";
 import { WireWriter } from "@mesh/proto/_wire";
 import { silentLogger } from "../log/logger.ts";
 import { type Pki, SERVER_NAME, serverTls, testPki } from "./_test_pki.ts";
-
-const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+import { asBuffer, bytesDuplexDefinition } from "./_bytes_duplex.ts";
 
 /** One duplex method whose server answers each request with the messages `reply` gives. */
-const DEFINITION = {
-  Stream: {
-    path: "/test.Prefixed/Stream",
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: asBuffer,
-    requestDeserialize: asBuffer,
-    responseSerialize: asBuffer,
-    responseDeserialize: asBuffer,
-  },
-} as const satisfies grpc.ServiceDefinition;
+const DEFINITION = bytesDuplexDefinition("/test.Prefixed/Stream");
 
 function prefixed(payload: Uint8Array): Uint8Array {
   return new WireWriter(payload.length, { grpcPrefix: true }).raw(payload).finish();
