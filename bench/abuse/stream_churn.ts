@@ -2,7 +2,7 @@
  * ADS streams cancelled while their answer is still queued, round after round: each round opens `streams` ADS
  * streams on each of `connections` HTTP/2 connections (raw `node:http2`, so the client's flow-control window
  * is exactly `windowBytes` a stream and nothing it is sent is ever read past the first chunk), each asking as an
- * unscoped Envoy sidecar for every cluster and listener of the mesh (hundreds of KiB each), waits `holdMs` for
+ * unscoped Envoy sidecar for every cluster and listener of the mesh (its largest answers), waits `holdMs` for
  * the server to queue its answers, then resets every stream with RST_STREAM(CANCEL), keeping the connections
  * for the next round. On Deno 2.9.3 a server stream that closes with data queued is never freed unless the
  * server works around it (docs/deno_pin.md), so what this leaves grows with every round.
