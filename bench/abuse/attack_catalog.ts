@@ -90,6 +90,15 @@ export const ATTACKS: readonly Attack[] = [
     }),
   },
   {
+    name: "stream-churn",
+    finding: "2: ADS streams on a 3,000-service mesh cancelled with their answer queued, round after round",
+    services: (s) => s.services,
+    full: { services: 3000, connections: 100, streams: 5, rounds: 20, holdMs: 2000, windowBytes: 16_384 },
+    small: { services: 300, connections: 10, streams: 5, rounds: 3, holdMs: 1000, windowBytes: 16_384 },
+    timeoutS: (s) => 60 + s.rounds * (2 * s.holdMs / 1000 + 2),
+    launch: (t, sizes) => attacker(t, { kind: "stream-churn", sizes }),
+  },
+  {
     name: "webhook-bodies",
     finding: "3: HTTP/2 streams of 3 MiB bodies to /validate",
     services: SMALL_MESH,

@@ -13,6 +13,7 @@ import { deltaNames, type DeltaNamesSizes } from "./delta_names.ts";
 import { halfOpen, type HalfOpenSizes } from "./half_open.ts";
 import { nackFlood, type NackFloodSizes } from "./nack_flood.ts";
 import { slotFlood, type SlotFloodSizes } from "./slot_flood.ts";
+import { streamChurn, type StreamChurnSizes } from "./stream_churn.ts";
 import { webhookBodies, type WebhookBodiesSizes } from "./webhook_bodies.ts";
 
 /** What the harness asks the attacker to do. */
@@ -25,6 +26,7 @@ export type AttackOrder =
     | { kind: "slot-flood"; sizes: SlotFloodSizes }
     | { kind: "half-open"; sizes: HalfOpenSizes }
     | { kind: "csr"; sizes: CsrFloodSizes }
+    | { kind: "stream-churn"; sizes: StreamChurnSizes }
   );
 
 function run(order: AttackOrder): Promise<Record<string, unknown>> {
@@ -41,6 +43,8 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
       return halfOpen(order.grpcAddr, order.httpAddr, order.sizes);
     case "csr":
       return csrFlood(order.secureGRPCAddr, order.caDir!, order.sizes);
+    case "stream-churn":
+      return streamChurn(order.grpcAddr, order.sizes);
   }
 }
 
