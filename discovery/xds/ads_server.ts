@@ -39,6 +39,7 @@ import type { MemoStats } from "@mesh/shared/memo/memo_stats";
 import { NameListTable } from "./name_list_table.ts";
 import { NameBudgets } from "./name_budget.ts";
 import { NackLog } from "./nack_log.ts";
+import { ConnectionLog } from "./connection_log.ts";
 import { SotwConnection } from "./sotw_connection.ts";
 import { XdsCache } from "./xds_cache.ts";
 import type { AdsCall, ConnectionContext, XdsConnection, XdsProtocol } from "./xds_connection.ts";
@@ -103,6 +104,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   readonly #names: NameInterner;
   readonly #nameLists: NameListTable;
   readonly #nacks: NackLog;
+  readonly #connectionLog: ConnectionLog;
   /** ADS streams accepted and not yet ended, admitted or not. */
   #openStreams = 0;
   /** The most streams open at once since the name memos were last emptied. */
@@ -148,6 +150,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.#nameLists = new NameListTable(names, { limits: options.settings });
     this.#release = new UnheldRelease(() => this.releaseUnheld(), undefined, options.timers);
     this.#nacks = new NackLog(this.#logger, { now: options.now ?? (() => performance.now()) });
+    this.#connectionLog = new ConnectionLog(this.#logger, options.now);
     const gate = new ResponseGate(options.settings.pushThrottle, options.now ? { now: options.now } : {});
     this.#context = {
       generators: this.generators,
@@ -374,12 +377,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       : new DeltaConnection(proxy, call, this.#context);
     this.#connections.set(connection.id, connection);
     this.#metrics.connected(1);
-    this.#logger.info("proxy connected", {
-      connection: connection.id,
-      protocol,
-      peer: connection.peer,
-      node: proxy.nodeId,
-    });
+    this.#connectionLog.connected(connection, { protocol, node: proxy.nodeId });
     for (const listener of this.#onConnect) this.#callListener(listener, connection);
     return connection;
   }
@@ -393,7 +391,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       this.#metrics.forgetProxy(connection.proxy.id);
       this.#nacks.forget(connection.proxy.id);
     }
-    this.#logger.info("proxy disconnected", { connection: connection.id });
+    this.#connectionLog.disconnected(connection);
     for (const listener of this.#onDisconnect) this.#callListener(listener, connection);
   }
 

@@ -1,6 +1,6 @@
 /**
- * Lets a line about one peer be logged at most once per period, counting what it passed over, so a peer that
- * hammers a bound costs one log line a minute rather than one per attempt.
+ * Lets a line about one peer be logged at most once (or `linesPerPeriod` times) per period, counting what it
+ * passed over, so a peer that hammers a bound costs one log line a minute rather than one per attempt.
  *
  * @module
  */
@@ -13,13 +13,19 @@ export const PEER_LOG_MAX_PEERS = 4096;
 
 /** Rate-limits log lines per peer; bounded in the peers it remembers. */
 export class PeerLogLimiter {
-  readonly #last = new Map<string, { at: number; passedOver: number }>();
+  readonly #last = new Map<string, { at: number; lines: number; passedOver: number }>();
 
+  /** @throws {RangeError} when `linesPerPeriod` is not a positive integer */
   constructor(
     private readonly periodMs = PEER_LOG_PERIOD_MS,
     private readonly now: () => number = () => performance.now(),
     private readonly maxPeers = PEER_LOG_MAX_PEERS,
-  ) {}
+    private readonly linesPerPeriod = 1,
+  ) {
+    if (!Number.isSafeInteger(linesPerPeriod) || linesPerPeriod < 1) {
+      throw new RangeError(`Log lines per period "${linesPerPeriod}": expected a positive integer`);
+    }
+  }
 
   /**
    * Whether to log about `peer` now: the number of lines passed over for it since its last line (0 the first
@@ -29,6 +35,11 @@ export class PeerLogLimiter {
     const now = this.now();
     const seen = this.#last.get(peer);
     if (seen !== undefined && now - seen.at < this.periodMs) {
+      // Lines are passed over only once a period's lines are spent, so none was before this one.
+      if (seen.lines < this.linesPerPeriod) {
+        seen.lines++;
+        return 0;
+      }
       seen.passedOver++;
       return undefined;
     }
@@ -38,7 +49,7 @@ export class PeerLogLimiter {
       }
       if (this.#last.size >= this.maxPeers) return undefined;
     }
-    this.#last.set(peer, { at: now, passedOver: 0 });
+    this.#last.set(peer, { at: now, lines: 1, passedOver: 0 });
     return seen?.passedOver ?? 0;
   }
 }

@@ -24,3 +24,14 @@ Deno.test("PeerLogLimiter lets one line a period through per peer, counting thos
   assert.equal(limiter.take("a"), 2);
   assert.equal(limiter.take("c"), 0, "a stale peer made room");
 });
+
+Deno.test("PeerLogLimiter with a budget of lines lets that many through each period, then counts the rest", () => {
+  let now = 0;
+  const limiter = new PeerLogLimiter(60_000, () => now, 10, 3);
+  assert.deepEqual([1, 2, 3, 4, 5].map(() => limiter.take("a")), [0, 0, 0, undefined, undefined]);
+  assert.equal(limiter.take("b"), 0);
+  now = 60_000;
+  assert.deepEqual([limiter.take("a"), limiter.take("a"), limiter.take("a")], [2, 0, 0]);
+  assert.equal(limiter.take("a"), undefined);
+  assert.throws(() => new PeerLogLimiter(60_000, () => now, 10, 0), RangeError);
+});

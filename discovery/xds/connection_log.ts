@@ -1,0 +1,73 @@
+/**
+ * The info lines of proxies connecting and leaving, a budget of them per peer address each minute: a fleet's
+ * proxies each have their own, and one client that opens and cancels streams as fast as it can costs a few
+ * lines a minute instead of two per stream. A line logged after some were passed over says how many.
+ *
+ * @module
+ */
+import type { Logger } from "@mesh/shared/log/logger";
+import { PEER_LOG_MAX_PEERS, PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
+
+/** Lines of each kind (connected, disconnected) one peer address may log each minute. */
+export const CONNECTION_LOG_LINES_PER_MINUTE = 100;
+
+/** What a line says about a stream. */
+export interface LoggedConnection {
+  readonly id: string;
+  /** As grpc-js names it: address and port, or a socket path. */
+  readonly peer: string;
+}
+
+/** The address of a grpc-js peer name without its port (`[::1]:5` → `::1`, `10.0.0.1:5` → `10.0.0.1`). */
+export function peerHost(peer: string): string {
+  if (peer.startsWith("[")) {
+    const end = peer.indexOf("]");
+    return end < 0 ? peer : peer.slice(1, end);
+  }
+  const colon = peer.lastIndexOf(":");
+  // Only an IPv4 address or a name carries one colon before its port; a socket path has none.
+  return colon > 0 && peer.indexOf(":") === colon && /^\d+$/.test(peer.slice(colon + 1))
+    ? peer.slice(0, colon)
+    : peer;
+}
+
+/** Logs connections and disconnections within each peer address's budget. */
+export class ConnectionLog {
+  readonly #connected: PeerLogLimiter;
+  readonly #disconnected: PeerLogLimiter;
+  /** The peer address of each open stream: once a stream is gone grpc-js no longer knows it. */
+  readonly #hosts = new Map<string, string>();
+
+  constructor(private readonly logger: Logger, now: () => number = () => performance.now()) {
+    const limiter = () =>
+      new PeerLogLimiter(PEER_LOG_PERIOD_MS, now, PEER_LOG_MAX_PEERS, CONNECTION_LOG_LINES_PER_MINUTE);
+    this.#connected = limiter();
+    this.#disconnected = limiter();
+  }
+
+  /** A stream was admitted; `fields` are added to the line. */
+  connected(connection: LoggedConnection, fields: Record<string, unknown>): void {
+    const host = peerHost(connection.peer);
+    this.#hosts.set(connection.id, host);
+    const passedOver = this.#connected.take(host);
+    if (passedOver === undefined) return;
+    this.logger.info("proxy connected", {
+      connection: connection.id,
+      ...fields,
+      peer: connection.peer,
+      ...(passedOver > 0 && { notLogged: passedOver }),
+    });
+  }
+
+  /** A stream ended; its address is the one it connected from. */
+  disconnected(connection: LoggedConnection): void {
+    const host = this.#hosts.get(connection.id) ?? peerHost(connection.peer);
+    this.#hosts.delete(connection.id);
+    const passedOver = this.#disconnected.take(host);
+    if (passedOver === undefined) return;
+    this.logger.info("proxy disconnected", {
+      connection: connection.id,
+      ...(passedOver > 0 && { notLogged: passedOver }),
+    });
+  }
+}
