@@ -42,7 +42,7 @@ function handleOf(stream: object): StreamHandle | undefined {
 
 /** Watches every stream `http2Server` opens and detaches its pending shutdown request once it has closed. */
 export function releaseClosedStreams(http2Server: EventEmitter): void {
-  http2Server.on("stream", (stream: EventEmitter & { closed?: boolean }) => {
+  http2Server.on("stream", (stream: EventEmitter) => {
     const handle = handleOf(stream);
     const shutdown = handle?.shutdown;
     if (handle === undefined || typeof shutdown !== "function") return;
