@@ -1,8 +1,9 @@
 /**
  * The process's memory as ControlZ's `/memj/` and `/memz/` show it: V8's figures and, where glibc can be read,
- * its arenas. RSS that V8's figures do not explain is native: `nativeInUse` is what the runtime still holds,
- * `nativeFree` what glibc keeps in free chunks, and the main arena's share (the `[heap]` mapping the main
- * thread allocates from) tells fragmentation there from memory held.
+ * its arenas. RSS that V8's figures do not explain is native: `nativeInUse` is what glibc counts in use (the
+ * runtime's allocations, and chunks threads keep cached), `nativeFree` what it keeps in free chunks, and the
+ * main arena's share (the `[heap]` mapping the main thread allocates from) tells free pages kept there from
+ * chunks in use.
  *
  * @module
  */

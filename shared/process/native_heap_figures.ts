@@ -1,8 +1,8 @@
 /**
  * What glibc's allocator holds, arena by arena, from `malloc_info`: how much each arena took from the kernel
  * and how much of that is in free chunks. It tells the two reasons native memory stays resident after a burst
- * apart: chunks still in use (something holds them) and free chunks in pages shared with used ones
- * (fragmentation, which no trim returns).
+ * apart: chunks glibc counts in use (the program's allocations, and freed chunks a thread keeps in its own
+ * cache) and free chunks in pages shared with used ones (fragmentation, which no trim returns).
  *
  * `malloc_info` writes XML to a `FILE*`; the stream is opened with `fmemopen` on a buffer this module owns, so
  * no native pointer is ever read (that would need FFI permission for everything, not the system libraries).
@@ -19,7 +19,7 @@ export interface ArenaFigures {
   readonly systemBytes: number;
   /** Bytes in free chunks, the arena's top chunk included. */
   readonly freeBytes: number;
-  /** Bytes in chunks in use. */
+  /** Bytes in chunks outside glibc's free lists: in use, or cached by a thread. */
   readonly inUseBytes: number;
 }
 
