@@ -7,6 +7,7 @@
 import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { peerCertificateDer } from "./peer_identity.ts";
+import type { GrpcAdmissionSettings } from "./grpc_admission.ts";
 import {
   type GrpcServerOptions,
   type GrpcService,
@@ -135,3 +136,11 @@ export async function startEchoServer(
   });
   return { server, holds };
 }
+
+/** The setting names an admission under test reports its bounds by. */
+export const TEST_ADMISSION_SETTINGS: GrpcAdmissionSettings = {
+  maxConnections: "TEST_MAX_CONNECTIONS",
+  maxConnectionsPerPeer: "TEST_MAX_CONNECTIONS_PER_PEER",
+  maxStreams: "TEST_MAX_STREAMS",
+  maxStreamsPerPeer: "TEST_MAX_STREAMS_PER_PEER",
+};

@@ -8,7 +8,12 @@ import {
   type GrpcAdmissionLimits,
   peerAddressKey,
 } from "./grpc_admission.ts";
-import { ECHO_DEFINITION, EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import {
+  ECHO_DEFINITION,
+  EchoTestClient,
+  startEchoServer,
+  TEST_ADMISSION_SETTINGS,
+} from "./_test_echo_service.ts";
 import { baseServerCall } from "./base_server_call.ts";
 import { outboundState } from "./outbound_state.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
@@ -16,13 +21,6 @@ import { waitFor } from "../testing/wait_for.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 
 const HELLO = new TextEncoder().encode("hello");
-
-const SETTINGS = {
-  maxConnections: "TEST_MAX_CONNECTIONS",
-  maxConnectionsPerPeer: "TEST_MAX_CONNECTIONS_PER_PEER",
-  maxStreams: "TEST_MAX_STREAMS",
-  maxStreamsPerPeer: "TEST_MAX_STREAMS_PER_PEER",
-} as const;
 
 const ROOMY: GrpcAdmissionLimits = {
   maxConnections: 100,
@@ -59,7 +57,7 @@ async function startAdmitted(admission: GrpcAdmission, logger = new RecordingLog
 }
 
 Deno.test("startGrpcServer bounds the streams of one peer address over all its connections", async () => {
-  const admission = new GrpcAdmission({ ...ROOMY, maxStreamsPerPeer: 2 }, SETTINGS);
+  const admission = new GrpcAdmission({ ...ROOMY, maxStreamsPerPeer: 2 }, TEST_ADMISSION_SETTINGS);
   const { server, holds, refusals, logger } = await startAdmitted(admission);
   const first = ownConnection(server.address);
   const second = ownConnection(server.address);
@@ -91,7 +89,7 @@ Deno.test("startGrpcServer bounds the streams of one peer address over all its c
 });
 
 Deno.test("listeners sharing an admission share its server-wide stream bound", async () => {
-  const admission = new GrpcAdmission({ ...ROOMY, maxStreams: 2 }, SETTINGS);
+  const admission = new GrpcAdmission({ ...ROOMY, maxStreams: 2 }, TEST_ADMISSION_SETTINGS);
   const one = await startAdmitted(admission);
   const other = await startAdmitted(admission);
   const toOne = ownConnection(one.server.address);
@@ -112,7 +110,7 @@ Deno.test("listeners sharing an admission share its server-wide stream bound", a
 });
 
 Deno.test("startGrpcServer closes a connection past the per-peer bound on accept", async () => {
-  const admission = new GrpcAdmission({ ...ROOMY, maxConnectionsPerPeer: 2 }, SETTINGS);
+  const admission = new GrpcAdmission({ ...ROOMY, maxConnectionsPerPeer: 2 }, TEST_ADMISSION_SETTINGS);
   const { server, refusals, logger } = await startAdmitted(admission);
   const clients = [0, 1, 2].map(() => ownConnection(server.address));
   try {
@@ -140,7 +138,7 @@ Deno.test("startGrpcServer closes a connection past the per-peer bound on accept
 });
 
 Deno.test("startGrpcServer closes a connection past the server-wide bound on accept", async () => {
-  const admission = new GrpcAdmission({ ...ROOMY, maxConnections: 1 }, SETTINGS);
+  const admission = new GrpcAdmission({ ...ROOMY, maxConnections: 1 }, TEST_ADMISSION_SETTINGS);
   const { server, refusals } = await startAdmitted(admission);
   const first = ownConnection(server.address);
   const second = ownConnection(server.address);
@@ -168,7 +166,7 @@ Deno.test("the transport stays readable under the admission interceptor", async 
     done(null, Buffer.from(HELLO));
   };
   const { server } = await startEchoServer({
-    admission: new GrpcAdmission(ROOMY, SETTINGS),
+    admission: new GrpcAdmission(ROOMY, TEST_ADMISSION_SETTINGS),
     services: [{ definition: ECHO_DEFINITION, implementation: { Echo: reply, Peer: reply, Hold: () => {} } }],
   });
   const client = ownConnection(server.address);
@@ -183,11 +181,11 @@ Deno.test("the transport stays readable under the admission interceptor", async 
 
 Deno.test("GrpcAdmission refuses a bound out of range, naming its setting", () => {
   assert.throws(
-    () => new GrpcAdmission({ ...ROOMY, maxStreamsPerPeer: 0 }, SETTINGS),
+    () => new GrpcAdmission({ ...ROOMY, maxStreamsPerPeer: 0 }, TEST_ADMISSION_SETTINGS),
     /Invalid TEST_MAX_STREAMS_PER_PEER "0": expected an integer from 1/,
   );
   assert.throws(
-    () => new GrpcAdmission({ ...ROOMY, maxConnections: 1.5 }, SETTINGS),
+    () => new GrpcAdmission({ ...ROOMY, maxConnections: 1.5 }, TEST_ADMISSION_SETTINGS),
     /TEST_MAX_CONNECTIONS "1.5"/,
   );
 });

@@ -2,22 +2,15 @@ import "reflect-metadata";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { GrpcAdmission } from "./grpc_admission.ts";
-import { EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import { EchoTestClient, startEchoServer, TEST_ADMISSION_SETTINGS } from "./_test_echo_service.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { CALL_WEIGHT_BYTES, TrafficMeter } from "../process/traffic_meter.ts";
-
-const SETTINGS = {
-  maxConnections: "TEST_MAX_CONNECTIONS",
-  maxConnectionsPerPeer: "TEST_MAX_CONNECTIONS_PER_PEER",
-  maxStreams: "TEST_MAX_STREAMS",
-  maxStreamsPerPeer: "TEST_MAX_STREAMS_PER_PEER",
-} as const;
 
 Deno.test("startGrpcServer tells its traffic meter every request's size and every call's end, refused ones too", async () => {
   const traffic = new TrafficMeter();
   const admission = new GrpcAdmission(
     { maxConnections: 10, maxConnectionsPerPeer: 10, maxStreams: 1, maxStreamsPerPeer: 1 },
-    SETTINGS,
+    TEST_ADMISSION_SETTINGS,
   );
   const { server, holds } = await startEchoServer({ traffic, admission });
   const client = new EchoTestClient(server.address);
