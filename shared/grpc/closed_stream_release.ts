@@ -33,17 +33,19 @@ function detach(request: ShutdownRequest): void {
   request.callback = noop;
 }
 
-/** The runtime's native handle of `stream`, found by its symbol's description. */
-function handleOf(stream: object): StreamHandle | undefined {
-  const symbol = Object.getOwnPropertySymbols(stream).find((s) => s.description === "kHandle");
-  const handle = symbol === undefined ? undefined : (stream as Record<symbol, unknown>)[symbol];
-  return typeof handle === "object" && handle !== null ? handle as StreamHandle : undefined;
+/** The symbol the runtime keeps a stream's native handle under, found by its description. */
+function handleSymbol(stream: object): symbol | undefined {
+  return Object.getOwnPropertySymbols(stream).find((s) => s.description === "kHandle");
 }
 
 /** Watches every stream `http2Server` opens and detaches its pending shutdown request once it has closed. */
 export function releaseClosedStreams(http2Server: EventEmitter): void {
+  // Every stream of one runtime carries the same symbol: looked up on the first stream only.
+  let symbol: symbol | undefined;
   http2Server.on("stream", (stream: EventEmitter) => {
-    const handle = handleOf(stream);
+    symbol ??= handleSymbol(stream);
+    const found = symbol === undefined ? undefined : (stream as unknown as Record<symbol, unknown>)[symbol];
+    const handle = typeof found === "object" && found !== null ? found as StreamHandle : undefined;
     const shutdown = handle?.shutdown;
     if (handle === undefined || typeof shutdown !== "function") return;
     let pending: ShutdownRequest | undefined;

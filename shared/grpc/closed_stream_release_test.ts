@@ -33,12 +33,14 @@ Deno.test("A gRPC server lets go of streams whose connection went away while a 1
   assert.deepEqual(await probe("drop"), { streams: 16, closed: 16, alive: 0 });
 });
 
+/** The runtime's one symbol for every stream's native handle. */
+const K_HANDLE = Symbol("kHandle");
+
 /** A server stream as the runtime shapes it: its native handle under a symbol described `kHandle`. */
 function fakeStream(shutdownResult: number) {
-  const kHandle = Symbol("kHandle");
   const stream = new EventEmitter() as EventEmitter & Record<symbol, unknown>;
   const handle = { shutdown: (_request: object) => shutdownResult };
-  stream[kHandle] = handle;
+  stream[K_HANDLE] = handle;
   return { stream, handle };
 }
 
