@@ -30,7 +30,7 @@ export interface ReadySummary {
 const MAX_FAILURES_KEPT = 50;
 
 /** An error and its chain of causes on one line. */
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && depth < 5; depth++) {
     if (e instanceof Error) {
