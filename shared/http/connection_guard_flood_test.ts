@@ -156,8 +156,10 @@ Deno.test("A probe from another address is not closed to make room when a flood 
 
 /**
  * A child process that connects a probe (a whole `GET /ready`) then `flood` connections from the same address
- * that send half a header block, writes `ready` into `marker` once all are connected, and prints the probe's
- * status line (empty when it was closed without an answer).
+ * that send half a header block, writes `ready` into `marker` once all are connected, prints the probe's
+ * status line (empty when it was closed without an answer), and holds the flood open until its stdin closes.
+ * Held, the flood must be made room for: had the child closed it once the probe was answered, a guard slow
+ * to reach the flood's queued connections would find them already gone.
  */
 function burst(port: number, flood: number, marker: string): Deno.ChildProcess {
   const code = `
@@ -178,9 +180,29 @@ function burst(port: number, flood: number, marker: string): Deno.ChildProcess {
       answer += new TextDecoder().decode(chunk.subarray(0, n));
     }
     console.log(JSON.stringify(answer.split("\\r\\n")[0]));
+    for await (const _ of Deno.stdin.readable);
     for (const conn of held) conn.close();
   `;
-  return new Deno.Command("deno", { args: ["eval", code], stdout: "piped", stderr: "inherit" }).spawn();
+  const command = new Deno.Command("deno", {
+    args: ["eval", code],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  });
+  return command.spawn();
+}
+
+/** The first line `stream` carries; the rest is discarded. */
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  await reader.cancel();
+  return text.split("\n")[0];
 }
 
 /** Blocks this process's event loop (so its listeners accept nothing) until `marker` exists. */
@@ -204,9 +226,17 @@ Deno.test("A probe queued among a burst of connections from its own address is r
       const child = burst(guard.port, 20, marker);
       // The whole burst waits in the accept queue, the probe first, as when a flood outpaces the server.
       blockUntilExists(marker);
-      const { stdout } = await child.output();
-      assert.match(new TextDecoder().decode(stdout), /HTTP\/1.1 200/);
-      assert.ok(guard.refusals.includes("evicted"), "the flood's connections made room for each other");
+      const statusLine = await firstLine(child.stdout);
+      try {
+        assert.match(statusLine, /HTTP\/1.1 200/);
+        await waitFor(
+          () => guard.refusals.includes("evicted"),
+          "the flood's connections to make room for each other",
+        );
+      } finally {
+        await child.stdin.close();
+        await child.status;
+      }
     });
   });
 });
