@@ -9,7 +9,8 @@
  *     [--cycles 1] [--pushBytes 820] [--pushes 1] \\
  *     [--pushChunk BYTES (h2: write each push in pieces)] \\
  *     [--pushConcurrency N (writes outstanding at once; 0: all)] \\
- *     [--sliceBytes N (grpc: the servers' paced send path, slices of N bytes)]
+ *     [--sliceBytes N (grpc: the servers' paced send path, slices of N bytes)] \\
+ *     [--release (grpc, h2: closed sessions detached from the runtime's handle, as startGrpcServer does)]
  *
  * Figures are taken before connecting, with every connection idle, after `--pushes` pushes to all, after `malloc_trim`,
  * and after every connection closed, `--cycles` times over (what closed connections leave shows as growth);
@@ -42,6 +43,7 @@ const { values: flags } = parseArgs({
     pushChunk: { type: "string" },
     pushConcurrency: { type: "string", default: "0" },
     sliceBytes: { type: "string" },
+    release: { type: "boolean", default: false },
   },
 });
 const layer = flags.layer!;
@@ -99,6 +101,7 @@ const server = startChild("h2_session_server.ts", [
   "--pushConcurrency",
   flags.pushConcurrency!,
   ...(flags.sliceBytes ? ["--sliceBytes", flags.sliceBytes] : []),
+  ...(flags.release ? ["--release"] : []),
 ], {
   v8Flags: ["--expose-gc"],
   permissions: [`--allow-ffi=${SYSTEM_LIBRARY_DIRS.join(",")}`],

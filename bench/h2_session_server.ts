@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { openMallocTrim } from "../shared/process/malloc_trim.ts";
 import { sendPrefixedWithoutCopy } from "../shared/grpc/prefixed_send.ts";
+import { releaseClosedSessions } from "../shared/grpc/closed_session_release.ts";
 import { jsonLines } from "./agent_protocol.ts";
 import { ADS_SERVICE_DEFINITION } from "../proto/ads_service.ts";
 
@@ -34,6 +35,7 @@ const { values: flags } = parseArgs({
     pushChunk: { type: "string" },
     pushConcurrency: { type: "string", default: "0" },
     sliceBytes: { type: "string" },
+    release: { type: "boolean", default: false },
   },
 });
 const options = JSON.parse(flags.options!) as Record<string, unknown>;
@@ -73,8 +75,14 @@ function startGrpc(): Promise<number> {
   });
   return new Promise((resolve, reject) => {
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) => {
-      if (error) reject(error);
-      else resolve(port);
+      if (error) return reject(error);
+      // grpc-js keeps its HTTP/2 servers in a private map, as shared/grpc/grpc_server.ts reads it.
+      const http2Servers =
+        (server as unknown as { http2Servers: Map<http2.Http2Server, unknown> }).http2Servers;
+      if (flags.release) {
+        for (const http2Server of http2Servers.keys()) releaseClosedSessions(http2Server);
+      }
+      resolve(port);
     });
   });
 }
@@ -93,6 +101,7 @@ async function writeChunks(stream: http2.ServerHttp2Stream, bytes: Buffer): Prom
 
 function startH2(): Promise<number> {
   const server = http2.createServer(options as http2.ServerOptions);
+  if (flags.release) releaseClosedSessions(server);
   server.on("stream", (stream) => {
     stream.respond({ ":status": 200, "content-type": "application/grpc" });
     const entry: Held = {
