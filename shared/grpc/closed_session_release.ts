@@ -1,12 +1,12 @@
 /**
  * Lets the runtime collect a server session's JavaScript side once it has closed. Deno 2.9.3's `node:http2`
- * never frees a session's native state (it has no destructor; upstream's fix is denoland/deno `10344fa`), and
- * that state holds the session's native handle object in a global handle. The handle reaches the session
- * object (under the symbol described `ownerSymbol`) and the callbacks the runtime set on it, which close over
- * the session and its socket: so every session ever closed, its socket, its streams' maps and everything their
- * listeners reach stayed in the V8 heap for good. Once the session has closed, the handle is pointed at a
- * stand-in that reads as destroyed and its callbacks at a no-op; the session is then collected as usual. The
- * native state itself cannot be freed from here.
+ * never frees a session's native state (it has no destructor; upstream's fix, denoland/deno `10344fa`, is only
+ * in the releases that die in nghttp2, docs/deno_pin.md), and that state holds the session's native handle
+ * object in a global handle. The handle reaches the session object (under the symbol described `ownerSymbol`)
+ * and the callbacks the runtime set on it, which close over the session and its socket: so every session ever
+ * closed, its socket and everything their listeners reach stayed in the V8 heap for good. Once the session has
+ * closed, the handle is pointed at a stand-in that reads as destroyed and its callbacks at a no-op; the session
+ * is then collected as usual. The native state itself cannot be freed from here.
  *
  * Reaches into the runtime's session by the symbol described `kHandle`; where it or the handle's owner symbol
  * is missing (another runtime or release), the session is left as it is.
