@@ -1,6 +1,8 @@
 /**
  * Samples a server's `Deno.memoryUsage()` from its ControlZ `/memj/` page while a benchmark runs, keeping the
  * peak of each figure: RSS alone cannot say whether memory is V8's heap or Buffers outside it (`external`).
+ * It asks for V8's figures alone (`?native=false`): glibc's walk the arenas under their locks, a few ms of the
+ * server's main thread per sample at 10,000 proxies, which the figures of the run would include.
  *
  * @module
  */
@@ -27,7 +29,9 @@ export function sampleMemory(ctrlzAddr: string, intervalMs = 250): MemorySampler
   const loop = (async () => {
     while (running) {
       try {
-        const response = await fetch(`http://${ctrlzAddr}/memj/`, { signal: AbortSignal.timeout(5000) });
+        const response = await fetch(`http://${ctrlzAddr}/memj/?native=false`, {
+          signal: AbortSignal.timeout(5000),
+        });
         const usage = await response.json() as Omit<MemoryPeaks, "samples">;
         for (const key of ["rss", "heapTotal", "heapUsed", "external"] as const) {
           peaks[key] = Math.max(peaks[key], usage[key] ?? 0);

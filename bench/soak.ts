@@ -57,7 +57,7 @@ function openFiles(pid: number): number {
 
 async function heap(ctrlzPort: string): Promise<Record<string, number>> {
   try {
-    const response = await fetch(`http://127.0.0.1:${ctrlzPort}/memj/`, {
+    const response = await fetch(`http://127.0.0.1:${ctrlzPort}/memj/?native=false`, {
       signal: AbortSignal.timeout(5_000),
     });
     return await response.json();

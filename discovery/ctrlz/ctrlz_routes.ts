@@ -75,7 +75,15 @@ export function addCtrlzRoutes(router: Router, deps: CtrlzDeps): Router {
       cwd: now.cwd,
     });
   });
-  router.add("/memj/", "Memory usage", () => jsonResponse(memoryFigures(deps.nativeHeap)));
+  // glibc's figures walk every arena's free lists under its locks (milliseconds on a large heap): a caller that
+  // samples often and wants V8's figures alone asks `?native=false`.
+  router.add("/memj/", "Memory usage (?native=false: without glibc's figures)", (_req, url) => {
+    const native = url.searchParams.get("native");
+    if (native !== null && native !== "true" && native !== "false") {
+      throw new HttpError(400, `Invalid native ${describeInput(native)}: expected true or false`);
+    }
+    return jsonResponse(memoryFigures(native === "false" ? undefined : deps.nativeHeap));
+  });
   // The environment and arguments may carry secrets: loopback callers only unless the operator opts in.
   const allowRemote = deps.allowRemote ?? false;
   router.add(

@@ -159,6 +159,16 @@ Deno.test("ControlZ shows glibc's arenas beside V8's figures, and V8's alone whe
   );
   const page = await (await call("/memz/")).text();
   assert.match(page, /Main arena free, kept/);
+  const v8Only = await (await call("/memj/?native=false")).json();
+  assert.ok(v8Only.rss > 0);
+  assert.equal(
+    v8Only.nativeInUse,
+    undefined,
+    "a sampler that asks for V8's figures alone does not walk the arenas",
+  );
+  const wrong = await call("/memj/?native=no");
+  assert.equal(wrong.status, 400);
+  assert.equal((await wrong.json()).error, 'Invalid native "no": expected true or false');
   const failing = setup(() => {
     throw new Error("malloc_info failed with -1");
   });
