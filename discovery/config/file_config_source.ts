@@ -157,6 +157,8 @@ export class FileConfigSource {
   #named: Set<string> | undefined;
   /** Known config files by absolute path (the state's keys are paths as the walk spelled them). */
   readonly #known = new Map<string, string>();
+  /** The folders holding known files, made again only after a file became known or was forgotten. */
+  #knownFolders: Set<string> | undefined;
   readonly #verifyMs: number;
 
   /** A source over `options.dir`; nothing is read or watched until started. */
@@ -196,7 +198,7 @@ export class FileConfigSource {
         this.#debouncer.trigger();
       },
       onState: (state) => this.#stateChanged(state),
-      folders: () => new Set([...this.#known.keys()].map((file) => dirname(file))),
+      folders: () => this.#knownFolders ??= new Set([...this.#known.keys()].map((file) => dirname(file))),
       logger: this.#logger,
       ...(options.checkMs !== undefined && { checkMs: options.checkMs }),
       ...(options.timers && { timers: options.timers }),
@@ -506,7 +508,9 @@ export class FileConfigSource {
 
   #stamp(file: string, info: Deno.FileInfo): void {
     this.#stamps.set(file, fileStamp(info, this.#wallClock()));
-    this.#known.set(resolve(file), file);
+    const key = resolve(file);
+    if (!this.#known.has(key)) this.#knownFolders = undefined;
+    this.#known.set(key, file);
   }
 
   /**
@@ -530,7 +534,7 @@ export class FileConfigSource {
     this.#state.remove(file);
     this.#texts.delete(file);
     this.#stamps.delete(file);
-    this.#known.delete(resolve(file));
+    if (this.#known.delete(resolve(file))) this.#knownFolders = undefined;
   }
 
   /**
