@@ -54,12 +54,62 @@ export interface SchemaProblem {
   readonly message: string;
 }
 
+/** How a step of a path is written: `.field`, `[index]`, `["map key"]` or `(AnyType)`. */
+const enum Step {
+  Field,
+  Index,
+  MapKey,
+  AnyType,
+}
+
+/**
+ * Collects problems, and the path to the value being checked as a stack of steps: the path is written out only
+ * when a problem is found, so checking a resource that fits allocates no path strings.
+ */
 class Collector {
   readonly problems: SchemaProblem[] = [];
   dropped = 0;
-  add(path: string, message: string): void {
-    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ path, message });
-    else this.dropped++;
+  readonly #steps: (string | number)[] = [];
+  readonly #kinds: Step[] = [];
+
+  constructor(readonly root: string) {}
+
+  enter(kind: Step, step: string | number): void {
+    this.#kinds.push(kind);
+    this.#steps.push(step);
+  }
+
+  leave(): void {
+    this.#kinds.pop();
+    this.#steps.pop();
+  }
+
+  /** Adds a problem at the current path, and one more step when `field` is given. */
+  add(message: string, field?: string): void {
+    if (this.problems.length >= MAX_PROBLEMS) {
+      this.dropped++;
+      return;
+    }
+    let path = this.root;
+    for (let i = 0; i < this.#steps.length; i++) {
+      const step = this.#steps[i];
+      switch (this.#kinds[i]) {
+        case Step.Field:
+          path += `.${step}`;
+          break;
+        case Step.Index:
+          path += `[${step}]`;
+          break;
+        case Step.MapKey:
+          path += `[${JSON.stringify(step)}]`;
+          break;
+        case Step.AnyType:
+          path += `(${step})`;
+          break;
+      }
+    }
+    if (field !== undefined) path += `.${field}`;
+    this.problems.push({ path, message });
   }
 }
 
@@ -147,19 +197,13 @@ function checkEnum(enumType: protobuf.Enum, value: unknown): string | undefined 
   return `expected a name or number of enum ${shortName(enumType.fullName)}, got ${show(value)}`;
 }
 
-function checkFieldValue(
-  field: protobuf.Field,
-  value: unknown,
-  path: string,
-  out: Collector,
-  depth: number,
-): void {
+function checkFieldValue(field: protobuf.Field, value: unknown, out: Collector, depth: number): void {
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) return checkMessage(resolved, value, path, out, depth + 1);
+  if (resolved instanceof protobuf.Type) return checkMessage(resolved, value, out, depth + 1);
   const problem = resolved instanceof protobuf.Enum
     ? checkEnum(resolved, value)
     : checkScalar(field.type, value);
-  if (problem !== undefined) out.add(path, problem);
+  if (problem !== undefined) out.add(problem);
 }
 
 function checkMapKey(keyType: string, key: string): string | undefined {
@@ -187,33 +231,41 @@ function unknownKeyProblem(type: protobuf.Type, key: string): string {
 function checkAnyObject(
   anyType: protobuf.Type,
   object: Record<string, unknown>,
-  path: string,
   out: Collector,
   depth: number,
 ) {
   const typeUrl = object["@type"];
   if (typeof typeUrl !== "string") {
-    out.add(path, `expected "@type" to be a type URL string, got ${show(typeUrl)}`);
+    out.add(`expected "@type" to be a type URL string, got ${show(typeUrl)}`);
     return;
   }
   const inner = typeForTypeUrl(anyType.root as protobuf.Root, typeUrl);
   if (inner === undefined) {
-    out.add(path, `type URL "${typeUrl}" names no message type in the loaded schema`);
+    out.add(`type URL "${typeUrl}" names no message type in the loaded schema`);
     return;
   }
-  const { "@type": _ignored, ...fields } = object;
-  checkMessage(inner, fields, `${path}(${shortName(fullNameOf(inner))})`, out, depth + 1);
+  out.enter(Step.AnyType, shortName(fullNameOf(inner)));
+  checkMessage(inner, object, out, depth + 1, "@type");
+  out.leave();
 }
 
+/** The names of `value`'s fields that are set members of `oneof`, in the object's order. */
+function setMembers(oneof: protobuf.OneOf, value: Record<string, unknown>): string[] {
+  return Object.keys(value).filter((key) =>
+    oneof.oneof.includes(key) && value[key] !== undefined && value[key] !== null
+  );
+}
+
+/** Checks `value` as message `type` at the collector's path; `skip` names a key that is not a field (an Any's `@type`). */
 function checkMessage(
   type: protobuf.Type,
   value: unknown,
-  path: string,
   out: Collector,
   depth: number,
+  skip?: string,
 ): void {
   if (depth > protobuf.util.recursionLimit) {
-    out.add(path, `nested deeper than ${protobuf.util.recursionLimit} messages`);
+    out.add(`nested deeper than ${protobuf.util.recursionLimit} messages`);
     return;
   }
   if (value instanceof protobuf.Message) {
@@ -221,52 +273,62 @@ function checkMessage(
     if ((value as protobuf.Message & { $type?: protobuf.Type }).$type === type) return;
   }
   if (!isPlainObject(value)) {
-    out.add(path, `expected an object for message ${type.fullName.slice(1)}, got ${show(value)}`);
+    out.add(`expected an object for message ${type.fullName.slice(1)}, got ${show(value)}`);
     return;
   }
-  if (fullNameOf(type) === ".google.protobuf.Any" && Object.hasOwn(value, "@type")) {
-    return checkAnyObject(type, value, path, out, depth);
+  if (skip === undefined && fullNameOf(type) === ".google.protobuf.Any" && Object.hasOwn(value, "@type")) {
+    return checkAnyObject(type, value, out, depth);
   }
-  const oneofMembers = new Map<string, string[]>();
-  for (const [key, item] of Object.entries(value)) {
+  // for...in rather than Object.entries: no array per message, no pair per field.
+  let oneofSet = false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || key === skip) continue;
+    const item = value[key];
     const field = type.fields[key];
     if (field === undefined) {
       // toObject({oneofs: true}) adds the oneof's name holding the set member's name; fromObject ignores it.
       if (type.oneofs?.[key] !== undefined && (typeof item === "string" || item === undefined)) continue;
-      out.add(`${path}.${key}`, unknownKeyProblem(type, key));
+      out.add(unknownKeyProblem(type, key), key);
       continue;
     }
     if (item === undefined || item === null) continue;
-    const fieldPath = `${path}.${key}`;
-    if (field.partOf) {
-      const members = oneofMembers.get(field.partOf.name) ?? [];
-      members.push(key);
-      oneofMembers.set(field.partOf.name, members);
-    }
+    if (field.partOf) oneofSet = true;
+    out.enter(Step.Field, key);
     if (field instanceof protobuf.MapField) {
       if (!isPlainObject(item)) {
-        out.add(fieldPath, `expected an object for map<${field.keyType}, ${field.type}>, got ${show(item)}`);
-        continue;
-      }
-      for (const [mapKey, mapValue] of Object.entries(item)) {
-        const entryPath = `${fieldPath}[${JSON.stringify(mapKey)}]`;
-        const keyProblem = checkMapKey(field.keyType, mapKey);
-        if (keyProblem !== undefined) out.add(entryPath, keyProblem);
-        checkFieldValue(field, mapValue, entryPath, out, depth);
+        out.add(`expected an object for map<${field.keyType}, ${field.type}>, got ${show(item)}`);
+      } else {
+        for (const mapKey in item) {
+          if (!Object.hasOwn(item, mapKey)) continue;
+          out.enter(Step.MapKey, mapKey);
+          const keyProblem = checkMapKey(field.keyType, mapKey);
+          if (keyProblem !== undefined) out.add(keyProblem);
+          checkFieldValue(field, item[mapKey], out, depth);
+          out.leave();
+        }
       }
     } else if (field.repeated) {
       if (!Array.isArray(item)) {
-        out.add(fieldPath, `expected an array for repeated ${field.type}, got ${show(item)}`);
-        continue;
+        out.add(`expected an array for repeated ${field.type}, got ${show(item)}`);
+      } else {
+        for (let i = 0; i < item.length; i++) {
+          out.enter(Step.Index, i);
+          checkFieldValue(field, item[i], out, depth);
+          out.leave();
+        }
       }
-      item.forEach((element, i) => checkFieldValue(field, element, `${fieldPath}[${i}]`, out, depth));
     } else {
-      checkFieldValue(field, item, fieldPath, out, depth);
+      checkFieldValue(field, item, out, depth);
     }
+    out.leave();
   }
-  for (const [oneof, members] of oneofMembers) {
-    if (members.length > 1) {
-      out.add(path, `oneof "${oneof}" has more than one field set (${members.join(", ")}); set at most one`);
+  if (!oneofSet) return;
+  for (const oneof of type.oneofsArray) {
+    let set = 0;
+    for (const name of oneof.oneof) if (value[name] !== undefined && value[name] !== null) set++;
+    if (set > 1) {
+      const members = setMembers(oneof, value).join(", ");
+      out.add(`oneof "${oneof.name}" has more than one field set (${members}); set at most one`);
     }
   }
 }
@@ -282,8 +344,8 @@ export function checkMessageObject(
   object: unknown,
   path: string = shortName(type.fullName),
 ): SchemaProblem[] {
-  const out = new Collector();
-  checkMessage(type, object, path, out, 0);
+  const out = new Collector(path);
+  checkMessage(type, object, out, 0);
   if (out.dropped > 0) out.problems.push({ path, message: `${out.dropped} more problems not shown` });
   return out.problems;
 }
