@@ -59,9 +59,10 @@ export function checkListSize(limits: NameLimits, names: number, chars: number, 
 }
 
 /** The characters of `names` together. */
-export function charsOf(names: Iterable<string>): number {
+export function charsOf(names: readonly string[]): number {
+  // Indexed: a for...of that is not yet optimised allocates a result object per name, on every subscription.
   let chars = 0;
-  for (const name of names) chars += name.length;
+  for (let i = 0; i < names.length; i++) chars += names[i].length;
   return chars;
 }
 

@@ -151,7 +151,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
       return false;
     }
     this.nameBudget.checkName(typeUrl, "type URL", typeUrl);
-    for (const name of names) this.nameBudget.checkName(name, "resource name", typeUrl);
+    for (let i = 0; i < names.length; i++) this.nameBudget.checkName(names[i], "resource name", typeUrl);
     const size = sizeOf(typeUrl, names);
     this.nameBudget.add(size.names - held.names, size.chars - held.chars, typeUrl);
     this.#watches.set(typeUrl, { names: this.ctx.names.internAll(names) });
