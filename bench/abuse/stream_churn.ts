@@ -5,7 +5,9 @@
  * unscoped Envoy sidecar for every cluster and listener of the mesh (its largest answers), waits `holdMs` for
  * the server to queue its answers, then resets every stream with RST_STREAM(CANCEL), keeping the connections
  * for the next round. On Deno 2.9.3 a server stream that closes with data queued is never freed unless the
- * server works around it (docs/deno_pin.md), so what this leaves grows with every round.
+ * server works around it (docs/deno_pin.md), so what this leaves grows with every round. With
+ * `freshConnections`, each round opens its connections anew and destroys them once its streams are cancelled:
+ * a fleet of proxies that come and go, whose closed sessions 2.9.3 never frees natively.
  *
  * @module
  */
@@ -28,6 +30,8 @@ export interface StreamChurnSizes {
   readonly holdMs: number;
   /** The client's initial HTTP/2 window of each stream (SETTINGS_INITIAL_WINDOW_SIZE). */
   readonly windowBytes: number;
+  /** New connections every round, destroyed at its end (1), or the same ones for every round (0, absent). */
+  readonly freshConnections?: number;
 }
 
 const ADS_PATH = ADS_SERVICE_DEFINITION.StreamAggregatedResources.path;
@@ -98,13 +102,16 @@ export async function streamChurn(
   grpcAddr: string,
   sizes: StreamChurnSizes,
 ): Promise<Record<string, unknown>> {
-  const sessions = Array.from({ length: sizes.connections }, () => {
-    const session = http2.connect(`http://${grpcAddr}`, {
-      settings: { initialWindowSize: sizes.windowBytes },
+  const connect = () =>
+    Array.from({ length: sizes.connections }, () => {
+      const session = http2.connect(`http://${grpcAddr}`, {
+        settings: { initialWindowSize: sizes.windowBytes },
+      });
+      session.on("error", () => {});
+      return session;
     });
-    session.on("error", () => {});
-    return session;
-  });
+  let sessions = connect();
+  let connectionsOpened = sessions.length;
   const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
   const tally: Tally = {
     opened: 0,
@@ -116,6 +123,11 @@ export async function streamChurn(
   };
   let rounds = 0;
   for (; rounds < sizes.rounds; rounds++) {
+    if (sizes.freshConnections === 1 && rounds > 0) {
+      for (const session of sessions) session.destroy();
+      sessions = connect();
+      connectionsOpened += sessions.length;
+    }
     const open = sessions.filter((session) => !session.closed && !session.destroyed);
     if (open.length === 0) break;
     const streams = open.flatMap((session, c) =>
@@ -135,6 +147,7 @@ export async function streamChurn(
   }
   const notes = {
     rounds,
+    connectionsOpened,
     connectionsOpen: sessions.filter((session) => !session.closed && !session.destroyed).length,
     ...tally,
   };
