@@ -15,48 +15,22 @@
  */
 import { Buffer } from "node:buffer";
 import http2 from "node:http2";
-import type * as grpc from "@grpc/grpc-js";
-import { startGrpcServer } from "./grpc_server.ts";
-import { silentLogger } from "../log/logger.ts";
-import { bytesDuplexDefinition } from "./_bytes_duplex.ts";
+import { collectFully, PROBE_PATH, startAnsweringServer } from "./_gc_probe.ts";
 
 const [connectionsArg, bytesArg] = Deno.args;
 const connections = Number(connectionsArg);
 const bytes = Number(bytesArg);
-const collect = (globalThis as { gc?: () => void }).gc;
-if (collect === undefined || !(connections > 0) || !(bytes > 0)) {
+if (!(connections > 0) || !(bytes > 0)) {
   console.log(JSON.stringify({ error: "Usage: --v8-flags=--expose-gc … CONNECTIONS BYTES" }));
   Deno.exit(2);
-}
-const PATH = "/test.Probe/Stream";
-const definition = bytesDuplexDefinition(PATH);
-
-async function collectFully(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    collect!();
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const sessions: WeakRef<object>[] = [];
 let closed = 0;
-const server = await startGrpcServer({
-  name: "Probe",
-  listen: { tcp: "127.0.0.1:0", flag: "--probeAddr" },
-  logger: silentLogger,
-  services: [{
-    definition,
-    implementation: {
-      Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-        // deno-lint-ignore no-explicit-any
-        const session = ((call as any).call.stream as http2.ServerHttp2Stream).session!;
-        sessions.push(new WeakRef(session));
-        session.once("close", () => closed++);
-        call.on("error", () => {});
-        call.once("data", () => call.write(Buffer.alloc(bytes, 7)));
-      },
-    },
-  }],
+const server = await startAnsweringServer(bytes, (stream) => {
+  const session = stream.session!;
+  sessions.push(new WeakRef(session));
+  session.once("close", () => closed++);
 });
 
 const request = Buffer.from([0, 0, 0, 0, 1, 0x2a]);
@@ -67,7 +41,7 @@ function exchange(): Promise<void> {
   client.on("error", () => {});
   const stream = client.request({
     ":method": "POST",
-    ":path": PATH,
+    ":path": PROBE_PATH,
     "content-type": "application/grpc",
     te: "trailers",
   });

@@ -15,41 +15,21 @@
  */
 import { Buffer } from "node:buffer";
 import http2 from "node:http2";
-import type * as grpc from "@grpc/grpc-js";
-import { startGrpcServer } from "./grpc_server.ts";
-import { silentLogger } from "../log/logger.ts";
-import { bytesDuplexDefinition } from "./_bytes_duplex.ts";
+import { collectFully, PROBE_PATH, startAnsweringServer } from "./_gc_probe.ts";
 
 const [way, streamsArg, bytesArg] = Deno.args;
 const streams = Number(streamsArg);
 const bytes = Number(bytesArg);
-const collect = (globalThis as { gc?: () => void }).gc;
-if (collect === undefined || !["cancel", "drop"].includes(way) || !(streams > 0) || !(bytes > 0)) {
+if (!["cancel", "drop"].includes(way) || !(streams > 0) || !(bytes > 0)) {
   console.log(JSON.stringify({ error: "Usage: --v8-flags=--expose-gc … cancel|drop STREAMS BYTES" }));
   Deno.exit(2);
 }
-const PATH = "/test.Probe/Stream";
-const definition = bytesDuplexDefinition(PATH);
 
 const serverStreams: WeakRef<object>[] = [];
 let closed = 0;
-const server = await startGrpcServer({
-  name: "Probe",
-  listen: { tcp: "127.0.0.1:0", flag: "--probeAddr" },
-  logger: silentLogger,
-  services: [{
-    definition,
-    implementation: {
-      Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-        // deno-lint-ignore no-explicit-any
-        const stream = (call as any).call.stream as http2.ServerHttp2Stream;
-        serverStreams.push(new WeakRef(stream));
-        stream.once("close", () => closed++);
-        call.on("error", () => {});
-        call.once("data", () => call.write(Buffer.alloc(bytes, 7)));
-      },
-    },
-  }],
+const server = await startAnsweringServer(bytes, (stream) => {
+  serverStreams.push(new WeakRef(stream));
+  stream.once("close", () => closed++);
 });
 
 const session = http2.connect(`http://127.0.0.1:${server.port}`);
@@ -61,7 +41,7 @@ const allAnswered = Promise.withResolvers<void>();
 for (let i = 0; i < streams; i++) {
   const stream = session.request({
     ":method": "POST",
-    ":path": PATH,
+    ":path": PROBE_PATH,
     "content-type": "application/grpc",
     te: "trailers",
   });
@@ -82,10 +62,7 @@ if (way === "cancel") {
 clientStreams.length = 0;
 const deadline = Date.now() + 10_000;
 while (closed < streams && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-for (let i = 0; i < 4; i++) {
-  collect!();
-  await new Promise((r) => setTimeout(r, 50));
-}
+await collectFully();
 const alive = serverStreams.filter((ref) => ref.deref() !== undefined).length;
 console.log(JSON.stringify({ streams, closed, alive }));
 if (way === "cancel") session.destroy();

@@ -1,26 +1,11 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import { fileURLToPath } from "node:url";
 import { releaseClosedSessions } from "./closed_session_release.ts";
+import { runGcProbe } from "./_gc_probe.ts";
 
 Deno.test("A gRPC server lets go of the sessions of connections that have closed", async () => {
-  const output = await new Deno.Command("deno", {
-    args: [
-      "run",
-      "--v8-flags=--expose-gc",
-      "--allow-net=127.0.0.1",
-      "--allow-env",
-      "--allow-read",
-      fileURLToPath(new URL("./_closed_sessions_probe.ts", import.meta.url)),
-      "20",
-      String(64 * 1024),
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(output.stdout);
-  assert.ok(output.success, `${text}\n${new TextDecoder().decode(output.stderr)}`);
-  assert.deepEqual(JSON.parse(text.trim().split("\n").at(-1)!), { sessions: 20, closed: 20, alive: 0 });
+  const found = await runGcProbe("./_closed_sessions_probe.ts", ["20", String(64 * 1024)]);
+  assert.deepEqual(found, { sessions: 20, closed: 20, alive: 0 });
 });
 
 /** The runtime's symbols: one for every session's native handle, one for every handle's owner. */
