@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import type { EnvSettings } from "@mesh/shared/env/env_settings";
 import type { LogManager } from "@mesh/shared/log/log_manager";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { exportProcessMetrics } from "@mesh/shared/metrics/process_metrics";
 import { defaultBootstrap, mergeOverride, parseOverride, validateBootstrap } from "./proxy/bootstrap.ts";
 import { PROXY_CONFIG_ANNOTATION, type ProxyConfig, resolveProxyConfig } from "./proxy/proxy_config.ts";
 import {
@@ -99,6 +100,7 @@ export async function startProxyAgent(inputs: ProxyAgentInputs): Promise<ProxyAg
     env: env.string("PROXY_CONFIG"),
     annotation: readDownwardApiFile("./etc/mesh/pod/annotations", log)[PROXY_CONFIG_ANNOTATION],
   });
+  exportProcessMetrics(inputs.metrics);
   // Settings read from JSON, and the CA's, are checked before anything is served.
   const caChoice = checkedCaChoice(env, podNamespace);
   const stsPort = inputs.stsPort ?? 0;

@@ -7,6 +7,7 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { nativeHeapTrimming } from "@mesh/shared/process/native_heap_trimmer";
 import { collectionAfterBurst, exposedFullCollection } from "@mesh/shared/process/collection_after_burst";
 import { TrafficMeter } from "@mesh/shared/process/traffic_meter";
+import { exportProcessMetrics } from "@mesh/shared/metrics/process_metrics";
 import type { BuildInfo } from "@mesh/shared/version/build_info";
 import type { DiscoveryOptions } from "./cli/discovery_options.ts";
 import { checkMeshFiles } from "./cli/mesh_files_check.ts";
@@ -78,6 +79,7 @@ export async function startDiscovery(
     { flag: "--httpsAddr", addr: options.httpsAddr },
   ]);
 
+  exportProcessMetrics(deps.metrics);
   // What every listener receives, for the collection after a burst.
   const traffic = new TrafficMeter();
   const httpLimits = { ...httpLimitsFromEnv(env), metrics: deps.metrics, traffic };

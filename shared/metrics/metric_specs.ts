@@ -639,6 +639,26 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     programs: DISCOVERY,
     help: "EnvoyFilter patches skipped because they made a generated resource invalid, by filter and type.",
   },
+  // Of the process collector Go programs export by default (the references' among them), what the runtime
+  // tells without reading /proc/self, which Deno allows only with every permission.
+  {
+    name: "process_cpu_seconds_total",
+    kind: "Sum",
+    programs: BOTH,
+    help: "Total user and system CPU time spent in seconds.",
+  },
+  {
+    name: "process_resident_memory_bytes",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Resident memory size in bytes.",
+  },
+  {
+    name: "process_start_time_seconds",
+    kind: "LastValue",
+    programs: BOTH,
+    help: "Start time of the process since the Unix epoch in seconds.",
+  },
 ]);
 
 /** Label names per metric, as Istio 1.9 labels the same metrics; metrics not listed have none. */

@@ -19,6 +19,7 @@ export class Metrics {
   /** The prom-client registry holding this program's metrics, for exposition. */
   readonly registry: client.Registry = new client.Registry();
   readonly #metrics = new Map<string, AnyMetric>();
+  readonly #beforeRender: (() => void)[] = [];
 
   /**
    * Registers every metric `program` exports and sets `mesh_build` from `build.tag`; the help of a metric the
@@ -54,8 +55,14 @@ export class Metrics {
     return this.#get(name, client.Histogram) as client.Histogram<string>;
   }
 
+  /** Runs `update` before every exposition: for figures read when scraped rather than moved by events. */
+  beforeRender(update: () => void): void {
+    this.#beforeRender.push(update);
+  }
+
   /** The Prometheus text exposition of every metric. */
   render(): Promise<string> {
+    for (const update of this.#beforeRender) update();
     return this.registry.metrics();
   }
 
