@@ -47,7 +47,8 @@ async function runOnce(version: string, index: number): Promise<RunOutcome> {
       "--allow-read",
       "--allow-write",
       "--allow-env",
-      "--allow-run=deno,cat",
+      // As the bench:load task grants: sh reads the server's threads' CPU.
+      "--allow-run=deno,cat,sh",
       LOAD,
       ...REPRO,
     ],
