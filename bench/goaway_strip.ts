@@ -4,7 +4,8 @@
  * client's GOAWAY only says it opens no more streams, and its connection ends next anyway. Wraps the session's
  * native handle's `receive`, which the runtime's `node:http2` feeds every chunk read from the socket (after
  * TLS): frames are followed by their 9-byte headers across chunks, after the client's 24-byte preface, and a
- * GOAWAY's header and payload are left out. Not used by the programs: only `goaway_survival.ts` runs it.
+ * GOAWAY's header and payload are left out. Not used by the programs: only `goaway_survival.ts` runs it, and the
+ * experiments of docs/deno_pin.md ("A way past the abort").
  *
  * @module
  */
@@ -18,13 +19,17 @@ interface SessionHandle {
   receive(chunk: Uint8Array): unknown;
 }
 
-/** Strips GOAWAY frames from `session`'s input from now on; false when the runtime's handle is not found. */
-export function stripInboundGoaway(session: object): boolean {
+/**
+ * Strips GOAWAY frames from `session`'s input from now on; false when the runtime's handle is not found. A
+ * server session reads the client's 24-byte preface first; a client session (`prefaceBytes` 0) reads frames
+ * from the start, and has its handle only once connected (call it on the session's `connect`).
+ */
+export function stripInboundGoaway(session: object, prefaceBytes = PREFACE_BYTES): boolean {
   const key = Object.getOwnPropertySymbols(session).find((s) => s.description === "kHandle");
   const handle = key === undefined ? undefined : (session as Record<symbol, SessionHandle | undefined>)[key];
   if (handle === undefined || typeof handle.receive !== "function") return false;
   const receive = handle.receive;
-  let prefaceLeft = PREFACE_BYTES;
+  let prefaceLeft = prefaceBytes;
   let header = Buffer.alloc(0);
   let passLeft = 0;
   let dropLeft = 0;
