@@ -10,6 +10,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { runtimeSymbol } from "../shared/grpc/runtime_symbol.ts";
 
 const PREFACE_BYTES = 24;
 const HEADER_BYTES = 9;
@@ -25,7 +26,7 @@ interface SessionHandle {
  * from the start, and has its handle only once connected (call it on the session's `connect`).
  */
 export function stripInboundGoaway(session: object, prefaceBytes = PREFACE_BYTES): boolean {
-  const key = Object.getOwnPropertySymbols(session).find((s) => s.description === "kHandle");
+  const key = runtimeSymbol(session, "kHandle");
   const handle = key === undefined ? undefined : (session as Record<symbol, SessionHandle | undefined>)[key];
   if (handle === undefined || typeof handle.receive !== "function") return false;
   const receive = handle.receive;

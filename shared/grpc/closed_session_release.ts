@@ -14,6 +14,7 @@
  * @module
  */
 import type { EventEmitter } from "node:events";
+import { runtimeSymbol } from "./runtime_symbol.ts";
 
 /**
  * Stands in for a closed session on its handle: every runtime callback that reads the owner returns at once
@@ -22,10 +23,6 @@ import type { EventEmitter } from "node:events";
 const DETACHED_OWNER = Object.freeze({ destroyed: true, closed: true, destroy(): void {} });
 
 function noop(): void {}
-
-function symbolDescribed(target: object, description: string): symbol | undefined {
-  return Object.getOwnPropertySymbols(target).find((s) => s.description === description);
-}
 
 /** Points `handle` away from its session: its owner at the stand-in, its callbacks at a no-op. */
 function detach(handle: Record<string | symbol, unknown>, owner: symbol): void {
@@ -41,13 +38,13 @@ export function releaseClosedSessions(http2Server: EventEmitter): void {
   let handleKey: symbol | undefined;
   let ownerKey: symbol | undefined;
   http2Server.on("session", (session: EventEmitter) => {
-    handleKey ??= symbolDescribed(session, "kHandle");
+    handleKey ??= runtimeSymbol(session, "kHandle");
     const found = handleKey === undefined
       ? undefined
       : (session as unknown as Record<symbol, unknown>)[handleKey];
     if (typeof found !== "object" || found === null) return;
     const handle = found as Record<string | symbol, unknown>;
-    ownerKey ??= symbolDescribed(handle, "ownerSymbol");
+    ownerKey ??= runtimeSymbol(handle, "ownerSymbol");
     const owner = ownerKey;
     if (owner === undefined || handle[owner] !== session) return;
     session.once("close", () => detach(handle, owner));

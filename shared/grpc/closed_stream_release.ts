@@ -12,6 +12,7 @@
  * @module
  */
 import type { EventEmitter } from "node:events";
+import { runtimeSymbol } from "./runtime_symbol.ts";
 
 /** The runtime's request to end a stream's writable side, as its completion callback reads it. */
 interface ShutdownRequest {
@@ -33,17 +34,12 @@ function detach(request: ShutdownRequest): void {
   request.callback = noop;
 }
 
-/** The symbol the runtime keeps a stream's native handle under, found by its description. */
-function handleSymbol(stream: object): symbol | undefined {
-  return Object.getOwnPropertySymbols(stream).find((s) => s.description === "kHandle");
-}
-
 /** Watches every stream `http2Server` opens and detaches its pending shutdown request once it has closed. */
 export function releaseClosedStreams(http2Server: EventEmitter): void {
   // Every stream of one runtime carries the same symbol: looked up on the first stream only.
   let symbol: symbol | undefined;
   http2Server.on("stream", (stream: EventEmitter) => {
-    symbol ??= handleSymbol(stream);
+    symbol ??= runtimeSymbol(stream, "kHandle");
     const found = symbol === undefined ? undefined : (stream as unknown as Record<symbol, unknown>)[symbol];
     const handle = typeof found === "object" && found !== null ? found as StreamHandle : undefined;
     const shutdown = handle?.shutdown;
