@@ -1,9 +1,9 @@
 /**
- * Whether a `node:http2` server on a given Deno survives clients that leave, with and without
- * `goaway_strip.ts`: a server child on `--server-deno` answers each request with `--answer-bytes`; this process
- * (the pinned Deno) opens `--connections` connections one after another, three requests on each, and closes
- * each with `close()` (which sends GOAWAY). Prints whether the server lived, how many sessions it closed, and
- * its RSS before and after.
+ * Whether a `node:http2` server on a given Deno survives clients that leave, with and without the GOAWAY
+ * bypass (`shared/grpc/goaway_bypass.ts`, `--strip`): a server child on `--server-deno` answers each request
+ * with `--answer-bytes`; this process (the pinned Deno) opens `--connections` connections one after another,
+ * three requests on each, and closes each with `close()` (which sends GOAWAY). Prints whether the server lived,
+ * how many sessions it closed, and its RSS before and after.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env --allow-run bench/goaway_survival.ts \
  *     --server-deno PATH [--strip] [--connections 10000] [--answer-bytes 20000]
@@ -14,7 +14,8 @@
  */
 import http2 from "node:http2";
 import { parseArgs } from "node:util";
-import { stripInboundGoaway } from "./goaway_strip.ts";
+import { bypassGoaway } from "../shared/grpc/goaway_bypass.ts";
+import { CLIENT_PREFACE_BYTES } from "../shared/grpc/goaway_frame_filter.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -32,7 +33,9 @@ if (flags.role === "server") {
   const server = http2.createServer();
   let closed = 0;
   server.on("session", (session) => {
-    if (flags.strip && !stripInboundGoaway(session)) throw new TypeError("no session handle to wrap");
+    if (flags.strip && !bypassGoaway(session, CLIENT_PREFACE_BYTES)) {
+      throw new TypeError("no session handle to wrap");
+    }
     session.on("error", () => {});
     session.on("close", () => closed++);
   });

@@ -99,10 +99,11 @@ export class EchoTestClient {
     this.#methods = this.#client;
   }
 
-  /** Calls `name` (Echo or Peer) with `payload`; rejects with the gRPC status error. */
-  unary(name: "Echo" | "Peer", payload: Uint8Array): Promise<Uint8Array> {
+  /** Calls `name` (Echo or Peer) with `payload`, within `deadlineMs` if given; rejects with the gRPC status error. */
+  unary(name: "Echo" | "Peer", payload: Uint8Array, deadlineMs?: number): Promise<Uint8Array> {
+    const options = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
     return new Promise((resolve, reject) => {
-      this.#methods[name](bytes(payload), (error: grpc.ServiceError | null, reply?: Buffer) => {
+      this.#methods[name](bytes(payload), options, (error: grpc.ServiceError | null, reply?: Buffer) => {
         if (error) reject(error);
         else resolve(new Uint8Array(reply!));
       });
