@@ -16,6 +16,15 @@ import { ECHO_DEFINITION } from "./_test_echo_service.ts";
 /** A message four times HTTP/2's initial window, with its gRPC prefix in front of it. */
 const BIG = new WireWriter(256 * 1024, { grpcPrefix: true }).raw(new Uint8Array(256 * 1024).fill(7)).finish();
 
+/**
+ * Real time for the transport to act on what the peer took: Deno 2.9.3 calls a write back at once and the
+ * send then looks at the socket on the clock; later releases call it back only once the data is under way.
+ * Either way nothing more may happen to the send until the peer reads again.
+ */
+function transportAtRest(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 /** What a test sees of the one stream its client opens: the port, the first send, and the timeouts told. */
 interface Opened {
   readonly port: SendPort;
@@ -59,8 +68,8 @@ async function stalledSend(clock: FakeTimers.Clock, timeoutMs: number) {
   const { port, sent, timeouts } = await opened.promise;
   let outcome: "resolved" | Error | undefined;
   sent.then(() => outcome = "resolved", (error) => outcome = error);
-  // The peer took its window; the send waits with its deadline and a look at the socket on the clock.
-  await waitFor(() => client.dataBytes >= 60_000 && clock.countTimers() >= 2, "the send waiting on its peer");
+  await waitFor(() => client.dataBytes >= 60_000, "the peer taking its window");
+  await transportAtRest();
   return {
     deadlines,
     port,
