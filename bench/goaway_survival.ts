@@ -1,12 +1,15 @@
 /**
  * Whether a `node:http2` server on a given Deno survives clients that leave, with and without the GOAWAY
- * bypass (`shared/grpc/goaway_bypass.ts`, `--strip`): a server child on `--server-deno` answers each request
+ * bypass (`goaway_bypass.ts`, `--strip`): a server child on `--server-deno` answers each request
  * with `--answer-bytes`; this process (the pinned Deno) opens `--connections` connections one after another,
  * three requests on each, and closes each with `close()` (which sends GOAWAY). Prints whether the server lived,
  * how many sessions it closed, and its RSS before and after.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env --allow-run bench/goaway_survival.ts \
- *     --server-deno PATH [--strip] [--connections 10000] [--answer-bytes 20000]
+ *     --server-deno PATH [--strip] [--server-closes] [--connections 10000] [--answer-bytes 20000]
+ *
+ * With `--server-closes` the server ends each connection instead (`close()` after the third stream, which sends
+ * the server's own GOAWAY) and the clients wait for it.
  *
  * With `--role server` it is the server child.
  *
@@ -14,8 +17,8 @@
  */
 import http2 from "node:http2";
 import { parseArgs } from "node:util";
-import { bypassGoaway } from "../shared/grpc/goaway_bypass.ts";
-import { CLIENT_PREFACE_BYTES } from "../shared/grpc/goaway_frame_filter.ts";
+import { bypassGoaway } from "./goaway_bypass.ts";
+import { CLIENT_PREFACE_BYTES } from "./goaway_frame_filter.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -23,6 +26,7 @@ const { values: flags } = parseArgs({
     role: { type: "string", default: "driver" },
     "server-deno": { type: "string", default: "deno" },
     strip: { type: "boolean", default: false },
+    "server-closes": { type: "boolean", default: false },
     connections: { type: "string", default: "10000" },
     "answer-bytes": { type: "string", default: "20000" },
   },
@@ -39,10 +43,17 @@ if (flags.role === "server") {
     session.on("error", () => {});
     session.on("close", () => closed++);
   });
+  const served = new WeakMap<object, number>();
   server.on("stream", (stream) => {
     stream.on("error", () => {});
     stream.respond({ ":status": 200 });
     stream.end(answer);
+    const session = stream.session;
+    if (!flags["server-closes"] || session === undefined) return;
+    const count = (served.get(session) ?? 0) + 1;
+    served.set(session, count);
+    // The server ends the connection: close() sends its own GOAWAY once the streams are done.
+    if (count === 3) stream.once("close", () => session.close());
   });
   server.listen(0, "127.0.0.1", () => {
     console.log(
@@ -65,6 +76,7 @@ const args = [
   "server",
 ];
 if (flags.strip) args.push("--strip");
+if (flags["server-closes"]) args.push("--server-closes");
 args.push("--answer-bytes", flags["answer-bytes"]!);
 const child = new Deno.Command(flags["server-deno"]!, {
   args,
@@ -102,7 +114,7 @@ function visit(port: number): Promise<void> {
       request.on("data", () => {});
       request.on("error", () => {});
       request.on("end", () => {
-        if (++ended === 3) client.close();
+        if (++ended === 3 && !flags["server-closes"]) client.close();
       });
     }
   });
@@ -121,6 +133,7 @@ const mib = (bytes: number) => Math.round(bytes / 1048576);
 console.log(JSON.stringify({
   serverDeno: flags["server-deno"],
   strip: flags.strip,
+  serverCloses: flags["server-closes"],
   connections: total,
   survived: after !== undefined,
   sessionsClosed: after?.closed,

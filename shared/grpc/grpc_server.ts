@@ -20,7 +20,6 @@ import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
 import { releaseClosedStreams } from "./closed_stream_release.ts";
 import { releaseClosedSessions } from "./closed_session_release.ts";
-import { bypassGoawayOnSessions } from "./goaway_bypass.ts";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
@@ -160,7 +159,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const guard = (http2Server: EventEmitter) => {
     releaseClosedStreams(http2Server);
     releaseClosedSessions(http2Server);
-    bypassGoawayOnSessions(http2Server);
     guardHttp2Server(http2Server, {
       secure: options.tls !== undefined,
       handshakeTimeoutMs,

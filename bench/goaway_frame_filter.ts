@@ -1,7 +1,7 @@
 /**
- * Takes GOAWAY frames out of the bytes an HTTP/2 endpoint reads, and hands them over decoded instead: how a
- * session's GOAWAY bypasses nghttp2 on the runtimes that abort while nghttp2 processes one (`goaway_bypass.ts`,
- * docs/deno_pin.md).
+ * Takes GOAWAY frames out of the bytes an HTTP/2 endpoint reads, and hands them over decoded instead: how the
+ * experiment `goaway_bypass.ts` keeps a session's GOAWAY from nghttp2 on the runtimes that abort while nghttp2
+ * processes one (docs/deno_pin.md).
  *
  * @module
  */

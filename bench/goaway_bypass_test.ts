@@ -3,8 +3,8 @@ import { Buffer } from "node:buffer";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { bypassGoawayOnConnect, bypassGoawayOnSessions } from "./goaway_bypass.ts";
-import { waitFor } from "../testing/wait_for.ts";
-import { EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
+import { waitFor } from "../shared/testing/wait_for.ts";
+import { EchoTestClient, startEchoServer } from "../shared/grpc/_test_echo_service.ts";
 
 /** What one session heard of GOAWAY frames: each as code, last stream id and debug data. */
 type Heard = [number, number, string][];

@@ -1,9 +1,9 @@
 /**
- * Keeps the GOAWAY frames a peer sends away from nghttp2, and tells the session's listeners of them itself.
- * Deno 2.9.4–2.9.6 abort inside nghttp2 while it processes a GOAWAY it received (docs/deno_pin.md): a proxy
- * that leaves, or a discovery server that restarts, could stop the process at the other end. A GOAWAY only
- * says the sender opens no more streams and, for a server, which of ours it will still serve; its connection
- * ends soon after, so nothing else is lost by nghttp2 never seeing it:
+ * Keeps the GOAWAY frames a peer sends away from nghttp2, and tells the session's listeners of them itself: an
+ * experiment toward lifting the Deno pin (docs/deno_pin.md, "A way past the abort, tried and not adopted"), not
+ * used by the programs. Deno 2.9.4–2.9.6 abort inside nghttp2 while it processes a GOAWAY it received. A GOAWAY
+ * only says the sender opens no more streams and, for a server, which of ours it will still serve; its
+ * connection ends soon after, so nothing else is lost by nghttp2 never seeing it:
  *
  * - a server has no streams of its own for a client's GOAWAY to cut short;
  * - a client's listeners (grpc-js: the channel moves new calls to a new connection) still hear `goaway`,
@@ -12,6 +12,10 @@
  *
  * Unlike the runtime's own handling, the session is not closed on the frame: its peer closes the connection,
  * or its listeners close the session (grpc-js shuts the transport down).
+ *
+ * What it showed: the abort is not the received GOAWAY's fault. With every received GOAWAY kept from nghttp2,
+ * the agent on 2.9.6 still died on the same assertion (which nghttp2 also checks after it sends a GOAWAY, as
+ * every graceful close does) and once with SIGSEGV: the stream table is already corrupt when a GOAWAY walks it.
  *
  * The frames are taken out in the session's native handle's `receive`, which the runtime's `node:http2` feeds
  * every chunk read from the socket (after TLS). Where the handle is missing (another runtime or release), the
@@ -22,7 +26,7 @@
 import { Buffer } from "node:buffer";
 import type { EventEmitter } from "node:events";
 import { CLIENT_PREFACE_BYTES, type GoawayFrame, GoawayFrameFilter } from "./goaway_frame_filter.ts";
-import { runtimeSymbol } from "./runtime_symbol.ts";
+import { runtimeSymbol } from "../shared/grpc/runtime_symbol.ts";
 
 interface SessionHandle {
   receive(chunk: Uint8Array): unknown;
