@@ -96,7 +96,11 @@ export class RunningProgram {
     );
   }
 
-  /** Sends SIGTERM (or `signal`) and waits for exit. */
+  /**
+   * Sends SIGTERM (or `signal`), waits for exit, then ends whatever the program left running in its process
+   * group: a program that crashed did not stop its own children (an agent's proxy), and they would hold its
+   * output open, so the wait for that output would never end.
+   */
   async stop(signal: Deno.Signal = "SIGTERM"): Promise<Deno.CommandStatus> {
     try {
       this.child.kill(signal);
@@ -104,9 +108,23 @@ export class RunningProgram {
       // Already exited.
     }
     const status = await this.#done;
+    await endProcessGroup(this.child.pid);
     await Promise.all(this.#readers);
     return status;
   }
+}
+
+/**
+ * Kills what is left of the process group `pid` led (every program {@link spawnDeno} starts leads its own).
+ * Through `sh`: `Deno.kill` of a group needs unscoped run permission, which the tests do not have.
+ */
+async function endProcessGroup(pid: number): Promise<void> {
+  await new Deno.Command("sh", {
+    args: ["-c", `kill -9 -${pid} 2>/dev/null; true`],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
 }
 
 /**
@@ -140,6 +158,8 @@ export function spawnDeno(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    // Its own process group, so `stop()` can end what it leaves behind.
+    detached: true,
   }).spawn();
   return new RunningProgram(child);
 }
