@@ -117,7 +117,7 @@ Deno.test("A grpc-js channel with the bypass takes its next call to a new connec
     await waitFor(() => heard, "the server's GOAWAY heard on the channel's connection");
     await waitFor(async () => {
       // A call the old connection's server no longer serves would wait out the grace: it fails instead.
-      await client.unary("Echo", Uint8Array.of(2), 1_000);
+      await client.unary("Echo", Uint8Array.of(2), 5_000);
       return peers.length >= 2;
     }, "a call on a new connection");
     assert.notEqual(peers[1], peers[0]);
