@@ -225,6 +225,7 @@ Deno.test(
             const before = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
             const responses = (text: string) => Number(/^envoy_responses (\d+)/m.exec(text)?.[1]);
             const after = await poll("config from the restarted server", async () => {
+              agent!.assertRunning("the agent");
               const text = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
               return responses(text) > responses(before) ? text : undefined;
             });

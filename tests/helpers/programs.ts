@@ -58,6 +58,7 @@ export class RunningProgram {
   #stderr = "";
   readonly #done: Promise<Deno.CommandStatus>;
   readonly #readers: Promise<void>[];
+  #exit: Deno.CommandStatus | undefined;
 
   constructor(readonly child: Deno.ChildProcess) {
     this.#readers = [
@@ -65,6 +66,22 @@ export class RunningProgram {
       collect(child.stderr, (t) => this.#stderr += t),
     ];
     this.#done = child.status;
+    this.#done.then((status) => this.#exit = status);
+  }
+
+  /**
+   * Throws when the program has exited, naming how and the end of its error output: a wait that polls
+   * something else (a port, a metric) then says the program died instead of only that it timed out.
+   *
+   * @throws {Error} `<name> exited (code C, signal S) …`
+   */
+  assertRunning(name: string): void {
+    const exit = this.#exit;
+    if (exit === undefined) return;
+    throw new Error(
+      `${name} exited (code ${exit.code}, signal ${exit.signal ?? "none"}); its error output ended:\n` +
+        this.#stderr.split("\n").slice(-12).join("\n"),
+    );
   }
 
   get stdout(): string {

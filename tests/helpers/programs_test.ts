@@ -22,3 +22,30 @@ Deno.test("Stopping a program that died leaving a child behind ends the child an
     clearTimeout(timer);
   }
 });
+
+Deno.test("A program that has exited fails assertRunning with how it ended and its last error lines", async () => {
+  const program = spawnDeno(["eval", `console.error("about to fail"); Deno.exit(7);`], {});
+  try {
+    await program.waitFor(/about to fail/);
+    await program.stop();
+    assert.throws(
+      () => program.assertRunning("the test program"),
+      /^Error: the test program exited \(code 7, signal none\); its error output ended:\nabout to fail/,
+    );
+  } finally {
+    await program.stop();
+  }
+});
+
+Deno.test("A running program passes assertRunning", async () => {
+  const program = spawnDeno(
+    ["eval", `console.log("up"); await new Promise((r) => setTimeout(r, 60_000));`],
+    {},
+  );
+  try {
+    await program.waitFor(/up/);
+    program.assertRunning("the test program");
+  } finally {
+    await program.stop();
+  }
+});
