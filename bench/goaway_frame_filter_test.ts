@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { cat } from "../proto/_test_bytes.ts";
 import { CLIENT_PREFACE_BYTES, type GoawayFrame, GoawayFrameFilter } from "./goaway_frame_filter.ts";
 
 const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -24,22 +25,12 @@ function goaway(lastStreamId: number, code: number, debug = new Uint8Array()): U
   return frame(GOAWAY, payload);
 }
 
-function join(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Feeds `chunks` through a fresh filter; what it kept, joined, and the GOAWAYs it reported. */
 function run(prefaceBytes: number, chunks: readonly Uint8Array[]) {
   const reported: GoawayFrame[] = [];
   const filter = new GoawayFrameFilter(prefaceBytes, (g) => reported.push(g));
   const kept = chunks.map((c) => filter.filter(c)).filter((k) => k !== undefined);
-  return { kept: join(...kept), reported };
+  return { kept: cat(...kept), reported };
 }
 
 const settings = frame(SETTINGS, new Uint8Array(6).fill(1));
@@ -50,16 +41,16 @@ const leaving = goaway(0x80000007, 0, new TextEncoder().encode("bye"));
 
 Deno.test("GoawayFrameFilter hands back a chunk without a GOAWAY as the same array", () => {
   const filter = new GoawayFrameFilter(CLIENT_PREFACE_BYTES, () => assert.fail("no GOAWAY was sent"));
-  const chunk = join(PREFACE, settings, headers, data);
+  const chunk = cat(PREFACE, settings, headers, data);
   assert.equal(filter.filter(chunk), chunk);
   assert.equal(filter.filter(ping), ping);
 });
 
 Deno.test("GoawayFrameFilter leaves a GOAWAY out and reports its code, last stream and debug data", () => {
   const { kept, reported } = run(CLIENT_PREFACE_BYTES, [
-    join(PREFACE, settings, headers, leaving, data, ping),
+    cat(PREFACE, settings, headers, leaving, data, ping),
   ]);
-  assert.deepEqual(kept, join(PREFACE, settings, headers, data, ping));
+  assert.deepEqual(kept, cat(PREFACE, settings, headers, data, ping));
   assert.equal(reported.length, 1);
   assert.equal(reported[0].code, 0);
   assert.equal(reported[0].lastStreamId, 7, "the reserved bit is not part of the stream id");
@@ -69,17 +60,17 @@ Deno.test("GoawayFrameFilter leaves a GOAWAY out and reports its code, last stre
 Deno.test("GoawayFrameFilter reads a preface's GOAWAY-like bytes as preface, and a client's input from its first byte", () => {
   // A type byte of 7 inside the preface is not a frame: only what follows it is.
   const fakePreface = new Uint8Array(CLIENT_PREFACE_BYTES).fill(7);
-  const server = run(CLIENT_PREFACE_BYTES, [join(fakePreface, leaving, settings)]);
-  assert.deepEqual(server.kept, join(fakePreface, settings));
+  const server = run(CLIENT_PREFACE_BYTES, [cat(fakePreface, leaving, settings)]);
+  assert.deepEqual(server.kept, cat(fakePreface, settings));
   assert.equal(server.reported.length, 1);
-  const client = run(0, [join(settings, goaway(3, 2), ping)]);
-  assert.deepEqual(client.kept, join(settings, ping));
+  const client = run(0, [cat(settings, goaway(3, 2), ping)]);
+  assert.deepEqual(client.kept, cat(settings, ping));
   assert.deepEqual(client.reported.map((g) => [g.code, g.lastStreamId]), [[2, 3]]);
 });
 
 Deno.test("GoawayFrameFilter keeps the same bytes and GOAWAYs whatever two places the input is split at", () => {
-  const input = join(PREFACE, settings, leaving, headers, data, goaway(1, 11), ping);
-  const expected = join(PREFACE, settings, headers, data, ping);
+  const input = cat(PREFACE, settings, leaving, headers, data, goaway(1, 11), ping);
+  const expected = cat(PREFACE, settings, headers, data, ping);
   for (let a = 0; a <= input.length; a++) {
     for (let b = a; b <= input.length; b += 3) {
       const { kept, reported } = run(CLIENT_PREFACE_BYTES, [
@@ -94,15 +85,15 @@ Deno.test("GoawayFrameFilter keeps the same bytes and GOAWAYs whatever two place
 });
 
 Deno.test("GoawayFrameFilter passes a stream fed a byte at a time unchanged but for its GOAWAY", () => {
-  const input = join(PREFACE, headers, leaving, data);
+  const input = cat(PREFACE, headers, leaving, data);
   const { kept, reported } = run(CLIENT_PREFACE_BYTES, [...input].map((b) => Uint8Array.of(b)));
-  assert.deepEqual(kept, join(PREFACE, headers, data));
+  assert.deepEqual(kept, cat(PREFACE, headers, data));
   assert.equal(reported.length, 1);
 });
 
 Deno.test("GoawayFrameFilter keeps 256 bytes of a long GOAWAY's debug data and reads past the rest", () => {
   const debug = new Uint8Array(100_000).map((_, i) => i % 251);
-  const { kept, reported } = run(0, [join(goaway(5, 0, debug), ping)]);
+  const { kept, reported } = run(0, [cat(goaway(5, 0, debug), ping)]);
   assert.deepEqual(kept, ping);
   assert.equal(reported.length, 1);
   assert.deepEqual(reported[0].debugData, debug.subarray(0, 256));
@@ -111,8 +102,8 @@ Deno.test("GoawayFrameFilter keeps 256 bytes of a long GOAWAY's debug data and r
 Deno.test("GoawayFrameFilter leaves a malformed GOAWAY out without reporting it", () => {
   const short = frame(GOAWAY, new Uint8Array(4));
   const empty = frame(GOAWAY, new Uint8Array());
-  const { kept, reported } = run(0, [join(settings, short, empty, ping)]);
-  assert.deepEqual(kept, join(settings, ping));
+  const { kept, reported } = run(0, [cat(settings, short, empty, ping)]);
+  assert.deepEqual(kept, cat(settings, ping));
   assert.equal(reported.length, 0);
 });
 

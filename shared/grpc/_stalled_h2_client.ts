@@ -53,6 +53,16 @@ function grpcMessage(message: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * Real time for a server's transport to act on what a stalled client took, before a test checks that nothing
+ * more was sent: Deno 2.9.3 calls a write back at once and the sender then looks at the socket on its clock;
+ * later releases call it back only once the data is under way. Either way nothing more may leave until the
+ * client reads again.
+ */
+export function transportAtRest(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 /** A gRPC client stream that stops granting flow-control credit after its request. */
 export class StalledH2Client {
   /** DATA payload bytes received on its streams. */

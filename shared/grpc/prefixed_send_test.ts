@@ -8,7 +8,7 @@ import {
   type PrefixedSendOptions,
   sendPrefixedWithoutCopy,
 } from "./prefixed_send.ts";
-import { StalledH2Client } from "./_stalled_h2_client.ts";
+import { StalledH2Client, transportAtRest } from "./_stalled_h2_client.ts";
 import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "../testing/wait_for.ts";
 import { timersOf } from "../testing/fake_timers.ts";
@@ -176,11 +176,10 @@ Deno.test("A proxy that grants no credit holds the server to its window and one 
   const client = await StalledH2Client.open(server.port, DEFINITION.Stream.path, Uint8Array.of(1));
   try {
     await waitFor(() => client.dataBytes >= 60_000, "the first window's worth of data");
-    // The sender waits for the socket: on Deno 2.9.3 it looks on its clock (the write was called back at once),
-    // on later releases the write's callback waits. Real time and a minute of looks hand over nothing more.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Real time and a minute of the sender's looks at the socket hand over nothing more.
+    await transportAtRest();
     clock.tick(60_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await transportAtRest();
     const held = handed.length;
     assert.ok(held <= 65_535 / SLICE + 2, `at most a window and a slice handed over, got ${held} slices`);
     await client.resume();

@@ -7,7 +7,7 @@ import { startGrpcServer } from "./grpc_server.ts";
 import { SendDeadlines } from "./send_deadlines.ts";
 import { type SendPort, SendPorts, SendTimeoutError, StreamClosedError } from "./send_port.ts";
 import { OUTBOUND_POLL_MS } from "./outbound_state.ts";
-import { StalledH2Client } from "./_stalled_h2_client.ts";
+import { StalledH2Client, transportAtRest } from "./_stalled_h2_client.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { timersOf } from "../testing/fake_timers.ts";
 import { silentLogger } from "../log/logger.ts";
@@ -15,15 +15,6 @@ import { ECHO_DEFINITION } from "./_test_echo_service.ts";
 
 /** A message four times HTTP/2's initial window, with its gRPC prefix in front of it. */
 const BIG = new WireWriter(256 * 1024, { grpcPrefix: true }).raw(new Uint8Array(256 * 1024).fill(7)).finish();
-
-/**
- * Real time for the transport to act on what the peer took: Deno 2.9.3 calls a write back at once and the
- * send then looks at the socket on the clock; later releases call it back only once the data is under way.
- * Either way nothing more may happen to the send until the peer reads again.
- */
-function transportAtRest(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 50));
-}
 
 /** What a test sees of the one stream its client opens: the port, the first send, and the timeouts told. */
 interface Opened {

@@ -95,12 +95,10 @@ export class RunningProgram {
   /** Waits until stdout+stderr match `pattern`, failing with the output so far after `timeoutMs`. */
   async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
-    let exited = false;
-    this.#done.then(() => exited = true);
     while (Date.now() < deadline) {
       const match = (this.#stdout + this.#stderr).match(pattern);
       if (match) return match;
-      if (exited) break;
+      if (this.#exit !== undefined) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     await Promise.race([Promise.all(this.#readers), new Promise((r) => setTimeout(r, 200))]);
@@ -108,7 +106,7 @@ export class RunningProgram {
     if (match) return match;
     throw new Error(
       `Output never matched ${pattern}${
-        exited ? " (the program exited)" : ""
+        this.#exit !== undefined ? " (the program exited)" : ""
       }:\n${this.#stdout}\n${this.#stderr}`,
     );
   }
@@ -131,13 +129,17 @@ export class RunningProgram {
   }
 }
 
+/** Whether this process may run `sh`; asked once. */
+let mayRunSh: boolean | undefined;
+
 /**
  * Kills what is left of the process group `pid` led (every program {@link spawnDeno} starts leads its own).
  * Through `sh`: `Deno.kill` of a group needs unscoped run permission, which the tests do not have. A caller
  * without `sh` (a benchmark, a browser test's own runner) keeps the old wait.
  */
 async function endProcessGroup(pid: number): Promise<void> {
-  if (Deno.permissions.querySync({ name: "run", command: "sh" }).state !== "granted") return;
+  mayRunSh ??= Deno.permissions.querySync({ name: "run", command: "sh" }).state === "granted";
+  if (!mayRunSh) return;
   await new Deno.Command("sh", {
     args: ["-c", `kill -9 -${pid} 2>/dev/null; true`],
     stdin: "null",
