@@ -47,16 +47,9 @@ interface RunOutcome {
 }
 
 const AGENT_TEST = new URL("../tests/agent_proxy_e2e_test.ts", import.meta.url).pathname;
-/** The test task's permissions (deno.json), which the agent test needs. */
-const TEST_PERMISSIONS = [
-  "--allow-net",
-  "--allow-read=.,/tmp",
-  "--allow-write=/tmp",
-  "--allow-env",
-  "--allow-sys",
-  "--allow-ffi=/lib,/usr/lib,/lib64,/usr/lib64",
-  "--allow-run=deno,kubectl,unshare,openssl,promtool,sh,ln,curl,prlimit",
-];
+/** The test task's permissions, read from deno.json so they cannot drift from it. */
+const TEST_PERMISSIONS = (JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url))).tasks
+  .test.command as string).split(" ").filter((word) => word.startsWith("--allow-"));
 const AGENT_RUN_LIMIT_MS = 120_000;
 
 /** One run of the agent's end-to-end test on `bin`'s Deno; a failure or a hang is a death. */
