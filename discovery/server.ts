@@ -213,6 +213,7 @@ export async function startDiscovery(
         registry: registries.aggregate,
         mesh: () => mesh.current(),
         networks: () => mesh.networks(),
+        unsynced: () => sources.unsynced(),
         domain: options.domain,
         env,
         metrics: deps.metrics,
@@ -235,27 +236,33 @@ export async function startDiscovery(
       ];
     }),
     ...writers.analysisComponent(() => pipeline.stage),
-    closingComponent("xds", () => {
-      // Every snapshot the pipeline publishes is pushed to the connected proxies.
-      discovery = new AdsServer<PushContext>({
-        generators: registerNameTableGenerators(
-          registerEnvoyGenerators(
-            registerGrpcGenerators(new GeneratorRegistry<PushContext>()),
-            new EnvoyFilterReports(deps.metrics, adsLog),
+    {
+      ...closingComponent("xds", () => {
+        // Every snapshot the pipeline publishes is pushed to the connected proxies.
+        discovery = new AdsServer<PushContext>({
+          generators: registerNameTableGenerators(
+            registerEnvoyGenerators(
+              registerGrpcGenerators(new GeneratorRegistry<PushContext>()),
+              new EnvoyFilterReports(deps.metrics, adsLog),
+            ),
           ),
-        ),
-        settings: xdsSettings,
-        logger: adsLog,
-        metrics: deps.metrics,
-        initialPush: pipeline.stage.current(),
-        pushHistory,
-      });
-      discovery.startReleasingUnheld();
-      return [
-        () => discovery.close(),
-        pipeline.stage.onPush((request, push) => discovery.push(request, push)),
-      ];
-    }),
+          settings: xdsSettings,
+          logger: adsLog,
+          metrics: deps.metrics,
+          initialPush: pipeline.stage.current(),
+          // Like the reference, no stream is served a snapshot of sources still listing their state.
+          waiting: () => pipeline.gate.waiting(),
+          pushHistory,
+        });
+        discovery.startReleasingUnheld();
+        return [
+          () => discovery.close(),
+          pipeline.stage.onPush((request, push) => discovery.push(request, push)),
+        ];
+      }),
+      // Ready only when a new stream would be served, not told to come back.
+      ready: () => discovery.notReady(),
+    },
     collectionAfterBurst({
       minBytes: env.int("DISCOVERY_COLLECT_AFTER_BURST_BYTES"),
       traffic: () => traffic.total,

@@ -49,6 +49,8 @@ export interface Sources {
   readonly external: boolean;
   /** Gateway credentials, from every secret store read. */
   readonly secrets?: SecretStore;
+  /** The first source not yet synced (config store, orchestrator config, registries, Ingresses), or undefined. */
+  unsynced(): string | undefined;
   /** The config store's sync, the config sources and the mesh files, in start order. */
   configComponents(): Component[];
   /** The registries and the secret stores, in start order. */
@@ -141,9 +143,25 @@ export async function wireSources(w: SourcesInputs): Promise<Sources> {
     : undefined;
   const secrets = mergeSecretStores([orch?.secrets, dirSecrets]);
 
+  // What the sources' readiness checks and the gate of the first complete snapshot both ask.
+  const syncChecks = {
+    config: () => store.synced ? undefined : "config sources have not loaded yet",
+    orchestratorConfig: () =>
+      !orch || orch.config.synced
+        ? undefined
+        : "the orchestrator's custom resources have not been listed yet",
+    registries: () =>
+      registries.aggregate.hasSynced()
+        ? undefined
+        : `registries not synced: ${registries.aggregate.unsyncedRegistries().join(", ")}`,
+    ingress: () =>
+      !orch || orch.ingress.synced ? undefined : "the orchestrator's Ingresses have not been listed yet",
+  };
+
   return {
     store,
     mesh,
+    unsynced: () => Object.values(syncChecks).map((check) => check()).find((reason) => reason !== undefined),
     ...(orch ? { orch } : {}),
     ...(orchModule ? { orchModule } : {}),
     configSources,
@@ -156,7 +174,7 @@ export async function wireSources(w: SourcesInputs): Promise<Sources> {
         name: "config",
         start() {},
         stop() {},
-        ready: () => store.synced ? undefined : "config sources have not loaded yet",
+        ready: syncChecks.config,
       },
       ...(files
         ? [{
@@ -174,8 +192,7 @@ export async function wireSources(w: SourcesInputs): Promise<Sources> {
           name: "orchestrator config",
           start: () => orch.config.start(),
           stop: () => orch.config.stop(),
-          ready: () =>
-            orch.config.synced ? undefined : "the orchestrator's custom resources have not been listed yet",
+          ready: syncChecks.orchestratorConfig,
         }]
         : []),
       {
@@ -197,10 +214,7 @@ export async function wireSources(w: SourcesInputs): Promise<Sources> {
         name: "registries",
         start: () => registries.serviceEntries.start(),
         stop: () => registries.serviceEntries.stop(),
-        ready: () =>
-          registries.aggregate.hasSynced()
-            ? undefined
-            : `registries not synced: ${registries.aggregate.unsyncedRegistries().join(", ")}`,
+        ready: syncChecks.registries,
       },
       ...(orch
         ? [{
@@ -215,8 +229,7 @@ export async function wireSources(w: SourcesInputs): Promise<Sources> {
             orch.ingress.start();
             return [() => orch.ingress.stop(), mesh.onChange(() => orch.ingress.refresh())];
           }),
-          ready: () =>
-            orch.ingress.synced ? undefined : "the orchestrator's Ingresses have not been listed yet",
+          ready: syncChecks.ingress,
         }]
         : []),
       ...(remoteClusters

@@ -10,7 +10,13 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { makePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  startProgram,
+  untilReady,
+} from "./helpers/programs.ts";
 import {
   credentialsAs,
   fetchUntil,
@@ -86,7 +92,8 @@ Deno.test("A gateway gets listeners, routes and its TLS credential from orchestr
   let plaintext: Client | undefined;
   let client: Client | undefined;
   try {
-    await server.waitFor(/"msg":"discovery server started"/);
+    // Like a real proxy, the clients come once the server is ready: until every source synced it refuses streams.
+    await untilReady(addresses.httpAddr);
     plaintext = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
     client = TestAdsClient.sotwTls(
       Number(addresses.secureGRPCAddr.split(":").at(-1)),

@@ -11,7 +11,13 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { makePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { TestAdsClient, type TestAdsClient as Client, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  startProgram,
+  untilReady,
+} from "./helpers/programs.ts";
 import { credentialsAs, fetchUntil } from "./helpers/gateway_fixture.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
 
@@ -90,7 +96,7 @@ Deno.test("An Ingress of the mesh's class becomes the ingress gateway's listener
   );
   let client: Client | undefined;
   try {
-    await server.waitFor(/"msg":"discovery server started"/);
+    await untilReady(addresses.httpAddr);
     client = TestAdsClient.sotwTls(
       Number(addresses.secureGRPCAddr.split(":").at(-1)),
       credentials,

@@ -18,6 +18,7 @@ import {
   orchestratorFlags,
   type RunningProgram,
   startProgram,
+  untilReady,
 } from "./helpers/programs.ts";
 import { clusterSecret, EdsWatch, ratings, requestCertificate } from "./helpers/two_clusters.ts";
 
@@ -70,7 +71,7 @@ Deno.test(
           { CLUSTER_ID: id, ROOT_CA_DIR: `${dir}/cacerts` },
         ));
       }
-      await Promise.all(servers.map((server) => server.waitFor(/"msg":"discovery server started"/)));
+      await Promise.all(addresses.map((a) => untilReady(a.httpAddr)));
 
       // The root each server gives the workloads of its own cluster.
       const roots: string[] = [];

@@ -8,7 +8,13 @@
 import assert from "node:assert/strict";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  startProgram,
+  untilReady,
+} from "./helpers/programs.ts";
 import { clusterSecret, EdsWatch, ratings, RATINGS_HOST } from "./helpers/two_clusters.ts";
 
 const HOST = RATINGS_HOST;
@@ -56,7 +62,7 @@ Deno.test("A second cluster joins by Secret: merged endpoints, split horizon thr
   let client: TestAdsClient | undefined;
   const http = `http://${addresses.httpAddr}`;
   try {
-    await server.waitFor(/"msg":"discovery server started"/);
+    await untilReady(addresses.httpAddr);
     client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
     const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", {
       NAMESPACE: "shop",

@@ -15,6 +15,7 @@ import {
   freePort,
   orchestratorFlags,
   startProgram,
+  untilReady,
 } from "./helpers/programs.ts";
 
 const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
@@ -79,6 +80,65 @@ Deno.test("Without a reachable orchestrator, mesh-discovery stays up and not rea
   }
 });
 
+Deno.test("A proxy that comes before the orchestrator's Services are listed is told to retry, then gets them all at once", async () => {
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
+  api.apply({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "ratings", namespace: "shop" },
+    spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
+  });
+  // The Services list is held until released: the registry has not synced meanwhile.
+  const listed = Promise.withResolvers<void>();
+  api.intercept = async (request, path) => {
+    if (path === "/api/v1/services" && !new URL(request.url).searchParams.has("watch")) await listed.promise;
+    return undefined;
+  };
+  const { server, addresses } = await start(dir, api.kubeconfig());
+  const port = Number(addresses.grpcAddr.split(":").at(-1));
+  const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });
+  let early: Client | undefined;
+  let client: Client | undefined;
+  try {
+    await waitFor(
+      () => api.requests.some((r) => r.startsWith("GET /api/v1/services")),
+      "the Services list asked",
+    );
+    early = TestAdsClient.sotw(port);
+    early.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
+    // UNAVAILABLE (14), which a proxy retries; a response instead fails here.
+    const refusal = await early.next(10_000).then(
+      (r) => `served ${r.resources.length} clusters: ${r.resources.map((c) => c.name).join(", ")}`,
+      (error: Error) => error.message,
+    );
+    assert.match(
+      refusal,
+      /status 14 before a response: Discovery is not ready: waiting for every source to sync \(registries not synced: Orchestrator/,
+    );
+    const notReady = await readyStatus(addresses.httpAddr);
+    assert.equal(notReady.status, 503);
+    assert.match(notReady.body, /registries not synced/);
+
+    listed.resolve();
+    await untilReady(addresses.httpAddr);
+    client = TestAdsClient.sotw(port);
+    client.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
+    const cds = await client.next(20_000);
+    assert.ok(
+      cds.resources.some((r) => r.name === CLUSTER),
+      `the first response holds the listed Service: ${cds.resources.map((r) => r.name).join(", ")}`,
+    );
+  } finally {
+    listed.resolve();
+    early?.close();
+    client?.close();
+    await server.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless client; an Endpoints change pushes EDS alone", async () => {
   const api = OrchApiServer.start();
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
@@ -112,12 +172,9 @@ Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless c
         resource_names: names,
       });
     client.send({ node, type_url: TYPE_URL.cluster, resource_names: [] });
-    // The first response may predate the snapshot that holds the synced services: a push follows it.
-    let cds = await client.next(20_000);
-    while (!cds.resources.some((r) => r.name === CLUSTER)) {
-      ack(cds);
-      cds = await client.next(20_000);
-    }
+    // Once ready, the first response holds the synced services: no stream is served a partial snapshot.
+    const cds = await client.next(20_000);
+    assert.ok(cds.resources.some((r) => r.name === CLUSTER), "the first CDS response has the synced service");
     ack(cds);
     client.send({ node, type_url: TYPE_URL.endpoint, resource_names: [CLUSTER] });
     const eds = await client.next(20_000);

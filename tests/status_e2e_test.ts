@@ -12,7 +12,13 @@ import { TYPE_URL } from "../proto/type_urls.ts";
 import { type ApiObject, kubeconfigFor, OrchApiServer } from "../shared/testing/orch_api_server.ts";
 import { waitFor } from "../shared/testing/wait_for.ts";
 import { TestAdsClient, testNode, type TestResponse } from "../discovery/xds/_test_ads_client.ts";
-import { discoveryAddresses, discoveryArgs, orchestratorFlags, startProgram } from "./helpers/programs.ts";
+import {
+  discoveryAddresses,
+  discoveryArgs,
+  orchestratorFlags,
+  startProgram,
+  untilReady,
+} from "./helpers/programs.ts";
 
 const VS_PATH = "/apis/networking.mesh.io/v1beta1/namespaces/shop/virtualservices/ratings";
 const DR_PATH = "/apis/networking.mesh.io/v1beta1/namespaces/shop/destinationrules/ratings";
@@ -90,7 +96,7 @@ async function startDiscovery(
     discoveryArgs(addresses, [...orchestratorFlags(kubeconfig), "--log_as_json"]),
     { DISCOVERY_ENABLE_STATUS: "true", POD_NAME: identity, POD_NAMESPACE: "mesh-system", ...env },
   );
-  await server.waitFor(/"msg":"discovery server started"/);
+  await untilReady(addresses.httpAddr);
   return { identity, server, addresses, port: Number(addresses.grpcAddr.split(":").at(-1)) };
 }
 

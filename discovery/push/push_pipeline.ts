@@ -9,6 +9,8 @@ import { EndpointIndex } from "./endpoint_index.ts";
 import { buildPushContext, type ListenerPlugins, type PushMeshConfig } from "./push_context.ts";
 import type { SecretStore } from "../model/secret_store.ts";
 import { SnapshotStage } from "./snapshot_stage.ts";
+import { SyncGate } from "./sync_gate.ts";
+import { pushRequest } from "./push_request.ts";
 import { DerivedMemo } from "./derived_memo.ts";
 import { MeshNetworkIndex } from "./network_index.ts";
 import type { MeshNetworks } from "@mesh/shared/config/mesh/mesh_networks";
@@ -35,6 +37,8 @@ export interface PushPipelineOptions {
   readonly plugins?: ListenerPlugins;
   /** The mesh networks in effect (`--networksConfig`), read at every snapshot build; none when absent. */
   readonly networks?: () => MeshNetworks;
+  /** Why the config and registry sources have not all synced, or undefined once they have; always synced when absent. */
+  readonly unsynced?: () => string | undefined;
 }
 
 /** The assembled stages: events → debouncer → snapshot stage → listeners (`stage.onPush`). */
@@ -47,6 +51,8 @@ export interface PushPipeline {
   readonly stage: SnapshotStage;
   /** The subscriptions that turn store and registry events into push requests. */
   readonly changes: ChangeEvents;
+  /** Opens once a snapshot built after every source synced is published; streams wait for it. */
+  readonly gate: SyncGate;
   /** Stops taking events and drops pending requests. */
   close(): void;
 }
@@ -87,6 +93,11 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
   const endpointTelemetryLabel = env.bool("DISCOVERY_ENDPOINT_TELEMETRY_LABEL");
   const defaultRequestTimeoutNs = env.duration("MESH_DEFAULT_REQUEST_TIMEOUT");
   let builds = 0;
+  // Asks through the debouncer (declared below), so the push merges with the listing's own events.
+  const gate = new SyncGate({
+    unsynced: options.unsynced ?? (() => undefined),
+    requestFull: () => debouncer.enqueue(pushRequest(true, "global", undefined, performance.now())),
+  });
   // The newest snapshot's memo, whose carried tables the next snapshot starts from.
   let derived: DerivedMemo | undefined;
   const stage = new SnapshotStage({
@@ -122,6 +133,7 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
         version: `${new Date().toISOString()}/${++builds}`,
       }),
     endpoints: () => endpoints.snapshot(),
+    gate,
     log: options.log,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
@@ -142,12 +154,15 @@ export function createPushPipeline(options: PushPipelineOptions): PushPipeline {
     headlessPodListeners,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
+  gate.start();
   return {
     endpoints,
     debouncer,
     stage,
     changes,
+    gate,
     close() {
+      gate.close();
       changes.close();
       debouncer.close();
     },

@@ -174,3 +174,38 @@ Deno.test("The push pipeline publishes a batch the store is writing only once it
     clock.uninstall();
   }
 });
+
+Deno.test("The push pipeline's gate opens with a snapshot built after every source synced, events or none", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const w = world();
+    let unsynced: string | undefined = "registries not synced: Orchestrator";
+    const pipeline = createPushPipeline({
+      store: w.store,
+      registry: w.registry,
+      mesh: () => MESH,
+      domain: "cluster.local",
+      env: new EnvSettings("discovery", { DISCOVERY_DEBOUNCE_AFTER: "100ms" }),
+      log: silentLogger,
+      unsynced: () => unsynced,
+    });
+    const pushes: string[] = [];
+    pipeline.stage.onPush((request, push) =>
+      void pushes.push(`${Object.keys(request.reasons).join()} ${push.version}`)
+    );
+    assert.match(pipeline.gate.waiting() ?? "", /registries not synced: Orchestrator/);
+    await clock.tickAsync(1_000);
+    assert.deepEqual(pushes, [], "nothing is pushed while a source lists");
+
+    // The listing ends with nothing that changes config (an empty cluster): the gate still gets its snapshot.
+    unsynced = undefined;
+    await clock.tickAsync(50 + 101);
+    assert.equal(pushes.length, 1);
+    assert.match(pushes[0], /^global .*\/2$/, "one full push of a snapshot built after the sync");
+    assert.equal(pipeline.gate.open, true);
+    assert.equal(pipeline.gate.waiting(), undefined);
+    pipeline.close();
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -4,6 +4,7 @@ import type { PushContext } from "./push_context.ts";
 import type { PushRequest } from "./push_request.ts";
 import { HttpRoutesAloneMarker } from "./http_routes_alone.ts";
 import type { EndpointSnapshot } from "./endpoint_snapshot.ts";
+import type { SyncGate } from "./sync_gate.ts";
 
 /** Receives each debounced request with the snapshot to push from (the xDS server's push queue). */
 export type PushListener = (request: PushRequest, push: PushContext) => void | Promise<void>;
@@ -18,6 +19,8 @@ export interface SnapshotStageOptions {
   readonly log: Logger;
   /** Where build errors, service counts and push problems are recorded; none when absent. */
   readonly metrics?: Metrics;
+  /** Told when each build begins and ends, to open once a snapshot holds every source; none when absent. */
+  readonly gate?: SyncGate;
   /** Gives the event loop a turn (a zero-delay timer by default; tests may pass their own). */
   readonly turn?: () => Promise<void>;
 }
@@ -46,7 +49,9 @@ export class SnapshotStage {
   /** Builds the first snapshot at once. */
   constructor(options: SnapshotStageOptions) {
     this.#options = options;
+    const complete = options.gate?.buildStarting() ?? true;
     this.#current = options.build();
+    options.gate?.built(complete, true);
     this.#httpRoutes = new HttpRoutesAloneMarker(this.#current.virtualServiceIndex);
     this.#record(this.#current);
   }
@@ -65,10 +70,13 @@ export class SnapshotStage {
   /** Handles one debounced request; give this to the PushDebouncer. Resolves when every listener has. */
   handle = async (request: PushRequest): Promise<void> => {
     if (request.full) {
+      const complete = this.#options.gate?.buildStarting() ?? true;
       const built = this.#build();
-      if (built !== undefined) {
+      if (built === undefined) this.#options.gate?.built(complete, false);
+      else {
         await (this.#options.turn ?? loopTurn)();
         this.#publish(built);
+        this.#options.gate?.built(complete, true);
         // Decided once per push, for every proxy, where every published snapshot passes.
         request = this.#httpRoutes.published(request, built.virtualServiceIndex);
       }

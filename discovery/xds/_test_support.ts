@@ -160,6 +160,8 @@ export async function startTestServer(
     generators?: GeneratorRegistry<TestPush>;
     /** Drive the server's sweeps of unheld memos. */
     timers?: Timers;
+    /** Why streams are refused although a snapshot exists (the server option `waiting`). */
+    waiting?: () => string | undefined;
   } = {},
 ): Promise<TestServer> {
   const metrics = new Metrics("discovery", { version: "test", tag: "test" });
@@ -175,6 +177,7 @@ export async function startTestServer(
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.pushHistory === undefined ? {} : { pushHistory: options.pushHistory }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    ...(options.waiting === undefined ? {} : { waiting: options.waiting }),
   });
   const server = await startXdsServer({
     addr: { hostname: "127.0.0.1", port: 0 },

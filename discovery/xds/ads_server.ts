@@ -67,6 +67,11 @@ export interface AdsServerOptions<P extends PushSnapshot> {
   readonly controlPlane?: ControlPlaneInfo;
   /** The first snapshot; until one exists, streams are refused with UNAVAILABLE. */
   readonly initialPush?: P;
+  /**
+   * Why streams are refused with UNAVAILABLE for now although a snapshot exists (the sources have not synced);
+   * undefined admits them. Absent, the first snapshot is enough.
+   */
+  readonly waiting?: () => string | undefined;
   /** Monotonic milliseconds for NACK pacing and the response gate's slices; `performance.now` if omitted. */
   readonly now?: () => number;
   /** Gets every completed proxy push (count and time), for the debug overview. */
@@ -110,6 +115,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /** The most streams open at once since the name memos were last emptied. */
   #namesPeak = 0;
   #push: P | undefined;
+  readonly #waiting: (() => string | undefined) | undefined;
   #closed = false;
   readonly #release: UnheldRelease;
   /** The listener conflicts the generators report for the newest snapshot. */
@@ -126,6 +132,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.#metrics = new XdsMetrics(options.metrics, options.pushHistory);
     this.#schema = options.schema ?? loadEnvoySchema();
     this.#push = options.initialPush;
+    this.#waiting = options.waiting;
     this.conflicts = new SnapshotConflicts(options.metrics);
     if (this.#push !== undefined) this.conflicts.snapshot(this.#push.version);
     this.cache = new XdsCache({
@@ -192,7 +199,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       schema: this.#schema,
       nameLists: this.#nameLists,
       logger: this.#logger,
-      ready: () => this.#push !== undefined && !this.#closed,
+      notReady: () => this.notReady(),
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
       refused: (code) => this.#metrics.refusedStream(code),
@@ -212,6 +219,13 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
         }
       },
     };
+  }
+
+  /** Why a new stream would be refused with UNAVAILABLE now, or undefined when it would be admitted. */
+  notReady(): string | undefined {
+    if (this.#closed) return "the discovery server is shutting down";
+    if (this.#push === undefined) return "no configuration snapshot has been built yet";
+    return this.#waiting?.();
   }
 
   /** The newest push snapshot, or undefined before the first one. */

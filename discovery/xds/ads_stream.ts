@@ -31,8 +31,8 @@ export interface StreamHost<P extends PushSnapshot> {
   readonly nameLists?: NameListTable;
   /** Where refused streams and failed requests are logged. */
   readonly logger: Logger;
-  /** False until the first push snapshot exists; streams are refused meanwhile. */
-  ready(): boolean;
+  /** Why streams are refused with UNAVAILABLE for now (no snapshot yet, sources syncing), or undefined. */
+  notReady(): string | undefined;
   /** Creates the protocol's connection for an admitted proxy and registers it. */
   admit(protocol: XdsProtocol, proxy: Proxy, call: AdsCall): XdsConnection<P>;
   /** Counts an unexpected failure while handling a request. */
@@ -181,11 +181,12 @@ function admit<P extends PushSnapshot>(
   if (caller !== undefined) {
     proxy = Object.freeze({ ...proxy, verifiedIdentities: Object.freeze([...caller.identities]) });
   }
-  if (!host.ready()) {
+  const notReady = host.notReady();
+  if (notReady !== undefined) {
     return {
       refused: {
         code: grpc.status.UNAVAILABLE,
-        details: "Discovery is not ready: no configuration snapshot has been built yet; retry shortly",
+        details: `Discovery is not ready: ${notReady}; retry shortly`,
       },
     };
   }

@@ -90,6 +90,33 @@ Deno.test("SotW ADS refuses streams with UNAVAILABLE until the first snapshot ex
   }
 });
 
+Deno.test("ADS refuses streams with UNAVAILABLE, saying why, while the server waits for its sources", async () => {
+  let waiting: string | undefined = "waiting for every source to sync (registries not synced: Orchestrator)";
+  const server = await startTestServer({ waiting: () => waiting });
+  try {
+    for (const client of [connect(server.port, CDS), TestAdsClient.delta(server.port)]) {
+      if (client.delta) client.send({ node: testNode(sidecarId("app")), type_url: CDS });
+      const status = await client.ended();
+      client.close();
+      assert.equal(status.code, 14);
+      assert.equal(
+        status.details,
+        "Discovery is not ready: waiting for every source to sync (registries not synced: Orchestrator); retry shortly",
+      );
+    }
+    assert.equal(
+      await metricValue(server.metrics, "discovery_xds_refused_streams", { code: "Unavailable" }),
+      2,
+    );
+    waiting = undefined;
+    const client = connect(server.port, CDS);
+    assert.equal((await client.next()).version, "v1", "served once the server stops waiting");
+    client.close();
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("SotW ADS answers a new watch, records an ACK and does not answer it", async () => {
   const server = await startTestServer();
   const client = connect(server.port, CDS);

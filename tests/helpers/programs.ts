@@ -3,6 +3,8 @@
  * tests also prove the permission lists are sufficient.
  */
 
+import { poll } from "./poll.ts";
+
 const ROOT = new URL("../../", import.meta.url);
 const decoder = new TextDecoder();
 
@@ -269,6 +271,19 @@ export function discoveryArgs(addresses: DiscoveryAddresses, extra: string[] = [
     addresses.ctrlzPort,
     ...extra,
   ];
+}
+
+/**
+ * Waits until `mesh-discovery`'s `/ready` on `httpAddr` answers 200: every listener accepts, every source has
+ * synced, and a new xDS stream is served rather than told to come back (as a real proxy would retry).
+ */
+export async function untilReady(httpAddr: string, timeoutMs = 20_000): Promise<void> {
+  await poll(`mesh-discovery at ${httpAddr} to be ready`, async () => {
+    const response = await fetch(`http://${httpAddr}/ready`);
+    const body = await response.text();
+    if (response.status === 200) return true;
+    throw new Error(`/ready answered ${response.status}: ${body.trim()}`);
+  }, timeoutMs);
 }
 
 /** The flags that make mesh-discovery read the orchestrator whose kubeconfig is at `kubeconfigPath`. */
