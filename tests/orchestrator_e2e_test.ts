@@ -119,6 +119,11 @@ Deno.test("A proxy that comes before the orchestrator's Services are listed is t
     const notReady = await readyStatus(addresses.httpAddr);
     assert.equal(notReady.status, 503);
     assert.match(notReady.body, /registries not synced/);
+    assert.match(
+      notReady.body,
+      /xds: waiting for every source to sync/,
+      "/ready says ADS is holding streams back",
+    );
 
     listed.resolve();
     await untilReady(addresses.httpAddr);
