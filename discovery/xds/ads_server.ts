@@ -202,7 +202,11 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       notReady: () => this.notReady(),
       admit: (protocol, proxy, call) => this.#admit(protocol, proxy, call),
       internalError: (typeUrl) => this.#metrics.internalError(typeUrl),
-      refused: (code) => this.#metrics.refusedStream(code),
+      refused: (peer, refusal, notReady) => {
+        this.#metrics.refusedStream(refusal.code);
+        if (notReady) this.#connectionLog.notReady(peer, refusal.details);
+        else this.#connectionLog.refused(peer, refusal.code, refusal.details);
+      },
       streamOpened: () => {
         const open = ++this.#openStreams;
         if (open > this.#namesPeak) this.#namesPeak = open;

@@ -19,7 +19,7 @@ import type { PushSnapshot } from "../generate/generator.ts";
 import type { AdsCall, XdsConnection, XdsProtocol } from "./xds_connection.ts";
 import { SendTimeoutError, StreamClosedError } from "@mesh/shared/grpc/send_port";
 import * as grpc from "@grpc/grpc-js";
-import { grpcCodeName, type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
+import { type GrpcRefusal, GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import type { NameListTable } from "./name_list_table.ts";
 import { NameLimitError } from "./name_budget.ts";
 
@@ -37,8 +37,11 @@ export interface StreamHost<P extends PushSnapshot> {
   admit(protocol: XdsProtocol, proxy: Proxy, call: AdsCall): XdsConnection<P>;
   /** Counts an unexpected failure while handling a request. */
   internalError(typeUrl: string, error: unknown): void;
-  /** Counts a stream ended by the server because of what the peer sent (or sent too early). */
-  refused(code: grpc.status): void;
+  /**
+   * Counts and logs (within a budget per peer) a stream ended by the server: because of what the peer sent (or
+   * sent too early), or, with `notReady`, because the server cannot serve yet.
+   */
+  refused(peer: string, refusal: GrpcRefusal, notReady: boolean): void;
   /** A stream was accepted. */
   streamOpened(): void;
   /** A stream accepted by `streamOpened` ended, however it ended; called once per stream. */
@@ -78,12 +81,11 @@ export function serveAdsStream<P extends PushSnapshot>(
     released = true;
     host.streamEnded();
   };
-  const refuse = (code: grpc.status, details: string) => {
+  // Only this stream ends.
+  const refuse = (code: grpc.status, details: string, notReady = false) => {
     if (ended) return;
     ended = true;
-    host.refused(code);
-    // Only this stream ends; the line names the peer so an operator can find a misbehaving client.
-    host.logger.warn("refused ADS stream", { peer: call.getPeer(), code: grpcCodeName(code), details });
+    host.refused(call.getPeer(), { code, details }, notReady);
     if (connection !== undefined) connection.close(code, details);
     else call.emit("error", new GrpcStatusError(code, details));
     release();
@@ -120,7 +122,7 @@ export function serveAdsStream<P extends PushSnapshot>(
     if (connection === undefined) {
       const admitted = admit(host, protocol, call, request.node, caller);
       if ("refused" in admitted) {
-        refuse(admitted.refused.code, admitted.refused.details);
+        refuse(admitted.refused.code, admitted.refused.details, admitted.notReady === true);
         return;
       }
       connection = admitted.connection;
@@ -160,7 +162,7 @@ function admit<P extends PushSnapshot>(
   call: AdsCall,
   node: XdsNode | undefined,
   caller: StreamCaller | undefined,
-): { connection: XdsConnection<P> } | { refused: GrpcRefusal } {
+): { connection: XdsConnection<P> } | { refused: GrpcRefusal; notReady?: true } {
   const invalid = (details: string) => ({ refused: { code: grpc.status.INVALID_ARGUMENT, details } });
   if (node === undefined || node === null) {
     return invalid(
@@ -188,6 +190,7 @@ function admit<P extends PushSnapshot>(
         code: grpc.status.UNAVAILABLE,
         details: `Discovery is not ready: ${notReady}; retry shortly`,
       },
+      notReady: true,
     };
   }
   return { connection: host.admit(protocol, proxy, call) };

@@ -1,12 +1,16 @@
 /**
  * The info lines of proxies connecting and leaving, a budget of them per peer address each minute: a fleet's
  * proxies each have their own, and one client that opens and cancels streams as fast as it can costs a few
- * lines a minute instead of two per stream. A line logged after some were passed over says how many.
+ * lines a minute instead of two per stream. Refused streams cost one warn line per peer address a minute, and
+ * streams turned away while the server is not ready one info line a minute in all: that is the server's state,
+ * not the peers' fault, and a fleet reconnecting to a restarted server would otherwise log a line per proxy. A
+ * line logged after some were passed over says how many.
  *
  * @module
  */
 import type { Logger } from "@mesh/shared/log/logger";
 import { PEER_LOG_MAX_PEERS, PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
+import { grpcCodeName } from "@mesh/shared/grpc/grpc_status";
 
 /** Lines of each kind (connected, disconnected) one peer address may log each minute. */
 export const CONNECTION_LOG_LINES_PER_MINUTE = 100;
@@ -35,6 +39,9 @@ export function peerHost(peer: string): string {
 export class ConnectionLog {
   readonly #connected: PeerLogLimiter;
   readonly #disconnected: PeerLogLimiter;
+  readonly #refused: PeerLogLimiter;
+  /** Keyed by one constant: streams turned away while not ready share one line a minute. */
+  readonly #notReady: PeerLogLimiter;
   /** The peer address of each open stream: once a stream is gone grpc-js no longer knows it. */
   readonly #hosts = new Map<string, string>();
 
@@ -43,6 +50,32 @@ export class ConnectionLog {
       new PeerLogLimiter(PEER_LOG_PERIOD_MS, now, PEER_LOG_MAX_PEERS, CONNECTION_LOG_LINES_PER_MINUTE);
     this.#connected = limiter();
     this.#disconnected = limiter();
+    this.#refused = new PeerLogLimiter(PEER_LOG_PERIOD_MS, now);
+    this.#notReady = new PeerLogLimiter(PEER_LOG_PERIOD_MS, now);
+  }
+
+  /** The server ended a stream over what its peer sent (`peer` as grpc-js names it). */
+  refused(peer: string, code: number, details: string): void {
+    const passedOver = this.#refused.take(peerHost(peer));
+    if (passedOver === undefined) return;
+    // The line names the peer so an operator can find a misbehaving client.
+    this.logger.warn("refused ADS stream", {
+      peer,
+      code: grpcCodeName(code),
+      details,
+      ...(passedOver > 0 && { notLogged: passedOver }),
+    });
+  }
+
+  /** A stream was turned away because the server is not ready to serve yet (`details` says why). */
+  notReady(peer: string, details: string): void {
+    const passedOver = this.#notReady.take("");
+    if (passedOver === undefined) return;
+    this.logger.info("turned an ADS stream away: not ready", {
+      peer,
+      details,
+      ...(passedOver > 0 && { notLogged: passedOver }),
+    });
   }
 
   /** A stream was admitted; `fields` are added to the line. */

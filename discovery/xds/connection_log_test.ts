@@ -55,3 +55,37 @@ Deno.test("peerHost drops the port of grpc-js's peer names and keeps what has no
     ["10.0.0.1", "::1", "fd00::1", "/var/run/mesh/xds.sock", "unknown", "host.local"],
   );
 });
+
+Deno.test("ConnectionLog logs one refused stream per peer address a minute at warn, then says how many it passed over", () => {
+  let now = 0;
+  const logger = new RecordingLogger();
+  const log = new ConnectionLog(logger, () => now);
+  for (let i = 0; i < 500; i++) log.refused(`10.0.0.1:${40000 + i}`, 3, `bad node ${i}`);
+  log.refused("10.0.0.2:40000", 7, "denied");
+  assert.deepEqual(logger.lines.map((l) => [l.level, l.msg, l.fields?.peer]), [
+    ["warn", "refused ADS stream", "10.0.0.1:40000"],
+    ["warn", "refused ADS stream", "10.0.0.2:40000"],
+  ]);
+  now = 60_000;
+  log.refused("10.0.0.1:50000", 3, "bad node again");
+  assert.deepEqual(logger.lines.at(-1), {
+    level: "warn",
+    msg: "refused ADS stream",
+    fields: { peer: "10.0.0.1:50000", code: "InvalidArgument", details: "bad node again", notLogged: 499 },
+  });
+});
+
+Deno.test("ConnectionLog logs streams turned away while not ready once a minute for every peer together, at info", () => {
+  let now = 0;
+  const logger = new RecordingLogger();
+  const log = new ConnectionLog(logger, () => now);
+  // A fleet reconnecting to a restarted server: each proxy has its own address.
+  for (let i = 0; i < 1_000; i++) {
+    log.notReady(`10.0.${i >> 8}.${i & 255}:15000`, "waiting for every source to sync");
+  }
+  assert.equal(logger.lines.length, 1);
+  assert.equal(logger.lines[0].level, "info");
+  now = 60_000;
+  log.notReady("10.9.9.9:15000", "waiting for every source to sync");
+  assert.equal(logger.lines.at(-1)?.fields?.notLogged, 999);
+});

@@ -77,6 +77,30 @@ Deno.test("A peer sending garbage is dropped alone, counted and logged at warn",
   }
 });
 
+Deno.test("A peer refused stream after stream costs one warn line a minute, every refusal counted", async () => {
+  const server = await startTestServer();
+  try {
+    for (let i = 0; i < 30; i++) {
+      const client = TestAdsClient.sotw(server.port);
+      client.send({
+        node: testNode(`sidecar~not-an-ip-${i}~app.test~test.svc.cluster.local`),
+        type_url: CDS,
+      });
+      assert.equal((await client.ended()).code, 3);
+      client.close();
+    }
+    assert.equal(
+      await metricValue(server.metrics, "discovery_xds_refused_streams", { code: "InvalidArgument" }),
+      30,
+    );
+    const warned = server.logger.lines.filter((line) => line.msg === "refused ADS stream");
+    assert.equal(warned.length, 1, "one line for the peer address this minute");
+    assert.match(String(warned[0].fields?.details), /not-an-ip-0/);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("SotW ADS refuses streams with UNAVAILABLE until the first snapshot exists", async () => {
   const server = await startTestServer({ push: null });
   try {
@@ -107,6 +131,11 @@ Deno.test("ADS refuses streams with UNAVAILABLE, saying why, while the server wa
     assert.equal(
       await metricValue(server.metrics, "discovery_xds_refused_streams", { code: "Unavailable" }),
       2,
+    );
+    assert.deepEqual(
+      server.logger.lines.filter((line) => /ADS stream/.test(line.msg)).map((line) => [line.level, line.msg]),
+      [["info", "turned an ADS stream away: not ready"]],
+      "the server's own state is no peer's fault: one info line",
     );
     waiting = undefined;
     const client = connect(server.port, CDS);
