@@ -1,5 +1,6 @@
 import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import { HttpError, jsonError, jsonResponse, type Router } from "@mesh/shared/http/router";
 import { type BodyLimits, readBodyText } from "@mesh/shared/http/request_limits";
 import { admissionReviewResponse, parseAdmissionReview } from "./admission_review.ts";
@@ -11,7 +12,12 @@ export interface ValidationWebhookDeps {
   readonly metrics: Metrics;
   /** Where malformed requests and decisions are logged. */
   readonly log: Logger;
+  /** Monotonic milliseconds that pace the lines about malformed requests; `performance.now` if omitted. */
+  readonly now?: () => number;
 }
+
+/** A malformed request of each status is logged at most once in this many milliseconds; the rest are counted. */
+export const REJECTED_LOG_INTERVAL_MS = 10_000;
 
 /**
  * Limits of an AdmissionReview body. The review carries the object and, on update, its old version; the API
@@ -37,9 +43,14 @@ export function validationWebhookHandler(
   deps: ValidationWebhookDeps,
 ): (request: Request) => Promise<Response> {
   const httpErrors = deps.metrics.counter("config_validation_http_error");
+  // Per status: a client sending malformed requests as fast as it can costs one line per status per interval.
+  const paced = new PeerLogLimiter(REJECTED_LOG_INTERVAL_MS, deps.now ?? (() => performance.now()));
   const fail = (status: number, message: string): Response => {
     httpErrors.inc({ status: String(status) });
-    deps.log.warn("Rejected validation webhook request", { status, error: message });
+    const suppressed = paced.take(String(status));
+    if (suppressed !== undefined) {
+      deps.log.warn("Rejected validation webhook request", { status, error: message, suppressed });
+    }
     return jsonError(status, message);
   };
   return async (request) => {

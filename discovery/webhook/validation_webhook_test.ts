@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Router } from "@mesh/shared/http/router";
-import { validationWebhookRoutes } from "./validation_webhook.ts";
+import { REJECTED_LOG_INTERVAL_MS, validationWebhookRoutes } from "./validation_webhook.ts";
 import {
   admissionReview,
   counterValue,
@@ -11,10 +11,10 @@ import {
 } from "./_test_support.ts";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 
-function setup() {
+function setup(now?: () => number) {
   const metrics = testMetrics();
   const log = new RecordingLogger();
-  const router = validationWebhookRoutes(new Router(), { metrics, log });
+  const router = validationWebhookRoutes(new Router(), { metrics, log, ...(now && { now }) });
   // A byte body, because a string body makes Request add "text/plain" when no content type is given.
   const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
     router.handle(
@@ -70,6 +70,22 @@ Deno.test("Validation webhook handler checks the HTTP envelope before the review
     await response.body?.cancel();
     assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "400" }), 1);
   });
+});
+
+Deno.test("Malformed validation webhook requests are each counted, and logged once per status an interval", async () => {
+  let now = 0;
+  const { post, metrics, log } = setup(() => now);
+  for (let i = 0; i < 200; i++) await (await post(`not json ${i}`)).body?.cancel();
+  for (let i = 0; i < 50; i++) await (await post("{}", {})).body?.cancel();
+  assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "400" }), 200);
+  assert.equal(await counterValue(metrics, "config_validation_http_error", { status: "415" }), 50);
+  assert.deepEqual(log.lines.map((l) => [l.msg, l.fields?.status]), [
+    ["Rejected validation webhook request", 400],
+    ["Rejected validation webhook request", 415],
+  ]);
+  now = REJECTED_LOG_INTERVAL_MS;
+  await (await post("not json again")).body?.cancel();
+  assert.equal(log.lines.at(-1)?.fields?.suppressed, 199, "the next line says how many were passed over");
 });
 
 Deno.test("Validation webhook handler counts and logs each decision", async (t) => {

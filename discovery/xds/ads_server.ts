@@ -179,6 +179,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
         maxNameCharsPerConnection: options.settings.maxNameCharsPerConnection,
       }),
       nacks: this.#nacks,
+      connectionLog: this.#connectionLog,
       metrics: this.#metrics,
       logger: this.#logger,
       ports: new SendPorts({

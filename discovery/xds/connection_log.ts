@@ -3,8 +3,9 @@
  * proxies each have their own, and one client that opens and cancels streams as fast as it can costs a few
  * lines a minute instead of two per stream. Refused streams cost one warn line per peer address a minute, and
  * streams turned away while the server is not ready one info line a minute in all: that is the server's state,
- * not the peers' fault, and a fleet reconnecting to a restarted server would otherwise log a line per proxy. A
- * line logged after some were passed over says how many.
+ * not the peers' fault, and a fleet reconnecting to a restarted server would otherwise log a line per proxy.
+ * Requests left unanswered cost one warn line per peer address and reason a minute. A line logged after some
+ * were passed over says how many.
  *
  * @module
  */
@@ -40,6 +41,8 @@ export class ConnectionLog {
   readonly #connected: PeerLogLimiter;
   readonly #disconnected: PeerLogLimiter;
   readonly #refused: PeerLogLimiter;
+  /** Keyed by peer address and message. */
+  readonly #unanswered: PeerLogLimiter;
   /** Keyed by one constant: streams turned away while not ready share one line a minute. */
   readonly #notReady: PeerLogLimiter;
   /** The peer address of each open stream: once a stream is gone grpc-js no longer knows it. */
@@ -51,6 +54,7 @@ export class ConnectionLog {
     this.#connected = limiter();
     this.#disconnected = limiter();
     this.#refused = new PeerLogLimiter(PEER_LOG_PERIOD_MS, now);
+    this.#unanswered = new PeerLogLimiter(PEER_LOG_PERIOD_MS, now);
     this.#notReady = new PeerLogLimiter(PEER_LOG_PERIOD_MS, now);
   }
 
@@ -63,6 +67,20 @@ export class ConnectionLog {
       peer,
       code: grpcCodeName(code),
       details,
+      ...(passedOver > 0 && { notLogged: passedOver }),
+    });
+  }
+
+  /**
+   * A request the server leaves unanswered (`msg` says why: no type URL, a type no generator serves): one warn
+   * line per peer address and message a minute, whatever the streams it comes on.
+   */
+  unanswered(connection: LoggedConnection, msg: string, fields: Record<string, unknown> = {}): void {
+    const passedOver = this.#unanswered.take(`${peerHost(connection.peer)} ${msg}`);
+    if (passedOver === undefined) return;
+    this.logger.warn(msg, {
+      connection: connection.id,
+      ...fields,
       ...(passedOver > 0 && { notLogged: passedOver }),
     });
   }

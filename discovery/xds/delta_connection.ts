@@ -79,7 +79,7 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     const request = raw as DeltaDiscoveryRequest;
     const typeUrl = request.type_url;
     if (typeUrl === "") {
-      this.ctx.logger.warn("ignoring delta ADS request without type_url", { connection: this.id });
+      this.ctx.connectionLog.unanswered(this, "ignoring delta ADS request without type_url");
       return;
     }
     let watch = this.#watches.get(typeUrl);
@@ -256,11 +256,14 @@ export class DeltaConnection<P extends PushSnapshot = PushSnapshot> extends XdsC
     // The stream may have ended while the response was built.
     if (resources === "failed" || this.closed) return undefined;
     if (resources === undefined) {
-      this.ctx.logger.warn("no generator for the requested type; the request is not answered", {
-        connection: this.id,
-        type: typeUrl,
-        generator: this.ctx.generators.flavorOf(this.proxy),
-      });
+      this.ctx.connectionLog.unanswered(
+        this,
+        "no generator for the requested type; the request is not answered",
+        {
+          type: typeUrl,
+          generator: this.ctx.generators.flavorOf(this.proxy),
+        },
+      );
       return undefined;
     }
     const changed = watch.known.changedIn(resources);

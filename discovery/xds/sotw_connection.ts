@@ -40,7 +40,6 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
   /** Always `sotw`. */
   readonly protocol: XdsProtocol = "sotw";
   readonly #watches = new Map<string, Watch>();
-  readonly #warnedNoGenerator = new Set<string>();
 
   /** Watched names per type URL; `["*"]` for a wildcard watch. */
   watches(): Record<string, readonly string[]> {
@@ -57,7 +56,7 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
     const request = raw as DiscoveryRequest;
     const typeUrl = request.type_url;
     if (typeUrl === "") {
-      this.ctx.logger.warn("ignoring ADS request without type_url", { connection: this.id });
+      this.ctx.connectionLog.unanswered(this, "ignoring ADS request without type_url");
       return;
     }
     const nonce = request.response_nonce;
@@ -264,13 +263,14 @@ export class SotwConnection<P extends PushSnapshot = PushSnapshot> extends XdsCo
   }
 
   #warnNoGenerator(typeUrl: string): void {
-    if (this.#warnedNoGenerator.has(typeUrl)) return;
-    this.#warnedNoGenerator.add(typeUrl);
-    this.ctx.logger.warn("no generator for the requested type; the request is not answered", {
-      connection: this.id,
-      type: typeUrl,
-      generator: this.ctx.generators.flavorOf(this.proxy),
-    });
+    this.ctx.connectionLog.unanswered(
+      this,
+      "no generator for the requested type; the request is not answered",
+      {
+        type: typeUrl,
+        generator: this.ctx.generators.flavorOf(this.proxy),
+      },
+    );
   }
 }
 

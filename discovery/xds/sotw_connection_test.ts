@@ -495,6 +495,34 @@ Deno.test("SotW ADS does not answer a type no generator serves, and warns once",
   }
 });
 
+Deno.test("Requests ADS leaves unanswered cost one warn line per peer a minute, over any number of streams", async () => {
+  const server = await startTestServer();
+  const clients: TestAdsClient[] = [];
+  try {
+    for (let i = 0; i < 10; i++) {
+      for (const delta of [false, true]) {
+        const client = delta ? TestAdsClient.delta(server.port) : TestAdsClient.sotw(server.port);
+        clients.push(client);
+        client.send({
+          node: testNode(sidecarId(`p${i}`)),
+          type_url: TYPE_URL.secret,
+          ...(delta ? { resource_names_subscribe: ["default"] } : { resource_names: ["default"] }),
+        });
+        for (let j = 0; j < 20; j++) client.send({ type_url: j % 2 === 0 ? "" : TYPE_URL.secret });
+        client.send({ type_url: LDS, resource_names: [] });
+        assert.equal((await client.next()).typeUrl, LDS, "the stream is still served");
+      }
+    }
+    const lines = (prefix: string) => server.logger.lines.filter((e) => e.msg.startsWith(prefix)).length;
+    assert.equal(lines("ignoring ADS request without type_url"), 1);
+    assert.equal(lines("ignoring delta ADS request without type_url"), 1);
+    assert.equal(lines("no generator for the requested type"), 1);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+});
+
 Deno.test("SotW ADS counts a resource that cannot be encoded and keeps the stream and the proxy's config", async () => {
   const server = await startTestServer();
   const client = connect(server.port, CDS);

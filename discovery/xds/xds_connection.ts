@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ConnectionLog } from "./connection_log.ts";
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import type { ControlPlaneInfo } from "@mesh/proto/discovery_frame";
@@ -76,6 +77,8 @@ export interface ConnectionContext<P extends PushSnapshot> {
   readonly budgets: NameBudgets;
   /** Where NACKs are logged, paced per proxy. */
   readonly nacks: NackLog;
+  /** Where refused streams and unanswered requests are logged, paced per peer address. */
+  readonly connectionLog: ConnectionLog;
   /** Every response is built and sent holding one of its permits (`DISCOVERY_PUSH_THROTTLE`). */
   readonly gate: ResponseGate;
   /** Builds responses in the gate's slices, sharing a build under way of the same list. */
