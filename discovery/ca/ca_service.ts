@@ -34,6 +34,7 @@ import { IdentityRateLimiter } from "./identity_rate_limiter.ts";
 import { SigningQueue, SigningQueueFullError } from "./signing_queue.ts";
 import { type ExternalSigner, ExternalSignerError } from "../model/external_signer.ts";
 import { checkForwardedCsr } from "./forwarded_csr.ts";
+import { PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 
 /** The CA's bounds on what callers may ask of it. */
 export interface CsrLimits {
@@ -91,6 +92,8 @@ export interface CaServiceDeps {
 export class CaService {
   readonly #deps: CaServiceDeps;
   readonly #rates: IdentityRateLimiter;
+  /** Paces the lines about refused CSRs, per identity and reason. */
+  readonly #refusals: PeerLogLimiter;
   readonly #queue: SigningQueue;
   /** Whether the queue's filling up was logged since it last accepted a request. */
   #queueFullLogged = false;
@@ -103,6 +106,7 @@ export class CaService {
       burst: deps.limits.rateBurst,
       maxIdentities: deps.limits.rateIdentities,
     }, deps.monotonicNow ?? (() => performance.now()));
+    this.#refusals = new PeerLogLimiter(PEER_LOG_PERIOD_MS, deps.monotonicNow ?? (() => performance.now()));
     this.#queue = new SigningQueue({
       concurrency: deps.limits.maxConcurrentSignings,
       queueSize: deps.limits.signingQueueSize,
@@ -191,7 +195,16 @@ export class CaService {
         if (error.reason === "csr_too_large") refuse("too_large");
         else if (error.reason === "sign") count("ca_server_csr_sign_err_count");
         else count("ca_server_csr_parsing_err_count");
-        deps.log.warn("CA refused a request", { identities, reason: error.reason, error: error.message });
+        // A caller within its rate can still send a bad CSR every time: one line per identity and reason a minute.
+        const passedOver = this.#refusals.take(`${identity} ${error.reason}`);
+        if (passedOver !== undefined) {
+          deps.log.warn("CA refused a request", {
+            identities,
+            reason: error.reason,
+            error: error.message,
+            ...(passedOver > 0 && { notLogged: passedOver }),
+          });
+        }
         throw new GrpcStatusError(
           error.reason === "sign" ? grpc.status.INTERNAL : grpc.status.INVALID_ARGUMENT,
           error.message,

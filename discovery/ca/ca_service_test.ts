@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import * as grpc from "@grpc/grpc-js";
 import { silentLogger } from "@mesh/shared/log/logger";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { Metrics } from "@mesh/shared/metrics/metrics";
 import {
   createCertificateRequest,
@@ -135,6 +136,24 @@ Deno.test("The CA refuses a CSR over CASERVER_CSR_MAX_BYTES before parsing it, n
   const roomy = service({ maxCsrBytes: 65_536 });
   const { certChain } = await roomy.ca.createCertificate({ csr: long, validityDuration: 60 }, peer);
   assert.equal(certChain.length, 2);
+});
+
+Deno.test("The CA counts every refused CSR and logs one per identity and reason a minute", async () => {
+  let now = 0;
+  const log = new RecordingLogger();
+  const { ca, metrics } = service({ rateBurst: 1_000, rateQps: 1_000 }, { log, monotonicNow: () => now });
+  const peer = { peerCertificateDer: await clientCert([ALICE]), authorization: [] };
+  for (let i = 0; i < 20; i++) {
+    await refused(ca.createCertificate({ csr: `junk ${i}`, validityDuration: 60 }, peer), 3, /./);
+  }
+  assert.equal(await counted(metrics, "ca_server_csr_parsing_err_count"), 20);
+  assert.deepEqual(log.lines.map((l) => [l.msg, l.fields?.reason]), [[
+    "CA refused a request",
+    "csr_parsing",
+  ]]);
+  now = 60_000;
+  await refused(ca.createCertificate({ csr: "junk again", validityDuration: 60 }, peer), 3, /./);
+  assert.equal(log.lines.at(-1)?.fields?.notLogged, 19, "the next line says how many were passed over");
 });
 
 Deno.test("The CA rate-limits each identity: a burst, then qps, refused with RESOURCE_EXHAUSTED and the retry time", async () => {
