@@ -16,7 +16,10 @@ export interface ValidationWebhookDeps {
   readonly now?: () => number;
 }
 
-/** A malformed request of each status is logged at most once in this many milliseconds; the rest are counted. */
+/**
+ * A malformed request of each status, and a denial of each reason, is logged at most once in this many
+ * milliseconds; the rest are counted.
+ */
 export const REJECTED_LOG_INTERVAL_MS = 10_000;
 
 /**
@@ -31,6 +34,17 @@ export const ADMISSION_BODY_LIMITS: BodyLimits = Object.freeze({
   contentTypes: ["application/json"],
 });
 
+/** Calls `log` with the number passed over since the last line, unless a line for `key` was logged lately. */
+type PacedLog = (key: string, log: (suppressed: number) => void) => void;
+
+function pacedLog(now: () => number): PacedLog {
+  const limiter = new PeerLogLimiter(REJECTED_LOG_INTERVAL_MS, now);
+  return (key, log) => {
+    const suppressed = limiter.take(key);
+    if (suppressed !== undefined) log(suppressed);
+  };
+}
+
 /** The paths the validation webhook answers on; `/admitpilot` is the reference's legacy name for `/validate`. */
 export const VALIDATION_WEBHOOK_PATHS = ["/validate", "/admitpilot"] as const;
 
@@ -43,14 +57,15 @@ export function validationWebhookHandler(
   deps: ValidationWebhookDeps,
 ): (request: Request) => Promise<Response> {
   const httpErrors = deps.metrics.counter("config_validation_http_error");
-  // Per status: a client sending malformed requests as fast as it can costs one line per status per interval.
-  const paced = new PeerLogLimiter(REJECTED_LOG_INTERVAL_MS, deps.now ?? (() => performance.now()));
+  const paced = pacedLog(deps.now ?? (() => performance.now()));
   const fail = (status: number, message: string): Response => {
     httpErrors.inc({ status: String(status) });
-    const suppressed = paced.take(String(status));
-    if (suppressed !== undefined) {
-      deps.log.warn("Rejected validation webhook request", { status, error: message, suppressed });
-    }
+    // A client sending malformed requests as fast as it can costs one line per status an interval.
+    paced(
+      `status ${status}`,
+      (suppressed) =>
+        deps.log.warn("Rejected validation webhook request", { status, error: message, suppressed }),
+    );
     return jsonError(status, message);
   };
   return async (request) => {
@@ -76,7 +91,7 @@ export function validationWebhookHandler(
       return fail(400, (error as Error).message);
     }
     const decision = validateAdmissionRequest(review.request);
-    record(decision, review.request.uid, deps);
+    record(decision, review.request.uid, deps, paced);
     return jsonResponse(admissionReviewResponse(review, decision.response));
   };
 }
@@ -90,7 +105,12 @@ export function validationWebhookRoutes(router: Router, deps: ValidationWebhookD
   return router;
 }
 
-function record(decision: AdmissionDecision, uid: string, deps: ValidationWebhookDeps): void {
+function record(
+  decision: AdmissionDecision,
+  uid: string,
+  deps: ValidationWebhookDeps,
+  paced: PacedLog,
+): void {
   const { outcome, target, subject, response } = decision;
   const fields = { uid, subject, ...target };
   switch (outcome.result) {
@@ -102,11 +122,16 @@ function record(decision: AdmissionDecision, uid: string, deps: ValidationWebhoo
       deps.metrics.counter("config_validation_failed").inc({ ...target, reason: outcome.reason });
       if (response.allowed) {
         deps.log.debug("Admitted without checking", { ...fields, reason: outcome.reason });
-      } else {deps.log.info("Denied configuration", {
-          ...fields,
-          reason: outcome.reason,
-          error: response.status?.message,
-        });}
+      } else {
+        // The caller is told every denial; the log gets one line per reason an interval.
+        paced(`denied ${outcome.reason}`, (suppressed) =>
+          deps.log.info("Denied configuration", {
+            ...fields,
+            reason: outcome.reason,
+            error: response.status?.message,
+            suppressed,
+          }));
+      }
       break;
     case "ignored":
       deps.log.debug("Admitted an object of another API group", fields);

@@ -88,6 +88,20 @@ Deno.test("Malformed validation webhook requests are each counted, and logged on
   assert.equal(log.lines.at(-1)?.fields?.suppressed, 199, "the next line says how many were passed over");
 });
 
+Deno.test("Every denial is answered and counted; the log gets one line per reason an interval", async () => {
+  let now = 0;
+  const { post, metrics, log } = setup(() => now);
+  for (let i = 0; i < 100; i++) {
+    const review = admissionReview(virtualService(INVALID_SPEC));
+    assert.equal((await (await post(JSON.stringify(review))).json()).response.allowed, false);
+  }
+  assert.equal(await counterValue(metrics, "config_validation_failed", { reason: "invalid_config" }), 100);
+  assert.equal(log.lines.filter((l) => l.msg === "Denied configuration").length, 1);
+  now = REJECTED_LOG_INTERVAL_MS;
+  await (await post(JSON.stringify(admissionReview(virtualService(INVALID_SPEC))))).body?.cancel();
+  assert.equal(log.lines.at(-1)?.fields?.suppressed, 99);
+});
+
 Deno.test("Validation webhook handler counts and logs each decision", async (t) => {
   const { post, metrics, log } = setup();
   const send = async (object: unknown, operation = "CREATE") =>
