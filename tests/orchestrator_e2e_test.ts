@@ -20,6 +20,14 @@ import {
 
 const CLUSTER = "outbound|8080||ratings.shop.svc.cluster.local";
 
+/** The Service behind {@link CLUSTER}. */
+const RATINGS_SERVICE: ApiObject = {
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name: "ratings", namespace: "shop" },
+  spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
+};
+
 function endpoints(ips: string[]): ApiObject {
   return {
     apiVersion: "v1",
@@ -83,12 +91,7 @@ Deno.test("Without a reachable orchestrator, mesh-discovery stays up and not rea
 Deno.test("A proxy that comes before the orchestrator's Services are listed is told to retry, then gets them all at once", async () => {
   const api = OrchApiServer.start();
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
-  api.apply({
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "ratings", namespace: "shop" },
-    spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
-  });
+  api.apply(RATINGS_SERVICE);
   // The Services list is held until released: the registry has not synced meanwhile.
   const listed = Promise.withResolvers<void>();
   api.intercept = async (request, path) => {
@@ -147,12 +150,7 @@ Deno.test("A proxy that comes before the orchestrator's Services are listed is t
 Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless client; an Endpoints change pushes EDS alone", async () => {
   const api = OrchApiServer.start();
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_e2e_" });
-  api.apply({
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "ratings", namespace: "shop" },
-    spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 8080 }] },
-  });
+  api.apply(RATINGS_SERVICE);
   api.apply(pod(0, "10.1.0.1"));
   api.apply(endpoints(["10.1.0.1"]));
   const { server, addresses } = await start(dir, api.kubeconfig());
