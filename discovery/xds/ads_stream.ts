@@ -29,7 +29,7 @@ export interface StreamHost<P extends PushSnapshot> {
   readonly schema: protobuf.Root;
   /** Shares watched-name lists between requests that repeat them; each request decodes its own without. */
   readonly nameLists?: NameListTable;
-  /** Where refused streams and failed requests are logged. */
+  /** Where failed requests are logged (refusals go through `refused`). */
   readonly logger: Logger;
   /** Why streams are refused with UNAVAILABLE for now (no snapshot yet, sources syncing), or undefined. */
   notReady(): string | undefined;
