@@ -188,6 +188,15 @@ export const ATTACKS: readonly Attack[] = [
     timeoutS: (s) => 60 + s.nacks / 100 + s.holdS,
     launch: (t, sizes) => attacker(t, { kind: "nack-flood", sizes }),
   },
+  {
+    name: "bad-requests",
+    finding: "7, the same for refusals: streams, requests and webhook bodies refused one after another",
+    services: SMALL_MESH,
+    full: { refusedStreams: 5_000, untyped: 20_000, webhookPosts: 5_000 },
+    small: { refusedStreams: 500, untyped: 2_000, webhookPosts: 500 },
+    timeoutS: (s) => 60 + (s.refusedStreams + s.untyped / 10 + s.webhookPosts) / 50,
+    launch: (t, sizes) => attacker(t, { kind: "bad-requests", sizes }),
+  },
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

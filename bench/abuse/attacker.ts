@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { badRequests, type BadRequestsSizes } from "./bad_requests.ts";
 import { csrFlood, type CsrFloodSizes } from "./csr_flood.ts";
 import { deltaNames, type DeltaNamesSizes } from "./delta_names.ts";
 import { halfOpen, type HalfOpenSizes } from "./half_open.ts";
@@ -27,6 +28,7 @@ export type AttackOrder =
     | { kind: "half-open"; sizes: HalfOpenSizes }
     | { kind: "csr"; sizes: CsrFloodSizes }
     | { kind: "stream-churn"; sizes: StreamChurnSizes }
+    | { kind: "bad-requests"; sizes: BadRequestsSizes }
   );
 
 function run(order: AttackOrder): Promise<Record<string, unknown>> {
@@ -45,6 +47,8 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
       return csrFlood(order.secureGRPCAddr, order.caDir!, order.sizes);
     case "stream-churn":
       return streamChurn(order.grpcAddr, order.sizes);
+    case "bad-requests":
+      return badRequests(order.grpcAddr, order.httpsAddr, order.sizes);
   }
 }
 
