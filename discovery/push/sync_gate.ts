@@ -53,7 +53,7 @@ export class SyncGate {
 
   /** Called as a snapshot build begins; the answer goes back to {@link built} when it ends. */
   buildStarting(): boolean {
-    return this.#options.unsynced() === undefined;
+    return this.#open || this.#options.unsynced() === undefined;
   }
 
   /** A build ended: `complete` is what {@link buildStarting} said for it, `published` whether it took effect. */
