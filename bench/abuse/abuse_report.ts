@@ -25,6 +25,7 @@ export function missedTargets(r: AttackResult): string[] {
   if (r.ready.failures > 0 || !(r.ready.latency.max <= TARGETS.readyMaxMs)) {
     missed.push("/ready slow or failed");
   }
+  if (r.maxLogLines !== undefined && r.logLines > r.maxLogLines) missed.push("log not bounded");
   return missed;
 }
 

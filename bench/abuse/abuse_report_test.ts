@@ -38,6 +38,8 @@ Deno.test("an attack misses a target for each way the server falls short", () =>
     missedTargets({ ...healthy, ready: { ...healthy.ready, latency: summarize([2, 1001]) } }),
     ["/ready slow or failed"],
   );
+  assert.deepEqual(missedTargets({ ...healthy, maxLogLines: 9 }), ["log not bounded"]);
+  assert.deepEqual(missedTargets({ ...healthy, maxLogLines: 10 }), []);
   assert.deepEqual(
     missedTargets({ ...healthy, alive: false, afterMiB: undefined, death: "killed by harness at 3100 MB" }),
     ["server died", "RSS not back"],

@@ -39,6 +39,11 @@ export interface Attack {
   readonly needsCa?: boolean;
   readonly full: Sizes;
   readonly small: Sizes;
+  /**
+   * The most log lines the server may write while the attack runs, when what the attack tests is the log: each
+   * refusal counted, logged once per peer (or kind) an interval.
+   */
+  readonly maxLogLines?: number;
   /** The most the attack may take, in seconds, before the harness ends it. */
   readonly timeoutS: (sizes: Sizes) => number;
   readonly launch: (target: Target, sizes: Sizes) => Launch;
@@ -195,6 +200,9 @@ export const ATTACKS: readonly Attack[] = [
     full: { refusedStreams: 5_000, untyped: 20_000, webhookPosts: 5_000 },
     small: { refusedStreams: 500, untyped: 2_000, webhookPosts: 500 },
     timeoutS: (s) => 60 + (s.refusedStreams + s.untyped / 10 + s.webhookPosts) / 50,
+    // One line per kind of refusal (refused stream, untyped request, webhook status) and a few about the push
+    // watcher's connection, whatever the sizes.
+    maxLogLines: 20,
     launch: (t, sizes) => attacker(t, { kind: "bad-requests", sizes }),
   },
 ];

@@ -34,6 +34,8 @@ export interface AttackResult {
   readonly death?: string;
   /** Server log output while the attacker ran. */
   readonly logLines: number;
+  /** The attack's bound on `logLines`, when it has one. */
+  readonly maxLogLines?: number;
   readonly logBytes: number;
   readonly attackSeconds: number;
   /** Whether the attacker finished by itself, or was ended at its time bound. */
@@ -198,6 +200,7 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
         ? { death: `exited: code ${exitStatus.code}${exitStatus.signal ? ` ${exitStatus.signal}` : ""}` }
         : {}),
       logLines: logAfter.lines - logBefore.lines,
+      ...(attack.maxLogLines !== undefined && { maxLogLines: attack.maxLogLines }),
       logBytes: logAfter.bytes - logBefore.bytes,
       attackSeconds,
       attackerEnded,
