@@ -205,6 +205,15 @@ export const ATTACKS: readonly Attack[] = [
     maxLogLines: 20,
     launch: (t, sizes) => attacker(t, { kind: "bad-requests", sizes }),
   },
+  {
+    name: "shape-flood",
+    finding: "CPU per caller: Envoy sidecars of a shape each, full view of the mesh, from one client",
+    services: (s) => s.services,
+    full: { services: 1000, connections: 10, streams: 100, holdS: 60 },
+    small: { services: 300, connections: 2, streams: 50, holdS: 20 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, sizes) => attacker(t, { kind: "shape-flood", sizes }),
+  },
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

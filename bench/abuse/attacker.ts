@@ -13,6 +13,7 @@ import { csrFlood, type CsrFloodSizes } from "./csr_flood.ts";
 import { deltaNames, type DeltaNamesSizes } from "./delta_names.ts";
 import { halfOpen, type HalfOpenSizes } from "./half_open.ts";
 import { nackFlood, type NackFloodSizes } from "./nack_flood.ts";
+import { shapeFlood, type ShapeFloodSizes } from "./shape_flood.ts";
 import { slotFlood, type SlotFloodSizes } from "./slot_flood.ts";
 import { streamChurn, type StreamChurnSizes } from "./stream_churn.ts";
 import { webhookBodies, type WebhookBodiesSizes } from "./webhook_bodies.ts";
@@ -29,6 +30,7 @@ export type AttackOrder =
     | { kind: "csr"; sizes: CsrFloodSizes }
     | { kind: "stream-churn"; sizes: StreamChurnSizes }
     | { kind: "bad-requests"; sizes: BadRequestsSizes }
+    | { kind: "shape-flood"; sizes: ShapeFloodSizes }
   );
 
 function run(order: AttackOrder): Promise<Record<string, unknown>> {
@@ -49,6 +51,8 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
       return streamChurn(order.grpcAddr, order.sizes);
     case "bad-requests":
       return badRequests(order.grpcAddr, order.httpsAddr, order.sizes);
+    case "shape-flood":
+      return shapeFlood(order.grpcAddr, order.sizes);
   }
 }
 
