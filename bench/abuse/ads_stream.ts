@@ -13,6 +13,15 @@ import { jsonToStruct } from "../../proto/struct_json.ts";
 
 const ADS_CLIENT = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
 
+/** A plaintext ADS client on a connection of its own (its own subchannel pool), taking responses of any size. */
+export function adsClient(addr: string): grpc.Client {
+  return new ADS_CLIENT(addr, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": -1,
+    "grpc.max_send_message_length": -1,
+    "grpc.use_local_subchannel_pool": 1,
+  });
+}
+
 /** The node of attacker `i`: a proxyless gRPC client in namespace `attack`. */
 export function attackerNode(i: number): Record<string, unknown> {
   return {
@@ -39,11 +48,7 @@ export class AdsStream {
         ? "envoy.service.discovery.v3.DeltaDiscoveryRequest"
         : "envoy.service.discovery.v3.DiscoveryRequest",
     );
-    this.#client = new ADS_CLIENT(addr, grpc.credentials.createInsecure(), {
-      "grpc.max_receive_message_length": -1,
-      "grpc.max_send_message_length": -1,
-      "grpc.use_local_subchannel_pool": 1,
-    });
+    this.#client = adsClient(addr);
     const method = delta ? "DeltaAggregatedResources" : "StreamAggregatedResources";
     // deno-lint-ignore no-explicit-any
     this.#call = (this.#client as any)[method]() as grpc.ClientDuplexStream<Uint8Array, Uint8Array>;

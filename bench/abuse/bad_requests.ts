@@ -10,9 +10,8 @@
 import * as grpc from "@grpc/grpc-js";
 import http2 from "node:http2";
 import { TYPE_URL } from "../../proto/type_urls.ts";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
-import { AdsStream, attackerNode } from "./ads_stream.ts";
+import { adsClient, AdsStream, attackerNode } from "./ads_stream.ts";
 
 /** Sizes of the attack. */
 export interface BadRequestsSizes {
@@ -24,7 +23,6 @@ export interface BadRequestsSizes {
   readonly webhookPosts: number;
 }
 
-const ADS_CLIENT = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
 const IN_FLIGHT = 50;
 
 /** Runs `count` tasks, `IN_FLIGHT` at a time. */
@@ -39,9 +37,7 @@ async function inBatches(count: number, task: (i: number) => Promise<void>): Pro
 /** Opens `count` streams on one connection, each with a malformed node; resolves with their end codes. */
 async function refusedStreams(grpcAddr: string, count: number): Promise<Record<string, number>> {
   const type = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
-  const client = new ADS_CLIENT(grpcAddr, grpc.credentials.createInsecure(), {
-    "grpc.use_local_subchannel_pool": 1,
-  });
+  const client = adsClient(grpcAddr);
   const codes: Record<string, number> = {};
   await inBatches(count, (i) =>
     new Promise<void>((resolve) => {

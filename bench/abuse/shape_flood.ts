@@ -9,11 +9,11 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { TYPE_URL } from "../../proto/type_urls.ts";
-import { ADS_SERVICE_DEFINITION } from "../../proto/ads_service.ts";
 import { loadEnvoySchema } from "../../proto/envoy_schema.ts";
 import { jsonToStruct } from "../../proto/struct_json.ts";
 import { readResponseHead } from "../wire_reader.ts";
 import { SERVICE_PORT } from "../mesh_fixture.ts";
+import { adsClient } from "./ads_stream.ts";
 
 /** Sizes of the attack. */
 export interface ShapeFloodSizes {
@@ -26,7 +26,6 @@ export interface ShapeFloodSizes {
 
 /** The outbound route of the mesh's one service port: its virtual hosts carry the namespace's short names. */
 const ROUTES = [String(SERVICE_PORT)];
-const ADS_CLIENT = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
 
 /** Runs the attack; resolves with what it sent and saw. */
 export async function shapeFlood(grpcAddr: string, sizes: ShapeFloodSizes): Promise<Record<string, unknown>> {
@@ -38,11 +37,7 @@ export async function shapeFlood(grpcAddr: string, sizes: ShapeFloodSizes): Prom
   const clients: grpc.Client[] = [];
   const calls: grpc.ClientDuplexStream<Uint8Array, Uint8Array>[] = [];
   for (let c = 0; c < sizes.connections; c++) {
-    // One HTTP/2 connection per client: its own subchannel pool.
-    const client = new ADS_CLIENT(grpcAddr, grpc.credentials.createInsecure(), {
-      "grpc.use_local_subchannel_pool": 1,
-      "grpc.max_receive_message_length": -1,
-    });
+    const client = adsClient(grpcAddr);
     clients.push(client);
     for (let s = 0; s < sizes.streams; s++) {
       const i = c * sizes.streams + s;
