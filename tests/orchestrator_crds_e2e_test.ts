@@ -4,8 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { waitFor } from "../shared/testing/wait_for.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
+import { discoveryAddresses, discoveryArgs, startProgram, untilReady } from "./helpers/programs.ts";
 
 for (
   const [installed, missing] of [
@@ -31,15 +30,7 @@ for (
     );
     try {
       await server.waitFor(/orchestrator does not serve this kind/);
-      await waitFor(
-        async () => {
-          const response = await fetch(`http://${addresses.httpAddr}/ready`).catch(() => undefined);
-          await response?.body?.cancel();
-          return response?.status === 200;
-        },
-        "/ready to answer 200",
-        30_000,
-      );
+      await untilReady(addresses.httpAddr, 30_000);
       const configz = await fetch(`http://${addresses.httpAddr}/debug/configz`);
       assert.match(await configz.text(), /"name":\s*"ratings"/);
       assert.doesNotMatch(server.stderr + server.stdout, /list or watch failed/);

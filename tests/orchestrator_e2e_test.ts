@@ -157,12 +157,7 @@ Deno.test("Orchestrator services and endpoints reach a sidecar and a proxyless c
   let client: Client | undefined;
   let proxyless: Client | undefined;
   try {
-    await waitFor(
-      async () => (await readyStatus(addresses.httpAddr)).status === 200,
-      "ready after the first sync",
-      20_000,
-      100,
-    );
+    await untilReady(addresses.httpAddr);
 
     client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
     const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });

@@ -196,15 +196,16 @@ export class CaService {
         else if (error.reason === "sign") count("ca_server_csr_sign_err_count");
         else count("ca_server_csr_parsing_err_count");
         // A caller within its rate can still send a bad CSR every time: one line per identity and reason a minute.
-        const passedOver = this.#refusals.take(`${identity} ${error.reason}`);
-        if (passedOver !== undefined) {
-          deps.log.warn("CA refused a request", {
-            identities,
-            reason: error.reason,
-            error: error.message,
-            ...(passedOver > 0 && { notLogged: passedOver }),
-          });
-        }
+        this.#refusals.log(
+          `${identity} ${error.reason}`,
+          (passedOver) =>
+            deps.log.warn("CA refused a request", {
+              identities,
+              reason: error.reason,
+              error: error.message,
+              ...(passedOver > 0 && { notLogged: passedOver }),
+            }),
+        );
         throw new GrpcStatusError(
           error.reason === "sign" ? grpc.status.INTERNAL : grpc.status.INVALID_ARGUMENT,
           error.message,

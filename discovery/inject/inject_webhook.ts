@@ -12,7 +12,7 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { HttpError, jsonError, jsonResponse, type Router } from "@mesh/shared/http/router";
 import { readBodyText } from "@mesh/shared/http/request_limits";
 import { ADMISSION_API_VERSIONS, type AdmissionApiVersion } from "../webhook/admission_review.ts";
-import { ADMISSION_BODY_LIMITS } from "../webhook/validation_webhook.ts";
+import { ADMISSION_BODY_LIMITS, REFUSAL_LOG_INTERVAL_MS } from "../webhook/validation_webhook.ts";
 import { InvalidAnnotationError } from "./annotation_validation.ts";
 import type { InjectorConfig } from "./inject_config.ts";
 import { injectPod } from "./inject_pod.ts";
@@ -41,9 +41,6 @@ export interface InjectWebhookDeps {
   /** Milliseconds of a monotonic clock, for pacing the refusal log (default `performance.now`). */
   readonly now?: () => number;
 }
-
-/** A refusal of one kind is logged at most once in this long; the lines in between are counted, not written. */
-export const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 /** The path the webhook answers on; `/inject/…` carries key/value pairs. */
 export const INJECT_PATH = "/inject";
@@ -99,8 +96,10 @@ export function injectWebhookHandler(
   // Per kind of refusal: a flood of bad requests (the API server retries) costs one line per kind per interval.
   const paced = new PeerLogLimiter(REFUSAL_LOG_INTERVAL_MS, deps.now ?? (() => performance.now()));
   const logRefusal = (type: string, fields: Record<string, string | number>) => {
-    const suppressed = paced.take(type);
-    if (suppressed !== undefined) deps.log.warn("Sidecar injection refused", { type, ...fields, suppressed });
+    paced.log(
+      type,
+      (suppressed) => deps.log.warn("Sidecar injection refused", { type, ...fields, suppressed }),
+    );
   };
   const refuse = (type: string, apiVersion: AdmissionApiVersion, uid: unknown, message: string) => {
     failures.inc({ type });

@@ -5,12 +5,8 @@ import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { counterValue, testMetrics } from "../webhook/_test_support.ts";
 import { comparable, FIXTURES, podReview } from "./_conformance_support.ts";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
-import {
-  type InjectorState,
-  injectWebhookRoutes,
-  parseInjectEnvs,
-  REFUSAL_LOG_INTERVAL_MS,
-} from "./inject_webhook.ts";
+import { type InjectorState, injectWebhookRoutes, parseInjectEnvs } from "./inject_webhook.ts";
+import { REFUSAL_LOG_INTERVAL_MS } from "../webhook/validation_webhook.ts";
 import { applyJsonPatch } from "@mesh/shared/testing/json_patch";
 import { startInjection } from "./start_injection.ts";
 

@@ -17,10 +17,10 @@ export interface ValidationWebhookDeps {
 }
 
 /**
- * A malformed request of each status, and a denial of each reason, is logged at most once in this many
- * milliseconds; the rest are counted.
+ * Both webhooks log a refusal of one kind (a malformed request's status, a denial's reason, an injection
+ * refusal's type) at most once in this long; the ones in between are counted, not written.
  */
-export const REJECTED_LOG_INTERVAL_MS = 10_000;
+export const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 /**
  * Limits of an AdmissionReview body. The review carries the object and, on update, its old version; the API
@@ -34,17 +34,6 @@ export const ADMISSION_BODY_LIMITS: BodyLimits = Object.freeze({
   contentTypes: ["application/json"],
 });
 
-/** Calls `log` with the number passed over since the last line, unless a line for `key` was logged lately. */
-type PacedLog = (key: string, log: (suppressed: number) => void) => void;
-
-function pacedLog(now: () => number): PacedLog {
-  const limiter = new PeerLogLimiter(REJECTED_LOG_INTERVAL_MS, now);
-  return (key, log) => {
-    const suppressed = limiter.take(key);
-    if (suppressed !== undefined) log(suppressed);
-  };
-}
-
 /** The paths the validation webhook answers on; `/admitpilot` is the reference's legacy name for `/validate`. */
 export const VALIDATION_WEBHOOK_PATHS = ["/validate", "/admitpilot"] as const;
 
@@ -57,11 +46,11 @@ export function validationWebhookHandler(
   deps: ValidationWebhookDeps,
 ): (request: Request) => Promise<Response> {
   const httpErrors = deps.metrics.counter("config_validation_http_error");
-  const paced = pacedLog(deps.now ?? (() => performance.now()));
+  const paced = new PeerLogLimiter(REFUSAL_LOG_INTERVAL_MS, deps.now ?? (() => performance.now()));
   const fail = (status: number, message: string): Response => {
     httpErrors.inc({ status: String(status) });
     // A client sending malformed requests as fast as it can costs one line per status an interval.
-    paced(
+    paced.log(
       `status ${status}`,
       (suppressed) =>
         deps.log.warn("Rejected validation webhook request", { status, error: message, suppressed }),
@@ -109,7 +98,7 @@ function record(
   decision: AdmissionDecision,
   uid: string,
   deps: ValidationWebhookDeps,
-  paced: PacedLog,
+  paced: PeerLogLimiter,
 ): void {
   const { outcome, target, subject, response } = decision;
   const fields = { uid, subject, ...target };
@@ -124,7 +113,7 @@ function record(
         deps.log.debug("Admitted without checking", { ...fields, reason: outcome.reason });
       } else {
         // The caller is told every denial; the log gets one line per reason an interval.
-        paced(`denied ${outcome.reason}`, (suppressed) =>
+        paced.log(`denied ${outcome.reason}`, (suppressed) =>
           deps.log.info("Denied configuration", {
             ...fields,
             reason: outcome.reason,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Router } from "@mesh/shared/http/router";
-import { REJECTED_LOG_INTERVAL_MS, validationWebhookRoutes } from "./validation_webhook.ts";
+import { REFUSAL_LOG_INTERVAL_MS, validationWebhookRoutes } from "./validation_webhook.ts";
 import {
   admissionReview,
   counterValue,
@@ -83,7 +83,7 @@ Deno.test("Malformed validation webhook requests are each counted, and logged on
     ["Rejected validation webhook request", 400],
     ["Rejected validation webhook request", 415],
   ]);
-  now = REJECTED_LOG_INTERVAL_MS;
+  now = REFUSAL_LOG_INTERVAL_MS;
   await (await post("not json again")).body?.cancel();
   assert.equal(log.lines.at(-1)?.fields?.suppressed, 199, "the next line says how many were passed over");
 });
@@ -97,7 +97,7 @@ Deno.test("Every denial is answered and counted; the log gets one line per reaso
   }
   assert.equal(await counterValue(metrics, "config_validation_failed", { reason: "invalid_config" }), 100);
   assert.equal(log.lines.filter((l) => l.msg === "Denied configuration").length, 1);
-  now = REJECTED_LOG_INTERVAL_MS;
+  now = REFUSAL_LOG_INTERVAL_MS;
   await (await post(JSON.stringify(admissionReview(virtualService(INVALID_SPEC))))).body?.cancel();
   assert.equal(log.lines.at(-1)?.fields?.suppressed, 99);
 });

@@ -60,14 +60,11 @@ export class ConnectionLog {
 
   /** The server ended a stream over what its peer sent (`peer` as grpc-js names it). */
   refused(peer: string, code: number, details: string): void {
-    const passedOver = this.#refused.take(peerHost(peer));
-    if (passedOver === undefined) return;
     // The line names the peer so an operator can find a misbehaving client.
-    this.logger.warn("refused ADS stream", {
+    this.#line(this.#refused, peerHost(peer), "warn", "refused ADS stream", {
       peer,
       code: grpcCodeName(code),
       details,
-      ...(passedOver > 0 && { notLogged: passedOver }),
     });
   }
 
@@ -76,37 +73,25 @@ export class ConnectionLog {
    * line per peer address and message a minute, whatever the streams it comes on.
    */
   unanswered(connection: LoggedConnection, msg: string, fields: Record<string, unknown> = {}): void {
-    const passedOver = this.#unanswered.take(`${peerHost(connection.peer)} ${msg}`);
-    if (passedOver === undefined) return;
-    this.logger.warn(msg, {
+    this.#line(this.#unanswered, `${peerHost(connection.peer)} ${msg}`, "warn", msg, {
       connection: connection.id,
       ...fields,
-      ...(passedOver > 0 && { notLogged: passedOver }),
     });
   }
 
   /** A stream was turned away because the server is not ready to serve yet (`details` says why). */
   notReady(peer: string, details: string): void {
-    const passedOver = this.#notReady.take("");
-    if (passedOver === undefined) return;
-    this.logger.info("turned an ADS stream away: not ready", {
-      peer,
-      details,
-      ...(passedOver > 0 && { notLogged: passedOver }),
-    });
+    this.#line(this.#notReady, "", "info", "turned an ADS stream away: not ready", { peer, details });
   }
 
   /** A stream was admitted; `fields` are added to the line. */
   connected(connection: LoggedConnection, fields: Record<string, unknown>): void {
     const host = peerHost(connection.peer);
     this.#hosts.set(connection.id, host);
-    const passedOver = this.#connected.take(host);
-    if (passedOver === undefined) return;
-    this.logger.info("proxy connected", {
+    this.#line(this.#connected, host, "info", "proxy connected", {
       connection: connection.id,
       ...fields,
       peer: connection.peer,
-      ...(passedOver > 0 && { notLogged: passedOver }),
     });
   }
 
@@ -114,11 +99,19 @@ export class ConnectionLog {
   disconnected(connection: LoggedConnection): void {
     const host = this.#hosts.get(connection.id) ?? peerHost(connection.peer);
     this.#hosts.delete(connection.id);
-    const passedOver = this.#disconnected.take(host);
-    if (passedOver === undefined) return;
-    this.logger.info("proxy disconnected", {
-      connection: connection.id,
-      ...(passedOver > 0 && { notLogged: passedOver }),
+    this.#line(this.#disconnected, host, "info", "proxy disconnected", { connection: connection.id });
+  }
+
+  /** Logs within `limiter`'s budget for `key`; a line after some were passed over says how many. */
+  #line(
+    limiter: PeerLogLimiter,
+    key: string,
+    level: "info" | "warn",
+    msg: string,
+    fields: Record<string, unknown>,
+  ): void {
+    limiter.log(key, (passedOver) => {
+      this.logger[level](msg, { ...fields, ...(passedOver > 0 && { notLogged: passedOver }) });
     });
   }
 }

@@ -52,4 +52,10 @@ export class PeerLogLimiter {
     this.#last.set(peer, { at: now, lines: 1, passedOver: 0 });
     return seen?.passedOver ?? 0;
   }
+
+  /** Calls `line` with the lines passed over for `peer` since its last one, unless {@link take} passes it over. */
+  log(peer: string, line: (passedOver: number) => void): void {
+    const passedOver = this.take(peer);
+    if (passedOver !== undefined) line(passedOver);
+  }
 }

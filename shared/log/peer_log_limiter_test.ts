@@ -35,3 +35,13 @@ Deno.test("PeerLogLimiter with a budget of lines lets that many through each per
   assert.equal(limiter.take("a"), undefined);
   assert.throws(() => new PeerLogLimiter(60_000, () => now, 10, 0), RangeError);
 });
+
+Deno.test("PeerLogLimiter.log writes a line only within the budget, telling it how many were passed over", () => {
+  let now = 0;
+  const limiter = new PeerLogLimiter(60_000, () => now);
+  const lines: number[] = [];
+  for (let i = 0; i < 5; i++) limiter.log("a", (passedOver) => lines.push(passedOver));
+  now = 60_000;
+  limiter.log("a", (passedOver) => lines.push(passedOver));
+  assert.deepEqual(lines, [0, 4]);
+});
