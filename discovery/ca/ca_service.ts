@@ -30,7 +30,7 @@ import {
 } from "./caller_authenticator.ts";
 import type { CaKeyStore } from "./ca_keys.ts";
 import { CaRequestError, checkCsrSize, signCsr, type SigningPolicy } from "./ca_signer.ts";
-import { IdentityRateLimiter } from "./identity_rate_limiter.ts";
+import { KeyedRateLimiter } from "@mesh/shared/time/keyed_rate_limiter";
 import { SigningQueue, SigningQueueFullError } from "./signing_queue.ts";
 import { type ExternalSigner, ExternalSignerError } from "../model/external_signer.ts";
 import { checkForwardedCsr } from "./forwarded_csr.ts";
@@ -91,7 +91,7 @@ export interface CaServiceDeps {
 /** The signing service with its per-identity buckets and its signing queue; one per CA. */
 export class CaService {
   readonly #deps: CaServiceDeps;
-  readonly #rates: IdentityRateLimiter;
+  readonly #rates: KeyedRateLimiter;
   /** Paces the lines about refused CSRs, per identity and reason. */
   readonly #refusals: PeerLogLimiter;
   readonly #queue: SigningQueue;
@@ -101,10 +101,10 @@ export class CaService {
   /** Throws RangeError for limits outside their ranges. */
   constructor(deps: CaServiceDeps) {
     this.#deps = deps;
-    this.#rates = new IdentityRateLimiter({
+    this.#rates = new KeyedRateLimiter({
       qps: deps.limits.rateQps,
       burst: deps.limits.rateBurst,
-      maxIdentities: deps.limits.rateIdentities,
+      maxKeys: deps.limits.rateIdentities,
     }, deps.monotonicNow ?? (() => performance.now()));
     this.#refusals = new PeerLogLimiter(PEER_LOG_PERIOD_MS, deps.monotonicNow ?? (() => performance.now()));
     this.#queue = new SigningQueue({

@@ -12,7 +12,6 @@ export * from "./caller_authenticator.ts";
 export * from "./certificate_authority.ts";
 export * from "./forwarded_csr.ts";
 export * from "./federated_bundles.ts";
-export * from "./identity_rate_limiter.ts";
 export * from "./signing_queue.ts";
 export * from "./spiffe_bundle.ts";
 export * from "./token_review_authenticator.ts";

@@ -1,22 +1,22 @@
 /**
- * Per-identity token buckets for the CA: each proven identity may send `burst` requests at once and `qps` a
- * second after that. A workload renews its certificate once in many hours, so a caller past its bucket is
- * looping or hostile, and is refused with the time its next token comes.
+ * Token buckets keyed by caller (the CA's proven identities, the xDS ports' peer addresses): each key may take
+ * `burst` at once and `qps` a second after that, and a key past its bucket is refused with the time its next
+ * token comes.
  *
  * The table is bounded: a bucket that has refilled is dropped (a new one starts full, so forgetting it changes
- * nothing), and past `maxIdentities` the identity seen least recently is forgotten even if it has not.
+ * nothing), and past `maxKeys` the key seen least recently is forgotten even if it has not.
  *
  * @module
  */
 
-/** The limits of an `IdentityRateLimiter`. */
-export interface IdentityRateLimits {
+/** The limits of a `KeyedRateLimiter`. */
+export interface KeyedRateLimits {
   /** Tokens refilled per second; above 0. */
   readonly qps: number;
   /** Bucket size: requests allowed at once; at least 1. */
   readonly burst: number;
-  /** Identities tracked at most; at least 1. */
-  readonly maxIdentities: number;
+  /** Keys tracked at most; at least 1. */
+  readonly maxKeys: number;
 }
 
 /** The answer for one request. */
@@ -26,7 +26,7 @@ export type RateDecision =
     readonly allowed: false;
     /** Milliseconds until a token is free. */
     readonly retryAfterMs: number;
-    /** True for the first refusal since this identity was last allowed: the one worth logging. */
+    /** True for the first refusal since this key was last allowed: the one worth logging. */
     readonly first: boolean;
   };
 
@@ -38,44 +38,45 @@ interface Bucket {
   refused: boolean;
 }
 
-/** Token buckets keyed by identity, in least-recently-seen order, on an injected monotonic clock. */
-export class IdentityRateLimiter {
-  readonly #limits: IdentityRateLimits;
+/** Token buckets keyed by caller, in least-recently-seen order, on an injected monotonic clock. */
+export class KeyedRateLimiter {
+  readonly #limits: KeyedRateLimits;
   readonly #now: () => number;
   /** Insertion order is recency: a bucket is moved to the end each time it is used. */
   readonly #buckets = new Map<string, Bucket>();
 
   /** Throws RangeError for limits outside their ranges. */
-  constructor(limits: IdentityRateLimits, now: () => number) {
-    if (!(limits.qps > 0) || !(limits.burst >= 1) || !(limits.maxIdentities >= 1)) {
+  constructor(limits: KeyedRateLimits, now: () => number) {
+    if (!(limits.qps > 0) || !(limits.burst >= 1) || !(limits.maxKeys >= 1)) {
       throw new RangeError(
-        `Invalid CSR rate limits qps=${limits.qps} burst=${limits.burst} maxIdentities=${limits.maxIdentities}: ` +
-          "expected qps above 0, burst and maxIdentities at least 1",
+        `Invalid rate limits qps=${limits.qps} burst=${limits.burst} maxKeys=${limits.maxKeys}: ` +
+          "expected qps above 0, burst and maxKeys at least 1",
       );
     }
     this.#limits = limits;
     this.#now = now;
   }
 
-  /** Identities currently tracked. */
+  /** Keys currently tracked. */
   get size(): number {
     return this.#buckets.size;
   }
 
-  /** Takes a token of `identity`'s bucket, or says when one will be free. */
-  take(identity: string): RateDecision {
+  /** Takes a token of `key`'s bucket, or says when one will be free. */
+  take(key: string): RateDecision {
     const now = this.#now();
     this.#dropRefilled(now);
-    const bucket = this.#buckets.get(identity) ?? { tokens: this.#limits.burst, at: now, refused: false };
-    this.#buckets.delete(identity);
+    const bucket = this.#buckets.get(key) ?? { tokens: this.#limits.burst, at: now, refused: false };
+    this.#buckets.delete(key);
     bucket.tokens = this.#tokensAt(bucket, now);
     bucket.at = now;
-    this.#buckets.set(identity, bucket);
-    if (this.#buckets.size > this.#limits.maxIdentities) {
+    this.#buckets.set(key, bucket);
+    if (this.#buckets.size > this.#limits.maxKeys) {
       this.#buckets.delete(this.#buckets.keys().next().value!);
     }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    // The slack keeps float error from refusing a token that has exactly refilled (30 s at 2 a minute).
+    if (bucket.tokens >= 1 - 1e-9) {
+      bucket.tokens = Math.max(0, bucket.tokens - 1);
       bucket.refused = false;
       return { allowed: true };
     }
@@ -92,9 +93,9 @@ export class IdentityRateLimiter {
 
   /** Drops refilled buckets from the least recently seen end, stopping at the first that is not. */
   #dropRefilled(now: number): void {
-    for (const [identity, bucket] of this.#buckets) {
+    for (const [key, bucket] of this.#buckets) {
       if (this.#tokensAt(bucket, now) < this.#limits.burst) return;
-      this.#buckets.delete(identity);
+      this.#buckets.delete(key);
     }
   }
 }

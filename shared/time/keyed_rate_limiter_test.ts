@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { IdentityRateLimiter } from "./identity_rate_limiter.ts";
+import { KeyedRateLimiter } from "./keyed_rate_limiter.ts";
 
-Deno.test("IdentityRateLimiter gives each identity its own burst, refills at qps and reports the first refusal", () => {
+Deno.test("KeyedRateLimiter gives each key its own burst, refills at qps and reports the first refusal", () => {
   const clock = FakeTimers.createClock(0);
-  const limiter = new IdentityRateLimiter({ qps: 1, burst: 2, maxIdentities: 10 }, () => clock.now);
+  const limiter = new KeyedRateLimiter({ qps: 1, burst: 2, maxKeys: 10 }, () => clock.now);
   assert.deepEqual([limiter.take("a"), limiter.take("a")], [{ allowed: true }, { allowed: true }]);
   assert.deepEqual(limiter.take("a"), { allowed: false, retryAfterMs: 1000, first: true });
   assert.deepEqual(limiter.take("b"), { allowed: true });
@@ -15,9 +15,9 @@ Deno.test("IdentityRateLimiter gives each identity its own burst, refills at qps
   assert.deepEqual(limiter.take("a"), { allowed: false, retryAfterMs: 1000, first: true });
 });
 
-Deno.test("IdentityRateLimiter forgets identities whose bucket refilled, and the least recently seen past its cap", () => {
+Deno.test("KeyedRateLimiter forgets keys whose bucket refilled, and the least recently seen past its cap", () => {
   const clock = FakeTimers.createClock(0);
-  const limiter = new IdentityRateLimiter({ qps: 1, burst: 2, maxIdentities: 3 }, () => clock.now);
+  const limiter = new KeyedRateLimiter({ qps: 1, burst: 2, maxKeys: 3 }, () => clock.now);
   limiter.take("a");
   limiter.take("a");
   assert.equal(limiter.take("a").allowed, false);
@@ -33,8 +33,8 @@ Deno.test("IdentityRateLimiter forgets identities whose bucket refilled, and the
   assert.equal(limiter.size, 1);
 });
 
-Deno.test("IdentityRateLimiter refuses limits that would disable it", () => {
+Deno.test("KeyedRateLimiter refuses limits that would disable it", () => {
   for (const limits of [{ qps: 0, burst: 1 }, { qps: 1, burst: 0 }, { qps: Number.NaN, burst: 1 }]) {
-    assert.throws(() => new IdentityRateLimiter({ ...limits, maxIdentities: 1 }, () => 0), RangeError);
+    assert.throws(() => new KeyedRateLimiter({ ...limits, maxKeys: 1 }, () => 0), RangeError);
   }
 });
