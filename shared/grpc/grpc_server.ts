@@ -20,6 +20,7 @@ import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
 import { releaseClosedStreams } from "./closed_stream_release.ts";
 import { releaseClosedSessions } from "./closed_session_release.ts";
+import { openSessionsOnFirstBytes } from "./session_on_first_bytes.ts";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
@@ -157,6 +158,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   let closing: Promise<void> | undefined;
   const logDrop = dropLogger(name, logger);
   const guard = (http2Server: EventEmitter) => {
+    openSessionsOnFirstBytes(http2Server, options.tls !== undefined);
     releaseClosedStreams(http2Server);
     releaseClosedSessions(http2Server);
     guardHttp2Server(http2Server, {
