@@ -13,6 +13,7 @@ export const XDS_ADMISSION_SETTINGS: GrpcAdmissionSettings = Object.freeze({
   maxConnectionsPerPeer: "DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER",
   maxStreams: "DISCOVERY_XDS_MAX_STREAMS",
   maxStreamsPerPeer: "DISCOVERY_XDS_MAX_STREAMS_PER_PEER",
+  connectionRatePerPeer: "DISCOVERY_XDS_CONNECTION_RATE_PER_PEER",
 });
 
 /**
@@ -26,5 +27,6 @@ export function xdsAdmissionFromEnv(env: EnvSettings): GrpcAdmission {
     maxConnectionsPerPeer: env.int("DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER"),
     maxStreams: env.int("DISCOVERY_XDS_MAX_STREAMS"),
     maxStreamsPerPeer: env.int("DISCOVERY_XDS_MAX_STREAMS_PER_PEER"),
+    connectionRatePerPeer: env.int("DISCOVERY_XDS_CONNECTION_RATE_PER_PEER"),
   }, XDS_ADMISSION_SETTINGS);
 }

@@ -15,12 +15,13 @@ import { metricValue, testGenerators, type TestPush, testPush } from "./_test_su
 
 const KEEPALIVE = { intervalMs: 30_000, timeoutMs: 10_000, maxConnectionAgeNs: 9_223_372_036_854_775_807n };
 
-Deno.test("xdsAdmissionFromEnv reads DISCOVERY_XDS_MAX_* and refuses a bound below 1 by name", () => {
+Deno.test("xdsAdmissionFromEnv reads DISCOVERY_XDS_MAX_* and DISCOVERY_XDS_CONNECTION_RATE_PER_PEER, and refuses a bound below 1 by name", () => {
   assert.deepEqual(xdsAdmissionFromEnv(new EnvSettings("discovery", {})).limits, {
     maxConnections: 20_000,
     maxConnectionsPerPeer: 256,
     maxStreams: 20_000,
     maxStreamsPerPeer: 512,
+    connectionRatePerPeer: 256,
   });
   assert.throws(
     () => xdsAdmissionFromEnv(new EnvSettings("discovery", { DISCOVERY_XDS_MAX_STREAMS_PER_PEER: "0" })),

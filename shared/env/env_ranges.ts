@@ -50,6 +50,7 @@ export const ENV_RANGES: Readonly<Record<string, EnvRange>> = Object.freeze({
   DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER: { min: 1, max: 10_000_000, unit: "connections" },
   DISCOVERY_XDS_MAX_STREAMS: { min: 1, max: 10_000_000, unit: "streams" },
   DISCOVERY_XDS_MAX_STREAMS_PER_PEER: { min: 1, max: 10_000_000, unit: "streams" },
+  DISCOVERY_XDS_CONNECTION_RATE_PER_PEER: { min: 1, max: 10_000_000, unit: "connections a minute" },
   // Durations in milliseconds; 0s never trims. Past an hour a flood's memory would stay for most of a day's
   // incidents, and a trim is cheap enough that a shorter period costs nothing measurable.
   DISCOVERY_NATIVE_HEAP_TRIM_INTERVAL: { min: 0, max: 3_600_000 },

@@ -328,4 +328,12 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
     description:
       "Not in the reference. gRPC streams open at once from one peer address over all its connections to the xDS ports; a new stream past it ends with RESOURCE_EXHAUSTED.",
   },
+  {
+    name: "DISCOVERY_XDS_CONNECTION_RATE_PER_PEER",
+    type: "int",
+    default: "256",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference. New connections one peer address may open a minute over the xDS ports, as many of them at once; more are closed on accept. Each connection the runtime served keeps memory after it closes (docs/deno_pin.md), so this bounds how fast one address can grow the server. Raise it with DISCOVERY_XDS_MAX_CONNECTIONS_PER_PEER where many proxies share an address.",
+  },
 ];

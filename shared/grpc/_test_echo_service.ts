@@ -144,4 +144,5 @@ export const TEST_ADMISSION_SETTINGS: GrpcAdmissionSettings = {
   maxConnectionsPerPeer: "TEST_MAX_CONNECTIONS_PER_PEER",
   maxStreams: "TEST_MAX_STREAMS",
   maxStreamsPerPeer: "TEST_MAX_STREAMS_PER_PEER",
+  connectionRatePerPeer: "TEST_CONNECTION_RATE_PER_PEER",
 };

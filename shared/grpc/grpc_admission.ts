@@ -3,8 +3,13 @@
  * stream cap (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS) leaves a peer free to open more connections; these bounds
  * hold over all of them, and over every listener that shares one `GrpcAdmission`.
  *
+ * A peer address also has a budget of new connections a minute. Deno 2.9.3 keeps about 23 KiB of every closed
+ * HTTP/2 session for good (docs/deno_pin.md), so a client that opens and closes connections without end would
+ * grow the server without end; a connection refused on accept never gets a session, and costs nothing after.
+ *
  * @module
  */
+import { KeyedRateLimiter } from "../time/keyed_rate_limiter.ts";
 
 /** How many connections and streams may be open at once; every bound is at least 1. */
 export interface GrpcAdmissionLimits {
@@ -16,6 +21,8 @@ export interface GrpcAdmissionLimits {
   readonly maxStreams: number;
   /** Streams open at once from one peer address, over all its connections. */
   readonly maxStreamsPerPeer: number;
+  /** New connections one peer address may open a minute; as many may come at once. */
+  readonly connectionRatePerPeer: number;
 }
 
 /** The setting that sets each bound, named in refusals so an operator knows what to raise. */
@@ -25,6 +32,7 @@ export type GrpcAdmissionSettings = Readonly<Record<keyof GrpcAdmissionLimits, s
 export type AdmissionRefusalReason =
   | "server_connection_limit"
   | "peer_connection_limit"
+  | "peer_connection_rate"
   | "server_stream_limit"
   | "peer_stream_limit";
 
@@ -47,6 +55,12 @@ export const MAX_ADMISSION_LIMIT = 10_000_000;
 
 /** Counted peer of a connection without an address (a Unix socket). */
 const UNIX_PEER = "unix socket";
+
+/**
+ * Peer addresses whose connection budget is tracked at most. A budget refilled is forgotten, so this binds only
+ * when more addresses than this connected within a minute; the one seen least recently is forgotten first.
+ */
+const MAX_RATED_PEERS = 65_536;
 
 /**
  * The key a remote address is counted under: IPv4-mapped IPv6 addresses count as the IPv4 address they carry.
@@ -72,11 +86,20 @@ export class GrpcAdmission {
   readonly limits: Readonly<GrpcAdmissionLimits>;
   readonly #settings: GrpcAdmissionSettings;
   readonly #peers = new Map<string, PeerCounts>();
+  readonly #connectionRates: KeyedRateLimiter;
   #connections = 0;
   #streams = 0;
 
-  /** @throws {RangeError} naming the setting of a bound that is not an integer from 1 to `MAX_ADMISSION_LIMIT` */
-  constructor(limits: GrpcAdmissionLimits, settings: GrpcAdmissionSettings) {
+  /**
+   * `now` is monotonic milliseconds, for the connection budgets.
+   *
+   * @throws {RangeError} naming the setting of a bound that is not an integer from 1 to `MAX_ADMISSION_LIMIT`
+   */
+  constructor(
+    limits: GrpcAdmissionLimits,
+    settings: GrpcAdmissionSettings,
+    now: () => number = () => performance.now(),
+  ) {
     for (const key of Object.keys(settings) as (keyof GrpcAdmissionLimits)[]) {
       const value = limits[key];
       if (!Number.isInteger(value) || value < 1 || value > MAX_ADMISSION_LIMIT) {
@@ -87,6 +110,11 @@ export class GrpcAdmission {
     }
     this.limits = Object.freeze({ ...limits });
     this.#settings = settings;
+    this.#connectionRates = new KeyedRateLimiter({
+      qps: limits.connectionRatePerPeer / 60,
+      burst: limits.connectionRatePerPeer,
+      maxKeys: MAX_RATED_PEERS,
+    }, now);
   }
 
   /** Connections open now. */
@@ -113,6 +141,20 @@ export class GrpcAdmission {
     }
     if ((counts?.connections ?? 0) >= this.limits.maxConnectionsPerPeer) {
       return this.#refusal("peer_connection_limit", peer, "maxConnectionsPerPeer", "connections are open");
+    }
+    if (peer !== UNIX_PEER) {
+      const budget = this.#connectionRates.take(peer);
+      if (!budget.allowed) {
+        const limit = this.limits.connectionRatePerPeer;
+        const setting = this.#settings.connectionRatePerPeer;
+        return {
+          reason: "peer_connection_rate",
+          peer,
+          message:
+            `peer address ${peer} opened ${limit} connections within a minute, the most ${setting}=${limit} ` +
+            `allows; retry in ${Math.ceil(budget.retryAfterMs / 1000)} s`,
+        };
+      }
     }
     this.#connections++;
     this.#countsOf(peer, counts).connections++;

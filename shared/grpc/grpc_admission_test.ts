@@ -2,10 +2,12 @@ import "reflect-metadata";
 import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
+import FakeTimers from "@sinonjs/fake-timers";
 import {
   type AdmissionRefusal,
   GrpcAdmission,
   type GrpcAdmissionLimits,
+  isRefusal,
   peerAddressKey,
 } from "./grpc_admission.ts";
 import {
@@ -27,6 +29,7 @@ const ROOMY: GrpcAdmissionLimits = {
   maxConnectionsPerPeer: 100,
   maxStreams: 100,
   maxStreamsPerPeer: 100,
+  connectionRatePerPeer: 100,
 };
 
 /** A client on its own HTTP/2 connection, as separate workloads have. */
@@ -135,6 +138,63 @@ Deno.test("startGrpcServer closes a connection past the per-peer bound on accept
     await server.close();
   }
   await waitFor(() => admission.connections === 0 && admission.peers === 0, "every place freed");
+});
+
+Deno.test("GrpcAdmission gives each peer address a budget of new connections a minute, refilled over it", () => {
+  const clock = FakeTimers.createClock(0);
+  const admission = new GrpcAdmission(
+    { ...ROOMY, connectionRatePerPeer: 2 },
+    TEST_ADMISSION_SETTINGS,
+    () => clock.now,
+  );
+  const admit = (address: string | undefined) => {
+    const result = admission.admitConnection(address);
+    if (!isRefusal(result)) result.release();
+    return result;
+  };
+  assert.equal(isRefusal(admit("10.0.0.1")), false);
+  assert.equal(isRefusal(admit("10.0.0.1")), false, "the budget comes at once");
+  const over = admit("10.0.0.1");
+  assert.ok(isRefusal(over));
+  assert.equal(over.reason, "peer_connection_rate");
+  assert.match(
+    over.message,
+    /peer address 10\.0\.0\.1 opened 2 connections within a minute, the most TEST_CONNECTION_RATE_PER_PEER=2 allows; retry in 30 s/,
+  );
+  assert.equal(admission.connections, 0, "a connection closed still spent its budget");
+  assert.equal(isRefusal(admit("10.0.0.2")), false, "another address has its own budget");
+  assert.equal(isRefusal(admit(undefined)), false, "a Unix socket has none");
+  assert.equal(isRefusal(admit(undefined)), false);
+  assert.equal(isRefusal(admit(undefined)), false);
+  clock.tick(29_999);
+  assert.equal(isRefusal(admit("10.0.0.1")), true);
+  clock.tick(1);
+  assert.equal(isRefusal(admit("10.0.0.1")), false, "one connection a 30 s comes back");
+});
+
+Deno.test("startGrpcServer closes a connection past its address's connection budget on accept", async () => {
+  const admission = new GrpcAdmission({ ...ROOMY, connectionRatePerPeer: 2 }, TEST_ADMISSION_SETTINGS);
+  const { server, refusals, logger } = await startAdmitted(admission);
+  const clients: EchoTestClient[] = [];
+  try {
+    for (const _ of [0, 1]) {
+      const client = ownConnection(server.address);
+      clients.push(client);
+      assert.deepEqual(await client.unary("Echo", HELLO), HELLO);
+      client.close();
+    }
+    await waitFor(() => admission.connections === 0, "both connections closed");
+    const third = ownConnection(server.address);
+    clients.push(third);
+    const over = await third.unary("Echo", HELLO).catch((error: grpc.ServiceError) => error.code);
+    assert.equal(over, grpc.status.UNAVAILABLE);
+    assert.equal(refusals[0]?.kind, "connection");
+    assert.equal(refusals[0]?.refusal.reason, "peer_connection_rate");
+    assert.match(logger.matching("warn", "refused a connection")[0].msg, /TEST_CONNECTION_RATE_PER_PEER=2/);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
 });
 
 Deno.test("startGrpcServer closes a connection past the server-wide bound on accept", async () => {

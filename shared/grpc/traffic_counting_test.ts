@@ -9,7 +9,13 @@ import { CALL_WEIGHT_BYTES, TrafficMeter } from "../process/traffic_meter.ts";
 Deno.test("startGrpcServer tells its traffic meter every request's size and every call's end, refused ones too", async () => {
   const traffic = new TrafficMeter();
   const admission = new GrpcAdmission(
-    { maxConnections: 10, maxConnectionsPerPeer: 10, maxStreams: 1, maxStreamsPerPeer: 1 },
+    {
+      maxConnections: 10,
+      maxConnectionsPerPeer: 10,
+      maxStreams: 1,
+      maxStreamsPerPeer: 1,
+      connectionRatePerPeer: 100,
+    },
     TEST_ADMISSION_SETTINGS,
   );
   const { server, holds } = await startEchoServer({ traffic, admission });

@@ -473,7 +473,7 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     kind: "Sum",
     programs: DISCOVERY,
     help:
-      "Connections to the xDS ports the transport dropped for misbehaving (not HTTP/2, protocol error, TLS error, handshake timeout) or closed on accept past a connection bound, by reason.",
+      "Connections to the xDS ports the transport dropped for misbehaving (not HTTP/2, protocol error, TLS error, handshake timeout) or closed on accept past a connection bound or an address's budget of new connections, by reason.",
   },
   {
     name: "discovery_heap_collections",
