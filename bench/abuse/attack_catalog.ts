@@ -214,6 +214,43 @@ export const ATTACKS: readonly Attack[] = [
     timeoutS: (s) => s.holdS + 30,
     launch: (t, sizes) => attacker(t, { kind: "shape-flood", sizes }),
   },
+  {
+    name: "handshake-flood:tls",
+    finding: "CPU per caller: TLS handshakes to the secure xDS port as fast as one client can make them",
+    services: SMALL_MESH,
+    full: { workers: 50, holdS: 60, port: 0, preface: 0 },
+    small: { workers: 20, holdS: 20, port: 0, preface: 0 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
+  },
+  {
+    name: "handshake-flood:webhook",
+    finding: "CPU per caller: TLS handshakes to the webhook port as fast as one client can make them",
+    services: SMALL_MESH,
+    full: { workers: 50, holdS: 60, port: 1, preface: 0 },
+    small: { workers: 20, holdS: 20, port: 1, preface: 0 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
+  },
+  {
+    name: "handshake-flood:silent",
+    finding:
+      "TCP connections to the plain xDS port closed without a byte, as a port scan or a TCP health check",
+    services: SMALL_MESH,
+    full: { workers: 50, holdS: 60, port: 2, preface: 0 },
+    small: { workers: 20, holdS: 20, port: 2, preface: 0 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
+  },
+  {
+    name: "handshake-flood:preface",
+    finding: "TCP connections to the plain xDS port closed after the HTTP/2 client preface",
+    services: SMALL_MESH,
+    full: { workers: 50, holdS: 60, port: 2, preface: 1 },
+    small: { workers: 20, holdS: 20, port: 2, preface: 1 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
+  },
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

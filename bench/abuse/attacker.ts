@@ -12,6 +12,7 @@ import { badRequests, type BadRequestsSizes } from "./bad_requests.ts";
 import { csrFlood, type CsrFloodSizes } from "./csr_flood.ts";
 import { deltaNames, type DeltaNamesSizes } from "./delta_names.ts";
 import { halfOpen, type HalfOpenSizes } from "./half_open.ts";
+import { handshakeFlood, type HandshakeFloodSizes } from "./handshake_flood.ts";
 import { nackFlood, type NackFloodSizes } from "./nack_flood.ts";
 import { shapeFlood, type ShapeFloodSizes } from "./shape_flood.ts";
 import { slotFlood, type SlotFloodSizes } from "./slot_flood.ts";
@@ -31,6 +32,7 @@ export type AttackOrder =
     | { kind: "stream-churn"; sizes: StreamChurnSizes }
     | { kind: "bad-requests"; sizes: BadRequestsSizes }
     | { kind: "shape-flood"; sizes: ShapeFloodSizes }
+    | { kind: "handshake-flood"; sizes: HandshakeFloodSizes }
   );
 
 function run(order: AttackOrder): Promise<Record<string, unknown>> {
@@ -53,6 +55,8 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
       return badRequests(order.grpcAddr, order.httpsAddr, order.sizes);
     case "shape-flood":
       return shapeFlood(order.grpcAddr, order.sizes);
+    case "handshake-flood":
+      return handshakeFlood(order.grpcAddr, order.secureGRPCAddr, order.httpsAddr, order.sizes);
   }
 }
 
