@@ -61,6 +61,22 @@ function attacker(target: Target, order: Record<string, unknown>): Launch {
   return { script: ATTACKER, args: [JSON.stringify(full)], permissions: ATTACKER_PERMISSIONS };
 }
 
+/**
+ * A variant of the connection flood: one client opening and closing connections as fast as it can, `where` says
+ * which port and what each connection sends.
+ */
+function handshakeFlood(variant: string, what: string, where: { port: number; preface: number }): Attack {
+  return {
+    name: `handshake-flood:${variant}`,
+    finding: `CPU and memory per caller: ${what}, as fast as one client can open them`,
+    services: SMALL_MESH,
+    full: { workers: 50, holdS: 60, ...where },
+    small: { workers: 20, holdS: 20, ...where },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
+  };
+}
+
 /** Every attack, in the order `--attack all` runs them. */
 export const ATTACKS: readonly Attack[] = [
   {
@@ -214,43 +230,17 @@ export const ATTACKS: readonly Attack[] = [
     timeoutS: (s) => s.holdS + 30,
     launch: (t, sizes) => attacker(t, { kind: "shape-flood", sizes }),
   },
-  {
-    name: "handshake-flood:tls",
-    finding: "CPU per caller: TLS handshakes to the secure xDS port as fast as one client can make them",
-    services: SMALL_MESH,
-    full: { workers: 50, holdS: 60, port: 0, preface: 0 },
-    small: { workers: 20, holdS: 20, port: 0, preface: 0 },
-    timeoutS: (s) => s.holdS + 30,
-    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
-  },
-  {
-    name: "handshake-flood:webhook",
-    finding: "CPU per caller: TLS handshakes to the webhook port as fast as one client can make them",
-    services: SMALL_MESH,
-    full: { workers: 50, holdS: 60, port: 1, preface: 0 },
-    small: { workers: 20, holdS: 20, port: 1, preface: 0 },
-    timeoutS: (s) => s.holdS + 30,
-    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
-  },
-  {
-    name: "handshake-flood:silent",
-    finding:
-      "TCP connections to the plain xDS port closed without a byte, as a port scan or a TCP health check",
-    services: SMALL_MESH,
-    full: { workers: 50, holdS: 60, port: 2, preface: 0 },
-    small: { workers: 20, holdS: 20, port: 2, preface: 0 },
-    timeoutS: (s) => s.holdS + 30,
-    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
-  },
-  {
-    name: "handshake-flood:preface",
-    finding: "TCP connections to the plain xDS port closed after the HTTP/2 client preface",
-    services: SMALL_MESH,
-    full: { workers: 50, holdS: 60, port: 2, preface: 1 },
-    small: { workers: 20, holdS: 20, port: 2, preface: 1 },
-    timeoutS: (s) => s.holdS + 30,
-    launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
-  },
+  handshakeFlood("tls", "TLS handshakes to the secure xDS port", { port: 0, preface: 0 }),
+  handshakeFlood("webhook", "TLS handshakes to the webhook port", { port: 1, preface: 0 }),
+  handshakeFlood(
+    "silent",
+    "TCP connections to the plain xDS port closed without a byte, as a port scan or a TCP health check",
+    { port: 2, preface: 0 },
+  ),
+  handshakeFlood("preface", "TCP connections to the plain xDS port closed after the HTTP/2 preface", {
+    port: 2,
+    preface: 1,
+  }),
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

@@ -33,6 +33,17 @@ async function get(session: http2.ClientHttp2Session): Promise<string> {
   return body;
 }
 
+/** Asserts that a client connecting to `url` is served, twice on one connection. */
+async function assertServed(url: string, options: http2.SecureClientSessionOptions = {}): Promise<void> {
+  const client = http2.connect(url, options);
+  try {
+    assert.equal(await get(client), "ok", "a client that speaks is served, its first bytes read once");
+    assert.equal(await get(client), "ok");
+  } finally {
+    client.close();
+  }
+}
+
 async function closeServer(server: AnyHttp2Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
@@ -49,13 +60,7 @@ Deno.test("A plaintext connection that closes before its first byte never gets a
     await waitFor(() => counts.closedSockets === 5, "the silent connections to close");
     assert.equal(counts.sessions, 0);
 
-    const client = http2.connect(`http://127.0.0.1:${port}`);
-    try {
-      assert.equal(await get(client), "ok", "a client that speaks is served, its first bytes read once");
-      assert.equal(await get(client), "ok");
-    } finally {
-      client.close();
-    }
+    await assertServed(`http://127.0.0.1:${port}`);
     assert.equal(counts.sessions, 1);
   } finally {
     await closeServer(server);
@@ -81,12 +86,7 @@ Deno.test("A TLS connection that closes after its handshake without a byte never
     await waitFor(() => counts.closedSockets === 3, "the silent connections to close");
     assert.equal(counts.sessions, 0);
 
-    const client = http2.connect(`https://127.0.0.1:${port}`, { ca: pki.caPem, servername: SERVER_NAME });
-    try {
-      assert.equal(await get(client), "ok");
-    } finally {
-      client.close();
-    }
+    await assertServed(`https://127.0.0.1:${port}`, { ca: pki.caPem, servername: SERVER_NAME });
     assert.equal(counts.sessions, 1);
   } finally {
     await closeServer(server);
@@ -101,12 +101,7 @@ Deno.test("A connection reset before its first byte ends alone, without an unhan
     await new Promise((resolve) => socket.once("connect", resolve));
     socket.resetAndDestroy();
     await waitFor(() => counts.closedSockets === 1, "the reset connection to close");
-    const client = http2.connect(`http://127.0.0.1:${port}`);
-    try {
-      assert.equal(await get(client), "ok");
-    } finally {
-      client.close();
-    }
+    await assertServed(`http://127.0.0.1:${port}`);
   } finally {
     await closeServer(server);
   }
