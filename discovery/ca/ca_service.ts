@@ -12,7 +12,6 @@ import * as grpc from "@grpc/grpc-js";
 import { excerpt } from "@mesh/shared/log/excerpt";
 import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
-import { peerCertificateChainDer, peerCertificateDer } from "@mesh/shared/grpc";
 import type { GrpcService } from "@mesh/shared/grpc";
 import { GrpcStatusError } from "@mesh/shared/grpc/grpc_status";
 import {
@@ -28,6 +27,7 @@ import {
   type CallerAuthenticator,
   type CallerCredentials,
 } from "./caller_authenticator.ts";
+import { callerCredentialsOf } from "./caller_credentials.ts";
 import type { CaKeyStore } from "./ca_keys.ts";
 import { CaRequestError, checkCsrSize, signCsr, type SigningPolicy } from "./ca_signer.ts";
 import { KeyedRateLimiter } from "@mesh/shared/time/keyed_rate_limiter";
@@ -262,14 +262,10 @@ export class CaService {
         call: grpc.ServerUnaryCall<CertificateRequestMessage, CertificateResponseMessage>,
         callback: grpc.sendUnaryData<CertificateResponseMessage>,
       ) => {
-        const authorization = call.metadata.get("authorization").map(String);
-        const der = peerCertificateDer(call);
         const ended = new AbortController();
         call.once("cancelled", () => ended.abort());
-        this.createCertificate(call.request, {
-          authorization,
-          ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
-        }, ended.signal).then((response) => callback(null, response), (error) => callback(error));
+        this.createCertificate(call.request, callerCredentialsOf(call), ended.signal)
+          .then((response) => callback(null, response), (error) => callback(error));
       },
     };
     return [MESH_CA_SERVICE, ISTIO_CA_SERVICE].map((name) => ({

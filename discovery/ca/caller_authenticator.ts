@@ -21,6 +21,8 @@ export interface CallerCredentials {
   readonly peerCertificateChainDer?: readonly Uint8Array[];
   /** The `authorization` metadata values. */
   readonly authorization: readonly string[];
+  /** The caller's IP address, the key of per-caller budgets; absent on a Unix socket or when unknown. */
+  readonly peerAddress?: string;
 }
 
 /** The caller could not be authenticated; the message says why without repeating secrets. */

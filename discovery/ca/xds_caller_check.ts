@@ -8,14 +8,10 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
-import {
-  type GrpcRefusal,
-  type PeerCall,
-  peerCertificateChainDer,
-  peerCertificateDer,
-} from "@mesh/shared/grpc";
+import type { GrpcRefusal } from "@mesh/shared/grpc";
 import type { Proxy } from "../model/proxy.ts";
 import { authenticateCaller, type CallerAuthenticator, identityParts } from "./caller_authenticator.ts";
+import { callerCredentialsOf, type CredentialedCall } from "./caller_credentials.ts";
 
 /** Settings of the check. */
 export interface XdsCallerCheckOptions {
@@ -31,7 +27,7 @@ export interface XdsCallerCheckOptions {
 }
 
 /** The call surface the check reads. */
-export type CheckedCall = PeerCall & { readonly metadata: { get(key: string): unknown[] } };
+export type CheckedCall = CredentialedCall;
 
 /** Decides, for each identity the caller proved, whether it may speak for `proxy`. */
 export function proxyAllowed(identities: readonly string[], proxy: Proxy): GrpcRefusal | undefined {
@@ -65,11 +61,7 @@ export function xdsCallerCheck(
   return async (call) => {
     let identities: string[];
     try {
-      const der = peerCertificateDer(call);
-      identities = await authenticateCaller(options.authenticators, {
-        authorization: call.metadata.get("authorization").map(String),
-        ...(der ? { peerCertificateDer: der, peerCertificateChainDer: peerCertificateChainDer(call) } : {}),
-      });
+      identities = await authenticateCaller(options.authenticators, callerCredentialsOf(call));
     } catch (error) {
       return { code: grpc.status.UNAUTHENTICATED, details: `XDS_AUTH: ${(error as Error).message}` };
     }

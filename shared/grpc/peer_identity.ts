@@ -51,3 +51,15 @@ export function peerCertificateChainDer(call: PeerCall): Uint8Array[] | undefine
 export function peerAddress(call: PeerCall): string {
   return call.getPeer();
 }
+
+/**
+ * The peer's IP address without its port (`127.0.0.1`, `::1`), the key of per-caller budgets; undefined on a
+ * Unix socket or when grpc-js does not know it.
+ */
+export function peerHost(call: PeerCall): string | undefined {
+  const peer = call.getPeer();
+  const colon = peer.lastIndexOf(":");
+  if (colon <= 0 || !/^\d+$/.test(peer.slice(colon + 1))) return undefined;
+  const host = peer.slice(0, colon);
+  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+}
