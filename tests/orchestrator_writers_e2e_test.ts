@@ -318,6 +318,26 @@ Deno.test(
           assert.ok(api.tokenReviews.reviews.some((r) => r.authenticated && r.audiences[0] === "mesh-ca"));
         },
       );
+
+      await t.step(
+        "one address's made-up tokens past its review budget never reach the orchestrator",
+        async () => {
+          const reviewsBefore = api.tokenReviews.reviews.length;
+          const details: string[] = [];
+          for (let i = 0; i < 15; i++) {
+            await create(csr, `made-up-${i}`).catch((e: grpc.ServiceError) => details.push(e.details));
+          }
+          assert.equal(details.length, 15, "every made-up token is refused");
+          const overBudget = details.filter((d) =>
+            /token reviews from 127\.0\.0\.1 are past their budget of 10 at once and 1 a second/.test(d)
+          );
+          assert.ok(overBudget.length >= 4, `refused past the budget: ${overBudget.length} of 15`);
+          assert.ok(
+            api.tokenReviews.reviews.length - reviewsBefore <= 11,
+            "the orchestrator was asked at most 11 times",
+          );
+        },
+      );
     } finally {
       await agent?.stop();
       for (const client of clients) client.close();

@@ -11,6 +11,7 @@ import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { GrpcService } from "@mesh/shared/grpc";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import { KeyedRateLimiter } from "@mesh/shared/time/keyed_rate_limiter";
 import {
   certificatesToPem,
   exportPrivateKeyPem,
@@ -226,6 +227,14 @@ export class CertificateAuthority {
   }
 }
 
+/**
+ * Token reviews one caller address may ask for: a workload's agent asks once at start and once a renewal, and a
+ * few pods may share an address (a node's host network, a NAT), so ten at once and one a second after that.
+ */
+export const TOKEN_REVIEWS_PER_PEER = Object.freeze({ burst: 10, qps: 1 });
+/** Caller addresses whose review budget is tracked at most (a refilled budget is forgotten sooner). */
+const TOKEN_REVIEW_PEERS = 65_536;
+
 /** The caller authenticators of a CA: client certificate, the orchestrator's token review, then JWT. */
 function callerAuthenticators(settings: CaSettings, deps: CaDeps): CallerAuthenticator[] {
   return [
@@ -238,6 +247,10 @@ function callerAuthenticators(settings: CaSettings, deps: CaDeps): CallerAuthent
           requireAudience: settings.requireAudience,
           jwtPolicy: settings.jwtPolicy,
           trustDomain: settings.trustDomain,
+          perPeer: new KeyedRateLimiter(
+            { ...TOKEN_REVIEWS_PER_PEER, maxKeys: TOKEN_REVIEW_PEERS },
+            deps.monotonicNow ?? (() => performance.now()),
+          ),
         }),
       ]
       : []),

@@ -14,6 +14,7 @@ import { Buffer } from "node:buffer";
 import type { JwtPolicy } from "@mesh/shared/credentials/jwt_policy";
 import { excerpt } from "@mesh/shared/log/excerpt";
 import { spiffeId } from "@mesh/shared/pki";
+import type { KeyedRateLimiter } from "@mesh/shared/time/keyed_rate_limiter";
 import {
   AuthenticationError,
   type CallerAuthenticator,
@@ -43,6 +44,8 @@ export interface TokenReviewAuthenticatorOptions {
   readonly jwtPolicy: JwtPolicy;
   /** The trust domain of the identities. */
   readonly trustDomain: string;
+  /** Reviews each caller address may ask for; a caller without one (a Unix socket) is not counted. */
+  readonly perPeer?: KeyedRateLimiter;
 }
 
 /** The audience the orchestrator's own tokens carry. */
@@ -94,6 +97,14 @@ export class TokenReviewAuthenticator implements CallerAuthenticator {
     const token = header.slice("bearer ".length).trim();
     // What the orchestrator says goes into errors cut and escaped, and never with the token in it.
     const quote = (text: string) => excerpt(token === "" ? text : text.replaceAll(token, "<token>"));
+    const budget = call.peerAddress === undefined ? undefined : this.#options.perPeer?.take(call.peerAddress);
+    if (budget !== undefined && !budget.allowed) {
+      const { burst, qps } = this.#options.perPeer!.limits;
+      throw new AuthenticationError(
+        `token reviews from ${call.peerAddress} are past their budget of ${burst} at once and ${qps} a second; ` +
+          `retry in ${budget.retryAfterMs} ms`,
+      );
+    }
     let verdict: TokenReviewVerdict;
     try {
       verdict = await this.#options.review(token, this.audiencesFor(token));

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import FakeTimers from "@sinonjs/fake-timers";
+import { KeyedRateLimiter } from "@mesh/shared/time/keyed_rate_limiter";
 import { authenticateCaller, AuthenticationError } from "./caller_authenticator.ts";
 import {
   type ReviewToken,
@@ -95,4 +97,37 @@ Deno.test("A call without a bearer token is not the token review's to judge, and
   assert.ok(error instanceof AuthenticationError);
   assert.match(error.message, /could not be asked: connection refused/);
   assert.ok(!error.message.includes(PROJECTED));
+});
+
+Deno.test("A caller address past its review budget is refused without asking the orchestrator; others are reviewed", async () => {
+  const clock = FakeTimers.createClock(0);
+  const { review, asked } = reviewer({ [PROJECTED]: SERVICE_ACCOUNT });
+  const perPeer = new KeyedRateLimiter({ burst: 2, qps: 1, maxKeys: 10 }, () => clock.now);
+  const reviews = authenticator(review, { perPeer });
+  const from = (peerAddress: string | undefined, token: string) => ({
+    ...bearer(token),
+    ...(peerAddress !== undefined ? { peerAddress } : {}),
+  });
+  // Made-up tokens spend the budget as surely as good ones: the orchestrator is asked either way.
+  for (const token of ["made-up-1", "made-up-2"]) {
+    await assert.rejects(
+      reviews.authenticate(from("10.0.0.9", token)),
+      /did not authenticate|refused the token/,
+    );
+  }
+  const error = await reviews.authenticate(from("10.0.0.9", PROJECTED)).catch((e) => e);
+  assert.ok(error instanceof AuthenticationError);
+  assert.equal(
+    error.message,
+    "token reviews from 10.0.0.9 are past their budget of 2 at once and 1 a second; retry in 1000 ms",
+  );
+  assert.equal(asked.length, 2, "the refused call never reached the orchestrator");
+  assert.deepEqual(await reviews.authenticate(from("10.0.0.7", PROJECTED)), [
+    "spiffe://cluster.local/ns/shop/sa/ratings",
+  ]);
+  for (let i = 0; i < 3; i++) {
+    assert.ok(await reviews.authenticate(from(undefined, PROJECTED)), "a Unix socket's caller has no budget");
+  }
+  clock.tick(1000);
+  assert.ok(await reviews.authenticate(from("10.0.0.9", PROJECTED)), "a token a second comes back");
 });

@@ -57,6 +57,11 @@ export class KeyedRateLimiter {
     this.#now = now;
   }
 
+  /** The limits it was built with. */
+  get limits(): KeyedRateLimits {
+    return this.#limits;
+  }
+
   /** Keys currently tracked. */
   get size(): number {
     return this.#buckets.size;
