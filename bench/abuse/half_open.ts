@@ -16,7 +16,7 @@ export interface HalfOpenSizes {
 
 const CONNECT_TIMEOUT_MS = 3_000;
 /** HTTP/2 client preface and an empty SETTINGS frame. */
-const H2_PREFACE = new TextEncoder().encode(
+export const H2_PREFACE = new TextEncoder().encode(
   "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00",
 );
 

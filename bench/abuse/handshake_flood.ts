@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { H2_PREFACE } from "./half_open.ts";
 
 /** Sizes of the attack. */
 export interface HandshakeFloodSizes {
@@ -20,10 +21,6 @@ export interface HandshakeFloodSizes {
   readonly preface: number;
 }
 
-/** HTTP/2 client preface and an empty SETTINGS frame. */
-const H2_PREFACE = new TextEncoder().encode(
-  "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00",
-);
 const PORT_NAMES = ["secure-xds", "webhook", "plain-xds"];
 
 /** Runs the attack; resolves with how many connections finished and failed, and the rate. */

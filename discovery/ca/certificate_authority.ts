@@ -67,7 +67,7 @@ export interface CaDeps {
   readonly metrics?: Metrics;
   /** The clock (a fake in tests). */
   readonly now?: () => Date;
-  /** Monotonic milliseconds for the CSR rate limits (default `performance.now`). */
+  /** Monotonic milliseconds for the CSR rate limits and the token reviews' budgets (default `performance.now`). */
   readonly monotonicNow?: () => number;
   /** Timers of the root checks (the runtime's when absent). */
   readonly timers?: Timers;
@@ -231,7 +231,7 @@ export class CertificateAuthority {
  * Token reviews one caller address may ask for: a workload's agent asks once at start and once a renewal, and a
  * few pods may share an address (a node's host network, a NAT), so ten at once and one a second after that.
  */
-export const TOKEN_REVIEWS_PER_PEER = Object.freeze({ burst: 10, qps: 1 });
+const TOKEN_REVIEWS_PER_PEER = Object.freeze({ burst: 10, qps: 1 });
 /** Caller addresses whose review budget is tracked at most (a refilled budget is forgotten sooner). */
 const TOKEN_REVIEW_PEERS = 65_536;
 

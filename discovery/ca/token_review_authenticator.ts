@@ -97,9 +97,10 @@ export class TokenReviewAuthenticator implements CallerAuthenticator {
     const token = header.slice("bearer ".length).trim();
     // What the orchestrator says goes into errors cut and escaped, and never with the token in it.
     const quote = (text: string) => excerpt(token === "" ? text : text.replaceAll(token, "<token>"));
-    const budget = call.peerAddress === undefined ? undefined : this.#options.perPeer?.take(call.peerAddress);
-    if (budget !== undefined && !budget.allowed) {
-      const { burst, qps } = this.#options.perPeer!.limits;
+    const { perPeer } = this.#options;
+    const budget = call.peerAddress === undefined ? undefined : perPeer?.take(call.peerAddress);
+    if (budget?.allowed === false) {
+      const { burst, qps } = perPeer!.limits;
       throw new AuthenticationError(
         `token reviews from ${call.peerAddress} are past their budget of ${burst} at once and ${qps} a second; ` +
           `retry in ${budget.retryAfterMs} ms`,
