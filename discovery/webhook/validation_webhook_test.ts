@@ -139,3 +139,24 @@ Deno.test("Validation webhook handler counts and logs each decision", async (t) 
     );
   });
 });
+
+Deno.test("Reviews carrying ten thousand regexes are each checked, and the next regex route admitted", async () => {
+  const { post } = setup();
+  const route = (i: number, regex: string) => ({
+    match: [{ uri: { regex } }],
+    route: [{ destination: { host: `reviews-${i}` } }],
+  });
+  const review = (http: unknown[]) =>
+    JSON.stringify(admissionReview(virtualService({ hosts: ["reviews"], http })));
+  const valid = Array.from({ length: 10_000 }, (_, i) => route(i, `^/tenant-${i}/(a|b)+[0-9]{2,4}$`));
+  const allowed = (await (await post(review(valid))).json()).response;
+  assert.equal(allowed.allowed, true, allowed.status?.message?.slice(0, 300));
+  const invalid = Array.from({ length: 10_000 }, (_, i) => route(i, `(unclosed-${i}`));
+  const denied = (await (await post(review(invalid))).json()).response;
+  assert.match(
+    denied.status.message,
+    /\(10000 errors\): spec\.http\[0\]\.match\[0\]\.uri\.regex: invalid RE2 regex "\(unclosed-0": missing \)/,
+  );
+  const next = (await (await post(review([route(0, "^/api/v[0-9]+/.*$")]))).json()).response;
+  assert.equal(next.allowed, true, next.status?.message?.slice(0, 300));
+});
