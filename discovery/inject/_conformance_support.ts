@@ -3,7 +3,7 @@
 // applies before comparing.
 import { parse } from "yaml";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
-import type { InjectorState } from "./inject_webhook.ts";
+import type { InjectorState } from "./inject_review.ts";
 import { canonicalResources } from "./quantity.ts";
 import { isObject as isObj } from "@mesh/shared/config/validation/fields";
 
@@ -42,10 +42,13 @@ function deepMerge(base: unknown, over: unknown): unknown {
 
 /** The injector inputs of a case: its config (with its env for `env`), values and mesh with overrides. */
 export function caseState(c: ConformanceCase): InjectorState {
-  const config = parseInjectorConfig(read(c.config), c.config, c.env);
-  const values = parseInjectorValues(read(c.values), c.values);
+  const configText = read(c.config);
+  const valuesText = read(c.values);
+  const config = parseInjectorConfig(configText, c.config, c.env);
+  const values = parseInjectorValues(valuesText, c.values);
   const mesh = deepMerge(parse(read(c.mesh)), c.meshOverrides ?? {}) as Obj;
-  return { config, values, mesh };
+  const sources = { configText, configFile: c.config, valuesText, valuesFile: c.values, environment: c.env };
+  return { config, values, mesh, sources };
 }
 
 const WORKLOADS = new Set([

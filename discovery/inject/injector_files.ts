@@ -8,7 +8,14 @@ import type { Logger } from "@mesh/shared/log/logger";
 import type { Timers } from "@mesh/shared/time/timers";
 import { WatchedFile } from "../config/watched_file.ts";
 import { type InjectorConfig, parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
-import type { InjectorState } from "./inject_webhook.ts";
+import type { InjectorSources, InjectorState } from "./inject_review.ts";
+
+/** A file's parsed content with the text and path it came from. */
+interface Parsed<T> {
+  readonly parsed: T;
+  readonly text: string;
+  readonly file: string;
+}
 
 /** Where the reference mounts the injector config, relative to the working directory. */
 export const DEFAULT_INJECT_CONFIG_FILE = "./var/lib/mesh/inject/config";
@@ -31,9 +38,12 @@ export interface InjectorFilesOptions {
 
 /** The injector config and values files, watched; `state()` is what the webhook injects with. */
 export class InjectorFiles {
-  readonly #config: WatchedFile<InjectorConfig | undefined>;
-  readonly #values: WatchedFile<Readonly<Record<string, unknown>> | undefined>;
+  readonly #config: WatchedFile<Parsed<InjectorConfig> | undefined>;
+  readonly #values: WatchedFile<Parsed<Readonly<Record<string, unknown>>> | undefined>;
   readonly #mesh: () => Readonly<Record<string, unknown>>;
+  readonly #environment: Readonly<Record<string, string>>;
+  /** The sources of the last state, kept while both files are unchanged so a worker sees the same object. */
+  #sources: InjectorSources | undefined;
 
   constructor(options: InjectorFilesOptions) {
     const common = {
@@ -44,19 +54,26 @@ export class InjectorFiles {
       onChange: () => {},
       ...(options.timers && { timers: options.timers }),
     };
-    this.#config = new WatchedFile<InjectorConfig | undefined>({
+    this.#config = new WatchedFile<Parsed<InjectorConfig> | undefined>({
       ...common,
       label: "injector config",
       path: options.configFile ?? DEFAULT_INJECT_CONFIG_FILE,
-      parse: (text, file) => ({ value: parseInjectorConfig(text, file, options.environment), warnings: [] }),
+      parse: (text, file) => ({
+        value: { parsed: parseInjectorConfig(text, file, options.environment), text, file },
+        warnings: [],
+      }),
     });
-    this.#values = new WatchedFile<Readonly<Record<string, unknown>> | undefined>({
+    this.#values = new WatchedFile<Parsed<Readonly<Record<string, unknown>>> | undefined>({
       ...common,
       label: "injector values",
       path: options.valuesFile ?? DEFAULT_INJECT_VALUES_FILE,
-      parse: (text, file) => ({ value: parseInjectorValues(text, file), warnings: [] }),
+      parse: (text, file) => ({
+        value: { parsed: parseInjectorValues(text, file), text, file },
+        warnings: [],
+      }),
     });
     this.#mesh = options.mesh;
+    this.#environment = options.environment;
   }
 
   /** Reads both files once and starts watching them. */
@@ -76,7 +93,17 @@ export class InjectorFiles {
     const config = this.#config.value;
     const values = this.#values.value;
     if (config === undefined || values === undefined) return undefined;
-    return { config, values, mesh: this.#mesh() };
+    let sources = this.#sources;
+    if (sources?.configText !== config.text || sources.valuesText !== values.text) {
+      sources = this.#sources = {
+        configText: config.text,
+        configFile: config.file,
+        valuesText: values.text,
+        valuesFile: values.file,
+        environment: this.#environment,
+      };
+    }
+    return { config: config.parsed, values: values.parsed, mesh: this.#mesh(), sources };
   }
 
   /** The problems of each file's current content (empty when both are good). */

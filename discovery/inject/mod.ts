@@ -5,6 +5,7 @@
  */
 export * from "./start_injection.ts";
 export * from "./inject_webhook.ts";
+export * from "./inject_review.ts";
 export * from "./injector_files.ts";
 export * from "./inject_config.ts";
 export * from "./inject_pod.ts";

@@ -11,7 +11,10 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { Router } from "@mesh/shared/http/router";
 import { meshConfigToJson } from "@mesh/shared/config/mesh";
 import { DEFAULT_INJECT_CONFIG_FILE, InjectorFiles } from "./injector_files.ts";
-import { injectWebhookRoutes } from "./inject_webhook.ts";
+import { type InjectionJob, injectWebhookRoutes } from "./inject_webhook.ts";
+import type { InjectionVerdict } from "./inject_review.ts";
+import { OffThreadJobs } from "@mesh/shared/process/off_thread_jobs";
+import { ADMISSION_BODY_LIMITS } from "../webhook/validation_webhook.ts";
 
 /** Options of {@link startInjection}. */
 export interface InjectionOptions {
@@ -28,12 +31,16 @@ export interface InjectionOptions {
   /** The files (defaults: the reference's mount points). */
   readonly configFile?: string;
   readonly valuesFile?: string;
+  /** Reviews of at least this many characters are judged in a worker (default 64 Ki). */
+  readonly offThreadFromChars?: number;
 }
 
 /** The running injection: the router holding `/inject` (empty when disabled) and how to stop watching. */
 export interface Injection {
   readonly router: Router;
   readonly files?: InjectorFiles;
+  /** The worker that judges large reviews (started by the first, ended after a quiet spell). */
+  readonly jobs?: OffThreadJobs<InjectionJob, InjectionVerdict>;
   stop(): Promise<void>;
 }
 
@@ -80,11 +87,24 @@ export async function startInjection(options: InjectionOptions): Promise<Injecti
         "fix them, or set INJECT_ENABLED=false",
     );
   }
+  const jobs = new OffThreadJobs<InjectionJob, InjectionVerdict>({
+    worker: new URL("./injection_worker.ts", import.meta.url),
+    maxRunMs: ADMISSION_BODY_LIMITS.timeoutMs,
+  });
   injectWebhookRoutes(router, {
     metrics: options.metrics,
     log: options.log,
     state: () => files.state(),
     revision: options.revision,
+    offThread: { jobs, fromChars: options.offThreadFromChars },
   });
-  return { router, files, stop: () => files.stop() };
+  return {
+    router,
+    files,
+    jobs,
+    stop: async () => {
+      jobs.close();
+      await files.stop();
+    },
+  };
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { defaultMeshConfig } from "@mesh/shared/config/mesh";
 import { startWebhookServer } from "../webhook/webhook_server.ts";
-import { counterValue, testMetrics } from "../webhook/_test_support.ts";
+import { admissionReview, counterValue, testMetrics, virtualService } from "../webhook/_test_support.ts";
 import { FIXTURES, podReview } from "./_conformance_support.ts";
 import { startInjection } from "./start_injection.ts";
 
@@ -59,6 +59,39 @@ Deno.test("mesh-discovery's HTTPS webhook server injects on /inject with the mou
       containers[1].env?.some((e) => JSON.stringify(e) === '{"name":"MESH_META_CLUSTER_ID","value":"east"}'),
     );
     assert.equal(await counterValue(metrics, "sidecar_injection_success_total", {}), 1);
+    assert.equal(injection.jobs?.started, false, "a pod of a few KiB is injected in line");
+
+    // A pod's review past 64 KiB is judged by the worker: the same sidecar, the same count.
+    const annotations = Object.fromEntries(Array.from({ length: 8000 }, (_, i) => [`note-${i}`, "x"]));
+    const large = JSON.stringify(
+      podReview({ ...pod, metadata: { ...pod.metadata, annotations } }, "shop", "u2"),
+    );
+    assert.ok(large.length > 64 * 1024);
+    const post = (path: string, body: string) =>
+      fetch(`${webhook.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        client,
+      });
+    const largeReview = await (await post("/inject/cluster/east", large)).json();
+    assert.equal(largeReview.response.uid, "u2");
+    assert.deepStrictEqual(
+      (JSON.parse(atob(largeReview.response.patch)) as { path: string; value: { name: string }[] }[])
+        .find((op) => op.path === "/spec/containers")?.value.map((c) => c.name),
+      ["hello", "mesh-proxy"],
+    );
+    assert.equal(await counterValue(metrics, "sidecar_injection_success_total", {}), 2);
+    assert.equal(injection.jobs?.started, true);
+
+    const routes = Array.from({ length: 1000 }, (_, i) => ({
+      match: [{ uri: { regex: `^/tenant-${i}/.*$` } }],
+      route: [{ destination: { host: `reviews-${i}` } }],
+    }));
+    const largeVs = JSON.stringify(admissionReview(virtualService({ hosts: ["reviews"], http: routes })));
+    assert.ok(largeVs.length > 64 * 1024);
+    assert.equal((await (await post("/validate", largeVs)).json()).response.allowed, true);
+    assert.equal(webhook.validationJobs?.started, true);
   } finally {
     client.close();
     await webhook.shutdown();

@@ -5,6 +5,8 @@ import { HttpError, jsonError, jsonResponse, type Router } from "@mesh/shared/ht
 import { type BodyLimits, readBodyText } from "@mesh/shared/http/request_limits";
 import { admissionReviewResponse, parseAdmissionReview } from "./admission_review.ts";
 import { type AdmissionDecision, validateAdmissionRequest } from "./validate_admission.ts";
+import { ADMISSION_BUSY_MESSAGE, type AdmissionOffThread, judgeReview } from "./admission_off_thread.ts";
+import { JobExpiredError } from "@mesh/shared/process/off_thread_jobs";
 
 /** What the validation webhook needs: where to count and where to log. */
 export interface ValidationWebhookDeps {
@@ -14,6 +16,8 @@ export interface ValidationWebhookDeps {
   readonly log: Logger;
   /** Monotonic milliseconds that pace the lines about malformed requests; `performance.now` if omitted. */
   readonly now?: () => number;
+  /** Where large reviews are judged, off the event loop; all are judged in line when absent. */
+  readonly offThread?: AdmissionOffThread<string, ValidationVerdict>;
 }
 
 /**
@@ -42,6 +46,61 @@ export const VALIDATION_WEBHOOK_PATHS = ["/validate", "/admitpilot"] as const;
  * in the same version out. An empty body is 400, a content type other than JSON 415, a body that is not JSON
  * or not an AdmissionReview 400; each such failure is counted in `config_validation_http_error{status}`.
  */
+/**
+ * A review judged: refused before validation (the HTTP status and why), or decided (the answer to send and
+ * how to count it). Plain data, so a worker thread can judge it.
+ */
+export type ValidationVerdict =
+  | { readonly kind: "refused"; readonly status: number; readonly message: string }
+  | {
+    readonly kind: "decided";
+    readonly uid: string;
+    readonly decision: AdmissionDecision;
+    readonly answer: ReturnType<typeof admissionReviewResponse>;
+  };
+
+/** Judges the body of a validation request: decodes the AdmissionReview and validates its object. Pure. */
+export function judgeValidationReview(body: string): ValidationVerdict {
+  if (body.trim() === "") {
+    return {
+      kind: "refused",
+      status: 400,
+      message: "No body found: expected an AdmissionReview JSON document",
+    };
+  }
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(body);
+  } catch {
+    // The parser's message quotes the input; the reply must not.
+    return {
+      kind: "refused",
+      status: 400,
+      message: "Cannot decode body as JSON: expected an AdmissionReview JSON document",
+    };
+  }
+  let review;
+  try {
+    review = parseAdmissionReview(decoded);
+  } catch (error) {
+    return { kind: "refused", status: 400, message: (error as Error).message };
+  }
+  const decision = validateAdmissionRequest(review.request);
+  return {
+    kind: "decided",
+    uid: review.request.uid,
+    decision,
+    answer: admissionReviewResponse(review, decision.response),
+  };
+}
+
+/**
+ * The validation webhook's HTTP handler: an AdmissionReview (`admission.k8s.io/v1` or `v1beta1`) in, the answer
+ * in the same version out. An empty body is 400, a content type other than JSON 415, a body that is not JSON
+ * or not an AdmissionReview 400; each such failure is counted in `config_validation_http_error{status}`.
+ * Large bodies are judged by `deps.offThread`'s worker; one still waiting for its turn when the
+ * API server has stopped waiting (the body limits' time) is answered 503.
+ */
 export function validationWebhookHandler(
   deps: ValidationWebhookDeps,
 ): (request: Request) => Promise<Response> {
@@ -65,23 +124,23 @@ export function validationWebhookHandler(
       if (error instanceof HttpError) return fail(error.status, error.message);
       throw error;
     }
-    if (body.trim() === "") return fail(400, "No body found: expected an AdmissionReview JSON document");
-    let decoded: unknown;
+    let verdict: ValidationVerdict;
     try {
-      decoded = JSON.parse(body);
-    } catch {
-      // The parser's message quotes the input; the reply must not.
-      return fail(400, "Cannot decode body as JSON: expected an AdmissionReview JSON document");
-    }
-    let review;
-    try {
-      review = parseAdmissionReview(decoded);
+      verdict = await judgeReview(
+        deps.offThread,
+        request,
+        body,
+        ADMISSION_BODY_LIMITS.timeoutMs,
+        () => body,
+        () => judgeValidationReview(body),
+      );
     } catch (error) {
-      return fail(400, (error as Error).message);
+      if (error instanceof JobExpiredError) return fail(503, `${ADMISSION_BUSY_MESSAGE} (${error.message})`);
+      return fail(500, `The review could not be judged: ${(error as Error).message}`);
     }
-    const decision = validateAdmissionRequest(review.request);
-    record(decision, review.request.uid, deps, paced);
-    return jsonResponse(admissionReviewResponse(review, decision.response));
+    if (verdict.kind === "refused") return fail(verdict.status, verdict.message);
+    record(verdict.decision, verdict.uid, deps, paced);
+    return jsonResponse(verdict.answer);
   };
 }
 

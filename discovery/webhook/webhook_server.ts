@@ -4,7 +4,12 @@ import { type ListenAddress, parseListenAddress } from "@mesh/shared/http/listen
 import { Router } from "@mesh/shared/http/router";
 import { type RunningServer, serveHttp, type ServeLimits } from "@mesh/shared/http/serve";
 import { loadServingTls, type ServingTls } from "./serving_tls.ts";
-import { validationWebhookRoutes } from "./validation_webhook.ts";
+import {
+  ADMISSION_BODY_LIMITS,
+  type ValidationVerdict,
+  validationWebhookRoutes,
+} from "./validation_webhook.ts";
+import { OffThreadJobs } from "@mesh/shared/process/off_thread_jobs";
 
 /** The readiness path of the HTTPS server; answers 200 once the server listens. */
 export const HTTPS_READY_PATH = "/httpsReady";
@@ -36,6 +41,8 @@ export interface WebhookServerOptions {
   readonly limits?: ServeLimits;
   /** The certificate already loaded (startup checks the files before opening any port); loaded here if absent. */
   readonly tls?: ServingTls;
+  /** Validation reviews of at least this many characters are judged in a worker (default 64 Ki). */
+  readonly offThreadFromChars?: number;
 }
 
 /** The running webhook server. */
@@ -46,6 +53,8 @@ export interface WebhookServer {
   readonly router: Router;
   /** The certificate and key being served, and where they came from. */
   readonly tls: ServingTls;
+  /** The worker that judges large validation reviews, when validation is enabled. */
+  readonly validationJobs?: OffThreadJobs<string, ValidationVerdict>;
   /** `https://host:port` of the bound address. */
   readonly url: string;
   /** Stops the server; resolves once it has finished. */
@@ -64,8 +73,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     "Readiness of the HTTPS webhook server",
     () => new Response(null, { status: 200 }),
   );
+  let validationJobs: OffThreadJobs<string, ValidationVerdict> | undefined;
   if (options.validationEnabled) {
-    validationWebhookRoutes(router, { metrics: options.metrics, log: options.log });
+    validationJobs = new OffThreadJobs({
+      worker: new URL("./validation_worker.ts", import.meta.url),
+      maxRunMs: ADMISSION_BODY_LIMITS.timeoutMs,
+    });
+    validationWebhookRoutes(router, {
+      metrics: options.metrics,
+      log: options.log,
+      offThread: { jobs: validationJobs, fromChars: options.offThreadFromChars },
+    });
   } else {
     options.log.info("Validation webhook disabled by VALIDATION_ENABLED=false");
   }
@@ -81,5 +99,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     "--httpsAddr",
     options.limits,
   );
-  return { server, router, tls, url: server.url, shutdown: () => server.shutdown() };
+  const shutdown = async () => {
+    await server.shutdown();
+    validationJobs?.close();
+  };
+  return { server, router, tls, url: server.url, validationJobs, shutdown };
 }
