@@ -14,6 +14,7 @@ import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { derivedTable } from "../../push/derived_memo.ts";
 import { configKey } from "../../push/push_request.ts";
+import { re2Matches } from "@mesh/shared/config/validation/regex";
 
 /** One patch of one EnvoyFilter selecting a proxy. */
 export interface SelectedPatch {
@@ -30,12 +31,9 @@ export type PatchContext = "SIDECAR_INBOUND" | "SIDECAR_OUTBOUND" | "GATEWAY";
 
 function versionMatches(pattern: string | undefined, version: string | undefined): boolean {
   if (pattern === undefined || pattern === "") return true;
-  try {
-    // The reference matches the regular expression anywhere in the version (Go's MatchString).
-    return new RegExp(pattern).test(version ?? "");
-  } catch {
-    return false;
-  }
+  // The reference matches the regular expression anywhere in the version (Go's MatchString, RE2 syntax); the
+  // version is what the proxy says, so it is matched in linear time.
+  return re2Matches(pattern, version ?? "");
 }
 
 function metadataMatches(wanted: Readonly<Record<string, string>> | undefined, proxy: Proxy): boolean {

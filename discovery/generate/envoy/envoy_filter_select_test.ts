@@ -155,6 +155,32 @@ Deno.test("The reference's telemetry v2 stats filter reaches proxies of the vers
   assert.ok(!older.includes("istio.stats"));
 });
 
+Deno.test("proxyVersion is an RE2 pattern, as the reference reads it", () => {
+  const proxy = (version: string) =>
+    parseProxy({
+      id: "sidecar~10.0.2.1~app.example~example.svc.cluster.local",
+      metadata: { NAMESPACE: "example", INSTANCE_IPS: "10.0.2.1", MESH_VERSION: version },
+    });
+  const withVersion = (proxyVersion: string) => {
+    const filter = structuredClone(STATS_FILTER);
+    (filter.spec as unknown as { configPatches: { match: { proxy: { proxyVersion: string } } }[] })
+      .configPatches[0]
+      .match.proxy
+      .proxyVersion = proxyVersion;
+    return filter;
+  };
+  const patched = (proxyVersion: string, version: string) =>
+    httpFilterNames(
+      generate(envoyLdsGenerator, [withVersion(proxyVersion)], proxy(version)).byName.get("0.0.0.0_8080")!,
+    ).includes("istio.stats");
+  // RE2's flag group and class syntax, which a JavaScript RegExp refuses.
+  assert.equal(patched("(?i)^V1\\.9", "v1.9.9"), true);
+  assert.equal(patched("^1\\.\\pN", "1.9"), true);
+  assert.equal(patched("(?i)^V1\\.9", "v1.8.0"), false);
+  // A proxy names its own version: one past any real version's length matches nothing.
+  assert.equal(patched("^1\\.9", "1.9" + "9".repeat(2000)), false);
+});
+
 Deno.test("A sidecar's route configuration ignores the gateway and port name of a route match", () => {
   const routes = envoyFilter("example", "routes", {
     configPatches: [{

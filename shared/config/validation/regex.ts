@@ -4,6 +4,8 @@ import re2Module from "re2-wasm/build/wasm/re2.js";
 interface CompiledRe2 {
   ok(): boolean;
   error(): string;
+  /** The first match at or after `start`; `index` is -1 when there is none. */
+  match(input: string, start: number, captures: boolean): { readonly index: number };
   delete(): void;
 }
 
@@ -50,4 +52,58 @@ export function checkRe2(pattern: string): string | undefined {
   return detail === undefined
     ? undefined
     : `invalid RE2 regex "${pattern}": ${detail}; see https://github.com/google/re2/wiki/Syntax`;
+}
+
+/**
+ * Characters of the patterns {@link re2Matches} keeps compiled. RE2's heap is 16 MiB and a compiled pattern
+ * takes a few KiB, a 4 KiB pattern a few hundred; 16 Ki characters of patterns keep that well inside it.
+ */
+const MATCHER_MEMO_CHARS = 16 * 1024;
+/** Inputs longer than this never match: what is matched (a proxy's version) is short, and copied into RE2's heap. */
+export const MAX_RE2_INPUT_LENGTH = 1024;
+
+/** Compiled patterns by source, oldest first; invalid ones as `null`. Per process, as RE2's heap is. */
+const compiled = new Map<string, CompiledRe2 | null>();
+let compiledChars = 0;
+
+function compiledPattern(pattern: string): CompiledRe2 | null {
+  const known = compiled.get(pattern);
+  if (known !== undefined) return known;
+  let re2: CompiledRe2 | null = null;
+  if (pattern.length <= MAX_RE2_PATTERN_LENGTH) {
+    try {
+      re2 = new WrappedRe2(pattern, false, false, false);
+      if (!re2.ok()) {
+        re2.delete();
+        re2 = null;
+      }
+    } catch {
+      re2 = null;
+    }
+  }
+  for (const [old, oldRe2] of compiled) {
+    if (compiledChars + pattern.length <= MATCHER_MEMO_CHARS) break;
+    oldRe2?.delete();
+    compiled.delete(old);
+    compiledChars -= old.length;
+  }
+  compiled.set(pattern, re2);
+  compiledChars += pattern.length;
+  return re2;
+}
+
+/**
+ * Whether RE2 finds `pattern` anywhere in `input`, as Go's `MatchString` does: in time linear in the input,
+ * whatever the pattern, unlike a JavaScript `RegExp`, and with RE2's syntax (`(?i)`, `\pN`). An invalid
+ * pattern, or an input longer than {@link MAX_RE2_INPUT_LENGTH}, matches nothing.
+ */
+export function re2Matches(pattern: string, input: string): boolean {
+  if (input.length > MAX_RE2_INPUT_LENGTH) return false;
+  const re2 = compiledPattern(pattern);
+  if (re2 === null) return false;
+  try {
+    return re2.match(input, 0, false).index >= 0;
+  } catch {
+    return false;
+  }
 }

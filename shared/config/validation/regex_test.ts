@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkRe2, MAX_RE2_PATTERN_LENGTH } from "./regex.ts";
+import { checkRe2, MAX_RE2_INPUT_LENGTH, MAX_RE2_PATTERN_LENGTH, re2Matches } from "./regex.ts";
 
 Deno.test("checkRe2 accepts RE2 syntax and rejects what RE2 rejects", () => {
   for (
@@ -41,4 +41,29 @@ Deno.test("checkRe2 refuses a pattern longer than its limit before compiling it"
       `instructions by default): "${"a".repeat(40)}…"`,
   );
   assert.equal(checkRe2("^ok$"), undefined, "a refused long pattern leaves RE2 usable");
+});
+
+Deno.test("re2Matches finds an RE2 pattern anywhere in its input, in RE2's syntax", () => {
+  assert.equal(re2Matches("^1\\.9", "1.9.9"), true);
+  assert.equal(re2Matches("9$", "1.9"), true);
+  assert.equal(re2Matches("^1\\.9", "1.8.0"), false);
+  assert.equal(re2Matches("(?i)^v1", "V1.2"), true, "a flag group, which JavaScript refuses");
+  assert.equal(re2Matches("(?<=a)b", "ab"), false, "an invalid pattern matches nothing");
+  assert.equal(re2Matches("^1", "1" + "x".repeat(MAX_RE2_INPUT_LENGTH)), false, "nor does a too long input");
+  assert.equal(re2Matches("^1", "1" + "x".repeat(MAX_RE2_INPUT_LENGTH - 1)), true);
+});
+
+Deno.test("re2Matches keeps matching past its memo of compiled patterns, which frees what it drops", () => {
+  for (let i = 0; i < 10_000; i++) {
+    assert.equal(re2Matches(`^${i}\\.(a|b)+$`, `${i}.abab`), true, `pattern ${i}`);
+  }
+  const long = "(x|y)".repeat(800);
+  for (let i = 0; i < 40; i++) {
+    assert.equal(
+      re2Matches(`${i}${long}`, `${i}${"x".repeat(800)}`),
+      true,
+      `long pattern ${i}`,
+    );
+  }
+  assert.equal(checkRe2("^ok$"), undefined, "checks still compile beside the memo");
 });
