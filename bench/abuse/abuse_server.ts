@@ -1,7 +1,8 @@
 /**
  * The real `mesh-discovery discovery` for the abuse and soak benchmarks: the permissions of its `deno task`,
  * free loopback ports, the Mock registry and a temp config dir; optionally under a lowered open-file limit
- * (`sh -c 'ulimit -n N; exec deno run …'`, so the pid stays the server's).
+ * (`sh -c 'ulimit -n N; exec deno run …'`, so the pid stays the server's), and optionally in a working
+ * directory holding the injector's files, so that it serves `/inject`.
  *
  * @module
  */
@@ -10,10 +11,12 @@ import {
   discoveryAddresses,
   discoveryArgs,
   programArgs,
+  programArgsAnywhere,
   RunningProgram,
 } from "../../tests/helpers/programs.ts";
 
 const ROOT = new URL("../../", import.meta.url);
+const INJECTION_FIXTURES = new URL("tests/fixtures/injection/inputs/", ROOT);
 
 /** How to start the server. */
 export interface ServerOptions {
@@ -24,6 +27,19 @@ export interface ServerOptions {
   readonly fdLimit?: number;
   /** Serve `/debug/pprof` (`--profile`). */
   readonly profile?: boolean;
+  /** The working directory, where the server finds `./var/lib/mesh/inject/`; the repository when absent. */
+  readonly workDir?: string;
+}
+
+/**
+ * Writes the injector's config and values where the server reads them from its working directory `dir` (the
+ * reference's mount points): the default ones of the injection fixtures, as the injection end-to-end test does.
+ */
+export async function writeInjectorFiles(dir: string): Promise<void> {
+  const inject = `${dir}/var/lib/mesh/inject`;
+  await Deno.mkdir(inject, { recursive: true });
+  await Deno.copyFile(new URL("default.config.yaml", INJECTION_FIXTURES), `${inject}/config`);
+  await Deno.copyFile(new URL("default.values.json", INJECTION_FIXTURES), `${inject}/values`);
 }
 
 /** A started server and where it listens. */
@@ -41,7 +57,9 @@ export interface AbuseServer {
 export async function startAbuseServer(options: ServerOptions): Promise<AbuseServer> {
   const addresses = discoveryAddresses();
   const args = [
-    ...programArgs("mesh-discovery"),
+    ...(options.workDir === undefined
+      ? programArgs("mesh-discovery")
+      : programArgsAnywhere("mesh-discovery")),
     ...discoveryArgs(addresses, [
       "--registries",
       "Mock",
@@ -61,7 +79,7 @@ export async function startAbuseServer(options: ServerOptions): Promise<AbuseSer
     args: options.fdLimit === undefined
       ? args
       : ["-c", `ulimit -n ${options.fdLimit} && exec deno "$@"`, "sh", ...args],
-    cwd: ROOT,
+    cwd: options.workDir ?? ROOT,
     env,
     clearEnv: true,
     stdin: "null",

@@ -37,6 +37,8 @@ export interface Attack {
   readonly fdLimit?: number;
   /** The server needs a plugged-in CA (`ROOT_CA_DIR`) and the attacker its files. */
   readonly needsCa?: boolean;
+  /** The server needs the injector's files, so that it serves `/inject`. */
+  readonly needsInjector?: boolean;
   readonly full: Sizes;
   readonly small: Sizes;
   /**
@@ -74,6 +76,23 @@ function handshakeFlood(variant: string, what: string, where: { port: number; pr
     small: { workers: 20, holdS: 20, ...where },
     timeoutS: (s) => s.holdS + 30,
     launch: (t, sizes) => attacker(t, { kind: "handshake-flood", sizes }),
+  };
+}
+
+/**
+ * A variant of the webhook CPU attack: well-formed admission requests just under the body cap, each costly to
+ * judge, `inFlight` at a time from one client, each sent again once answered.
+ */
+function webhookCpu(review: "inject" | "validate", what: string): Attack {
+  return {
+    name: `webhook-cpu:${review}`,
+    finding: `CPU per caller: ${what}, a few at a time from one client`,
+    services: SMALL_MESH,
+    needsInjector: review === "inject",
+    full: { bodyBytes: Math.floor(2.9 * MIB), inFlight: 4, holdS: 120 },
+    small: { bodyBytes: Math.floor(2.9 * MIB), inFlight: 4, holdS: 30 },
+    timeoutS: (s) => s.holdS + 60,
+    launch: (t, s) => attacker(t, { kind: "webhook-cpu", sizes: { ...s, review } }),
   };
 }
 
@@ -241,6 +260,8 @@ export const ATTACKS: readonly Attack[] = [
     port: 2,
     preface: 1,
   }),
+  webhookCpu("inject", "2.9 MiB Pods of about 200,000 annotations each to /inject"),
+  webhookCpu("validate", "2.9 MiB VirtualServices of about 14,000 regex routes each to /validate"),
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

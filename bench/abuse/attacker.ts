@@ -18,6 +18,7 @@ import { shapeFlood, type ShapeFloodSizes } from "./shape_flood.ts";
 import { slotFlood, type SlotFloodSizes } from "./slot_flood.ts";
 import { streamChurn, type StreamChurnSizes } from "./stream_churn.ts";
 import { webhookBodies, type WebhookBodiesSizes } from "./webhook_bodies.ts";
+import { webhookCpu, type WebhookCpuSizes } from "./webhook_cpu.ts";
 
 /** What the harness asks the attacker to do. */
 export type AttackOrder =
@@ -33,6 +34,7 @@ export type AttackOrder =
     | { kind: "bad-requests"; sizes: BadRequestsSizes }
     | { kind: "shape-flood"; sizes: ShapeFloodSizes }
     | { kind: "handshake-flood"; sizes: HandshakeFloodSizes }
+    | { kind: "webhook-cpu"; sizes: WebhookCpuSizes }
   );
 
 function run(order: AttackOrder): Promise<Record<string, unknown>> {
@@ -57,6 +59,8 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
       return shapeFlood(order.grpcAddr, order.sizes);
     case "handshake-flood":
       return handshakeFlood(order.grpcAddr, order.secureGRPCAddr, order.httpsAddr, order.sizes);
+    case "webhook-cpu":
+      return webhookCpu(order.httpsAddr, order.sizes);
   }
 }
 

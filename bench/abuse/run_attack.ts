@@ -10,7 +10,7 @@ import { jsonLines } from "../agent_protocol.ts";
 import { processMemory, startChild } from "../bench_processes.ts";
 import { writeMesh } from "../mesh_fixture.ts";
 import { makePluggedInCa, writePluggedInCa } from "../../shared/testing/plugged_in_ca.ts";
-import { startAbuseServer } from "./abuse_server.ts";
+import { startAbuseServer, writeInjectorFiles } from "./abuse_server.ts";
 import type { Attack, Sizes } from "./attack_catalog.ts";
 import { PushCheck, type PushSummary } from "./push_check.ts";
 import { ReadyProbe, type ReadySummary } from "./ready_probe.ts";
@@ -103,6 +103,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     await writePluggedInCa(await makePluggedInCa(30 * ONE_DAY), caDir);
     env.ROOT_CA_DIR = caDir;
   }
+  // The injector's files are read relative to the server's working directory: the run's temp dir then.
+  if (attack.needsInjector) await writeInjectorFiles(dir);
   const profileS = options.profileS ?? 0;
   const diagnose = options.diagnoseDir === undefined ? undefined : join(options.diagnoseDir, attack.name);
   // The directories are made before the attack, so a missing one cannot lose the attack's result at its end.
@@ -114,6 +116,7 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     env,
     fdLimit: attack.fdLimit,
     profile: profileS > 0 || diagnose !== undefined,
+    ...(attack.needsInjector && { workDir: dir }),
   });
   const { addresses, pid, program } = server;
   const rss = new RssWatch(pid, options.rssLimitMiB, () => program.child.kill("SIGKILL"));
