@@ -33,10 +33,14 @@ export interface MergedStatsOptions {
   readonly log: Logger;
 }
 
-/** Reads every source in parallel and concatenates what they return. */
+/**
+ * Reads every source in parallel and concatenates what they return. Scrapes that arrive while one is being
+ * made share it: however many callers ask at once, each source is read once and the exposition held once.
+ */
 export class MergedStats {
   readonly #options: MergedStatsOptions;
   readonly #failures: FailureLog;
+  #inFlight: Promise<Uint8Array> | undefined;
 
   /** Merges `options.sources`. */
   constructor(options: MergedStatsOptions) {
@@ -44,11 +48,19 @@ export class MergedStats {
     this.#failures = new FailureLog(options.log, "metrics source");
   }
 
-  /** The merged exposition; never rejects. */
-  async render(): Promise<string> {
+  /**
+   * The merged exposition, UTF-8 encoded; never rejects. Callers while a scrape is under way get that scrape's
+   * bytes, the same array: they must not write to it.
+   */
+  render(): Promise<Uint8Array> {
     this.#options.metrics.counter("scrapes_total").inc();
+    this.#inFlight ??= this.#scrape().finally(() => this.#inFlight = undefined);
+    return this.#inFlight;
+  }
+
+  async #scrape(): Promise<Uint8Array> {
     const parts = await Promise.all(this.#options.sources.map((source) => this.#read(source)));
-    return parts.join("");
+    return new TextEncoder().encode(parts.join(""));
   }
 
   async #read(source: StatsSource): Promise<string> {

@@ -29,6 +29,9 @@ function hangingSource(name: string, ignoresSignal = false): StatsSource & { saw
   return fake;
 }
 
+/** A scrape's exposition as text. */
+const text = async (stats: MergedStats) => new TextDecoder().decode(await stats.render());
+
 const agentMetrics = () => new Metrics("agent", { version: "1.0.0", tag: "1.0.0" });
 
 const ENVOY =
@@ -42,7 +45,7 @@ Deno.test("MergedStats concatenates every source's exposition in order", async (
     metrics,
     log: new RecordingLogger(),
   });
-  assert.equal(await stats.render(), `${ENVOY}${APP}\n`, "each part ends its last line");
+  assert.equal(await text(stats), `${ENVOY}${APP}\n`, "each part ends its last line");
   assert.match(await metrics.render(), /^scrapes_total 1$/m, "the scrape is counted");
 });
 
@@ -60,7 +63,7 @@ Deno.test("MergedStats skips a failing source with a comment line and serves the
 
   await t.step("the failure is one comment line in place of the source", async () => {
     assert.equal(
-      await stats.render(),
+      await text(stats),
       `${ENVOY}# mesh-agent skipped the application metrics: http://127.0.0.1:9090/metrics answered HTTP 500 with a second line\n`,
     );
   });
@@ -70,8 +73,8 @@ Deno.test("MergedStats skips a failing source with a comment line and serves the
   });
 
   await t.step("it is logged once however often it fails", async () => {
-    await stats.render();
-    await stats.render();
+    await text(stats);
+    await text(stats);
     assert.equal(log.matching("warn", "metrics source application is failing").length, 1);
     assert.match(await metrics.render(), /^scrape_failures_total\{type="application"\} 3$/m);
   });
@@ -87,7 +90,7 @@ Deno.test("MergedStats gives each source until its timeout", async (t) => {
       log: new RecordingLogger(),
     });
     assert.equal(
-      await stats.render(),
+      await text(stats),
       `${ENVOY}# mesh-agent skipped the application metrics: no answer within 50 ms\n`,
     );
     assert.ok(slow.sawAbort);
@@ -102,7 +105,7 @@ Deno.test("MergedStats gives each source until its timeout", async (t) => {
       log: new RecordingLogger(),
     });
     assert.equal(
-      await stats.render(),
+      await text(stats),
       `# mesh-agent skipped the application metrics: no answer within 50 ms\n${ENVOY}`,
     );
   });
@@ -116,7 +119,7 @@ Deno.test("MergedStats hands each source its size cap", async () => {
     metrics: agentMetrics(),
     log: new RecordingLogger(),
   });
-  assert.equal(await stats.render(), "");
+  assert.equal(await text(stats), "");
   assert.equal(cap, 1234);
 });
 
@@ -134,7 +137,7 @@ Deno.test(
       metrics,
       log: new RecordingLogger(),
     });
-    await stats.render(); // so the agent's own exposition carries a failure count
+    await text(stats); // so the agent's own exposition carries a failure count
     const child = new Deno.Command("promtool", {
       args: ["check", "metrics"],
       stdin: "piped",
@@ -143,7 +146,7 @@ Deno.test(
     })
       .spawn();
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(await stats.render()));
+    await writer.write(new TextEncoder().encode(await text(stats)));
     await writer.close();
     const { code, stdout, stderr } = await child.output();
     const report = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
@@ -152,3 +155,23 @@ Deno.test(
     assert.doesNotMatch(report, /error while linting|parse error|text format parsing error/i, report);
   },
 );
+
+Deno.test("Scrapes asked for while one is under way share it: each source is read once", async () => {
+  const metrics = agentMetrics();
+  let reads = 0;
+  const answer = Promise.withResolvers<string>();
+  const stats = new MergedStats({
+    sources: [{ name: "envoy", read: () => (reads++, answer.promise) }, source("application", { text: APP })],
+    metrics,
+    log: new RecordingLogger(),
+  });
+  const scrapes = [stats.render(), stats.render(), stats.render()];
+  answer.resolve(ENVOY);
+  const [first, ...others] = await Promise.all(scrapes);
+  assert.equal(new TextDecoder().decode(first), `${ENVOY}${APP}\n`);
+  for (const other of others) assert.equal(other, first, "the same bytes, not a copy");
+  assert.equal(reads, 1);
+  assert.match(await metrics.render(), /^scrapes_total 3$/m, "every scrape is counted");
+  assert.equal(await text(stats), `${ENVOY}${APP}\n`);
+  assert.equal(reads, 2, "a scrape asked for after the last one ended reads the sources again");
+});

@@ -59,6 +59,39 @@ async function proxyReady(adminPort: number): Promise<{ ready: boolean; reason: 
   }
 }
 
+/** Bytes of a shared body handed to one response at a time, as its client reads. */
+const PIECE_BYTES = 64 * 1024;
+
+/**
+ * Responses of `/stats/prometheus` being sent at once; more are answered 503. A response keeps the exposition
+ * it sends until its client has read it (up to the listener's 60 s idle time), and one scraper reading slowly
+ * on many connections, each asked after the last scrape ended, would otherwise hold as many expositions of up
+ * to 32 MiB a source. Prometheus asks one at a time, a pair of them two.
+ */
+export const MAX_STATS_RESPONSES = 4;
+
+/** Views of `bytes`, a piece at a time as the client reads; `done` runs once, when sent or cancelled. */
+function piecesOf(bytes: Uint8Array, done: () => void): ReadableStream<Uint8Array> {
+  let offset = 0;
+  let finished = false;
+  const finish = () => {
+    if (!finished) done();
+    finished = true;
+  };
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.byteLength) {
+        controller.close();
+        finish();
+        return;
+      }
+      controller.enqueue(bytes.subarray(offset, offset + PIECE_BYTES));
+      offset += PIECE_BYTES;
+    },
+    cancel: finish,
+  }, { highWaterMark: 0 });
+}
+
 /** The status port's routes, without a socket: what {@link startStatusServer} serves. */
 export function statusRouter(deps: StatusDeps): Router {
   const router = new Router();
@@ -108,8 +141,22 @@ export function statusRouter(deps: StatusDeps): Router {
       : []),
   ];
   const stats = new MergedStats({ sources, metrics: deps.metrics, log: deps.log, ...deps.statsLimits });
+  const busyLog = new FailureLog(deps.log, "metrics scrape");
+  let sending = 0;
   router.add("/stats/prometheus", "The proxy's, the agent's and the application's metrics", async () => {
-    return new Response(await stats.render(), { headers: { "content-type": STATS_CONTENT_TYPE } });
+    if (sending >= MAX_STATS_RESPONSES) {
+      const reason = `${MAX_STATS_RESPONSES} expositions are being sent; retry`;
+      deps.metrics.counter("scrape_failures_total").inc({ type: "busy" });
+      busyLog.failed("busy", reason);
+      return new Response(`${reason}\n`, { status: 503, headers: { "retry-after": "1" } });
+    }
+    busyLog.succeeded("busy");
+    sending++;
+    // The responses of a shared scrape each send views of the same bytes, a piece as the client reads: handed
+    // whole, each response would be a copy of it.
+    return new Response(piecesOf(await stats.render(), () => sending--), {
+      headers: { "content-type": STATS_CONTENT_TYPE },
+    });
   });
 
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {
@@ -127,5 +174,13 @@ export function statusRouter(deps: StatusDeps): Router {
 
 /** Serves the status port on `port` (all interfaces: the orchestrator probes it from outside the pod). */
 export async function startStatusServer(port: number, deps: StatusDeps): Promise<RunningServer> {
-  return await serveHttp("status", { hostname: "0.0.0.0", port }, statusRouter(deps).handle, deps.log);
+  return await serveHttp(
+    "status",
+    { hostname: "0.0.0.0", port },
+    statusRouter(deps).handle,
+    deps.log,
+    undefined,
+    undefined,
+    { metrics: deps.metrics },
+  );
 }

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import http2 from "node:http2";
 import { Metrics } from "@mesh/shared/metrics/metrics";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 import { NO_APP_PROBES, parseAppProbes } from "./app_probe_config.ts";
 import { STATS_CONTENT_TYPE } from "./merged_stats.ts";
-import { startStatusServer, type StatusDeps, statusRouter } from "./status_server.ts";
+import { MAX_STATS_RESPONSES, startStatusServer, type StatusDeps, statusRouter } from "./status_server.ts";
 
 const ENVOY_STATS = "# TYPE envoy_server_live gauge\nenvoy_server_live 1\n";
 const APP_METRICS = "# TYPE app_requests_total counter\napp_requests_total 7\n";
@@ -224,6 +226,121 @@ Deno.test("startStatusServer serves the routes on its port", async () => {
       const stats = await fetch(`${server.url}/stats/prometheus`);
       assert.match(await stats.text(), /^app_requests_total 7$/m);
     } finally {
+      await server.shutdown();
+    }
+  });
+});
+
+Deno.test("Scrapers asking at once share one read of the proxy's stats, and each gets all of it", async () => {
+  // 2 MiB of stats: several of the status server's 64 KiB pieces, each response sending views of one array.
+  const big = ENVOY_STATS + 'envoy_cluster_upstream_rq_total{cluster_name="a"} 1\n'.repeat(40_000);
+  const held = Promise.withResolvers<void>();
+  let reads = 0;
+  await withPod(async ({ admin, deps }) => {
+    admin.routes["/stats/prometheus"] = () => {
+      reads++;
+      return new Response(
+        new ReadableStream({
+          async start(controller) {
+            await held.promise;
+            controller.enqueue(new TextEncoder().encode(big));
+            controller.close();
+          },
+        }),
+      );
+    };
+    const statusDeps = deps({ appMetrics: undefined });
+    const server = await startStatusServer(0, statusDeps);
+    try {
+      const scrapes = Array.from(
+        { length: MAX_STATS_RESPONSES },
+        () => fetch(`${server.url}/stats/prometheus`),
+      );
+      // Every scraper has asked once the scrapes are counted; only then does the proxy answer.
+      await waitFor(
+        async () =>
+          new RegExp(`^scrapes_total ${MAX_STATS_RESPONSES}$`, "m").test(await statusDeps.metrics.render()),
+        "every scrape to arrive",
+      );
+      held.resolve();
+      for (const response of await Promise.all(scrapes)) {
+        const text = await response.text();
+        assert.ok(text.startsWith(big), `a scrape of ${text.length} characters`);
+        assert.match(text.slice(big.length), /^# HELP /, "the agent's own metrics follow");
+      }
+      assert.equal(reads, 1);
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
+Deno.test("Past four expositions being sent, a scrape is told to retry, counted and logged once", async () => {
+  await withPod(async ({ deps }) => {
+    const statusDeps = deps({ appMetrics: undefined });
+    const router = statusRouter(statusDeps);
+    const scrape = () => router.handle(new Request("http://127.0.0.1:15020/stats/prometheus"));
+    // Responses whose clients have not read them yet: each keeps its exposition until read or cancelled.
+    const unread = await Promise.all(Array.from({ length: MAX_STATS_RESPONSES }, scrape));
+    assert.deepEqual(unread.map((r) => r.status), Array(MAX_STATS_RESPONSES).fill(200));
+    for (let i = 0; i < 3; i++) {
+      const refused = await scrape();
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get("retry-after"), "1");
+      assert.equal(await refused.text(), "4 expositions are being sent; retry\n");
+    }
+    assert.match(await statusDeps.metrics.render(), /^scrape_failures_total\{type="busy"\} 3$/m);
+    const log = statusDeps.log as RecordingLogger;
+    assert.equal(log.matching("warn", "metrics scrape busy is failing").length, 1);
+
+    await unread[0].body!.cancel();
+    assert.match(
+      await (await scrape()).text(),
+      /^envoy_server_live 1$/m,
+      "a cancelled response gives its place",
+    );
+    assert.match(await unread[1].text(), /^envoy_server_live 1$/m);
+    const next = await scrape();
+    assert.equal(next.status, 200, "so does one read to its end");
+    for (const response of [next, ...unread.slice(2)]) await response.body?.cancel();
+  });
+});
+
+Deno.test("startStatusServer counts what its request bounds refuse", async () => {
+  await withPod(async ({ app, deps }) => {
+    const release = Promise.withResolvers<void>();
+    app.routes["/slow"] = (() => release.promise.then(() => new Response("fine"))) as unknown as () =>
+      Response;
+    const statusDeps = deps({
+      probes: parseAppProbes(JSON.stringify({
+        "/app-health/web/livez": { httpGet: { path: "/slow", port: app.port } },
+      })),
+    });
+    const server = await startStatusServer(0, statusDeps);
+    try {
+      // One address may have 64 requests in progress; the 65th, on the same HTTP/2 connection, is refused.
+      const session = http2.connect(server.url);
+      const statuses: Promise<number>[] = [];
+      try {
+        for (let i = 0; i < 65; i++) {
+          const stream = session.request({ ":path": "/app-health/web/livez" });
+          statuses.push(
+            new Promise((resolve) => stream.on("response", (h) => resolve(Number(h[":status"])))),
+          );
+          stream.resume();
+        }
+        assert.equal(await Promise.race(statuses), 429);
+        release.resolve();
+        assert.deepEqual((await Promise.all(statuses)).sort(), [...Array(64).fill(200), 429].sort());
+      } finally {
+        session.close();
+      }
+      assert.match(
+        await statusDeps.metrics.render(),
+        /^http_server_refused\{server="status",reason="peer_requests"\} 1$/m,
+      );
+    } finally {
+      release.resolve();
       await server.shutdown();
     }
   });
