@@ -176,6 +176,8 @@ export async function startDiscovery(
             },
           }),
         duties: () => duties.status(),
+        metrics: deps.metrics,
+        log,
       }),
     readiness: () => readiness,
   });

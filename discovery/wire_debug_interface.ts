@@ -6,7 +6,10 @@ import type { MemoryAnalysisSink } from "./analysis/analysis_sink.ts";
 import { addAnalysisDebugRoutes } from "./http/analysis_debug_routes.ts";
 import { addDebugOverview } from "./http/debug_overview_routes.ts";
 import type { OverviewDuty } from "./http/debug_overview_page.ts";
-import { DebugInterface } from "./http/debug_interface.ts";
+import { DebugInterface, MAX_DEBUG_RESPONSES } from "./http/debug_interface.ts";
+import type { Logger } from "@mesh/shared/log/logger";
+import type { Metrics } from "@mesh/shared/metrics/metrics";
+import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import { InspectorProfiler } from "./http/inspector_profiler.ts";
 import { addModelDebugRoutes } from "./http/model_debug_routes.ts";
 import { addPprofRoutes } from "./http/pprof_routes.ts";
@@ -43,12 +46,29 @@ export interface DebugWiring {
   readonly remoteClusters?: () => readonly RemoteClusterStatus[];
   /** The singleton duties: which this replica leads, and the holder of each. */
   readonly duties: () => readonly OverviewDuty[];
+  /** Where refused debug requests are counted (`http_server_refused{server="debug"}`) and logged. */
+  readonly metrics: Metrics;
+  readonly log: Logger;
 }
 
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
 export function wireDebugInterface(w: DebugWiring): DebugInterface {
   const { env, mesh, discovery } = w;
-  const debug = new DebugInterface({ allowRemote: env.bool("DEBUG_REMOTE_ACCESS") });
+  const paced = new PeerLogLimiter(60_000, () => performance.now());
+  const debug = new DebugInterface({
+    allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
+    refused: () => {
+      w.metrics.counter("http_server_refused").inc({ server: "debug", reason: "responses" });
+      paced.log(
+        "responses",
+        (suppressed) =>
+          w.log.warn("Refused a debug request: its answers in progress are at their bound", {
+            max: MAX_DEBUG_RESPONSES,
+            suppressed,
+          }),
+      );
+    },
+  });
   const rejected = () => rejectedByAll(w.configSources.values());
   addModelDebugRoutes(debug, {
     store: w.store,

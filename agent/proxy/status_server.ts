@@ -23,6 +23,7 @@ import { FailureLog } from "./failure_log.ts";
 import { MergedStats, STATS_CONTENT_TYPE } from "./merged_stats.ts";
 import type { AppMetricsTarget } from "./metrics_annotations.ts";
 import { httpStatsSource, registryStatsSource, type StatsSource } from "./stats_sources.ts";
+import { bytesInPieces, ResponseBound } from "@mesh/shared/http/response_bound";
 
 /** What the status server reads and can do. */
 export interface StatusDeps {
@@ -59,9 +60,6 @@ async function proxyReady(adminPort: number): Promise<{ ready: boolean; reason: 
   }
 }
 
-/** Bytes of a shared body handed to one response at a time, as its client reads. */
-const PIECE_BYTES = 64 * 1024;
-
 /**
  * Responses of `/stats/prometheus` being sent at once; more are answered 503. A response keeps the exposition
  * it sends until its client has read it (up to the listener's 60 s idle time), and one scraper reading slowly
@@ -69,28 +67,6 @@ const PIECE_BYTES = 64 * 1024;
  * to 32 MiB a source. Prometheus asks one at a time, a pair of them two.
  */
 export const MAX_STATS_RESPONSES = 4;
-
-/** Views of `bytes`, a piece at a time as the client reads; `done` runs once, when sent or cancelled. */
-function piecesOf(bytes: Uint8Array, done: () => void): ReadableStream<Uint8Array> {
-  let offset = 0;
-  let finished = false;
-  const finish = () => {
-    if (!finished) done();
-    finished = true;
-  };
-  return new ReadableStream({
-    pull(controller) {
-      if (offset >= bytes.byteLength) {
-        controller.close();
-        finish();
-        return;
-      }
-      controller.enqueue(bytes.subarray(offset, offset + PIECE_BYTES));
-      offset += PIECE_BYTES;
-    },
-    cancel: finish,
-  }, { highWaterMark: 0 });
-}
 
 /** The status port's routes, without a socket: what {@link startStatusServer} serves. */
 export function statusRouter(deps: StatusDeps): Router {
@@ -142,21 +118,21 @@ export function statusRouter(deps: StatusDeps): Router {
   ];
   const stats = new MergedStats({ sources, metrics: deps.metrics, log: deps.log, ...deps.statsLimits });
   const busyLog = new FailureLog(deps.log, "metrics scrape");
-  let sending = 0;
+  const sending = new ResponseBound(MAX_STATS_RESPONSES);
   router.add("/stats/prometheus", "The proxy's, the agent's and the application's metrics", async () => {
-    if (sending >= MAX_STATS_RESPONSES) {
-      const reason = `${MAX_STATS_RESPONSES} expositions are being sent; retry`;
-      deps.metrics.counter("scrape_failures_total").inc({ type: "busy" });
-      busyLog.failed("busy", reason);
-      return new Response(`${reason}\n`, { status: 503, headers: { "retry-after": "1" } });
-    }
-    busyLog.succeeded("busy");
-    sending++;
     // The responses of a shared scrape each send views of the same bytes, a piece as the client reads: handed
     // whole, each response would be a copy of it.
-    return new Response(piecesOf(await stats.render(), () => sending--), {
-      headers: { "content-type": STATS_CONTENT_TYPE },
-    });
+    const response = await sending.run(async () =>
+      new Response(bytesInPieces(await stats.render()), { headers: { "content-type": STATS_CONTENT_TYPE } })
+    );
+    if (response !== undefined) {
+      busyLog.succeeded("busy");
+      return response;
+    }
+    const reason = `${MAX_STATS_RESPONSES} expositions are being sent; retry`;
+    deps.metrics.counter("scrape_failures_total").inc({ type: "busy" });
+    busyLog.failed("busy", reason);
+    return new Response(`${reason}\n`, { status: 503, headers: { "retry-after": "1" } });
   });
 
   router.add("/quitquitquit", "Drains and stops the agent (POST from loopback only)", (request) => {

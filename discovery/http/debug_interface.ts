@@ -1,5 +1,13 @@
 import { type Handler, jsonResponse, type Route, Router } from "@mesh/shared/http/router";
 import { loopbackOnly } from "@mesh/shared/http/serve";
+import { bytesInPieces, ResponseBound } from "@mesh/shared/http/response_bound";
+
+/**
+ * Debug answers built or being sent at once, over every server the interface is mounted on. Some are the
+ * whole registry or config (7 MiB of endpoint shards at 3,000 services, 60 ms to build): 64 asked at once by
+ * one address, which its request bound allows, held `/ready` for 2.9 s and 500 MiB until sent.
+ */
+export const MAX_DEBUG_RESPONSES = 4;
 
 /** Debug paths that reveal the environment, the full config or what proxies were sent: loopback only by default. */
 export const SENSITIVE_DEBUG_PATHS: readonly string[] = [
@@ -11,6 +19,9 @@ export const SENSITIVE_DEBUG_PATHS: readonly string[] = [
   "/debug/edsz",
   "/debug/overview",
 ];
+
+/** Where the profiles are served (`--profile`): answers that stream while a profile runs. */
+const PROFILE_PATH = "/debug/pprof/";
 
 /** Methods the mounted `/debug/` prefix forwards; the debug router answers 405 for those a path does not take. */
 const FORWARDED_METHODS = ["GET", "POST", "PUT", "DELETE"];
@@ -25,13 +36,24 @@ export class DebugInterface {
   /** The router of the debug paths; every path starts with `/debug/`. */
   readonly router: Router = new Router();
   readonly #allowRemote: boolean;
+  readonly #responses: ResponseBound;
+  readonly #refused: () => void;
 
   /**
    * `allowRemote` (`DEBUG_REMOTE_ACCESS`) lets callers other than loopback read the paths that reveal the
-   * environment or the full config ({@link SENSITIVE_DEBUG_PATHS}); off by default.
+   * environment or the full config ({@link SENSITIVE_DEBUG_PATHS}); off by default. Past `maxResponses` (default
+   * {@link MAX_DEBUG_RESPONSES}) answers in progress a request is answered 503 and `refused` is told.
    */
-  constructor(options: { readonly allowRemote?: boolean } = {}) {
+  constructor(
+    options: {
+      readonly allowRemote?: boolean;
+      readonly maxResponses?: number;
+      readonly refused?: () => void;
+    } = {},
+  ) {
     this.#allowRemote = options.allowRemote ?? false;
+    this.#responses = new ResponseBound(options.maxResponses ?? MAX_DEBUG_RESPONSES);
+    this.#refused = options.refused ?? (() => {});
   }
 
   /** Registers a debug path with its one-line help. */
@@ -63,8 +85,28 @@ export class DebugInterface {
     outer.add(
       "/debug/",
       "Debug paths (listed by /debug)",
-      (request, url) =>
-        SENSITIVE_DEBUG_PATHS.includes(url.pathname) ? guarded(request) : this.router.handle(request),
+      async (request, url) => {
+        // A profile streams for as long as it was asked to run, one at a time (the profiler's own bound).
+        if (url.pathname.startsWith(PROFILE_PATH)) return this.router.handle(request);
+        const response = await this.#responses.run(async () => {
+          // Answers are built one after another, each in a turn of its own, so other requests (`/ready`) get
+          // theirs in between; each is sent in pieces, so it stays counted until its client has read it.
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          const answer = await (SENSITIVE_DEBUG_PATHS.includes(url.pathname)
+            ? guarded(request)
+            : this.router.handle(request));
+          if (answer.body === null) {
+            return answer;
+          }
+          return new Response(bytesInPieces(new Uint8Array(await answer.arrayBuffer())), answer);
+        });
+        if (response !== undefined) return response;
+        this.#refused();
+        return new Response(`${this.#responses.max} debug answers are being built or sent; retry\n`, {
+          status: 503,
+          headers: { "retry-after": "1" },
+        });
+      },
       FORWARDED_METHODS,
     );
     return outer;

@@ -494,7 +494,7 @@ export const METRIC_SPECS: readonly MetricSpec[] = Object.freeze([
     kind: "Sum",
     programs: BOTH,
     help:
-      "Connections and requests an HTTP listener refused or closed at its limits (connections, peer_connections, evicted, requests, peer_requests, body_bytes, peer_body_bytes), by server and reason.",
+      "Connections and requests an HTTP listener refused or closed at its limits (connections, peer_connections, evicted, requests, peer_requests, body_bytes, peer_body_bytes; the debug interface: responses), by server and reason.",
   },
   { name: "scrape_failures_total", kind: "Sum", programs: BOTH, help: "Failed scrapes." },
   { name: "scrapes_total", kind: "Sum", programs: BOTH, help: "Scrapes." },

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { ResponseBound } from "./response_bound.ts";
+
+Deno.test("ResponseBound counts a response until its body is read, cancelled or fails, and refuses past its max", async () => {
+  const bound = new ResponseBound(2);
+  const read = await bound.run(() => new Response("a body"));
+  const cancelled = await bound.run(() => new Response("another"));
+  assert.equal(bound.inProgress, 2);
+  let ran = false;
+  assert.equal(await bound.run(() => (ran = true, new Response("x"))), undefined);
+  assert.equal(ran, false, "a refused response is not built");
+
+  assert.equal(await read!.text(), "a body");
+  assert.equal(bound.inProgress, 1);
+  await cancelled!.body!.cancel();
+  assert.equal(bound.inProgress, 0);
+
+  const failing = await bound.run(() =>
+    new Response(new ReadableStream({ pull: (controller) => controller.error(new Error("source gone")) }))
+  );
+  await assert.rejects(failing!.text());
+  assert.equal(bound.inProgress, 0);
+  assert.equal((await bound.run(() => new Response(null, { status: 204 })))!.status, 204);
+  assert.equal(bound.inProgress, 0, "a response without a body ends at once");
+  await assert.rejects(bound.run(() => Promise.reject(new RangeError("handler failed"))), RangeError);
+  assert.equal(bound.inProgress, 0);
+  const kept = await bound.run(() => new Response("x", { status: 201, headers: { "x-kind": "kept" } }));
+  assert.equal(kept!.status, 201);
+  assert.equal(kept!.headers.get("x-kind"), "kept");
+  await kept!.body!.cancel();
+});
