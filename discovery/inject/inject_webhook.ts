@@ -99,22 +99,22 @@ export function injectWebhookHandler(
     }
     const state = deps.state();
     const context = { state, revision: deps.revision, proxyEnvs: parseInjectEnvs(url.pathname) };
-    const sources = state?.sources;
+    // Without the texts its state came from, a worker cannot build that state: such a review is judged in line.
+    const job = state?.sources === undefined ? undefined : {
+      body,
+      sources: state.sources,
+      mesh: state.mesh,
+      revision: context.revision,
+      proxyEnvs: context.proxyEnvs,
+    };
     let verdict: InjectionVerdict;
     try {
-      verdict = await judgeReview(
-        // Without the texts its state came from, a worker cannot build that state.
-        sources === undefined ? undefined : deps.offThread,
+      verdict = job === undefined ? judgeInjectionReview(body, context) : await judgeReview(
+        deps.offThread,
         request,
         body,
         ADMISSION_BODY_LIMITS.timeoutMs,
-        () => ({
-          body,
-          sources: sources!,
-          mesh: state!.mesh,
-          revision: context.revision,
-          proxyEnvs: context.proxyEnvs,
-        }),
+        job,
         () => judgeInjectionReview(body, context),
       );
     } catch (error) {

@@ -22,7 +22,7 @@ export interface AdmissionOffThread<J, R> {
 
 /**
  * Judges a review in line (`inline`), or, when its body is long enough and `offThread` is given, in the worker
- * (`job()` is what the worker is sent). Jobs are queued by the caller's address, so another caller's review
+ * (`job` is what the worker is sent). Jobs are queued by the caller's address, so another caller's review
  * waits for at most one of theirs; past `maxWaitMs` in the queue the promise rejects with `JobExpiredError`.
  */
 export function judgeReview<J, R>(
@@ -30,11 +30,11 @@ export function judgeReview<J, R>(
   request: Request,
   body: string,
   maxWaitMs: number,
-  job: () => J,
+  job: J,
   inline: () => R,
 ): Promise<R> {
   if (offThread === undefined || body.length < (offThread.fromChars ?? OFF_THREAD_REVIEW_CHARS)) {
     return Promise.resolve().then(inline);
   }
-  return offThread.jobs.run(peerAddress(request)?.hostname ?? "", job(), maxWaitMs);
+  return offThread.jobs.run(peerAddress(request)?.hostname ?? "", job, maxWaitMs);
 }

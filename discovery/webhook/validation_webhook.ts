@@ -131,7 +131,7 @@ export function validationWebhookHandler(
         request,
         body,
         ADMISSION_BODY_LIMITS.timeoutMs,
-        () => body,
+        body,
         () => judgeValidationReview(body),
       );
     } catch (error) {
