@@ -3,7 +3,7 @@ import { parse } from "yaml";
 import { Router } from "@mesh/shared/http/router";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { counterValue, testMetrics } from "../webhook/_test_support.ts";
-import { comparable, FIXTURES, podReview } from "./_conformance_support.ts";
+import { caseState, comparable, conformanceCases, FIXTURES, podReview } from "./_conformance_support.ts";
 import { parseInjectorConfig, parseInjectorValues } from "./inject_config.ts";
 import { injectWebhookRoutes, parseInjectEnvs } from "./inject_webhook.ts";
 import type { InjectorState } from "./inject_review.ts";
@@ -215,4 +215,41 @@ Deno.test("A flood of refusals is logged once per kind per interval, with how ma
   const lines = log.matching("warn", "Sidecar injection refused");
   assert.equal(lines.length, 2);
   assert.equal(lines[1].fields?.suppressed, 4);
+});
+
+Deno.test("A pod whose unquoted annotation carries anchors aliasing each other is refused, not expanded", async () => {
+  // The reference's template writes sidecar.mesh.io/bootstrapOverride unquoted, at an indentation of 4 in
+  // the rendered YAML: six more lines there stand for 9^7 nodes.
+  const defaultCase = conformanceCases().find((c) => c.config === "inputs/default.config.yaml")!;
+  const state = caseState(defaultCase);
+  const metrics = testMetrics();
+  const router = injectWebhookRoutes(new Router(), {
+    metrics,
+    log: new RecordingLogger(),
+    state: () => state,
+    revision: "default",
+  });
+  const lines = ['x0: &a0 ["l","l","l","l","l","l","l","l","l"]'];
+  for (let i = 1; i <= 6; i++) lines.push(`x${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(",")}]`);
+  const pod = {
+    metadata: {
+      name: "laughs",
+      annotations: { "sidecar.mesh.io/bootstrapOverride": `cm\n    ${lines.join("\n    ")}` },
+    },
+    spec: { containers: [{ name: "app", image: "app:1" }] },
+  };
+  const response = await router.handle(
+    new Request("https://webhook.test/inject", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(podReview(pod, "shop")),
+    }),
+  );
+  const review = await response.json();
+  assert.equal(review.response.allowed, false);
+  assert.match(
+    review.response.status.message,
+    /^Pod injection failed: Template "sidecar" failed: excessive aliasing: the rendered YAML's \d+ nodes stand for \d+ once its aliases are followed/,
+  );
+  assert.equal(await counterValue(metrics, "sidecar_injection_failure_total", { type: "inject" }), 1);
 });
