@@ -265,6 +265,9 @@ Deno.test(
     const { server, addresses } = await start(dir, api.kubeconfig(), []);
     let client: Client | undefined;
     try {
+      // Before the orchestrator's lists arrive a stream is refused with UNAVAILABLE, which this client does not
+      // retry: it connects once the server is ready.
+      await untilReady(addresses.httpAddr);
       client = TestAdsClient.sotw(Number(addresses.grpcAddr.split(":").at(-1)));
       const node = testNode("sidecar~10.9.9.9~app.shop~shop.svc.cluster.local", { NAMESPACE: "shop" });
       const routeTimeout = async (want: string) => {
