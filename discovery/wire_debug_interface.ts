@@ -54,7 +54,7 @@ export interface DebugWiring {
 /** The debug interface (model, xDS, overview, CA roots, profiling) over the running modules. */
 export function wireDebugInterface(w: DebugWiring): DebugInterface {
   const { env, mesh, discovery } = w;
-  const paced = new PeerLogLimiter(60_000, () => performance.now());
+  const paced = new PeerLogLimiter();
   const debug = new DebugInterface({
     allowRemote: env.bool("DEBUG_REMOTE_ACCESS"),
     refused: () => {

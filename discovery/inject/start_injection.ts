@@ -31,8 +31,6 @@ export interface InjectionOptions {
   /** The files (defaults: the reference's mount points). */
   readonly configFile?: string;
   readonly valuesFile?: string;
-  /** Reviews of at least this many characters are judged in a worker (default 64 Ki). */
-  readonly offThreadFromChars?: number;
 }
 
 /** The running injection: the router holding `/inject` (empty when disabled) and how to stop watching. */
@@ -96,7 +94,7 @@ export async function startInjection(options: InjectionOptions): Promise<Injecti
     log: options.log,
     state: () => files.state(),
     revision: options.revision,
-    offThread: { jobs, fromChars: options.offThreadFromChars },
+    offThread: { jobs },
   });
   return {
     router,

@@ -41,8 +41,6 @@ export interface WebhookServerOptions {
   readonly limits?: ServeLimits;
   /** The certificate already loaded (startup checks the files before opening any port); loaded here if absent. */
   readonly tls?: ServingTls;
-  /** Validation reviews of at least this many characters are judged in a worker (default 64 Ki). */
-  readonly offThreadFromChars?: number;
 }
 
 /** The running webhook server. */
@@ -82,7 +80,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     validationWebhookRoutes(router, {
       metrics: options.metrics,
       log: options.log,
-      offThread: { jobs: validationJobs, fromChars: options.offThreadFromChars },
+      offThread: { jobs: validationJobs },
     });
   } else {
     options.log.info("Validation webhook disabled by VALIDATION_ENABLED=false");

@@ -38,20 +38,27 @@ export function checkRe2(pattern: string): string | undefined {
     return `regex of ${pattern.length} characters is longer than the ${MAX_RE2_PATTERN_LENGTH} accepted ` +
       `(Envoy refuses programs past 100 RE2 instructions by default): "${pattern.slice(0, 40)}…"`;
   }
-  let compiled: CompiledRe2 | undefined;
-  let detail: string | undefined;
+  const compiled = compile(pattern);
+  if ("error" in compiled) {
+    return `invalid RE2 regex "${pattern}": ${compiled.error}; see https://github.com/google/re2/wiki/Syntax`;
+  }
+  compiled.re2.delete();
+  return undefined;
+}
+
+/** `pattern` compiled, which the caller must `delete()`, or why RE2 refused it (nothing is left to free then). */
+function compile(pattern: string): { readonly re2: CompiledRe2 } | { readonly error: string } {
+  let re2: CompiledRe2;
   try {
-    compiled = new WrappedRe2(pattern, false, false, false);
-    if (!compiled.ok()) detail = compiled.error();
+    re2 = new WrappedRe2(pattern, false, false, false);
   } catch (e) {
     // Only an exhausted heap aborts a compile; the pattern is refused, not the process.
-    detail = e instanceof Error ? e.message.split("\n")[0] : String(e);
-  } finally {
-    compiled?.delete();
+    return { error: e instanceof Error ? e.message.split("\n")[0] : String(e) };
   }
-  return detail === undefined
-    ? undefined
-    : `invalid RE2 regex "${pattern}": ${detail}; see https://github.com/google/re2/wiki/Syntax`;
+  if (re2.ok()) return { re2 };
+  const error = re2.error();
+  re2.delete();
+  return { error };
 }
 
 /**
@@ -69,18 +76,8 @@ let compiledChars = 0;
 function compiledPattern(pattern: string): CompiledRe2 | null {
   const known = compiled.get(pattern);
   if (known !== undefined) return known;
-  let re2: CompiledRe2 | null = null;
-  if (pattern.length <= MAX_RE2_PATTERN_LENGTH) {
-    try {
-      re2 = new WrappedRe2(pattern, false, false, false);
-      if (!re2.ok()) {
-        re2.delete();
-        re2 = null;
-      }
-    } catch {
-      re2 = null;
-    }
-  }
+  const result = pattern.length > MAX_RE2_PATTERN_LENGTH ? undefined : compile(pattern);
+  const re2 = result !== undefined && "re2" in result ? result.re2 : null;
   for (const [old, oldRe2] of compiled) {
     if (compiledChars + pattern.length <= MATCHER_MEMO_CHARS) break;
     oldRe2?.delete();
