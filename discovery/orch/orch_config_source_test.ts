@@ -9,6 +9,8 @@ import { waitFor } from "../config/_test_support.ts";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
 import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
 import { OrchConfigSource } from "./orch_config_source.ts";
+import type { JobMessage, JobWorker } from "@mesh/shared/process/off_thread_jobs";
+import { judgeOrchObject, OFF_THREAD_OBJECT_CHARS, type OrchObjectJob } from "./orch_object_verdict.ts";
 
 function virtualService(group: string, name: string, host: unknown): ApiObject {
   return {
@@ -128,3 +130,144 @@ for (const [installed, missing] of [["Istio's", OURS], ["our", ISTIO]] as const)
     }
   });
 }
+
+/** A VirtualService of `routes` regex routes, `marker` in its hosts; its JSON passes the worker's threshold. */
+function largeVirtualService(marker: string, badRegexAt = -1, routes = 800): ApiObject {
+  const object: ApiObject = {
+    apiVersion: "networking.mesh.io/v1beta1",
+    kind: "VirtualService",
+    metadata: { name: "big", namespace: "shop" },
+    spec: {
+      hosts: [marker],
+      http: Array.from({ length: routes }, (_, i) => ({
+        match: [{ uri: { regex: i === badRegexAt ? "/api/(unclosed" : `/api/v${i}/(users|items)/[0-9]+` } }],
+        route: [{ destination: { host: "ratings" } }],
+      })),
+    },
+  };
+  assert.ok(JSON.stringify(object).length >= OFF_THREAD_OBJECT_CHARS, "the object is judged in the worker");
+  return object;
+}
+
+/** A worker of the test's: holds each job until the test answers it, or fails it. */
+class HeldWorker implements JobWorker {
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onerror: ((event: ErrorEvent) => void) | null = null;
+  readonly jobs: JobMessage<OrchObjectJob>[] = [];
+  postMessage(message: unknown): void {
+    this.jobs.push(message as JobMessage<OrchObjectJob>);
+  }
+  terminate(): void {}
+  /** Answers the oldest job with the real judgement. */
+  answer(): void {
+    const { id, job } = this.jobs.shift()!;
+    this.onmessage!({ data: { id, ok: true, result: judgeOrchObject(job) } } as MessageEvent);
+  }
+  /** Fails as a worker that threw out of its handler. */
+  die(): void {
+    this.jobs.shift();
+    this.onerror!({ message: "Uncaught RangeError: out of memory", preventDefault() {} } as ErrorEvent);
+  }
+}
+
+const hostsOf = (store: MemoryConfigStore, name: string) =>
+  (store.get("VirtualService", "shop", name)?.spec as { hosts?: string[] } | undefined)?.hosts;
+
+Deno.test("A large object is judged off the event loop: its kind syncs once it is judged, and later versions replace it in order", async () => {
+  const api = OrchApiServer.start();
+  const workers: HeldWorker[] = [];
+  try {
+    api.apply(largeVirtualService("v1"));
+    await withSource(api, async (source, store) => {
+      const applied: string[] = [];
+      const apply = store.apply.bind(store);
+      store.apply = (resource) => {
+        if (resource.meta.name === "big") applied.push((resource.spec as { hosts: string[] }).hosts[0]);
+        return apply(resource);
+      };
+      await waitFor(() => workers[0]?.jobs.length === 1, "the first version's job");
+      assert.match(
+        workers[0].jobs[0].job.origin,
+        /^orchestrator:networking\.mesh\.io\/virtualservices\/shop\/big$/,
+      );
+      // Events of one watch arrive in order: once "after-N" is stored, every change to "big" before it was seen.
+      api.apply({ ...largeVirtualService("v2-invalid"), spec: { hosts: [42] } });
+      api.apply(virtualService("networking.mesh.io", "after-1", "ratings"));
+      await waitFor(
+        () => store.get("VirtualService", "shop", "after-1") !== undefined,
+        "the small object after v2",
+      );
+      api.apply(largeVirtualService("v3"));
+      api.apply(virtualService("networking.mesh.io", "after-2", "ratings"));
+      await waitFor(
+        () => store.get("VirtualService", "shop", "after-2") !== undefined,
+        "the small object after v3",
+      );
+      assert.equal(source.synced, false, "the first list's object is still being judged");
+      assert.equal(hostsOf(store, "big"), undefined);
+      assert.equal(workers[0].jobs.length, 1, "v2 and v3 wait behind v1, not beside it");
+      workers[0].answer();
+      await waitFor(() => workers[0].jobs.length === 1, "v3's job, the latest change");
+      assert.equal(workers[0].jobs[0].job.text.includes('"v3"'), true);
+      assert.equal(source.synced, false);
+      workers[0].answer();
+      await waitFor(() => source.synced, "the sync, once the listed object is judged");
+      assert.deepEqual(applied, ["v3"], "v1's verdict came after v3 replaced it, and v2 never ran");
+      assert.deepEqual(source.rejected(), []);
+      assert.equal(hostsOf(store, "big")![0], "v3");
+      assert.equal(workers.length, 1, "one worker for every job");
+    }, { spawnWorker: () => (workers.push(new HeldWorker()), workers.at(-1)!) });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("A large object whose judgement fails is refused with why, and its last good version stays", async () => {
+  const api = OrchApiServer.start();
+  const log = new RecordingLogger();
+  const workers: HeldWorker[] = [];
+  try {
+    api.apply(virtualService("networking.mesh.io", "big", "small-v1"));
+    await withSource(api, async (source, store) => {
+      await waitFor(() => source.synced, "the first sync");
+      api.apply(largeVirtualService("v2"));
+      await waitFor(() => workers[0]?.jobs.length === 1, "the large version's job");
+      workers[0].die();
+      await waitFor(() => source.rejected().length === 1, "the refusal");
+      assert.deepEqual(source.rejected()[0].errors, [
+        "orchestrator:networking.mesh.io/virtualservices/shop/big: not validated: " +
+        "The worker failed: Uncaught RangeError: out of memory",
+      ]);
+      assert.deepEqual(hostsOf(store, "big"), ["small-v1"]);
+      assert.equal(log.matching("warn", "orchestrator config rejected").length, 1);
+      api.apply(largeVirtualService("v3"));
+      await waitFor(() => workers[1]?.jobs.length === 1, "a new worker for the next version");
+      workers[1].answer();
+      await waitFor(() => hostsOf(store, "big")?.[0] === "v3", "the next version");
+      assert.deepEqual(source.rejected(), []);
+    }, { log, spawnWorker: () => (workers.push(new HeldWorker()), workers.at(-1)!) });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("The worker judges large objects as the event loop judges small ones: valid ones stored, invalid ones refused with the field", async () => {
+  const api = OrchApiServer.start();
+  try {
+    api.apply(largeVirtualService("listed"));
+    await withSource(api, async (source, store) => {
+      await waitFor(() => source.synced, "the first sync, the large object judged");
+      const spec = store.get("VirtualService", "shop", "big")?.spec as { http: unknown[]; hosts: string[] };
+      assert.deepEqual([spec.hosts[0], spec.http.length], ["listed", 800]);
+      api.apply(largeVirtualService("bad", 500));
+      await waitFor(() => source.rejected().length === 1, "the refusal of a bad regex at route 500");
+      assert.match(
+        source.rejected()[0].errors.join(),
+        /shop\/big: spec\.http\[500\]\.match\[0\]\.uri\.regex: /,
+      );
+      assert.equal(hostsOf(store, "big")![0], "listed", "the last good version stays");
+    });
+  } finally {
+    await api.close();
+  }
+});
