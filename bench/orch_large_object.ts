@@ -2,11 +2,12 @@
  * What large mesh objects from the orchestrator cost the server's event loop: `mesh-discovery` reading its
  * config from the in-process test API server, and a VirtualService of `--routes` regex routes (about 1 MiB at
  * 6,000, under the API server's 1.5 MiB object limit) updated `--updates` times, one update every
- * `--intervalMs`, while `/ready` is probed every 100 ms. Prints one JSON line: the `/ready` latencies, how many
+ * `--intervalMs`, while `/ready` is probed every 100 ms; with `--analysis`, the analyzers run on every change
+ * (`DISCOVERY_ENABLE_ANALYSIS`). Prints one JSON line: the `/ready` latencies, how many
  * updates the server saw and whether the last one reached its config, its CPU and RSS.
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat \
- *     bench/orch_large_object.ts [--routes 6000] [--updates 10] [--intervalMs 2000]
+ *     bench/orch_large_object.ts [--routes 6000] [--updates 10] [--intervalMs 2000] [--analysis]
  *
  * @module
  */
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     routes: { type: "string", default: "6000" },
     updates: { type: "string", default: "10" },
     intervalMs: { type: "string", default: "2000" },
+    analysis: { type: "boolean", default: false },
   },
 });
 const routes = Number(values.routes);
@@ -59,7 +61,14 @@ await Deno.writeTextFile(join(dir, "kubeconfig"), api.kubeconfig());
 const addresses = discoveryAddresses();
 const server = startProgram(
   "mesh-discovery",
-  discoveryArgs(addresses, ["--registries", "Orchestrator", "--orchconfig", join(dir, "kubeconfig"), "--log_as_json"]),
+  discoveryArgs(addresses, [
+    "--registries",
+    "Orchestrator",
+    "--orchconfig",
+    join(dir, "kubeconfig"),
+    "--log_as_json",
+  ]),
+  values.analysis ? { DISCOVERY_ENABLE_ANALYSIS: "true" } : {},
 );
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const readyStatus = async () => {
@@ -69,8 +78,9 @@ const readyStatus = async () => {
 };
 const updatesSeen = async () => {
   const text = await (await fetch(`http://${addresses.monitoringAddr}/metrics`)).text();
-  const seen = text.match(/^discovery_orch_cfg_events\{[^}]*event="update"[^}]*type="VirtualService"[^}]*\} (\d+)/m) ??
-    text.match(/^discovery_orch_cfg_events\{[^}]*type="VirtualService"[^}]*event="update"[^}]*\} (\d+)/m);
+  const seen =
+    text.match(/^discovery_orch_cfg_events\{[^}]*event="update"[^}]*type="VirtualService"[^}]*\} (\d+)/m) ??
+      text.match(/^discovery_orch_cfg_events\{[^}]*type="VirtualService"[^}]*event="update"[^}]*\} (\d+)/m);
   return Number(seen?.[1] ?? 0);
 };
 try {
@@ -105,6 +115,7 @@ try {
     routes,
     objectBytes: JSON.stringify(bigVirtualService(updates)).length,
     updates,
+    analysis: values.analysis,
     intervalMs: Number(values.intervalMs),
     updatesSeen: await updatesSeen(),
     lastUpdateApplied: configz.includes(`/api/g${updates}/v${routes - 1}/`),

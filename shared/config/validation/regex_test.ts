@@ -30,6 +30,24 @@ Deno.test("checkRe2 keeps checking after tens of thousands of patterns, valid an
   assert.equal(checkRe2("^/api/.*$"), undefined);
 });
 
+Deno.test("checkRe2 gives a pattern the same verdict again, from its memo and after the memo dropped it", () => {
+  const valid = "^/memo/(a|b)+$";
+  const invalid = "^/memo/(unclosed";
+  const first = [checkRe2(valid), checkRe2(invalid)];
+  assert.deepEqual(first, [
+    undefined,
+    'invalid RE2 regex "^/memo/(unclosed": missing ): ^/memo/(unclosed; see ' +
+    "https://github.com/google/re2/wiki/Syntax",
+  ]);
+  assert.deepEqual([checkRe2(valid), checkRe2(invalid)], first);
+  // Other patterns and verdicts of 2 Mi characters, twice what the memo keeps: both verdicts are dropped and
+  // found again. RE2 refuses these at their first character, so they cost the test little.
+  for (let i = 0; i < 256; i++) {
+    assert.match(checkRe2(`*${i}-${"x".repeat(4000)}`) ?? "", /no argument for repetition operator: \*; see/);
+  }
+  assert.deepEqual([checkRe2(valid), checkRe2(invalid)], first);
+});
+
 Deno.test("checkRe2 refuses a pattern longer than its limit before compiling it", () => {
   const longest = "(a{2,9}b?)".repeat(MAX_RE2_PATTERN_LENGTH / 10) + "x".repeat(MAX_RE2_PATTERN_LENGTH % 10);
   assert.equal(longest.length, MAX_RE2_PATTERN_LENGTH);
