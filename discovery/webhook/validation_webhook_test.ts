@@ -140,6 +140,22 @@ Deno.test("Validation webhook handler counts and logs each decision", async (t) 
   });
 });
 
+Deno.test("A VirtualService carrying one host 20,000 times is denied with an error per copy, not per pair", async () => {
+  // Every overlapping pair was an error: 6,000 copies (96 KB) were 18 million of them, and the server's heap
+  // ran out in the worker, which ends the whole process.
+  const { post } = setup();
+  const http = [{ route: [{ destination: { host: "reviews" } }] }];
+  const review = JSON.stringify(
+    admissionReview(virtualService({ hosts: Array(20_000).fill("reviews.shop.svc.cluster.local"), http })),
+  );
+  const denied = (await (await post(review)).json()).response;
+  assert.equal(denied.allowed, false);
+  assert.match(
+    denied.status.message,
+    /\(19999 errors\): spec\.hosts\[1\]: duplicate hosts in virtual service: "reviews\.shop\.svc\.cluster\.local" and "reviews\.shop\.svc\.cluster\.local" overlap/,
+  );
+});
+
 Deno.test("Reviews carrying ten thousand regexes are each checked, and the next regex route admitted", async () => {
   const { post } = setup();
   const route = (i: number, regex: string) => ({

@@ -2,7 +2,8 @@ import { childPath, type ValidationReport } from "../validation/report.ts";
 import { arrayAt, objectAt } from "../validation/fields.ts";
 import type { ValidationContext } from "../validation/context.ts";
 import { exportToAt } from "../validation/exportto.ts";
-import { checkWildcardDomainOrIp, hostsMatch } from "../validation/hosts.ts";
+import { checkWildcardDomainOrIp } from "../validation/hosts.ts";
+import { earliestOverlaps } from "../validation/host_overlaps.ts";
 import { stringListAt } from "../validation/values.ts";
 import { gatewayNamesAt, MESH_GATEWAY } from "./gateway_names.ts";
 import { type RouteDestination, routeDestinationsAt } from "./route_destinations.ts";
@@ -67,17 +68,16 @@ function hostsAt(report: ValidationReport, path: string, value: unknown, applies
     if (problem) allValid = false;
     return problem;
   });
-  // Overlaps only make sense among well-formed hosts, as in Istio.
+  // Overlaps only make sense among well-formed hosts, as in Istio. The reference reports every overlapping
+  // pair; each host that overlaps an earlier one is reported once here, naming the first: n copies of a host
+  // are n - 1 errors, not n²/2.
   if (!allValid) return hosts;
-  for (let i = 0; i < hosts.length; i++) {
-    for (let j = i + 1; j < hosts.length; j++) {
-      if (hostsMatch(hosts[i], hosts[j])) {
-        report.error(
-          childPath(path, j),
-          `duplicate hosts in virtual service: "${hosts[i]}" and "${hosts[j]}" overlap`,
-        );
-      }
-    }
+  for (const [j, i] of earliestOverlaps(hosts).entries()) {
+    if (i === undefined) continue;
+    report.error(
+      childPath(path, j),
+      `duplicate hosts in virtual service: "${hosts[i]}" and "${hosts[j]}" overlap`,
+    );
   }
   return hosts;
 }
