@@ -35,7 +35,7 @@ export function canonicalQuantity(quantity: unknown): unknown {
     return fit ? `${bytes / fit[1]}${fit[0]}` : String(bytes);
   }
   const scale = suffix === "m" ? 1n : (DECIMAL.find(([s]) => s === suffix)?.[1] ?? 1n) * 1000n;
-  const digits = fraction.replace(/0+$/, "");
+  const digits = withoutTrailingZeros(fraction);
   if (digits.length > 18) return quantity;
   const milli = (BigInt(whole + digits) * scale) / 10n ** BigInt(digits.length);
   if (milli % 1000n !== 0n) return `${milli}m`;
@@ -43,6 +43,16 @@ export function canonicalQuantity(quantity: unknown): unknown {
   if (units === 0n) return "0";
   const fit = DECIMAL.find(([, size]) => units % size === 0n);
   return fit ? `${units / fit[1]}${fit[0]}` : String(units);
+}
+
+/**
+ * `digits` without its trailing zeros. Not `replace(/0+$/)`: a regular expression tries that from every zero of a
+ * run that does not end the string, so a fraction of 60,000 zeros and a one took 1.2 s of the event loop.
+ */
+function withoutTrailingZeros(digits: string): string {
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 0x30) end--;
+  return digits.slice(0, end);
 }
 
 /** Rewrites every `resources.requests`/`limits` quantity of `containers` in canonical form. */

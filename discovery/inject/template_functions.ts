@@ -124,7 +124,12 @@ export function injectionFunctions(
     protoToJSON,
     toYaml,
     indent,
-    directory: (path: unknown) => formatValue(path).replace(/[^/]*$/, ""),
+    // Go's path.Split: everything up to the last slash. Not `replace(/[^/]*$/)`, which is quadratic in a long
+    // segment followed by a slash, and the path may come from the pod's proxy config annotation.
+    directory: (path: unknown) => {
+      const text = formatValue(path);
+      return text.slice(0, text.lastIndexOf("/") + 1);
+    },
     contains: (needle: unknown, haystack: unknown) => formatValue(haystack).includes(formatValue(needle)),
     toLower: (s: unknown) => formatValue(s).toLowerCase(),
     appendMultusNetwork,
