@@ -6,7 +6,52 @@ export interface PemBlock {
   readonly der: Uint8Array<ArrayBuffer>;
 }
 
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+const BEGIN = "-----BEGIN ";
+const END = "-----END ";
+const DASHES = "-----";
+
+/** Whether `code` may be in a label: `[A-Z0-9 ]`. */
+function isLabelChar(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x20;
+}
+
+/** Where the label starting at `from` ends: a run of `[A-Z0-9 ]` followed by five dashes; -1 when none is. */
+function labelEnd(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isLabelChar(text.charCodeAt(i))) i++;
+  return i > from && text.startsWith(DASHES, i) ? i : -1;
+}
+
+/**
+ * Each `-----BEGIN L-----body-----END M-----` of `text`, left to right, the body as short as it can be: what
+ * `/-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g` finds, in one pass. That expression
+ * looks for an END from every BEGIN again, so text of many BEGINs and no END took time in the square of its
+ * length: a Secret of 1 MiB would have held the event loop for about 11 s.
+ */
+function* pemMatches(text: string): Generator<readonly [begin: string, body: string, end: string]> {
+  let from = 0;
+  for (;;) {
+    const begin = text.indexOf(BEGIN, from);
+    if (begin < 0) return;
+    const labelStop = labelEnd(text, begin + BEGIN.length);
+    if (labelStop < 0) {
+      from = begin + 1;
+      continue;
+    }
+    const bodyStart = labelStop + DASHES.length;
+    let end = text.indexOf(END, bodyStart);
+    let endStop = -1;
+    while (end >= 0 && (endStop = labelEnd(text, end + END.length)) < 0) end = text.indexOf(END, end + 1);
+    // No END closes this block; a later BEGIN has only fewer ENDs after it.
+    if (end < 0) return;
+    yield [
+      text.slice(begin + BEGIN.length, labelStop),
+      text.slice(bodyStart, end),
+      text.slice(end + END.length, endStop),
+    ];
+    from = endStop + DASHES.length;
+  }
+}
 
 /** Encodes DER bytes as a PEM block with 64-character lines and a trailing newline. */
 export function encodePem(label: string, der: Uint8Array | ArrayBuffer): string {
@@ -23,8 +68,7 @@ export function encodePem(label: string, der: Uint8Array | ArrayBuffer): string 
  */
 export function decodePem(text: string, source = "PEM input"): PemBlock[] {
   const blocks: PemBlock[] = [];
-  for (const match of text.matchAll(BLOCK)) {
-    const [, begin, body, end] = match;
+  for (const [begin, body, end] of pemMatches(text)) {
     if (begin !== end) {
       throw new SyntaxError(`Malformed PEM in ${source}: "BEGIN ${begin}" is closed by "END ${end}"`);
     }
