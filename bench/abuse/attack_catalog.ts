@@ -5,6 +5,7 @@
  * @module
  */
 import type { AttackOrder } from "./attacker.ts";
+import type { WebhookReview } from "./webhook_cpu.ts";
 
 /** Sizes of an attack: flat numbers, overridable from the command line (`--size key=value`). */
 export type Sizes = Record<string, number>;
@@ -83,14 +84,14 @@ function handshakeFlood(variant: string, what: string, where: { port: number; pr
  * A variant of the webhook CPU attack: well-formed admission requests just under the body cap, each costly to
  * judge, `inFlight` at a time from one client, each sent again once answered.
  */
-function webhookCpu(review: "inject" | "validate", what: string): Attack {
+function webhookCpu(review: WebhookReview, what: string, bodyBytes = Math.floor(2.9 * MIB)): Attack {
   return {
     name: `webhook-cpu:${review}`,
     finding: `CPU per caller: ${what}, a few at a time from one client`,
     services: SMALL_MESH,
-    needsInjector: review === "inject",
-    full: { bodyBytes: Math.floor(2.9 * MIB), inFlight: 4, holdS: 120 },
-    small: { bodyBytes: Math.floor(2.9 * MIB), inFlight: 4, holdS: 30 },
+    needsInjector: review === "inject" || review === "quantity",
+    full: { bodyBytes, inFlight: 4, holdS: 120 },
+    small: { bodyBytes, inFlight: 4, holdS: 30 },
     timeoutS: (s) => s.holdS + 60,
     launch: (t, s) => attacker(t, { kind: "webhook-cpu", sizes: { ...s, review } }),
   };
@@ -262,6 +263,12 @@ export const ATTACKS: readonly Attack[] = [
   }),
   webhookCpu("inject", "2.9 MiB Pods of about 200,000 annotations each to /inject"),
   webhookCpu("validate", "2.9 MiB VirtualServices of about 14,000 regex routes each to /validate"),
+  webhookCpu("hosts", "256 KiB VirtualServices naming one host about 7,000 times to /validate", 256 * 1024),
+  webhookCpu(
+    "quantity",
+    "60 KB Pods whose cpu limit is 0. and 60,000 zeros then a one to /inject",
+    60 * 1024,
+  ),
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

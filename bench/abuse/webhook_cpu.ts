@@ -1,7 +1,9 @@
 /**
  * Well-formed admission requests that are each expensive to judge, from one client: a Pod with as many
  * annotations as fit in the body to `/inject`, or a VirtualService with as many regex routes as fit to
- * `/validate`, every body just under the admission body cap. The bodies are built once; `inFlight` requests
+ * `/validate`, every body just under the admission body cap; or a body of `bodyBytes` that cost more than its
+ * size once did: a VirtualService naming one host as many times as fit (`hosts`, every overlapping pair was an
+ * error), or a Pod whose cpu limit is a fraction of as many zeros as fit, then a one (`quantity`). The bodies are built once; `inFlight` requests
  * are kept going on one HTTP/2 connection (`node:http2`, TLS), each sent again as soon as it is answered, for
  * `holdS` seconds. It measures what one caller's reviews cost the server's event loop: the harness's `/ready`
  * probe and push watcher run beside it. The attacker process is started with
@@ -15,8 +17,8 @@ import { summarize } from "../latency_stats.ts";
 
 /** Sizes of the attack. */
 export interface WebhookCpuSizes {
-  /** `inject`: a Pod to `/inject`; `validate`: a VirtualService to `/validate`. */
-  readonly review: "inject" | "validate";
+  /** `inject`, `quantity`: a Pod to `/inject`; `validate`, `hosts`: a VirtualService to `/validate`. */
+  readonly review: WebhookReview;
   /** The most bytes of each body: the object holds as many annotations or routes as fit. */
   readonly bodyBytes: number;
   /** Requests in flight at once. */
@@ -24,6 +26,9 @@ export interface WebhookCpuSizes {
   /** Seconds to keep sending; the requests in flight then are awaited. */
   readonly holdS: number;
 }
+
+/** What each request asks the webhook to judge (see the module's summary). */
+export type WebhookReview = "inject" | "validate" | "hosts" | "quantity";
 
 type Obj = Record<string, unknown>;
 
@@ -106,6 +111,48 @@ function virtualServiceBody(bytes: number): Body {
   return filled(review, "[", route, bytes);
 }
 
+/** A VirtualService naming one host as many times as fit in `bytes`. */
+function duplicateHostsBody(bytes: number): Body {
+  const virtualService = {
+    apiVersion: "networking.istio.io/v1beta1",
+    kind: "VirtualService",
+    metadata: { name: "tenants", namespace: NAMESPACE },
+    spec: {
+      hosts: FILL,
+      http: [{ route: [{ destination: { host: `tenants.${NAMESPACE}.svc.cluster.local` } }] }],
+    },
+  };
+  const review = admissionReview(virtualService, "networking.istio.io", "v1beta1", "virtualservices");
+  return filled(review, "[", () => `"tenants.${NAMESPACE}.svc.cluster.local"`, bytes);
+}
+
+/** A Pod whose container's cpu limit is `0.`, as many zeros as fit in `bytes`, then `1`. */
+function quantityBody(bytes: number): Body {
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "tenant-app", namespace: NAMESPACE, labels: { app: "tenant-app" } },
+    spec: { containers: [{ name: "app", image: "example/app:1", resources: { limits: { cpu: FILL } } }] },
+  };
+  const [head, tail] = JSON.stringify(admissionReview(pod, "", "v1", "pods")).split(JSON.stringify(FILL));
+  const zeros = Math.max(0, bytes - head.length - tail.length - 5);
+  return { bytes: Buffer.from(`${head}"0.${"0".repeat(zeros)}1"${tail}`), entries: zeros };
+}
+
+/** The body of each request of `review`, and what its entries are. */
+function bodyOf(review: WebhookReview, bytes: number): Body & { readonly what: string } {
+  switch (review) {
+    case "inject":
+      return { ...podBody(bytes), what: "annotations" };
+    case "validate":
+      return { ...virtualServiceBody(bytes), what: "routes" };
+    case "hosts":
+      return { ...duplicateHostsBody(bytes), what: "hosts" };
+    case "quantity":
+      return { ...quantityBody(bytes), what: "zeros" };
+  }
+}
+
 /** Posts `body` on one stream; resolves with the status and the answer's text once it has all arrived. */
 function post(
   session: http2.ClientHttp2Session,
@@ -143,8 +190,8 @@ export async function webhookCpu(
   httpsAddr: string,
   sizes: WebhookCpuSizes,
 ): Promise<Record<string, unknown>> {
-  const body = sizes.review === "inject" ? podBody(sizes.bodyBytes) : virtualServiceBody(sizes.bodyBytes);
-  const path = `/${sizes.review}`;
+  const body = bodyOf(sizes.review, sizes.bodyBytes);
+  const path = sizes.review === "inject" || sizes.review === "quantity" ? "/inject" : "/validate";
   const statuses: Record<string, number> = {};
   const count = (key: string) => statuses[key] = (statuses[key] ?? 0) + 1;
   const verdicts = { allowed: 0, denied: 0 };
@@ -185,7 +232,7 @@ export async function webhookCpu(
   return {
     path,
     bodyBytes: body.bytes.length,
-    [sizes.review === "inject" ? "annotations" : "routes"]: body.entries,
+    [body.what]: body.entries,
     sent,
     answered: answerMs.length,
     statuses,
