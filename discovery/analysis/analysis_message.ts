@@ -201,16 +201,34 @@ export interface AnalysisMessage {
 /** A message argument: a string, a number, a boolean or a list of them. */
 export type MessageArg = string | number | boolean | readonly (string | number)[];
 
+/**
+ * Items a message names from a list. Some messages go to every member of a group and name the whole group
+ * (IST0109–IST0111): the reference's texts grow with the group, so a namespace of 10,000 Sidecars without a
+ * selector made 10,000 messages of 10,000 names each, a gigabyte of text. Past this many, a message names the
+ * first ones and counts the rest.
+ */
+export const MAX_LISTED_ITEMS = 20;
+
+/** `items`, each rendered, joined by `separator`: the first {@link MAX_LISTED_ITEMS}, and `… (N in all)` past that. */
+export function listedItems(
+  items: readonly (string | number)[],
+  separator: string,
+  render: (item: string | number) => string = String,
+): string {
+  const listed = items.slice(0, MAX_LISTED_ITEMS).map(render).join(separator);
+  return items.length <= MAX_LISTED_ITEMS ? listed : `${listed}${separator}… (${items.length} in all)`;
+}
+
 /** Go's `%q` of a string, close enough for messages: JSON quoting. */
 function goQuote(value: MessageArg): string {
-  return Array.isArray(value) ? `[${value.map((v) => JSON.stringify(String(v))).join(" ")}]` : JSON.stringify(
-    String(value),
-  );
+  return Array.isArray(value)
+    ? `[${listedItems(value, " ", (v) => JSON.stringify(String(v)))}]`
+    : JSON.stringify(String(value));
 }
 
 /** Go's `%v`: lists as `[a b]`, the rest as text. */
 function goValue(value: MessageArg): string {
-  return Array.isArray(value) ? `[${value.join(" ")}]` : String(value);
+  return Array.isArray(value) ? `[${listedItems(value, " ")}]` : String(value);
 }
 
 /** Renders a Go format string with the verbs the catalogue uses. */

@@ -1,6 +1,6 @@
 import type { Resource } from "@mesh/shared/config/resource";
 import { type AnalysisContext, type Analyzer, meshOrigin } from "./analyzer.ts";
-import { MESSAGES } from "./analysis_message.ts";
+import { listedItems, MESSAGES } from "./analysis_message.ts";
 import { fullName, isExportToAll, MESH_GATEWAY, scopedFqdn } from "./analysis_util.ts";
 import type { VirtualServiceSpec } from "./virtual_service_routes.ts";
 
@@ -25,7 +25,7 @@ export const conflictingMeshGatewayHostsAnalyzer: Analyzer = {
     }
     for (const [host, list] of byHost) {
       if (list.length < 2) continue;
-      const names = list.map((r) => fullName(r.meta.namespace, r.meta.name)).join(",");
+      const names = listedItems(list.map((r) => fullName(r.meta.namespace, r.meta.name)), ",");
       for (const r of list) {
         ctx.report(MESSAGES.ConflictingMeshGatewayVirtualServiceHosts, meshOrigin(r), names, host);
       }
