@@ -251,8 +251,16 @@ export class OrchConfigSource {
       if (this.#stopped) return;
       this.#judging.delete(key);
       // A change that came meanwhile replaces the version judged: applying it would go back in time.
-      if (judging.next === undefined) this.#accept(ref, verdict);
-      else this.#change(ref, judging.next);
+      try {
+        if (judging.next === undefined) this.#accept(ref, verdict);
+        else this.#change(ref, judging.next);
+      } catch (error) {
+        // Out of the informer's guard: a failure here would otherwise end the process.
+        this.#options.log.error("orchestrator object left out: handling it failed", {
+          origin: job.origin,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
       if (!this.#judging.has(key)) this.#judged(ref, key);
     });
   }

@@ -271,3 +271,66 @@ Deno.test("The worker judges large objects as the event loop judges small ones: 
     await api.close();
   }
 });
+
+Deno.test("An EnvoyFilter nested 3,000 levels deep is refused alone, and the objects after it still arrive", async () => {
+  // It passed validation and then failed the store's structured clone, with an exception that ended the server.
+  const api = OrchApiServer.start();
+  try {
+    let value: unknown = "x";
+    for (let i = 0; i < 3_000; i++) value = { a: value };
+    api.apply({
+      apiVersion: "networking.mesh.io/v1alpha3",
+      kind: "EnvoyFilter",
+      metadata: { name: "deep", namespace: "shop" },
+      spec: {
+        configPatches: [{ applyTo: "CLUSTER", patch: { operation: "MERGE", value: { metadata: value } } }],
+      },
+    });
+    api.apply(virtualService("networking.mesh.io", "after", "ratings"));
+    await withSource(api, async (source, store) => {
+      await waitFor(() => source.synced, "the first sync");
+      assert.ok(store.get("VirtualService", "shop", "after"));
+      assert.equal(store.get("EnvoyFilter", "shop", "deep"), undefined);
+      const [rejected] = source.rejected();
+      assert.equal(rejected.name, "deep");
+      assert.match(
+        rejected.errors[0],
+        /^orchestrator:networking\.mesh\.io\/envoyfilters\/shop\/deep: spec\.configPatches\[0\]\.patch\.value\.metadata(\.a){94}: nested more than 100 levels deep; at most 100 are accepted$/,
+      );
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("An object whose handling throws is left out and logged, and the watch goes on", async () => {
+  const api = OrchApiServer.start();
+  const log = new RecordingLogger();
+  try {
+    api.apply(virtualService("networking.mesh.io", "boom", "ratings"));
+    api.apply(virtualService("networking.mesh.io", "fine", "reviews"));
+    await withSource(api, async (source, store) => {
+      const apply = store.apply.bind(store);
+      store.apply = (resource) => {
+        if (resource.meta.name === "boom") throw new RangeError("the store could not copy it");
+        return apply(resource);
+      };
+      await waitFor(() => source.synced, "the first sync");
+      api.apply(virtualService("networking.mesh.io", "later", "details"));
+      await waitFor(
+        () => store.get("VirtualService", "shop", "later") !== undefined,
+        "an object after the failure",
+      );
+      assert.ok(store.get("VirtualService", "shop", "fine"));
+      const [line] = log.matching("error", "orchestrator object left out");
+      assert.deepEqual(line.fields, {
+        kind: "networking.mesh.io VirtualService",
+        event: "add",
+        object: "shop/boom",
+        error: "RangeError: the store could not copy it",
+      });
+    }, { log });
+  } finally {
+    await api.close();
+  }
+});

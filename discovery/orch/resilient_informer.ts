@@ -12,6 +12,7 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "@mesh/shared/log/logger";
+import { PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { RateLimiter } from "./orch_client.ts";
 
@@ -105,9 +106,30 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
     spec.path,
     list as unknown as k8s.ListPromise<k8s.KubernetesObject>,
   );
-  informer.on("add", (o) => spec.onAdd(o as OrchObject));
-  informer.on("update", (o) => spec.onUpdate(o as OrchObject));
-  informer.on("delete", (o) => spec.onDelete(o as OrchObject));
+  // A handler that throws on one object must not end the process nor the watch: the object is left out, and
+  // the failure logged once a minute per kind, with how many more there were.
+  const failures = new PeerLogLimiter(PEER_LOG_PERIOD_MS, () => clock.now());
+  const guarded = (event: string, handler: (object: OrchObject) => void) => (o: unknown) => {
+    const object = o as OrchObject;
+    try {
+      handler(object);
+    } catch (error) {
+      failures.log(
+        spec.what,
+        (notLogged) =>
+          client.log.error("orchestrator object left out: handling it failed", {
+            kind: spec.what,
+            event,
+            object: `${object?.metadata?.namespace ?? ""}/${object?.metadata?.name ?? ""}`,
+            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+            ...(notLogged > 0 && { notLogged }),
+          }),
+      );
+    }
+  };
+  informer.on("add", guarded("add", spec.onAdd));
+  informer.on("update", guarded("update", spec.onUpdate));
+  informer.on("delete", guarded("delete", spec.onDelete));
   const begin = () => {
     if (!stopped) informer.start().catch(failed);
   };

@@ -156,6 +156,27 @@ Deno.test("A VirtualService carrying one host 20,000 times is denied with an err
   );
 });
 
+Deno.test("An EnvoyFilter nested past 100 levels is denied, naming where", async () => {
+  // Admitted before: the orchestrator then fed it to a store whose copy threw, which ended the server.
+  const { post } = setup();
+  let value: unknown = "x";
+  for (let i = 0; i < 3_000; i++) value = { a: value };
+  const review = admissionReview({
+    apiVersion: "networking.istio.io/v1alpha3",
+    kind: "EnvoyFilter",
+    metadata: { name: "deep", namespace: "default" },
+    spec: {
+      configPatches: [{ applyTo: "CLUSTER", patch: { operation: "MERGE", value: { metadata: value } } }],
+    },
+  });
+  const denied = (await (await post(JSON.stringify(review))).json()).response;
+  assert.equal(denied.allowed, false);
+  assert.match(
+    denied.status.message,
+    /metadata(\.a){94}: nested more than 100 levels deep; at most 100 are accepted/,
+  );
+});
+
 Deno.test("Reviews carrying ten thousand regexes are each checked, and the next regex route admitted", async () => {
   const { post } = setup();
   const route = (i: number, regex: string) => ({

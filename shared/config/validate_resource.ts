@@ -3,6 +3,7 @@ import { type Issue, ValidationReport } from "./validation/report.ts";
 import { describe, integerAt, isObject, objectAt, stringAt, stringMapAt } from "./validation/fields.ts";
 import { checkLabelKey, isDnsSubdomain, isLowercaseDnsLabel, labelsAt } from "./validation/labels.ts";
 import { mapKeyPath } from "./validation/paths.ts";
+import { deepValue } from "./validation/nesting.ts";
 import { canonicalGroup, findKind, type KindInfo, KINDS } from "./kinds.ts";
 
 /** Top-level fields of a resource document. */
@@ -171,6 +172,16 @@ export function parseResource(
     report.error(
       "",
       `a resource must be an object with apiVersion, kind, metadata and spec, got ${describe(doc)}`,
+    );
+    attachLines(report.errors, options, position);
+    return { report };
+  }
+  const deep = deepValue(doc);
+  if (deep !== undefined) {
+    // Nothing else is read: what reads further recurses, and this is what could not be read whole.
+    report.error(
+      deep.path,
+      `nested more than ${deep.maxDepth} levels deep; at most ${deep.maxDepth} are accepted`,
     );
     attachLines(report.errors, options, position);
     return { report };
