@@ -253,3 +253,38 @@ Deno.test("A pod whose unquoted annotation carries anchors aliasing each other i
   );
   assert.equal(await counterValue(metrics, "sidecar_injection_failure_total", { type: "inject" }), 1);
 });
+
+Deno.test("A pod of more containers than a template may list is refused at once, not copied for seconds", async () => {
+  // The reference's template appends every container's name to a list that append copies each time: 50,000
+  // containers took 8.5 s, and a 3 MiB review held the injection worker to its 10 s limit.
+  const defaultCase = conformanceCases().find((c) => c.config === "inputs/default.config.yaml")!;
+  const state = caseState(defaultCase);
+  const metrics = testMetrics();
+  const router = injectWebhookRoutes(new Router(), {
+    metrics,
+    log: new RecordingLogger(),
+    state: () => state,
+    revision: "default",
+  });
+  const pod = (containers: number) => ({
+    metadata: { name: "crowded" },
+    spec: { containers: Array.from({ length: containers }, (_, i) => ({ name: `c${i}`, image: "app:1" })) },
+  });
+  const review = async (containers: number) =>
+    (await (await router.handle(
+      new Request("https://webhook.test/inject", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(podReview(pod(containers), "shop")),
+      }),
+    )).json()).response;
+  assert.equal((await review(50)).allowed, true);
+  const refused = await review(10_001);
+  assert.equal(refused.allowed, false);
+  assert.equal(
+    refused.status.message,
+    'Pod injection failed: Template "sidecar" failed: inputs/default.config.yaml: template "sidecar":2: append: ' +
+      "the list already has 10000 items, as many as a template may build (10000)",
+  );
+  assert.equal(await counterValue(metrics, "sidecar_injection_failure_total", { type: "inject" }), 1);
+});

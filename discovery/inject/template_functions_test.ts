@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseGoTemplate } from "@mesh/shared/template/go_template";
 import { goView, stringMap } from "./go_view.ts";
 import { canonicalQuantity } from "./quantity.ts";
-import { injectionFunctions } from "./template_functions.ts";
+import { injectionFunctions, MAX_APPENDED_ITEMS } from "./template_functions.ts";
 import { parseInjectorConfig } from "./inject_config.ts";
 
 const render = (template: string, data: unknown, env: Record<string, string> = {}) =>
@@ -105,4 +105,14 @@ Deno.test("render renders text from the values with the data of the running temp
     {},
   );
   assert.equal(config.templates.sidecar({ Values: { text: "{{ .Values.name }}", name: "hi" } }), "hi|");
+});
+
+Deno.test("append builds a list of up to 10,000 items in a loop, and refuses to go past it", () => {
+  // It copies the list each time, as sprig's does: a loop over 50,000 containers took 8.5 s of the worker.
+  const loop = "{{ $l := list }}{{ range .items }}{{ $l = append $l . }}{{ end }}{{ len $l }}";
+  const items = (n: number) => ({ items: Array.from({ length: n }, (_, i) => i) });
+  assert.equal(render(loop, items(MAX_APPENDED_ITEMS)), "10000");
+  assert.throws(() => render(loop, items(MAX_APPENDED_ITEMS + 1)), {
+    message: /append: the list already has 10000 items, as many as a template may build \(10000\)/,
+  });
 });
