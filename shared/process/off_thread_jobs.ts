@@ -6,6 +6,13 @@
  * whoever sent it has given up. The worker starts with the first job and ends after a quiet spell, so an idle
  * server holds no second isolate.
  *
+ * Ending a worker does not stop the job it runs: on Deno 2.9.3 `terminate()` takes effect only once the
+ * worker's JavaScript returns (measured: a worker ended 1 s into a 5 s loop used a core and its heap for the 4 s
+ * left, and ran the message queued behind it too). So a worker ended for running too long is counted as still
+ * running until its job says it has finished, through a flag in memory both threads share (10 minutes at most),
+ * and while two such workers still run no new one starts: the jobs wait, and slow jobs hold at most two threads
+ * in all, not one more each time the limit is reached.
+ *
  * @module
  */
 import { systemTimers, type Timers } from "../time/timers.ts";
@@ -19,6 +26,8 @@ export class JobExpiredError extends Error {
 export interface JobMessage<J> {
   readonly id: number;
   readonly job: J;
+  /** An `Int32Array`'s memory, shared: 1 from the post, set to 0 by the worker once the job has finished. */
+  readonly busy?: SharedArrayBuffer;
 }
 
 /** What the worker answers: the job's result, or the message of what it threw. */
@@ -47,6 +56,22 @@ export interface OffThreadJobsOptions {
   readonly spawn?: (module: URL) => JobWorker;
 }
 
+/** A worker and the flag its running job clears when it finishes. */
+interface Started {
+  readonly handle: JobWorker;
+  readonly busy: Int32Array;
+}
+
+/** Workers ended while their job ran that may still be running at once before no new worker starts. */
+const MAX_ENDED_RUNNING = 2;
+/** How often a wait for an ended worker's job looks at its flag again. */
+const ENDED_POLL_MS = 100;
+/**
+ * How long an ended worker whose flag is still set counts as running. A runtime whose `terminate()` does stop a
+ * job leaves the flag set for good (the job's `finally` never runs); the pool must not wait for it forever.
+ */
+const ENDED_RUNNING_AT_MOST_MS = 10 * 60_000;
+
 interface Waiting<J, R> {
   readonly job: J;
   readonly deadline: number;
@@ -60,7 +85,10 @@ export class OffThreadJobs<J, R> {
   readonly #timers: Timers;
   /** Keys in the order of their turns; a key is here exactly while its queue is not empty. */
   readonly #queues = new Map<string, Waiting<J, R>[]>();
-  #worker: JobWorker | undefined;
+  #worker: Started | undefined;
+  /** Workers ended while their job ran: the job's flag, and when; dropped once the job has finished. */
+  #ended: { readonly busy: Int32Array; readonly at: number }[] = [];
+  #endedTimer: unknown;
   #running: (Waiting<J, R> & { readonly id: number }) | undefined;
   /** The key of the job that ran last, until another key has had its turn. */
   #lastKey: string | undefined;
@@ -110,11 +138,14 @@ export class OffThreadJobs<J, R> {
     this.#queues.clear();
     this.#running?.reject(closed);
     this.#running = undefined;
+    this.#timers.clearTimeout(this.#endedTimer);
+    this.#endedTimer = undefined;
     this.#stopWorker();
   }
 
   #dispatch(): void {
-    if (this.#running !== undefined) return;
+    if (this.#running !== undefined || this.#endedTimer !== undefined) return;
+    if (this.#worker === undefined && this.#waitForEnded()) return;
     const next = this.#nextWaiting();
     if (next === undefined) {
       this.#armIdle();
@@ -125,11 +156,48 @@ export class OffThreadJobs<J, R> {
     const id = this.#nextId++;
     this.#running = { ...next, id };
     const maxRunMs = this.#options.maxRunMs ?? 60_000;
-    this.#runTimer = this.#timers.setTimeout(
-      () => this.#fail(new Error(`The job ran longer than ${maxRunMs} ms; its worker was ended`)),
-      maxRunMs,
+    this.#runTimer = this.#timers.setTimeout(() => {
+      this.#ended.push({ busy: worker.busy, at: this.#timers.now() });
+      this.#fail(new Error(`The job ran longer than ${maxRunMs} ms; its worker was ended`));
+    }, maxRunMs);
+    Atomics.store(worker.busy, 0, 1);
+    worker.handle.postMessage(
+      { id, job: next.job, busy: worker.busy.buffer as SharedArrayBuffer } satisfies JobMessage<J>,
     );
-    worker.postMessage({ id, job: next.job } satisfies JobMessage<J>);
+  }
+
+  /**
+   * Whether a new worker must wait for ended ones whose jobs still run; if so, looks again in a while. Jobs
+   * keep waiting meanwhile, each refused at its deadline when its turn comes.
+   */
+  #waitForEnded(): boolean {
+    const now = this.#timers.now();
+    this.#ended = this.#ended.filter((e) =>
+      Atomics.load(e.busy, 0) === 1 && now - e.at < ENDED_RUNNING_AT_MOST_MS
+    );
+    if (this.#ended.length < MAX_ENDED_RUNNING || this.#queues.size === 0) return false;
+    this.#refuseExpired();
+    this.#endedTimer = this.#timers.setTimeout(() => {
+      this.#endedTimer = undefined;
+      this.#dispatch();
+    }, ENDED_POLL_MS);
+    return true;
+  }
+
+  /** Refuses every waiting job past its deadline, wherever it is in its queue. */
+  #refuseExpired(): void {
+    const now = this.#timers.now();
+    for (const [key, queue] of this.#queues) {
+      const kept = queue.filter((waiting) => {
+        if (waiting.deadline >= now) return true;
+        waiting.reject(
+          new JobExpiredError(`the job waited past its deadline by ${Math.round(now - waiting.deadline)} ms`),
+        );
+        return false;
+      });
+      if (kept.length > 0) this.#queues.set(key, kept);
+      else this.#queues.delete(key);
+    }
   }
 
   /**
@@ -161,7 +229,7 @@ export class OffThreadJobs<J, R> {
     return undefined;
   }
 
-  #startWorker(): JobWorker {
+  #startWorker(): Started {
     const spawn = this.#options.spawn ??
       ((module: URL) => new Worker(module.href, { type: "module" }) as unknown as JobWorker);
     const worker = spawn(this.#options.worker);
@@ -179,7 +247,7 @@ export class OffThreadJobs<J, R> {
       event.preventDefault();
       this.#fail(new Error(`The worker failed: ${event.message}`));
     };
-    return worker;
+    return { handle: worker, busy: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)) };
   }
 
   /** Fails the running job, ends its worker and gives the next job a new one. */
@@ -202,7 +270,7 @@ export class OffThreadJobs<J, R> {
   #stopWorker(): void {
     this.#timers.clearTimeout(this.#idleTimer);
     this.#timers.clearTimeout(this.#runTimer);
-    this.#worker?.terminate();
+    this.#worker?.handle.terminate();
     this.#worker = undefined;
   }
 }
@@ -219,6 +287,8 @@ export function serveJobs<J, R>(handle: (job: J) => R): void {
       answer = { id: data.id, ok: true, result: handle(data.job) };
     } catch (error) {
       answer = { id: data.id, ok: false, error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      if (data.busy !== undefined) Atomics.store(new Int32Array(data.busy), 0, 0);
     }
     scope.postMessage(answer);
   };

@@ -120,6 +120,80 @@ Deno.test("OffThreadJobs fails a job that threw, ran too long or lost its worker
   jobs.close();
 });
 
+/** Marks the job a fake worker was posted as finished, as `serveJobs` does once its handler returns. */
+const finish = (worker: FakeWorker, index = 0) =>
+  Atomics.store(new Int32Array(worker.posted[index].busy!), 0, 0);
+
+Deno.test("Workers ended while their jobs still run count until the jobs finish: past two, no new worker starts", async () => {
+  const { clock, workers, jobs } = setup({ maxRunMs: 10_000 });
+  for (const slow of ["slow 1", "slow 2"]) {
+    const overran = assert.rejects(jobs.run("a", slow, 60_000), { message: /ran longer than 10000 ms/ });
+    clock.tick(10_000);
+    await overran;
+  }
+  // Both ended workers still run their jobs (terminate() does not stop a running job on Deno 2.9.3).
+  const late = assert.rejects(jobs.run("b", "late", 500), JobExpiredError);
+  const patient = jobs.run("c", "patient", 60_000);
+  clock.tick(1_000);
+  await late;
+  assert.equal(workers.started.length, 2, "no third thread beside two that still run");
+  finish(workers.started[0]);
+  clock.tick(100);
+  assert.equal(workers.started.length, 3, "a new worker once one of the jobs has finished");
+  assert.deepEqual(workers.last.posted.map((m) => m.job), ["patient"]);
+  workers.last.answer(done);
+  assert.equal(await patient, "done patient");
+  jobs.close();
+});
+
+Deno.test("An ended worker whose job never says it finished stops counting after ten minutes", async () => {
+  const { clock, workers, jobs } = setup({ maxRunMs: 10_000 });
+  for (const stuck of ["stuck 1", "stuck 2"]) {
+    const overran = assert.rejects(jobs.run("a", stuck, 60_000));
+    clock.tick(10_000);
+    await overran;
+  }
+  // The first was ended at 10 s: it stops counting at 610 s.
+  const next = jobs.run("a", "next", 20 * 60_000);
+  clock.tick(589_000);
+  assert.equal(workers.started.length, 2);
+  clock.tick(2_000);
+  assert.equal(workers.started.length, 3);
+  workers.last.answer(done);
+  assert.equal(await next, "done next");
+  jobs.close();
+});
+
+Deno.test("A job kept running by its ended worker lets the pool go on once it returns, with real threads", async () => {
+  // The latch worker blocks in Atomics.wait until released; terminate() does not interrupt it on Deno 2.9.3.
+  const jobs = new OffThreadJobs<{ cells: SharedArrayBuffer; slot: number }, string>({
+    worker: new URL("./testdata/latch_worker.ts", import.meta.url),
+    maxRunMs: 200,
+  });
+  const cells = new SharedArrayBuffer(12);
+  const view = new Int32Array(cells);
+  const release = (slot: number) => {
+    Atomics.store(view, slot, 2);
+    Atomics.notify(view, slot);
+  };
+  try {
+    await Promise.all(
+      [jobs.run("a", { cells, slot: 0 }, 10_000), jobs.run("a", { cells, slot: 1 }, 10_000)]
+        .map((result) => assert.rejects(result, { message: /ran longer than 200 ms/ })),
+    );
+    const third = jobs.run("b", { cells, slot: 2 }, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(Atomics.load(view, 2), 0, "the third job waits while both ended jobs still run");
+    release(0);
+    await waitFor(() => Atomics.load(view, 2) === 1, "the third job to start in a new worker");
+    release(2);
+    assert.equal(await third, "released");
+    release(1);
+  } finally {
+    jobs.close();
+  }
+});
+
 Deno.test("OffThreadJobs ends its worker after a quiet spell and starts one for the next job", async () => {
   const { clock, workers, jobs } = setup({ idleMs: 30_000 });
   assert.equal(jobs.started, false, "no worker before the first job");

@@ -12,7 +12,10 @@ Deno.test("deepValue accepts objects and arrays nested to the bound and names th
   assert.equal(deepValue(nested(MAX_NESTING)), undefined);
   assert.equal(deepValue({ spec: nested(MAX_NESTING - 1) }), undefined);
   // The document is one level, spec a second: the hundred-and-first container is spec's 99th `a`.
-  assert.deepEqual(deepValue({ spec: nested(MAX_NESTING) }), { path: `spec${".a".repeat(99)}`, maxDepth: 100 });
+  assert.deepEqual(deepValue({ spec: nested(MAX_NESTING) }), {
+    path: `spec${".a".repeat(99)}`,
+    maxDepth: 100,
+  });
   assert.deepEqual(deepValue({ s: "x", n: 1, list: [1, 2, [3]] }, 2), { path: "list[2]", maxDepth: 2 });
   assert.equal(deepValue({ s: "x", n: null, list: [1, 2, [3]] }, 3), undefined);
 });
