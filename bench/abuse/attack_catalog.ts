@@ -89,7 +89,7 @@ function webhookCpu(review: WebhookReview, what: string, bodyBytes = Math.floor(
     name: `webhook-cpu:${review}`,
     finding: `CPU per caller: ${what}, a few at a time from one client`,
     services: SMALL_MESH,
-    needsInjector: review === "inject" || review === "quantity",
+    needsInjector: review !== "validate" && review !== "hosts",
     full: { bodyBytes, inFlight: 4, holdS: 120 },
     small: { bodyBytes, inFlight: 4, holdS: 30 },
     timeoutS: (s) => s.holdS + 60,
@@ -269,6 +269,7 @@ export const ATTACKS: readonly Attack[] = [
     "60 KB Pods whose cpu limit is 0. and 60,000 zeros then a one to /inject",
     60 * 1024,
   ),
+  webhookCpu("containers", "2.9 MiB Pods of about 100,000 containers each to /inject"),
 ];
 
 /** The attacks `selector` names: `all`, a family (every variant) or one `family:variant`. */

@@ -3,7 +3,8 @@
  * annotations as fit in the body to `/inject`, or a VirtualService with as many regex routes as fit to
  * `/validate`, every body just under the admission body cap; or a body of `bodyBytes` that cost more than its
  * size once did: a VirtualService naming one host as many times as fit (`hosts`, every overlapping pair was an
- * error), or a Pod whose cpu limit is a fraction of as many zeros as fit, then a one (`quantity`). The bodies are built once; `inFlight` requests
+ * error), a Pod whose cpu limit is a fraction of as many zeros as fit, then a one (`quantity`), or a Pod of as
+ * many containers as fit (`containers`: the template appends each one's name to a list it copies). The bodies are built once; `inFlight` requests
  * are kept going on one HTTP/2 connection (`node:http2`, TLS), each sent again as soon as it is answered, for
  * `holdS` seconds. It measures what one caller's reviews cost the server's event loop: the harness's `/ready`
  * probe and push watcher run beside it. The attacker process is started with
@@ -28,7 +29,7 @@ export interface WebhookCpuSizes {
 }
 
 /** What each request asks the webhook to judge (see the module's summary). */
-export type WebhookReview = "inject" | "validate" | "hosts" | "quantity";
+export type WebhookReview = "inject" | "validate" | "hosts" | "quantity" | "containers";
 
 type Obj = Record<string, unknown>;
 
@@ -139,6 +140,17 @@ function quantityBody(bytes: number): Body {
   return { bytes: Buffer.from(`${head}"0.${"0".repeat(zeros)}1"${tail}`), entries: zeros };
 }
 
+/** A Pod of as many containers, `c<i>` with an image, as fit in `bytes`. */
+function containersBody(bytes: number): Body {
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "tenant-app", namespace: NAMESPACE, labels: { app: "tenant-app" } },
+    spec: { containers: FILL },
+  };
+  return filled(admissionReview(pod, "", "v1", "pods"), "[", (i) => `{"name":"c${i}","image":"a"}`, bytes);
+}
+
 /** The body of each request of `review`, and what its entries are. */
 function bodyOf(review: WebhookReview, bytes: number): Body & { readonly what: string } {
   switch (review) {
@@ -150,6 +162,8 @@ function bodyOf(review: WebhookReview, bytes: number): Body & { readonly what: s
       return { ...duplicateHostsBody(bytes), what: "hosts" };
     case "quantity":
       return { ...quantityBody(bytes), what: "zeros" };
+    case "containers":
+      return { ...containersBody(bytes), what: "containers" };
   }
 }
 
@@ -191,7 +205,7 @@ export async function webhookCpu(
   sizes: WebhookCpuSizes,
 ): Promise<Record<string, unknown>> {
   const body = bodyOf(sizes.review, sizes.bodyBytes);
-  const path = sizes.review === "inject" || sizes.review === "quantity" ? "/inject" : "/validate";
+  const path = sizes.review === "validate" || sizes.review === "hosts" ? "/validate" : "/inject";
   const statuses: Record<string, number> = {};
   const count = (key: string) => statuses[key] = (statuses[key] ?? 0) + 1;
   const verdicts = { allowed: 0, denied: 0 };
