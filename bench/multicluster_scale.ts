@@ -15,9 +15,8 @@
  */
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
-import { join } from "node:path";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
+import { startOrchDiscovery } from "./orch_discovery.ts";
 import { loadAverage, machineInfo, processCpuMs, processMemory } from "./bench_processes.ts";
 
 const { values } = parseArgs({
@@ -79,22 +78,11 @@ const loadStarted = performance.now();
 const remotes = Array.from({ length: clusters }, (_, c) => remoteCluster(c + 1));
 const apiLoadMs = Math.round(performance.now() - loadStarted);
 
-const dir = await Deno.makeTempDir({ prefix: "mesh_multicluster_scale_" });
-await Deno.writeTextFile(join(dir, "kubeconfig"), local.kubeconfig());
-const addresses = discoveryAddresses();
-const server = startProgram(
-  "mesh-discovery",
-  discoveryArgs(addresses, [
-    "--registries",
-    "Orchestrator",
-    "--orchconfig",
-    join(dir, "kubeconfig"),
-    "--clusterRegistriesNamespace",
-    "mesh-system",
-    "--log_as_json",
-  ]),
-  { CLUSTER_ID: "local" },
-);
+const { server, addresses, stop } = await startOrchDiscovery(local, {
+  prefix: "mesh_multicluster_scale_",
+  flags: ["--clusterRegistriesNamespace", "mesh-system"],
+  env: { CLUSTER_ID: "local" },
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Clusterz = { remote: { clusterId: string; state: string; services: number }[] };
 const clusterz = async (): Promise<Clusterz> =>
@@ -147,7 +135,6 @@ try {
     loadAverageAfter: loadAverage(),
   }));
 } finally {
-  await server.stop();
+  await stop();
   await Promise.all([local, ...remotes].map((api) => api.close()));
-  await Deno.remove(dir, { recursive: true });
 }

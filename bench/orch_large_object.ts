@@ -12,9 +12,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
+import { startOrchDiscovery } from "./orch_discovery.ts";
 import { processCpuMs, processMemory } from "./bench_processes.ts";
 import { summarize } from "./latency_stats.ts";
 
@@ -56,20 +55,10 @@ api.apply({
   metadata: { name: "ratings", namespace: "shop" },
   spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 9080 }], selector: { app: "ratings" } },
 });
-const dir = await Deno.makeTempDir({ prefix: "mesh_orch_large_" });
-await Deno.writeTextFile(join(dir, "kubeconfig"), api.kubeconfig());
-const addresses = discoveryAddresses();
-const server = startProgram(
-  "mesh-discovery",
-  discoveryArgs(addresses, [
-    "--registries",
-    "Orchestrator",
-    "--orchconfig",
-    join(dir, "kubeconfig"),
-    "--log_as_json",
-  ]),
-  values.analysis ? { DISCOVERY_ENABLE_ANALYSIS: "true" } : {},
-);
+const { server, addresses, stop } = await startOrchDiscovery(api, {
+  prefix: "mesh_orch_large_",
+  env: values.analysis ? { DISCOVERY_ENABLE_ANALYSIS: "true" } : {},
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const readyStatus = async () => {
   const response = await fetch(`http://${addresses.httpAddr}/ready`).catch(() => undefined);
@@ -126,7 +115,6 @@ try {
     peakRssMiB: Math.round(processMemory(pid).peakRssKiB / 1024),
   }));
 } finally {
-  await server.stop();
+  await stop();
   await api.close();
-  await Deno.remove(dir, { recursive: true });
 }

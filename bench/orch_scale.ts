@@ -16,9 +16,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
 import { type ApiObject, OrchApiServer } from "../shared/testing/orch_api_server.ts";
-import { discoveryAddresses, discoveryArgs, startProgram } from "../tests/helpers/programs.ts";
+import { startOrchDiscovery } from "./orch_discovery.ts";
 import { loadAverage, processCpuMs, processMemory } from "./bench_processes.ts";
 import { nodeChurn } from "./orch_node_churn.ts";
 
@@ -120,23 +119,12 @@ for (let i = 0; i < services; i++) {
 }
 const apiLoadMs = Math.round(performance.now() - loadStarted);
 
-const dir = await Deno.makeTempDir({ prefix: "mesh_orch_scale_" });
-await Deno.writeTextFile(join(dir, "kubeconfig"), api.kubeconfig());
-const addresses = discoveryAddresses();
 const spawned = performance.now();
-const server = startProgram(
-  "mesh-discovery",
-  discoveryArgs(addresses, [
-    "--registries",
-    "Orchestrator",
-    "--orchconfig",
-    join(dir, "kubeconfig"),
-    "--log_as_json",
-    "--orchApiQPS",
-    "100",
-  ]),
-  values.useEndpointSlices ? { DISCOVERY_USE_ENDPOINT_SLICE: "true" } : {},
-);
+const { server, addresses, stop } = await startOrchDiscovery(api, {
+  prefix: "mesh_orch_scale_",
+  flags: ["--orchApiQPS", "100"],
+  env: values.useEndpointSlices ? { DISCOVERY_USE_ENDPOINT_SLICE: "true" } : {},
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const metricsText = async () => await (await fetch(`http://${addresses.monitoringAddr}/metrics`)).text();
 const triggers = async (): Promise<Record<string, number>> => {
@@ -222,7 +210,6 @@ try {
     nodeZoneChurn,
   }));
 } finally {
-  await server.stop();
+  await stop();
   await api.close();
-  await Deno.remove(dir, { recursive: true });
 }

@@ -217,9 +217,8 @@ Deno.test("A flood of refusals is logged once per kind per interval, with how ma
   assert.equal(lines[1].fields?.suppressed, 4);
 });
 
-Deno.test("A pod whose unquoted annotation carries anchors aliasing each other is refused, not expanded", async () => {
-  // The reference's template writes sidecar.mesh.io/bootstrapOverride unquoted, at an indentation of 4 in
-  // the rendered YAML: six more lines there stand for 9^7 nodes.
+/** The injection webhook with the reference's default template and values, as the conformance cases set it. */
+function defaultTemplateWebhook() {
   const defaultCase = conformanceCases().find((c) => c.config === "inputs/default.config.yaml")!;
   const state = caseState(defaultCase);
   const metrics = testMetrics();
@@ -229,6 +228,13 @@ Deno.test("A pod whose unquoted annotation carries anchors aliasing each other i
     state: () => state,
     revision: "default",
   });
+  return { router, metrics };
+}
+
+Deno.test("A pod whose unquoted annotation carries anchors aliasing each other is refused, not expanded", async () => {
+  // The reference's template writes sidecar.mesh.io/bootstrapOverride unquoted, at an indentation of 4 in
+  // the rendered YAML: six more lines there stand for 9^7 nodes.
+  const { router, metrics } = defaultTemplateWebhook();
   const lines = ['x0: &a0 ["l","l","l","l","l","l","l","l","l"]'];
   for (let i = 1; i <= 6; i++) lines.push(`x${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(",")}]`);
   const pod = {
@@ -257,15 +263,7 @@ Deno.test("A pod whose unquoted annotation carries anchors aliasing each other i
 Deno.test("A pod of more containers than a template may list is refused at once, not copied for seconds", async () => {
   // The reference's template appends every container's name to a list that append copies each time: 50,000
   // containers took 8.5 s, and a 3 MiB review held the injection worker to its 10 s limit.
-  const defaultCase = conformanceCases().find((c) => c.config === "inputs/default.config.yaml")!;
-  const state = caseState(defaultCase);
-  const metrics = testMetrics();
-  const router = injectWebhookRoutes(new Router(), {
-    metrics,
-    log: new RecordingLogger(),
-    state: () => state,
-    revision: "default",
-  });
+  const { router, metrics } = defaultTemplateWebhook();
   const pod = (containers: number) => ({
     metadata: { name: "crowded" },
     spec: { containers: Array.from({ length: containers }, (_, i) => ({ name: `c${i}`, image: "app:1" })) },
