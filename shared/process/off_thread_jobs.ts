@@ -8,10 +8,10 @@
  *
  * Ending a worker does not stop the job it runs: on Deno 2.9.3 `terminate()` takes effect only once the
  * worker's JavaScript returns (measured: a worker ended 1 s into a 5 s loop used a core and its heap for the 4 s
- * left, and ran the message queued behind it too). So a worker ended for running too long is counted as still
- * running until its job says it has finished, through a flag in memory both threads share (10 minutes at most),
- * and while two such workers still run no new one starts: the jobs wait, and slow jobs hold at most two threads
- * in all, not one more each time the limit is reached.
+ * left, and ran the message queued behind it too; one ended while its module loaded never ran its job). So a
+ * worker ended for running too long counts as running while its job says it runs, through a flag in memory both
+ * threads share (10 minutes at most), and while two such workers run no new one starts: the jobs wait, and slow
+ * jobs hold at most two threads in all, not one more each time the limit is reached.
  *
  * @module
  */
@@ -22,11 +22,15 @@ export class JobExpiredError extends Error {
   override name = "JobExpiredError";
 }
 
+function expired(now: number, deadline: number): JobExpiredError {
+  return new JobExpiredError(`the job waited past its deadline by ${Math.round(now - deadline)} ms`);
+}
+
 /** What the main thread posts to the worker. */
 export interface JobMessage<J> {
   readonly id: number;
   readonly job: J;
-  /** An `Int32Array`'s memory, shared: 1 from the post, set to 0 by the worker once the job has finished. */
+  /** An `Int32Array`'s memory, shared: the worker sets it to 1 while it runs the job, and to 0 once it ends. */
   readonly busy?: SharedArrayBuffer;
 }
 
@@ -62,7 +66,7 @@ interface Started {
   readonly busy: Int32Array;
 }
 
-/** Workers ended while their job ran that may still be running at once before no new worker starts. */
+/** How many workers ended while their jobs ran may still be running them before no new worker starts. */
 const MAX_ENDED_RUNNING = 2;
 /** How often a wait for an ended worker's job looks at its flag again. */
 const ENDED_POLL_MS = 100;
@@ -160,15 +164,14 @@ export class OffThreadJobs<J, R> {
       this.#ended.push({ busy: worker.busy, at: this.#timers.now() });
       this.#fail(new Error(`The job ran longer than ${maxRunMs} ms; its worker was ended`));
     }, maxRunMs);
-    Atomics.store(worker.busy, 0, 1);
     worker.handle.postMessage(
       { id, job: next.job, busy: worker.busy.buffer as SharedArrayBuffer } satisfies JobMessage<J>,
     );
   }
 
   /**
-   * Whether a new worker must wait for ended ones whose jobs still run; if so, looks again in a while. Jobs
-   * keep waiting meanwhile, each refused at its deadline when its turn comes.
+   * Whether a new worker must wait for ended ones whose jobs still run; if so, refuses the jobs past their
+   * deadline and looks again in a while.
    */
   #waitForEnded(): boolean {
     const now = this.#timers.now();
@@ -190,9 +193,7 @@ export class OffThreadJobs<J, R> {
     for (const [key, queue] of this.#queues) {
       const kept = queue.filter((waiting) => {
         if (waiting.deadline >= now) return true;
-        waiting.reject(
-          new JobExpiredError(`the job waited past its deadline by ${Math.round(now - waiting.deadline)} ms`),
-        );
+        waiting.reject(expired(now, waiting.deadline));
         return false;
       });
       if (kept.length > 0) this.#queues.set(key, kept);
@@ -215,9 +216,7 @@ export class OffThreadJobs<J, R> {
       }
       let head = queue.shift();
       while (head !== undefined && head.deadline < now) {
-        head.reject(
-          new JobExpiredError(`the job waited past its deadline by ${Math.round(now - head.deadline)} ms`),
-        );
+        head.reject(expired(now, head.deadline));
         head = queue.shift();
       }
       if (queue.length > 0) this.#queues.set(key, queue);
@@ -282,13 +281,15 @@ export function serveJobs<J, R>(handle: (job: J) => R): void {
     postMessage(message: JobAnswer<R>): void;
   };
   scope.onmessage = ({ data }) => {
+    const busy = data.busy === undefined ? undefined : new Int32Array(data.busy);
+    if (busy !== undefined) Atomics.store(busy, 0, 1);
     let answer: JobAnswer<R>;
     try {
       answer = { id: data.id, ok: true, result: handle(data.job) };
     } catch (error) {
       answer = { id: data.id, ok: false, error: error instanceof Error ? error.message : String(error) };
     } finally {
-      if (data.busy !== undefined) Atomics.store(new Int32Array(data.busy), 0, 0);
+      if (busy !== undefined) Atomics.store(busy, 0, 0);
     }
     scope.postMessage(answer);
   };
