@@ -2,6 +2,10 @@ import { type AnalysisContext, type Analyzer, meshOrigin } from "./analyzer.ts";
 import { MESSAGES } from "./analysis_message.ts";
 import { selectorString, selects } from "./analysis_util.ts";
 import { servicePorts, serviceSelector } from "./orch_specs.ts";
+import type { OrchObject } from "./analysis_input.ts";
+
+/** Pods a gateway is matched against in one step of the analysis. */
+const PODS_PER_STEP = 1_000;
 
 interface GatewaySpec {
   readonly selector?: Readonly<Record<string, string>>;
@@ -18,22 +22,35 @@ export const ingressGatewayPortAnalyzer: Analyzer = {
   requiresOrchestrator: true,
   *analyze(ctx: AnalysisContext) {
     const pods = ctx.orch("Pod");
-    const services = ctx.orch("Service");
+    // Services select pods of their own namespace only. A gateway selector may match every pod of the cluster
+    // (an empty one does), so each pod is matched against its namespace's services once, whatever the gateways.
+    const servicesByNamespace = new Map<string, OrchObject[]>();
+    for (const svc of ctx.orch("Service")) {
+      const namespace = svc.metadata.namespace ?? "";
+      const list = servicesByNamespace.get(namespace);
+      if (list === undefined) servicesByNamespace.set(namespace, [svc]);
+      else list.push(svc);
+    }
+    const tcpPortsOf = new Map<OrchObject, readonly number[]>();
+    const tcpPorts = (pod: OrchObject): readonly number[] => {
+      let ports = tcpPortsOf.get(pod);
+      if (ports !== undefined) return ports;
+      ports = (servicesByNamespace.get(pod.metadata.namespace ?? "") ?? [])
+        .filter((svc) => selects(serviceSelector(svc), pod.metadata.labels))
+        .flatMap((svc) => servicePorts(svc))
+        .flatMap((port) => port.protocol === "TCP" && port.port !== undefined ? [port.port] : []);
+      tcpPortsOf.set(pod, ports);
+      return ports;
+    };
     for (const r of ctx.mesh<GatewaySpec>("Gateway")) {
       const selector = r.spec.selector ?? {};
       const ports = new Set<number>();
       let matched = 0;
-      for (const pod of pods) {
+      for (const [i, pod] of pods.entries()) {
+        if (i % PODS_PER_STEP === PODS_PER_STEP - 1) yield;
         if (!selects(selector, pod.metadata.labels)) continue;
         matched++;
-        for (const svc of services) {
-          // Services select pods of their own namespace only.
-          if ((svc.metadata.namespace ?? "") !== (pod.metadata.namespace ?? "")) continue;
-          if (!selects(serviceSelector(svc), pod.metadata.labels)) continue;
-          for (const port of servicePorts(svc)) {
-            if (port.protocol === "TCP" && port.port !== undefined) ports.add(port.port);
-          }
-        }
+        for (const port of tcpPorts(pod)) ports.add(port);
       }
       if (matched === 0) {
         ctx.report(MESSAGES.ReferencedResourceNotFound, meshOrigin(r), "selector", selectorString(selector));
