@@ -198,7 +198,16 @@ export function parseResource(
   const meta = metadataAt(report, doc.metadata, options.defaultNamespace ?? "default");
   // An absent spec is an empty message, as in Istio: whether that is valid is the kind's decision.
   const spec = isSetValue(doc.spec) ? doc.spec : {};
-  if (info && meta) info.validate(spec, report, { namespace: meta.namespace, name: meta.name });
+  if (info && meta) {
+    try {
+      info.validate(spec, report, { namespace: meta.namespace, name: meta.name });
+    } catch (error) {
+      // A validator that throws is a defect; the document is refused alone, never its source or the server.
+      // (A Gateway port protocol that was a list made one throw before the protocol check took any value.)
+      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      report.error("spec", `could not be validated (${why}); the resource is refused`);
+    }
+  }
   attachLines(report.errors, options, position);
   attachLines(report.warnings, options, position);
   if (!report.ok || !info || !api || !meta) return { report };

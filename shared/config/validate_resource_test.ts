@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseResource } from "./validate_resource.ts";
+import { type KindInfo, KINDS } from "./kinds.ts";
 
 const vs = {
   apiVersion: "networking.istio.io/v1alpha3",
@@ -149,4 +150,45 @@ Deno.test("parseResource puts source lines on issues", async (t) => {
     const { report } = parseResource(doc, { file: "a.yaml", line: 12 }, { lineOf });
     assert.deepEqual(report.errors.map((e) => [e.path, e.line]), [["spec.http[0].route[0].weight", 20]]);
   });
+});
+
+Deno.test("A Gateway whose port protocol is not a string is refused with the field, not thrown at the caller", () => {
+  // parseProtocol called toLowerCase on whatever the document held: a list there threw out of parseResource.
+  const { resource, report } = parseResource({
+    apiVersion: "networking.mesh.io/v1beta1",
+    kind: "Gateway",
+    metadata: { name: "g", namespace: "ns" },
+    spec: {
+      selector: { app: "gw" },
+      servers: [{ port: { number: 80, name: "http", protocol: ["x"] }, hosts: ["*"] }],
+    },
+  });
+  assert.equal(resource, undefined);
+  assert.deepEqual(report.errors, [
+    { path: "spec.servers[0].port.protocol", message: "must be a string, got a list" },
+    { path: "spec.servers[0].port.protocol", message: "protocol is required" },
+  ]);
+});
+
+Deno.test("A validator that throws refuses its document alone, saying so, and never throws at the caller", () => {
+  const info = KINDS.find((k) => k.kind === "Sidecar")! as { validate: KindInfo["validate"] };
+  const validate = info.validate;
+  info.validate = () => {
+    throw new TypeError("x.toLowerCase is not a function");
+  };
+  try {
+    const { resource, report } = parseResource({
+      apiVersion: "networking.mesh.io/v1beta1",
+      kind: "Sidecar",
+      metadata: { name: "s", namespace: "ns" },
+      spec: {},
+    });
+    assert.equal(resource, undefined);
+    assert.deepEqual(report.errors, [{
+      path: "spec",
+      message: "could not be validated (TypeError: x.toLowerCase is not a function); the resource is refused",
+    }]);
+  } finally {
+    info.validate = validate;
+  }
 });

@@ -36,8 +36,12 @@ const PROTOCOLS: readonly Protocol[] = [
 export const SUPPORTED_PROTOCOLS =
   "HTTP, HTTPS, HTTP2, GRPC, GRPC-WEB, HTTP_PROXY, TCP, TLS, UDP, MONGO, REDIS, MYSQL, THRIFT";
 
-/** Parses a protocol name case-insensitively; undefined when unsupported. */
-export function parseProtocol(name: string): Protocol | undefined {
+/**
+ * Parses a protocol name case-insensitively; undefined when unsupported, or not a string at all: callers pass
+ * fields of documents whose type was reported, not corrected.
+ */
+export function parseProtocol(name: unknown): Protocol | undefined {
+  if (typeof name !== "string") return undefined;
   const lower = name.toLowerCase();
   return PROTOCOLS.find((p) => p.toLowerCase() === lower);
 }
