@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Router } from "@mesh/shared/http/router";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { OffThreadJobs } from "@mesh/shared/process/off_thread_jobs";
-import { testMetrics } from "../webhook/_test_support.ts";
+import { jsonPoster, testMetrics } from "../webhook/_test_support.ts";
 import { casePods, caseState, conformanceCases, podReview } from "./_conformance_support.ts";
 import { type InjectionJob, injectWebhookRoutes } from "./inject_webhook.ts";
 import type { InjectionVerdict, InjectorState } from "./inject_review.ts";
@@ -16,16 +16,7 @@ function webhook(state: () => InjectorState, jobs?: OffThreadJobs<InjectionJob, 
     revision: "default",
     ...(jobs && { offThread: { jobs, fromChars: 0 } }),
   });
-  const post = async (body: string, path = "/inject") => {
-    const response = await router.handle(
-      new Request(`https://webhook.test${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body,
-      }),
-    );
-    return `${response.status} ${await response.text()}`;
-  };
+  const post = jsonPoster(router, "/inject");
   return { post, metrics };
 }
 

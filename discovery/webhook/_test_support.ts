@@ -1,5 +1,6 @@
 // Test support for the webhook tests: admission reviews and metric readers.
 import { Metrics } from "@mesh/shared/metrics/metrics";
+import type { Router } from "@mesh/shared/http/router";
 
 /** Fresh metrics of the discovery program. */
 export function testMetrics(): Metrics {
@@ -82,5 +83,22 @@ export function admissionReview(
       oldObject: null,
       dryRun: false,
     },
+  };
+}
+
+/** Posts a JSON body to `router` at `path` and answers with the status and the body's text, as `"200 {…}"`. */
+export function jsonPoster(
+  router: Router,
+  defaultPath: string,
+): (body: string, path?: string) => Promise<string> {
+  return async (body, path = defaultPath) => {
+    const response = await router.handle(
+      new Request(`https://webhook.test${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      }),
+    );
+    return `${response.status} ${await response.text()}`;
   };
 }

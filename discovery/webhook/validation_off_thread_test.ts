@@ -16,6 +16,7 @@ import {
   admissionReview,
   counterValue,
   INVALID_SPEC,
+  jsonPoster,
   testMetrics,
   VALID_SPEC,
   virtualService,
@@ -33,16 +34,7 @@ function webhookRouter(offThread?: { jobs: OffThreadJobs<string, ValidationVerdi
 
 function webhook(offThread?: { jobs: OffThreadJobs<string, ValidationVerdict>; fromChars: number }) {
   const { metrics, router } = webhookRouter(offThread);
-  const post = async (body: string) => {
-    const response = await router.handle(
-      new Request("https://webhook.test/validate", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body,
-      }),
-    );
-    return `${response.status} ${await response.text()}`;
-  };
+  const post = jsonPoster(router, "/validate");
   return { post, metrics };
 }
 

@@ -42,11 +42,6 @@ export const ADMISSION_BODY_LIMITS: BodyLimits = Object.freeze({
 export const VALIDATION_WEBHOOK_PATHS = ["/validate", "/admitpilot"] as const;
 
 /**
- * The validation webhook's HTTP handler: an AdmissionReview (`admission.k8s.io/v1` or `v1beta1`) in, the answer
- * in the same version out. An empty body is 400, a content type other than JSON 415, a body that is not JSON
- * or not an AdmissionReview 400; each such failure is counted in `config_validation_http_error{status}`.
- */
-/**
  * A review judged: refused before validation (the HTTP status and why), or decided (the answer to send and
  * how to count it). Plain data, so a worker thread can judge it.
  */
