@@ -215,6 +215,12 @@ export class GeneratorRegistry<P extends PushSnapshot = PushSnapshot> {
     return wanted !== undefined && this.#flavors.has(wanted) ? wanted : DEFAULT_GENERATOR;
   }
 
+  /** True when a generator of some flavour serves `typeUrl`. */
+  serves(typeUrl: string): boolean {
+    for (const byType of this.#flavors.values()) if (byType.has(typeUrl)) return true;
+    return false;
+  }
+
   /** The generator of `typeUrl` for `proxy`, or undefined when its flavour has none. */
   find(proxy: Proxy, typeUrl: string): XdsGenerator<P> | undefined {
     return this.#flavors.get(this.flavorOf(proxy))?.get(typeUrl);

@@ -129,7 +129,11 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
     this.generators = options.generators;
     this.settings = options.settings;
     this.#logger = options.logger;
-    this.#metrics = new XdsMetrics(options.metrics, options.pushHistory);
+    this.#metrics = new XdsMetrics(
+      options.metrics,
+      options.pushHistory,
+      (typeUrl) => options.generators.serves(typeUrl),
+    );
     this.#schema = options.schema ?? loadEnvoySchema();
     this.#push = options.initialPush;
     this.#waiting = options.waiting;
@@ -426,7 +430,7 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
       this.#logger.info("push abandoned", { connection: connection.id, error: (error as Error).message });
       return;
     }
-    this.#metrics.internalError("push");
+    this.#metrics.pushError();
     this.#logger.error("push failed", {
       connection: connection.id,
       error: error instanceof Error ? error.message : String(error),

@@ -247,6 +247,35 @@ Deno.test("SotW ADS ignores and counts a request with an expired nonce", async (
   }
 });
 
+Deno.test("NACKs and stale nonces for types a client makes up are counted under one series", async () => {
+  // Each made-up type URL was a series of its own, never removed: any client of 15010 could grow the
+  // registry and every scrape without bound (2,000 NACKs made 2 MB of exposition).
+  const server = await startTestServer();
+  const client = connect(server.port, CDS);
+  try {
+    await client.next();
+    for (let i = 0; i < 200; i++) {
+      const typeUrl = `type.googleapis.com/made.up.Type${i}`;
+      client.send({ type_url: typeUrl, response_nonce: "n", error_detail: { code: 3, message: "no" } });
+      client.send({ type_url: typeUrl, resource_names: ["a"] });
+      client.send({ type_url: typeUrl, response_nonce: "stale", resource_names: ["a"] });
+    }
+    await probe(client);
+    const exposition = await server.metrics.render();
+    const series = (name: string) =>
+      exposition.split("\n").filter((line) => line.startsWith(`${name}{`)).sort();
+    assert.deepEqual(series("discovery_total_xds_rejects"), [
+      'discovery_total_xds_rejects{type="other"} 200',
+    ]);
+    assert.deepEqual(series("discovery_xds_expired_nonce"), [
+      'discovery_xds_expired_nonce{type="other"} 200',
+    ]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
 Deno.test("SotW ADS unsubscribes a non-wildcard type on empty names", async () => {
   const server = await startTestServer();
   const client = connect(server.port, EDS, ["a"]);

@@ -8,6 +8,9 @@ import { grpcCodeName } from "@mesh/shared/grpc/grpc_status";
 import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { PushHistory } from "../push/push_history.ts";
 
+/** The `type` label of a type URL that no generator serves: a client chooses those, so each is not a series. */
+export const OTHER_TYPE = "other";
+
 /** The `type` label of a type URL: "cds", "eds", "lds", "rds", "sds", else the URL itself (as the reference). */
 export function metricType(typeUrl: string): string {
   switch (typeUrl) {
@@ -45,7 +48,11 @@ interface TypeSeries {
   readonly sendTime: { observe(value: number): void };
 }
 
-/** Records what the xDS server does in the program's metrics. A missing registry records nothing. */
+/**
+ * Records what the xDS server does in the program's metrics. A missing registry records nothing. A type URL
+ * no generator serves is labelled {@link OTHER_TYPE}: any client of 15010 may send NACKs and stale nonces for
+ * types of its own making, and a series per type would grow the registry and every scrape without bound.
+ */
 export class XdsMetrics {
   /** Reject gauge series per proxy, so a disconnect can remove exactly them. */
   readonly #rejectSeries = new Map<string, Set<string>>();
@@ -57,12 +64,20 @@ export class XdsMetrics {
   /** The unlabelled per-push histograms, bound once for the same reason. */
   readonly #convergence?: { observe(value: number): void };
   readonly #queueTime?: { observe(value: number): void };
+  /** Whether some generator serves a type URL; undefined labels every type URL as itself. */
+  readonly #served?: (typeUrl: string) => boolean;
 
   /**
    * Records into `metrics`; without it every method does nothing. `history`, when given, also gets every
-   * completed proxy push, for the debug overview's push chart.
+   * completed proxy push, for the debug overview's push chart. `served` says whether a generator serves a
+   * type URL, which is then labelled as itself; any other is {@link OTHER_TYPE}.
    */
-  constructor(readonly metrics?: Metrics, readonly history?: PushHistory) {
+  constructor(
+    readonly metrics?: Metrics,
+    readonly history?: PushHistory,
+    served?: (typeUrl: string) => boolean,
+  ) {
+    this.#served = served;
     if (metrics === undefined) return;
     const pushes = metrics.counter("discovery_xds_pushes");
     const pushTime = metrics.histogram("discovery_xds_push_time");
@@ -76,6 +91,11 @@ export class XdsMetrics {
         sendTime: sendTime.labels(type),
       });
     }
+  }
+
+  /** The `type` label of `typeUrl`: {@link metricType}'s for a served type, {@link OTHER_TYPE} for any other. */
+  #label(typeUrl: string): string {
+    return this.#served === undefined || this.#served(typeUrl) ? metricType(typeUrl) : OTHER_TYPE;
   }
 
   /** The bound series of a known type; undefined for any other (recorded with its label each time). */
@@ -97,12 +117,12 @@ export class XdsMetrics {
 
   /** Building (`builderr`) or sending (`senderr`) a response failed. */
   pushFailed(typeUrl: string, stage: "builderr" | "senderr"): void {
-    this.metrics?.counter("discovery_xds_pushes").inc({ type: `${metricType(typeUrl)}_${stage}` });
+    this.metrics?.counter("discovery_xds_pushes").inc({ type: `${this.#label(typeUrl)}_${stage}` });
   }
 
   /** A proxy rejected a response: `discovery_total_xds_rejects` and the per-type reject gauge. */
   rejected(typeUrl: string, proxyId: string, code: number): void {
-    this.metrics?.counter("discovery_total_xds_rejects").inc({ type: metricType(typeUrl) });
+    this.metrics?.counter("discovery_total_xds_rejects").inc({ type: this.#label(typeUrl) });
     const gauge = REJECT_GAUGES.get(typeUrl);
     if (gauge === undefined || this.metrics === undefined) return;
     const err = grpcCodeName(code);
@@ -126,7 +146,7 @@ export class XdsMetrics {
 
   /** A request carried a nonce that is not the latest sent for its type. */
   expiredNonce(typeUrl: string): void {
-    this.metrics?.counter("discovery_xds_expired_nonce").inc({ type: metricType(typeUrl) });
+    this.metrics?.counter("discovery_xds_expired_nonce").inc({ type: this.#label(typeUrl) });
   }
 
   /** The server ended a stream over what its peer sent: `discovery_xds_refused_streams` by gRPC code. */
@@ -151,7 +171,12 @@ export class XdsMetrics {
 
   /** A generator threw or produced something that could not be encoded. */
   internalError(typeUrl: string): void {
-    this.metrics?.counter("discovery_total_xds_internal_errors").inc({ type: metricType(typeUrl) });
+    this.metrics?.counter("discovery_total_xds_internal_errors").inc({ type: this.#label(typeUrl) });
+  }
+
+  /** A push failed outside any one type's generation: `discovery_total_xds_internal_errors{type="push"}`. */
+  pushError(): void {
+    this.metrics?.counter("discovery_total_xds_internal_errors").inc({ type: "push" });
   }
 
   /** Seconds to generate, frame and send one response. */

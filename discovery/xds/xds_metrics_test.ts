@@ -51,3 +51,29 @@ Deno.test("XdsMetrics without a registry records nothing and does not fail", () 
   xds.sendTime(TYPE_URL.endpoint, 0.1);
   xds.pushTime(TYPE_URL.route, 0.1);
 });
+
+Deno.test("XdsMetrics labels a type no generator serves as other, however many a client makes up", async () => {
+  const metrics = new Metrics("discovery", { version: "test", tag: "test" });
+  const served = new Set([TYPE_URL.cluster, "type.example/Served"]);
+  const xds = new XdsMetrics(metrics, undefined, (typeUrl) => served.has(typeUrl));
+  for (let i = 0; i < 50; i++) {
+    xds.rejected(`type.example/Made${i}`, "proxy-a", 3);
+    xds.expiredNonce(`type.example/Made${i}`);
+    xds.internalError(`type.example/Made${i}`);
+  }
+  xds.rejected(TYPE_URL.cluster, "proxy-a", 3);
+  xds.expiredNonce("type.example/Served");
+  xds.pushError();
+  assert.deepEqual((await samples(metrics, "discovery_total_xds_rejects")).sort(), [
+    'discovery_total_xds_rejects{type="cds"} 1',
+    'discovery_total_xds_rejects{type="other"} 50',
+  ]);
+  assert.deepEqual((await samples(metrics, "discovery_xds_expired_nonce")).sort(), [
+    'discovery_xds_expired_nonce{type="other"} 50',
+    'discovery_xds_expired_nonce{type="type.example/Served"} 1',
+  ]);
+  assert.deepEqual((await samples(metrics, "discovery_total_xds_internal_errors")).sort(), [
+    'discovery_total_xds_internal_errors{type="other"} 50',
+    'discovery_total_xds_internal_errors{type="push"} 1',
+  ]);
+});
