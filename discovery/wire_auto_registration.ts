@@ -49,6 +49,7 @@ export function autoRegistrationComponent(w: AutoRegistrationWiring): Component 
       store: w.store,
       writer: w.writer ?? storeWorkloadEntryWriter(w.store),
       cleanup: w.cleanup,
+      validateIdentity: w.env.bool("DISCOVERY_WORKLOAD_ENTRY_VALIDATE_IDENTITY"),
       ...(w.liveness ? { liveness: w.liveness } : {}),
       log: w.log,
     });

@@ -83,6 +83,8 @@ async function replica(dir: string, api: OrchApiServer, identity: string) {
       POD_NAME: identity,
       DISCOVERY_LEADER_ELECTION_TTL: `${TTL_S}s`,
       DISCOVERY_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION: "true",
+      // The VMs connect to the plaintext port, as the reference's own VM tests turn validation off for.
+      DISCOVERY_WORKLOAD_ENTRY_VALIDATE_IDENTITY: "false",
       DISCOVERY_WORKLOAD_ENTRY_GRACE_PERIOD: `${GRACE_S}s`,
     },
   );

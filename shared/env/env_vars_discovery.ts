@@ -217,6 +217,14 @@ export const DISCOVERY_ENV_VARS: readonly EnvVarSpec[] = [
       "Name of the validating webhook configuration to patch; when empty, patching with cluster-admin rights is skipped.",
   },
   {
+    name: "DISCOVERY_WORKLOAD_ENTRY_VALIDATE_IDENTITY",
+    type: "bool",
+    default: "true",
+    programs: DISCOVERY,
+    description:
+      "Not in the reference (its later releases check the same, as ISTIO_WORKLOAD_ENTRY_VALIDATE_IDENTITY). An auto-registering proxy must have proved, by client certificate or token on the secure xDS port, an identity in its namespace and of the WorkloadEntry's service account; false registers on node metadata alone, which any client of the plaintext port can write.",
+  },
+  {
     name: "DISCOVERY_XDS_MAX_NAME_LENGTH",
     type: "int",
     default: "2048",

@@ -5,7 +5,7 @@
  * @module
  */
 import FakeTimers from "@sinonjs/fake-timers";
-import { silentLogger } from "@mesh/shared/log/logger";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
 import { type DutyGate, soleLeader } from "@mesh/shared/lifecycle/duty_gate";
 import { timersOf } from "@mesh/shared/testing/fake_timers";
 import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
@@ -26,11 +26,14 @@ export const group = networking<WorkloadGroupSpec>("WorkloadGroup", "vm", "revie
   },
 });
 
-/** A proxy of `reviews` at 10.1.0.7 on network vpc-1. */
-export const vm = parseProxy({
-  id: "sidecar~10.1.0.7~vm-7.vm~vm.svc.cluster.local",
-  metadata: { AUTO_REGISTER_GROUP: "reviews", NETWORK: "vpc-1", LABELS: { tier: "proxy" } },
-  locality: { region: "r1", zone: "z2" },
+/** A proxy of `reviews` at 10.1.0.7 on network vpc-1, whose caller proved the group's identity. */
+export const vm = Object.freeze({
+  ...parseProxy({
+    id: "sidecar~10.1.0.7~vm-7.vm~vm.svc.cluster.local",
+    metadata: { AUTO_REGISTER_GROUP: "reviews", NETWORK: "vpc-1", LABELS: { tier: "proxy" } },
+    locality: { region: "r1", zone: "z2" },
+  }),
+  verifiedIdentities: Object.freeze(["spiffe://cluster.local/ns/vm/sa/reviews"]),
 });
 
 /** A gate the test opens and closes, as an election would. */
@@ -64,6 +67,8 @@ export function world(
     gate?: DutyGate;
     maxConnectionAgeMs?: number;
     liveness?: (clock: FakeTimers.Clock) => ReplicaLivenessView;
+    validateIdentity?: boolean;
+    log?: Logger;
   } = {},
 ) {
   const clock = FakeTimers.createClock(Date.parse("2026-01-01T00:00:00Z"));
@@ -78,10 +83,11 @@ export function world(
       store,
       writer: storeWorkloadEntryWriter(store),
       cleanup: gate,
-      log: silentLogger,
+      log: options.log ?? silentLogger,
       now: () => new Date(clock.now),
       timers: timersOf(clock),
       ...(options.liveness ? { liveness: options.liveness(clock) } : {}),
+      ...(options.validateIdentity !== undefined ? { validateIdentity: options.validateIdentity } : {}),
     });
   const stored = () => store.get("WorkloadEntry", "vm", "reviews-10.1.0.7-vpc-1");
   const connectedAt = () => new Date(clock.now);

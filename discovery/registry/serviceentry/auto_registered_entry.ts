@@ -8,6 +8,7 @@ import type { Resource } from "@mesh/shared/config/resource";
 import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
 import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
+import { parseSpiffeId } from "@mesh/shared/pki/spiffe_id";
 import type { Proxy } from "../../model/proxy.ts";
 
 /** Annotation naming the WorkloadGroup an auto-registered WorkloadEntry came from. */
@@ -65,6 +66,39 @@ export function workloadEntryFromGroup(
     },
     spec,
   };
+}
+
+/**
+ * Why `proxy` may not hold a WorkloadEntry of its namespace that runs as `serviceAccount` (undefined or empty:
+ * any), or undefined when it may. Its caller must have proved an identity (a client certificate or a token, on
+ * the secure xDS port) in the proxy's namespace, and of that service account when one is set: a node's
+ * metadata is whatever a client writes, and without this any client of the plaintext port could put its own
+ * address into the services of a namespace with a WorkloadGroup. The reference's later releases check the same.
+ */
+export function entryControlRefusal(proxy: Proxy, serviceAccount: string | undefined): string | undefined {
+  const verified = proxy.verifiedIdentities ?? [];
+  if (verified.length === 0) {
+    return "the proxy's caller proved no identity; registering needs a client certificate or token on the " +
+      "secure xDS port";
+  }
+  const identities = verified.flatMap((id) => {
+    try {
+      return [parseSpiffeId(id)];
+    } catch {
+      return [];
+    }
+  });
+  const inNamespace = identities.filter((id) => id.namespace === proxy.namespace);
+  if (inNamespace.length === 0) {
+    return `no verified identity of the proxy (${
+      verified.join(", ")
+    }) is in its namespace "${proxy.namespace}"`;
+  }
+  if (serviceAccount && !inNamespace.some((id) => id.serviceAccount === serviceAccount)) {
+    return `no verified identity of the proxy (${verified.join(", ")}) has the entry's service account ` +
+      `"${serviceAccount}"`;
+  }
+  return undefined;
 }
 
 /** The connected and disconnected marks of one entry, as the wall clock's milliseconds. */

@@ -11,6 +11,10 @@
  * restarted under the same identity (its liveness never ran out) marks the entries its previous run held, and
  * whose proxies have not come back, disconnected as of its start.
  *
+ * A proxy registers only under an identity its caller proved, in its namespace and of the entry's service
+ * account ({@link entryControlRefusal}); `validateIdentity: false` turns that off, for meshes whose proxies
+ * reach only the plaintext port.
+ *
  * Invariants: every write names the version it read (a conflict is read again, never overwritten); a connect
  * older than the one the entry records changes nothing (the proxy moved on to another replica); an entry
  * another replica holds is never marked disconnected by this one.
@@ -22,6 +26,7 @@ import type { Resource } from "@mesh/shared/config/resource";
 import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import type { WorkloadGroupSpec } from "@mesh/shared/config/networking/workload_group";
 import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
+import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import type { ConfigStore } from "../../model/config_store.ts";
 import type { ReplicaLivenessView } from "../../model/replica_liveness_view.ts";
@@ -32,6 +37,7 @@ import {
   autoRegisteredEntryName,
   CONNECTED_AT_ANNOTATION,
   DISCONNECTED_AT_ANNOTATION,
+  entryControlRefusal,
   registrationMarks,
   WORKLOAD_CONTROLLER_ANNOTATION,
   workloadEntryFromGroup,
@@ -64,6 +70,8 @@ export interface WorkloadAutoRegistrationOptions {
   readonly timers?: Timers;
   /** Replicas' liveness (with an orchestrator): entries of a replica that died go a grace period after. */
   readonly liveness?: ReplicaLivenessView;
+  /** `DISCOVERY_WORKLOAD_ENTRY_VALIDATE_IDENTITY`: a proxy registers only under a proved identity (default true). */
+  readonly validateIdentity?: boolean;
 }
 
 /** Writes a failed registration makes again, each after the last (the reference retries too). */
@@ -80,6 +88,10 @@ export class WorkloadAutoRegistration {
   readonly #connections = new Map<string, number>();
   /** The last write queued per workload: a workload's writes run one after another, in event order. */
   readonly #queued = new Map<string, Promise<void>>();
+  /** Connections registered per proxy: a refused connection's disconnect changes nothing. */
+  readonly #admitted = new WeakMap<Proxy, number>();
+  /** Refusals are logged once a minute per entry, so a client that reconnects in a loop is one line. */
+  readonly #refusalLog: PeerLogLimiter;
   #stopCleanup?: () => void;
   /** When this replica started (wall ms): an entry it holds with an older mark is a previous run's. */
   #startedAt = -Infinity;
@@ -89,6 +101,7 @@ export class WorkloadAutoRegistration {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
     this.#timers = options.timers ?? systemTimers;
+    this.#refusalLog = new PeerLogLimiter(undefined, () => this.#timers.now());
     this.#sweeper = new WorkloadEntryCleanup({
       store: options.store,
       writer: options.writer,
@@ -114,7 +127,8 @@ export class WorkloadAutoRegistration {
   /** Registers the proxy's workload at `connectedAt`; resolves once written (or found not to apply). */
   async onConnect(proxy: Proxy, connectedAt: Date): Promise<void> {
     const name = autoRegisteredEntryName(proxy);
-    if (!this.#o.enabled || name === undefined) return;
+    if (!this.#o.enabled || name === undefined || this.#refused(proxy, name)) return;
+    this.#admitted.set(proxy, (this.#admitted.get(proxy) ?? 0) + 1);
     const key = workloadKey(proxy);
     this.#connections.set(key, (this.#connections.get(key) ?? 0) + 1);
     await this.#inOrder(
@@ -126,7 +140,10 @@ export class WorkloadAutoRegistration {
   /** Marks the proxy's entry disconnected when its last connection to this replica (from `connectedAt`) ends. */
   async onDisconnect(proxy: Proxy, connectedAt: Date): Promise<void> {
     const name = autoRegisteredEntryName(proxy);
-    if (!this.#o.enabled || name === undefined) return;
+    const admitted = this.#admitted.get(proxy);
+    if (!this.#o.enabled || name === undefined || admitted === undefined) return;
+    if (admitted > 1) this.#admitted.set(proxy, admitted - 1);
+    else this.#admitted.delete(proxy);
     const key = workloadKey(proxy);
     const left = (this.#connections.get(key) ?? 1) - 1;
     if (left > 0) {
@@ -140,6 +157,36 @@ export class WorkloadAutoRegistration {
       () =>
         this.#retrying("unregister", proxy, () => this.#unregister(proxy, name, connectedAt, disconnectedAt)),
     );
+  }
+
+  /**
+   * True (and logged) when the proxy may not hold its entry: the service account it must prove is the existing
+   * entry's, else its group template's, as the store has them.
+   */
+  #refused(proxy: Proxy, name: string): boolean {
+    if (this.#o.validateIdentity === false) return false;
+    const entry = this.#o.store.get("WorkloadEntry", proxy.namespace, name) as
+      | Resource<WorkloadEntrySpec>
+      | undefined;
+    const group = this.#o.store.get("WorkloadGroup", proxy.namespace, proxy.metadata.autoRegisterGroup!) as
+      | Resource<WorkloadGroupSpec>
+      | undefined;
+    const why = entryControlRefusal(
+      proxy,
+      entry?.spec.serviceAccount ?? group?.spec.template?.serviceAccount,
+    );
+    if (why === undefined) return false;
+    this.#refusalLog.log(
+      `${proxy.namespace}/${name}`,
+      (passedOver) =>
+        this.#o.log.warn("auto-registration refused", {
+          proxy: proxy.id,
+          entry: `${proxy.namespace}/${name}`,
+          reason: why,
+          ...(passedOver > 0 && { notLogged: passedOver }),
+        }),
+    );
+    return true;
   }
 
   /** Starts the clean-up whenever this replica leads its duty. */
