@@ -192,3 +192,44 @@ Deno.test("A validator that throws refuses its document alone, saying so, and ne
     info.validate = validate;
   }
 });
+
+Deno.test("parseResource gives a spec without its null fields, which are unset, and keeps EnvoyFilter patch values whole", () => {
+  // `tcpKeepalive:` with nothing after it passed validation as unset and reached CDS as null, which threw.
+  const rule = parseResource({
+    apiVersion: "networking.istio.io/v1beta1",
+    kind: "DestinationRule",
+    metadata: { name: "db", namespace: "ns" },
+    spec: {
+      host: "db.example.com",
+      exportTo: null,
+      trafficPolicy: { connectionPool: { tcp: { tcpKeepalive: null, maxConnections: 3 } }, tls: null },
+      subsets: [{ name: "v1", labels: { v: "1" }, trafficPolicy: null }],
+    },
+  });
+  assert.deepEqual(rule.resource?.spec, {
+    host: "db.example.com",
+    trafficPolicy: { connectionPool: { tcp: { maxConnections: 3 } } },
+    subsets: [{ name: "v1", labels: { v: "1" } }],
+  });
+  const value = { name: "envoy.filters.http.lua", typed_config: { "@type": "x", metadata: null } };
+  const filter = parseResource({
+    apiVersion: "networking.istio.io/v1alpha3",
+    kind: "EnvoyFilter",
+    metadata: { name: "f", namespace: "ns" },
+    spec: {
+      workloadSelector: null,
+      configPatches: [{
+        applyTo: "HTTP_FILTER",
+        match: { context: "SIDECAR_INBOUND", listener: null },
+        patch: { operation: "INSERT_BEFORE", value },
+      }],
+    },
+  });
+  assert.deepEqual(filter.resource?.spec, {
+    configPatches: [{
+      applyTo: "HTTP_FILTER",
+      match: { context: "SIDECAR_INBOUND" },
+      patch: { operation: "INSERT_BEFORE", value },
+    }],
+  });
+});

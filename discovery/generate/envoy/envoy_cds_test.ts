@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { structToJson } from "@mesh/proto/struct_json";
+import { parseResource } from "@mesh/shared/config/validate_resource";
+import { parse } from "yaml";
 import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { BLACK_HOLE_CLUSTER, envoyCdsGenerator, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
@@ -132,6 +134,30 @@ Deno.test("Envoy CDS speaks HTTP/2 to gRPC ports and applies connection options"
   assert.equal(
     byName.get("outbound|8080||ratings.example.svc.cluster.local")!.typed_extension_protocol_options,
     undefined,
+  );
+});
+
+Deno.test("Envoy CDS of a DestinationRule whose tcpKeepalive is written empty builds the cluster without keepalive", () => {
+  // The rule passed validation with `tcpKeepalive: null` as unset, and CDS read `.time` of it and threw.
+  const { resource } = parseResource(parse(`
+apiVersion: networking.istio.io/v1beta1
+kind: DestinationRule
+metadata: { name: db, namespace: example }
+spec:
+  host: db.example.com
+  trafficPolicy:
+    connectionPool:
+      tcp:
+        maxConnections: 7
+        tcpKeepalive:
+`));
+  assert.ok(resource !== undefined);
+  const push = new World().apply(...envoyResources(), resource).push();
+  const db = run(envoyCdsGenerator, envoySidecar(), push).byName.get("outbound|5432||db.example.com")!;
+  assert.equal(db.upstream_connection_options, undefined);
+  assert.ok(
+    JSON.stringify(db.circuit_breakers).includes('"max_connections":{"value":7}'),
+    JSON.stringify(db),
   );
 });
 
