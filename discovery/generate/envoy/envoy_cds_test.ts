@@ -161,6 +161,32 @@ spec:
   );
 });
 
+Deno.test("Envoy CDS of a WorkloadEntry whose service account no SPIFFE id can carry expects the reference's SAN for it", () => {
+  // Istio 1.9 takes a WorkloadEntry's service account as free text and forms the SAN unchecked; CDS threw
+  // building it for every proxy that saw the service.
+  const { resource } = parseResource({
+    apiVersion: "networking.istio.io/v1beta1",
+    kind: "WorkloadEntry",
+    metadata: { name: "ratings-1", namespace: "example" },
+    spec: {
+      address: "10.0.2.1",
+      labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
+      serviceAccount: "team/ratings api",
+    },
+  });
+  assert.ok(resource !== undefined);
+  const push = new World().apply(...envoyResources(), resource).push();
+  const ratings = run(envoyCdsGenerator, envoySidecar(), push).byName.get(
+    "outbound|8080||ratings.example.svc.cluster.local",
+  )!;
+  const validation =
+    (tlsContext(ratings.transport_socket).common_tls_context as Obj).combined_validation_context;
+  assert.deepEqual(
+    ((validation as Obj).default_validation_context as Obj).match_typed_subject_alt_names,
+    [{ san_type: "URI", matcher: { exact: "spiffe://cluster.local/ns/example/sa/team/ratings api" } }],
+  );
+});
+
 Deno.test("Envoy CDS gives a sidecar an inbound cluster per port of its own workload", () => {
   const { byName, names } = clusters(envoySidecar("example", "10.0.2.1"));
   const inbound = byName.get("inbound|9080||")!;
