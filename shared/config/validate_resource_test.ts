@@ -233,3 +233,35 @@ Deno.test("parseResource gives a spec without its null fields, which are unset, 
     }],
   });
 });
+
+Deno.test("An integer beyond its field's type in Istio's API is refused with the field, at the largest value accepted", () => {
+  // Retry attempts of 2^32 passed validation and made RDS throw encoding Envoy's uint32 num_retries.
+  const errors = (kind: string, spec: unknown) =>
+    parseResource({
+      apiVersion: "networking.istio.io/v1beta1",
+      kind,
+      metadata: { name: "x", namespace: "ns" },
+      spec,
+    }).report.errors.map((e) => `${e.path}: ${e.message}`);
+  const retries = (attempts: number) =>
+    errors("VirtualService", {
+      hosts: ["a.example.com"],
+      http: [{ route: [{ destination: { host: "a.example.com" } }], retries: { attempts } }],
+    });
+  assert.deepEqual(retries(2 ** 31 - 1), []);
+  assert.deepEqual(retries(2 ** 32), [
+    "spec.http[0].retries.attempts: attempts must be at most 2147483647, got 4294967296",
+  ]);
+  const entry = (weight: number) => errors("WorkloadEntry", { address: "10.0.0.1", weight });
+  assert.deepEqual(entry(2 ** 32 - 1), []);
+  assert.deepEqual(entry(2 ** 32), ["spec.weight: weight must be at most 4294967295, got 4294967296"]);
+  const keepalive = (probes: number) =>
+    errors("DestinationRule", {
+      host: "a.example.com",
+      trafficPolicy: { connectionPool: { tcp: { tcpKeepalive: { probes } } } },
+    });
+  assert.deepEqual(keepalive(2 ** 32 - 1), []);
+  assert.deepEqual(keepalive(2 ** 32), [
+    "spec.trafficPolicy.connectionPool.tcp.tcpKeepalive.probes: must be between 0 and 4294967295, got 4294967296",
+  ]);
+});
