@@ -1,5 +1,6 @@
 import type { ValidationReport } from "./validation/report.ts";
 import type { ValidationContext } from "./validation/context.ts";
+import type { SpecPath } from "./validation/null_fields.ts";
 import { type SecurityKind, securityKinds } from "./security/mod.ts";
 import { validateDestinationRule } from "./networking/destination_rule.ts";
 import { validateEnvoyFilter } from "./networking/envoy_filter.ts";
@@ -48,6 +49,8 @@ export interface KindInfo {
   /** Lower-case plural for URLs (`virtualservices`). */
   readonly plural: string;
   readonly validate: SpecValidator;
+  /** Whether the spec field at `path` is a `google.protobuf.Struct`, where null is a value and not an unset field. */
+  readonly holdsStruct?: (path: SpecPath) => boolean;
 }
 
 const NETWORKING_BOTH = ["v1alpha3", "v1beta1"] as const;
@@ -109,6 +112,8 @@ export const KINDS: readonly KindInfo[] = [
     versions: ["v1alpha3"],
     plural: "envoyfilters",
     validate: validateEnvoyFilter,
+    holdsStruct: (path) =>
+      path.length === 4 && path[0] === "configPatches" && path[2] === "patch" && path[3] === "value",
   },
   {
     kind: "PeerAuthentication",

@@ -4,6 +4,7 @@ import { describe, integerAt, isObject, objectAt, stringAt, stringMapAt } from "
 import { checkLabelKey, isDnsSubdomain, isLowercaseDnsLabel, labelsAt } from "./validation/labels.ts";
 import { mapKeyPath } from "./validation/paths.ts";
 import { deepValue } from "./validation/nesting.ts";
+import { withoutNullFields } from "./validation/null_fields.ts";
 import { canonicalGroup, findKind, type KindInfo, KINDS } from "./kinds.ts";
 
 /** Top-level fields of a resource document. */
@@ -212,5 +213,7 @@ export function parseResource(
   attachLines(report.warnings, options, position);
   if (!report.ok || !info || !api || !meta) return { report };
   const gvk: GroupVersionKind = { group: info.group, version: api.version, kind: info.kind };
-  return { resource: { gvk, meta, spec }, report };
+  // A null field is an unset one; the generators read unset fields as undefined (a DestinationRule's
+  // `tcpKeepalive:` with no value made CDS throw for every proxy that saw the rule).
+  return { resource: { gvk, meta, spec: withoutNullFields(spec, info.holdsStruct) }, report };
 }

@@ -192,3 +192,76 @@ Deno.test("A validator that throws refuses its document alone, saying so, and ne
     info.validate = validate;
   }
 });
+
+Deno.test("parseResource gives a spec without its null fields, which are unset, and keeps EnvoyFilter patch values whole", () => {
+  // `tcpKeepalive:` with nothing after it passed validation as unset and reached CDS as null, which threw.
+  const rule = parseResource({
+    apiVersion: "networking.istio.io/v1beta1",
+    kind: "DestinationRule",
+    metadata: { name: "db", namespace: "ns" },
+    spec: {
+      host: "db.example.com",
+      exportTo: null,
+      trafficPolicy: { connectionPool: { tcp: { tcpKeepalive: null, maxConnections: 3 } }, tls: null },
+      subsets: [{ name: "v1", labels: { v: "1" }, trafficPolicy: null }],
+    },
+  });
+  assert.deepEqual(rule.resource?.spec, {
+    host: "db.example.com",
+    trafficPolicy: { connectionPool: { tcp: { maxConnections: 3 } } },
+    subsets: [{ name: "v1", labels: { v: "1" } }],
+  });
+  const value = { name: "envoy.filters.http.lua", typed_config: { "@type": "x", metadata: null } };
+  const filter = parseResource({
+    apiVersion: "networking.istio.io/v1alpha3",
+    kind: "EnvoyFilter",
+    metadata: { name: "f", namespace: "ns" },
+    spec: {
+      workloadSelector: null,
+      configPatches: [{
+        applyTo: "HTTP_FILTER",
+        match: { context: "SIDECAR_INBOUND", listener: null },
+        patch: { operation: "INSERT_BEFORE", value },
+      }],
+    },
+  });
+  assert.deepEqual(filter.resource?.spec, {
+    configPatches: [{
+      applyTo: "HTTP_FILTER",
+      match: { context: "SIDECAR_INBOUND" },
+      patch: { operation: "INSERT_BEFORE", value },
+    }],
+  });
+});
+
+Deno.test("An integer beyond its field's type in Istio's API is refused with the field, at the largest value accepted", () => {
+  // Retry attempts of 2^32 passed validation and made RDS throw encoding Envoy's uint32 num_retries.
+  const errors = (kind: string, spec: unknown) =>
+    parseResource({
+      apiVersion: "networking.istio.io/v1beta1",
+      kind,
+      metadata: { name: "x", namespace: "ns" },
+      spec,
+    }).report.errors.map((e) => `${e.path}: ${e.message}`);
+  const retries = (attempts: number) =>
+    errors("VirtualService", {
+      hosts: ["a.example.com"],
+      http: [{ route: [{ destination: { host: "a.example.com" } }], retries: { attempts } }],
+    });
+  assert.deepEqual(retries(2 ** 31 - 1), []);
+  assert.deepEqual(retries(2 ** 32), [
+    "spec.http[0].retries.attempts: attempts must be at most 2147483647, got 4294967296",
+  ]);
+  const entry = (weight: number) => errors("WorkloadEntry", { address: "10.0.0.1", weight });
+  assert.deepEqual(entry(2 ** 32 - 1), []);
+  assert.deepEqual(entry(2 ** 32), ["spec.weight: weight must be at most 4294967295, got 4294967296"]);
+  const keepalive = (probes: number) =>
+    errors("DestinationRule", {
+      host: "a.example.com",
+      trafficPolicy: { connectionPool: { tcp: { tcpKeepalive: { probes } } } },
+    });
+  assert.deepEqual(keepalive(2 ** 32 - 1), []);
+  assert.deepEqual(keepalive(2 ** 32), [
+    "spec.trafficPolicy.connectionPool.tcp.tcpKeepalive.probes: must be between 0 and 4294967295, got 4294967296",
+  ]);
+});

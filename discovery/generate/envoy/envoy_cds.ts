@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { spiffeId } from "@mesh/shared/pki/spiffe_id";
+import { SPIFFE_PREFIX } from "@mesh/shared/pki/spiffe_id";
 import { TYPE_URL } from "@mesh/proto/type_urls";
 import { selectorMatches } from "../../model/labels.ts";
 import { planGatewayListeners } from "./gateway_plan.ts";
@@ -161,6 +161,17 @@ export function envoyCluster(plan: EnvoyClusterPlan): EnvoyObject {
   };
 }
 
+/**
+ * The identity an endpoint must present: its service account when that is a SPIFFE id, else the reference's
+ * `spiffe://<trust domain>/ns/<namespace>/sa/<service account>`, formed unchecked as Istio 1.9 forms it. A
+ * WorkloadEntry's service account is free text there; one no SPIFFE id can carry (`a/b`, a space) gives an
+ * identity no peer has, so TLS to the endpoint fails closed, where leaving it out could leave no SAN check at all.
+ */
+function endpointIdentity(trustDomain: string, namespace: string, serviceAccount: string): string {
+  if (serviceAccount.startsWith(SPIFFE_PREFIX)) return serviceAccount;
+  return `${SPIFFE_PREFIX}${trustDomain}/ns/${namespace}/sa/${serviceAccount}`;
+}
+
 /** The SPIFFE identities a service's workloads run as: declared SANs, then endpoints' service accounts. */
 function serviceIdentities(push: PushContext, service: Service, trustDomain: string): string[] {
   const ids = new Set(service.serviceAccounts);
@@ -169,9 +180,7 @@ function serviceIdentities(push: PushContext, service: Service, trustDomain: str
     for (const { endpoint } of instances) {
       if (endpoint.serviceAccount !== "") {
         ids.add(
-          endpoint.serviceAccount.startsWith("spiffe://")
-            ? endpoint.serviceAccount
-            : spiffeId(trustDomain, endpoint.namespace || service.namespace, endpoint.serviceAccount),
+          endpointIdentity(trustDomain, endpoint.namespace || service.namespace, endpoint.serviceAccount),
         );
       }
     }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { formatPgvViolations, validatePgvAny } from "@mesh/proto/pgv_validate";
 import { structToJson } from "@mesh/proto/struct_json";
+import { parseResource } from "@mesh/shared/config/validate_resource";
+import { parse } from "yaml";
 import { GREETER, networking, run, World } from "../_test_world.ts";
 import { envoyResources, envoySidecar } from "./_test_envoy.ts";
 import { BLACK_HOLE_CLUSTER, envoyCdsGenerator, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
@@ -132,6 +134,56 @@ Deno.test("Envoy CDS speaks HTTP/2 to gRPC ports and applies connection options"
   assert.equal(
     byName.get("outbound|8080||ratings.example.svc.cluster.local")!.typed_extension_protocol_options,
     undefined,
+  );
+});
+
+Deno.test("Envoy CDS of a DestinationRule whose tcpKeepalive is written empty builds the cluster without keepalive", () => {
+  // The rule passed validation with `tcpKeepalive: null` as unset, and CDS read `.time` of it and threw.
+  const { resource } = parseResource(parse(`
+apiVersion: networking.istio.io/v1beta1
+kind: DestinationRule
+metadata: { name: db, namespace: example }
+spec:
+  host: db.example.com
+  trafficPolicy:
+    connectionPool:
+      tcp:
+        maxConnections: 7
+        tcpKeepalive:
+`));
+  assert.ok(resource !== undefined);
+  const push = new World().apply(...envoyResources(), resource).push();
+  const db = run(envoyCdsGenerator, envoySidecar(), push).byName.get("outbound|5432||db.example.com")!;
+  assert.equal(db.upstream_connection_options, undefined);
+  assert.ok(
+    JSON.stringify(db.circuit_breakers).includes('"max_connections":{"value":7}'),
+    JSON.stringify(db),
+  );
+});
+
+Deno.test("Envoy CDS of a WorkloadEntry whose service account no SPIFFE id can carry expects the reference's SAN for it", () => {
+  // Istio 1.9 takes a WorkloadEntry's service account as free text and forms the SAN unchecked; CDS threw
+  // building it for every proxy that saw the service.
+  const { resource } = parseResource({
+    apiVersion: "networking.istio.io/v1beta1",
+    kind: "WorkloadEntry",
+    metadata: { name: "ratings-1", namespace: "example" },
+    spec: {
+      address: "10.0.2.1",
+      labels: { app: "ratings", "security.istio.io/tlsMode": "istio" },
+      serviceAccount: "team/ratings api",
+    },
+  });
+  assert.ok(resource !== undefined);
+  const push = new World().apply(...envoyResources(), resource).push();
+  const ratings = run(envoyCdsGenerator, envoySidecar(), push).byName.get(
+    "outbound|8080||ratings.example.svc.cluster.local",
+  )!;
+  const validation =
+    (tlsContext(ratings.transport_socket).common_tls_context as Obj).combined_validation_context;
+  assert.deepEqual(
+    ((validation as Obj).default_validation_context as Obj).match_typed_subject_alt_names,
+    [{ san_type: "URI", matcher: { exact: "spiffe://cluster.local/ns/example/sa/team/ratings api" } }],
   );
 });
 

@@ -26,7 +26,7 @@ import type { EnvoyObject } from "../route_match.ts";
 import { type PlannedRouteConfiguration, planRouteConfiguration, type RoutePlan } from "../route_plan.ts";
 import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
 import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./envoy_cds.ts";
-import { planGatewayRouteConfig } from "./gateway_plan.ts";
+import { GatewayRoutes, planGatewayRouteConfig } from "./gateway_plan.ts";
 import { gatewayRouteConfig } from "./gateway_resources.ts";
 import { envoyProxyShape } from "./envoy_shape.ts";
 import { encodeRouteConfigurationAny } from "./route_config_bytes.ts";
@@ -402,8 +402,9 @@ export const envoyRdsGenerator: XdsGenerator<PushContext> = {
   generate(proxy: Proxy, push: PushContext, request: GenerateRequest): GeneratedResource[] {
     if (proxy.type === "router") {
       const out: GeneratedResource[] = [];
+      const routes = new GatewayRoutes(proxy, push);
       for (const name of new Set(request.names)) {
-        const planned = planGatewayRouteConfig(proxy, push, name);
+        const planned = planGatewayRouteConfig(proxy, push, name, routes);
         if (planned === undefined) continue;
         const key = planned.hosts.map((h) => ({
           host: h.host,

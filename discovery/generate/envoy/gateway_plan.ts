@@ -12,11 +12,12 @@
  */
 import type { Server } from "@mesh/shared/config/networking/gateway";
 import { isMeshMutual } from "@mesh/shared/config/networking/tls_settings";
-import { hostSubsetOf } from "../../model/host_match.ts";
+import { hostSubsetOf, isWildcardHost } from "../../model/host_match.ts";
 import type { Proxy } from "../../model/proxy.ts";
 import type { PushContext } from "../../push/push_context.ts";
 import { configKey } from "../../push/push_request.ts";
 import type { IndexedVirtualService } from "../../push/virtual_service_index.ts";
+import type { IndexedGateway } from "../../push/gateway_index.ts";
 import type { VirtualServiceSpec } from "@mesh/shared/config/networking/virtual_service";
 import { virtualServiceFingerprint } from "../virtual_service_lookup.ts";
 import {
@@ -216,53 +217,130 @@ function boundVirtualServices(push: PushContext, proxy: Proxy, gateway: string):
   return [...new Set([...push.virtualServicesFor(proxy, gateway), ...shortBound])];
 }
 
+/** A server of a Gateway selecting a gateway proxy, with its plan. */
+interface RoutedServer {
+  readonly gateway: IndexedGateway;
+  readonly plan: GatewayServerPlan;
+}
+
+/** The VirtualServices bound to one Gateway, in binding order, with where each exact host is claimed. */
+interface BoundVirtualServices {
+  readonly list: readonly IndexedVirtualService[];
+  /** Positions in `list` of the VirtualServices claiming each host that is not a wildcard. */
+  readonly byExactHost: ReadonlyMap<string, readonly number[]>;
+  /** Positions in `list` of the VirtualServices claiming a wildcard host. */
+  readonly withWildcard: readonly number[];
+}
+
+/**
+ * The servers and bound VirtualServices of the Gateways selecting a gateway proxy, read once for a request that
+ * plans many route configurations: each then reads only its own servers and the VirtualServices that may
+ * claim their hosts, not every server and VirtualService of the gateway.
+ */
+export class GatewayRoutes {
+  readonly #byRoute = new Map<string, RoutedServer[]>();
+  readonly #bound = new Map<string, BoundVirtualServices>();
+
+  /** Reads the servers of the Gateways selecting `proxy` in `push`. */
+  constructor(readonly proxy: Proxy, readonly push: PushContext) {
+    for (const gateway of push.gatewaysFor(proxy)) {
+      for (const [i, server] of gateway.resource.spec.servers.entries()) {
+        const plan = serverPlan(server, gateway.name, i);
+        if (plan === undefined) continue;
+        const servers = this.#byRoute.get(plan.routeName);
+        if (servers === undefined) this.#byRoute.set(plan.routeName, [{ gateway, plan }]);
+        else servers.push({ gateway, plan });
+      }
+    }
+  }
+
+  /** The servers naming route configuration `routeName`, in Gateway then server order. */
+  servers(routeName: string): readonly RoutedServer[] {
+    return this.#byRoute.get(routeName) ?? [];
+  }
+
+  /**
+   * The VirtualServices bound to `gateway` that may claim one of `hosts`, in binding order: those claiming one
+   * of them exactly or a wildcard, every one when a host is a wildcard.
+   */
+  candidates(gateway: string, hosts: readonly string[]): IndexedVirtualService[] {
+    const bound = this.#boundTo(gateway);
+    if (hosts.some(isWildcardHost)) return [...bound.list];
+    const positions = new Set(bound.withWildcard);
+    for (const host of hosts) for (const i of bound.byExactHost.get(host) ?? []) positions.add(i);
+    return [...positions].sort((a, b) => a - b).map((i) => bound.list[i]);
+  }
+
+  #boundTo(gateway: string): BoundVirtualServices {
+    let bound = this.#bound.get(gateway);
+    if (bound === undefined) {
+      const list = boundVirtualServices(this.push, this.proxy, gateway);
+      const byExactHost = new Map<string, number[]>();
+      const withWildcard: number[] = [];
+      list.forEach((vs, i) => {
+        if (vs.hosts.some(isWildcardHost)) withWildcard.push(i);
+        for (const host of new Set(vs.hosts)) {
+          if (isWildcardHost(host)) continue;
+          const at = byExactHost.get(host);
+          if (at === undefined) byExactHost.set(host, [i]);
+          else at.push(i);
+        }
+      });
+      bound = { list, byExactHost, withWildcard };
+      this.#bound.set(gateway, bound);
+    }
+    return bound;
+  }
+}
+
 /**
  * The virtual hosts of the route configuration `routeName` of a gateway proxy: each host of each bound
- * VirtualService that a server with that route name exposes, with the VirtualService's routes.
+ * VirtualService that a server with that route name exposes, with the VirtualService's routes. `routes` is the
+ * proxy's {@link GatewayRoutes}, shared by the route configurations of one request.
  */
 export function planGatewayRouteConfig(
   proxy: Proxy,
   push: PushContext,
   routeName: string,
+  routes: GatewayRoutes = new GatewayRoutes(proxy, push),
 ): { hosts: GatewayVirtualHost[]; port: number; dependsOn: string[] } | undefined {
   const port = Number(routeName.split(".")[1]);
   const hosts: GatewayVirtualHost[] = [];
   const dependsOn: string[] = [];
   const seen = new Set<string>();
-  for (const gateway of push.gatewaysFor(proxy)) {
-    for (const server of gateway.resource.spec.servers) {
-      const plan = serverPlan(server, gateway.name, gateway.resource.spec.servers.indexOf(server));
-      if (plan?.routeName !== routeName) continue;
-      dependsOn.push(configKey("Gateway", gateway.resource.meta.namespace, gateway.resource.meta.name));
-      for (const vs of boundVirtualServices(push, proxy, gateway.name)) {
-        const planned = planGatewayRoutes(vs, proxy, push, port, gatewayNamesOf(gateway.name));
-        dependsOn.push(...planned.dependsOn);
-        if (planned.routes.length === 0) continue;
-        for (const host of vs.hosts) {
-          const exposed = plan.hosts.some((h) => h === "*" || hostSubsetOf(host, h));
-          if (!exposed || seen.has(host)) continue;
-          seen.add(host);
-          hosts.push({
-            host,
-            routes: planned.routes,
-            virtualService: virtualServiceFingerprint(vs, push),
-            spec: vs.resource.spec,
-            ...(plan.httpsRedirect ? { httpsRedirect: true } : {}),
-          });
-        }
+  const servers = routes.servers(routeName);
+  for (const { gateway, plan } of servers) {
+    dependsOn.push(configKey("Gateway", gateway.resource.meta.namespace, gateway.resource.meta.name));
+    // A VirtualService exposing no host here adds nothing, so it is no dependency either: a change that
+    // exposes one changes the hosts, and with them the configuration's cache key.
+    for (const vs of routes.candidates(gateway.name, plan.hosts)) {
+      const exposed = vs.hosts.filter((host) =>
+        !seen.has(host) && plan.hosts.some((h) => h === "*" || hostSubsetOf(host, h))
+      );
+      if (exposed.length === 0) continue;
+      const planned = planGatewayRoutes(vs, proxy, push, port, gatewayNamesOf(gateway.name));
+      dependsOn.push(...planned.dependsOn);
+      if (planned.routes.length === 0) continue;
+      for (const host of exposed) {
+        if (seen.has(host)) continue;
+        seen.add(host);
+        hosts.push({
+          host,
+          routes: planned.routes,
+          virtualService: virtualServiceFingerprint(vs, push),
+          spec: vs.resource.spec,
+          ...(plan.httpsRedirect ? { httpsRedirect: true } : {}),
+        });
       }
     }
   }
   // A redirecting server's hosts redirect even when no VirtualService routes them.
-  for (const gateway of push.gatewaysFor(proxy)) {
-    for (const [i, server] of gateway.resource.spec.servers.entries()) {
-      const plan = serverPlan(server, gateway.name, i);
-      if (plan?.routeName !== routeName || !plan.httpsRedirect) continue;
-      for (const host of plan.hosts) {
-        if (seen.has(host)) continue;
-        seen.add(host);
-        hosts.push({ host, routes: [], virtualService: "", httpsRedirect: true });
-      }
+  for (const { plan } of servers) {
+    if (!plan.httpsRedirect) continue;
+    for (const host of plan.hosts) {
+      if (seen.has(host)) continue;
+      seen.add(host);
+      hosts.push({ host, routes: [], virtualService: "", httpsRedirect: true });
     }
   }
   return Number.isInteger(port) ? { hosts, port, dependsOn: [...new Set(dependsOn)] } : undefined;

@@ -157,7 +157,8 @@ function connectionPoolAt(report: ValidationReport, path: string, value: unknown
     const kaPath = childPath(tcpPath, "tcpKeepalive");
     const ka = optionalObjectAt(report, kaPath, tcp.tcpKeepalive, ["probes", "time", "interval"]);
     if (ka) {
-      integerInRangeAt(report, childPath(kaPath, "probes"), ka.probes, 0);
+      // A uint32 in Istio's API, as Envoy's keepalive_probes.
+      integerInRangeAt(report, childPath(kaPath, "probes"), ka.probes, 0, 2 ** 32 - 1);
       durationAt(report, childPath(kaPath, "time"), ka.time, MS_DURATION);
       durationAt(report, childPath(kaPath, "interval"), ka.interval, MS_DURATION);
     }

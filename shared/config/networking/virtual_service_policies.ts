@@ -235,6 +235,10 @@ export function retriesAt(report: ValidationReport, path: string, value: unknown
   if (obj === undefined) return;
   const attempts = integerAt(report, childPath(path, "attempts"), obj.attempts) ?? 0;
   if (attempts < 0) report.error(childPath(path, "attempts"), `attempts cannot be negative, got ${attempts}`);
+  // An int32 in Istio's API, whose decoding refuses more; Envoy's num_retries (a uint32) could not carry it.
+  if (attempts > 2 ** 31 - 1) {
+    report.error(childPath(path, "attempts"), `attempts must be at most 2147483647, got ${attempts}`);
+  }
   if (
     attempts === 0 && (isSet(obj.perTryTimeout) || isSet(obj.retryOn) || isSet(obj.retryRemoteLocalities))
   ) {

@@ -105,6 +105,10 @@ export function workloadEntryFieldsAt(
   if (weight !== undefined && weight < 0) {
     report.error(childPath(path, "weight"), `weight cannot be negative, got ${weight}`);
   }
+  // A uint32 in Istio's API, whose decoding refuses more; Envoy's load_balancing_weight could not carry it.
+  if (weight !== undefined && weight > 2 ** 32 - 1) {
+    report.error(childPath(path, "weight"), `weight must be at most 4294967295, got ${weight}`);
+  }
 }
 
 /** Validates a WorkloadEntry spec: an address (IP, DNS name or Unix socket), ports, labels. */
