@@ -31,9 +31,10 @@ import {
   firstQuestionEnd,
 } from "./dns_message.ts";
 import { type LookupScope, LookupTable } from "./lookup_table.ts";
-import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
+import { serveDnsTcpConnection } from "./tcp_connection.ts";
 import { type DnsProtocol, exchange } from "./upstream_exchange.ts";
 import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 const HEADER_BYTES = 12;
 
@@ -52,7 +53,10 @@ export const DNS_PROXY_LIMITS = {
   maxUpstreamInFlight: 1_024,
   /** Open TCP connections; a further one is closed on accept. */
   maxTcpConnections: 256,
-  /** A TCP connection without a query this long is closed (miekg/dns's idle timeout). */
+  /**
+   * A TCP connection owed no reply must bring its next query whole within this long, or is closed (miekg/dns's
+   * idle timeout); bytes trickling in do not extend it.
+   */
   tcpIdleMs: 8_000,
   /** At most one warning about unreadable packets this often; the rest are counted. */
   malformedLogIntervalMs: 60_000,
@@ -82,12 +86,15 @@ export interface DnsProxyOptions {
   readonly metrics: Metrics;
   /** Milliseconds now; injected for the upstream duration and the log pacing. */
   readonly now?: () => number;
+  /** The timers of TCP connections' deadlines; the runtime's by default. */
+  readonly timers?: Timers;
 }
 
 /** A running DNS proxy. */
 export class DnsProxy {
   readonly #options: DnsProxyOptions;
   readonly #now: () => number;
+  readonly #timers: Timers;
   #table: LookupTable | undefined;
   readonly #udp: dgram.Socket[] = [];
   readonly #tcp: net.Server[] = [];
@@ -102,6 +109,7 @@ export class DnsProxy {
   constructor(options: DnsProxyOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#timers = options.timers ?? systemTimers;
     this.#malformedLog = new PeerLogLimiter(DNS_PROXY_LIMITS.malformedLogIntervalMs, this.#now);
   }
 
@@ -207,17 +215,13 @@ export class DnsProxy {
       return;
     }
     this.#connections.add(socket);
-    socket.setTimeout(DNS_PROXY_LIMITS.tcpIdleMs, () => socket.destroy());
-    const frames = new TcpFrameReader();
-    socket.on("data", (chunk: Uint8Array) => {
-      for (const query of frames.push(chunk)) {
-        void Promise.resolve(this.#answerSafely(query, "tcp")).then((reply) => {
-          if (reply !== undefined && !socket.destroyed) socket.write(tcpFrame(reply));
-        });
-      }
-    });
-    socket.on("error", () => socket.destroy());
     socket.on("close", () => this.#connections.delete(socket));
+    serveDnsTcpConnection(
+      socket,
+      (query) => this.#answerSafely(query, "tcp"),
+      DNS_PROXY_LIMITS.tcpIdleMs,
+      this.#timers,
+    );
   }
 
   /** The reply to one packet, or undefined when the packet is dropped. Never rejects. */
