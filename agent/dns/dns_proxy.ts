@@ -2,7 +2,8 @@
  * The agent's DNS proxy, where `mesh-agent mesh-iptables` sends the workload's DNS when `DNS_CAPTURE` is on:
  * UDP and TCP on port 15053 of 127.0.0.1 and ::1. A query for a host of the mesh is answered from the name
  * table the discovery server sent; any other query goes to the resolv.conf servers in turn, each with Istio's
- * deadline, on the protocol it came in on, and the first reply is relayed as it came.
+ * deadline, on the protocol it came in on, and the first reply is relayed as it came (over UDP, when longer than
+ * the client takes, as Istio cuts it: TC set, no record).
  *
  * As in Istio 1.9: the table answers A and AAAA only (other types of a known name go upstream), answers are
  * authoritative with a 30 s TTL, a query before the first table or without a question gets SERVFAIL, and a
@@ -282,12 +283,13 @@ export class DnsProxy {
     try {
       for (const server of this.#options.upstreams) {
         try {
-          return await exchange(
+          const reply = await exchange(
             packet,
             server,
             protocol,
             this.#options.upstreamTimeoutMs ?? UPSTREAM_TIMEOUT_MS,
           );
+          return reply.length <= udpLimit(query, protocol) ? reply : cutRelay(packet, query, reply);
         } catch (error) {
           this.#options.log.debug("upstream DNS failure", { server, error: (error as Error).message });
         }
@@ -375,6 +377,17 @@ function replyFlags(query: DnsMessage, rcode: number, truncated: boolean): numbe
 /** The longest reply the client takes: its EDNS size or 512 bytes over UDP, anything over TCP. */
 function udpLimit(query: DnsMessage, protocol: DnsProtocol): number {
   return protocol === "tcp" ? Infinity : Math.max(DNS_MIN_UDP_BYTES, ednsUdpSize(query) ?? 0);
+}
+
+/**
+ * An upstream's reply too long for the client over UDP, as Istio cuts it: the upstream's flags with TC set, the
+ * question, no record; the client asks again over TCP. Relayed whole, the datagram was cut by the client's
+ * buffer instead, and unreadable to it.
+ */
+function cutRelay(packet: Uint8Array, query: DnsMessage, reply: Uint8Array): Uint8Array {
+  const out = replyTo(packet, query, DNS_RCODE.noError, new Uint8Array(0), 0, true);
+  new DataView(out.buffer).setUint16(2, ((reply[2] << 8) | reply[3]) | DNS_FLAG.tc);
+  return out;
 }
 
 /** The table's answer cut to what the client takes over UDP, TC set: as many records as fit. */
