@@ -86,9 +86,13 @@ export class DnsTestClient {
   }
 }
 
-/** A fake upstream resolver: answers every A query with {@link UPSTREAM_ANSWER}, or stays silent. */
+/**
+ * A fake upstream resolver: answers every A query with {@link UPSTREAM_ANSWER} (`answers` times, whatever size
+ * the query takes, as a misbehaving resolver might), or stays silent.
+ */
 export async function fakeUpstream(
   silent = false,
+  answers = 1,
 ): Promise<{ address: string; seen: string[]; close(): void }> {
   const socket = dgram.createSocket("udp4");
   await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
@@ -101,7 +105,10 @@ export async function fakeUpstream(
     const answer = encodeDnsMessage({
       ...query,
       flags: DNS_FLAG.qr | DNS_FLAG.rd | DNS_FLAG.ra,
-      answers: [{ name, type: DNS_TYPE.A, class: DNS_CLASS_IN, ttl: 60, data: UPSTREAM_ANSWER }],
+      answers: Array.from(
+        { length: answers },
+        () => ({ name, type: DNS_TYPE.A, class: DNS_CLASS_IN, ttl: 60, data: UPSTREAM_ANSWER }),
+      ),
     });
     socket.send(answer, from.port, from.address);
   });

@@ -2,7 +2,7 @@
  * The DNS wire format (RFC 1035) as far as the agent's DNS proxy needs it: the header, questions, and resource
  * records with A, AAAA and CNAME data decoded (any other type's data kept as bytes). Reading follows name
  * compression with bounds checks and a loop guard: a pointer must point before the name it is part of, so a
- * name can never revisit itself. Every problem of the input is a {@link DnsFormatError}; nothing else throws.
+ * name can never revisit itself, and a name follows at most {@link MAX_COMPRESSION_POINTERS}. Every problem of the input is a {@link DnsFormatError}; nothing else throws.
  *
  * @module
  */
@@ -26,6 +26,12 @@ export const DNS_MAX_MESSAGE_BYTES = 65_535;
 const HEADER_BYTES = 12;
 const MAX_NAME_BYTES = 255;
 const MAX_LABEL_BYTES = 63;
+/**
+ * Compression pointers one name may follow (miekg/dns's bound): enough for a 255-byte name of one-letter labels
+ * each behind a pointer. Unbounded, a chain of pointers each to the one before made every name pointing at its
+ * end walk it whole: a 64 KiB message of such names took 60 ms to read, quadratic in its size.
+ */
+export const MAX_COMPRESSION_POINTERS = 126;
 
 /** Header flag bits. */
 export const DNS_FLAG = { qr: 0x8000, aa: 0x0400, tc: 0x0200, rd: 0x0100, ra: 0x0080 } as const;
@@ -157,6 +163,7 @@ function readName(bytes: Uint8Array, offset: number): { name: string; end: numbe
   let end = -1;
   // Every pointer must go strictly before the start of the labels it continues: no name can loop.
   let floor = offset;
+  let pointers = 0;
   for (;;) {
     if (at >= bytes.length) throw new DnsFormatError("Name runs past the end of the message", at);
     const size = bytes[at];
@@ -170,6 +177,12 @@ function readName(bytes: Uint8Array, offset: number): { name: string; end: numbe
       const target = ((size & 0x3f) << 8) | bytes[at + 1];
       if (target >= floor) {
         throw new DnsFormatError(`Compression pointer to ${target} does not point backwards`, at);
+      }
+      if (++pointers > MAX_COMPRESSION_POINTERS) {
+        throw new DnsFormatError(
+          `Name follows more than ${MAX_COMPRESSION_POINTERS} compression pointers`,
+          at,
+        );
       }
       if (end < 0) end = at + 2;
       floor = target;

@@ -9,6 +9,7 @@ import {
   type DnsMessage,
   encodeDnsMessage,
   ipv6Bytes,
+  MAX_COMPRESSION_POINTERS,
 } from "./dns_message.ts";
 
 const query = (name: string, type: number = DNS_TYPE.A): DnsMessage => ({
@@ -92,6 +93,36 @@ Deno.test("a compression pointer to itself or forward is a DnsFormatError, not a
     1,
   ];
   assert.throws(() => decodeDnsMessage(Uint8Array.from(loop)), DnsFormatError);
+});
+
+/**
+ * A response whose one answer's data is a chain of `links` compression pointers, each to the one before (the
+ * first to the answer's root name), followed by `names` authority records named by a pointer to the chain's end.
+ */
+function pointerChain(links: number, names: number): Uint8Array {
+  const bytes = [0, 1, 0x80, 0, 0, 0, 0, 1, names >> 8, names & 0xff, 0, 0];
+  bytes.push(0, 0, 99, 0, 1, 0, 0, 0, 0, (2 * links) >> 8, (2 * links) & 0xff);
+  let last = 12;
+  for (let i = 0; i < links; i++) {
+    const here = bytes.length;
+    bytes.push(0xc0 | (last >> 8), last & 0xff);
+    last = here;
+  }
+  for (let i = 0; i < names; i++) bytes.push(0xc0 | (last >> 8), last & 0xff, 0, 99, 0, 1, 0, 0, 0, 0, 0, 0);
+  return Uint8Array.from(bytes);
+}
+
+Deno.test("a name follows at most MAX_COMPRESSION_POINTERS pointers, as miekg/dns", () => {
+  const read = decodeDnsMessage(pointerChain(MAX_COMPRESSION_POINTERS - 1, 1));
+  assert.equal(read.authorities[0].name, ".", "the chain and the pointer into it");
+  assert.throws(() => decodeDnsMessage(pointerChain(MAX_COMPRESSION_POINTERS, 1)), {
+    name: "DnsFormatError",
+    message: "Name follows more than 126 compression pointers",
+  });
+  // The largest chain a 14-bit pointer reaches, and 4,090 names walking it: 33 million steps, 60 ms, before.
+  const quadratic = pointerChain(8_180, 4_090);
+  assert.ok(quadratic.length <= 65_535);
+  assert.throws(() => decodeDnsMessage(quadratic), DnsFormatError);
 });
 
 Deno.test("a name longer than 255 bytes is a DnsFormatError on reading and a RangeError on writing", () => {

@@ -2,7 +2,8 @@
  * The agent's DNS proxy, where `mesh-agent mesh-iptables` sends the workload's DNS when `DNS_CAPTURE` is on:
  * UDP and TCP on port 15053 of 127.0.0.1 and ::1. A query for a host of the mesh is answered from the name
  * table the discovery server sent; any other query goes to the resolv.conf servers in turn, each with Istio's
- * deadline, on the protocol it came in on, and the first reply is relayed as it came.
+ * deadline, on the protocol it came in on, and the first reply is relayed as it came (over UDP, when longer than
+ * the client takes, as Istio cuts it: TC set, no record).
  *
  * As in Istio 1.9: the table answers A and AAAA only (other types of a known name go upstream), answers are
  * authoritative with a 30 s TTL, a query before the first table or without a question gets SERVFAIL, and a
@@ -31,9 +32,10 @@ import {
   firstQuestionEnd,
 } from "./dns_message.ts";
 import { type LookupScope, LookupTable } from "./lookup_table.ts";
-import { tcpFrame, TcpFrameReader } from "./tcp_frames.ts";
+import { serveDnsTcpConnection } from "./tcp_connection.ts";
 import { type DnsProtocol, exchange } from "./upstream_exchange.ts";
 import { PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 
 const HEADER_BYTES = 12;
 
@@ -52,7 +54,10 @@ export const DNS_PROXY_LIMITS = {
   maxUpstreamInFlight: 1_024,
   /** Open TCP connections; a further one is closed on accept. */
   maxTcpConnections: 256,
-  /** A TCP connection without a query this long is closed (miekg/dns's idle timeout). */
+  /**
+   * A TCP connection owed no reply must bring its next query whole within this long, or is closed (miekg/dns's
+   * idle timeout); bytes trickling in do not extend it.
+   */
   tcpIdleMs: 8_000,
   /** At most one warning about unreadable packets this often; the rest are counted. */
   malformedLogIntervalMs: 60_000,
@@ -82,12 +87,15 @@ export interface DnsProxyOptions {
   readonly metrics: Metrics;
   /** Milliseconds now; injected for the upstream duration and the log pacing. */
   readonly now?: () => number;
+  /** The timers of TCP connections' deadlines; the runtime's by default. */
+  readonly timers?: Timers;
 }
 
 /** A running DNS proxy. */
 export class DnsProxy {
   readonly #options: DnsProxyOptions;
   readonly #now: () => number;
+  readonly #timers: Timers;
   #table: LookupTable | undefined;
   readonly #udp: dgram.Socket[] = [];
   readonly #tcp: net.Server[] = [];
@@ -102,6 +110,7 @@ export class DnsProxy {
   constructor(options: DnsProxyOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#timers = options.timers ?? systemTimers;
     this.#malformedLog = new PeerLogLimiter(DNS_PROXY_LIMITS.malformedLogIntervalMs, this.#now);
   }
 
@@ -207,17 +216,13 @@ export class DnsProxy {
       return;
     }
     this.#connections.add(socket);
-    socket.setTimeout(DNS_PROXY_LIMITS.tcpIdleMs, () => socket.destroy());
-    const frames = new TcpFrameReader();
-    socket.on("data", (chunk: Uint8Array) => {
-      for (const query of frames.push(chunk)) {
-        void Promise.resolve(this.#answerSafely(query, "tcp")).then((reply) => {
-          if (reply !== undefined && !socket.destroyed) socket.write(tcpFrame(reply));
-        });
-      }
-    });
-    socket.on("error", () => socket.destroy());
     socket.on("close", () => this.#connections.delete(socket));
+    serveDnsTcpConnection(
+      socket,
+      (query) => this.#answerSafely(query, "tcp"),
+      DNS_PROXY_LIMITS.tcpIdleMs,
+      this.#timers,
+    );
   }
 
   /** The reply to one packet, or undefined when the packet is dropped. Never rejects. */
@@ -278,12 +283,13 @@ export class DnsProxy {
     try {
       for (const server of this.#options.upstreams) {
         try {
-          return await exchange(
+          const reply = await exchange(
             packet,
             server,
             protocol,
             this.#options.upstreamTimeoutMs ?? UPSTREAM_TIMEOUT_MS,
           );
+          return reply.length <= udpLimit(query, protocol) ? reply : cutRelay(packet, query, reply);
         } catch (error) {
           this.#options.log.debug("upstream DNS failure", { server, error: (error as Error).message });
         }
@@ -371,6 +377,17 @@ function replyFlags(query: DnsMessage, rcode: number, truncated: boolean): numbe
 /** The longest reply the client takes: its EDNS size or 512 bytes over UDP, anything over TCP. */
 function udpLimit(query: DnsMessage, protocol: DnsProtocol): number {
   return protocol === "tcp" ? Infinity : Math.max(DNS_MIN_UDP_BYTES, ednsUdpSize(query) ?? 0);
+}
+
+/**
+ * An upstream's reply too long for the client over UDP, as Istio cuts it: the upstream's flags with TC set, the
+ * question, no record; the client asks again over TCP. Relayed whole, the datagram was cut by the client's
+ * buffer instead, and unreadable to it.
+ */
+function cutRelay(packet: Uint8Array, query: DnsMessage, reply: Uint8Array): Uint8Array {
+  const out = replyTo(packet, query, DNS_RCODE.noError, new Uint8Array(0), 0, true);
+  new DataView(out.buffer).setUint16(2, ((reply[2] << 8) | reply[3]) | DNS_FLAG.tc);
+  return out;
 }
 
 /** The table's answer cut to what the client takes over UDP, TC set: as many records as fit. */

@@ -111,6 +111,40 @@ Deno.test("the DNS proxy forwards a name it does not know to the resolv.conf ser
   }
 });
 
+Deno.test("an upstream reply longer than the UDP client takes is cut as Istio cuts it: TC set, no record", async () => {
+  // 100 answers: 1,634 bytes, past the 512 a query without EDNS takes. Before, it was relayed whole.
+  const upstream = await fakeUpstream(false, 100);
+  const { proxy } = await started([upstream.address]);
+  const client = new DnsTestClient("udp4");
+  try {
+    const asked = dnsQuery("www.outside.test.", 12);
+    const cut = await proxy.answer(asked, "udp");
+    assert.ok(cut !== undefined && cut.length <= 512, `a reply of ${cut?.length} bytes`);
+    const reply = decodeDnsMessage(cut);
+    assert.equal(reply.id, 12);
+    assert.ok(reply.flags & DNS_FLAG.tc);
+    assert.ok(reply.flags & DNS_FLAG.qr);
+    assert.equal(rcodeOf(reply.flags), DNS_RCODE.noError);
+    assert.deepEqual(reply.questions.map((q) => q.name), ["www.outside.test."]);
+    assert.equal(reply.answers.length, 0);
+    assert.equal(
+      (await client.ask(asked, proxy.port)).flags & DNS_FLAG.tc,
+      DNS_FLAG.tc,
+      "the same over the wire",
+    );
+    // The client that says it takes more gets it whole.
+    const edns = encodeDnsMessage({
+      ...decodeDnsMessage(dnsQuery("www.outside.test.", 13)),
+      additionals: [{ name: ".", type: DNS_TYPE.OPT, class: 4096, ttl: 0, data: new Uint8Array(0) }],
+    });
+    assert.equal(decodeDnsMessage((await proxy.answer(edns, "udp"))!).answers.length, 100);
+  } finally {
+    client.close();
+    upstream.close();
+    await proxy.close();
+  }
+});
+
 Deno.test("the DNS proxy answers SERVFAIL once the last upstream's deadline passed, and counts the failure", async () => {
   const silent = await fakeUpstream(true);
   const { proxy, count } = await started([silent.address], TABLE, 50);
