@@ -1,5 +1,6 @@
 import { isIp } from "@mesh/shared/config/validation/ip";
 import { deepFreeze } from "./deep_freeze.ts";
+import { parseProxyTracing, type ProxyTracing, ProxyTracingError } from "./proxy_tracing.ts";
 
 /** The two kinds of proxy a node id can name: a workload's sidecar or a gateway ("router"). */
 export type ProxyType = "sidecar" | "router";
@@ -33,6 +34,8 @@ export interface ProxyMetadata {
   readonly workloadName?: string;
   /** WorkloadGroup (in the proxy's namespace) to register this workload in: `AUTO_REGISTER_GROUP`. */
   readonly autoRegisterGroup?: string;
+  /** `PROXY_CONFIG.tracing`: the proxy's own tracing settings, checked; absent when it sent none. */
+  readonly tracing?: ProxyTracing;
   /** Every metadata key as sent, for generators that need a key this type does not name. */
   readonly raw: Readonly<Record<string, unknown>>;
 }
@@ -190,6 +193,13 @@ function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): 
       );
     }
   }
+  let tracing: ProxyTracing | undefined;
+  try {
+    tracing = parseProxyTracing(raw["PROXY_CONFIG"]);
+  } catch (error) {
+    if (!(error instanceof ProxyTracingError)) throw error;
+    throw new InvalidNodeError(`Node "${nodeId}" metadata ${error.message}`, { cause: error });
+  }
   const optional = <K extends string>(key: K, value: string | undefined) =>
     value === undefined ? {} : { [key]: value } as Record<K, string>;
   return {
@@ -205,6 +215,7 @@ function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): 
     instanceIps,
     ...optional("workloadName", text("WORKLOAD_NAME")),
     ...optional("autoRegisterGroup", text("AUTO_REGISTER_GROUP")),
+    ...(tracing ? { tracing } : {}),
     raw: structuredClone(raw) as Record<string, unknown>,
   };
 }
