@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { pathKey, quoteExcerpt } from "@mesh/shared/config/validation/excerpt";
 
 /** One custom span tag of a ProxyConfig: exactly one of a literal, an environment variable, a header. */
 export type ProxyTraceTag =
@@ -68,7 +69,7 @@ export function parseProxyTracing(proxyConfig: unknown): ProxyTracing | undefine
     const tags: Record<string, ProxyTraceTag> = {};
     for (const [name, tag] of Object.entries(map(customTags, at("customTags")))) {
       Object.defineProperty(tags, name, {
-        value: traceTag(tag, `${at("customTags")}.${name}`),
+        value: traceTag(tag, `${at("customTags")}.${pathKey(name)}`),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -115,6 +116,5 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (value === null) return "null";
   if (typeof value === "object") return "a map";
-  const text = typeof value === "number" ? String(value) : JSON.stringify(value);
-  return `${typeof value} ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`;
+  return typeof value === "string" ? `string ${quoteExcerpt(value, 80)}` : `${typeof value} ${String(value)}`;
 }
