@@ -20,7 +20,7 @@ import {
   type NameTable,
 } from "@mesh/proto/name_table";
 import type { Proxy } from "../model/proxy.ts";
-import type { Service } from "../model/service.ts";
+import { addressesInCluster, type Service } from "../model/service.ts";
 import type { PushContext } from "../push/push_context.ts";
 import { derivedTable } from "../push/derived_memo.ts";
 import { stableJson } from "./fingerprint.ts";
@@ -88,7 +88,7 @@ export function buildNameTable(
   const table: Record<string, NameInfo> = {};
   for (const service of push.servicesVisibleTo(proxy)) {
     if (service.hostname.includes("*")) continue;
-    const own = cluster === undefined ? undefined : service.clusterAddresses?.[cluster];
+    const own = cluster === undefined ? undefined : addressesInCluster(service, cluster);
     let ips = plainIps(own ?? service.addresses);
     const registry = service.attributes.serviceRegistry;
     if (ips.length === 0 && registry === "Orchestrator" && service.resolution === "Passthrough") {

@@ -1,5 +1,7 @@
 import { isIp } from "@mesh/shared/config/validation/ip";
+import { pathKey, quoteExcerpt } from "@mesh/shared/config/validation/excerpt";
 import { deepFreeze } from "./deep_freeze.ts";
+import { parseProxyTracing, type ProxyTracing, ProxyTracingError } from "./proxy_tracing.ts";
 
 /** The two kinds of proxy a node id can name: a workload's sidecar or a gateway ("router"). */
 export type ProxyType = "sidecar" | "router";
@@ -33,6 +35,8 @@ export interface ProxyMetadata {
   readonly workloadName?: string;
   /** WorkloadGroup (in the proxy's namespace) to register this workload in: `AUTO_REGISTER_GROUP`. */
   readonly autoRegisterGroup?: string;
+  /** `PROXY_CONFIG.tracing`: the proxy's own tracing settings, checked; absent when it sent none. */
+  readonly tracing?: ProxyTracing;
   /** Every metadata key as sent, for generators that need a key this type does not name. */
   readonly raw: Readonly<Record<string, unknown>>;
 }
@@ -99,6 +103,15 @@ export interface XdsNode {
 
 const NODE_ID_FORMAT = "sidecar|router~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>";
 const INTERCEPTION_MODES: readonly string[] = ["REDIRECT", "TPROXY", "NONE"];
+/**
+ * Most characters of a node id or value a refusal quotes: the message is the stream's gRPC status, sent in a
+ * trailer that a megabyte of echoed input would not fit, and a log line.
+ */
+const QUOTED_CHARS = 200;
+
+function quoted(text: string): string {
+  return quoteExcerpt(text, QUOTED_CHARS);
+}
 
 /**
  * Parses and validates an xDS node into a Proxy.
@@ -112,24 +125,26 @@ export function parseProxy(node: XdsNode): Proxy {
   const parts = nodeId.split("~");
   if (parts.length !== 4) {
     throw new InvalidNodeError(
-      `Node id "${nodeId}" has ${parts.length} "~"-separated parts: expected 4, "${NODE_ID_FORMAT}"`,
+      `Node id ${quoted(nodeId)} has ${parts.length} "~"-separated parts: expected 4, "${NODE_ID_FORMAT}"`,
     );
   }
   const [typeText, idIp, podId, dnsDomain] = parts;
   if (typeText !== "sidecar" && typeText !== "router") {
     throw new InvalidNodeError(
-      `Node id "${nodeId}" has type "${typeText}": expected "sidecar" or "router"`,
+      `Node id ${quoted(nodeId)} has type ${quoted(typeText)}: expected "sidecar" or "router"`,
     );
   }
   if (!isIp(idIp)) {
-    throw new InvalidNodeError(`Node id "${nodeId}" has address "${idIp}": expected an IPv4 or IPv6 address`);
+    throw new InvalidNodeError(
+      `Node id ${quoted(nodeId)} has address ${quoted(idIp)}: expected an IPv4 or IPv6 address`,
+    );
   }
   if (podId === "") {
-    throw new InvalidNodeError(`Node id "${nodeId}" has an empty pod id: expected "<pod>.<namespace>"`);
+    throw new InvalidNodeError(`Node id ${quoted(nodeId)} has an empty pod id: expected "<pod>.<namespace>"`);
   }
   if (dnsDomain === "") {
     throw new InvalidNodeError(
-      `Node id "${nodeId}" has an empty DNS domain: expected "<namespace>.svc.<domain>"`,
+      `Node id ${quoted(nodeId)} has an empty DNS domain: expected "<namespace>.svc.<domain>"`,
     );
   }
   const metadata = parseMetadata(nodeId, node.metadata ?? {});
@@ -137,12 +152,16 @@ export function parseProxy(node: XdsNode): Proxy {
   const podName = dot < 0 ? podId : podId.slice(0, dot);
   const idNamespace = dot < 0 ? "" : podId.slice(dot + 1);
   if (podName === "") {
-    throw new InvalidNodeError(`Node id "${nodeId}" has pod id "${podId}" with an empty pod name`);
+    throw new InvalidNodeError(
+      `Node id ${quoted(nodeId)} has pod id ${quoted(podId)} with an empty pod name`,
+    );
   }
   const namespace = metadata.namespace ?? idNamespace;
   if (namespace === "") {
     throw new InvalidNodeError(
-      `Node id "${nodeId}" has pod id "${podId}" without a namespace and the metadata has no NAMESPACE: ` +
+      `Node id ${quoted(nodeId)} has pod id ${
+        quoted(podId)
+      } without a namespace and the metadata has no NAMESPACE: ` +
         `expected "<pod>.<namespace>"`,
     );
   }
@@ -168,7 +187,7 @@ function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): 
       if (value === undefined || value === null || value === "") continue;
       if (typeof value !== "string") {
         throw new InvalidNodeError(
-          `Node "${nodeId}" metadata ${k} is ${describe(value)}: expected a string`,
+          `Node ${quoted(nodeId)} metadata ${k} is ${describe(value)}: expected a string`,
         );
       }
       return value;
@@ -178,7 +197,7 @@ function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): 
   const interceptionMode = text("INTERCEPTION_MODE");
   if (interceptionMode !== undefined && !INTERCEPTION_MODES.includes(interceptionMode)) {
     throw new InvalidNodeError(
-      `Node "${nodeId}" metadata INTERCEPTION_MODE is "${interceptionMode}": expected one of ` +
+      `Node ${quoted(nodeId)} metadata INTERCEPTION_MODE is ${quoted(interceptionMode)}: expected one of ` +
         INTERCEPTION_MODES.map((m) => `"${m}"`).join(", "),
     );
   }
@@ -186,9 +205,18 @@ function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): 
   for (const ip of instanceIps) {
     if (!isIp(ip)) {
       throw new InvalidNodeError(
-        `Node "${nodeId}" metadata INSTANCE_IPS has "${ip}": expected comma-separated IP addresses`,
+        `Node ${quoted(nodeId)} metadata INSTANCE_IPS has ${
+          quoted(ip)
+        }: expected comma-separated IP addresses`,
       );
     }
+  }
+  let tracing: ProxyTracing | undefined;
+  try {
+    tracing = parseProxyTracing(raw["PROXY_CONFIG"]);
+  } catch (error) {
+    if (!(error instanceof ProxyTracingError)) throw error;
+    throw new InvalidNodeError(`Node ${quoted(nodeId)} metadata ${error.message}`, { cause: error });
   }
   const optional = <K extends string>(key: K, value: string | undefined) =>
     value === undefined ? {} : { [key]: value } as Record<K, string>;
@@ -205,6 +233,7 @@ function parseMetadata(nodeId: string, raw: Readonly<Record<string, unknown>>): 
     instanceIps,
     ...optional("workloadName", text("WORKLOAD_NAME")),
     ...optional("autoRegisterGroup", text("AUTO_REGISTER_GROUP")),
+    ...(tracing ? { tracing } : {}),
     raw: structuredClone(raw) as Record<string, unknown>,
   };
 }
@@ -213,7 +242,7 @@ function parseLabels(nodeId: string, value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new InvalidNodeError(
-      `Node "${nodeId}" metadata LABELS is ${describe(value)}: expected a map of strings`,
+      `Node ${quoted(nodeId)} metadata LABELS is ${describe(value)}: expected a map of strings`,
     );
   }
   const labels: Record<string, string> = {};
@@ -223,7 +252,7 @@ function parseLabels(nodeId: string, value: unknown): Record<string, string> {
     else if (typeof v === "number" || typeof v === "boolean") labels[key] = String(v);
     else {
       throw new InvalidNodeError(
-        `Node "${nodeId}" metadata LABELS.${key} is ${describe(v)}: expected a string`,
+        `Node ${quoted(nodeId)} metadata LABELS.${pathKey(key)} is ${describe(v)}: expected a string`,
       );
     }
   }
@@ -244,5 +273,5 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (value === null) return "null";
   if (typeof value === "object") return "a map";
-  return `${typeof value} ${JSON.stringify(value)}`;
+  return typeof value === "string" ? `string ${quoted(value)}` : `${typeof value} ${String(value)}`;
 }

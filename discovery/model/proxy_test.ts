@@ -188,4 +188,18 @@ Deno.test("parseProxy rejects malformed nodes with InvalidNodeError", async (t) 
         /metadata LABELS.app is a map: expected a string/,
       ),
   );
+  await t.step("a PROXY_CONFIG tracing field listeners cannot encode", () =>
+    rejects(
+      { id: ID, metadata: { PROXY_CONFIG: { tracing: { maxPathTagLength: 1.5 } } } },
+      /^Node ".*" metadata PROXY_CONFIG\.tracing\.maxPathTagLength is number 1\.5: expected an integer/,
+    ));
+});
+
+Deno.test("parseProxy keeps the checked PROXY_CONFIG tracing in metadata.tracing", () => {
+  const proxy = parseProxy({
+    id: ID,
+    metadata: { PROXY_CONFIG: { tracing: { sampling: 5, customTags: {} } } },
+  });
+  assert.deepEqual(proxy.metadata.tracing, { sampling: 5, customTags: {} });
+  assert.equal(parseProxy({ id: ID }).metadata.tracing, undefined);
 });

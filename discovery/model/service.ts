@@ -85,6 +85,16 @@ export function isHeadlessPassthrough(service: Service): boolean {
   return service.resolution === "Passthrough" && service.addresses.every((a) => a === "0.0.0.0");
 }
 
+/**
+ * The addresses of `service` in the cluster `clusterId`, or undefined when that cluster has none of its own.
+ * Only the record's own keys count: a proxy names its cluster (`CLUSTER_ID`), and one naming `constructor` must
+ * not read a property every object inherits.
+ */
+export function addressesInCluster(service: Service, clusterId: string): readonly string[] | undefined {
+  const byCluster = service.clusterAddresses;
+  return byCluster !== undefined && Object.hasOwn(byCluster, clusterId) ? byCluster[clusterId] : undefined;
+}
+
 /** The port of `service` with this number, if any. */
 export function servicePortByNumber(service: Service, port: number): ServicePort | undefined {
   return service.ports.find((p) => p.port === port);

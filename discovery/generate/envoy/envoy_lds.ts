@@ -22,6 +22,7 @@
 import { TYPE_URL } from "@mesh/proto/type_urls";
 import type { ServiceInstance } from "../../model/endpoint.ts";
 import type { Proxy } from "../../model/proxy.ts";
+import { addressesInCluster } from "../../model/service.ts";
 import type { OutboundHttpOptions, PushContext } from "../../push/push_context.ts";
 import { configKey, serviceKey } from "../../push/push_request.ts";
 import type { ConflictSink } from "../../push/listener_conflicts.ts";
@@ -410,7 +411,7 @@ export function planListeners(
       if (isHttpPort(port)) continue;
       if (portBound && !egressServicesForPort(push, scope, port.port).has(service)) continue;
       // A hostname several clusters define listens on the VIP of the proxy's own cluster, as its DNS answers.
-      const addresses = (service.clusterAddresses?.[cluster] ?? service.addresses).filter((a) =>
+      const addresses = (addressesInCluster(service, cluster) ?? service.addresses).filter((a) =>
         a !== "0.0.0.0"
       );
       // A listener per address and port; a service without an address takes the port's wildcard listener,

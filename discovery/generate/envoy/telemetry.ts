@@ -136,12 +136,9 @@ function meshTracing(push: PushContext): TracingConfig | undefined {
   return push.mesh.defaultConfig?.tracing;
 }
 
-/** The `tracing` of the ProxyConfig the agent sent as node metadata `PROXY_CONFIG`, when it has one. */
+/** The `tracing` of the ProxyConfig the agent sent as node metadata `PROXY_CONFIG` (checked), when it has one. */
 function proxyTracing(proxy: Proxy): TracingConfig | undefined {
-  const config = proxy.metadata.raw.PROXY_CONFIG;
-  if (typeof config !== "object" || config === null) return undefined;
-  const tracing = (config as Record<string, unknown>).tracing;
-  return typeof tracing === "object" && tracing !== null ? tracing as TracingConfig : undefined;
+  return proxy.metadata.tracing;
 }
 
 function telemetryOf(push: PushContext, tracing: TracingConfig | undefined): ListenerTelemetry {
