@@ -4,6 +4,7 @@ import type { ListenAddress } from "./listen_address.ts";
 import { type ConnectionSlot, ConnectionSlots, type SlotRefusal, type SlotWait } from "./connection_slots.ts";
 import { SlotWaiters } from "./slot_waiters.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
+import { PendingWrites, relayBoth, type RelaySide } from "./guard_relay.ts";
 import { systemTimers, type Timers } from "../time/timers.ts";
 
 /** Time and size bounds on each connection of an HTTP listener. */
@@ -77,6 +78,8 @@ export interface ConnectionGuard {
   readonly address: Deno.NetAddr;
   /** Connections waiting for a slot, their scope full of connections with a request in progress. */
   readonly waiting: number;
+  /** Connections being served, closed ones whose last write has not finished among them. */
+  readonly serving: number;
   /** The client whose connection the guard relays from local port `port` to the backend. */
   peerOf(port: number): Deno.NetAddr | undefined;
   close(): Promise<void>;
@@ -87,6 +90,11 @@ export interface ConnectionGuard {
  * taken to have left (its handlers are then cancelled) rather than to be waiting for its answer.
  */
 const HALF_CLOSE_GRACE_MS = 1_000;
+/**
+ * How long closing the guard waits for its connections to end. One whose client reads nothing can wait on a
+ * write no close ends (guard_relay.ts); the process exits without it.
+ */
+const CLOSE_GRACE_MS = 5_000;
 const ACCEPT_BACKOFF_MIN_MS = 10;
 const ACCEPT_BACKOFF_MAX_MS = 1_000;
 
@@ -147,14 +155,26 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     });
   };
 
-  /** Gives `conn` a slot and serves it; the bound in the way, or "wait", when there is no room yet. */
+  /**
+   * Gives `conn` a slot and serves it; the bound in the way, or "wait", when there is no room yet. A slot is
+   * given back only once the writes to its client are done: the runtime keeps a socket with a write in
+   * progress open through `close()`, so a client that reads nothing would otherwise hold descriptors past
+   * every bound.
+   */
   const place = (conn: Deno.Conn, peer: string): SlotRefusal | SlotWait | undefined => {
-    const slot = slots.claim(peer, () => safeClose(conn));
-    if (typeof slot === "string") return slot;
-    const task = serveConnection(conn, slot).catch(() => {}).finally(() => {
-      slot.close();
-      tasks.delete(task);
+    const writes = new PendingWrites();
+    // Closing the slot (to make room, or the guard closing) ends the whole connection, its relay included.
+    let end = () => safeClose(conn);
+    const slot = slots.claim(peer, () => {
+      end();
+      return writes.idle ? undefined : writes.whenIdle();
     });
+    if (typeof slot === "string") return slot;
+    const task = serveConnection({ conn, writes }, slot, (closeAll) => end = closeAll).catch(() => {})
+      .finally(() => {
+        slot.close();
+        tasks.delete(task);
+      });
     tasks.add(task);
   };
 
@@ -213,23 +233,47 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     }
   })();
 
-  async function serveConnection(conn: Deno.Conn, slot: ConnectionSlot): Promise<void> {
+  async function serveConnection(
+    client: RelaySide,
+    slot: ConnectionSlot,
+    onEnd: (closeAll: () => void) => void,
+  ): Promise<void> {
+    const conn = client.conn;
     let backend: Deno.TcpConn | undefined;
+    const backendWrites = new PendingWrites();
     let timer: unknown;
     let headerTimer: unknown;
     let answerTimer: unknown;
     let leftTimer: unknown;
+    let drainTimer: unknown;
+    let closed = false;
+    let resumeReading: (() => void) | undefined;
     const closeAll = () => {
+      if (closed) return;
+      closed = true;
       timers.clearTimeout(timer);
       timers.clearTimeout(leftTimer);
       timers.clearTimeout(headerTimer);
       timers.clearTimeout(answerTimer);
+      safeClose(conn);
       slot.close();
-      if (backend) safeClose(backend);
+      resumeReading?.();
+      // With a write to it in progress the backend is closed once the relay has let that write finish.
+      if (backend && backendWrites.idle) safeClose(backend);
     };
+    onEnd(closeAll);
     const arm = (ms: number) => {
       timers.clearTimeout(timer);
-      timer = timers.setTimeout(closeAll, ms);
+      if (!closed) timer = timers.setTimeout(closeAll, ms);
+    };
+    // The relay's wait for a write to the backend to finish after the end; the idle time at most.
+    const drain = {
+      deadline: () =>
+        new Promise<void>((resolve) => drainTimer = timers.setTimeout(resolve, limits.idleTimeoutMs)),
+      closeServer: () => {
+        timers.clearTimeout(drainTimer);
+        if (backend) safeClose(backend);
+      },
     };
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
@@ -262,7 +306,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         // idle pooled connection waits for its first request under the idle timeout alone.
         let serverSpoke = false;
         let established = false;
-        await relayBoth(conn, server, closeAll, {
+        await relayBoth(client, { conn: server, writes: backendWrites }, closeAll, {
           client: () => {
             if (!established) {
               established = serverSpoke;
@@ -279,7 +323,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
           // Unframed bytes give no sign of when the last answer is done: the half-close goes on to the server,
           // which ends the connection when it has answered.
           clientEnded: () => server.closeWrite().catch(closeAll),
-        });
+        }, drain);
         return;
       }
       const methods: string[] = [];
@@ -288,10 +332,10 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       });
       const responses = new Http1Framer("response", Number.MAX_SAFE_INTEGER, () => methods.shift());
       arm(limits.headerTimeoutMs);
-      const head = await readFirstHead(conn, requests);
-      if (head === undefined) return;
+      const first = await readFirstHead(conn, requests);
+      if (first === undefined) return;
       if (requests.tooLarge) {
-        await writeAll(
+        await client.writes.writeAll(
           conn,
           new TextEncoder().encode(
             "HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
@@ -309,6 +353,12 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       // is evictable while every request it sent has been answered. A client that half-closes gets the
       // answers to what it sent, then the connection ends.
       let clientEnded = false;
+      // A request is passed on only once the one before has been answered: a client pipelining requests it
+      // never reads the answers to would otherwise have the server answer as many as the sockets' buffers hold
+      // (megabytes of them, all of its event loop meanwhile), and leave the backend connection stuck writing.
+      const waitingForAnswer = () => framed() && !closed && requests.completed > responses.completed;
+      const beforeClientRead = () =>
+        waitingForAnswer() ? new Promise<void>((resolve) => resumeReading = resolve) : undefined;
       const settle = () => {
         if (!framed()) return;
         if (requests.tooLarge) return closeAll();
@@ -329,29 +379,42 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
           leftTimer = timers.setTimeout(closeAll, HALF_CLOSE_GRACE_MS);
         }
       };
-      const onClient = (bytes: Uint8Array) => {
+      // The framer reads the client's bytes as they are passed on, one request at a time (clientPart).
+      const onClient = () => {
         arm(limits.idleTimeoutMs);
-        if (framed()) requests.feed(bytes);
         if (framed()) settle();
         else answerClock.client();
       };
-      await writeAll(server, head);
+      await backendWrites.writeAll(server, first.head);
       if (framed()) settle();
       else answerClock.client();
-      await relayBoth(conn, server, closeAll, {
-        client: onClient,
-        server: (bytes) => {
-          arm(limits.idleTimeoutMs);
-          if (framed()) responses.feed(bytes);
-          if (framed()) settle();
-          else answerClock.server();
+      await relayBoth(
+        client,
+        { conn: server, writes: backendWrites },
+        closeAll,
+        {
+          beforeClientRead,
+          clientPart: (bytes) => framed() ? requests.feedMessage(bytes) : bytes.length,
+          client: onClient,
+          server: (bytes) => {
+            arm(limits.idleTimeoutMs);
+            if (framed()) responses.feed(bytes);
+            if (framed()) settle();
+            else answerClock.server();
+            if (!waitingForAnswer()) {
+              resumeReading?.();
+              resumeReading = undefined;
+            }
+          },
+          clientEnded: () => {
+            clientEnded = true;
+            if (framed()) settle();
+            else server.closeWrite().catch(closeAll);
+          },
         },
-        clientEnded: () => {
-          clientEnded = true;
-          if (framed()) settle();
-          else server.closeWrite().catch(closeAll);
-        },
-      });
+        drain,
+        first.held,
+      );
     } finally {
       if (backend) peers.delete((backend.localAddr as Deno.NetAddr).port);
       closeAll();
@@ -365,6 +428,9 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     get waiting() {
       return waiters.size;
     },
+    get serving() {
+      return tasks.size;
+    },
     peerOf: (port) => peers.get(port),
     async close() {
       closing = true;
@@ -373,73 +439,44 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       waiters.closeAll();
       slots.closeAll();
       await accepting;
-      await Promise.all(tasks);
+      let grace: unknown;
+      const late = await Promise.race([
+        Promise.all(tasks).then(() => false),
+        new Promise<boolean>((resolve) => grace = timers.setTimeout(() => resolve(true), CLOSE_GRACE_MS)),
+      ]);
+      timers.clearTimeout(grace);
+      if (late) {
+        log.warn(`${name}: closed with connections whose clients read nothing still open`, {
+          connections: tasks.size,
+        });
+      }
     },
   };
 }
 
-/** Handlers of the bytes relayed each way. */
-interface RelayEvents {
-  /** Bytes from the client, once written to the server. */
-  client(bytes: Uint8Array): void;
-  /** Bytes from the server, once written to the client. */
-  server(bytes: Uint8Array): void;
-  /** The client half-closed; the server's side keeps being relayed. */
-  clientEnded?(): void;
-}
-
-/**
- * Relays both ways until the server's side ends or either fails. The client's end of input is not passed on:
- * the HTTP server closes a connection whose client half-closed, which would lose the answer still due.
- */
-async function relayBoth(
-  client: Deno.Conn,
-  server: Deno.Conn,
-  closeAll: () => void,
-  events: RelayEvents,
-): Promise<void> {
-  const up = relay(client, server, (bytes) => events.client(bytes)).then(
-    () => events.clientEnded?.(),
-    closeAll,
-  );
-  await relay(server, client, (bytes) => events.server(bytes)).catch(() => {});
-  closeAll();
-  await up;
-}
-
 /**
  * Reads until the first request's header block is complete (or too large, or not HTTP/1.1), passing the bytes
- * through `framer`; the bytes read, or undefined when the peer left first.
+ * through `framer`: the bytes up to the end of the first request (`head`) and what was read past it (`held`),
+ * or undefined when the peer left first.
  */
-async function readFirstHead(conn: Deno.Conn, framer: Http1Framer): Promise<Uint8Array | undefined> {
+async function readFirstHead(
+  conn: Deno.Conn,
+  framer: Http1Framer,
+): Promise<{ head: Uint8Array; held: Uint8Array } | undefined> {
   let buffer = new Uint8Array(0);
   const chunk = new Uint8Array(16 * 1024);
+  let held = new Uint8Array(0);
   while (framer.heads === 0 && !framer.opaque && !framer.tooLarge) {
     const n = await conn.read(chunk);
     if (n === null) return undefined;
-    const next = new Uint8Array(buffer.length + n);
+    const passed = framer.feedMessage(chunk.subarray(0, n));
+    const next = new Uint8Array(buffer.length + passed);
     next.set(buffer);
-    next.set(chunk.subarray(0, n), buffer.length);
+    next.set(chunk.subarray(0, passed), buffer.length);
     buffer = next;
-    framer.feed(chunk.subarray(0, n));
+    held = chunk.subarray(passed, n);
   }
-  return buffer;
-}
-
-/** Copies `from` to `to` until `from` ends; `relayed` sees each chunk once it has been written. */
-async function relay(from: Deno.Conn, to: Deno.Conn, relayed: (bytes: Uint8Array) => void): Promise<void> {
-  const chunk = new Uint8Array(64 * 1024);
-  while (true) {
-    const n = await from.read(chunk);
-    if (n === null) return;
-    await writeAll(to, chunk.subarray(0, n));
-    relayed(chunk.subarray(0, n));
-  }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+  return { head: buffer, held };
 }
 
 /**

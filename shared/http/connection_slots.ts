@@ -13,7 +13,10 @@ export interface ConnectionSlot {
    * away with nothing.
    */
   served(): void;
-  /** Gives the slot back and closes the connection; later calls do nothing. */
+  /**
+   * Closes the connection and gives the slot back, once the connection's close has taken effect (see
+   * {@link ConnectionSlots.claim}); later calls do nothing. A closed slot is never chosen to make room.
+   */
   close(): void;
 }
 
@@ -55,10 +58,12 @@ export class ConnectionSlots {
   }
 
   /**
-   * A slot for a connection from `peer`, which `close` closes; evictable at first. The bound that refused it
-   * when there is no room, or "wait" when room can be made in a later round.
+   * A slot for a connection from `peer`, which `close` closes; evictable at first. When `close` returns a
+   * promise the connection stays open until it settles (a write the runtime finishes first), and the slot is
+   * held until then. The bound that refused it when there is no room, or "wait" when room can be made in a
+   * later round.
    */
-  claim(peer: string, close: () => void): ConnectionSlot | SlotRefusal | SlotWait {
+  claim(peer: string, close: () => Promise<void> | void): ConnectionSlot | SlotRefusal | SlotWait {
     const own = this.#byPeer.get(peer);
     if (own !== undefined && own.size >= this.limits.maxConnectionsPerPeer) {
       const room = this.#makeRoom(own);
@@ -136,11 +141,12 @@ class Entry implements ConnectionSlot {
     /** When the connection last became evictable (a sequence number); undefined while it is not. */
     public since: number | undefined,
     readonly next: () => number,
-    readonly closeConnection: () => void,
+    readonly closeConnection: () => Promise<void> | void,
     readonly release: () => void,
   ) {}
 
   evictable(yes: boolean): void {
+    if (this.#closed) return;
     if (!yes) this.since = undefined;
     else this.since ??= this.next();
   }
@@ -152,7 +158,9 @@ class Entry implements ConnectionSlot {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.release();
-    this.closeConnection();
+    this.since = undefined;
+    const closing = this.closeConnection();
+    if (closing instanceof Promise) closing.then(this.release, this.release);
+    else this.release();
   }
 }

@@ -9,7 +9,7 @@ Deno.test("ConnectionSlots makes room by closing the connection evictable the lo
     (peer) => evicted.push(peer),
   );
   const claim = (peer: string, name: string) => {
-    const slot = slots.claim(peer, () => closed.push(name)) as ConnectionSlot;
+    const slot = slots.claim(peer, () => void closed.push(name)) as ConnectionSlot;
     slots.newRound();
     return slot;
   };
@@ -42,11 +42,11 @@ Deno.test("ConnectionSlots refuses a newcomer when every connection in scope has
 Deno.test("ConnectionSlots closes a connection already answered before one waiting for its first answer", () => {
   const closed: string[] = [];
   const slots = new ConnectionSlots({ maxConnections: 10, maxConnectionsPerPeer: 2 });
-  const fresh = slots.claim("a", () => closed.push("fresh")) as ConnectionSlot;
-  const answered = slots.claim("a", () => closed.push("answered")) as ConnectionSlot;
+  const fresh = slots.claim("a", () => void closed.push("fresh")) as ConnectionSlot;
+  const answered = slots.claim("a", () => void closed.push("answered")) as ConnectionSlot;
   answered.served();
   slots.newRound();
-  slots.claim("a", () => closed.push("newcomer"));
+  slots.claim("a", () => void closed.push("newcomer"));
   assert.deepEqual(closed, ["answered"], "the older, unanswered connection stays");
   assert.ok(fresh);
 });
@@ -54,12 +54,16 @@ Deno.test("ConnectionSlots closes a connection already answered before one waiti
 Deno.test("ConnectionSlots closes no connection claimed in the current round: the newcomer waits a round", () => {
   const closed: string[] = [];
   const slots = new ConnectionSlots({ maxConnections: 2, maxConnectionsPerPeer: 1 });
-  slots.claim("a", () => closed.push("probe"));
-  assert.equal(slots.claim("a", () => closed.push("flood")), "wait");
-  slots.claim("b", () => closed.push("other"));
-  assert.equal(slots.claim("c", () => closed.push("flood")), "wait", "the listener's bound waits as well");
+  slots.claim("a", () => void closed.push("probe"));
+  assert.equal(slots.claim("a", () => void closed.push("flood")), "wait");
+  slots.claim("b", () => void closed.push("other"));
+  assert.equal(
+    slots.claim("c", () => void closed.push("flood")),
+    "wait",
+    "the listener's bound waits as well",
+  );
   assert.equal(closed.length, 0, "nothing closed");
   slots.newRound();
-  assert.notEqual(typeof slots.claim("a", () => closed.push("flood")), "string");
+  assert.notEqual(typeof slots.claim("a", () => void closed.push("flood")), "string");
   assert.deepEqual(closed, ["probe"], "once it has had its turn, an idle connection makes room");
 });

@@ -60,8 +60,22 @@ export class Http1Framer {
 
   /** Passes `bytes` through the framer; they are not kept beyond the current header block. */
   feed(bytes: Uint8Array): void {
+    this.#feed(bytes, false);
+  }
+
+  /**
+   * Passes `bytes` up to the end of the first message they complete, and returns how many that is: all of
+   * them when none completes, or once the stream can no longer be framed.
+   */
+  feedMessage(bytes: Uint8Array): number {
+    const passed = this.#feed(bytes, true);
+    return this.opaque || this.tooLarge ? bytes.length : passed;
+  }
+
+  #feed(bytes: Uint8Array, oneMessage: boolean): number {
+    const before = this.completed;
     let i = 0;
-    while (i < bytes.length && !this.opaque && !this.tooLarge) {
+    while (i < bytes.length && !this.opaque && !this.tooLarge && !(oneMessage && this.completed > before)) {
       switch (this.#state) {
         case "head": {
           const b = bytes[i++];
@@ -103,6 +117,7 @@ export class Http1Framer {
         }
       }
     }
+    return i;
   }
 
   #endLine(line: string): void {
