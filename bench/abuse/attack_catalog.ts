@@ -201,6 +201,15 @@ export const ATTACKS: readonly Attack[] = [
     launch: (t, s) => attacker(t, { kind: "slot-flood", sizes: { ...s, tls: true } }),
   },
   {
+    name: "pipeline-flood",
+    finding: "CPU and memory per caller: connections to the debug port pipelining requests they never read",
+    services: SMALL_MESH,
+    full: { connections: 64, holdS: 60 },
+    small: { connections: 64, holdS: 20 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, s) => attacker(t, { kind: "pipeline-flood", sizes: s }),
+  },
+  {
     name: "fd-exhaust",
     finding: "5: silent connections to 15010 and 8080 past `ulimit -n 1024`",
     services: SMALL_MESH,

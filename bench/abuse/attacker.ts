@@ -19,6 +19,7 @@ import { slotFlood, type SlotFloodSizes } from "./slot_flood.ts";
 import { streamChurn, type StreamChurnSizes } from "./stream_churn.ts";
 import { webhookBodies, type WebhookBodiesSizes } from "./webhook_bodies.ts";
 import { webhookCpu, type WebhookCpuSizes } from "./webhook_cpu.ts";
+import { pipelineFlood, type PipelineFloodSizes } from "./pipeline_flood.ts";
 
 /** What the harness asks the attacker to do. */
 export type AttackOrder =
@@ -35,6 +36,7 @@ export type AttackOrder =
     | { kind: "shape-flood"; sizes: ShapeFloodSizes }
     | { kind: "handshake-flood"; sizes: HandshakeFloodSizes }
     | { kind: "webhook-cpu"; sizes: WebhookCpuSizes }
+    | { kind: "pipeline-flood"; sizes: PipelineFloodSizes }
   );
 
 function run(order: AttackOrder): Promise<Record<string, unknown>> {
@@ -61,6 +63,8 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
       return handshakeFlood(order.grpcAddr, order.secureGRPCAddr, order.httpsAddr, order.sizes);
     case "webhook-cpu":
       return webhookCpu(order.httpsAddr, order.sizes);
+    case "pipeline-flood":
+      return pipelineFlood(order.httpAddr, order.sizes);
   }
 }
 
