@@ -29,9 +29,8 @@ type SecretObject = { metadata?: { name?: string; namespace?: string }; data?: R
 
 /** The TLS credential a Secret holds, if any. */
 export function tlsSecretOf(object: SecretObject): TlsSecret | undefined {
-  const data: Record<string, unknown> = object.data !== null && typeof object.data === "object"
-    ? object.data
-    : {};
+  const raw = (object as SecretObject | null)?.data;
+  const data: Record<string, unknown> = raw !== null && typeof raw === "object" ? raw : {};
   // A value that is not a string (a broken or hostile API server's) is absent, not a decoder's TypeError.
   return tlsCredentialOf((key) =>
     typeof data[key] !== "string" ? undefined : Buffer.from(data[key], "base64").toString("utf8")
