@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { silentLogger } from "@mesh/shared/log/logger";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { Timers } from "@mesh/shared/time/timers";
 import type { ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
@@ -21,6 +21,7 @@ export async function withRegistry(
     resyncSliceMs?: number;
     metrics?: Metrics;
     timers?: Timers;
+    log?: Logger;
   } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_" });

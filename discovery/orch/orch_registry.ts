@@ -13,7 +13,7 @@
  *
  * @module
  */
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
@@ -40,6 +40,16 @@ import { selectedWorkloadEntryEndpoints } from "./selected_workload_entries.ts";
 import { namespaceChangesModel, nodeChangesModel, podChangesEndpoints } from "./orch_changes.ts";
 import { OrchPodWorkloads } from "./orch_pod_workloads.ts";
 import { EndpointReads } from "./orch_endpoint_reads.ts";
+import { rawList } from "./orch_raw_list.ts";
+import type { Shaped } from "./orch_shape_reader.ts";
+import { ShapeReports } from "./orch_shape_reports.ts";
+import {
+  shapeEndpoints,
+  shapeEndpointSlice,
+  shapeMetaOnly,
+  shapePod,
+  shapeService,
+} from "./orch_object_shapes.ts";
 
 /** What the orchestrator registry needs. */
 export interface OrchRegistryOptions extends ConvertContext {
@@ -106,9 +116,15 @@ export class OrchRegistry {
   readonly #node = (name: string): OrchNode | undefined => this.#nodes.get(`/${name}`);
   readonly #workloads = new OrchPodWorkloads(this.#pods, this.#node);
   readonly #reads: EndpointReads;
+  readonly #reports: ShapeReports;
 
   constructor(options: OrchRegistryOptions) {
     this.#options = options;
+    this.#reports = new ShapeReports(
+      options.log,
+      options.metrics,
+      () => (options.timers ?? systemTimers).now(),
+    );
     this.#reads = new EndpointReads(
       {
         pod: (key) => this.#pods.get(key),
@@ -176,50 +192,40 @@ export class OrchRegistry {
 
   /** Starts every informer; returns at once (sync is reported through `hasSynced`). */
   start(): void {
-    const core = this.#options.kubeConfig.makeApiClient(k8s.CoreV1Api);
     this.#watch(
       "Services",
       "/api/v1/services",
-      () => core.listServiceForAllNamespaces(),
+      shapeService,
       this.#services,
       (key) => this.#serviceChanged(key),
     );
     if (this.#options.useEndpointSlices) {
-      const discoveryApi = this.#options.kubeConfig.makeApiClient(k8s.DiscoveryV1Api);
       this.#watch(
         "EndpointSlices",
         "/apis/discovery.k8s.io/v1/endpointslices",
-        () => discoveryApi.listEndpointSliceForAllNamespaces(),
+        shapeEndpointSlice,
         this.#slices,
         (key) => this.#sliceChanged(key),
       );
     } else {
-      this.#watch(
-        "Endpoints",
-        "/api/v1/endpoints",
-        () => core.listEndpointsForAllNamespaces(),
-        this.#endpoints,
-        (key) => this.#recomputeEndpoints(key),
-      );
+      this.#watch("Endpoints", "/api/v1/endpoints", shapeEndpoints, this.#endpoints, (key) => {
+        this.#recomputeEndpoints(key);
+      });
     }
     this.#watch(
       "Pods",
       "/api/v1/pods",
-      () => core.listPodForAllNamespaces(),
+      shapePod,
       this.#pods,
       (key, before) => this.#podChanged(key, before),
       (key, before, after) => this.#workloads.file(key, before, after),
     );
-    this.#watch("Nodes", "/api/v1/nodes", () => core.listNode(), this.#nodes, (key, before) => {
+    this.#watch("Nodes", "/api/v1/nodes", shapeMetaOnly, this.#nodes, (key, before) => {
       this.#nodeChanged(key.slice(1), before);
     });
-    this.#watch(
-      "Namespaces",
-      "/api/v1/namespaces",
-      () => core.listNamespace(),
-      this.#namespaces,
-      (key, before) => this.#namespaceChanged(key.slice(1), before),
-    );
+    this.#watch("Namespaces", "/api/v1/namespaces", shapeMetaOnly, this.#namespaces, (key, before) => {
+      this.#namespaceChanged(key.slice(1), before);
+    });
   }
 
   /** Stops every informer and pending retry. */
@@ -234,8 +240,8 @@ export class OrchRegistry {
   #watch<T extends AnyObject>(
     kind: Kind,
     path: string,
-    // The client's typed lists; their items carry at least the fields of `T` (see orch_objects.ts).
-    list: () => Promise<unknown>,
+    // What is stored is only ever the object as far as it has the shape of `T`; one that has none is not.
+    shape: (raw: unknown) => Shaped<T>,
     into: Map<string, T>,
     // Once the kind is synced; `before` is the object as it was (undefined when added).
     changed: (key: string, before: T | undefined) => void,
@@ -243,13 +249,19 @@ export class OrchRegistry {
     file?: (key: string, before: T | undefined, after: T | undefined) => void,
   ): void {
     const keyOf = (o: AnyObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
-    const seen = (event: string, o: AnyObject, present: boolean) => {
+    const seen = (event: string, raw: AnyObject, present: boolean) => {
+      this.#options.metrics?.counter("discovery_orch_reg_events").inc({ type: kind, event });
+      const shaped = present ? shape(raw) : undefined;
+      if (shaped !== undefined) this.#reports.report(kind, raw, shaped);
+      // Refused whole: it has no key to be stored under, so what an earlier version filed stays.
+      if (shaped !== undefined && shaped.object === undefined) return;
+      const o = shaped?.object ?? raw;
       const key = keyOf(o);
       const before = into.get(key);
+      if (!present && before === undefined) return;
       if (present) into.set(key, o as T);
       else into.delete(key);
       file?.(key, before, present ? o as T : undefined);
-      this.#options.metrics?.counter("discovery_orch_reg_events").inc({ type: kind, event });
       if (!this.#synced.has(kind)) return;
       changed(key, before);
       if (kind === "Services" || kind === "Pods" || kind === "Namespaces") {
@@ -259,7 +271,7 @@ export class OrchRegistry {
     this.#informers.push(startInformer(this.#options, {
       what: kind,
       path,
-      list,
+      list: rawList(this.#options.kubeConfig, path),
       onAdd: (o) => seen("add", o, true),
       onUpdate: (o) => seen("update", o, true),
       onDelete: (o) => seen("delete", o, false),
@@ -277,7 +289,7 @@ export class OrchRegistry {
   /** After every informer's first list: all services and endpoints at once, then the registry is synced. */
   #initialSync(): void {
     for (const key of this.#slices.keys()) this.#fileSlice(key);
-    for (const key of this.#services.keys()) this.#serviceChanged(key);
+    for (const key of this.#services.keys()) this.#serviceChangedGuarded(key);
     this.#workloads.announceAll();
     this.registry.setSynced(true);
     this.#initiallySynced.resolve();
@@ -306,10 +318,30 @@ export class OrchRegistry {
       for (const key of [...this.#services.keys()]) {
         await slices.pause();
         if (this.#stopped) return;
-        this.#serviceChanged(key);
+        this.#serviceChangedGuarded(key);
       }
     } finally {
       this.#resyncing = false;
+    }
+  }
+
+  /**
+   * A service's conversion where nothing may stop the loop around it (the first sync, a resync): one that throws
+   * is left out of the registry alone, logged, and the rest go on, so one object never holds readiness.
+   */
+  #serviceChangedGuarded(key: string): void {
+    try {
+      this.#serviceChanged(key);
+    } catch (error) {
+      const [namespace, name] = key.split("/");
+      this.#options.log.error("orchestrator service left out: converting it failed", {
+        kind: "Services",
+        object: key,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      this.#lastService.delete(key);
+      this.#lastEndpoints.delete(key);
+      this.registry.removeService(serviceHostname(name, namespace, this.#options.domain), namespace);
     }
   }
 

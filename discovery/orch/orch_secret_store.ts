@@ -6,12 +6,13 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import type { Logger } from "@mesh/shared/log/logger";
 import { checkTlsCredential, tlsCredentialOf } from "@mesh/shared/credentials/tls_credential";
 import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
+import { rawList } from "./orch_raw_list.ts";
 
 /** What the store needs. */
 export interface OrchSecretStoreOptions {
@@ -28,9 +29,11 @@ type SecretObject = { metadata?: { name?: string; namespace?: string }; data?: R
 
 /** The TLS credential a Secret holds, if any. */
 export function tlsSecretOf(object: SecretObject): TlsSecret | undefined {
-  const data = object.data ?? {};
+  const raw = (object as SecretObject | null)?.data;
+  const data: Record<string, unknown> = raw !== null && typeof raw === "object" ? raw : {};
+  // A value that is not a string (a broken or hostile API server's) is absent, not a decoder's TypeError.
   return tlsCredentialOf((key) =>
-    data[key] === undefined ? undefined : Buffer.from(data[key], "base64").toString("utf8")
+    typeof data[key] !== "string" ? undefined : Buffer.from(data[key], "base64").toString("utf8")
   );
 }
 
@@ -74,7 +77,6 @@ export class OrchSecretStore implements SecretStore {
 
   /** Starts watching; returns at once. */
   start(): void {
-    const core = this.#options.kubeConfig.makeApiClient(k8s.CoreV1Api);
     const changed = (object: SecretObject, gone: boolean) => {
       for (const listener of this.#eventListeners) listener(object, gone);
       const namespace = object.metadata?.namespace ?? "default";
@@ -91,7 +93,7 @@ export class OrchSecretStore implements SecretStore {
     this.#informer = startInformer(this.#options, {
       what: "Secrets",
       path: "/api/v1/secrets",
-      list: () => core.listSecretForAllNamespaces(),
+      list: rawList(this.#options.kubeConfig, "/api/v1/secrets"),
       onAdd: (o) => changed(o as SecretObject, false),
       onUpdate: (o) => changed(o as SecretObject, false),
       onDelete: (o) => changed(o as SecretObject, true),

@@ -103,3 +103,39 @@ Deno.test("A Secret whose certificate or key is not PEM is refused alone, report
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Secrets of the wrong shape stop neither the list nor the other credentials", async () => {
+  // Before: a list item whose ownerReferences was a map failed the typed client's list ("data is not
+  // iterable"), so no credential was ever listed; a data value that is not a string threw in decoding.
+  const api = OrchApiServer.start();
+  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_secrets_" });
+  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
+  const store = new OrchSecretStore({
+    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
+    limiter: new RateLimiter(1000, 100),
+    log: silentLogger,
+    retryMs: 50,
+  });
+  try {
+    api.apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "owned", namespace: "shop", ownerReferences: { a: { name: "x" } } },
+      data: { "tls.crt": 5, "tls.key": b64(KEY) },
+    });
+    api.apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "shop-cert", namespace: "shop" },
+      data: { "tls.crt": b64(CHAIN), "tls.key": b64(KEY) },
+    });
+    store.start();
+    await waitFor(() => store.get("shop", "shop-cert") !== undefined, "the good credential listed");
+    assert.equal(store.get("shop", "shop-cert")?.certChainPem, CHAIN);
+    assert.equal(store.get("shop", "owned"), undefined, "a certificate that is not a string is none");
+  } finally {
+    await store.stop();
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -24,6 +24,7 @@ import type { ServiceRegistry } from "../registry/service_registry.ts";
 import type { OrchRegistry } from "./orch_registry.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type OrchObject, type RunningInformer, startInformer } from "./resilient_informer.ts";
+import { rawList } from "./orch_raw_list.ts";
 
 /** The label that marks a Secret as holding remote clusters' kubeconfigs (the reference's `istio/multiCluster`). */
 export const MULTI_CLUSTER_LABEL = "mesh/multiCluster";
@@ -148,12 +149,15 @@ export class RemoteClusters {
 
   /** Starts watching the Secrets; returns at once. */
   start(): void {
-    const core = this.#options.kubeConfig.makeApiClient(k8s.CoreV1Api);
     const namespace = this.#options.namespace;
     this.#informer = startInformer(this.#options, {
       what: "Secrets",
       path: `/api/v1/namespaces/${namespace}/secrets`,
-      list: () => core.listNamespacedSecret({ namespace, labelSelector: `${MULTI_CLUSTER_LABEL}=true` }),
+      list: rawList(
+        this.#options.kubeConfig,
+        `/api/v1/namespaces/${namespace}/secrets`,
+        `labelSelector=${encodeURIComponent(`${MULTI_CLUSTER_LABEL}=true`)}`,
+      ),
       onAdd: (o) => this.#secretChanged(o as SecretObject, false),
       onUpdate: (o) => this.#secretChanged(o as SecretObject, false),
       onDelete: (o) => this.#secretChanged(o as SecretObject, true),

@@ -17,6 +17,7 @@ import {
   startInformer,
 } from "./resilient_informer.ts";
 import { KeyedWorkQueue } from "./work_queue.ts";
+import { rawList } from "./orch_raw_list.ts";
 
 /** The ConfigMap's name in every namespace. */
 export const ROOT_CERT_CONFIG_MAP = "mesh-ca-root-cert";
@@ -58,7 +59,9 @@ export class RootCertConfigMaps {
   /** Watches while this replica leads the duty; returns at once. */
   start(): void {
     const namespaceChanged = (object: OrchObject) => {
-      const name = object.metadata?.name ?? "";
+      const name = object.metadata?.name;
+      // A name that is not one (a broken or hostile API server's) would be written to as a path.
+      if (typeof name !== "string" || name === "" || name.includes("/")) return;
       if ((object as NamespaceObject).status?.phase === "Terminating") {
         this.#namespaces.delete(name);
         return;
@@ -77,7 +80,7 @@ export class RootCertConfigMaps {
         startInformer(this.#options, {
           what: "Namespaces",
           path: "/api/v1/namespaces",
-          list: () => this.#core.listNamespace(),
+          list: rawList(this.#options.kubeConfig, "/api/v1/namespaces"),
           onAdd: namespaceChanged,
           onUpdate: namespaceChanged,
           onDelete: (object) => this.#namespaces.delete(object.metadata?.name ?? ""),
@@ -85,7 +88,7 @@ export class RootCertConfigMaps {
         startInformer(this.#options, {
           what: "ConfigMaps",
           path: "/api/v1/configmaps",
-          list: () => this.#core.listConfigMapForAllNamespaces(),
+          list: rawList(this.#options.kubeConfig, "/api/v1/configmaps"),
           onAdd: configMapChanged,
           onUpdate: configMapChanged,
           onDelete: configMapChanged,
