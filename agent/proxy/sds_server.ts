@@ -23,6 +23,7 @@ import { systemTimers, type Timers } from "@mesh/shared/time/timers";
 import { StreamClosedError } from "@mesh/shared/grpc/send_port";
 import { replyKind } from "@mesh/shared/xds/reply_kind";
 import { excerpt } from "@mesh/shared/log/excerpt";
+import { PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import { proxySendPorts } from "./proxy_send_ports.ts";
 import { readDiscoveryRequest } from "./discovery_wire.ts";
 import { encodeSecretAny } from "./secret_wire.ts";
@@ -39,6 +40,12 @@ export const ROOT_SECRET = "ROOTCA";
 
 const SDS_SERVICE = "envoy.service.secret.v3.SecretDiscoveryService";
 const bytes = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+/** The `resource_name` label of a name the agent does not serve: the proxy chooses names, the series are few. */
+export const OTHER_RESOURCE_LABEL = "other";
+
+/** Names a rejection or a refusal quotes at most; the count says how many there were. */
+const LOGGED_NAMES = 5;
 
 /** SDS with byte-level (de)serializers. */
 export const SDS_SERVICE_DEFINITION = {
@@ -100,6 +107,11 @@ interface StreamState {
   close(): void;
 }
 
+/** Whether two sorted lists of names are the same, name by name (a joined list cannot tell "a,b" from "a", "b"). */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
 /** Serves SDS on `options.socket` from `options.secrets`. */
 export async function startSdsServer(options: SdsServerOptions): Promise<RunningGrpcServer> {
   const { secrets, credentials, log, metrics } = options;
@@ -122,6 +134,20 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
   // One version per change, whatever the number of streams: subscribed before any stream's listener runs.
   let version = 0;
   const unsubscribeVersion = [secrets.onChange(() => version++), credentials?.onChange(() => version++)];
+  /** The `resource_name` label of `name`: itself when the agent serves it now, else the one shared label. */
+  const resourceLabel = (name: string): string =>
+    name === WORKLOAD_SECRET || name === ROOT_SECRET ||
+      credentials?.get(credentialOfSdsName(name).credential) !== undefined
+      ? name
+      : OTHER_RESOURCE_LABEL;
+  /** Counts `counter` once for each distinct label of `names`. */
+  const countByName = (counter: string, names: readonly string[]) => {
+    for (const label of new Set(names.map(resourceLabel))) {
+      metrics?.counter(counter).inc({ resource_name: label });
+    }
+  };
+  // A proxy that rejects or garbles every request costs one line of each kind a period, not one per request.
+  const logLimiter = new PeerLogLimiter(PEER_LOG_PERIOD_MS, () => timers.now());
   const streams = new Set<StreamState>();
   const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
   let streamsOpened = 0;
@@ -152,7 +178,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
         });
         port.send(response, TYPE_URL.secret).catch((error: Error) => {
           if (error instanceof StreamClosedError) return;
-          for (const name of wanted) metrics?.counter("total_push_errors").inc({ resource_name: name });
+          countByName("total_push_errors", wanted);
           log.warn("SDS push failed", { names: wanted, error: error.message });
         });
         state.unacked = { version: versionInfo, since: timers.now() };
@@ -169,20 +195,32 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
         try {
           request = readDiscoveryRequest(data);
         } catch (error) {
-          log.warn("SDS request is not a DiscoveryRequest; ending the stream", {
-            error: (error as Error).message,
-          });
-          port.close();
+          const message = `The SDS request is not a DiscoveryRequest: ${(error as Error).message}`;
+          logLimiter.log(
+            "malformed",
+            (passedOver) =>
+              log.warn("SDS request is not a DiscoveryRequest; ending the stream", {
+                error: (error as Error).message,
+                passedOver,
+              }),
+          );
+          port.close(grpc.status.INVALID_ARGUMENT, message);
           return;
         }
-        const asked = [...request.resourceNames].sort();
+        // Each name once: a secret is sent once per name kept, so a repeated name would make a response
+        // a secret long for every repetition, hundreds of times the request's size.
+        const asked = [...new Set(request.resourceNames)].sort();
         switch (replyKind(latestNonce, request.responseNonce, request.errorDetail !== undefined)) {
           case "nack":
             // The proxy keeps its last good secret; the next change is pushed as usual.
-            for (const name of names) {
-              metrics?.counter("total_secret_update_failures").inc({ resource_name: name });
-            }
-            log.warn("proxy rejected a secret", { names, detail: request.errorDetail?.message });
+            countByName("total_secret_update_failures", names);
+            logLimiter.log("nack", (passedOver) =>
+              log.warn("proxy rejected a secret", {
+                names: names.slice(0, LOGGED_NAMES).map((name) => excerpt(name)),
+                nameCount: names.length,
+                detail: excerpt(request.errorDetail?.message ?? ""),
+                passedOver,
+              }));
             return;
           case "stale":
             log.debug("ignoring an SDS request with a stale nonce", {
@@ -191,7 +229,7 @@ export async function startSdsServer(options: SdsServerOptions): Promise<Running
             return;
           case "ack":
             state.unacked = undefined;
-            if (asked.join() === names.join()) return;
+            if (sameNames(asked, names)) return;
             break;
         }
         names = asked;

@@ -4,7 +4,8 @@ import * as grpc from "@grpc/grpc-js";
 import { encodeMessage } from "@mesh/proto/any_codec";
 import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
 import { TYPE_URL } from "@mesh/proto/type_urls";
-import { silentLogger } from "@mesh/shared/log/logger";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
+import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { Metrics } from "@mesh/shared/metrics/metrics";
 import { type CredentialSource, SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
 import type { TlsCredential } from "@mesh/shared/credentials/tls_credential";
@@ -241,10 +242,16 @@ async function nextSecrets(call: grpc.ClientDuplexStream<Buffer, Buffer>) {
 }
 
 /** An SDS server on a temporary socket, a client stream on it, and the metrics it counts in. */
-async function sdsStream(secrets: FixedSecret) {
+async function sdsStream(secrets: FixedSecret, log: Logger = silentLogger, credentials?: CredentialSource) {
   const dir = await Deno.makeTempDir({ prefix: "sds_server_" });
   const metrics = new Metrics("agent", { version: "test", tag: "test" });
-  const server = await startSdsServer({ socket: `${dir}/SDS`, secrets, log: silentLogger, metrics });
+  const server = await startSdsServer({
+    socket: `${dir}/SDS`,
+    secrets,
+    log,
+    metrics,
+    ...(credentials ? { credentials } : {}),
+  });
   const Client = grpc.makeClientConstructor(SDS_SERVICE_DEFINITION, "SDS");
   const client = new Client(`unix://${dir}/SDS`, grpc.credentials.createInsecure());
   // deno-lint-ignore no-explicit-any
@@ -253,6 +260,9 @@ async function sdsStream(secrets: FixedSecret) {
   return {
     call,
     metrics,
+    /** A further stream on the same server. */
+    // deno-lint-ignore no-explicit-any
+    open: (): grpc.ClientDuplexStream<Buffer, Buffer> => (client as any).StreamSecrets(),
     close: async () => {
       call.end();
       client.close();
@@ -307,6 +317,85 @@ Deno.test("SDS answers a NACK with nothing, whatever names it carries: the proxy
     assert.deepEqual((await response).names, ["ROOTCA"]);
     assert.equal(await value(metrics, "counter", "total_secret_update_failures"), 1);
     assert.equal(await value(metrics, "counter", "total_pushes"), 2);
+  } finally {
+    await close();
+  }
+});
+
+/** The status `call` ends with. */
+function statusOf(call: grpc.ClientDuplexStream<Buffer, Buffer>): Promise<grpc.StatusObject> {
+  return new Promise((resolve) => call.on("status", resolve));
+}
+
+Deno.test("SDS sends a secret once however often the request names it", async () => {
+  const { call, close } = await sdsStream(new FixedSecret());
+  try {
+    const response = nextSecrets(call);
+    call.write(request({
+      type_url: TYPE_URL.secret,
+      resource_names: [...Array(10_000).fill("default"), "ROOTCA", "ROOTCA"],
+    }));
+    assert.deepEqual((await response).names, ["ROOTCA", "default"]);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("SDS refuses bytes that are not a DiscoveryRequest with INVALID_ARGUMENT naming the fault, and serves the next stream", async () => {
+  const { call, open, close } = await sdsStream(new FixedSecret());
+  try {
+    const status = statusOf(call);
+    call.on("data", () => {});
+    call.write(Buffer.from([0xff, 0xff, 0xff]));
+    const { code, details } = await status;
+    assert.equal(code, grpc.status.INVALID_ARGUMENT);
+    assert.match(
+      details,
+      /^The SDS request is not a DiscoveryRequest: Truncated or oversized varint at byte 0/,
+    );
+
+    const next = open();
+    next.on("error", () => {});
+    const response = nextSecrets(next);
+    next.write(request({ type_url: TYPE_URL.secret, resource_names: ["default"] }));
+    assert.deepEqual((await response).names, ["default"]);
+    next.end();
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("SDS counts rejections of names it does not serve under one label, and logs rejections once a period", async () => {
+  const log = new RecordingLogger();
+  const credentials = new Credentials();
+  credentials.set("shop-cert", { certChainPem: "CHAIN", privateKeyPem: "KEY", caCertPem: "CA" });
+  const { call, metrics, close } = await sdsStream(new FixedSecret(), log, credentials);
+  try {
+    const response = nextSecrets(call);
+    const unknown = Array.from({ length: 1_000 }, (_, i) => `unknown-${i}-${"x".repeat(500)}`);
+    const names = ["default", "shop-cert", "shop-cert-cacert", ...unknown];
+    call.write(request({ type_url: TYPE_URL.secret, resource_names: names }));
+    const { nonce } = await response;
+    const nack = request({
+      type_url: TYPE_URL.secret,
+      resource_names: names,
+      response_nonce: nonce,
+      error_detail: { code: 3, message: "y".repeat(100_000) },
+    });
+    for (let i = 0; i < 20; i++) call.write(nack);
+    await waitFor(
+      async () => await value(metrics, "counter", "total_secret_update_failures") === 20 * 4,
+      "every rejection counted",
+    );
+    const { values } = await metrics.counter("total_secret_update_failures").get();
+    assert.deepEqual(
+      values.map((v) => [v.labels.resource_name, v.value]).sort(),
+      [["default", 20], ["other", 20], ["shop-cert", 20], ["shop-cert-cacert", 20]],
+    );
+    const lines = log.matching("warn", "proxy rejected a secret");
+    assert.equal(lines.length, 1, "the first rejection of the period is logged, the others passed over");
+    assert.ok(JSON.stringify(lines[0].fields).length < 2_000, "the line quotes excerpts of names and detail");
+    assert.equal(lines[0].fields?.nameCount, names.length);
   } finally {
     await close();
   }

@@ -17,7 +17,9 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
 import { StreamClosedError } from "@mesh/shared/grpc/send_port";
 import { proxySendPorts } from "./proxy_send_ports.ts";
-import type { Timers } from "@mesh/shared/time/timers";
+import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import { excerpt } from "@mesh/shared/log/excerpt";
+import { PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import type { SecretProvider } from "./workload_secrets.ts";
 import type { XdsSnapshotWriter } from "./xds_snapshot.ts";
 import { NameTableStream, type NameTableSubscription } from "./name_table_stream.ts";
@@ -26,6 +28,13 @@ import { readDiscoveryRequest, REQUEST_FIELD, rewriteFields } from "./discovery_
 /** What a replayed request leaves out: the old server's nonce and rejection (and the node, given once). */
 const NOT_REPLAYED: ReadonlySet<number> = new Set([REQUEST_FIELD.responseNonce, REQUEST_FIELD.errorDetail]);
 const NODE_AND_NOT_REPLAYED: ReadonlySet<number> = new Set([...NOT_REPLAYED, REQUEST_FIELD.node]);
+
+/**
+ * Types whose latest request one proxy stream keeps for replay. Envoy subscribes to about ten; the type URL is
+ * the proxy's to choose, and each kept request may be as large as a message, so a new type past this is
+ * relayed and not kept.
+ */
+export const MAX_REPLAYED_TYPES = 32;
 
 /** Where the relay goes. */
 export interface XdsUpstream {
@@ -119,6 +128,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     return client;
   };
   const relays = new Set<{ reconnect(reason: string, label: string): void }>();
+  // A proxy that sends garbage or endless types costs one line of each kind a period, not one per request.
+  const logLimiter = new PeerLogLimiter(PEER_LOG_PERIOD_MS, () => (options.timers ?? systemTimers).now());
   const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
   let streamsOpened = 0;
   const unsubscribe = secrets.onChange(() => {
@@ -237,11 +248,31 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         try {
           const request = readDiscoveryRequest(data);
           if (request.node !== undefined) node = request.node;
-          latest.set(request.typeUrl, rewriteFields(data, NOT_REPLAYED));
+          if (latest.has(request.typeUrl) || latest.size < MAX_REPLAYED_TYPES) {
+            latest.set(request.typeUrl, rewriteFields(data, NOT_REPLAYED));
+          } else {
+            logLimiter.log(
+              "types",
+              (passedOver) =>
+                log.warn(
+                  "the proxy asked for more types than a stream keeps for replay; relaying it unkept",
+                  {
+                    type: excerpt(request.typeUrl),
+                    max: MAX_REPLAYED_TYPES,
+                    passedOver,
+                  },
+                ),
+            );
+          }
         } catch (error) {
-          log.warn("the proxy sent a request that is not a DiscoveryRequest; relaying it as is", {
-            error: (error as Error).message,
-          });
+          logLimiter.log(
+            "malformed",
+            (passedOver) =>
+              log.warn("the proxy sent a request that is not a DiscoveryRequest; relaying it as is", {
+                error: (error as Error).message,
+                passedOver,
+              }),
+          );
         }
         metrics?.counter("xds_proxy_requests").inc();
         up?.write(data);

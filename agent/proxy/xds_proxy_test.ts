@@ -9,7 +9,7 @@ import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
 import { silentLogger } from "@mesh/shared/log/logger";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { waitFor } from "@mesh/shared/testing/wait_for";
-import { startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
+import { MAX_REPLAYED_TYPES, startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
 import { Metrics } from "@mesh/shared/metrics/metrics";
 import FakeTimers from "@sinonjs/fake-timers";
 import { timersOf } from "@mesh/shared/testing/fake_timers";
@@ -288,5 +288,69 @@ Deno.test("The xDS proxy's upstream backoff doubles within its jitter and stops 
   for (const attempt of [10, 50, 10_000]) {
     assert.ok(upstreamRetryDelayMs(attempt, () => 0.999) <= max);
     assert.ok(upstreamRetryDelayMs(attempt, () => 0) >= max * (1 - jitter));
+  }
+});
+
+Deno.test("The xDS proxy keeps at most MAX_REPLAYED_TYPES types of a proxy's requests for replay, and relays the rest", async () => {
+  const streams: string[][] = [];
+  const upstream = await startGrpcServer({
+    name: "Upstream",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: ADS_SERVICE_DEFINITION,
+      implementation: {
+        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          const types: string[] = [];
+          streams.push(types);
+          call.on(
+            "data",
+            (data: Buffer) => types.push((requestType.decode(data) as { type_url?: string }).type_url!),
+          );
+          call.on("error", () => {});
+          call.on("end", () => call.end());
+        },
+        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
+      } as never,
+    }],
+  });
+  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
+  const listeners = new Set<() => void>();
+  const log = new RecordingLogger();
+  const proxy = await startXdsProxy({
+    socket: `${dir}/xds.sock`,
+    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
+    secrets: {
+      current: undefined,
+      onChange: (listener) => {
+        listeners.add(listener as () => void);
+        return () => listeners.delete(listener as () => void);
+      },
+    },
+    log,
+    maxReceiveMessageBytes: 16 * 1024 * 1024,
+  });
+  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
+  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    call.on("error", () => {});
+    const types = Array.from({ length: MAX_REPLAYED_TYPES + 100 }, (_, i) => `type.example/T${i}`);
+    for (const type_url of types) {
+      call.write(Buffer.from(requestType.encode(requestType.fromObject({ type_url })).finish()));
+    }
+    await waitFor(() => streams[0]?.length === types.length, "every request relayed");
+    // A new workload certificate: the relay opens a new upstream stream and replays what it kept.
+    for (const listener of listeners) listener();
+    await waitFor(() => streams[1]?.length === MAX_REPLAYED_TYPES, "the replay");
+    assert.deepEqual(streams[1], types.slice(0, MAX_REPLAYED_TYPES));
+    assert.equal(log.matching("warn", "more types than a stream keeps").length, 1, "logged once a period");
+    call.cancel();
+  } finally {
+    client.close();
+    await proxy.close(0);
+    await upstream.close(0);
+    await Deno.remove(dir, { recursive: true });
   }
 });
