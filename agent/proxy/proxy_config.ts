@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { cut } from "@mesh/shared/log/excerpt";
 import { parse as parseYaml } from "yaml";
 import { parseDuration } from "@mesh/shared/flags/duration";
 
@@ -47,6 +48,11 @@ export const DEFAULT_PROXY_CONFIG: ProxyConfig = Object.freeze({
 /** The annotation that carries a pod's ProxyConfig overrides. */
 export const PROXY_CONFIG_ANNOTATION = "proxy.mesh.io/config";
 
+/** A value as an error message quotes it: JSON, cut to 120 characters (a pod author writes PROXY_CONFIG). */
+function shown(value: unknown): string {
+  return cut(JSON.stringify(value) ?? String(value), 120);
+}
+
 function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
   if (raw === undefined || raw === null) return base;
   if (typeof raw !== "object" || Array.isArray(raw)) {
@@ -57,7 +63,7 @@ function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
     const v = r[field];
     if (v === undefined) return fallback;
     if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 65535) {
-      throw new RangeError(`${source}: ${field} is ${JSON.stringify(v)}; expected a port from 1 to 65535`);
+      throw new RangeError(`${source}: ${field} is ${shown(v)}; expected a port from 1 to 65535`);
     }
     return v as number;
   };
@@ -71,7 +77,7 @@ function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
       ns = undefined;
     }
     if (ns === undefined || ns < 0n) {
-      throw new RangeError(`${source}: ${field} is ${JSON.stringify(v)}; expected a duration such as "45s"`);
+      throw new RangeError(`${source}: ${field} is ${shown(v)}; expected a duration such as "45s"`);
     }
     return Number(ns / 1_000_000n);
   };
@@ -86,7 +92,7 @@ function layer(base: ProxyConfig, raw: unknown, source: string): ProxyConfig {
   const policy = r.controlPlaneAuthPolicy ?? base.controlPlaneAuthPolicy;
   if (policy !== "MUTUAL_TLS" && policy !== "NONE") {
     throw new RangeError(
-      `${source}: controlPlaneAuthPolicy is ${JSON.stringify(policy)}; expected MUTUAL_TLS or NONE`,
+      `${source}: controlPlaneAuthPolicy is ${shown(policy)}; expected MUTUAL_TLS or NONE`,
     );
   }
   const tracing = tracingLayer(base.tracing, r.tracing, source);
@@ -125,7 +131,7 @@ function tracingLayer(
   const sampling = (raw as Record<string, unknown>).sampling;
   if (sampling !== undefined && (typeof sampling !== "number" || !(sampling >= 0 && sampling <= 100))) {
     throw new RangeError(
-      `${source}: tracing.sampling is ${JSON.stringify(sampling)}; expected a percentage from 0 to 100`,
+      `${source}: tracing.sampling is ${shown(sampling)}; expected a percentage from 0 to 100`,
     );
   }
   return Object.freeze({ ...base, ...raw });

@@ -36,3 +36,17 @@ Deno.test("A ProxyConfig without tracing sends no PROXY_CONFIG, and a sampling o
     /PROXY_CONFIG: tracing\.sampling is 150; expected a percentage from 0 to 100/,
   );
 });
+
+Deno.test("A refused PROXY_CONFIG value is quoted cut short, however long the pod author wrote it", () => {
+  const long = "9".repeat(1_000_000);
+  assert.throws(
+    () => resolveProxyConfig({ env: `drainDuration: "${long}s"` }),
+    (error: Error) => {
+      assert.match(
+        error.message,
+        /^PROXY_CONFIG: drainDuration is "9{119}…; expected a duration such as "45s"$/,
+      );
+      return true;
+    },
+  );
+});
