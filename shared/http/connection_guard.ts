@@ -357,7 +357,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       // never reads the answers to would otherwise have the server answer as many as the sockets' buffers hold
       // (megabytes of them, all of its event loop meanwhile), and leave the backend connection stuck writing.
       const waitingForAnswer = () => framed() && !closed && requests.completed > responses.completed;
-      const beforeClientRead = () =>
+      const beforeClientPart = () =>
         waitingForAnswer() ? new Promise<void>((resolve) => resumeReading = resolve) : undefined;
       const settle = () => {
         if (!framed()) return;
@@ -393,7 +393,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         { conn: server, writes: backendWrites },
         closeAll,
         {
-          beforeClientRead,
+          beforeClientPart,
           clientPart: (bytes) => framed() ? requests.feedMessage(bytes) : bytes.length,
           client: onClient,
           server: (bytes) => {

@@ -66,10 +66,10 @@ export interface RelayEvents {
    * Called before the client's bytes are passed on: a promise to wait for first (the guard holds a client's
    * next request until its last is answered), or undefined to go on at once.
    */
-  beforeClientRead?(): Promise<void> | undefined;
+  beforeClientPart?(): Promise<void> | undefined;
   /**
    * How many of the client's `bytes` to pass on now (at least one); the rest is offered again, after
-   * {@link beforeClientRead}, before anything more is read. All of them when absent.
+   * {@link beforeClientPart}, before anything more is read. All of them when absent.
    */
   clientPart?(bytes: Uint8Array): number;
 }
@@ -92,7 +92,7 @@ export async function relayBoth(
 ): Promise<void> {
   const up = relay(client.conn, server, (bytes) => events.client(bytes), {
     held,
-    ...(events.beforeClientRead && { beforeRead: events.beforeClientRead }),
+    ...(events.beforeClientPart && { beforePart: events.beforeClientPart }),
     ...(events.clientPart && { part: events.clientPart }),
   }).then(
     () => events.clientEnded?.(),
@@ -123,7 +123,7 @@ interface Pacing {
   /** Bytes read before the relay started, passed on first. */
   readonly held?: Uint8Array;
   /** Waited for before bytes are passed on. */
-  readonly beforeRead?: () => Promise<void> | undefined;
+  readonly beforePart?: () => Promise<void> | undefined;
   /** How many of the bytes at hand to pass on now. */
   readonly part?: (bytes: Uint8Array) => number;
 }
@@ -141,13 +141,15 @@ async function relay(
   const chunk = new Uint8Array(64 * 1024);
   let held = pacing.held ?? new Uint8Array(0);
   while (true) {
-    const wait = pacing.beforeRead?.();
-    if (wait !== undefined) await wait;
+    // One chunk is read ahead while the pacing holds it back: a client that leaves is noticed meanwhile (a
+    // handler waiting for it is let go), and nothing more than that chunk is kept.
     if (held.length === 0) {
       const n = await from.read(chunk);
       if (n === null) return;
       held = chunk.subarray(0, n);
     }
+    const wait = pacing.beforePart?.();
+    if (wait !== undefined) await wait;
     const take = pacing.part === undefined
       ? held.length
       : Math.max(1, Math.min(held.length, pacing.part(held)));
