@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { type JsonPath as Path, placesOf } from "@mesh/shared/testing/json_places";
 import { parseAllDocuments } from "yaml";
 import { decodeAny } from "@mesh/proto/any_codec";
 import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
@@ -29,7 +30,6 @@ import { registerEnvoyGenerators } from "./envoy/envoy_generators.ts";
 const CORPUS = new URL("../../tests/fixtures/istio-1.9-validation/", import.meta.url);
 
 type Doc = Record<string, unknown>;
-type Path = readonly (string | number)[];
 
 function corpusDocuments(): Doc[] {
   const docs: Doc[] = [];
@@ -238,16 +238,6 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
   },
 );
 
-/** Every place in `value` below the root. */
-function placesOf(value: unknown, at: Path = [], out: Path[] = []): Path[] {
-  if (at.length > 0) out.push(at);
-  if (Array.isArray(value)) value.forEach((item, i) => placesOf(item, [...at, i], out));
-  else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) placesOf(item, [...at, key], out);
-  }
-  return out;
-}
-
 function valueAt(value: unknown, at: Path): unknown {
   return at.reduce<unknown>((v, key) => (v as Record<string | number, unknown>)[key], value);
 }
@@ -285,7 +275,7 @@ function sameKind(old: unknown, pick: number, value: unknown): unknown {
 }
 
 function applyEdit(doc: unknown, e: Edit): unknown {
-  const places = placesOf(doc);
+  const places = placesOf(doc).slice(1);
   if (places.length === 0) return doc;
   const at = places[e.place % places.length];
   switch (e.op) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { placesOf, replacedAt } from "@mesh/shared/testing/json_places";
 import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "../config/_test_support.ts";
 import { endpoints, HOST, node, pod, service, withRegistry } from "./_orch_registry_support.ts";
@@ -26,8 +27,6 @@ import type { OrchNode, OrchPod } from "./orch_objects.ts";
 const RUNS = Number(Deno.env.get("ORCH_SHAPES_FUZZ_RUNS") ?? 1_500);
 const SEED = Number(Deno.env.get("ORCH_SHAPES_FUZZ_SEED") ?? 20_260_501);
 const CTX = { domain: "cluster.local", clusterId: "c1", defaultExportTo: ["*"], edsForHeadless: false };
-
-type Path = readonly (string | number)[];
 
 function slice(): Record<string, unknown> {
   return {
@@ -70,25 +69,6 @@ function corpus(): Record<string, unknown>[] {
       data: { "tls.crt": "YQ==" },
     },
   ];
-}
-
-function placesOf(value: unknown, at: Path = [], out: Path[] = []): Path[] {
-  out.push(at);
-  if (Array.isArray(value)) value.forEach((item, i) => placesOf(item, [...at, i], out));
-  else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) placesOf(item, [...at, key], out);
-  }
-  return out;
-}
-
-function replacedAt(value: unknown, at: Path, replacement: unknown): unknown {
-  if (at.length === 0) return replacement;
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<
-    string | number,
-    unknown
-  >;
-  copy[at[0]] = replacedAt(copy[at[0]], at.slice(1), replacement);
-  return copy;
 }
 
 /** What replaces a part: anything, or the values a broken API server is likeliest to send. */

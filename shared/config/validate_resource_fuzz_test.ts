@@ -2,11 +2,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseAllDocuments } from "yaml";
 import { parseResource } from "./validate_resource.ts";
+import { placesOf, replacedAt } from "../testing/json_places.ts";
 
 /** Istio 1.9.9's validation dataset (provenance and licence: tests/fixtures/istio-1.9-validation/README.md). */
 const CORPUS = new URL("../../tests/fixtures/istio-1.9-validation/", import.meta.url);
-
-type Path = readonly (string | number)[];
 
 function corpusDocuments(): unknown[] {
   const docs: unknown[] = [];
@@ -18,26 +17,6 @@ function corpusDocuments(): unknown[] {
     }
   }
   return docs;
-}
-
-/** Every place in `value`, the value itself first. */
-function placesOf(value: unknown, at: Path = [], out: Path[] = []): Path[] {
-  out.push(at);
-  if (Array.isArray(value)) value.forEach((item, i) => placesOf(item, [...at, i], out));
-  else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) placesOf(item, [...at, key], out);
-  }
-  return out;
-}
-
-function replacedAt(value: unknown, at: Path, replacement: unknown): unknown {
-  if (at.length === 0) return replacement;
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<
-    string | number,
-    unknown
-  >;
-  copy[at[0]] = replacedAt(copy[at[0]], at.slice(1), replacement);
-  return copy;
 }
 
 Deno.test("No document made by replacing parts of the validation corpus's resources makes a validator throw", () => {
