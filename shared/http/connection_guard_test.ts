@@ -4,9 +4,8 @@ import type { ConnectionLimits } from "./connection_guard.ts";
 import { serveHttp } from "./serve.ts";
 import { opensslOk } from "../testing/openssl.ts";
 import { waitFor } from "../testing/wait_for.ts";
-import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../testing/fake_timers.ts";
 import type { Timers } from "../time/timers.ts";
+import { guardClock } from "./_guard_test_clock.ts";
 
 const SHORT: ConnectionLimits = {
   handshakeTimeoutMs: 200,
@@ -72,21 +71,6 @@ async function withServer(
 }
 
 const encode = (text: string) => new TextEncoder().encode(text);
-
-/** A fake clock as the guard's timers, counting the timers it arms so a test can wait for the guard to act. */
-function guardClock(): { clock: FakeTimers.Clock; timers: Timers; armed: () => number } {
-  const clock = FakeTimers.createClock();
-  const fake = timersOf(clock);
-  let armed = 0;
-  const timers: Timers = {
-    ...fake,
-    setTimeout: (callback, ms) => {
-      armed++;
-      return fake.setTimeout(callback, ms);
-    },
-  };
-  return { clock, timers, armed: () => armed };
-}
 
 /**
  * Sends `bytes` one at a time, moving the guard's clock `stepMs` after the guard has taken each byte (it arms a

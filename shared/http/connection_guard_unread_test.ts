@@ -8,9 +8,7 @@ import { silentLogger } from "../log/logger.ts";
 import { type ConnectionLimits, startConnectionGuard } from "./connection_guard.ts";
 import { serveHttp } from "./serve.ts";
 import { waitFor } from "../testing/wait_for.ts";
-import FakeTimers from "@sinonjs/fake-timers";
-import { timersOf } from "../testing/fake_timers.ts";
-import type { Timers } from "../time/timers.ts";
+import { guardClock } from "./_guard_test_clock.ts";
 
 const LIMITS: ConnectionLimits = {
   handshakeTimeoutMs: 10_000,
@@ -26,6 +24,17 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
 /** A backend that records every byte it is sent, and on which it writes what a test asks. */
+/** A guard with {@link LIMITS} in front of `backend`. */
+function guardFor(backend: { address: Deno.NetAddr }) {
+  return startConnectionGuard({
+    listen: { hostname: "127.0.0.1", port: 0 },
+    backend: backend.address,
+    limits: LIMITS,
+    log: silentLogger,
+    name: "test",
+  });
+}
+
 function rawBackend() {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const accepted = listener.accept();
@@ -55,13 +64,7 @@ function rawBackend() {
 
 Deno.test("The guard passes a pipelining client's next request on only once its last is answered", async () => {
   const backend = rawBackend();
-  const guard = startConnectionGuard({
-    listen: { hostname: "127.0.0.1", port: 0 },
-    backend: backend.address,
-    limits: LIMITS,
-    log: silentLogger,
-    name: "test",
-  });
+  const guard = guardFor(backend);
   const client = await Deno.connect({ hostname: "127.0.0.1", port: guard.address.port });
   try {
     await client.write(encode(GET("/a") + GET("/b") + GET("/c")));
@@ -85,13 +88,7 @@ Deno.test("A client that leaves with its answers and its upload unread leaves no
   // client that reads nothing. A close does not end a socket with a write in progress, so when the client
   // left, the guard's connection to the backend stayed open, and the backend stuck, for good.
   const backend = rawBackend();
-  const guard = startConnectionGuard({
-    listen: { hostname: "127.0.0.1", port: 0 },
-    backend: backend.address,
-    limits: LIMITS,
-    log: silentLogger,
-    name: "test",
-  });
+  const guard = guardFor(backend);
   const client = await Deno.connect({ hostname: "127.0.0.1", port: guard.address.port });
   const body = new Uint8Array(32 * 1024 * 1024);
   const uploading = client.write(
@@ -122,16 +119,7 @@ Deno.test("A client that leaves with its answers and its upload unread leaves no
 });
 
 Deno.test("A connection closed while its client reads nothing keeps its slot until its socket is let go", async (t) => {
-  const clock = FakeTimers.createClock();
-  const fake = timersOf(clock);
-  let armed = 0;
-  const timers: Timers = {
-    ...fake,
-    setTimeout: (callback, ms) => {
-      armed++;
-      return fake.setTimeout(callback, ms);
-    },
-  };
+  const { clock, timers, armed } = guardClock();
   const limits = { ...LIMITS, maxConnectionsPerPeer: 1, headerTimeoutMs: 1_000 };
   const big = new Uint8Array(64 * 1024 * 1024);
   const server = await serveHttp(
@@ -154,9 +142,9 @@ Deno.test("A connection closed while its client reads nothing keeps its slot unt
       let last = -1;
       await waitFor(
         () => {
-          const still = armed === last;
-          last = armed;
-          return still && armed > 0;
+          const still = armed() === last;
+          last = armed();
+          return still && armed() > 0;
         },
         "the answer to stall",
         20_000,
