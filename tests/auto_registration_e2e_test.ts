@@ -4,16 +4,9 @@
  * a node's metadata on the plaintext port registers nothing.
  */
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import * as grpc from "@grpc/grpc-js";
 import { TYPE_URL } from "../proto/type_urls.ts";
-import {
-  certificatesToPem,
-  exportPrivateKeyPem,
-  generateKeyPair,
-  issueCertificate,
-} from "../shared/pki/mod.ts";
-import { makePluggedInCa, type PluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
+import { makePluggedInCa, writePluggedInCa } from "../shared/testing/plugged_in_ca.ts";
+import { credentialsFrom } from "./helpers/gateway_fixture.ts";
 import { TestAdsClient, testNode } from "../discovery/xds/_test_ads_client.ts";
 import { discoveryAddresses, discoveryArgs, startProgram } from "./helpers/programs.ts";
 
@@ -30,21 +23,6 @@ spec:
     ports:
       http: 8080
 `;
-
-/** gRPC credentials of a caller proving `spiffeId` with a certificate of the plugged-in CA. */
-async function provingCredentials(plugged: PluggedInCa, spiffeId: string): Promise<grpc.ChannelCredentials> {
-  const keys = await generateKeyPair({ algorithm: "ECDSA" });
-  const cert = await issueCertificate(plugged.intermediate, {
-    publicKey: keys.publicKey,
-    uris: [spiffeId],
-    ttlMs: DAY,
-  });
-  return grpc.credentials.createSsl(
-    Buffer.from(plugged.files["root-cert.pem"]),
-    Buffer.from(await exportPrivateKeyPem(keys.privateKey)),
-    Buffer.from(certificatesToPem([cert]) + plugged.files["ca-cert.pem"]),
-  );
-}
 
 /** Opens an ADS stream as the VM at `ip` of group `reviews` and waits for its first response. */
 async function connectVm(client: TestAdsClient, ip: string): Promise<void> {
@@ -93,7 +71,7 @@ Deno.test("Auto-registration writes an entry only for a proxy whose caller prove
     await t.step("another service account of the namespace is refused too", async () => {
       const client = TestAdsClient.sotwTls(
         securePort,
-        await provingCredentials(plugged, "spiffe://cluster.local/ns/vm/sa/other"),
+        await credentialsFrom(plugged, "spiffe://cluster.local/ns/vm/sa/other"),
         "localhost",
       );
       clients.push(client);
@@ -107,7 +85,7 @@ Deno.test("Auto-registration writes an entry only for a proxy whose caller prove
     await t.step("the group's identity on the secure port registers its address", async () => {
       const client = TestAdsClient.sotwTls(
         securePort,
-        await provingCredentials(plugged, "spiffe://cluster.local/ns/vm/sa/reviews"),
+        await credentialsFrom(plugged, "spiffe://cluster.local/ns/vm/sa/reviews"),
         "localhost",
       );
       clients.push(client);

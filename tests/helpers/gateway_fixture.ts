@@ -68,10 +68,18 @@ export async function fetchUntil(
   }
 }
 
-/** Client credentials for the secure port, as `identity`, issued by the plugged-in CA. */
+/** Client credentials for the secure port, as `identity`, issued by a plugged-in CA written to `caDir`. */
 export async function credentialsAs(identity: string, caDir: string): Promise<grpc.ChannelCredentials> {
   const plugged = await makePluggedInCa(30 * DAY);
   await writePluggedInCa(plugged, caDir);
+  return credentialsFrom(plugged, identity);
+}
+
+/** Client credentials for the secure port, as `identity`, issued by `plugged`. */
+export async function credentialsFrom(
+  plugged: PluggedInCa,
+  identity: string,
+): Promise<grpc.ChannelCredentials> {
   const keys = await generateKeyPair({ algorithm: "ECDSA" });
   const cert = await issueCertificate(plugged.intermediate, {
     publicKey: keys.publicKey,
