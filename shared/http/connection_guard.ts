@@ -4,7 +4,11 @@ import type { ListenAddress } from "./listen_address.ts";
 import { type ConnectionSlot, ConnectionSlots, type SlotRefusal, type SlotWait } from "./connection_slots.ts";
 import { SlotWaiters } from "./slot_waiters.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
-import { PendingWrites, relayBoth, type RelaySide } from "./guard_relay.ts";
+import { PendingWrites, relayBoth, type RelayConn } from "./guard_relay.ts";
+import { NodeSocketConn } from "./node_socket_conn.ts";
+
+/** A connection to the guard's backend: the relay's reads and writes, and its local address. */
+export type BackendConn = RelayConn & { readonly localAddr: Deno.Addr };
 import { systemTimers, type Timers } from "../time/timers.ts";
 
 /** Time and size bounds on each connection of an HTTP listener. */
@@ -70,7 +74,7 @@ export interface ConnectionGuardOptions {
   /** Times the connection bounds and the accept back-off; default the runtime's. */
   readonly timers?: Timers;
   /** Opens a connection to the backend; default `Deno.connect`. */
-  readonly dial?: (backend: { hostname: string; port: number }) => Promise<Deno.TcpConn>;
+  readonly dial?: (backend: { hostname: string; port: number }) => Promise<BackendConn>;
 }
 
 /** A running guard: its bound address, the client behind a backend connection, and how to stop it. */
@@ -112,7 +116,7 @@ const ACCEPT_BACKOFF_MAX_MS = 1_000;
 export function startConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log, name } = options;
   const timers = options.timers ?? systemTimers;
-  const dial = options.dial ?? ((backend) => Deno.connect(backend));
+  const dial = options.dial ?? ((backend) => NodeSocketConn.connect(backend));
   const listener = Deno.listen(options.listen);
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
@@ -234,18 +238,17 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
   })();
 
   async function serveConnection(
-    client: RelaySide,
+    client: { readonly conn: Deno.Conn; readonly writes: PendingWrites },
     slot: ConnectionSlot,
     onEnd: (closeAll: () => void) => void,
   ): Promise<void> {
     const conn = client.conn;
-    let backend: Deno.TcpConn | undefined;
+    let backend: BackendConn | undefined;
     const backendWrites = new PendingWrites();
     let timer: unknown;
     let headerTimer: unknown;
     let answerTimer: unknown;
     let leftTimer: unknown;
-    let drainTimer: unknown;
     let closed = false;
     let resumeReading: (() => void) | undefined;
     const closeAll = () => {
@@ -258,22 +261,12 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       safeClose(conn);
       slot.close();
       resumeReading?.();
-      // With a write to it in progress the backend is closed once the relay has let that write finish.
-      if (backend && backendWrites.idle) safeClose(backend);
+      if (backend) safeClose(backend);
     };
     onEnd(closeAll);
     const arm = (ms: number) => {
       timers.clearTimeout(timer);
       if (!closed) timer = timers.setTimeout(closeAll, ms);
-    };
-    // The relay's wait for a write to the backend to finish after the end; the idle time at most.
-    const drain = {
-      deadline: () =>
-        new Promise<void>((resolve) => drainTimer = timers.setTimeout(resolve, limits.idleTimeoutMs)),
-      closeServer: () => {
-        timers.clearTimeout(drainTimer);
-        if (backend) safeClose(backend);
-      },
     };
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
@@ -323,7 +316,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
           // Unframed bytes give no sign of when the last answer is done: the half-close goes on to the server,
           // which ends the connection when it has answered.
           clientEnded: () => server.closeWrite().catch(closeAll),
-        }, drain);
+        });
         return;
       }
       const methods: string[] = [];
@@ -412,7 +405,6 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
             else server.closeWrite().catch(closeAll);
           },
         },
-        drain,
         first.held,
       );
     } finally {

@@ -5,12 +5,20 @@
  * completes, so a connection "closed" while its peer never reads keeps its descriptor and its kernel buffers
  * for as long as the peer likes. Reads in progress are cancelled by `close()`, writes are not.
  *
- * So writes are counted ({@link PendingWrites}): the guard keeps a client's slot until its writes are done,
- * and when the connection ends with a write to the server still under way, the relay reads (and drops) what
- * the server sends until that write completes, since the server does not read while its answers go unread.
+ * So writes to a client are counted ({@link PendingWrites}): the guard keeps a client's slot until they are
+ * done. The connection to the server goes through `node:net` (`node_socket_conn.ts`), whose close ends a
+ * socket at once: the server does not read while its answers go unread, and the two were stuck for good.
  *
  * @module
  */
+
+/** What the relay reads and writes: a `Deno.Conn`, or the `node:net` connection to the server. */
+export interface RelayConn {
+  read(buffer: Uint8Array): Promise<number | null>;
+  write(bytes: Uint8Array): Promise<number>;
+  closeWrite(): Promise<void>;
+  close(): void;
+}
 
 /** Counts one connection's writes in progress, and says when none is. */
 export class PendingWrites {
@@ -34,7 +42,7 @@ export class PendingWrites {
    *
    * @throws whatever the connection's write throws (closed, reset)
    */
-  async writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  async writeAll(conn: RelayConn, bytes: Uint8Array): Promise<void> {
     this.#pending++;
     try {
       let written = 0;
@@ -50,7 +58,7 @@ export class PendingWrites {
 
 /** One side of a relayed connection: the socket and its writes in progress. */
 export interface RelaySide {
-  readonly conn: Deno.Conn;
+  readonly conn: RelayConn;
   readonly writes: PendingWrites;
 }
 
@@ -77,17 +85,13 @@ export interface RelayEvents {
 /**
  * Relays both ways until the server's side ends or either fails, then closes through `closeAll`. The client's
  * end of input is not passed on: the HTTP server closes a connection whose client half-closed, which would lose
- * the answer still due. A write to the server still in progress at the end is let finish by reading and
- * dropping what the server sends, for at most `drainMs` (see the module's summary); `closeServer` is called
- * once it has finished or the time is up.
+ * the answer still due. `held`: client bytes already read and not yet passed on.
  */
 export async function relayBoth(
   client: RelaySide,
   server: RelaySide,
   closeAll: () => void,
   events: RelayEvents,
-  drain: { readonly deadline: () => Promise<void>; readonly closeServer: () => void },
-  /** Client bytes already read and not yet passed on. */
   held: Uint8Array = new Uint8Array(0),
 ): Promise<void> {
   const up = relay(client.conn, server, (bytes) => events.client(bytes), {
@@ -100,22 +104,7 @@ export async function relayBoth(
   );
   await relay(server.conn, client, (bytes) => events.server(bytes)).catch(() => {});
   closeAll();
-  if (!server.writes.idle) {
-    await drainUntil(server.conn, Promise.race([server.writes.whenIdle(), drain.deadline()]));
-  }
-  drain.closeServer();
   await up;
-}
-
-/** Reads and drops what `conn` sends until `done` settles or `conn` ends. */
-async function drainUntil(conn: Deno.Conn, done: Promise<void>): Promise<void> {
-  const chunk = new Uint8Array(64 * 1024);
-  let finished = false;
-  const over = done.then(() => finished = true, () => finished = true);
-  while (!finished) {
-    const n = await Promise.race([conn.read(chunk).catch(() => null), over.then(() => 0)]);
-    if (n === null) return;
-  }
 }
 
 /** How {@link relay} paces what it passes on. */
@@ -133,7 +122,7 @@ interface Pacing {
  * read while bytes already read wait to be passed on.
  */
 async function relay(
-  from: Deno.Conn,
+  from: RelayConn,
   to: RelaySide,
   relayed: (bytes: Uint8Array) => void,
   pacing: Pacing = {},
