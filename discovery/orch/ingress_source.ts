@@ -5,12 +5,17 @@
  * translated resource the validator refuses is refused alone and shown in `/debug/configz`, as is every part of
  * an Ingress that could not be translated.
  *
+ * Both kinds are listed as plain JSON (`orch_raw_list.ts`) and each object is checked against the fields the
+ * translation reads before it is stored (`ingress_shapes.ts`): anyone who may create an Ingress in a namespace
+ * writes them, and the typed list failed every Ingress on one of the wrong shape. What is left out is logged
+ * once a minute per object (`orch_shape_reports.ts`).
+ *
  * Every event retranslates every Ingress: a cluster holds tens of them, and a host's VirtualService merges the
  * rules of all Ingresses that name it, so one Ingress's change can move another's routes.
  *
  * @module
  */
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import { parseResource } from "@mesh/shared/config/validate_resource";
 import type { Resource } from "@mesh/shared/config/resource";
 import type { Logger } from "@mesh/shared/log/logger";
@@ -26,6 +31,11 @@ import {
   translateIngresses,
 } from "./ingress_convert.ts";
 import { type OrchObject, type RunningInformer, startInformer } from "./resilient_informer.ts";
+import { rawList } from "./orch_raw_list.ts";
+import type { Shaped } from "./orch_shape_reader.ts";
+import { ShapeReports } from "./orch_shape_reports.ts";
+import { shapeIngress, shapeIngressClass } from "./ingress_shapes.ts";
+import { systemTimers } from "@mesh/shared/time/timers";
 
 /** What the Ingress source needs. */
 export interface IngressSourceOptions {
@@ -57,9 +67,15 @@ export class IngressConfigSource {
   #lastSkipped = "";
   #namedPorts = false;
   readonly #translated = new Set<() => void>();
+  readonly #reports: ShapeReports;
 
   constructor(options: IngressSourceOptions) {
     this.#options = options;
+    this.#reports = new ShapeReports(
+      options.log,
+      options.metrics,
+      () => (options.timers ?? systemTimers).now(),
+    );
   }
 
   /** True once Ingresses and IngressClasses were listed (or are not served). */
@@ -79,21 +95,29 @@ export class IngressConfigSource {
 
   /** Starts both informers; returns at once. */
   start(): void {
-    const api = this.#options.kubeConfig.makeApiClient(k8s.NetworkingV1Api);
     const client = { ...this.#options, log: this.#options.log };
     const keyOf = (o: OrchObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
-    const watch = (
+    const watch = <T extends OrchObject>(
+      kind: string,
       plural: string,
-      list: () => Promise<unknown>,
-      put: (o: OrchObject) => void,
+      shape: (raw: unknown) => Shaped<T>,
+      put: (o: T) => void,
       drop: (o: OrchObject) => void,
-    ) =>
+    ) => {
+      const path = `/apis/networking.k8s.io/v1/${plural}`;
+      // Only an object as far as it has the shape the translation reads is stored; one refused whole is not
+      // (it has no key), so what an earlier version stored stays until it is deleted.
+      const seen = (raw: OrchObject) => {
+        const shaped = shape(raw);
+        this.#reports.report(kind, raw, shaped);
+        if (shaped.object !== undefined) this.#changed(() => put(shaped.object!));
+      };
       this.#informers.push(startInformer(client, {
         what: `networking.k8s.io ${plural}`,
-        path: `/apis/networking.k8s.io/v1/${plural}`,
-        list,
-        onAdd: (o) => this.#changed(() => put(o)),
-        onUpdate: (o) => this.#changed(() => put(o)),
+        path,
+        list: rawList(this.#options.kubeConfig, path),
+        onAdd: seen,
+        onUpdate: seen,
         onDelete: (o) => this.#changed(() => drop(o)),
         onListed: () => {
           this.#listed.add(plural);
@@ -105,20 +129,19 @@ export class IngressConfigSource {
           this.#translate();
         },
       }));
+    };
     watch(
+      "IngressClass",
       "ingressclasses",
-      () => api.listIngressClass(),
-      (o) =>
-        this.#classes.set(
-          o.metadata?.name ?? "",
-          String((o as { spec?: { controller?: string } }).spec?.controller ?? ""),
-        ),
+      shapeIngressClass,
+      (o) => this.#classes.set(o.metadata.name, o.spec?.controller ?? ""),
       (o) => this.#classes.delete(o.metadata?.name ?? ""),
     );
     watch(
+      "Ingress",
       "ingresses",
-      () => api.listIngressForAllNamespaces(),
-      (o) => this.#ingresses.set(keyOf(o), o as IngressObject),
+      shapeIngress,
+      (o) => this.#ingresses.set(keyOf(o), o),
       (o) => this.#ingresses.delete(keyOf(o)),
     );
   }

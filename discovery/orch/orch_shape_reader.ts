@@ -26,6 +26,7 @@ export interface Shaped<T> {
 
 /** A value described for a problem line without quoting it whole (it may be megabytes). */
 function describe(value: unknown): string {
+  if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
   if (typeof value === "object") return "an object";

@@ -17,7 +17,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import type { LogFields, Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
@@ -25,6 +25,7 @@ import type { OrchRegistry } from "./orch_registry.ts";
 import type { RateLimiter } from "./orch_client.ts";
 import { type OrchObject, type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { rawList } from "./orch_raw_list.ts";
+import { parseRemoteKubeconfig } from "./remote_kubeconfig.ts";
 
 /** The label that marks a Secret as holding remote clusters' kubeconfigs (the reference's `istio/multiCluster`). */
 export const MULTI_CLUSTER_LABEL = "mesh/multiCluster";
@@ -127,8 +128,8 @@ export class RemoteClusters {
   readonly #options: RemoteClustersOptions;
   readonly #sink: RemoteRegistrySink;
   readonly #clusters = new Map<string, RemoteCluster>();
-  /** Each labelled Secret's clusters as last read: cluster id → kubeconfig text. */
-  readonly #secrets = new Map<string, Map<string, string>>();
+  /** Each labelled Secret's clusters as last read: cluster id → kubeconfig text (null: a value not a string). */
+  readonly #secrets = new Map<string, Map<string, string | null>>();
   /** The problem last reported per `secret|cluster`, so each is logged and counted once. */
   readonly #problems = new Map<string, string>();
   readonly #attachments = new Set<ClusterAttachment>();
@@ -226,10 +227,15 @@ export class RemoteClusters {
     const key = `${object.metadata?.namespace ?? this.#options.namespace}/${object.metadata?.name ?? ""}`;
     // The test server and some clients ignore the label selector: the label is checked here as well.
     const labelled = object.metadata?.labels?.[MULTI_CLUSTER_LABEL] === "true";
-    const wanted = new Map<string, string>();
-    if (!gone && labelled) {
-      for (const [clusterId, value] of Object.entries(object.data ?? {})) {
-        wanted.set(clusterId, Buffer.from(value, "base64").toString("utf8"));
+    const wanted = new Map<string, string | null>();
+    const data: unknown = object.data;
+    if (!gone && labelled && data !== null && typeof data === "object" && !Array.isArray(data)) {
+      for (const [clusterId, value] of Object.entries(data)) {
+        // A value that is not a string (the typed list's "base64" check is gone) is refused for its key alone.
+        wanted.set(
+          clusterId,
+          typeof value === "string" ? Buffer.from(value, "base64").toString("utf8") : null,
+        );
       }
     }
     if (wanted.size === 0) this.#secrets.delete(key);
@@ -239,7 +245,7 @@ export class RemoteClusters {
 
   /** Brings the clusters of Secret `key` in line with what it holds now. */
   #apply(key: string): void {
-    const wanted = this.#secrets.get(key) ?? new Map<string, string>();
+    const wanted = this.#secrets.get(key) ?? new Map<string, string | null>();
     for (const cluster of [...this.#clusters.values()]) {
       if (cluster.secret === key && !wanted.has(cluster.clusterId)) {
         this.#remove(cluster, "its Secret key is gone");
@@ -253,7 +259,7 @@ export class RemoteClusters {
     for (const [clusterId, kubeconfig] of wanted) this.#applyCluster(key, clusterId, kubeconfig);
   }
 
-  #applyCluster(secret: string, clusterId: string, kubeconfig: string): void {
+  #applyCluster(secret: string, clusterId: string, kubeconfig: string | null): void {
     const fields = { secret, cluster: clusterId };
     if (clusterId === this.#options.localClusterId) {
       this.#refuse(
@@ -275,24 +281,27 @@ export class RemoteClusters {
       return;
     }
     if (existing?.kubeconfig === kubeconfig) return;
-    let kubeConfig: k8s.KubeConfig;
-    let server: string;
-    try {
-      kubeConfig = new k8s.KubeConfig();
-      kubeConfig.loadFromString(kubeconfig);
-      server = kubeConfig.getCurrentCluster()?.server ?? "";
-      if (server === "") throw new Error("its current context names no cluster with a server");
-    } catch (error) {
-      const reason = (error as Error).message.split("\n")[0].slice(0, 120);
+    if (kubeconfig === null) {
       this.#refuse(
         fields,
         "kubeconfig",
-        `Secret "${secret}" key "${clusterId}" is not a usable kubeconfig (${JSON.stringify(reason)}); ` +
+        `Secret "${secret}" key "${clusterId}" is not a usable kubeconfig (its data value is not a string); ` +
+          `expected base64 text` + (existing ? `; keeping the cluster as last added` : ""),
+      );
+      return;
+    }
+    const parsed = parseRemoteKubeconfig(kubeconfig);
+    if (parsed.error !== undefined) {
+      this.#refuse(
+        fields,
+        "kubeconfig",
+        `Secret "${secret}" key "${clusterId}" is not a usable kubeconfig (${parsed.error}); ` +
           `expected a kubeconfig whose current context names a cluster with a "server"` +
           (existing ? `; keeping the cluster as last added` : ""),
       );
       return;
     }
+    const { kubeConfig, server } = parsed;
     this.#problems.delete(`${secret}|${clusterId}`);
     if (existing !== undefined) this.#remove(existing, "its kubeconfig changed", false);
     const log = this.#options.log;

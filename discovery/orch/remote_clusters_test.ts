@@ -171,6 +171,41 @@ Deno.test("RemoteClusters refuses a malformed kubeconfig, a duplicate cluster id
   }
 });
 
+Deno.test("RemoteClusters refuses a data value that is not a string and a kubeconfig naming host files alone; the Secret's other clusters are added", async () => {
+  // The value 5 threw out of the Secret's handler ("The first argument must be of type string"), so none of
+  // its clusters was added; the token-file kubeconfig was taken, and the client read that file from this host
+  // to send as a bearer token to the server it named.
+  const second = OrchApiServer.start();
+  ratings(second, "10.97.0.1");
+  try {
+    await withRemotes(async ({ local, remotes, aggregate, log, errors }) => {
+      const mixed = secret("mixed", {
+        c2: second.kubeconfig(),
+        c3: second.kubeconfig().replace("token: test-token", "token-file: /etc/hostname"),
+      });
+      (mixed.data as Record<string, unknown>).c4 = 5;
+      local.apply(mixed);
+      await waitFor(() => aggregate.getService(HOST) !== undefined, "cluster c2's service");
+      await waitFor(
+        () => log.matching("error", "is not a usable kubeconfig").length === 2,
+        "c3 and c4 refused",
+      );
+      assert.deepEqual(remotes.status().map((c) => c.clusterId), ["c2"]);
+      assert.equal(
+        log.matching("error", 'key "c4" is not a usable kubeconfig (its data value is not a string)').length,
+        1,
+      );
+      assert.match(
+        String(log.matching("error", 'key "c3" is not a usable kubeconfig')[0]?.msg),
+        /users\[0\]\.user\.token-file: expected inline data only/,
+      );
+      assert.equal(await errors("kubeconfig"), 2);
+    });
+  } finally {
+    await second.close();
+  }
+});
+
 Deno.test("RemoteClusters keeps an unreachable cluster, retrying it, without holding the local cluster back", async () => {
   await withRemotes(async ({ local, remotes, aggregate, log, errors }) => {
     const closed = OrchApiServer.start();

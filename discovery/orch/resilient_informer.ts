@@ -83,6 +83,18 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
     }, ms);
     timers.add(timer);
   };
+  // `onListed` and `onAbsent` run from a timer: what they throw would end the process, so it is logged.
+  const unthrown = (event: string, handler: () => void) => {
+    try {
+      handler();
+    } catch (error) {
+      client.log.error("orchestrator informer handler failed", {
+        kind: spec.what,
+        event,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+    }
+  };
   const list = async () => {
     await client.limiter.acquire();
     const result = await spec.list();
@@ -96,7 +108,7 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
       later(0, () => {
         if (listed || stopped) return;
         listed = true;
-        spec.onListed?.();
+        unthrown("listed", () => spec.onListed?.());
       });
     }
     return result;
@@ -147,7 +159,7 @@ export function startInformer(client: InformerClient, spec: InformerSpec): Runni
             recheckMs,
           },
         );
-        spec.onAbsent?.();
+        unthrown("absent", () => spec.onAbsent?.());
       }
       later(recheckMs, begin);
       return;
