@@ -5,7 +5,7 @@
  * reconnect, a new upstream stream is opened (with backoff) and the proxy's latest request of each type is sent
  * again without its nonce, so the server answers with the full state and the proxy never sees the outage.
  * Responses reach the proxy through its stream's send port: a proxy that does not read one within
- * `PROXY_SEND_TIMEOUT_MS` has its stream ended, and the agent holds no queue for it.
+ * `PROXY_SEND_TIMEOUT_MS`, or leaves more than `MAX_HELD_RESPONSE_BYTES` unread, has its stream ended.
  *
  * @module
  */
@@ -35,6 +35,15 @@ const NODE_AND_NOT_REPLAYED: ReadonlySet<number> = new Set([...NOT_REPLAYED, REQ
  * relayed and not kept.
  */
 export const MAX_REPLAYED_TYPES = 32;
+
+/**
+ * Bytes of upstream responses one proxy stream may hold in the agent while its proxy has not read them. The
+ * runtime's HTTP/2 client grants the discovery server credit whether or not the relay reads, so the relay
+ * cannot slow the server down: past this, the proxy's stream is ended (RESOURCE_EXHAUSTED) and the proxy,
+ * which reconnects, gets the current state again. It holds a full push of a large mesh, so a proxy that
+ * reads only ends its stream through the send timeout; a single response is always relayed, however long.
+ */
+export const MAX_HELD_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Where the relay goes. */
 export interface XdsUpstream {
@@ -72,6 +81,8 @@ export interface XdsProxyOptions {
   readonly sendTimeoutMs?: number;
   /** Times the send timeout; default the runtime's. */
   readonly timers?: Timers;
+  /** Bytes of responses a proxy stream may hold unread; default {@link MAX_HELD_RESPONSE_BYTES}. */
+  readonly maxHeldResponseBytes?: number;
 }
 
 /** The reference's `type` label of a stream's end: a cancellation, or anything else. */
@@ -131,6 +142,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
   // A proxy that sends garbage or endless types costs one line of each kind a period, not one per request.
   const logLimiter = new PeerLogLimiter(PEER_LOG_PERIOD_MS, () => (options.timers ?? systemTimers).now());
   const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
+  const maxHeldBytes = options.maxHeldResponseBytes ?? MAX_HELD_RESPONSE_BYTES;
   let streamsOpened = 0;
   const unsubscribe = secrets.onChange(() => {
     for (const relay of relays) relay.reconnect("new workload certificate", "new_certificate");
@@ -157,6 +169,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       }
       let up: Stream | undefined;
       let closed = false;
+      /** Bytes of responses handed to the port that have not left the socket (or failed). */
+      let heldBytes = 0;
       let failures = 0;
       let retryTimer: ReturnType<typeof setTimeout> | undefined;
       /** The `node` field of the proxy's latest request that carried one, encoded. */
@@ -187,6 +201,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         up = stream;
         let answered = false;
         stream.on("data", (data: Buffer) => {
+          // A stream ended under a burst of responses relays none of the rest.
+          if (closed || port.closed) return;
           answered = true;
           if (failures > 0) {
             log.info("upstream ADS stream back; the proxy's subscriptions were replayed", {
@@ -198,7 +214,22 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           if (nameTable?.take(data, stream)) return;
           options.snapshot?.record(data);
           metrics?.counter("xds_proxy_responses").inc();
-          port.send(data, "ADS response").catch(sent);
+          if (heldBytes > 0 && heldBytes + data.length > maxHeldBytes) {
+            log.warn("ending the ADS stream of a proxy that is not reading its responses", {
+              heldBytes,
+              maxHeldBytes,
+            });
+            port.close(grpc.status.RESOURCE_EXHAUSTED, "Too many unread responses; reconnect");
+            return;
+          }
+          heldBytes += data.length;
+          port.send(data, "ADS response").then(
+            () => void (heldBytes -= data.length),
+            (error: Error) => {
+              heldBytes -= data.length;
+              sent(error);
+            },
+          );
         });
         const lost = (details: string, code?: number) => {
           if (up !== stream || closed) return;

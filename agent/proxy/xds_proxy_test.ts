@@ -354,3 +354,71 @@ Deno.test("The xDS proxy keeps at most MAX_REPLAYED_TYPES types of a proxy's req
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("The xDS proxy ends, with RESOURCE_EXHAUSTED, the stream of a proxy that leaves more than its budget of responses unread", async () => {
+  const response = frameDiscoveryResponse({
+    version_info: "v1",
+    resources: [new Uint8Array(512 * 1024).fill(5)],
+    type_url: TYPE_URL.cluster,
+    nonce: "n1",
+  });
+  // The fake writes the framed bytes as its message, so each message the relay takes is as long, and half the
+  // budget: the third one the proxy has not read passes it.
+  const messageBytes = response.length;
+  let upstreamCancelled = false;
+  const upstream = await startGrpcServer({
+    name: "Upstream",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: ADS_SERVICE_DEFINITION,
+      implementation: {
+        // A discovery server pushing as fast as the relay takes its responses, until its stream is cancelled.
+        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          call.on("error", () => {});
+          call.on("cancelled", () => upstreamCancelled = true);
+          call.once("data", async () => {
+            for (let i = 0; i < 64 && !call.cancelled; i++) {
+              if (!call.write(Buffer.from(response))) await new Promise((r) => call.once("drain", r));
+            }
+          });
+        },
+        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
+      } as never,
+    }],
+  });
+  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
+  // The send timeout never passes: only the budget can end the stream.
+  const clock = FakeTimers.createClock();
+  const log = new RecordingLogger();
+  const proxy = await startXdsProxy({
+    socket: `${dir}/xds.sock`,
+    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
+    secrets: { current: undefined, onChange: () => () => {} },
+    log,
+    maxReceiveMessageBytes: 16 * 1024 * 1024,
+    timers: timersOf(clock),
+    maxHeldResponseBytes: 2 * messageBytes,
+  });
+  const stalled = await StalledH2Client.open(
+    { unix: `${dir}/xds.sock` },
+    ADS_SERVICE_DEFINITION.StreamAggregatedResources.path,
+    requestType.encode(requestType.fromObject({ type_url: TYPE_URL.cluster })).finish(),
+  );
+  try {
+    await waitFor(() => upstreamCancelled, "the relay giving up the upstream stream of the unread proxy");
+    assert.equal(log.matching("warn", "not reading its responses").length, 1);
+    assert.deepEqual(log.matching("warn", "not reading its responses")[0].fields, {
+      heldBytes: 2 * messageBytes,
+      maxHeldBytes: 2 * messageBytes,
+    });
+    // The status waits behind what the proxy was sent: it sees its stream end once it reads again.
+    await stalled.resume();
+    await waitFor(() => stalled.streamEnded, "the proxy's stream ended");
+  } finally {
+    await stalled.close();
+    await proxy.close(0);
+    await upstream.close(0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
