@@ -204,10 +204,22 @@ export const ATTACKS: readonly Attack[] = [
     name: "pipeline-flood",
     finding: "CPU and memory per caller: connections to the debug port pipelining requests they never read",
     services: SMALL_MESH,
-    full: { connections: 64, holdS: 60 },
-    small: { connections: 64, holdS: 20 },
+    full: { connections: 64, holdS: 60, tls: 0 },
+    small: { connections: 64, holdS: 20, tls: 0 },
     timeoutS: (s) => s.holdS + 30,
-    launch: (t, s) => attacker(t, { kind: "pipeline-flood", sizes: s }),
+    launch: (t, s) =>
+      attacker(t, { kind: "pipeline-flood", sizes: { connections: s.connections, holdS: s.holdS, tls: 0 } }),
+  },
+  {
+    name: "pipeline-flood:tls",
+    finding:
+      "CPU and memory per caller: TLS connections to the webhook port pipelining requests they never read",
+    services: SMALL_MESH,
+    full: { connections: 64, holdS: 60, tls: 1 },
+    small: { connections: 64, holdS: 20, tls: 1 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, s) =>
+      attacker(t, { kind: "pipeline-flood", sizes: { connections: s.connections, holdS: s.holdS, tls: 1 } }),
   },
   {
     name: "fd-exhaust",

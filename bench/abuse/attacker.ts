@@ -64,7 +64,7 @@ function run(order: AttackOrder): Promise<Record<string, unknown>> {
     case "webhook-cpu":
       return webhookCpu(order.httpsAddr, order.sizes);
     case "pipeline-flood":
-      return pipelineFlood(order.httpAddr, order.sizes);
+      return pipelineFlood(order.sizes.tls ? order.httpsAddr : order.httpAddr, order.sizes);
   }
 }
 

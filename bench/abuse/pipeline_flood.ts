@@ -1,6 +1,7 @@
 /**
- * Clients that pipeline requests they never read the answers to: connections to the debug port each writing
- * `GET /ready` requests back to back without reading a byte, then leaving. Counts the requests written and
+ * Clients that pipeline requests they never read the answers to: connections to the debug port (or, over TLS,
+ * the webhook port) each writing `GET /ready` (`/httpsReady`) requests back to back without reading a byte,
+ * then leaving. Counts the requests written and
  * how each connection ended, to lay beside the probe's latencies and the server's memory after.
  *
  * @module
@@ -11,6 +12,8 @@ export interface PipelineFloodSizes {
   readonly connections: number;
   /** Seconds to keep writing before leaving. */
   readonly holdS: number;
+  /** 1: TLS to the webhook port; 0: plain HTTP to the debug port. */
+  readonly tls: number;
 }
 
 const encoder = new TextEncoder();
@@ -26,14 +29,17 @@ export async function pipelineFlood(
     addr.slice(0, addr.lastIndexOf(":")),
     Number(addr.slice(addr.lastIndexOf(":") + 1)),
   ];
-  const batch = encoder.encode(`GET /ready HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`.repeat(BATCH));
+  const path = sizes.tls ? "/httpsReady" : "/ready";
+  const batch = encoder.encode(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`.repeat(BATCH));
   const until = Date.now() + sizes.holdS * 1000;
   let written = 0;
   const ended: Record<string, number> = {};
   const conns: Deno.Conn[] = [];
   const writing: Promise<void>[] = [];
   for (let i = 0; i < sizes.connections; i++) {
-    const conn = await Deno.connect({ hostname, port });
+    const conn = sizes.tls
+      ? await Deno.connectTls({ hostname, port })
+      : await Deno.connect({ hostname, port });
     conns.push(conn);
     writing.push((async () => {
       try {
