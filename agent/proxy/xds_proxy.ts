@@ -138,7 +138,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
     clientFor = secret;
     return client;
   };
-  const relays = new Set<{ reconnect(reason: string, label: string): void }>();
+  /** The relayed streams: one, but for a moment while a newer one replaces it. */
+  const relays = new Set<{ reconnect(reason: string, label: string): void; supersede(): void }>();
   // A proxy that sends garbage or endless types costs one line of each kind a period, not one per request.
   const logLimiter = new PeerLogLimiter(PEER_LOG_PERIOD_MS, () => (options.timers ?? systemTimers).now());
   const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
@@ -273,7 +274,23 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           failures = 0;
           open(true);
         },
+        supersede() {
+          finish();
+          port.close(grpc.status.UNAVAILABLE, "A newer ADS stream from the proxy replaced this one");
+        },
       };
+      // One stream at a time, as the reference keeps it: each holds the proxy's subscriptions, an upstream
+      // stream and what it has not read, and a local client opening stream after stream would hold them all.
+      for (const older of relays) {
+        logLimiter.log(
+          "superseded",
+          (passedOver) =>
+            log.warn("a new ADS stream from the proxy replaces the one before", {
+              ...(passedOver > 0 && { passedOver }),
+            }),
+        );
+        older.supersede();
+      }
       relays.add(relay);
       down.on("data", (data: Buffer) => {
         try {

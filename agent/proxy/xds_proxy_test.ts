@@ -422,3 +422,55 @@ Deno.test("The xDS proxy ends, with RESOURCE_EXHAUSTED, the stream of a proxy th
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("The xDS proxy relays one stream of the proxy at a time: a newer stream ends the one before", async () => {
+  const response = frameDiscoveryResponse({
+    version_info: "1",
+    type_url: TYPE_URL.cluster,
+    nonce: "n",
+    resources: [],
+  });
+  const upstream = await fixedAdsServer(response);
+  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
+  const log = new RecordingLogger();
+  const proxy = await startXdsProxy({
+    socket: `${dir}/xds.sock`,
+    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
+    secrets: { current: undefined, onChange: () => () => {} },
+    log,
+    maxReceiveMessageBytes: 16 * 1024 * 1024,
+  });
+  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
+  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
+  const request = Buffer.from(
+    requestType.encode(requestType.fromObject({ type_url: TYPE_URL.cluster })).finish(),
+  );
+  const openStream = async () => {
+    // deno-lint-ignore no-explicit-any
+    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    const ended = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
+    call.on("error", () => {});
+    const answered = new Promise<void>((resolve) => call.once("data", () => resolve()));
+    call.write(request);
+    await answered;
+    return { call, ended };
+  };
+  try {
+    const first = await openStream();
+    const second = await openStream();
+    const status = await first.ended;
+    assert.equal(status.code, grpc.status.UNAVAILABLE);
+    assert.equal(status.details, "A newer ADS stream from the proxy replaced this one");
+    // The newer stream is still relayed.
+    const again = new Promise<void>((resolve) => second.call.once("data", () => resolve()));
+    second.call.write(request);
+    await again;
+    assert.equal(log.matching("warn", "replaces the one before").length, 1);
+    second.call.cancel();
+  } finally {
+    client.close();
+    await proxy.close(0);
+    await upstream.close(0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
