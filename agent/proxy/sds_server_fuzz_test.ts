@@ -16,31 +16,14 @@ import {
   SDS_SERVICE_DEFINITION,
   startSdsServer,
 } from "./sds_server.ts";
-import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+import { FixedSecret } from "./_sds_test_support.ts";
 
 /** Fuzz runs (one stream each) and seed; SDS_FUZZ_RUNS and SDS_FUZZ_SEED hunt with more. */
 const RUNS = Number(Deno.env.get("SDS_FUZZ_RUNS") ?? 60);
 const SEED = Number(Deno.env.get("SDS_FUZZ_SEED") ?? 42);
 
-const SECRET: WorkloadSecret = {
-  certChainPem: "chain",
-  privateKeyPem: "key",
-  rootPem: "root",
-  notBefore: new Date(0),
-  notAfter: new Date(3_600_000),
-};
-
 /** The names the server below serves; every other name is one it does not. */
 const SERVED = ["default", "ROOTCA", "shop-cert", "shop-cert-cacert"];
-
-class Secrets implements SecretProvider {
-  readonly listeners = new Set<(s: WorkloadSecret) => void>();
-  current: WorkloadSecret | undefined = SECRET;
-  onChange(listener: (s: WorkloadSecret) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-}
 
 class Credentials implements CredentialSource {
   readonly listeners = new Set<(name: string) => void>();
@@ -93,7 +76,7 @@ const request = (fields: Record<string, unknown>) =>
 Deno.test("any sequence of requests on an SDS stream gets served secrets once each, or INVALID_ARGUMENT, and leaves nothing behind", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sds_fuzz_" });
   const metrics = new Metrics("agent", { version: "test", tag: "test" });
-  const secrets = new Secrets();
+  const secrets = new FixedSecret();
   const credentials = new Credentials();
   const server = await startSdsServer({
     socket: `${dir}/SDS`,

@@ -9,27 +9,10 @@ import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { Metrics } from "@mesh/shared/metrics/metrics";
 import { type CredentialSource, SDS_SERVICE_DEFINITION, startSdsServer } from "./sds_server.ts";
 import type { TlsCredential } from "@mesh/shared/credentials/tls_credential";
-import type { SecretProvider, WorkloadSecret } from "./workload_secrets.ts";
+import { FixedSecret, SECRET } from "./_sds_test_support.ts";
 import FakeTimers from "@sinonjs/fake-timers";
 import { waitFor } from "@mesh/shared/testing/wait_for";
 import { timersOf } from "@mesh/shared/testing/fake_timers";
-
-const SECRET: WorkloadSecret = {
-  certChainPem: "chain",
-  privateKeyPem: "key",
-  rootPem: "root",
-  notBefore: new Date(0),
-  notAfter: new Date(3_600_000),
-};
-
-class FixedSecret implements SecretProvider {
-  readonly listeners = new Set<(s: WorkloadSecret) => void>();
-  current: WorkloadSecret | undefined = SECRET;
-  onChange(listener: (s: WorkloadSecret) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-}
 
 const schema = loadEnvoySchema();
 const Response = schema.lookupType("envoy.service.discovery.v3.DiscoveryResponse");

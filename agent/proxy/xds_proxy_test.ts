@@ -6,7 +6,7 @@ import { frameDiscoveryResponse } from "@mesh/proto/discovery_frame";
 import { loadEnvoySchema } from "@mesh/proto/envoy_schema";
 import { TYPE_URL } from "@mesh/proto/type_urls";
 import { startGrpcServer } from "@mesh/shared/grpc/grpc_server";
-import { silentLogger } from "@mesh/shared/log/logger";
+import { type Logger, silentLogger } from "@mesh/shared/log/logger";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { waitFor } from "@mesh/shared/testing/wait_for";
 import { MAX_REPLAYED_TYPES, startXdsProxy, UPSTREAM_BACKOFF_MS, upstreamRetryDelayMs } from "./xds_proxy.ts";
@@ -44,6 +44,37 @@ async function fixedAdsServer(response: Uint8Array) {
   });
 }
 
+/**
+ * The relay in front of `upstream` on a socket in a temp dir, logging to `log`, with a client of that socket;
+ * `close` ends all three and removes the dir.
+ */
+async function relayTo(upstream: string, log: Logger = silentLogger) {
+  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
+  const proxy = await startXdsProxy({
+    socket: `${dir}/xds.sock`,
+    upstream: { address: upstream, mutualTls: false, serverName: "unused" },
+    secrets: { current: undefined, onChange: () => () => {} },
+    log,
+    maxReceiveMessageBytes: 16 * 1024 * 1024,
+  });
+  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
+  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": -1,
+  });
+  return {
+    /** Opens an ADS stream through the relay. */
+    stream(): grpc.ClientDuplexStream<Buffer, Buffer> {
+      // deno-lint-ignore no-explicit-any
+      return (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    },
+    async close() {
+      client.close();
+      await proxy.close(0);
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
 Deno.test("The xDS proxy relays a response of megabytes to the proxy byte for byte", async () => {
   // Several 64 KiB slices' worth, so the relay's own sending is sliced.
   const resource = new Uint8Array(1_500_000).map((_, i) => (i * 7) % 256);
@@ -54,21 +85,9 @@ Deno.test("The xDS proxy relays a response of megabytes to the proxy byte for by
     nonce: "n1",
   });
   const upstream = await fixedAdsServer(response);
-  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
-  const proxy = await startXdsProxy({
-    socket: `${dir}/xds.sock`,
-    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
-    secrets: { current: undefined, onChange: () => () => {} },
-    log: silentLogger,
-    maxReceiveMessageBytes: 16 * 1024 * 1024,
-  });
-  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
-  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure(), {
-    "grpc.max_receive_message_length": -1,
-  });
+  const relay = await relayTo(upstream.address);
   try {
-    // deno-lint-ignore no-explicit-any
-    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    const call = relay.stream();
     call.on("error", () => {});
     const received = new Promise<Uint8Array>((resolve) => call.once("data", (b: Buffer) => resolve(b)));
     call.write(
@@ -77,10 +96,8 @@ Deno.test("The xDS proxy relays a response of megabytes to the proxy byte for by
     assert.deepEqual(new Uint8Array(await received), new Uint8Array(response));
     call.cancel();
   } finally {
-    client.close();
-    await proxy.close(0);
+    await relay.close();
     await upstream.close(0);
-    await Deno.remove(dir, { recursive: true });
   }
 });
 
@@ -431,23 +448,13 @@ Deno.test("The xDS proxy relays one stream of the proxy at a time: a newer strea
     resources: [],
   });
   const upstream = await fixedAdsServer(response);
-  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
   const log = new RecordingLogger();
-  const proxy = await startXdsProxy({
-    socket: `${dir}/xds.sock`,
-    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
-    secrets: { current: undefined, onChange: () => () => {} },
-    log,
-    maxReceiveMessageBytes: 16 * 1024 * 1024,
-  });
-  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
-  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
+  const relay = await relayTo(upstream.address, log);
   const request = Buffer.from(
     requestType.encode(requestType.fromObject({ type_url: TYPE_URL.cluster })).finish(),
   );
   const openStream = async () => {
-    // deno-lint-ignore no-explicit-any
-    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    const call = relay.stream();
     const ended = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
     call.on("error", () => {});
     const answered = new Promise<void>((resolve) => call.once("data", () => resolve()));
@@ -468,9 +475,7 @@ Deno.test("The xDS proxy relays one stream of the proxy at a time: a newer strea
     assert.equal(log.matching("warn", "replaces the one before").length, 1);
     second.call.cancel();
   } finally {
-    client.close();
-    await proxy.close(0);
+    await relay.close();
     await upstream.close(0);
-    await Deno.remove(dir, { recursive: true });
   }
 });

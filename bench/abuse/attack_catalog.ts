@@ -64,6 +64,20 @@ function attacker(target: Target, order: Record<string, unknown>): Launch {
   return { script: ATTACKER, args: [JSON.stringify(full)], permissions: ATTACKER_PERMISSIONS };
 }
 
+/** A pipeline flood: `who` pipelining requests they never read, over TLS (`tls` 1) or not (0). */
+function pipelineFlood(name: string, tls: 0 | 1, who: string): Attack {
+  return {
+    name,
+    finding: `CPU and memory per caller: ${who} pipelining requests they never read`,
+    services: SMALL_MESH,
+    full: { connections: 64, holdS: 60 },
+    small: { connections: 64, holdS: 20 },
+    timeoutS: (s) => s.holdS + 30,
+    launch: (t, s) =>
+      attacker(t, { kind: "pipeline-flood", sizes: { connections: s.connections, holdS: s.holdS, tls } }),
+  };
+}
+
 /**
  * A variant of the connection flood: one client opening and closing connections as fast as it can, `where` says
  * which port and what each connection sends.
@@ -200,27 +214,8 @@ export const ATTACKS: readonly Attack[] = [
     timeoutS: (s) => s.holdS + 90,
     launch: (t, s) => attacker(t, { kind: "slot-flood", sizes: { ...s, tls: true } }),
   },
-  {
-    name: "pipeline-flood",
-    finding: "CPU and memory per caller: connections to the debug port pipelining requests they never read",
-    services: SMALL_MESH,
-    full: { connections: 64, holdS: 60, tls: 0 },
-    small: { connections: 64, holdS: 20, tls: 0 },
-    timeoutS: (s) => s.holdS + 30,
-    launch: (t, s) =>
-      attacker(t, { kind: "pipeline-flood", sizes: { connections: s.connections, holdS: s.holdS, tls: 0 } }),
-  },
-  {
-    name: "pipeline-flood:tls",
-    finding:
-      "CPU and memory per caller: TLS connections to the webhook port pipelining requests they never read",
-    services: SMALL_MESH,
-    full: { connections: 64, holdS: 60, tls: 1 },
-    small: { connections: 64, holdS: 20, tls: 1 },
-    timeoutS: (s) => s.holdS + 30,
-    launch: (t, s) =>
-      attacker(t, { kind: "pipeline-flood", sizes: { connections: s.connections, holdS: s.holdS, tls: 1 } }),
-  },
+  pipelineFlood("pipeline-flood", 0, "connections to the debug port"),
+  pipelineFlood("pipeline-flood:tls", 1, "TLS connections to the webhook port"),
   {
     name: "fd-exhaust",
     finding: "5: silent connections to 15010 and 8080 past `ulimit -n 1024`",

@@ -8,7 +8,14 @@
  * @module
  */
 import type { IngressObject, IngressPath } from "./ingress_convert.ts";
-import { type Fields, optional, overlay, readMeta, type Shaped, ShapeReader } from "./orch_shape_reader.ts";
+import {
+  type Fields,
+  optional,
+  overlay,
+  readTop,
+  type Shaped,
+  type ShapeReader,
+} from "./orch_shape_reader.ts";
 
 /** An IngressClass as the source reads it: its name and controller. */
 export interface IngressClassObject {
@@ -78,9 +85,7 @@ function tls(r: ShapeReader, value: unknown): NonNullable<IngressObject["spec"]>
 
 /** An Ingress (networking.k8s.io v1 or v1beta1) as far as it is valid. */
 export function shapeIngress(raw: unknown): Shaped<IngressObject & { metadata: { name: string } }> {
-  const r = new ShapeReader();
-  const o = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   if (metadata === undefined) return r.refused();
   const spec = r.fields(o.spec, "spec");
   return r.done(
@@ -100,9 +105,7 @@ export function shapeIngress(raw: unknown): Shaped<IngressObject & { metadata: {
 
 /** An IngressClass as far as it is valid: a controller that is not a string is left out. */
 export function shapeIngressClass(raw: unknown): Shaped<IngressClassObject> {
-  const r = new ShapeReader();
-  const o = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   if (metadata === undefined) return r.refused();
   const spec = r.fields(o.spec, "spec");
   return r.done({

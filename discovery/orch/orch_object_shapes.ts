@@ -16,7 +16,7 @@ import type {
   OrchPod,
   OrchService,
 } from "./orch_objects.ts";
-import { type Fields, optional, overlay, readMeta, type Shaped, ShapeReader } from "./orch_shape_reader.ts";
+import { optional, overlay, readTop, type Shaped, type ShapeReader } from "./orch_shape_reader.ts";
 
 type Port = {
   name?: string;
@@ -61,9 +61,7 @@ function ports(r: ShapeReader, value: unknown, path: string, withApp: boolean): 
 
 /** A Service as far as it is valid. */
 export function shapeService(raw: unknown): Shaped<OrchService> {
-  const r = new ShapeReader();
-  const o = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   if (metadata === undefined) return r.refused();
   const spec = r.fields(o.spec, "spec");
   const status = r.fields(o.status, "status");
@@ -122,9 +120,7 @@ function addresses(r: ShapeReader, value: unknown, path: string): OrchEndpointAd
 
 /** An Endpoints object as far as it is valid. */
 export function shapeEndpoints(raw: unknown): Shaped<OrchEndpoints> {
-  const r = new ShapeReader();
-  const o = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   if (metadata === undefined) return r.refused();
   const subsets = o.subsets === undefined || o.subsets === null
     ? undefined
@@ -138,9 +134,7 @@ export function shapeEndpoints(raw: unknown): Shaped<OrchEndpoints> {
 
 /** An EndpointSlice as far as it is valid; an endpoint without addresses is left out. */
 export function shapeEndpointSlice(raw: unknown): Shaped<OrchEndpointSlice> {
-  const r = new ShapeReader();
-  const o = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   if (metadata === undefined) return r.refused();
   const endpoints = o.endpoints === undefined || o.endpoints === null
     ? undefined
@@ -182,9 +176,7 @@ export function shapeEndpointSlice(raw: unknown): Shaped<OrchEndpointSlice> {
 
 /** A Pod as far as it is valid: only its own endpoints and workload read it. */
 export function shapePod(raw: unknown): Shaped<OrchPod> {
-  const r = new ShapeReader();
-  const o = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   if (metadata === undefined) return r.refused();
   const spec = r.fields(o.spec, "spec");
   const status = r.fields(o.status, "status");
@@ -211,8 +203,6 @@ export function shapePod(raw: unknown): Shaped<OrchPod> {
 
 /** A Node or Namespace (only their metadata is read) as far as it is valid. */
 export function shapeMetaOnly(raw: unknown): Shaped<OrchNode & OrchNamespace> {
-  const r = new ShapeReader();
-  const o: Fields = r.fields(raw, "") ?? {};
-  const metadata = readMeta(r, o.metadata);
+  const { r, o, metadata } = readTop(raw);
   return r.done(metadata === undefined ? undefined : { ...o, metadata } as OrchNode & OrchNamespace);
 }

@@ -15,8 +15,8 @@ const second = await makePluggedInCa(DAY);
 const CHAIN = first.files["ca-cert.pem"], KEY = first.files["ca-key.pem"], CA = first.files["root-cert.pem"];
 const CHAIN2 = second.files["ca-cert.pem"], KEY2 = second.files["ca-key.pem"];
 
-Deno.test("Secrets holding a certificate and key become gateway credentials; changes are announced", async () => {
-  const api = OrchApiServer.start();
+/** A secret store reading `api` through a kubeconfig in a temp dir (the caller removes `dir`). */
+async function storeOn(api: OrchApiServer): Promise<{ dir: string; store: OrchSecretStore }> {
   const dir = await Deno.makeTempDir({ prefix: "mesh_orch_secrets_" });
   await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
   const store = new OrchSecretStore({
@@ -25,6 +25,12 @@ Deno.test("Secrets holding a certificate and key become gateway credentials; cha
     log: silentLogger,
     retryMs: 50,
   });
+  return { dir, store };
+}
+
+Deno.test("Secrets holding a certificate and key become gateway credentials; changes are announced", async () => {
+  const api = OrchApiServer.start();
+  const { dir, store } = await storeOn(api);
   const changes: string[] = [];
   store.onChange((ns, name) => changes.push(`${ns}/${name}`));
   try {
@@ -108,14 +114,7 @@ Deno.test("Secrets of the wrong shape stop neither the list nor the other creden
   // Before: a list item whose ownerReferences was a map failed the typed client's list ("data is not
   // iterable"), so no credential was ever listed; a data value that is not a string threw in decoding.
   const api = OrchApiServer.start();
-  const dir = await Deno.makeTempDir({ prefix: "mesh_orch_secrets_" });
-  await Deno.writeTextFile(`${dir}/kubeconfig`, api.kubeconfig());
-  const store = new OrchSecretStore({
-    kubeConfig: loadOrchConfig({ orchConfig: `${dir}/kubeconfig`, serviceHost: "" }),
-    limiter: new RateLimiter(1000, 100),
-    log: silentLogger,
-    retryMs: 50,
-  });
+  const { dir, store } = await storeOn(api);
   try {
     api.apply({
       apiVersion: "v1",

@@ -184,6 +184,16 @@ export function readMeta(r: ShapeReader, value: unknown): OrchMeta | undefined {
 }
 
 /**
+ * A reader for `raw`, `raw`'s fields (none when it is not an object) and its metadata; the metadata is
+ * undefined when the object has no usable key, and is then refused (`r.refused()`).
+ */
+export function readTop(raw: unknown): { r: ShapeReader; o: Fields; metadata: OrchMeta | undefined } {
+  const r = new ShapeReader();
+  const o: Fields = r.fields(raw, "") ?? {};
+  return { r, o, metadata: readMeta(r, o.metadata) };
+}
+
+/**
  * `raw` with each field of `read` replaced by its checked value, and removed where that is undefined (absent or
  * of the wrong shape); the fields the mesh does not read are kept as they came.
  */

@@ -4,7 +4,7 @@ import type { ListenAddress } from "./listen_address.ts";
 import { type ConnectionSlot, ConnectionSlots, type SlotRefusal, type SlotWait } from "./connection_slots.ts";
 import { SlotWaiters } from "./slot_waiters.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
-import { PendingWrites, relayBoth, type RelayConn } from "./guard_relay.ts";
+import { PendingWrites, relayBoth, type RelayConn, writeAll } from "./guard_relay.ts";
 import { NodeSocketConn } from "./node_socket_conn.ts";
 
 /** A connection to the guard's backend: the relay's reads and writes, and its local address. */
@@ -244,7 +244,6 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
   ): Promise<void> {
     const conn = client.conn;
     let backend: BackendConn | undefined;
-    const backendWrites = new PendingWrites();
     let timer: unknown;
     let headerTimer: unknown;
     let answerTimer: unknown;
@@ -299,7 +298,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         // idle pooled connection waits for its first request under the idle timeout alone.
         let serverSpoke = false;
         let established = false;
-        await relayBoth(client, { conn: server, writes: backendWrites }, closeAll, {
+        await relayBoth(client, { conn: server }, closeAll, {
           client: () => {
             if (!established) {
               established = serverSpoke;
@@ -378,12 +377,12 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         if (framed()) settle();
         else answerClock.client();
       };
-      await backendWrites.writeAll(server, first.head);
+      await writeAll(server, first.head);
       if (framed()) settle();
       else answerClock.client();
       await relayBoth(
         client,
-        { conn: server, writes: backendWrites },
+        { conn: server },
         closeAll,
         {
           beforeClientPart,

@@ -45,8 +45,7 @@ export class PendingWrites {
   async writeAll(conn: RelayConn, bytes: Uint8Array): Promise<void> {
     this.#pending++;
     try {
-      let written = 0;
-      while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+      await writeAll(conn, bytes);
     } finally {
       if (--this.#pending === 0) {
         this.#idle?.resolve();
@@ -56,10 +55,20 @@ export class PendingWrites {
   }
 }
 
-/** One side of a relayed connection: the socket and its writes in progress. */
+/**
+ * Writes all of `bytes` to `conn`.
+ *
+ * @throws whatever the connection's write throws (closed, reset)
+ */
+export async function writeAll(conn: RelayConn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+/** One side of a relayed connection: the socket, and its writes in progress when they are counted. */
 export interface RelaySide {
   readonly conn: RelayConn;
-  readonly writes: PendingWrites;
+  readonly writes?: PendingWrites;
 }
 
 /** Handlers of the bytes relayed each way. */
@@ -144,7 +153,7 @@ async function relay(
       : Math.max(1, Math.min(held.length, pacing.part(held)));
     const passed = held.subarray(0, take);
     held = held.subarray(take);
-    await to.writes.writeAll(to.conn, passed);
+    await (to.writes === undefined ? writeAll(to.conn, passed) : to.writes.writeAll(to.conn, passed));
     relayed(passed);
   }
 }

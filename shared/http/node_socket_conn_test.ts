@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
 import { NodeSocketConn } from "./node_socket_conn.ts";
 
-Deno.test("NodeSocketConn closes a socket at once though a write to a peer that reads nothing is in progress", async () => {
-  // A Deno.Conn keeps such a socket open until the write completes: the peer sees its end only after reading
-  // everything, the write in progress included.
+/** A NodeSocketConn to a loopback listener, and the listener's end of it. */
+async function connectedPair() {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const accepted = listener.accept();
   const conn = await NodeSocketConn.connect({
     hostname: "127.0.0.1",
     port: (listener.addr as Deno.NetAddr).port,
   });
-  const peer = await accepted;
+  return { listener, conn, peer: await accepted };
+}
+
+Deno.test("NodeSocketConn closes a socket at once though a write to a peer that reads nothing is in progress", async () => {
+  // A Deno.Conn keeps such a socket open until the write completes: the peer sees its end only after reading
+  // everything, the write in progress included.
+  const { listener, conn, peer } = await connectedPair();
   try {
     const big = new Uint8Array(64 * 1024 * 1024);
     // Nothing is read, and no socket buffers 64 MiB: the write cannot finish.
@@ -33,13 +38,7 @@ Deno.test("NodeSocketConn closes a socket at once though a write to a peer that 
 });
 
 Deno.test("NodeSocketConn reads what its peer sends, then null at its end", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const accepted = listener.accept();
-  const conn = await NodeSocketConn.connect({
-    hostname: "127.0.0.1",
-    port: (listener.addr as Deno.NetAddr).port,
-  });
-  const peer = await accepted;
+  const { listener, conn, peer } = await connectedPair();
   try {
     const sent = new Uint8Array(300 * 1024).map((_, i) => i % 251);
     await peer.write(sent);
