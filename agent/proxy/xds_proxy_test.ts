@@ -45,10 +45,15 @@ async function fixedAdsServer(response: Uint8Array) {
 }
 
 /**
- * The relay in front of `upstream` on a socket in a temp dir, logging to `log`, with a client of that socket;
+ * The relay in front of `upstream` on a socket in a temp dir, logging to `log` (other options from
+ * `overrides`), with a client of that socket;
  * `close` ends all three and removes the dir.
  */
-async function relayTo(upstream: string, log: Logger = silentLogger) {
+async function relayTo(
+  upstream: string,
+  log: Logger = silentLogger,
+  overrides: Partial<Parameters<typeof startXdsProxy>[0]> = {},
+) {
   const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
   const proxy = await startXdsProxy({
     socket: `${dir}/xds.sock`,
@@ -56,6 +61,7 @@ async function relayTo(upstream: string, log: Logger = silentLogger) {
     secrets: { current: undefined, onChange: () => () => {} },
     log,
     maxReceiveMessageBytes: 16 * 1024 * 1024,
+    ...overrides,
   });
   const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
   const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure(), {
@@ -188,23 +194,12 @@ async function versionedAdsServer(listen: string, version: string, requests: Rec
 async function acrossRestart(answer: "ack" | "nack", replayedFirst: Record<string, unknown>) {
   let upstream = await versionedAdsServer("127.0.0.1:0", "first");
   const address = upstream.address;
-  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
   const log = new RecordingLogger();
   const metrics = new Metrics("agent", { version: "test", tag: "test" });
-  const proxy = await startXdsProxy({
-    socket: `${dir}/xds.sock`,
-    upstream: { address, mutualTls: false, serverName: "unused" },
-    secrets: { current: undefined, onChange: () => () => {} },
-    log,
-    maxReceiveMessageBytes: 16 * 1024 * 1024,
-    metrics,
-  });
-  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
-  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
+  const relay = await relayTo(address, log, { metrics });
   const responseType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryResponse");
   try {
-    // deno-lint-ignore no-explicit-any
-    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    const call = relay.stream();
     const versions: string[] = [];
     const failures: unknown[] = [];
     call.on("error", (error) => failures.push(error));
@@ -269,10 +264,8 @@ async function acrossRestart(answer: "ack" | "nack", replayedFirst: Record<strin
       "the proxy's cancelled stream counted",
     );
   } finally {
-    client.close();
-    await proxy.close(0);
+    await relay.close();
     await upstream.close(0);
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
@@ -331,12 +324,9 @@ Deno.test("The xDS proxy keeps at most MAX_REPLAYED_TYPES types of a proxy's req
       } as never,
     }],
   });
-  const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
   const listeners = new Set<() => void>();
   const log = new RecordingLogger();
-  const proxy = await startXdsProxy({
-    socket: `${dir}/xds.sock`,
-    upstream: { address: upstream.address, mutualTls: false, serverName: "unused" },
+  const relay = await relayTo(upstream.address, log, {
     secrets: {
       current: undefined,
       onChange: (listener) => {
@@ -344,14 +334,9 @@ Deno.test("The xDS proxy keeps at most MAX_REPLAYED_TYPES types of a proxy's req
         return () => listeners.delete(listener as () => void);
       },
     },
-    log,
-    maxReceiveMessageBytes: 16 * 1024 * 1024,
   });
-  const Client = grpc.makeClientConstructor(ADS_SERVICE_DEFINITION, "AggregatedDiscoveryService");
-  const client = new Client(`unix:${dir}/xds.sock`, grpc.credentials.createInsecure());
   try {
-    // deno-lint-ignore no-explicit-any
-    const call = (client as any).StreamAggregatedResources() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    const call = relay.stream();
     call.on("error", () => {});
     const types = Array.from({ length: MAX_REPLAYED_TYPES + 100 }, (_, i) => `type.example/T${i}`);
     for (const type_url of types) {
@@ -365,10 +350,8 @@ Deno.test("The xDS proxy keeps at most MAX_REPLAYED_TYPES types of a proxy's req
     assert.equal(log.matching("warn", "more types than a stream keeps").length, 1, "logged once a period");
     call.cancel();
   } finally {
-    client.close();
-    await proxy.close(0);
+    await relay.close();
     await upstream.close(0);
-    await Deno.remove(dir, { recursive: true });
   }
 });
 
