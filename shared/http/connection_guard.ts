@@ -6,6 +6,7 @@ import { SlotWaiters } from "./slot_waiters.ts";
 import { PeerLogLimiter } from "../log/peer_log_limiter.ts";
 import { PendingWrites, relayBoth, type RelayConn, writeAll } from "./guard_relay.ts";
 import { NodeSocketConn } from "./node_socket_conn.ts";
+import { type TlsHandshake, type TlsKeyPair, TlsTerminator } from "./tls_termination.ts";
 
 /** A connection to the guard's backend: the relay's reads and writes, and its local address. */
 export type BackendConn = RelayConn & { readonly localAddr: Deno.Addr };
@@ -23,7 +24,7 @@ export interface ConnectionLimits {
   /** A connection with no byte in either direction for this long is closed (default 60 s). */
   readonly idleTimeoutMs: number;
   /**
-   * Over TLS, where headers cannot be read: once the client sends bytes after the handshake, the server must
+   * Where requests cannot be framed (HTTP/2, upgraded connections): once the client sends bytes, the server must
    * send something back within this (default 30 s: the header time, the 10 s body limit, and slack), or the
    * connection is closed. A request trickled byte by byte never gets an answer, so it is cut here.
    */
@@ -57,12 +58,10 @@ export interface ConnectionGuardOptions {
   /** The loopback HTTP server that handles what passes. */
   readonly backend: Deno.NetAddr;
   /**
-   * True when the backend terminates TLS: bytes are relayed unread, the handshake (until the client answers
-   * the server's first flight) must finish within `handshakeTimeoutMs`, then `idleTimeoutMs` and
-   * `answerTimeoutMs` apply. TLS is not terminated here because a TLS connection closed mid-handshake in Deno
-   * keeps its socket open.
+   * When set, clients speak TLS with this certificate: the guard ends it (the handshake must finish within
+   * `handshakeTimeoutMs`) and relays what it decrypts to the plain backend, bounded as plain connections are.
    */
-  readonly tls?: boolean;
+  readonly tls?: TlsKeyPair;
   readonly limits: ConnectionLimits;
   readonly log: Logger;
   /** Name of the server, for log lines. */
@@ -117,6 +116,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
   const { limits, log, name } = options;
   const timers = options.timers ?? systemTimers;
   const dial = options.dial ?? ((backend) => NodeSocketConn.connect(backend));
+  const terminator = options.tls === undefined ? undefined : new TlsTerminator(options.tls);
   const listener = Deno.listen(options.listen);
   const peers = new Map<number, Deno.NetAddr>();
   const tasks = new Set<Promise<void>>();
@@ -242,7 +242,10 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     slot: ConnectionSlot,
     onEnd: (closeAll: () => void) => void,
   ): Promise<void> {
-    const conn = client.conn;
+    const raw = client.conn;
+    // What requests are read from and answers written to: the client's socket, or the TLS session over it.
+    let conn: RelayConn = raw;
+    let handshake: TlsHandshake | undefined;
     let backend: BackendConn | undefined;
     let timer: unknown;
     let headerTimer: unknown;
@@ -257,7 +260,8 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       timers.clearTimeout(leftTimer);
       timers.clearTimeout(headerTimer);
       timers.clearTimeout(answerTimer);
-      safeClose(conn);
+      safeClose(raw);
+      handshake?.destroy();
       slot.close();
       resumeReading?.();
       if (backend) safeClose(backend);
@@ -270,10 +274,10 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
       backend = await dial({ hostname: options.backend.hostname, port: options.backend.port });
-      peers.set((backend.localAddr as Deno.NetAddr).port, conn.remoteAddr as Deno.NetAddr);
+      peers.set((backend.localAddr as Deno.NetAddr).port, raw.remoteAddr as Deno.NetAddr);
       return backend;
     };
-    // Without framing (TLS, or plain bytes that are not HTTP/1.1 messages): client bytes start the answer
+    // Without framing (bytes that are not HTTP/1.1 messages: HTTP/2, upgrades): client bytes start the answer
     // clock (later ones do not restart it), any server byte stops it; a connection waiting for an answer is
     // not evictable.
     const answerClock = {
@@ -290,33 +294,11 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       },
     };
     try {
-      if (options.tls) {
+      if (terminator !== undefined) {
+        // One deadline for the handshake, not renewed by a trickle; the first request's header time starts after.
         arm(limits.handshakeTimeoutMs);
-        const server = await connectBackend();
-        // One deadline for the handshake, not renewed by a trickle; quiet periods are bounded after it, and so
-        // is the wait for an answer. The client's last handshake flight does not start the answer clock, so an
-        // idle pooled connection waits for its first request under the idle timeout alone.
-        let serverSpoke = false;
-        let established = false;
-        await relayBoth(client, { conn: server }, closeAll, {
-          client: () => {
-            if (!established) {
-              established = serverSpoke;
-            } else {
-              answerClock.client();
-            }
-            if (established) arm(limits.idleTimeoutMs);
-          },
-          server: () => {
-            serverSpoke = true;
-            answerClock.server();
-            if (established) arm(limits.idleTimeoutMs);
-          },
-          // Unframed bytes give no sign of when the last answer is done: the half-close goes on to the server,
-          // which ends the connection when it has answered.
-          clientEnded: () => server.closeWrite().catch(closeAll),
-        });
-        return;
+        handshake = terminator.accept(raw, client.writes);
+        conn = (await handshake.secured).conn;
       }
       const methods: string[] = [];
       const requests = new Http1Framer("request", limits.maxHeaderBytes, undefined, ({ start }) => {
@@ -381,7 +363,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       if (framed()) settle();
       else answerClock.client();
       await relayBoth(
-        client,
+        { conn, writes: client.writes },
         { conn: server },
         closeAll,
         {
@@ -451,7 +433,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
  * or undefined when the peer left first.
  */
 async function readFirstHead(
-  conn: Deno.Conn,
+  conn: RelayConn,
   framer: Http1Framer,
 ): Promise<{ head: Uint8Array; held: Uint8Array } | undefined> {
   let buffer = new Uint8Array(0);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { silentLogger } from "../log/logger.ts";
 import type { ConnectionLimits } from "./connection_guard.ts";
 import { serveHttp } from "./serve.ts";
-import { opensslOk } from "../testing/openssl.ts";
+import { selfSignedLoopback } from "../testing/openssl.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import type { Timers } from "../time/timers.ts";
 import { guardClock } from "./_guard_test_clock.ts";
@@ -149,7 +149,7 @@ Deno.test("Connections that send headers too slowly, or nothing, are closed", as
 });
 
 Deno.test("A TLS client that never completes the handshake is closed", async () => {
-  const { cert, key } = await selfSigned();
+  const { cert, key } = await selfSignedLoopback();
   const server = await serveHttp(
     "guarded tls",
     { hostname: "127.0.0.1", port: 0 },
@@ -169,13 +169,13 @@ Deno.test("A TLS client that never completes the handshake is closed", async () 
   }
 });
 
-Deno.test("Over TLS, a request trickled after the handshake is cut when no answer comes in time", async (t) => {
-  const { cert, key } = await selfSigned();
+Deno.test("Over TLS, every request's headers must arrive within the header time, as on a plain connection", async (t) => {
+  const { cert, key } = await selfSignedLoopback();
   const guard = guardClock();
   const server = await serveHttp(
     "guarded tls",
     { hostname: "127.0.0.1", port: 0 },
-    () => new Response("ok"),
+    () => new Response("got 0 bytes"),
     silentLogger,
     { cert, key },
     undefined,
@@ -189,32 +189,36 @@ Deno.test("Over TLS, a request trickled after the handshake is cut when no answe
       alpnProtocols: ["http/1.1"],
     });
   try {
-    await t.step("headers trickled faster than the idle timeout are cut at the answer timeout", async () => {
-      const conn = await connect();
-      await conn.handshake();
-      const request = encode("GET / HTTP/1.1\r\nhost: x\r\nx-slow: " + "a".repeat(40));
-      const stepMs = SHORT.idleTimeoutMs / 3;
-      const started = guard.clock.now;
-      const sent = await trickle(conn, request, guard, stepMs);
-      conn.close();
-      assert.ok(sent < request.length, "cut before the header block was complete");
-      const elapsed = guard.clock.now - started;
-      assert.ok(elapsed >= SHORT.answerTimeoutMs, `cut after ${elapsed} ms, not by the idle timeout`);
-    });
-    await t.step("a client that gets answers keeps its connection past the answer timeout", async () => {
+    await t.step(
+      "a keep-alive connection's next request trickled within the idle timeout is cut",
+      async () => {
+        const conn = await connect();
+        assert.match(await exchange(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), /^HTTP\/1.1 200/);
+        const request = encode(`GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(30)}\r\n\r\n`);
+        const sent = await trickle(conn, request, guard, SHORT.idleTimeoutMs / 4);
+        conn.close();
+        assert.ok(sent < request.length, `closed after ${sent} of ${request.length} header bytes`);
+        assert.equal(
+          sent,
+          Math.ceil(SHORT.headerTimeoutMs / (SHORT.idleTimeoutMs / 4)),
+          "at the header time",
+        );
+      },
+    );
+    await t.step("a client whose requests are answered keeps its connection past the idle time", async () => {
       const conn = await connect();
       try {
-        // Four requests, the clock moved a third of the answer timeout (less than the idle one) after each of the
-        // first three: each answer is the probe that the connection is still open.
+        // Four requests, the clock moved two thirds of the idle timeout after each of the first three: each
+        // answer is the probe that the connection is still open.
         for (let i = 0; i < 4; i++) {
           await conn.write(encode("GET / HTTP/1.1\r\nhost: x\r\n\r\n"));
           const chunk = new Uint8Array(4096);
           const n = await conn.read(chunk);
           assert.match(new TextDecoder().decode(chunk.subarray(0, n ?? 0)), /^HTTP\/1.1 200/);
           if (i === 3) break;
-          // The answer's bytes stop the answer clock: only the idle timer is left.
+          // Once the answer is through, only the idle timer is left.
           await waitFor(() => guard.clock.countTimers() === 1, "the guard to see the answer");
-          guard.clock.tick(SHORT.answerTimeoutMs / 3);
+          guard.clock.tick(SHORT.idleTimeoutMs * 2 / 3);
         }
       } finally {
         conn.close();
@@ -224,39 +228,6 @@ Deno.test("Over TLS, a request trickled after the handshake is cut when no answe
     await server.shutdown();
   }
 });
-
-async function selfSigned(): Promise<{ cert: string; key: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "connection_guard_test_" });
-  try {
-    await opensslOk([
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-      "-addext",
-      "basicConstraints=critical,CA:FALSE",
-      "-keyout",
-      `${dir}/key.pem`,
-      "-out",
-      `${dir}/cert.pem`,
-    ]);
-    return {
-      cert: await Deno.readTextFile(`${dir}/cert.pem`),
-      key: await Deno.readTextFile(`${dir}/key.pem`),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 Deno.test("Every request on a keep-alive connection must send its headers within the header time", async () => {
   const guard = guardClock();
@@ -336,7 +307,7 @@ Deno.test("A client that half-closes after its request still gets the answer", a
 });
 
 Deno.test("Over TLS, a listener full of answered keep-alive connections still takes a new one", async () => {
-  const { cert, key } = await selfSigned();
+  const { cert, key } = await selfSignedLoopback();
   const server = await serveHttp(
     "guarded tls",
     { hostname: "127.0.0.1", port: 0 },

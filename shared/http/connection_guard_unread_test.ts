@@ -9,6 +9,7 @@ import { type ConnectionLimits, startConnectionGuard } from "./connection_guard.
 import { serveHttp } from "./serve.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { guardClock } from "./_guard_test_clock.ts";
+import { selfSignedLoopback } from "../testing/openssl.ts";
 
 const LIMITS: ConnectionLimits = {
   handshakeTimeoutMs: 10_000,
@@ -23,18 +24,19 @@ const LIMITS: ConnectionLimits = {
 const encode = (text: string) => new TextEncoder().encode(text);
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
-/** A backend that records every byte it is sent, and on which it writes what a test asks. */
-/** A guard with {@link LIMITS} in front of `backend`. */
-function guardFor(backend: { address: Deno.NetAddr }) {
+/** A guard with {@link LIMITS} in front of `backend`, ending TLS with `tls` when given. */
+function guardFor(backend: { address: Deno.NetAddr }, tls?: { cert: string; key: string }) {
   return startConnectionGuard({
     listen: { hostname: "127.0.0.1", port: 0 },
     backend: backend.address,
     limits: LIMITS,
     log: silentLogger,
     name: "test",
+    ...(tls && { tls }),
   });
 }
 
+/** A backend that records every byte it is sent, and on which it writes what a test asks. */
 function rawBackend() {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const accepted = listener.accept();
@@ -62,25 +64,39 @@ function rawBackend() {
   };
 }
 
-Deno.test("The guard passes a pipelining client's next request on only once its last is answered", async () => {
-  const backend = rawBackend();
-  const guard = guardFor(backend);
-  const client = await Deno.connect({ hostname: "127.0.0.1", port: guard.address.port });
-  try {
-    await client.write(encode(GET("/a") + GET("/b") + GET("/c")));
-    await waitFor(() => backend.received() === GET("/a"), "the first request at the backend");
-    const server = await backend.conn();
-    // The backend answers the first: the second follows, and only it.
-    await server.write(encode("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
-    await waitFor(() => backend.received() === GET("/a") + GET("/b"), "the second request at the backend");
-    await server.write(encode("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
-    await waitFor(() => backend.received() === GET("/a") + GET("/b") + GET("/c"), "the third request");
-  } finally {
-    client.close();
-    await guard.close();
-    await backend.close();
-  }
-});
+for (const tls of [false, true]) {
+  Deno.test(
+    `The guard passes a pipelining client's next request on only once its last is answered${
+      tls ? ", over TLS ended at the guard" : ""
+    }`,
+    async () => {
+      const backend = rawBackend();
+      const pair = tls ? await selfSignedLoopback() : undefined;
+      const guard = guardFor(backend, pair);
+      const target = { hostname: "127.0.0.1", port: guard.address.port };
+      const client = pair
+        ? await Deno.connectTls({ ...target, caCerts: [pair.cert], alpnProtocols: ["http/1.1"] })
+        : await Deno.connect(target);
+      try {
+        await client.write(encode(GET("/a") + GET("/b") + GET("/c")));
+        await waitFor(() => backend.received() === GET("/a"), "the first request at the backend");
+        const server = await backend.conn();
+        // The backend answers the first: the second follows, and only it.
+        await server.write(encode("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
+        await waitFor(
+          () => backend.received() === GET("/a") + GET("/b"),
+          "the second request at the backend",
+        );
+        await server.write(encode("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
+        await waitFor(() => backend.received() === GET("/a") + GET("/b") + GET("/c"), "the third request");
+      } finally {
+        client.close();
+        await guard.close();
+        await backend.close();
+      }
+    },
+  );
+}
 
 Deno.test("A client that leaves with its answers and its upload unread leaves no backend connection behind", async () => {
   // The backend writes a large answer without reading the request's body, as a handler refusing it early

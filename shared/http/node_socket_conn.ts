@@ -47,6 +47,11 @@ export class NodeSocketConn {
     });
   }
 
+  /** Reads and writes `socket`, an open `node:net` socket or a subclass of it (a TLS socket). */
+  static over(socket: net.Socket, localAddr: Deno.NetAddr, remoteAddr: Deno.NetAddr): NodeSocketConn {
+    return new NodeSocketConn(socket, localAddr, remoteAddr);
+  }
+
   /**
    * Connects to `hostname:port`.
    *

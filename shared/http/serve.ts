@@ -19,6 +19,7 @@ import {
 import { discardBody } from "./request_limits.ts";
 import { HttpError, jsonError } from "./router.ts";
 import type { TrafficSink } from "../process/traffic_meter.ts";
+import type { TlsKeyPair } from "./tls_termination.ts";
 
 /** A running HTTP(S) server: the address it really bound (port 0 resolved) and how to stop it. */
 export interface RunningServer {
@@ -30,14 +31,6 @@ export interface RunningServer {
   readonly url: string;
   /** Stops accepting connections and resolves once the server has finished. */
   shutdown(): Promise<void>;
-}
-
-/** TLS material for an HTTPS server, as PEM text. */
-export interface TlsPem {
-  /** PEM certificate chain, leaf first. */
-  readonly cert: string;
-  /** PEM private key of the leaf certificate. */
-  readonly key: string;
 }
 
 /** The bounds of one listener, and where what they refuse is counted. */
@@ -72,7 +65,7 @@ export async function serveHttp(
   addr: ListenAddress,
   handler: (request: Request) => Response | Promise<Response>,
   log: Logger,
-  tls?: TlsPem,
+  tls?: TlsKeyPair,
   flag?: string,
   limits: ServeLimits = {},
 ): Promise<RunningServer> {
@@ -95,7 +88,8 @@ export async function serveHttp(
     return response;
   };
   // Deno.serve has no handshake, header or idle timeouts: it listens on loopback behind a guard that has them,
-  // and the guard tells which client each relayed connection belongs to.
+  // and the guard tells which client each relayed connection belongs to. The guard ends TLS (so it can bound
+  // each request as on a plain connection) and relays HTTP/1.1 or HTTP/2 in the clear to this server.
   let guard: ConnectionGuard | undefined;
   const serveRequest = async (request: Request, info: Deno.ServeHandlerInfo<Deno.Addr>) => {
     let peer: Deno.NetAddr | undefined;
@@ -128,7 +122,6 @@ export async function serveHttp(
     hostname: "127.0.0.1",
     port: 0,
     signal: controller.signal,
-    ...(tls ? { cert: tls.cert, key: tls.key } : {}),
     onListen: ({ hostname, port }) => {
       bound = { hostname, port };
       listening.resolve();
@@ -143,7 +136,7 @@ export async function serveHttp(
     guard = startConnectionGuard({
       listen: addr,
       backend: { transport: "tcp", hostname: bound!.hostname, port: bound!.port },
-      tls: tls !== undefined,
+      ...(tls && { tls }),
       limits: limits.connections ?? DEFAULT_CONNECTION_LIMITS,
       log,
       name,

@@ -62,3 +62,37 @@ export async function verifyChain(
   await Deno.writeTextFile(leafFile, leafPem);
   return await openssl(["verify", "-CAfile", caFile, ...extraArgs, leafFile]);
 }
+
+/** A self-signed serving certificate for 127.0.0.1 and its key, as PEM. */
+export async function selfSignedLoopback(): Promise<{ cert: string; key: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "self_signed_" });
+  try {
+    await opensslOk([
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-addext",
+      "basicConstraints=critical,CA:FALSE",
+      "-keyout",
+      `${dir}/key.pem`,
+      "-out",
+      `${dir}/cert.pem`,
+    ]);
+    return {
+      cert: await Deno.readTextFile(`${dir}/cert.pem`),
+      key: await Deno.readTextFile(`${dir}/key.pem`),
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Ends TLS on a connection the guard accepted, so the guard reads its HTTP/1.1 requests as it reads a plain
+ * connection's: their header deadlines and the one-request-at-a-time pacing then hold over TLS too. The
+ * handshake runs in `node:tls` over the accepted `Deno.Conn` rather than in `Deno.listenTls`: the guard keeps
+ * the socket, so a client that stops mid-handshake is closed at the handshake deadline like any other (a
+ * `Deno.TlsConn` closed mid-handshake kept its socket open).
+ *
+ * @module
+ */
+import tls from "node:tls";
+import { Duplex } from "node:stream";
+import { NodeSocketConn } from "./node_socket_conn.ts";
+import type { PendingWrites } from "./guard_relay.ts";
+
+/** PEM certificate chain (leaf first) and private key a TLS listener presents. */
+export interface TlsKeyPair {
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** Protocols offered in ALPN, in order of preference: what `Deno.serve` over TLS offers. */
+const ALPN_PROTOCOLS = ["h2", "http/1.1"];
+
+/** Bytes asked of the client's socket at a time while the TLS layer wants more. */
+const READ_CHUNK_BYTES = 16 * 1024;
+
+/** A handshake in progress: its outcome, and how to give it up. */
+export interface TlsHandshake {
+  /**
+   * The decrypted connection once the handshake completes, with the protocol the client chose in ALPN.
+   *
+   * @throws {Error} when the client fails the handshake, leaves, or the handshake is given up
+   */
+  readonly secured: Promise<{ readonly conn: NodeSocketConn; readonly protocol: string | undefined }>;
+  /** Ends the TLS session and closes the client's socket; a handshake in progress then fails. */
+  destroy(): void;
+}
+
+/** Ends TLS for one listener's connections with one certificate. */
+export class TlsTerminator {
+  readonly #context: tls.SecureContext;
+
+  /**
+   * Prepares the listener's certificate and key.
+   *
+   * @throws {Error} when the PEM cannot be read or the key does not match the certificate
+   */
+  constructor(pair: TlsKeyPair) {
+    this.#context = tls.createSecureContext({ cert: pair.cert, key: pair.key });
+  }
+
+  /**
+   * Starts the server side of a handshake over `conn`. Writes to the client are counted in `writes`, so the
+   * caller can tell when none is in progress (guard_relay.ts). No deadline of its own: the caller destroys it.
+   */
+  accept(conn: Deno.Conn, writes: PendingWrites): TlsHandshake {
+    const transport = denoConnDuplex(conn, writes);
+    const socket = new tls.TLSSocket(transport as unknown as import("node:net").Socket, {
+      isServer: true,
+      secureContext: this.#context,
+      ALPNProtocols: ALPN_PROTOCOLS,
+    });
+    const secured = new Promise<{ conn: NodeSocketConn; protocol: string | undefined }>((resolve, reject) => {
+      const failed = (error?: Error) =>
+        reject(error ?? new Error("the client left during the TLS handshake"));
+      socket.once("error", failed);
+      socket.once("close", () => failed());
+      socket.once("secure", () => {
+        socket.off("error", failed);
+        const protocol = typeof socket.alpnProtocol === "string" ? socket.alpnProtocol : undefined;
+        resolve({
+          conn: NodeSocketConn.over(socket, conn.localAddr as Deno.NetAddr, conn.remoteAddr as Deno.NetAddr),
+          protocol,
+        });
+      });
+    });
+    // A handshake nobody waits for any more must not surface as an unhandled rejection.
+    secured.catch(() => {});
+    return {
+      secured,
+      destroy: () => {
+        socket.destroy();
+        transport.destroy();
+      },
+    };
+  }
+}
+
+/**
+ * `conn` as a Node stream for the TLS layer: reads on demand (one at a time), writes counted in `writes`.
+ * Destroying it closes `conn`.
+ */
+function denoConnDuplex(conn: Deno.Conn, writes: PendingWrites): Duplex {
+  let reading = false;
+  return new Duplex({
+    read() {
+      if (reading) return;
+      reading = true;
+      const chunk = new Uint8Array(READ_CHUNK_BYTES);
+      conn.read(chunk).then(
+        (n) => {
+          reading = false;
+          this.push(n === null ? null : chunk.subarray(0, n));
+        },
+        (error) => {
+          reading = false;
+          this.destroy(error);
+        },
+      );
+    },
+    write(bytes: Uint8Array, _encoding, done) {
+      writes.writeAll(conn, bytes).then(() => done(), done);
+    },
+    final(done) {
+      conn.closeWrite().then(() => done(), done);
+    },
+    destroy(error, done) {
+      try {
+        conn.close();
+      } catch {
+        // already closed
+      }
+      done(error);
+    },
+  });
+}
