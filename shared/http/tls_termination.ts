@@ -54,12 +54,17 @@ export class TlsTerminator {
    * caller can tell when none is in progress (guard_relay.ts). No deadline of its own: the caller destroys it.
    */
   accept(conn: Deno.Conn, writes: PendingWrites): TlsHandshake {
-    const transport = denoConnDuplex(conn, writes);
+    const gate = new ReadGate();
+    const transport = denoConnDuplex(conn, writes, gate);
     const socket = new tls.TLSSocket(transport as unknown as import("node:net").Socket, {
       isServer: true,
       secureContext: this.#context,
       ALPNProtocols: ALPN_PROTOCOLS,
     });
+    // The TLS layer keeps reading its transport while its reader is paused, megabytes of it: the client's
+    // socket is read only while the decrypted side flows (the relay pauses it when it holds back a request).
+    socket.on("pause", () => gate.close());
+    socket.on("resume", () => gate.open());
     const secured = new Promise<{ conn: NodeSocketConn; protocol: string | undefined }>((resolve, reject) => {
       const failed = (error?: Error) =>
         reject(error ?? new Error("the client left during the TLS handshake"));
@@ -86,27 +91,40 @@ export class TlsTerminator {
   }
 }
 
+/** Holds reads back while closed; a read asked for meanwhile runs once it opens. */
+class ReadGate {
+  #closed = false;
+  #held?: () => void;
+
+  /** Runs `read` now, or once the gate opens. */
+  pass(read: () => void): void {
+    if (this.#closed) this.#held = read;
+    else read();
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  open(): void {
+    this.#closed = false;
+    const held = this.#held;
+    this.#held = undefined;
+    held?.();
+  }
+}
+
 /**
- * `conn` as a Node stream for the TLS layer: reads on demand (one at a time), writes counted in `writes`.
- * Destroying it closes `conn`.
+ * `conn` as a Node stream for the TLS layer: reads on demand (one at a time, while `gate` is open), writes
+ * counted in `writes`. Destroying it closes `conn`.
  */
-function denoConnDuplex(conn: Deno.Conn, writes: PendingWrites): Duplex {
+function denoConnDuplex(conn: Deno.Conn, writes: PendingWrites, gate: ReadGate): Duplex {
   let reading = false;
   return new Duplex({
     read() {
       if (reading) return;
       reading = true;
-      const chunk = new Uint8Array(READ_CHUNK_BYTES);
-      conn.read(chunk).then(
-        (n) => {
-          reading = false;
-          this.push(n === null ? null : chunk.subarray(0, n));
-        },
-        (error) => {
-          reading = false;
-          this.destroy(error);
-        },
-      );
+      gate.pass(() => readOnce(this));
     },
     write(bytes: Uint8Array, _encoding, done) {
       writes.writeAll(conn, bytes).then(() => done(), done);
@@ -123,4 +141,18 @@ function denoConnDuplex(conn: Deno.Conn, writes: PendingWrites): Duplex {
       done(error);
     },
   });
+
+  function readOnce(stream: Duplex): void {
+    const chunk = new Uint8Array(READ_CHUNK_BYTES);
+    conn.read(chunk).then(
+      (n) => {
+        reading = false;
+        stream.push(n === null ? null : chunk.subarray(0, n));
+      },
+      (error) => {
+        reading = false;
+        stream.destroy(error);
+      },
+    );
+  }
 }
