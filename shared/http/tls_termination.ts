@@ -10,7 +10,10 @@
 import tls from "node:tls";
 import { Duplex } from "node:stream";
 import { NodeSocketConn } from "./node_socket_conn.ts";
-import type { PendingWrites } from "./guard_relay.ts";
+import type { PendingWrites, RelayConn } from "./guard_relay.ts";
+
+/** The accepted socket TLS runs over: a `Deno.Conn`, or anything that reads and writes as one. */
+export type TlsTransport = RelayConn & { readonly localAddr: Deno.Addr; readonly remoteAddr: Deno.Addr };
 
 /** PEM certificate chain (leaf first) and private key a TLS listener presents. */
 export interface TlsKeyPair {
@@ -53,7 +56,7 @@ export class TlsTerminator {
    * Starts the server side of a handshake over `conn`. Writes to the client are counted in `writes`, so the
    * caller can tell when none is in progress (guard_relay.ts). No deadline of its own: the caller destroys it.
    */
-  accept(conn: Deno.Conn, writes: PendingWrites): TlsHandshake {
+  accept(conn: TlsTransport, writes: PendingWrites): TlsHandshake {
     const gate = new ReadGate();
     const transport = denoConnDuplex(conn, writes, gate);
     const socket = new tls.TLSSocket(transport as unknown as import("node:net").Socket, {
@@ -118,7 +121,7 @@ class ReadGate {
  * `conn` as a Node stream for the TLS layer: reads on demand (one at a time, while `gate` is open), writes
  * counted in `writes`. Destroying it closes `conn`.
  */
-function denoConnDuplex(conn: Deno.Conn, writes: PendingWrites, gate: ReadGate): Duplex {
+function denoConnDuplex(conn: TlsTransport, writes: PendingWrites, gate: ReadGate): Duplex {
   let reading = false;
   return new Duplex({
     read() {
