@@ -5,7 +5,9 @@
  * reconnect, a new upstream stream is opened (with backoff) and the proxy's latest request of each type is sent
  * again without its nonce, so the server answers with the full state and the proxy never sees the outage.
  * Responses reach the proxy through its stream's send port: a proxy that does not read one within
- * `PROXY_SEND_TIMEOUT_MS`, or leaves more than `MAX_HELD_RESPONSE_BYTES` unread, has its stream ended.
+ * `PROXY_SEND_TIMEOUT_MS`, or leaves more than `MAX_HELD_RESPONSE_BYTES` unread, has its stream ended; one
+ * whose requests the discovery server leaves `MAX_UNANSWERED_REQUEST_BYTES` unanswered is not read until it
+ * answers.
  *
  * @module
  */
@@ -45,6 +47,15 @@ export const MAX_REPLAYED_TYPES = 32;
  */
 export const MAX_HELD_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Bytes of the proxy's requests relayed on one upstream stream since that stream last answered, past which the
+ * relay stops reading the proxy's stream until it answers (or is replaced). The runtime's HTTP/2 client takes
+ * every write whether or not the discovery server reads, so without it a proxy writing to a stalled upstream
+ * grew the agent by what it wrote (+270 MiB). Envoy sends a request per response it takes, and a handful to
+ * subscribe: it never comes near this; the proxy is slowed by HTTP/2 flow control, nothing is dropped.
+ */
+export const MAX_UNANSWERED_REQUEST_BYTES = 4 * 1024 * 1024;
+
 /** Where the relay goes. */
 export interface XdsUpstream {
   /** `host:port` of the discovery server. */
@@ -83,6 +94,11 @@ export interface XdsProxyOptions {
   readonly timers?: Timers;
   /** Bytes of responses a proxy stream may hold unread; default {@link MAX_HELD_RESPONSE_BYTES}. */
   readonly maxHeldResponseBytes?: number;
+  /**
+   * Bytes of requests relayed without an answer before the proxy's stream is paused; default
+   * {@link MAX_UNANSWERED_REQUEST_BYTES}.
+   */
+  readonly maxUnansweredRequestBytes?: number;
 }
 
 /** The reference's `type` label of a stream's end: a cancellation, or anything else. */
@@ -144,6 +160,7 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
   const logLimiter = new PeerLogLimiter(PEER_LOG_PERIOD_MS, () => (options.timers ?? systemTimers).now());
   const ports = proxySendPorts(options.timers, options.sendTimeoutMs);
   const maxHeldBytes = options.maxHeldResponseBytes ?? MAX_HELD_RESPONSE_BYTES;
+  const maxUnansweredBytes = options.maxUnansweredRequestBytes ?? MAX_UNANSWERED_REQUEST_BYTES;
   let streamsOpened = 0;
   const unsubscribe = secrets.onChange(() => {
     for (const relay of relays) relay.reconnect("new workload certificate", "new_certificate");
@@ -172,6 +189,15 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
       let closed = false;
       /** Bytes of responses handed to the port that have not left the socket (or failed). */
       let heldBytes = 0;
+      /** Bytes of requests written to `up` since it last answered; the proxy's stream is paused past the bound. */
+      let unansweredBytes = 0;
+      let pausedProxy = false;
+      const upstreamMoved = () => {
+        unansweredBytes = 0;
+        if (!pausedProxy) return;
+        pausedProxy = false;
+        down.resume();
+      };
       let failures = 0;
       let retryTimer: ReturnType<typeof setTimeout> | undefined;
       /** The `node` field of the proxy's latest request that carried one, encoded. */
@@ -200,11 +226,13 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         const stream: Stream = (channel() as unknown as { StreamAggregatedResources(): Stream })
           .StreamAggregatedResources();
         up = stream;
+        upstreamMoved();
         let answered = false;
         stream.on("data", (data: Buffer) => {
           // A stream ended under a burst of responses relays none of the rest.
           if (closed || port.closed) return;
           answered = true;
+          if (up === stream) upstreamMoved();
           if (failures > 0) {
             log.info("upstream ADS stream back; the proxy's subscriptions were replayed", {
               attempts: failures,
@@ -323,7 +351,26 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
           );
         }
         metrics?.counter("xds_proxy_requests").inc();
-        up?.write(data);
+        if (up !== undefined) {
+          up.write(data);
+          unansweredBytes += data.length;
+          if (unansweredBytes > maxUnansweredBytes && !pausedProxy) {
+            pausedProxy = true;
+            down.pause();
+            logLimiter.log(
+              "unanswered",
+              (passedOver) =>
+                log.warn(
+                  "the proxy's requests wait for the discovery server to answer; reading them paused",
+                  {
+                    unansweredBytes,
+                    maxUnansweredBytes,
+                    ...(passedOver > 0 && { passedOver }),
+                  },
+                ),
+            );
+          }
+        }
         // The agent's own request follows the proxy's first, which carries the node.
         if (up !== undefined) nameTable?.subscribe(up);
       });

@@ -462,3 +462,71 @@ Deno.test("The xDS proxy relays one stream of the proxy at a time: a newer strea
     await upstream.close(0);
   }
 });
+
+Deno.test("The xDS proxy stops reading a proxy's requests while the discovery server leaves its budget unanswered", async () => {
+  // A discovery server that counts requests and answers none until told to, then answers each.
+  let received = 0;
+  let answering = false;
+  let answerLast: (() => void) | undefined;
+  const response = Buffer.from(
+    frameDiscoveryResponse({ version_info: "1", type_url: TYPE_URL.cluster, nonce: "n", resources: [] }),
+  );
+  const upstream = await startGrpcServer({
+    name: "Upstream",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: ADS_SERVICE_DEFINITION,
+      implementation: {
+        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          call.on("data", () => {
+            received++;
+            if (answering) call.write(response);
+            else answerLast = () => call.write(response);
+          });
+          call.on("end", () => call.end());
+        },
+        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
+      } as never,
+    }],
+  });
+  const log = new RecordingLogger();
+  const budget = 64 * 1024;
+  const relay = await relayTo(upstream.address, log, { maxUnansweredRequestBytes: budget });
+  const requestBytes = 16 * 1024;
+  const request = Buffer.from(
+    requestType.encode(
+      requestType.fromObject({ type_url: TYPE_URL.cluster, resource_names: ["n".repeat(requestBytes)] }),
+    ).finish(),
+  );
+  const call = relay.stream();
+  call.on("error", () => {});
+  call.on("data", () => {});
+  try {
+    const sent = 40;
+    for (let i = 0; i < sent; i++) call.write(request);
+    let last = -1;
+    let steady = 0;
+    await waitFor(
+      () => {
+        steady = received === last ? steady + 1 : 0;
+        last = received;
+        return received > 0 && steady >= 10;
+      },
+      "the relay to stop passing requests on",
+      10_000,
+      20,
+    );
+    // The budget's worth and the one that went past it; the rest wait in the proxy's stream.
+    assert.equal(received, Math.floor(budget / request.length) + 1);
+    assert.equal(log.matching("warn", "reading them paused").length, 1);
+    // An answer lets the relay go on; every request arrives, none lost.
+    answering = true;
+    answerLast?.();
+    await waitFor(() => received === sent, `all ${sent} requests at the discovery server (${received})`);
+    call.cancel();
+  } finally {
+    await relay.close();
+    await upstream.close(0);
+  }
+});
