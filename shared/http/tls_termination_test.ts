@@ -66,7 +66,7 @@ Deno.test("TlsTerminator reads no more of a client's socket than its reader take
   const handshake = terminator.accept(server, new PendingWrites());
   try {
     await Promise.all([handshake.secured, client.handshake()]);
-    // The client writes 16 MiB that nothing on the server reads: the TLS layer used to read (and hold) 12 MiB.
+    // The client writes 16 MiB that nothing on the server reads.
     const block = new Uint8Array(1024 * 1024);
     const writing = (async () => {
       for (let i = 0; i < 16; i++) await client.write(block);
@@ -83,7 +83,8 @@ Deno.test("TlsTerminator reads no more of a client's socket than its reader take
       10_000,
       20,
     );
-    assert.ok(server.bytesRead < 1024 * 1024, `read ${server.bytesRead} bytes that nothing took`);
+    // The reader's 64 KiB and a read ahead (82 KiB here); without the gate the TLS layer read 1 MiB and more.
+    assert.ok(server.bytesRead < 256 * 1024, `read ${server.bytesRead} bytes that nothing took`);
     handshake.destroy();
     client.close();
     await writing;
