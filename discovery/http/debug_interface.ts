@@ -1,6 +1,6 @@
 import { type Handler, jsonResponse, type Route, Router } from "@mesh/shared/http/router";
 import { loopbackOnly } from "@mesh/shared/http/serve";
-import { bytesInPieces, ResponseBound } from "@mesh/shared/http/response_bound";
+import { ResponseBound, streamInPieces } from "@mesh/shared/http/response_bound";
 
 /**
  * Debug answers built or being sent at once, over every server the interface is mounted on. Some are the
@@ -98,7 +98,7 @@ export class DebugInterface {
           if (answer.body === null) {
             return answer;
           }
-          return new Response(bytesInPieces(new Uint8Array(await answer.arrayBuffer())), answer);
+          return new Response(streamInPieces(answer.body), answer);
         });
         if (response !== undefined) return response;
         this.#refused();

@@ -1,11 +1,12 @@
 import type { EnvSettings } from "@mesh/shared/env/env_settings";
 import { jsonResponse } from "@mesh/shared/http/router";
+import { jsonArrayResponse, jsonObjectResponse } from "@mesh/shared/http/json_stream";
 import { KINDS } from "@mesh/shared/config/kinds";
 import type { ConfigStore, RejectedConfig } from "../model/config_store.ts";
 import type { Proxy } from "../model/proxy.ts";
 import type { ServiceInstance } from "../model/endpoint.ts";
 import type { AggregateRegistry } from "../registry/aggregate_registry.ts";
-import type { EndpointIndex } from "../push/endpoint_index.ts";
+import type { EndpointIndex, EndpointShards } from "../push/endpoint_index.ts";
 import type { PushContext } from "../push/push_context.ts";
 import type { MeshNetworkIndex } from "../push/network_index.ts";
 import type { DebugInterface } from "./debug_interface.ts";
@@ -42,8 +43,9 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
     (_req, url) => {
       const namespace = url.searchParams.get("namespace");
       const networks = sources.push().networks;
-      return jsonResponse(
-        sources.registry.services().filter((s) => !namespace || s.namespace === namespace).map((s) => ({
+      return jsonArrayResponse(
+        sources.registry.services().filter((s) => !namespace || s.namespace === namespace),
+        (s) => ({
           ...s,
           clusterAddresses: s.clusterAddresses ?? { [s.attributes.clusterId]: s.addresses },
           endpoints: sources.registry.instances(s.hostname, undefined, s.namespace).map(({ endpoint }) => ({
@@ -52,7 +54,7 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
             cluster: endpoint.locality.clusterId,
             network: networks.networkOfEndpoint(endpoint),
           })),
-        })),
+        }),
       );
     },
   );
@@ -70,33 +72,41 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
   debug.add(
     "/debug/endpointz",
     "Endpoints of every service, from the registries",
-    () =>
-      jsonResponse(
-        sources.registry.services().map((s) => ({
-          hostname: s.hostname,
-          namespace: s.namespace,
-          instances: sources.registry.instances(s.hostname, undefined, s.namespace).map((i) =>
-            instanceView(i, sources.push().networks)
-          ),
-        })),
-      ),
+    () => {
+      const networks = sources.push().networks;
+      return jsonArrayResponse(sources.registry.services(), (s) => ({
+        hostname: s.hostname,
+        namespace: s.namespace,
+        instances: sources.registry.instances(s.hostname, undefined, s.namespace).map((i) =>
+          instanceView(i, networks)
+        ),
+      }));
+    },
   );
   debug.add(
     "/debug/endpointShardz",
     "Versioned endpoint shards EDS pushes from: hostname → namespace → cluster → endpoints",
     () => {
-      const out: Record<string, Record<string, unknown>> = {};
+      const networks = sources.push().networks;
+      const byHostname = new Map<string, EndpointShards[]>();
       for (const shards of sources.endpoints.all()) {
-        (out[shards.hostname] ??= {})[shards.namespace] = {
-          version: shards.version,
-          shards: Object.fromEntries(
-            [...shards.byCluster].map((
-              [c, list],
-            ) => [c, list.map((i) => instanceView(i, sources.push().networks))]),
-          ),
-        };
+        const list = byHostname.get(shards.hostname);
+        if (list) list.push(shards);
+        else byHostname.set(shards.hostname, [shards]);
       }
-      return jsonResponse(out);
+      return jsonObjectResponse(
+        [...byHostname],
+        (list) =>
+          Object.fromEntries(list.map((shards) => [shards.namespace, {
+            version: shards.version,
+            shards: Object.fromEntries(
+              [...shards.byCluster].map(([c, instances]) => [
+                c,
+                instances.map((i) => instanceView(i, networks)),
+              ]),
+            ),
+          }])),
+      );
     },
   );
   debug.add(
@@ -117,15 +127,15 @@ export function addModelDebugRoutes(debug: DebugInterface, sources: ModelDebugSo
       }))),
   );
   debug.add("/debug/instancesz", "Service instances of each connected proxy, by proxy id", () => {
-    const out: Record<string, unknown[]> = {};
-    for (const proxy of sources.proxies?.() ?? []) {
-      out[proxy.id] = sources.registry.proxyInstances(proxy).map((i) => ({
+    const networks = sources.push().networks;
+    // As an object's keys: a proxy id seen twice keeps its first place and its last proxy.
+    const byId = new Map((sources.proxies?.() ?? []).map((proxy) => [proxy.id, proxy]));
+    return jsonObjectResponse([...byId], (proxy) =>
+      sources.registry.proxyInstances(proxy).map((i) => ({
         hostname: i.service.hostname,
         namespace: i.service.namespace,
-        ...instanceView(i, sources.push().networks),
-      }));
-    }
-    return jsonResponse(out);
+        ...instanceView(i, networks),
+      })));
   });
   debug.add("/debug/mesh", "The mesh config in effect", () => jsonResponse(sources.mesh()));
   debug.add(

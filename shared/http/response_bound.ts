@@ -96,3 +96,25 @@ export function bytesInPieces(bytes: Uint8Array): ReadableStream<Uint8Array> {
     },
   }, { highWaterMark: 0 });
 }
+
+/**
+ * `body` handed over in pieces of at most 64 KiB as the client reads, each read from `body` only when the last
+ * has been taken: a body built as it is read (`json_stream.ts`) stays lazy, and a large one given whole is
+ * passed on as {@link bytesInPieces} passes an array.
+ */
+export function streamInPieces(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let held: Uint8Array = new Uint8Array(0);
+  return new ReadableStream({
+    async pull(controller) {
+      if (held.byteLength === 0) {
+        const { value, done } = await reader.read();
+        if (done) return controller.close();
+        held = value;
+      }
+      controller.enqueue(held.subarray(0, PIECE_BYTES));
+      held = held.subarray(PIECE_BYTES);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}

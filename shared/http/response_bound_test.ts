@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ResponseBound } from "./response_bound.ts";
+import { ResponseBound, streamInPieces } from "./response_bound.ts";
 
 Deno.test("ResponseBound counts a response until its body is read, cancelled or fails, and refuses past its max", async () => {
   const bound = new ResponseBound(2);
@@ -28,4 +28,26 @@ Deno.test("ResponseBound counts a response until its body is read, cancelled or 
   assert.equal(kept!.status, 201);
   assert.equal(kept!.headers.get("x-kind"), "kept");
   await kept!.body!.cancel();
+});
+
+Deno.test("streamInPieces hands a large chunk on in 64 KiB pieces, reading its source only as they are taken", async () => {
+  let pulls = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulls++;
+      if (pulls <= 2) controller.enqueue(new Uint8Array(150 * 1024).fill(pulls));
+      else controller.close();
+    },
+  }, { highWaterMark: 0 });
+  const reader = streamInPieces(source).getReader();
+  const sizes: number[] = [];
+  const first = await reader.read();
+  sizes.push(first.value!.byteLength);
+  assert.equal(pulls, 1, "the source is read once for the first piece");
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    sizes.push(value.byteLength);
+  }
+  assert.deepEqual(sizes, [65536, 65536, 22528, 65536, 65536, 22528]);
 });

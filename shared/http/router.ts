@@ -1,3 +1,5 @@
+import { jsonReplacer } from "./json_stream.ts";
+
 /** An HTTP failure with its own status; handlers throw it and the router answers `{"error": message}`. */
 export class HttpError extends Error {
   /** `status` is the HTTP status the router answers with. */
@@ -83,7 +85,7 @@ export class Router {
 
 /** A JSON response with a pretty-printed body. */
 export function jsonResponse(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body, (_k, v) => typeof v === "bigint" ? v.toString() : v, 2) + "\n", {
+  return new Response(JSON.stringify(body, jsonReplacer, 2) + "\n", {
     status,
     headers: { "content-type": "application/json" },
   });
