@@ -25,23 +25,33 @@ async function counted(metrics: Metrics, name: string, labels: Record<string, st
 
 const requestType = loadEnvoySchema().lookupType("envoy.service.discovery.v3.DiscoveryRequest");
 
-/** A discovery server that answers every request with `response`. */
-async function fixedAdsServer(response: Uint8Array) {
+/** A discovery server on `listen` whose ADS streams `onStream` serves; delta streams end at once. */
+async function adsUpstream(
+  onStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void,
+  listen = "127.0.0.1:0",
+) {
   return await startGrpcServer({
     name: "Upstream",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    listen: { tcp: listen, flag: "--testAddr" },
     logger: silentLogger,
     services: [{
       definition: ADS_SERVICE_DEFINITION,
       implementation: {
-        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.on("data", () => call.write(Buffer.from(response)));
-          call.on("end", () => call.end());
-        },
+        StreamAggregatedResources: onStream,
         DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
       } as never,
     }],
   });
+}
+
+/** A discovery server that answers every request with `response`. */
+async function fixedAdsServer(response: Uint8Array) {
+  return await adsUpstream(
+    (call) => {
+      call.on("data", () => call.write(Buffer.from(response)));
+      call.on("end", () => call.end());
+    },
+  );
 }
 
 /**
@@ -155,35 +165,27 @@ Deno.test("The xDS proxy ends the stream of a proxy that does not read a respons
  * the discovery server does) with a cluster response of `version`; the requests go to `requests`.
  */
 async function versionedAdsServer(listen: string, version: string, requests: Record<string, unknown>[] = []) {
-  return await startGrpcServer({
-    name: "Upstream",
-    listen: { tcp: listen, flag: "--testAddr" },
-    logger: silentLogger,
-    services: [{
-      definition: ADS_SERVICE_DEFINITION,
-      implementation: {
-        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.on("data", (data: Buffer) => {
-            const request = requestType.toObject(requestType.decode(data)) as {
-              response_nonce?: string;
-              error_detail?: unknown;
-            };
-            requests.push(request);
-            if (request.response_nonce?.startsWith(version) || request.error_detail !== undefined) return;
-            call.write(Buffer.from(frameDiscoveryResponse({
-              version_info: version,
-              resources: [],
-              type_url: TYPE_URL.cluster,
-              nonce: `${version}-nonce`,
-            })));
-          });
-          call.on("error", () => {});
-          call.on("end", () => call.end());
-        },
-        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
-      } as never,
-    }],
-  });
+  return await adsUpstream(
+    (call) => {
+      call.on("data", (data: Buffer) => {
+        const request = requestType.toObject(requestType.decode(data)) as {
+          response_nonce?: string;
+          error_detail?: unknown;
+        };
+        requests.push(request);
+        if (request.response_nonce?.startsWith(version) || request.error_detail !== undefined) return;
+        call.write(Buffer.from(frameDiscoveryResponse({
+          version_info: version,
+          resources: [],
+          type_url: TYPE_URL.cluster,
+          nonce: `${version}-nonce`,
+        })));
+      });
+      call.on("error", () => {});
+      call.on("end", () => call.end());
+    },
+    listen,
+  );
 }
 
 /**
@@ -303,27 +305,18 @@ Deno.test("The xDS proxy's upstream backoff doubles within its jitter and stops 
 
 Deno.test("The xDS proxy keeps at most MAX_REPLAYED_TYPES types of a proxy's requests for replay, and relays the rest", async () => {
   const streams: string[][] = [];
-  const upstream = await startGrpcServer({
-    name: "Upstream",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
-    logger: silentLogger,
-    services: [{
-      definition: ADS_SERVICE_DEFINITION,
-      implementation: {
-        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          const types: string[] = [];
-          streams.push(types);
-          call.on(
-            "data",
-            (data: Buffer) => types.push((requestType.decode(data) as { type_url?: string }).type_url!),
-          );
-          call.on("error", () => {});
-          call.on("end", () => call.end());
-        },
-        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
-      } as never,
-    }],
-  });
+  const upstream = await adsUpstream(
+    (call) => {
+      const types: string[] = [];
+      streams.push(types);
+      call.on(
+        "data",
+        (data: Buffer) => types.push((requestType.decode(data) as { type_url?: string }).type_url!),
+      );
+      call.on("error", () => {});
+      call.on("end", () => call.end());
+    },
+  );
   const listeners = new Set<() => void>();
   const log = new RecordingLogger();
   const relay = await relayTo(upstream.address, log, {
@@ -366,27 +359,18 @@ Deno.test("The xDS proxy ends, with RESOURCE_EXHAUSTED, the stream of a proxy th
   // budget: the third one the proxy has not read passes it.
   const messageBytes = response.length;
   let upstreamCancelled = false;
-  const upstream = await startGrpcServer({
-    name: "Upstream",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
-    logger: silentLogger,
-    services: [{
-      definition: ADS_SERVICE_DEFINITION,
-      implementation: {
-        // A discovery server pushing as fast as the relay takes its responses, until its stream is cancelled.
-        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.on("error", () => {});
-          call.on("cancelled", () => upstreamCancelled = true);
-          call.once("data", async () => {
-            for (let i = 0; i < 64 && !call.cancelled; i++) {
-              if (!call.write(Buffer.from(response))) await new Promise((r) => call.once("drain", r));
-            }
-          });
-        },
-        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
-      } as never,
-    }],
-  });
+  const upstream = await adsUpstream(
+    // A discovery server pushing as fast as the relay takes its responses, until its stream is cancelled.
+    (call) => {
+      call.on("error", () => {});
+      call.on("cancelled", () => upstreamCancelled = true);
+      call.once("data", async () => {
+        for (let i = 0; i < 64 && !call.cancelled; i++) {
+          if (!call.write(Buffer.from(response))) await new Promise((r) => call.once("drain", r));
+        }
+      });
+    },
+  );
   const dir = await Deno.makeTempDir({ prefix: "xds_proxy_test_" });
   // The send timeout never passes: only the budget can end the stream.
   const clock = FakeTimers.createClock();
@@ -471,25 +455,16 @@ Deno.test("The xDS proxy stops reading a proxy's requests while the discovery se
   const response = Buffer.from(
     frameDiscoveryResponse({ version_info: "1", type_url: TYPE_URL.cluster, nonce: "n", resources: [] }),
   );
-  const upstream = await startGrpcServer({
-    name: "Upstream",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
-    logger: silentLogger,
-    services: [{
-      definition: ADS_SERVICE_DEFINITION,
-      implementation: {
-        StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.on("data", () => {
-            received++;
-            if (answering) call.write(response);
-            else answerLast = () => call.write(response);
-          });
-          call.on("end", () => call.end());
-        },
-        DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => call.end(),
-      } as never,
-    }],
-  });
+  const upstream = await adsUpstream(
+    (call) => {
+      call.on("data", () => {
+        received++;
+        if (answering) call.write(response);
+        else answerLast = () => call.write(response);
+      });
+      call.on("end", () => call.end());
+    },
+  );
   const log = new RecordingLogger();
   const budget = 64 * 1024;
   const relay = await relayTo(upstream.address, log, { maxUnansweredRequestBytes: budget });
