@@ -392,6 +392,12 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
             if (framed()) settle();
             else server.closeWrite().catch(closeAll);
           },
+          // The server closed its connection (an answer delimited by its end, `connection: close`): over TLS, end
+          // the session with a close_notify before closing, or the client cannot tell that end from a truncation
+          // (and a strict one fails). Writes to the client are done by then; a close_notify that stays unwritten
+          // (a client that reads nothing) is ended by the idle timer, whose close settles the wait.
+          serverEnded: () =>
+            terminator === undefined || closed ? undefined : conn.closeWrite().catch(() => {}),
         },
         first.held,
       );
