@@ -274,6 +274,13 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     const evictable = (yes: boolean) => slot.evictable(yes);
     const connectBackend = async () => {
       backend = await dial({ hostname: options.backend.hostname, port: options.backend.port });
+      // closeAll closes the backend connection only if it exists when it runs, and runs once: a connection
+      // closed while this one opened (the header timer is still armed, the guard may be closing) must not go
+      // on to relay, or nothing ever closes the backend's side and the task never ends.
+      if (closed) {
+        safeClose(backend);
+        throw new Error("the connection was closed while its backend connection opened");
+      }
       peers.set((backend.localAddr as Deno.NetAddr).port, raw.remoteAddr as Deno.NetAddr);
       return backend;
     };
@@ -385,6 +392,12 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
             if (framed()) settle();
             else server.closeWrite().catch(closeAll);
           },
+          // The server closed its connection (an answer delimited by its end, `connection: close`): over TLS, end
+          // the session with a close_notify before closing, or the client cannot tell that end from a truncation
+          // (and a strict one fails). Writes to the client are done by then; a close_notify that stays unwritten
+          // (a client that reads nothing) is ended by the idle timer, whose close settles the wait.
+          serverEnded: () =>
+            terminator === undefined || closed ? undefined : conn.closeWrite().catch(() => {}),
         },
         first.held,
       );

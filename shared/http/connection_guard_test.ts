@@ -338,3 +338,39 @@ Deno.test("Over TLS, a listener full of answered keep-alive connections still ta
     await server.shutdown();
   }
 });
+
+Deno.test("Over TLS, an answer delimited by the server closing ends in a close_notify, not a bare close", async () => {
+  // An HTTP/1.0 request gets its streamed answer delimited by the end of the connection: only a close_notify
+  // tells the client that end from a truncation (a strict client fails on a bare close), as `Deno.serve`
+  // ending TLS itself sent it.
+  const { cert, key } = await selfSignedLoopback();
+  const server = await serveHttp(
+    "guarded tls",
+    { hostname: "127.0.0.1", port: 0 },
+    () => new Response(ReadableStream.from([encode("streamed")])),
+    silentLogger,
+    { cert, key },
+    undefined,
+    { connections: { ...SHORT, idleTimeoutMs: 10_000 } },
+  );
+  const conn = await Deno.connectTls({
+    hostname: "127.0.0.1",
+    port: server.address.port,
+    caCerts: [cert],
+    alpnProtocols: ["http/1.1"],
+  });
+  try {
+    await conn.write(encode("GET / HTTP/1.0\r\n\r\n"));
+    const chunk = new Uint8Array(4096);
+    let text = "";
+    while (true) {
+      const n = await conn.read(chunk);
+      if (n === null) break;
+      text += new TextDecoder().decode(chunk.subarray(0, n));
+    }
+    assert.match(text, /^HTTP\/1.0 200 [\s\S]*\r\n\r\nstreamed$/);
+  } finally {
+    conn.close();
+    await server.shutdown();
+  }
+});

@@ -220,3 +220,57 @@ Deno.test("A connection closed while its client reads nothing keeps its slot unt
     await server.shutdown();
   }
 });
+
+for (const tls of [false, true]) {
+  Deno.test(
+    `A connection closed while the guard connects to the backend leaves no backend connection behind${
+      tls ? ", over TLS ended at the guard" : ""
+    }`,
+    async () => {
+      // The header timer is still armed while the backend connection opens (a backend slow to accept); when it
+      // fires meanwhile, the connection is closed before its backend connection exists, and that one was then
+      // relayed to and never closed: the backend kept it, and the guard its task, for good.
+      const backend = rawBackend();
+      const pair = tls ? await selfSignedLoopback() : undefined;
+      const { clock, timers } = guardClock();
+      const dialing = Promise.withResolvers<void>();
+      const gate = Promise.withResolvers<void>();
+      const guard = startConnectionGuard({
+        listen: { hostname: "127.0.0.1", port: 0 },
+        backend: backend.address,
+        limits: LIMITS,
+        log: silentLogger,
+        name: "test",
+        timers,
+        ...(pair && { tls: pair }),
+        dial: async (address) => {
+          dialing.resolve();
+          await gate.promise;
+          return Deno.connect(address);
+        },
+      });
+      const target = { hostname: "127.0.0.1", port: guard.address.port };
+      const client = pair
+        ? await Deno.connectTls({ ...target, caCerts: [pair.cert], alpnProtocols: ["http/1.1"] })
+        : await Deno.connect(target);
+      try {
+        await client.write(encode(GET("/")));
+        await dialing.promise;
+        clock.tick(LIMITS.headerTimeoutMs);
+        assert.equal(await client.read(new Uint8Array(16)).catch(() => null), null, "the client was closed");
+        gate.resolve();
+        await waitFor(() => backend.ended(), "the backend connection to be closed");
+        await waitFor(() => guard.serving === 0, "the guard to end the connection");
+      } finally {
+        gate.resolve();
+        client.close();
+        // Closing waits its grace on the guard's clock: move it until the guard has closed.
+        let closed = false;
+        const closing = guard.close().then(() => closed = true);
+        await waitFor(() => (clock.tick(1_000), closed), "the guard to close");
+        await closing;
+        await backend.close();
+      }
+    },
+  );
+}

@@ -80,6 +80,11 @@ export interface RelayEvents {
   /** The client half-closed; the server's side keeps being relayed. */
   clientEnded?(): void;
   /**
+   * The server ended its side and all of it was relayed: what to wait for before the connection is closed
+   * (ending the client's side in turn), or undefined to close at once.
+   */
+  serverEnded?(): Promise<void> | undefined;
+  /**
    * Called before the client's bytes are passed on: a promise to wait for first (the guard holds a client's
    * next request until its last is answered), or undefined to go on at once.
    */
@@ -111,7 +116,11 @@ export async function relayBoth(
     () => events.clientEnded?.(),
     closeAll,
   );
-  await relay(server.conn, client, (bytes) => events.server(bytes)).catch(() => {});
+  const serverEnded = await relay(server.conn, client, (bytes) => events.server(bytes)).then(
+    () => true,
+    () => false,
+  );
+  if (serverEnded) await events.serverEnded?.();
   closeAll();
   await up;
 }

@@ -116,9 +116,15 @@ export class NodeSocketConn {
     });
   }
 
-  /** Ends the writing side (a FIN); reading goes on. */
+  /** Ends the writing side (a FIN, or over TLS a close_notify first); reading goes on. */
   closeWrite(): Promise<void> {
-    return new Promise((resolve) => this.#socket.end(resolve));
+    // end() never runs its callback on a socket already destroyed, nor on one destroyed before its end is
+    // written: settle at the close as well, so that nothing waits on it for good.
+    if (this.#socket.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#socket.end(resolve);
+      this.#socket.once("close", () => resolve());
+    });
   }
 
   /** Closes the socket at once, a write in progress or not; that write fails. */

@@ -54,3 +54,15 @@ Deno.test("NodeSocketConn reads what its peer sends, then null at its end", asyn
     listener.close();
   }
 });
+
+Deno.test("NodeSocketConn's closeWrite settles on a socket already closed", async () => {
+  // node:net runs end()'s callback only for a socket still open: waiting on it after a close waited for good.
+  const { listener, conn, peer } = await connectedPair();
+  try {
+    conn.close();
+    await conn.closeWrite();
+  } finally {
+    peer.close();
+    listener.close();
+  }
+});
