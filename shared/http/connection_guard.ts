@@ -325,8 +325,10 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         return;
       }
       // The client has sent its request and waits for the answer: from here the connection is busy, not idle,
-      // so a flood from its address cannot close it while the backend connection opens.
+      // so a flood from its address cannot close it while the backend connection opens, and the header time
+      // it met no longer runs (a backend slow to accept would have it cut a request that arrived in time).
       evictable(false);
+      arm(limits.idleTimeoutMs);
       const server = await connectBackend();
       arm(limits.idleTimeoutMs);
       const framed = () => !requests.opaque && !responses.opaque;

@@ -9,6 +9,7 @@ import { type ConnectionLimits, startConnectionGuard } from "./connection_guard.
 import { serveHttp } from "./serve.ts";
 import { waitFor } from "../testing/wait_for.ts";
 import { guardClock } from "./_guard_test_clock.ts";
+import type { Timers } from "../time/timers.ts";
 import { selfSignedLoopback } from "../testing/openssl.ts";
 
 const LIMITS: ConnectionLimits = {
@@ -221,56 +222,97 @@ Deno.test("A connection closed while its client reads nothing keeps its slot unt
   }
 });
 
-for (const tls of [false, true]) {
-  Deno.test(
-    `A connection closed while the guard connects to the backend leaves no backend connection behind${
-      tls ? ", over TLS ended at the guard" : ""
-    }`,
-    async () => {
-      // The header timer is still armed while the backend connection opens (a backend slow to accept); when it
-      // fires meanwhile, the connection is closed before its backend connection exists, and that one was then
-      // relayed to and never closed: the backend kept it, and the guard its task, for good.
-      const backend = rawBackend();
-      const pair = tls ? await selfSignedLoopback() : undefined;
-      const { clock, timers } = guardClock();
-      const dialing = Promise.withResolvers<void>();
-      const gate = Promise.withResolvers<void>();
-      const guard = startConnectionGuard({
-        listen: { hostname: "127.0.0.1", port: 0 },
-        backend: backend.address,
-        limits: LIMITS,
-        log: silentLogger,
-        name: "test",
-        timers,
-        ...(pair && { tls: pair }),
-        dial: async (address) => {
-          dialing.resolve();
-          await gate.promise;
-          return Deno.connect(address);
-        },
-      });
-      const target = { hostname: "127.0.0.1", port: guard.address.port };
-      const client = pair
-        ? await Deno.connectTls({ ...target, caCerts: [pair.cert], alpnProtocols: ["http/1.1"] })
-        : await Deno.connect(target);
-      try {
-        await client.write(encode(GET("/")));
-        await dialing.promise;
-        clock.tick(LIMITS.headerTimeoutMs);
-        assert.equal(await client.read(new Uint8Array(16)).catch(() => null), null, "the client was closed");
-        gate.resolve();
-        await waitFor(() => backend.ended(), "the backend connection to be closed");
-        await waitFor(() => guard.serving === 0, "the guard to end the connection");
-      } finally {
-        gate.resolve();
-        client.close();
-        // Closing waits its grace on the guard's clock: move it until the guard has closed.
-        let closed = false;
-        const closing = guard.close().then(() => closed = true);
-        await waitFor(() => (clock.tick(1_000), closed), "the guard to close");
-        await closing;
-        await backend.close();
-      }
+/**
+ * A guard with `limits` whose connections to `backend` open only once `gate` resolves; `dialing` resolves when
+ * one is asked for.
+ */
+function guardWithSlowDial(
+  backend: { address: Deno.NetAddr },
+  limits: ConnectionLimits,
+  timers: Timers,
+  pair?: { cert: string; key: string },
+) {
+  const dialing = Promise.withResolvers<void>();
+  const gate = Promise.withResolvers<void>();
+  const guard = startConnectionGuard({
+    listen: { hostname: "127.0.0.1", port: 0 },
+    backend: backend.address,
+    limits,
+    log: silentLogger,
+    name: "test",
+    timers,
+    ...(pair && { tls: pair }),
+    dial: async (address) => {
+      dialing.resolve();
+      await gate.promise;
+      return Deno.connect(address);
     },
-  );
+  });
+  return { guard, dialing: dialing.promise, open: () => gate.resolve() };
+}
+
+/** Closes `guard`, moving `clock` until it has (closing waits its grace on the guard's clock). */
+async function closeOnClock(guard: { close(): Promise<void> }, clock: { tick(ms: number): unknown }) {
+  let closed = false;
+  const closing = guard.close().then(() => closed = true);
+  await waitFor(() => (clock.tick(1_000), closed), "the guard to close");
+  await closing;
+}
+
+for (const tls of [false, true]) {
+  const over = tls ? ", over TLS ended at the guard" : "";
+  const connect = (port: number, pair?: { cert: string }) =>
+    pair
+      ? Deno.connectTls({ hostname: "127.0.0.1", port, caCerts: [pair.cert], alpnProtocols: ["http/1.1"] })
+      : Deno.connect({ hostname: "127.0.0.1", port });
+
+  Deno.test(`A connection closed while the guard connects to the backend leaves no backend connection behind${over}`, async () => {
+    // A connection can be closed while its backend connection opens (its idle timer, the guard closing); that
+    // one was then relayed to and never closed: the backend kept it, and the guard its task, for good.
+    const backend = rawBackend();
+    const pair = tls ? await selfSignedLoopback() : undefined;
+    const { clock, timers } = guardClock();
+    const { guard, dialing, open } = guardWithSlowDial(backend, LIMITS, timers, pair);
+    const client = await connect(guard.address.port, pair);
+    try {
+      await client.write(encode(GET("/")));
+      await dialing;
+      clock.tick(LIMITS.idleTimeoutMs);
+      assert.equal(await client.read(new Uint8Array(16)).catch(() => null), null, "the client was closed");
+      open();
+      await waitFor(() => backend.ended(), "the backend connection to be closed");
+      await waitFor(() => guard.serving === 0, "the guard to end the connection");
+    } finally {
+      open();
+      client.close();
+      await closeOnClock(guard, clock);
+      await backend.close();
+    }
+  });
+
+  Deno.test(`A request that arrived within the header time is not cut by it while the backend connection opens${over}`, async () => {
+    const backend = rawBackend();
+    const pair = tls ? await selfSignedLoopback() : undefined;
+    const { clock, timers } = guardClock();
+    const limits = { ...LIMITS, headerTimeoutMs: 1_000 };
+    const { guard, dialing, open } = guardWithSlowDial(backend, limits, timers, pair);
+    const client = await connect(guard.address.port, pair);
+    try {
+      await client.write(encode(GET("/")));
+      await dialing;
+      clock.tick(limits.headerTimeoutMs * 2);
+      open();
+      await waitFor(() => backend.received() === GET("/"), "the request at the backend");
+      const server = await backend.conn();
+      await server.write(encode("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
+      const chunk = new Uint8Array(256);
+      const n = await client.read(chunk);
+      assert.match(new TextDecoder().decode(chunk.subarray(0, n ?? 0)), /^HTTP\/1.1 200 OK/);
+    } finally {
+      open();
+      client.close();
+      await closeOnClock(guard, clock);
+      await backend.close();
+    }
+  });
 }
