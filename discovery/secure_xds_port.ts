@@ -4,7 +4,7 @@ import type { Logger } from "@mesh/shared/log/logger";
 import type { CertificateAuthority, FederatedBundles } from "./ca/mod.ts";
 import { xdsCallerCheck } from "./ca/mod.ts";
 import type { PushContext } from "./push/push_context.ts";
-import { loadServingTls } from "./webhook/mod.ts";
+import { followServingTlsFiles, loadServingTls } from "./webhook/mod.ts";
 import { startXdsServer, type XdsServerOptions } from "./xds/mod.ts";
 
 /** What the secure xDS port (15012) is built from; getters read what earlier components built. */
@@ -74,6 +74,24 @@ export function secureXdsPort(o: SecureXdsPortOptions): Component {
       retrust();
     });
     o.federation?.onChange(retrust);
-    return [() => secure.close()];
+    // Certificate files are followed, as the reference follows them: a renewal reaches new connections.
+    const files = serving.source === "files"
+      ? followServingTlsFiles(
+        { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, current: serving, log: o.log },
+        (next) => {
+          const before = serving;
+          serving = next;
+          try {
+            retrust();
+          } catch (error) {
+            serving = before;
+            o.log.warn("cannot serve the renewed certificate; serving the last good pair", {
+              error: (error as Error).message,
+            });
+          }
+        },
+      )
+      : undefined;
+    return [() => files?.close(), () => secure.close()];
   });
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { waitFor } from "../shared/testing/wait_for.ts";
 import { discoveryAddresses, discoveryArgs, freePort, startProgram } from "./helpers/programs.ts";
 import { needs, OPENSSL } from "../shared/testing/system_tools.ts";
 import { opensslOk } from "../shared/testing/openssl.ts";
@@ -82,6 +83,7 @@ Deno.test(
   async (t) => {
     const dir = await Deno.makeTempDir();
     const port = freePort();
+    const addresses = discoveryAddresses({ httpsAddr: `127.0.0.1:${port}` });
     let server: ReturnType<typeof startProgram> | undefined;
     const client = await (async () => {
       await opensslServingCert(dir);
@@ -90,7 +92,7 @@ Deno.test(
     try {
       server = startProgram(
         "mesh-discovery",
-        discoveryArgs(discoveryAddresses({ httpsAddr: `127.0.0.1:${port}` }), [
+        discoveryArgs(addresses, [
           "--registries",
           "Mock",
           "--configDir",
@@ -123,6 +125,51 @@ Deno.test(
         assert.match(body.response.status.message, /VirtualService bookinfo\/reviews/);
         assert.match(body.response.status.message, /spec\.http\[0\]\.route.*weight/);
       });
+      await t.step(
+        "renewed certificate files are served to new connections, on 15017 and 15012",
+        async () => {
+          const renewedDir = `${dir}/renewed`;
+          await Deno.mkdir(renewedDir);
+          await opensslServingCert(renewedDir);
+          const renewedCa = await Deno.readTextFile(`${renewedDir}/ca.crt`);
+          const handshakes = async (address: string) => {
+            const [hostname, port] = [
+              address.slice(0, address.lastIndexOf(":")),
+              address.slice(address.lastIndexOf(":") + 1),
+            ];
+            try {
+              const conn = await Deno.connectTls({
+                hostname,
+                port: Number(port),
+                caCerts: [renewedCa],
+                alpnProtocols: ["h2"],
+              });
+              try {
+                await conn.handshake();
+                return true;
+              } finally {
+                conn.close();
+              }
+            } catch {
+              return false;
+            }
+          };
+          const webhookAddress = `127.0.0.1:${port}`;
+          assert.equal(
+            await handshakes(webhookAddress),
+            false,
+            "the renewed CA does not verify the first certificate",
+          );
+          for (const file of ["tls.key", "tls.crt"]) {
+            await Deno.rename(`${renewedDir}/${file}`, `${dir}/${file}`);
+          }
+          await waitFor(
+            () => handshakes(webhookAddress),
+            "the webhook port to serve the renewed certificate",
+          );
+          await waitFor(() => handshakes(addresses.secureGRPCAddr), "the secure xDS port to serve it");
+        },
+      );
       await t.step("a non-JSON content type is 415", async () => {
         const res = await fetch(`${base}/admitpilot`, {
           client,

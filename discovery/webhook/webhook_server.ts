@@ -4,6 +4,7 @@ import { type ListenAddress, parseListenAddress } from "@mesh/shared/http/listen
 import { Router } from "@mesh/shared/http/router";
 import { type RunningServer, serveHttp, type ServeLimits } from "@mesh/shared/http/serve";
 import { loadServingTls, type ServingTls } from "./serving_tls.ts";
+import { followServingTlsFiles } from "./serving_tls_files.ts";
 import {
   ADMISSION_BODY_LIMITS,
   type ValidationVerdict,
@@ -49,7 +50,7 @@ export interface WebhookServer {
   readonly server: RunningServer;
   /** The routes served; more may be added while running. */
   readonly router: Router;
-  /** The certificate and key being served, and where they came from. */
+  /** The certificate and key being served now (renewed files replace it), and where they came from. */
   readonly tls: ServingTls;
   /** The worker that judges large validation reviews, when validation is enabled. */
   readonly validationJobs?: OffThreadJobs<string, ValidationVerdict>;
@@ -64,7 +65,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const addr = typeof options.addr === "string"
     ? parseListenAddress(options.addr, "--httpsAddr")
     : options.addr;
-  const tls = options.tls ?? await loadServingTls(options);
+  let tls = options.tls ?? await loadServingTls(options);
   const router = options.router ?? new Router();
   router.add(
     HTTPS_READY_PATH,
@@ -97,9 +98,35 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     "--httpsAddr",
     options.limits,
   );
+  // Certificate files are followed, as the reference follows them: a renewal reaches new connections.
+  const files = tls.source === "files" && options.tlsCertFile && options.tlsKeyFile
+    ? followServingTlsFiles(
+      { tlsCertFile: options.tlsCertFile, tlsKeyFile: options.tlsKeyFile, current: tls, log: options.log },
+      (next) => {
+        try {
+          server.updateTls(next);
+          tls = next;
+        } catch (error) {
+          options.log.warn("cannot serve the renewed certificate; serving the last good pair", {
+            error: (error as Error).message,
+          });
+        }
+      },
+    )
+    : undefined;
   const shutdown = async () => {
+    files?.close();
     await server.shutdown();
     validationJobs?.close();
   };
-  return { server, router, tls, url: server.url, validationJobs, shutdown };
+  return {
+    server,
+    router,
+    get tls() {
+      return tls;
+    },
+    url: server.url,
+    validationJobs,
+    shutdown,
+  };
 }

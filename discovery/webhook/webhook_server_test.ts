@@ -5,6 +5,7 @@ import { certificatesToPem } from "@mesh/shared/pki/certificate_pem";
 import { issueCertificate } from "@mesh/shared/pki/issue_certificate";
 import { generateKeyPair } from "@mesh/shared/pki/key_pair";
 import { exportPrivateKeyPem } from "@mesh/shared/pki/private_key_pem";
+import { selfSignedServingCert } from "@mesh/shared/pki/serving_certificate";
 import { ServingTlsError } from "./serving_tls.ts";
 import { startWebhookServer, type WebhookServerOptions } from "./webhook_server.ts";
 import { openssl } from "@mesh/shared/testing/openssl";
@@ -19,6 +20,7 @@ import {
   virtualService,
 } from "./_test_support.ts";
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
+import { waitFor } from "@mesh/shared/testing/wait_for";
 
 /** Starts a server on a free loopback port, runs `fn` with a client that trusts `caPem`, and cleans up. */
 async function withServer(
@@ -349,6 +351,40 @@ Deno.test("Webhook server serves --tlsCertFile/--tlsKeyFile", async (t) => {
         assert.equal(body.response.allowed, false);
       }, ca.certificatePem);
       assert.ok(log.lines.some((l) => l.msg === "Serving the certificate from --tlsCertFile"));
+    });
+
+    await t.step("a renewal of the files is served to new connections without a restart", async () => {
+      const webhook = await startWebhookServer({
+        addr: "127.0.0.1:0",
+        metrics: testMetrics(),
+        log: new RecordingLogger(),
+        validationEnabled: true,
+        tlsCertFile: certFile,
+        tlsKeyFile: keyFile,
+      });
+      const renewed = await selfSignedServingCert(["localhost", "127.0.0.1"]);
+      const trustingRenewed = Deno.createHttpClient({ caCerts: [renewed.caPem] });
+      const answers = async () => {
+        try {
+          const response = await fetch(`${webhook.url}/httpsReady`, { client: trustingRenewed });
+          await response.body?.cancel();
+          return response.status === 200;
+        } catch {
+          return false;
+        }
+      };
+      try {
+        assert.equal(await answers(), false, "the renewed CA does not verify the first certificate");
+        await Deno.writeTextFile(`${keyFile}.tmp`, renewed.keyPem);
+        await Deno.rename(`${keyFile}.tmp`, keyFile);
+        await Deno.writeTextFile(`${certFile}.tmp`, renewed.certPem);
+        await Deno.rename(`${certFile}.tmp`, certFile);
+        await waitFor(answers, "the renewed certificate to be served");
+        assert.equal(webhook.tls.cert, renewed.certPem);
+      } finally {
+        trustingRenewed.close();
+        await webhook.shutdown();
+      }
     });
 
     const fail = (options: Partial<WebhookServerOptions>, message: RegExp) =>

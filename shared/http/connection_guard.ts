@@ -85,6 +85,12 @@ export interface ConnectionGuard {
   readonly serving: number;
   /** The client whose connection the guard relays from local port `port` to the backend. */
   peerOf(port: number): Deno.NetAddr | undefined;
+  /**
+   * Serves `pair` to TLS handshakes from now on.
+   *
+   * @throws {TypeError} when the guard does not end TLS; {Error} when the pair cannot be used (the old one stays)
+   */
+  updateTls(pair: TlsKeyPair): void;
   close(): Promise<void>;
 }
 
@@ -420,6 +426,10 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       return tasks.size;
     },
     peerOf: (port) => peers.get(port),
+    updateTls(pair) {
+      if (terminator === undefined) throw new TypeError(`${name} does not serve TLS`);
+      terminator.update(pair);
+    },
     async close() {
       closing = true;
       stopped.resolve();

@@ -33,6 +33,16 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
+/** A server {@link serveHttp} started: a {@link RunningServer} whose TLS certificate can be replaced. */
+export interface RunningHttpServer extends RunningServer {
+  /**
+   * Serves `pair` to TLS handshakes from now on; open connections keep theirs.
+   *
+   * @throws {TypeError} when the server was started without TLS; {Error} when the pair cannot be used
+   */
+  updateTls(pair: TlsKeyPair): void;
+}
+
 /** The bounds of one listener, and where what they refuse is counted. */
 export interface ServeLimits {
   /** Connection bounds (the guard's). */
@@ -68,7 +78,7 @@ export async function serveHttp(
   tls?: TlsKeyPair,
   flag?: string,
   limits: ServeLimits = {},
-): Promise<RunningServer> {
+): Promise<RunningHttpServer> {
   const controller = new AbortController();
   let bound: ListenAddress | undefined;
   const listening = Promise.withResolvers<void>();
@@ -163,6 +173,7 @@ export async function serveHttp(
     name,
     address,
     url,
+    updateTls: (pair) => running.updateTls(pair),
     async shutdown() {
       await running.close();
       controller.abort();

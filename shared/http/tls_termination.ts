@@ -39,9 +39,9 @@ export interface TlsHandshake {
   destroy(): void;
 }
 
-/** Ends TLS for one listener's connections with one certificate. */
+/** Ends TLS for one listener's connections with its certificate, which may be replaced while it runs. */
 export class TlsTerminator {
-  readonly #context: tls.SecureContext;
+  #context: tls.SecureContext;
 
   /**
    * Prepares the listener's certificate and key.
@@ -49,6 +49,15 @@ export class TlsTerminator {
    * @throws {Error} when the PEM cannot be read or the key does not match the certificate
    */
   constructor(pair: TlsKeyPair) {
+    this.#context = tls.createSecureContext({ cert: pair.cert, key: pair.key });
+  }
+
+  /**
+   * Serves `pair` to the handshakes that start from now on; sessions already established keep theirs.
+   *
+   * @throws {Error} when the PEM cannot be read or the key does not match the certificate (the old pair stays)
+   */
+  update(pair: TlsKeyPair): void {
     this.#context = tls.createSecureContext({ cert: pair.cert, key: pair.key });
   }
 
