@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type net from "node:net";
 import tls from "node:tls";
 import { Duplex } from "node:stream";
 import { NodeSocketConn } from "./node_socket_conn.ts";
@@ -68,7 +69,8 @@ export class TlsTerminator {
   accept(conn: TlsTransport, writes: PendingWrites): TlsHandshake {
     const gate = new ReadGate();
     const transport = denoConnDuplex(conn, writes, gate);
-    const socket = new tls.TLSSocket(transport as unknown as import("node:net").Socket, {
+    // node:tls runs over any duplex stream; its types name only a socket.
+    const socket = new tls.TLSSocket(transport as unknown as net.Socket, {
       isServer: true,
       secureContext: this.#context,
       ALPNProtocols: ALPN_PROTOCOLS,
