@@ -104,8 +104,12 @@ const HALF_CLOSE_GRACE_MS = 1_000;
  * write no close ends (guard_relay.ts); the process exits without it.
  */
 const CLOSE_GRACE_MS = 5_000;
+/**
+ * Waits between accept attempts while descriptors are out. A probe queued meanwhile waits for the next attempt,
+ * so the longest wait is short beside `/ready`'s 1 s budget; an attempt that fails costs one system call.
+ */
 const ACCEPT_BACKOFF_MIN_MS = 10;
-const ACCEPT_BACKOFF_MAX_MS = 1_000;
+const ACCEPT_BACKOFF_MAX_MS = 250;
 
 /**
  * Accepts connections in front of an HTTP server that has no connection timeouts of its own (`Deno.serve`):
