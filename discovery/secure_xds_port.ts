@@ -67,28 +67,20 @@ export function secureXdsPort(o: SecureXdsPortOptions): Component {
         }
         : {}),
     });
-    const retrust = () =>
-      secure.updateTls({ keyPem: serving.key, certChainPem: serving.cert, caPem: o.clientRootsPem() });
+    const retrust = (pair = serving) =>
+      secure.updateTls({ keyPem: pair.key, certChainPem: pair.cert, caPem: o.clientRootsPem() });
     ca.onRootsChanged(async () => {
       if (!o.tlsCertFile) serving = { ...await o.issue(o.servingNames), source: "mesh CA" };
       retrust();
     });
-    o.federation?.onChange(retrust);
+    o.federation?.onChange(() => retrust());
     // Certificate files are followed, as the reference follows them: a renewal reaches new connections.
     const files = serving.source === "files"
       ? followServingTlsFiles(
         { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, current: serving, log: o.log },
         (next) => {
-          const before = serving;
+          retrust(next);
           serving = next;
-          try {
-            retrust();
-          } catch (error) {
-            serving = before;
-            o.log.warn("cannot serve the renewed certificate; serving the last good pair", {
-              error: (error as Error).message,
-            });
-          }
         },
       )
       : undefined;

@@ -51,7 +51,7 @@ export const MAX_HELD_RESPONSE_BYTES = 64 * 1024 * 1024;
  * Bytes of the proxy's requests relayed on one upstream stream since that stream last answered, past which the
  * relay stops reading the proxy's stream until it answers (or is replaced). The runtime's HTTP/2 client takes
  * every write whether or not the discovery server reads, so without it a proxy writing to a stalled upstream
- * grew the agent by what it wrote (+270 MiB). Envoy sends a request per response it takes, and a handful to
+ * grew the agent by what it wrote (+302 MiB for 256 MiB, `bench/relay_request_flood.ts`). Envoy sends a request per response it takes, and a handful to
  * subscribe: it never comes near this; the proxy is slowed by HTTP/2 flow control, nothing is dropped.
  */
 export const MAX_UNANSWERED_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -370,9 +370,9 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
                 ),
             );
           }
+          // The agent's own request follows the proxy's first, which carries the node.
+          nameTable?.subscribe(up);
         }
-        // The agent's own request follows the proxy's first, which carries the node.
-        if (up !== undefined) nameTable?.subscribe(up);
       });
       const finish = () => {
         if (closed) return;

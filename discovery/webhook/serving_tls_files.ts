@@ -38,8 +38,9 @@ export interface ServingTlsFiles {
 }
 
 /**
- * Calls `onChange` with each new pair the files hold once it loads (parses, key matches certificate);
- * returns the follower, which must be closed.
+ * Calls `onChange` with each new pair the files hold once it loads (parses, key matches certificate); an
+ * `onChange` that throws keeps the last good pair served, logged as a pair that does not load. Returns the
+ * follower, which must be closed.
  */
 export function followServingTlsFiles(
   options: ServingTlsFilesOptions,
@@ -67,17 +68,21 @@ export function followServingTlsFiles(
         tlsKeyFile: options.tlsKeyFile,
         log: options.log,
       });
-      // The files may have changed again between the two reads: serve what was loaded, remember its text.
+      // The files may have changed again between the two reads: serve what was loaded, remember its text. A
+      // listener that cannot take the pair throws, and the pair counts as refused.
+      if (!closed) onChange(loaded);
       served = `${loaded.cert}\n${loaded.key}`;
       refused = undefined;
-      if (!closed) onChange(loaded);
     } catch (error) {
       refused = text;
-      options.log.warn("the serving certificate files changed but do not load; serving the last good pair", {
-        certFile: options.tlsCertFile,
-        keyFile: options.tlsKeyFile,
-        error: (error as Error).message,
-      });
+      options.log.warn(
+        "the serving certificate files changed but do not load or cannot be served; serving the last good pair",
+        {
+          certFile: options.tlsCertFile,
+          keyFile: options.tlsKeyFile,
+          error: (error as Error).message,
+        },
+      );
     }
   };
   // One read at a time; a request during one runs once more after it.

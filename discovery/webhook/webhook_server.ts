@@ -103,14 +103,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     ? followServingTlsFiles(
       { tlsCertFile: options.tlsCertFile, tlsKeyFile: options.tlsKeyFile, current: tls, log: options.log },
       (next) => {
-        try {
-          server.updateTls(next);
-          tls = next;
-        } catch (error) {
-          options.log.warn("cannot serve the renewed certificate; serving the last good pair", {
-            error: (error as Error).message,
-          });
-        }
+        server.updateTls(next);
+        tls = next;
       },
     )
     : undefined;

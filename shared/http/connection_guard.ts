@@ -285,8 +285,8 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
     const connectBackend = async () => {
       backend = await dial({ hostname: options.backend.hostname, port: options.backend.port });
       // closeAll closes the backend connection only if it exists when it runs, and runs once: a connection
-      // closed while this one opened (the header timer is still armed, the guard may be closing) must not go
-      // on to relay, or nothing ever closes the backend's side and the task never ends.
+      // closed while this one opened (its idle timer, the guard closing) must not go on to relay, or nothing
+      // ever closes the backend's side and the task never ends.
       if (closed) {
         safeClose(backend);
         throw new Error("the connection was closed while its backend connection opened");
@@ -315,7 +315,7 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
         // One deadline for the handshake, not renewed by a trickle; the first request's header time starts after.
         arm(limits.handshakeTimeoutMs);
         handshake = terminator.accept(raw, client.writes);
-        conn = (await handshake.secured).conn;
+        conn = await handshake.secured;
       }
       const methods: string[] = [];
       const requests = new Http1Framer("request", limits.maxHeaderBytes, undefined, ({ start }) => {
@@ -340,7 +340,6 @@ export function startConnectionGuard(options: ConnectionGuardOptions): Connectio
       evictable(false);
       arm(limits.idleTimeoutMs);
       const server = await connectBackend();
-      arm(limits.idleTimeoutMs);
       const framed = () => !requests.opaque && !responses.opaque;
       // Framed: a request whose header block has begun must complete it within the header time; a connection
       // is evictable while every request it sent has been answered. A client that half-closes gets the

@@ -31,11 +31,11 @@ const READ_CHUNK_BYTES = 16 * 1024;
 /** A handshake in progress: its outcome, and how to give it up. */
 export interface TlsHandshake {
   /**
-   * The decrypted connection once the handshake completes, with the protocol the client chose in ALPN.
+   * The decrypted connection once the handshake completes.
    *
    * @throws {Error} when the client fails the handshake, leaves, or the handshake is given up
    */
-  readonly secured: Promise<{ readonly conn: NodeSocketConn; readonly protocol: string | undefined }>;
+  readonly secured: Promise<NodeSocketConn>;
   /** Ends the TLS session and closes the client's socket; a handshake in progress then fails. */
   destroy(): void;
 }
@@ -79,18 +79,14 @@ export class TlsTerminator {
     // socket is read only while the decrypted side flows (the relay pauses it when it holds back a request).
     socket.on("pause", () => gate.close());
     socket.on("resume", () => gate.open());
-    const secured = new Promise<{ conn: NodeSocketConn; protocol: string | undefined }>((resolve, reject) => {
+    const secured = new Promise<NodeSocketConn>((resolve, reject) => {
       const failed = (error?: Error) =>
         reject(error ?? new Error("the client left during the TLS handshake"));
       socket.once("error", failed);
       socket.once("close", () => failed());
       socket.once("secure", () => {
         socket.off("error", failed);
-        const protocol = typeof socket.alpnProtocol === "string" ? socket.alpnProtocol : undefined;
-        resolve({
-          conn: NodeSocketConn.over(socket, conn.localAddr as Deno.NetAddr, conn.remoteAddr as Deno.NetAddr),
-          protocol,
-        });
+        resolve(NodeSocketConn.over(socket, conn.localAddr as Deno.NetAddr, conn.remoteAddr as Deno.NetAddr));
       });
     });
     // A handshake nobody waits for any more must not surface as an unhandled rejection.

@@ -42,17 +42,17 @@ async function connected(alpnProtocols: string[]) {
   return { terminator: new TlsTerminator(pair), client, server };
 }
 
-Deno.test("TlsTerminator hands back the decrypted connection and the protocol the client chose", async () => {
+Deno.test("TlsTerminator offers h2 in ALPN and hands back the decrypted connection", async () => {
   const { terminator, client, server } = await connected(["h2"]);
   const handshake = terminator.accept(server, new PendingWrites());
   try {
-    const [secured] = await Promise.all([handshake.secured, client.handshake()]);
-    assert.equal(secured.protocol, "h2");
+    const [secured, info] = await Promise.all([handshake.secured, client.handshake()]);
+    assert.equal(info.alpnProtocol, "h2");
     await client.write(encode("ping"));
     const chunk = new Uint8Array(16);
-    const n = await secured.conn.read(chunk);
+    const n = await secured.read(chunk);
     assert.equal(new TextDecoder().decode(chunk.subarray(0, n ?? 0)), "ping");
-    await secured.conn.write(encode("pong"));
+    await secured.write(encode("pong"));
     const m = await client.read(chunk);
     assert.equal(new TextDecoder().decode(chunk.subarray(0, m ?? 0)), "pong");
   } finally {
