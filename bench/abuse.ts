@@ -6,12 +6,14 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env --allow-run=deno,cat,sh \
  *     bench/abuse.ts [--attack NAME]... [--small] [--size key=value]... [--after-s 60] [--idle-s 5] \
- *     [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE] [--server-env NAME=value]... \
+ *     [--rounds 1] [--rss-limit-mb 3072] [--push-every-ms 3000] [--json FILE] [--server-env NAME=value]... \
  *     [--profile-s N [--profile-dir DIR]] [--diagnose-dir DIR] [--server-log-dir DIR]
  *
  * `--attack` takes an attack's name or its family (`webhook-bodies` selects it and `webhook-bodies:h1`);
  * default all. `--small` runs each at a size that finishes in about a minute; `--size` overrides one size of
- * every selected attack that has it. Past `--rss-limit-mb` the harness kills the server and says so.
+ * every selected attack that has it. `--rounds N` attacks the same server N times, each followed by the wait
+ * after it, and lists RSS after each round: what a flood leaves once is told from what every flood adds. Past
+ * `--rss-limit-mb` the harness kills the server and says so.
  * `--profile-s` starts the server with `--profile` and saves CPU profiles of the first N seconds of each attack
  * (`DIR/<attack>-<n>.cpuprofile`, read them with `cpuprofile_top.ts`). Each row's note splits idle and after
  * memory into glibc's main arena (`[heap]`), other anonymous memory and V8's figures. `--diagnose-dir` saves
@@ -35,6 +37,7 @@ const { values: flags } = parseArgs({
     size: { type: "string", multiple: true, default: [] },
     "after-s": { type: "string" },
     "idle-s": { type: "string", default: "5" },
+    rounds: { type: "string", default: "1" },
     "rss-limit-mb": { type: "string", default: "3072" },
     "push-every-ms": { type: "string", default: "3000" },
     json: { type: "string" },
@@ -67,6 +70,7 @@ const log = (message: string) =>
 const options = {
   afterS: Number(flags["after-s"] ?? (flags.small ? 30 : 60)),
   idleS: Number(flags["idle-s"]),
+  rounds: Number(flags.rounds),
   rssLimitMiB: Number(flags["rss-limit-mb"]),
   pushEveryMs: Number(flags["push-every-ms"]),
   serverEnv,

@@ -71,6 +71,7 @@ export function renderAbuseReport(results: readonly AttackResult[]): string {
     `- **${r.name}** ${JSON.stringify(r.sizes)}: attacker ${r.attackerEnded} after ${r.attackSeconds} s; ` +
     `push latency p50 ${r.pushes?.latencyP50Ms ?? "–"} ms, max ${r.pushes?.latencyMaxMs ?? "–"} ms; ` +
     `attacker saw ${JSON.stringify(r.notes)}` +
+    (r.afterByRoundMiB ? `; RSS after each round ${r.afterByRoundMiB.join(", ")} MiB` : "") +
     (r.memory?.after ? `; memory idle → after: ${describeChange(r.memory.idle, r.memory.after)}` : "") +
     (r.profiles?.length ? `; CPU profiles ${r.profiles.join(", ")}` : "") +
     (r.refusals?.length ? `; refusals ${r.refusals.join(", ")}` : "") +

@@ -1,7 +1,7 @@
 /**
  * Runs one attack against a fresh server: starts it on a small mesh, a `/ready` prober, an RSS watch and a
  * healthy proxy with pushes; measures idle RSS; lets the attacker process run (bounded); waits `afterS` once
- * it has left; then collects the figures and stops everything.
+ * it has left, `rounds` times over; then collects the figures and stops everything.
  *
  * @module
  */
@@ -24,8 +24,10 @@ export interface AttackResult {
   readonly sizes: Sizes;
   readonly idleMiB: number;
   readonly peakMiB: number;
-  /** RSS `afterS` after the attacker left; undefined when the server was gone. */
+  /** RSS `afterS` after the attacker left (its last round); undefined when the server was gone. */
   readonly afterMiB: number | undefined;
+  /** With `rounds` above 1, RSS `afterS` after each round, in order. */
+  readonly afterByRoundMiB?: readonly number[];
   readonly afterS: number;
   readonly ready: ReadySummary;
   readonly pushes: PushSummary | undefined;
@@ -69,6 +71,8 @@ export interface RunOptions {
    * read (it inflates the server's memory).
    */
   readonly diagnoseDir?: string;
+  /** Times to run the attack against the same server (`--rounds`), each followed by `afterS`; default 1. */
+  readonly rounds?: number;
   /** Where to save the server's whole log (`--server-log-dir`), as `<attack>-server.log`. */
   readonly serverLogDir?: string;
   readonly log: (message: string) => void;
@@ -131,45 +135,60 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
     if (diagnose) await saveMemorySnapshot({ pid, ...addresses }, `${diagnose}-idle`, false);
     const logBefore = logSize(program.stdout + program.stderr);
     options.log(`${attack.name}: idle ${idleMiB} MiB; attacking with ${JSON.stringify(sizes)}`);
-    const started = performance.now();
     const attackStartedAt = Date.now();
     const profiles = profileS > 0
       ? takeProfiles(addresses.httpAddr, profileS, join(options.profileDir ?? ".", attack.name), options.log)
       : Promise.resolve([]);
-    const launch = attack.launch({ ...addresses, caDir }, sizes);
-    const child = startChild(launch.script, launch.args, { permissions: launch.permissions });
     const notes: Record<string, unknown> = {};
-    const replies = (async () => {
-      for await (const line of jsonLines(child.child.stdout, (l) => options.log(`[attacker] ${l}`))) {
-        Object.assign(notes, line.done ?? line);
-        if (line.done !== undefined || line.error !== undefined) return "finished" as const;
-      }
-      return "exited" as const;
-    })();
-    const bound = cancellableWait(attack.timeoutS(sizes) * 1000);
-    const attackerEnded = await Promise.race([
-      replies,
-      bound.done.then(() => "time bound" as const),
-      server.exited.then(() => "exited" as const),
-    ]).finally(() => bound.cancel());
-    await child.kill();
-    const attackerEndedAt = Date.now();
-    const refusals = await refusalSamples(addresses.monitoringAddr);
-    const attackSeconds = Math.round((performance.now() - started) / 1000);
-    const logAfter = logSize(program.stdout + program.stderr);
-    options.log(
-      `${attack.name}: attacker ${attackerEnded} after ${attackSeconds} s; waiting ${options.afterS} s`,
-    );
-    const after = cancellableWait(options.afterS * 1000);
-    await Promise.race([after.done, server.exited]).finally(() => after.cancel());
+    const rounds = Math.max(1, options.rounds ?? 1);
+    const afterByRoundMiB: number[] = [];
+    let attackerEnded: AttackResult["attackerEnded"] = "exited";
+    let attackerEndedAt = attackStartedAt;
+    let refusals: string[] = [];
+    let attackSeconds = 0;
+    let afterMemory: MemoryBreakdown | undefined;
+    const logAfter = { lines: logBefore.lines, bytes: logBefore.bytes };
+    // Each round attacks the same server again once the last round's figures are read: what a round leaves
+    // and the next adds is told apart from what the first left.
+    for (let round = 1; round <= rounds && !server.hasExited(); round++) {
+      const label = rounds === 1 ? attack.name : `${attack.name} round ${round}`;
+      const roundStarted = performance.now();
+      const roundLogBefore = logSize(program.stdout + program.stderr);
+      const launch = attack.launch({ ...addresses, caDir }, sizes);
+      const child = startChild(launch.script, launch.args, { permissions: launch.permissions });
+      const replies = (async () => {
+        for await (const line of jsonLines(child.child.stdout, (l) => options.log(`[attacker] ${l}`))) {
+          Object.assign(notes, line.done ?? line);
+          if (line.done !== undefined || line.error !== undefined) return "finished" as const;
+        }
+        return "exited" as const;
+      })();
+      const bound = cancellableWait(attack.timeoutS(sizes) * 1000);
+      attackerEnded = await Promise.race([
+        replies,
+        bound.done.then(() => "time bound" as const),
+        server.exited.then(() => "exited" as const),
+      ]).finally(() => bound.cancel());
+      await child.kill();
+      attackerEndedAt = Date.now();
+      refusals = await refusalSamples(addresses.monitoringAddr);
+      const roundSeconds = Math.round((performance.now() - roundStarted) / 1000);
+      attackSeconds += roundSeconds;
+      const roundLogAfter = logSize(program.stdout + program.stderr);
+      logAfter.lines += roundLogAfter.lines - roundLogBefore.lines;
+      logAfter.bytes += roundLogAfter.bytes - roundLogBefore.bytes;
+      options.log(`${label}: attacker ${attackerEnded} after ${roundSeconds} s; waiting ${options.afterS} s`);
+      const after = cancellableWait(options.afterS * 1000);
+      await Promise.race([after.done, server.exited]).finally(() => after.cancel());
+      if (server.hasExited()) break;
+      afterByRoundMiB.push(Math.round(processMemory(pid).rssKiB / 1024));
+      afterMemory = await memoryBreakdown(pid, addresses.ctrlzPort);
+      options.log(`${label}: memory idle → after: ${describeChange(idleMemory, afterMemory)}`);
+    }
     const afterKiB = server.hasExited() ? 0 : processMemory(pid).rssKiB;
-    const afterMemory = server.hasExited() ? undefined : await memoryBreakdown(pid, addresses.ctrlzPort);
-    if (afterMemory) {
-      options.log(`${attack.name}: memory idle → after: ${describeChange(idleMemory, afterMemory)}`);
-      if (diagnose) {
-        await saveMemorySnapshot({ pid, ...addresses }, `${diagnose}-after`, true);
-        await Deno.writeTextFile(`${diagnose}-server.log`, program.stdout + program.stderr);
-      }
+    if (afterMemory && diagnose) {
+      await saveMemorySnapshot({ pid, ...addresses }, `${diagnose}-after`, true);
+      await Deno.writeTextFile(`${diagnose}-server.log`, program.stdout + program.stderr);
     }
     pushSummary = await pushes.stop();
     const readySummary = await ready.stop();
@@ -192,8 +211,9 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
       sizes,
       idleMiB,
       peakMiB: rss.peakMiB,
-      afterMiB: afterKiB > 0 ? Math.round(afterKiB / 1024) : undefined,
+      afterMiB: afterKiB > 0 && afterByRoundMiB.length === rounds ? afterByRoundMiB.at(-1) : undefined,
       afterS: options.afterS,
+      ...(rounds > 1 && { afterByRoundMiB }),
       ready: readySummary,
       pushes: pushSummary,
       alive: exitStatus === undefined,
