@@ -6,7 +6,7 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env --allow-run=deno,cat \
  *     bench/h2_session_memory.ts [--layer grpc] [--connections 2000] [--options JSON] [--clientSettings JSON] \
- *     [--cycles 1] [--pushBytes 820] [--pushes 1] \\
+ *     [--cycles 1] [--pushBytes 820] [--pushes 1] [--requestBytes 200] \\
  *     [--pushChunk BYTES (h2: write each push in pieces)] \\
  *     [--pushConcurrency N (writes outstanding at once; 0: all)] \\
  *     [--sliceBytes N (grpc: the servers' paced send path, slices of N bytes)] \\
@@ -39,6 +39,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "100" },
     cycles: { type: "string", default: "1" },
     pushBytes: { type: "string", default: "820" },
+    requestBytes: { type: "string", default: "200" },
     pushes: { type: "string", default: "1" },
     pushChunk: { type: "string" },
     pushConcurrency: { type: "string", default: "0" },
@@ -115,11 +116,15 @@ async function sample(): Promise<Sample> {
   return { ...usage, smaps: mappings(pid) };
 }
 
-/** A small framed request, as a DiscoveryRequest of an ADS stream's first message. */
+/**
+ * The framed request each stream opens with, as a DiscoveryRequest of an ADS stream's first message: 200 bytes,
+ * or `--requestBytes` (a request naming thousands of resources is hundreds of KB).
+ */
 const REQUEST = (() => {
-  const bytes = Buffer.alloc(5 + 200, 0x62);
+  const length = Number(flags.requestBytes);
+  const bytes = Buffer.alloc(5 + length, 0x62);
   bytes.writeUInt8(0, 0);
-  bytes.writeUInt32BE(200, 1);
+  bytes.writeUInt32BE(length, 1);
   return bytes;
 })();
 
@@ -209,4 +214,11 @@ const rows = Object.entries(samples).map(([name, s]) => {
   };
 });
 console.table(rows);
-console.log(JSON.stringify({ layer, connections, options: flags.options, clientSettings, rows }));
+console.log(JSON.stringify({
+  layer,
+  connections,
+  requestBytes: Number(flags.requestBytes),
+  options: flags.options,
+  clientSettings,
+  rows,
+}));
