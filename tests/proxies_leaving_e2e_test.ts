@@ -215,6 +215,19 @@ Deno.test("mesh-discovery survives proxies leaving in every way and still serves
       }
     }
 
+    await t.step("every session the proxies closed is counted in discovery_xds_closed_sessions", async () => {
+      const expected = ROUNDS * 5 * CONNECTIONS;
+      const counted = async () => {
+        const text = await (await fetch(`http://${addresses.monitoringAddr}/metrics`)).text();
+        const line = text.split("\n").find((l) => l.startsWith("discovery_xds_closed_sessions "));
+        return line === undefined ? undefined : Number(line.split(" ")[1]);
+      };
+      let value: number | undefined;
+      await waitFor(async () => (value = await counted()) === expected, "every session counted", STEP_MS, 100)
+        .catch(() => {});
+      assert.equal(value, expected);
+    });
+
     await t.step(
       "each connection may hold 100 streams at once (MESH_GPRC_MAXSTREAMS's default)",
       async () => {

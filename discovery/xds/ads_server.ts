@@ -366,6 +366,9 @@ export class AdsServer<P extends PushSnapshot = PushSnapshot> {
   /** The transport dropped a peer of an xDS port for misbehaving; counted by reason. */
   readonly peerDropped = (drop: PeerDrop): void => this.#metrics.droppedConnection(drop.reason);
 
+  /** An HTTP/2 session of an xDS port closed; counted. */
+  readonly sessionClosed = (): void => this.#metrics.closedSession();
+
   /** A connection or stream of an xDS port was refused past a bound; counted by the bound. */
   readonly admissionRefused = (refusal: AdmissionRefusal, kind: "connection" | "stream"): void =>
     kind === "connection"

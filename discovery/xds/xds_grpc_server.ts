@@ -118,6 +118,7 @@ export async function startXdsServer<P extends PushSnapshot>(
     keepalive: grpcKeepalive(options.keepalive),
     limits: grpcLimits(service.settings),
     onPeerDropped: service.peerDropped,
+    onSessionClosed: service.sessionClosed,
     ...(options.admission && { admission: options.admission, onRefused: service.admissionRefused }),
     ...(options.traffic && { traffic: options.traffic }),
     logger: options.logger,

@@ -159,6 +159,11 @@ export class XdsMetrics {
     this.metrics?.counter("discovery_xds_dropped_connections").inc({ reason });
   }
 
+  /** An HTTP/2 session of an xDS port closed: `discovery_xds_closed_sessions`. */
+  closedSession(): void {
+    this.metrics?.counter("discovery_xds_closed_sessions").inc();
+  }
+
   /** A stream was refused past a stream bound: `discovery_xds_rejected_streams` by reason. */
   rejectedStream(reason: string): void {
     this.metrics?.counter("discovery_xds_rejected_streams").inc({ reason });

@@ -69,6 +69,11 @@ export interface GrpcServerOptions {
   /** Told of every peer the transport dropped for misbehaving (after it is logged): counts it in a metric. */
   readonly onPeerDropped?: (drop: PeerDrop) => void;
   /**
+   * Told each time an HTTP/2 session of this server closes: counts it in a metric. On Deno 2.9.3 each keeps its
+   * native state for the life of the process (docs/deno_pin.md), so the count is what the churn has cost.
+   */
+  readonly onSessionClosed?: () => void;
+  /**
    * Server-wide and per-peer bounds on connections (TCP listeners) and streams, shared by every listener given
    * the same object. Absent: only the per-connection `limits` hold.
    */
@@ -161,6 +166,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     openSessionsOnFirstBytes(http2Server, options.tls !== undefined);
     releaseClosedStreams(http2Server);
     releaseClosedSessions(http2Server);
+    const { onSessionClosed } = options;
+    if (onSessionClosed) {
+      http2Server.on("session", (session: EventEmitter) => session.once("close", () => onSessionClosed()));
+    }
     guardHttp2Server(http2Server, {
       secure: options.tls !== undefined,
       handshakeTimeoutMs,

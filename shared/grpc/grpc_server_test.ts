@@ -31,6 +31,23 @@ Deno.test("startGrpcServer serves its services over plaintext TCP", async () => 
   }
 });
 
+Deno.test("startGrpcServer tells onSessionClosed of each HTTP/2 session that closes, once", async () => {
+  let closed = 0;
+  const { server } = await startEchoServer({ onSessionClosed: () => closed++ });
+  try {
+    for (let i = 1; i <= 3; i++) {
+      const client = new EchoTestClient(server.address);
+      assert.deepEqual(await client.unary("Echo", HELLO), HELLO);
+      assert.equal(closed, i - 1, "an open session is not counted");
+      client.close();
+      await waitFor(() => closed === i, `session ${i} closed`);
+    }
+  } finally {
+    await server.close();
+  }
+  assert.equal(closed, 3);
+});
+
 /** The servers grpc-js's process-wide channelz registry lists. */
 function channelzServers(): Promise<unknown[]> {
   const { GetServers } = grpc.getChannelzHandlers();
