@@ -3,7 +3,8 @@
  * interceptors (`call`, `nextCall`), that call's `sendMessage`, `sendStatus`, `checkCancelled`,
  * `maybeSendMetadata`, `handler.serialize`, `maxSendMessageSize` (and `callEventTracker`, there only with
  * channelz, which the servers turn off) and HTTP/2 `stream` (with its `session`, the session's `socket` and
- * `state`), and `Server.http2Servers`. The send port, the prefixed writes and the peer guard rely on them;
+ * `state`), its message `decoder` (`readState`, `readCompressFlag`, `readPartialMessage`, `write`), and
+ * `Server.http2Servers`. The send port, the prefixed writes and the peer guard rely on them;
  * grpc-js may move any of them in a patch release, so deno.json pins exactly this version and
  * `grpc_js_pin_test.ts` fails, naming it, when the installed one differs or its members are no longer where
  * they were.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Buffer } from "node:buffer";
+import { Buffer } from "node:buffer";
 import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
 import { GRPC_JS_VERSION } from "./grpc_js_pin.ts";
@@ -51,6 +51,10 @@ Deno.test("The grpc-js members the send port and the server read are where the p
             "stream.session.state.remoteWindowSize": outboundState(call) !== undefined,
             "stream.session": sessionOf(call) !== undefined,
             "the prefixed writes installed": sendPrefixedWithoutCopy(call),
+            "decoder (readState, readCompressFlag, readPartialMessage, write)":
+              typeof inner?.decoder?.readState === "number" &&
+              Buffer.isBuffer(inner.decoder.readCompressFlag) &&
+              Array.isArray(inner.decoder.readPartialMessage) && typeof inner.decoder.write === "function",
           });
           call.end();
         },

@@ -20,6 +20,7 @@ import { type GrpcTls, serverCredentials } from "./server_credentials.ts";
 import { guardHttp2Server, type PeerDrop, type PeerDropReason } from "./peer_guard.ts";
 import { releaseClosedStreams } from "./closed_stream_release.ts";
 import { releaseClosedSessions } from "./closed_session_release.ts";
+import { releasingDecodedChunks } from "./decoded_chunk_release.ts";
 import { openSessionsOnFirstBytes } from "./session_on_first_bytes.ts";
 import { type AdmissionRefusal, type GrpcAdmission, isRefusal } from "./grpc_admission.ts";
 import { streamAdmissionInterceptor } from "./stream_admission.ts";
@@ -155,7 +156,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   });
   for (const service of options.services) {
     const definition = traffic ? countedDefinition(service.definition, traffic) : service.definition;
-    server.addService(definition, service.implementation);
+    server.addService(definition, releasingDecodedChunks(service.implementation));
   }
   const handshakeTimeoutMs = checkHandshakeTimeout(
     options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import * as grpc from "@grpc/grpc-js";
+import { baseServerCall } from "./base_server_call.ts";
+import { releaseDecodedChunks } from "./decoded_chunk_release.ts";
+import { startGrpcServer } from "./grpc_server.ts";
+import { ECHO_DEFINITION } from "./_test_echo_service.ts";
+import { silentLogger } from "../log/logger.ts";
+
+/** What a server stream's decoder still references once every message sent has been delivered. */
+interface Kept {
+  readonly delivered: readonly Buffer[];
+  readonly partialChunks: number;
+  readonly flagBufferBytes: number;
+}
+
+/** Sends `messages` on one stream; resolves with them as delivered and what the server's decoder kept after. */
+async function sendAndInspect(messages: readonly Buffer[]): Promise<Kept> {
+  const delivered: Buffer[] = [];
+  const all = Promise.withResolvers<Kept>();
+  const server = await startGrpcServer({
+    name: "Decoder",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: ECHO_DEFINITION,
+      implementation: {
+        Hold: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          // deno-lint-ignore no-explicit-any
+          const decoder = (baseServerCall(call) as any).decoder;
+          call.on("data", (message: Buffer) => {
+            delivered.push(message);
+            if (delivered.length < messages.length) return;
+            // Read once the stream is quiet: a message is handed on after the decoder may have begun the next.
+            all.resolve({
+              delivered,
+              partialChunks: decoder.readPartialMessage.length,
+              flagBufferBytes: decoder.readCompressFlag.buffer.byteLength,
+            });
+          });
+          call.on("error", () => {});
+        },
+      },
+    }],
+  });
+  const Client = grpc.makeClientConstructor(ECHO_DEFINITION, "Echo");
+  const client = new Client(server.address, grpc.credentials.createInsecure());
+  try {
+    // deno-lint-ignore no-explicit-any
+    const call = (client as any).Hold() as grpc.ClientDuplexStream<Buffer, Buffer>;
+    call.on("error", () => {});
+    for (const message of messages) call.write(message);
+    const kept = await all.promise;
+    call.end();
+    return kept;
+  } finally {
+    client.close();
+    await server.close(0);
+  }
+}
+
+Deno.test("A server stream's decoder keeps none of a message's frames once the message is delivered", async () => {
+  // 200 KB spans a dozen HTTP/2 DATA frames, each a buffer of its own: they are decoded across several writes.
+  const large = Buffer.alloc(200_000, 0x61);
+  const small = Buffer.from("ack");
+  const kept = await sendAndInspect([large, small, large]);
+  assert.deepEqual(kept.delivered.map((m) => m.length), [200_000, 3, 200_000]);
+  assert.ok(
+    kept.delivered[0].equals(large) && kept.delivered[1].equals(small) && kept.delivered[2].equals(large),
+  );
+  assert.equal(kept.partialChunks, 0, "the decoder still lists the last message's chunks");
+  assert.ok(kept.flagBufferBytes <= 1, `the decoder holds a ${kept.flagBufferBytes}-byte frame`);
+});
+
+Deno.test("releaseDecodedChunks leaves a call it cannot find a decoder in as it is", () => {
+  const call = { call: { stream: {}, decoder: { write: "not a function" } } };
+  assert.equal(releaseDecodedChunks(call), false);
+  assert.equal(call.call.decoder.write, "not a function");
+  assert.equal(releaseDecodedChunks({}), false);
+});
