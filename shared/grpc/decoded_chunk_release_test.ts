@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { baseServerCall } from "./base_server_call.ts";
 import { releaseDecodedChunks } from "./decoded_chunk_release.ts";
-import { startGrpcServer } from "./grpc_server.ts";
-import { ECHO_DEFINITION } from "./_test_echo_service.ts";
-import { silentLogger } from "../log/logger.ts";
+import { ECHO_DEFINITION, EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
 
 /** What a server stream's decoder still references once every message sent has been delivered. */
 interface Kept {
@@ -18,10 +16,7 @@ interface Kept {
 async function sendAndInspect(messages: readonly Buffer[]): Promise<Kept> {
   const delivered: Buffer[] = [];
   const all = Promise.withResolvers<Kept>();
-  const server = await startGrpcServer({
-    name: "Decoder",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
-    logger: silentLogger,
+  const { server } = await startEchoServer({
     services: [{
       definition: ECHO_DEFINITION,
       implementation: {
@@ -43,12 +38,9 @@ async function sendAndInspect(messages: readonly Buffer[]): Promise<Kept> {
       },
     }],
   });
-  const Client = grpc.makeClientConstructor(ECHO_DEFINITION, "Echo");
-  const client = new Client(server.address, grpc.credentials.createInsecure());
+  const client = new EchoTestClient(server.address);
   try {
-    // deno-lint-ignore no-explicit-any
-    const call = (client as any).Hold() as grpc.ClientDuplexStream<Buffer, Buffer>;
-    call.on("error", () => {});
+    const call = client.hold();
     for (const message of messages) call.write(message);
     const kept = await all.promise;
     call.end();
