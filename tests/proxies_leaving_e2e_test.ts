@@ -148,6 +148,12 @@ async function sendRaw(address: string, bytes: Uint8Array): Promise<void> {
   }
 }
 
+/** The lines of the server's metrics that start with `prefix`, sorted. */
+async function metricLines(monitoringAddr: string, prefix: string): Promise<string[]> {
+  const text = await (await fetch(`http://${monitoringAddr}/metrics`)).text();
+  return text.split("\n").filter((line) => line.startsWith(prefix)).sort();
+}
+
 /** Fails naming the exit and the server's last output when the server is no longer running. */
 function assertRunning(server: RunningProgram, exited: () => Deno.CommandStatus | undefined, after: string) {
   const status = exited();
@@ -218,8 +224,7 @@ Deno.test("mesh-discovery survives proxies leaving in every way and still serves
     await t.step("every session the proxies closed is counted in discovery_xds_closed_sessions", async () => {
       const expected = ROUNDS * 5 * CONNECTIONS;
       const counted = async () => {
-        const text = await (await fetch(`http://${addresses.monitoringAddr}/metrics`)).text();
-        const line = text.split("\n").find((l) => l.startsWith("discovery_xds_closed_sessions "));
+        const [line] = await metricLines(addresses.monitoringAddr, "discovery_xds_closed_sessions ");
         return line === undefined ? undefined : Number(line.split(" ")[1]);
       };
       let value: number | undefined;
@@ -253,11 +258,7 @@ Deno.test("mesh-discovery survives proxies leaving in every way and still serves
           addresses.grpcAddr,
           Uint8Array.from([...PREFACE, 0, 0, 0, 0x4, 0, 0, 0, 0, 0, ...dataOnStream0]),
         );
-        const counted = async () => {
-          const text = await (await fetch(`http://${addresses.monitoringAddr}/metrics`)).text();
-          return text.split("\n").filter((line) => line.startsWith("discovery_xds_dropped_connections{"))
-            .sort();
-        };
+        const counted = () => metricLines(addresses.monitoringAddr, "discovery_xds_dropped_connections{");
         let lines: string[] = [];
         await waitFor(async () => (lines = await counted()).length >= 2, "both drops counted", STEP_MS, 100)
           .catch(() => {});

@@ -185,7 +185,6 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
       afterMemory = await memoryBreakdown(pid, addresses.ctrlzPort);
       options.log(`${label}: memory idle → after: ${describeChange(idleMemory, afterMemory)}`);
     }
-    const afterKiB = server.hasExited() ? 0 : processMemory(pid).rssKiB;
     if (afterMemory && diagnose) {
       await saveMemorySnapshot({ pid, ...addresses }, `${diagnose}-after`, true);
       await Deno.writeTextFile(`${diagnose}-server.log`, program.stdout + program.stderr);
@@ -211,7 +210,8 @@ export async function runAttack(attack: Attack, sizes: Sizes, options: RunOption
       sizes,
       idleMiB,
       peakMiB: rss.peakMiB,
-      afterMiB: afterKiB > 0 && afterByRoundMiB.length === rounds ? afterByRoundMiB.at(-1) : undefined,
+      // A round the server did not outlive has no figure: undefined says the server was gone.
+      afterMiB: afterByRoundMiB.length === rounds ? afterByRoundMiB.at(-1) : undefined,
       afterS: options.afterS,
       ...(rounds > 1 && { afterByRoundMiB }),
       ready: readySummary,
