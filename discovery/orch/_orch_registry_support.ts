@@ -8,7 +8,8 @@ import { type Logger, silentLogger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { Timers } from "@mesh/shared/time/timers";
 import type { ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
-import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { loadOrchConfig } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 
 /** Runs `fn` with a started registry reading `api` (domain `cluster.local`, cluster `c1`), then stops it. */

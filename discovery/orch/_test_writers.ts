@@ -7,7 +7,8 @@
 import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
 import type { ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { silentLogger } from "@mesh/shared/log/logger";
-import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { loadOrchConfig } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import type { InformerClient } from "./resilient_informer.ts";
 
 /** A client of `api` through a kubeconfig written into `dir`. */

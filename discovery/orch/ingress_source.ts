@@ -23,7 +23,7 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { Timers } from "@mesh/shared/time/timers";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import {
   type IngressContext,
   type IngressObject,

@@ -3,7 +3,8 @@ import { type ApiObject, OrchApiServer } from "@mesh/shared/testing/orch_api_ser
 import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { waitFor } from "../config/_test_support.ts";
 import { MemoryConfigStore } from "../config/memory_config_store.ts";
-import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { loadOrchConfig } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import { IngressConfigSource } from "./ingress_source.ts";
 
 type Obj = Record<string, unknown>;

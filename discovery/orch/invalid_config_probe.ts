@@ -1,7 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { excerpt } from "@mesh/shared/log/excerpt";
 import type { Logger } from "@mesh/shared/log/logger";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 
 /** The API server's words for a write a validating webhook refused. */
 const DENIED = /admission webhook "[^"]+" denied the request/;

@@ -18,3 +18,4 @@ export * from "./root_cert_config_maps.ts";
 export * from "./token_review.ts";
 export * from "./webhook_ca_bundle.ts";
 export * from "./orch_writers.ts";
+export * from "./rate_limiter.ts";

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
-import { systemTimers, type Timers } from "@mesh/shared/time/timers";
+import type { RateLimiter } from "./rate_limiter.ts";
 
 /** The in-cluster service-account mount. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -88,40 +88,6 @@ export function loadOrchConfig(options: OrchClientOptions): k8s.KubeConfig {
     currentContext: "in-cluster",
   });
   return kc;
-}
-
-/** A token bucket: at most `burst` calls at once, refilled at `qps` per second. */
-export class RateLimiter {
-  #tokens: number;
-  #last: number;
-
-  /** `timers` measure the refill and time the waits (the runtime's by default; a fake clock in tests). */
-  constructor(
-    readonly qps: number,
-    readonly burst: number,
-    readonly timers: Timers = systemTimers,
-  ) {
-    if (!(qps > 0) || !(burst >= 1)) {
-      throw new RangeError(`--orchApiQPS must be > 0 and --orchApiBurst ≥ 1; got ${qps} and ${burst}`);
-    }
-    this.#tokens = burst;
-    this.#last = timers.now();
-  }
-
-  /** Milliseconds to wait before the next call may go (0 when a token is free); takes the token. */
-  take(): number {
-    const now = this.timers.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#last) / 1000) * this.qps);
-    this.#last = now;
-    this.#tokens -= 1;
-    return this.#tokens >= 0 ? 0 : (-this.#tokens / this.qps) * 1000;
-  }
-
-  /** Resolves when a call may go. */
-  async acquire(): Promise<void> {
-    const wait = this.take();
-    if (wait > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
-  }
 }
 
 /**

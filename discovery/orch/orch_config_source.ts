@@ -26,7 +26,7 @@ import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { RejectedConfig } from "../model/config_store.ts";
 import type { SyncableConfigStore } from "../config/memory_config_store.ts";
 import type { Timers } from "@mesh/shared/time/timers";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 import {
   judgeOrchObject,

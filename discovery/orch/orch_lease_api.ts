@@ -5,7 +5,7 @@
  * @module
  */
 import * as k8s from "@kubernetes/client-node";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import { type LeaseApi, LeaseConflictError, type LeaseRecord, type StoredLease } from "./lease_record.ts";
 
 /** The `code` of a failed call, when the API server answered. */

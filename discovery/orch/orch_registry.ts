@@ -32,7 +32,7 @@ import type {
   OrchService,
 } from "./orch_objects.ts";
 import { endpointsFromSlices, SliceFiling } from "./endpoint_slices.ts";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { LoopSlices } from "@mesh/shared/time/loop_slices";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";

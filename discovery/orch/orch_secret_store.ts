@@ -10,7 +10,7 @@ import type * as k8s from "@kubernetes/client-node";
 import type { Logger } from "@mesh/shared/log/logger";
 import { checkTlsCredential, tlsCredentialOf } from "@mesh/shared/credentials/tls_credential";
 import type { SecretStore, TlsSecret } from "../model/secret_store.ts";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import { type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { rawList } from "./orch_raw_list.ts";
 

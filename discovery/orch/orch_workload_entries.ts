@@ -10,7 +10,7 @@ import { NETWORKING_GROUP } from "@mesh/shared/config/kinds";
 import type { Resource } from "@mesh/shared/config/resource";
 import type { WorkloadEntrySpec } from "@mesh/shared/config/networking/workload_entry";
 import { WorkloadEntryConflictError, type WorkloadEntryWriter } from "../model/workload_entry_writer.ts";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 
 const VERSION = "v1alpha3";
 const PLURAL = "workloadentries";

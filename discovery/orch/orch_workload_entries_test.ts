@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { WorkloadEntryConflictError } from "../model/workload_entry_writer.ts";
-import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { loadOrchConfig } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import { orchWorkloadEntryWriter } from "./orch_workload_entries.ts";
 
 Deno.test("WorkloadEntries are written through the API naming the version read; a stale write is a conflict", async () => {

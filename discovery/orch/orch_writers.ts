@@ -3,7 +3,7 @@ import { closingComponent, type Component } from "@mesh/shared/lifecycle";
 import type { DutyGate } from "@mesh/shared/lifecycle/duty_gate";
 import { type Logger, withFields } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import { invalidConfigProbe } from "./invalid_config_probe.ts";
 import { RootCertConfigMaps } from "./root_cert_config_maps.ts";
 import type { RemoteClusters } from "./remote_clusters.ts";

@@ -22,7 +22,7 @@ import type { LogFields, Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
 import type { ServiceRegistry } from "../registry/service_registry.ts";
 import type { OrchRegistry } from "./orch_registry.ts";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 import { type OrchObject, type RunningInformer, startInformer } from "./resilient_informer.ts";
 import { rawList } from "./orch_raw_list.ts";
 import { parseRemoteKubeconfig } from "./remote_kubeconfig.ts";

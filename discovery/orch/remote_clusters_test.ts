@@ -8,7 +8,7 @@ import { RecordingLogger } from "@mesh/shared/testing/recording_logger";
 import { waitFor } from "../config/_test_support.ts";
 import { AggregateRegistry } from "../registry/aggregate_registry.ts";
 import { MemoryRegistry } from "../registry/memory_registry.ts";
-import { RateLimiter } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import { OrchRegistry } from "./orch_registry.ts";
 import { MULTI_CLUSTER_LABEL, RemoteClusters } from "./remote_clusters.ts";
 

@@ -14,7 +14,7 @@ import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "@mesh/shared/log/logger";
 import { PEER_LOG_PERIOD_MS, PeerLogLimiter } from "@mesh/shared/log/peer_log_limiter";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
-import type { RateLimiter } from "./orch_client.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 
 /** What a watched object carries at least. */
 export type OrchObject = { metadata?: { name?: string; namespace?: string } };

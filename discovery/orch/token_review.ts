@@ -1,5 +1,5 @@
 import * as k8s from "@kubernetes/client-node";
-import { RateLimiter } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 
 /** The orchestrator's verdict on a token: who it names, or why it does not pass. */
 export interface TokenReviewResult {

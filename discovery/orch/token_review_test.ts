@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { kubeconfigFor, OrchApiServer } from "@mesh/shared/testing/orch_api_server";
 import { waitFor } from "@mesh/shared/testing/wait_for";
 import { clientOf } from "./_test_writers.ts";
-import { loadOrchConfig, RateLimiter } from "./orch_client.ts";
+import { loadOrchConfig } from "./orch_client.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import { orchTokenReviewer, TokenReviewBusyError } from "./token_review.ts";
 
 Deno.test("orchTokenReviewer asks the orchestrator's TokenReview API for the audiences given", async () => {

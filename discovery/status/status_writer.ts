@@ -11,7 +11,7 @@
  */
 import type { Logger } from "@mesh/shared/log/logger";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
-import { RateLimiter } from "../orch/orch_client.ts";
+import { RateLimiter } from "../orch/rate_limiter.ts";
 import type { OrchHttp, OrchHttpResponse } from "../orch/orch_http.ts";
 
 /** A mesh resource whose status is written, and the spec generation the status is about. */
