@@ -30,23 +30,33 @@ export function http2ErrorName(code: number): string {
 }
 
 const FRAME_HEADER_BYTES = 9;
+/** The frame header's fourth byte: the frame's type. */
+const TYPE_BYTE = 3;
 const GOAWAY = 7;
 /** Last-stream-id (4 bytes) then the error code (4 bytes). */
 const GOAWAY_CODE_END = 8;
+/** Where the error code starts in a GOAWAY payload. */
+const GOAWAY_CODE_START = 4;
 
 /**
  * Reads a server's outbound byte stream as HTTP/2 frames (the server sends no connection preface, so the first
  * byte starts a frame). Only frame headers and the first 8 bytes of GOAWAY payloads are looked at; everything
  * else is skipped by length, so the cost is per frame, not per byte. Chunks may split frames anywhere.
+ *
+ * Its state is a few numbers, not byte buffers: every connection of a server has one, for as long as it lives.
  */
 export class Http2GoawayScanner {
-  readonly #header = new Uint8Array(FRAME_HEADER_BYTES);
+  /** Bytes of the current frame header read so far. */
   #headerFilled = 0;
+  /** The current frame header's length field, as far as read, and its type. */
+  #length = 0;
+  #type = 0;
   /** Payload bytes of the current frame not yet passed. */
   #payloadLeft = 0;
   #inGoaway = false;
-  readonly #goawayHead = new Uint8Array(GOAWAY_CODE_END);
+  /** Bytes of the current GOAWAY's head read so far, and its error code as far as read. */
   #goawayFilled = 0;
+  #code = 0;
   #found: number | undefined;
 
   /** The error code of the first GOAWAY seen that is not NO_ERROR, if any. */
@@ -63,32 +73,31 @@ export class Http2GoawayScanner {
     let at = 0;
     while (at < chunk.length) {
       if (this.#payloadLeft === 0 && !this.#inGoaway) {
-        const take = Math.min(FRAME_HEADER_BYTES - this.#headerFilled, chunk.length - at);
-        this.#header.set(chunk.subarray(at, at + take), this.#headerFilled);
-        this.#headerFilled += take;
-        at += take;
+        for (; this.#headerFilled < FRAME_HEADER_BYTES && at < chunk.length; this.#headerFilled++, at++) {
+          const byte = chunk[at];
+          if (this.#headerFilled < TYPE_BYTE) this.#length = (this.#length << 8) | byte;
+          else if (this.#headerFilled === TYPE_BYTE) this.#type = byte;
+        }
         if (this.#headerFilled < FRAME_HEADER_BYTES) break;
         this.#headerFilled = 0;
-        const h = this.#header;
-        this.#payloadLeft = (h[0] << 16) | (h[1] << 8) | h[2];
-        this.#inGoaway = h[3] === GOAWAY;
+        this.#payloadLeft = this.#length;
+        this.#inGoaway = this.#type === GOAWAY;
+        this.#length = 0;
         this.#goawayFilled = 0;
+        this.#code = 0;
         if (this.#inGoaway && this.#payloadLeft < GOAWAY_CODE_END) this.#inGoaway = false; // malformed: skip it
         continue;
       }
       if (this.#inGoaway) {
-        const take = Math.min(GOAWAY_CODE_END - this.#goawayFilled, chunk.length - at);
-        this.#goawayHead.set(chunk.subarray(at, at + take), this.#goawayFilled);
-        this.#goawayFilled += take;
-        this.#payloadLeft -= take;
-        at += take;
+        for (; this.#goawayFilled < GOAWAY_CODE_END && at < chunk.length; this.#goawayFilled++, at++) {
+          if (this.#goawayFilled >= GOAWAY_CODE_START) this.#code = (this.#code * 256) + chunk[at];
+          this.#payloadLeft--;
+        }
         if (this.#goawayFilled < GOAWAY_CODE_END) break;
         this.#inGoaway = false;
-        const g = this.#goawayHead;
-        const code = ((g[4] << 24) | (g[5] << 16) | (g[6] << 8) | g[7]) >>> 0;
-        if (code === 0) continue;
-        this.#found = code;
-        return code;
+        if (this.#code === 0) continue;
+        this.#found = this.#code;
+        return this.#code;
       }
       const skip = Math.min(this.#payloadLeft, chunk.length - at);
       this.#payloadLeft -= skip;
