@@ -109,7 +109,12 @@ export class SendPorts {
 }
 
 class CallSendPort implements SendPort {
-  readonly #pending = new Set<PortSend>();
+  /**
+   * The sends in progress, as a list linked through the sends themselves: a port has one at a time in the
+   * common case, and a set made every port hold a table and every send grow and shrink it.
+   */
+  #first: PortSend | undefined;
+  #inProgress = 0;
   #closed = false;
   #ended = false;
 
@@ -121,7 +126,7 @@ class CallSendPort implements SendPort {
   ) {}
 
   get sendsInProgress(): number {
-    return this.#pending.size;
+    return this.#inProgress;
   }
 
   get transport(): object | undefined {
@@ -134,8 +139,11 @@ class CallSendPort implements SendPort {
 
   send(bytes: Uint8Array, what: string): Promise<void> {
     if (this.#closed) return Promise.reject(new StreamClosedError(this.id));
-    const send = new PortSend(this, this.#pending, what, bytes.length);
-    this.#pending.add(send);
+    const send = new PortSend(this, what, bytes.length);
+    send.next = this.#first;
+    if (this.#first !== undefined) this.#first.previous = send;
+    this.#first = send;
+    this.#inProgress++;
     this.options.deadlines.track(send);
     this.call.write(bytes, send.written);
     return send.promise;
@@ -152,7 +160,20 @@ class CallSendPort implements SendPort {
   peerGone(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const send of [...this.#pending]) send.settle(new StreamClosedError(this.id));
+    // Each settle unlinks the send it ends; a closed port takes no new one, so this ends.
+    while (this.#first !== undefined) this.#first.settle(new StreamClosedError(this.id));
+  }
+
+  /** Takes `send` off the sends in progress; false when it was not on them (it ended before). */
+  unlink(send: PortSend): boolean {
+    if (!send.inProgress) return false;
+    send.inProgress = false;
+    if (send.previous !== undefined) send.previous.next = send.next;
+    else this.#first = send.next;
+    if (send.next !== undefined) send.next.previous = send.previous;
+    send.previous = send.next = undefined;
+    this.#inProgress--;
+    return true;
   }
 }
 
@@ -173,10 +194,14 @@ class PortSend implements Expiring {
   #flushing: AbortController | undefined;
   /** The write callback: settles the send once the socket has written the message. */
   readonly written: (error?: Error | null) => void;
+  /** True until the send ends; while true, it is linked into its port's sends in progress. */
+  inProgress = true;
+  /** Its neighbours among its port's sends in progress. */
+  previous: PortSend | undefined = undefined;
+  next: PortSend | undefined = undefined;
 
   constructor(
     readonly port: CallSendPort,
-    readonly pending: Set<PortSend>,
     readonly what: string,
     length: number,
   ) {
@@ -191,7 +216,7 @@ class PortSend implements Expiring {
 
   /** Ends the send (with `error`, a failure); a send already ended stays as it ended. */
   settle(error?: Error): void {
-    if (!this.pending.delete(this)) return;
+    if (!this.port.unlink(this)) return;
     this.port.options.deadlines.untrack(this);
     this.#flushing?.abort();
     if (error === undefined) this.#resolve();
@@ -207,7 +232,7 @@ class PortSend implements Expiring {
   }
 
   #written(error?: Error | null): void {
-    if (!this.pending.has(this)) return;
+    if (!this.inProgress) return;
     if (error) return this.settle(error);
     const call = this.port.call;
     if (!isOutboundStalled(call, this.#socketTarget)) return this.settle();

@@ -141,3 +141,35 @@ Deno.test("A send waiting when the stream closes rejects with StreamClosedError,
     await run.close();
   }
 });
+
+Deno.test("A port counts each send in progress and, when its peer leaves, ends those still in it", async () => {
+  const clock = FakeTimers.createClock();
+  const timers = timersOf(clock);
+  const deadlines = new SendDeadlines(60_000, timers);
+  const ports = new SendPorts({ deadlines, setting: "TEST_TIMEOUT", timers });
+  // A call that only records the write callbacks: the test says when each message left.
+  const callbacks: ((error?: Error | null) => void)[] = [];
+  const call = {
+    write: (_bytes: unknown, written: (error?: Error | null) => void) => callbacks.push(written),
+    end: () => {},
+    emit: () => false,
+  } as unknown as Parameters<SendPorts["open"]>[0];
+  const port = ports.open(call, "stream-2", () => {});
+  const outcomes: string[] = [];
+  const sends = ["first", "second", "third", "fourth"].map((what) => {
+    const sent = port.send(Uint8Array.of(1), what);
+    sent.then(() => outcomes.push(`${what} left`), () => outcomes.push(`${what} closed`));
+    return sent;
+  });
+  assert.equal(port.sendsInProgress, 4);
+  callbacks[1]();
+  callbacks[3]();
+  callbacks[3]();
+  assert.equal(port.sendsInProgress, 2, "a send ends once, however often the transport calls back");
+  port.peerGone();
+  assert.equal(port.sendsInProgress, 0);
+  callbacks[0]();
+  await Promise.allSettled(sends);
+  assert.deepEqual(outcomes.sort(), ["first closed", "fourth left", "second left", "third closed"]);
+  assert.equal(deadlines.size, 0, "no deadline is left pending");
+});
