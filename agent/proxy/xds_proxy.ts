@@ -16,7 +16,7 @@ import * as grpc from "@grpc/grpc-js";
 import { ADS_SERVICE_DEFINITION } from "@mesh/proto/ads_service";
 import type { Logger } from "@mesh/shared/log/logger";
 import type { Metrics } from "@mesh/shared/metrics/metrics";
-import { type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
+import { releaseClientDecodedChunks, type RunningGrpcServer, startGrpcServer } from "@mesh/shared/grpc";
 import { StreamClosedError } from "@mesh/shared/grpc/send_port";
 import { proxySendPorts } from "./proxy_send_ports.ts";
 import { systemTimers, type Timers } from "@mesh/shared/time/timers";
@@ -225,6 +225,8 @@ export async function startXdsProxy(options: XdsProxyOptions): Promise<RunningGr
         if (closed) return;
         const stream: Stream = (channel() as unknown as { StreamAggregatedResources(): Stream })
           .StreamAggregatedResources();
+        // grpc-js would keep each response's frames until the next: an unscoped sidecar's CDS, megabytes.
+        releaseClientDecodedChunks(stream);
         up = stream;
         upstreamMoved();
         let answered = false;

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type * as grpc from "@grpc/grpc-js";
 import { baseServerCall } from "./base_server_call.ts";
-import { releaseDecodedChunks } from "./decoded_chunk_release.ts";
+import {
+  clientCallDecoder,
+  releaseClientDecodedChunks,
+  releaseDecodedChunks,
+} from "./decoded_chunk_release.ts";
 import { ECHO_DEFINITION, EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
 
 /** What a server stream's decoder still references once every message sent has been delivered. */
@@ -69,4 +73,73 @@ Deno.test("releaseDecodedChunks leaves a call it cannot find a decoder in as it 
   assert.equal(releaseDecodedChunks(call), false);
   assert.equal(call.call.decoder.write, "not a function");
   assert.equal(releaseDecodedChunks({}), false);
+});
+
+/**
+ * A server answers one client stream with `messages`; resolves with them as the client received them and what
+ * the client's decoder kept after, with or without `releaseClientDecodedChunks`.
+ */
+async function receiveAndInspect(messages: readonly Buffer[], release: boolean): Promise<Kept> {
+  const { server } = await startEchoServer({
+    services: [{
+      definition: ECHO_DEFINITION,
+      implementation: {
+        Hold: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          call.once("data", () => {
+            for (const message of messages) call.write(message);
+          });
+          call.on("error", () => {});
+        },
+      },
+    }],
+  });
+  const client = new EchoTestClient(server.address);
+  try {
+    const call = client.hold();
+    if (release) releaseClientDecodedChunks(call);
+    const delivered: Buffer[] = [];
+    const all = Promise.withResolvers<void>();
+    call.on("data", (message: Buffer) => {
+      delivered.push(message);
+      if (delivered.length === messages.length) all.resolve();
+    });
+    call.write(Buffer.from("go"));
+    await all.promise;
+    // Read once the stream is quiet, as the decoder stays between responses.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // deno-lint-ignore no-explicit-any
+    const decoder = clientCallDecoder(call) as any;
+    const kept = {
+      delivered,
+      partialChunks: decoder.readPartialMessage.length,
+      flagBufferBytes: decoder.readCompressFlag.buffer.byteLength,
+    };
+    call.end();
+    return kept;
+  } finally {
+    client.close();
+    await server.close(0);
+  }
+}
+
+Deno.test("A client stream's decoder keeps none of a response's frames once the response is delivered", async () => {
+  const large = Buffer.alloc(200_000, 0x62);
+  const small = Buffer.from("ok");
+  const kept = await receiveAndInspect([small, large], true);
+  assert.deepEqual(kept.delivered.map((m) => m.length), [2, 200_000]);
+  assert.ok(kept.delivered[0].equals(small) && kept.delivered[1].equals(large));
+  assert.equal(kept.partialChunks, 0, "the decoder still lists the last response's chunks");
+  assert.ok(kept.flagBufferBytes <= 1, `the decoder holds a ${kept.flagBufferBytes}-byte frame`);
+
+  // Without it, grpc-js keeps them: the walk reaches the decoder that holds them.
+  const unreleased = await receiveAndInspect([small, large], false);
+  assert.ok(unreleased.partialChunks > 1, `grpc-js kept ${unreleased.partialChunks} chunks`);
+});
+
+Deno.test("clientCallDecoder finds no decoder in a stream shaped otherwise", () => {
+  assert.equal(clientCallDecoder({}), undefined);
+  assert.equal(clientCallDecoder({ call: { nextCall: { child: { underlyingCalls: [] } } } }), undefined);
+  const loop: Record<string, unknown> = {};
+  loop.nextCall = loop;
+  assert.equal(clientCallDecoder({ call: loop }), undefined);
 });

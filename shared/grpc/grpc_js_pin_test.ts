@@ -7,6 +7,7 @@ import { baseServerCall } from "./base_server_call.ts";
 import { outboundState, socketBytesWritten } from "./outbound_state.ts";
 import { sessionOf } from "./outbound_turns.ts";
 import { sendPrefixedWithoutCopy } from "./prefixed_send.ts";
+import { clientCallDecoder } from "./decoded_chunk_release.ts";
 import { startGrpcServer } from "./grpc_server.ts";
 import { ECHO_DEFINITION } from "./_test_echo_service.ts";
 import { silentLogger } from "../log/logger.ts";
@@ -69,6 +70,11 @@ Deno.test("The grpc-js members the send port and the server read are where the p
     call.on("data", () => {});
     call.on("error", () => {});
     const members = await seen.promise;
+    // deno-lint-ignore no-explicit-any
+    const clientDecoder = clientCallDecoder(call) as any;
+    members[
+      "the client stream's call chain down to its decoder (`call`, `nextCall`, `child`, `underlyingCalls`)"
+    ] = typeof clientDecoder?.readState === "number" && Array.isArray(clientDecoder.readPartialMessage);
     call.end();
     for (const [member, present] of Object.entries(members)) {
       assert.ok(present, `${CHANGED}, and ${member} is no longer there: check the version and the readers`);

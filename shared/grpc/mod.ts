@@ -15,3 +15,4 @@ export * from "./send_deadlines.ts";
 export * from "./send_port.ts";
 export * from "./peer_guard.ts";
 export * from "./http2_goaway_scanner.ts";
+export * from "./decoded_chunk_release.ts";
