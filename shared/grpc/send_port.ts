@@ -114,6 +114,7 @@ class CallSendPort implements SendPort {
    * common case, and a set made every port hold a table and every send grow and shrink it.
    */
   #first: PortSend | undefined;
+  #last: PortSend | undefined;
   #inProgress = 0;
   #closed = false;
   #ended = false;
@@ -140,9 +141,11 @@ class CallSendPort implements SendPort {
   send(bytes: Uint8Array, what: string): Promise<void> {
     if (this.#closed) return Promise.reject(new StreamClosedError(this.id));
     const send = new PortSend(this, what, bytes.length);
-    send.next = this.#first;
-    if (this.#first !== undefined) this.#first.previous = send;
-    this.#first = send;
+    // Appended, so the sends end on peerGone in the order they were made, as before.
+    send.previous = this.#last;
+    if (this.#last !== undefined) this.#last.next = send;
+    else this.#first = send;
+    this.#last = send;
     this.#inProgress++;
     this.options.deadlines.track(send);
     this.call.write(bytes, send.written);
@@ -171,6 +174,7 @@ class CallSendPort implements SendPort {
     if (send.previous !== undefined) send.previous.next = send.next;
     else this.#first = send.next;
     if (send.next !== undefined) send.next.previous = send.previous;
+    else this.#last = send.previous;
     send.previous = send.next = undefined;
     this.#inProgress--;
     return true;
