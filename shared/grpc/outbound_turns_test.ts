@@ -98,3 +98,63 @@ Deno.test("Without turns, each stream paces only itself: the connection holds a 
   assert.ok(outcomes.every(({ code }) => code === grpc.status.OK));
   assert.ok(Math.max(...unwrittenAtHandover) > SLICE, "more than one slice unwritten at some handover");
 });
+
+Deno.test("A stream destroyed while its slice holds the connection's turn hands the turn on", async () => {
+  const turns = new OutboundTurns();
+  const calls: grpc.ServerDuplexStream<Buffer, Buffer>[] = [];
+  const server = await startGrpcServer({
+    name: "Turns",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: DEFINITION,
+      implementation: {
+        Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE, turns });
+          call.on("error", () => {});
+          call.once("data", () => {
+            calls.push(call);
+            if (calls.length < 2) return;
+            const [first, second] = calls;
+            // The first stream's slice never comes back: its stream is destroyed with the slice handed over.
+            // deno-lint-ignore no-explicit-any
+            const stream = (first as any).call.stream;
+            stream.write = () => {
+              queueMicrotask(() => stream.destroy());
+              return true;
+            };
+            first.write(big as Buffer);
+            second.write(big as Buffer, () => second.end());
+          });
+        },
+      },
+    }],
+  });
+  const Client = grpc.makeClientConstructor(DEFINITION, "Turns");
+  const client = new Client(server.address, grpc.credentials.createInsecure());
+  try {
+    const received: Uint8Array[][] = [[], []];
+    const second = Promise.withResolvers<number>();
+    for (const index of [0, 1]) {
+      // deno-lint-ignore no-explicit-any
+      const call = (client as any).Stream() as grpc.ClientDuplexStream<Buffer, Buffer>;
+      call.on("data", (b: Buffer) => received[index].push(new Uint8Array(b)));
+      call.on("status", (s: grpc.StatusObject) => index === 1 && second.resolve(s.code));
+      call.on("error", () => {});
+      call.write(asBuffer(Uint8Array.of(index)));
+    }
+    const timeout = setTimeout(
+      () => second.reject(new Error("the second stream never got its message")),
+      5_000,
+    );
+    try {
+      assert.equal(await second.promise, grpc.status.OK);
+    } finally {
+      clearTimeout(timeout);
+    }
+    assert.deepEqual(received[1], [new Uint8Array(big)]);
+  } finally {
+    client.close();
+    await server.close(0);
+  }
+});

@@ -101,6 +101,12 @@ interface CallState {
   readonly timers: Timers | undefined;
   /** The message being sliced, whose rest a status writes at once; set while one is. */
   slicing?: PrefixedWrite;
+  /**
+   * The message whose slice holds its connection's turn, set while one does: the stream's one close listener
+   * ends that turn (a stream destroyed under a write may never call it back), rather than a listener added and
+   * removed per slice.
+   */
+  turnHolder?: PrefixedWrite;
   /** The call is over once a status went out: a write failing after it is not reported as another. */
   statusSent?: boolean;
 }
@@ -119,7 +125,6 @@ class PrefixedWrite {
   /** The socket's count of bytes written once the slice in flight has left; undefined when unreadable. */
   #target: number | undefined;
   readonly #handSlice = (endTurn: EndTurn): void => this.#slice(endTurn);
-  readonly #release = (): void => this.#releaseTurn();
   readonly #sliceWritten = (error?: Error | null): void => this.#written(error, true);
   readonly #sliceBytes: number;
 
@@ -168,7 +173,7 @@ class PrefixedWrite {
     // The turn ends, and the next slice goes, once the socket has written this one or the stream is gone
     // (a stream destroyed under a write may never call it back).
     this.#endTurn = endTurn;
-    stream.on?.("close", this.#release);
+    state.turnHolder = this;
     this.#write(piece, this.#sliceWritten);
   }
 
@@ -187,7 +192,7 @@ class PrefixedWrite {
 
   #written(error: Error | null | undefined, slice: boolean): void {
     this.#pendingWrites--;
-    if (slice && (this.#ended || error)) this.#releaseTurn();
+    if (slice && (this.#ended || error)) this.releaseTurn();
     if (this.#ended) return;
     if (error) {
       this.#stop();
@@ -213,15 +218,16 @@ class PrefixedWrite {
   }
 
   #sliceDone(): void {
-    this.#releaseTurn();
+    this.releaseTurn();
     this.next();
   }
 
-  #releaseTurn(): void {
+  /** Ends the turn this message's slice holds, if it holds one. */
+  releaseTurn(): void {
     const endTurn = this.#endTurn;
     if (endTurn === undefined) return;
     this.#endTurn = undefined;
-    this.state.inner.stream.off?.("close", this.#release);
+    if (this.state.turnHolder === this) this.state.turnHolder = undefined;
     endTurn();
   }
 
@@ -267,6 +273,7 @@ export function sendPrefixedWithoutCopy(call: unknown, options: PrefixedSendOpti
   const { sendMessage, sendStatus } = inner;
   const serialize = inner.handler.serialize;
   const state: CallState = { call, inner, sendStatus, sliceBytes, large, turns, timers: options.timers };
+  inner.stream.on?.("close", () => state.turnHolder?.releaseTurn());
 
   // A prefixed message is written here, as grpc-js's own sendMessage writes one (one slice when short).
   inner.sendMessage = function (this: InnerCall, message: unknown, callback: () => void): void {
