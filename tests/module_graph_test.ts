@@ -1,7 +1,7 @@
 /**
- * What each program loads, read from the module graph `deno info` reports: the orchestrator's client library
- * (about 70 MiB of RSS and 28 MiB of heap once loaded) comes in only through the dynamic imports of
- * `discovery/orch/` that run when the orchestrator is read, so a server in file mode and the agent never hold it.
+ * What each program loads, read from the module graph `deno info` reports: the orchestrator's client library,
+ * the largest the program has, comes in only through the dynamic imports of `discovery/orch/` that run when the
+ * orchestrator is read, so a server in file mode and the agent never hold it.
  */
 import assert from "node:assert/strict";
 
