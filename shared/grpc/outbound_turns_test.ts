@@ -14,6 +14,27 @@ const DEFINITION = bytesDuplexDefinition("/test.Turns/Stream");
 const SLICE = 4096;
 const STREAMS = 8;
 
+/** A server of {@link DEFINITION} whose every stream sends prefixed messages in `SLICE` slices, with `turns`. */
+function startTurnsServer(
+  turns: OutboundTurns | undefined,
+  stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void,
+) {
+  return startGrpcServer({
+    name: "Turns",
+    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
+    logger: silentLogger,
+    services: [{
+      definition: DEFINITION,
+      implementation: {
+        Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE, ...(turns ? { turns } : {}) });
+          stream(call);
+        },
+      },
+    }],
+  });
+}
+
 /**
  * Opens `STREAMS` calls on one connection; once every request has arrived, the server writes `message` to each
  * in one go and ends it. Returns, for every slice the server handed to HTTP/2, how many bytes the connection
@@ -24,34 +45,23 @@ async function flood(message: Uint8Array, turns: OutboundTurns | undefined) {
   const calls: grpc.ServerDuplexStream<Buffer, Buffer>[] = [];
   let handed = 0;
   let writtenAtStart = 0;
-  const server = await startGrpcServer({
-    name: "Turns",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
-    logger: silentLogger,
-    services: [{
-      definition: DEFINITION,
-      implementation: {
-        Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE, ...(turns ? { turns } : {}) });
-          // deno-lint-ignore no-explicit-any
-          const stream = (call as any).call.stream;
-          const write = stream.write.bind(stream);
-          stream.write = (chunk: Uint8Array, ...rest: unknown[]) => {
-            if (chunk.buffer === message.buffer) {
-              unwrittenAtHandover.push(handed - (socketBytesWritten(call)! - writtenAtStart));
-              handed += chunk.length;
-            }
-            return write(chunk, ...rest);
-          };
-          call.once("data", () => {
-            calls.push(call);
-            if (calls.length < STREAMS) return;
-            writtenAtStart = socketBytesWritten(call)!;
-            for (const c of calls) c.write(message as Buffer, () => c.end());
-          });
-        },
-      },
-    }],
+  const server = await startTurnsServer(turns, (call) => {
+    // deno-lint-ignore no-explicit-any
+    const stream = (call as any).call.stream;
+    const write = stream.write.bind(stream);
+    stream.write = (chunk: Uint8Array, ...rest: unknown[]) => {
+      if (chunk.buffer === message.buffer) {
+        unwrittenAtHandover.push(handed - (socketBytesWritten(call)! - writtenAtStart));
+        handed += chunk.length;
+      }
+      return write(chunk, ...rest);
+    };
+    call.once("data", () => {
+      calls.push(call);
+      if (calls.length < STREAMS) return;
+      writtenAtStart = socketBytesWritten(call)!;
+      for (const c of calls) c.write(message as Buffer, () => c.end());
+    });
   });
   const Client = grpc.makeClientConstructor(DEFINITION, "Turns");
   const client = new Client(server.address, grpc.credentials.createInsecure());
@@ -102,33 +112,22 @@ Deno.test("Without turns, each stream paces only itself: the connection holds a 
 Deno.test("A stream destroyed while its slice holds the connection's turn hands the turn on", async () => {
   const turns = new OutboundTurns();
   const calls: grpc.ServerDuplexStream<Buffer, Buffer>[] = [];
-  const server = await startGrpcServer({
-    name: "Turns",
-    listen: { tcp: "127.0.0.1:0", flag: "--testAddr" },
-    logger: silentLogger,
-    services: [{
-      definition: DEFINITION,
-      implementation: {
-        Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          sendPrefixedWithoutCopy(call, { sliceBytes: SLICE, turns });
-          call.on("error", () => {});
-          call.once("data", () => {
-            calls.push(call);
-            if (calls.length < 2) return;
-            const [first, second] = calls;
-            // The first stream's slice never comes back: its stream is destroyed with the slice handed over.
-            // deno-lint-ignore no-explicit-any
-            const stream = (first as any).call.stream;
-            stream.write = () => {
-              queueMicrotask(() => stream.destroy());
-              return true;
-            };
-            first.write(big as Buffer);
-            second.write(big as Buffer, () => second.end());
-          });
-        },
-      },
-    }],
+  const server = await startTurnsServer(turns, (call) => {
+    call.on("error", () => {});
+    call.once("data", () => {
+      calls.push(call);
+      if (calls.length < 2) return;
+      const [first, second] = calls;
+      // The first stream's slice never comes back: its stream is destroyed with the slice handed over.
+      // deno-lint-ignore no-explicit-any
+      const stream = (first as any).call.stream;
+      stream.write = () => {
+        queueMicrotask(() => stream.destroy());
+        return true;
+      };
+      first.write(big as Buffer);
+      second.write(big as Buffer, () => second.end());
+    });
   });
   const Client = grpc.makeClientConstructor(DEFINITION, "Turns");
   const client = new Client(server.address, grpc.credentials.createInsecure());
