@@ -9,50 +9,63 @@ import {
 } from "./decoded_chunk_release.ts";
 import { ECHO_DEFINITION, EchoTestClient, startEchoServer } from "./_test_echo_service.ts";
 
-/** What a server stream's decoder still references once every message sent has been delivered. */
+/** What a stream's decoder still references once every message sent has been delivered. */
 interface Kept {
   readonly delivered: readonly Buffer[];
   readonly partialChunks: number;
   readonly flagBufferBytes: number;
 }
 
-/** Sends `messages` on one stream; resolves with them as delivered and what the server's decoder kept after. */
-async function sendAndInspect(messages: readonly Buffer[]): Promise<Kept> {
-  const delivered: Buffer[] = [];
-  const all = Promise.withResolvers<Kept>();
+/** What `decoder` (grpc-js's) references of the messages it delivered. */
+function keptBy(decoder: unknown, delivered: readonly Buffer[]): Kept {
+  // deno-lint-ignore no-explicit-any
+  const d = decoder as any;
+  return {
+    delivered,
+    partialChunks: d.readPartialMessage.length,
+    flagBufferBytes: d.readCompressFlag.buffer.byteLength,
+  };
+}
+
+/**
+ * Starts an echo server whose held streams run `hold`, opens one held stream to it, and resolves with what
+ * `use` resolves with; the client and server are closed after.
+ */
+async function overHeldStream<T>(
+  hold: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void,
+  use: (call: grpc.ClientDuplexStream<Buffer, Buffer>) => Promise<T>,
+): Promise<T> {
   const { server } = await startEchoServer({
-    services: [{
-      definition: ECHO_DEFINITION,
-      implementation: {
-        Hold: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          // deno-lint-ignore no-explicit-any
-          const decoder = (baseServerCall(call) as any).decoder;
-          call.on("data", (message: Buffer) => {
-            delivered.push(message);
-            if (delivered.length < messages.length) return;
-            // Read once the stream is quiet: a message is handed on after the decoder may have begun the next.
-            all.resolve({
-              delivered,
-              partialChunks: decoder.readPartialMessage.length,
-              flagBufferBytes: decoder.readCompressFlag.buffer.byteLength,
-            });
-          });
-          call.on("error", () => {});
-        },
-      },
-    }],
+    services: [{ definition: ECHO_DEFINITION, implementation: { Hold: hold } }],
   });
   const client = new EchoTestClient(server.address);
   try {
     const call = client.hold();
-    for (const message of messages) call.write(message);
-    const kept = await all.promise;
+    const result = await use(call);
     call.end();
-    return kept;
+    return result;
   } finally {
     client.close();
     await server.close(0);
   }
+}
+
+/** Sends `messages` on one stream; resolves with them as delivered and what the server's decoder kept after. */
+function sendAndInspect(messages: readonly Buffer[]): Promise<Kept> {
+  const delivered: Buffer[] = [];
+  const all = Promise.withResolvers<Kept>();
+  return overHeldStream((call) => {
+    const decoder = baseServerCall(call)?.decoder;
+    call.on("data", (message: Buffer) => {
+      delivered.push(message);
+      // Read once the stream is quiet: a message is handed on after the decoder may have begun the next.
+      if (delivered.length === messages.length) all.resolve(keptBy(decoder, delivered));
+    });
+    call.on("error", () => {});
+  }, (call) => {
+    for (const message of messages) call.write(message);
+    return all.promise;
+  });
 }
 
 Deno.test("A server stream's decoder keeps none of a message's frames once the message is delivered", async () => {
@@ -79,23 +92,13 @@ Deno.test("releaseDecodedChunks leaves a call it cannot find a decoder in as it 
  * A server answers one client stream with `messages`; resolves with them as the client received them and what
  * the client's decoder kept after, with or without `releaseClientDecodedChunks`.
  */
-async function receiveAndInspect(messages: readonly Buffer[], release: boolean): Promise<Kept> {
-  const { server } = await startEchoServer({
-    services: [{
-      definition: ECHO_DEFINITION,
-      implementation: {
-        Hold: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.once("data", () => {
-            for (const message of messages) call.write(message);
-          });
-          call.on("error", () => {});
-        },
-      },
-    }],
-  });
-  const client = new EchoTestClient(server.address);
-  try {
-    const call = client.hold();
+function receiveAndInspect(messages: readonly Buffer[], release: boolean): Promise<Kept> {
+  return overHeldStream((call) => {
+    call.once("data", () => {
+      for (const message of messages) call.write(message);
+    });
+    call.on("error", () => {});
+  }, async (call) => {
     if (release) releaseClientDecodedChunks(call);
     const delivered: Buffer[] = [];
     const all = Promise.withResolvers<void>();
@@ -106,19 +109,8 @@ async function receiveAndInspect(messages: readonly Buffer[], release: boolean):
     call.write(Buffer.from("go"));
     // The last response is its stream's last: nothing is decoded after it, and the decoder stays as it is.
     await all.promise;
-    // deno-lint-ignore no-explicit-any
-    const decoder = clientCallDecoder(call) as any;
-    const kept = {
-      delivered,
-      partialChunks: decoder.readPartialMessage.length,
-      flagBufferBytes: decoder.readCompressFlag.buffer.byteLength,
-    };
-    call.end();
-    return kept;
-  } finally {
-    client.close();
-    await server.close(0);
-  }
+    return keptBy(clientCallDecoder(call), delivered);
+  });
 }
 
 Deno.test("A client stream's decoder keeps none of a response's frames once the response is delivered", async () => {
